@@ -1,0 +1,36 @@
+/**
+ * Errors that cross module boundaries carry a stable `code` so the CLI can map them to exit codes
+ * and the MCP adapter to `{ code, message }` tool results, without matching on message text.
+ */
+
+export type DerunErrorCode =
+  | "usage" // bad flags or arguments from a human: exit 2
+  | "invalid_argument" // bad arguments from an MCP client
+  | "invalid_session_id"
+  | "session_exists"
+  | "session_not_found"
+  | "unsafe_path" // traversal or symlink escape out of sessions/<id>
+  | "corrupt_session" // an artifact exists but cannot be parsed
+  | "plugin" // a transport plugin could not be loaded, validated or opened
+  | "spawn" // the command could not be started
+  | "internal";
+
+export class DerunError extends Error {
+  constructor(
+    readonly code: DerunErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "DerunError";
+  }
+}
+
+export const sessionNotFound = (id: string) => new DerunError("session_not_found", `session not found: ${id}`);
+
+export const isDerunError = (e: unknown, code?: DerunErrorCode): e is DerunError =>
+  e instanceof DerunError && (code === undefined || e.code === code);
+
+/** One line, for humans: never a stack trace. */
+export const describeError = (e: unknown): string =>
+  (e instanceof Error ? e.message : String(e)).split("\n")[0] ?? "unknown error";

@@ -1,0 +1,178 @@
+/**
+ * The Store interface: session artifacts on disk, and the types of what is persisted.
+ *
+ * Layout under the state root: `sessions/<session-id>/{meta.json, output.bin, index.jsonl,
+ * final.json, append.lock}`. Field names are snake_case, as in the Go original, so people and other
+ * tools can read the files directly. Every read and write resolves real paths first and refuses
+ * anything that escapes `sessions/<session-id>` (DerunError "unsafe_path").
+ */
+import type {
+  DerunFinalState,
+  DerunOutputChannel,
+  DerunSessionState,
+  DerunTransportMode,
+  SCHEMA_VERSION,
+} from "./enums.ts";
+
+/** meta.json: written before the transport starts, rewritten once with the child's PID. */
+export interface SessionMeta {
+  readonly schema_version: typeof SCHEMA_VERSION;
+  readonly session_id: string;
+  /** argv as given after `--`. */
+  readonly command: readonly string[];
+  readonly working_directory: string;
+  /** RFC 3339. */
+  readonly started_at: string;
+  readonly retention_seconds: number;
+  /** The transport's name: a built-in mode or a third-party plugin's `meta.name`. */
+  readonly transport_mode: DerunTransportMode | (string & {});
+  readonly tty_attached: boolean;
+  /** 0 until the child runs; the child's PID after. */
+  readonly pid: number;
+  /** The recording derun process, for liveness. */
+  readonly derun_pid: number;
+}
+
+/** index.jsonl: one line per committed chunk. */
+export interface IndexRecord {
+  readonly offset: number;
+  readonly length: number;
+  readonly channel: DerunOutputChannel;
+  /** RFC 3339 with milliseconds. */
+  readonly timestamp: string;
+}
+
+/** final.json: written once, atomically, when the session ends. */
+export interface SessionFinal {
+  readonly schema_version: typeof SCHEMA_VERSION;
+  readonly session_id: string;
+  readonly state: DerunFinalState;
+  readonly ended_at: string;
+  /** When `state` is `exited`. */
+  readonly exit_code?: number;
+  /** When `state` is `signaled`, e.g. `SIGTERM`. */
+  readonly signal?: string;
+  /** When `state` is `failed`, or when capture broke mid-run (the command itself may have exited). */
+  readonly error?: string;
+}
+
+/** A session as seen by readers: persisted facts plus the derived state. */
+export interface SessionInfo {
+  readonly meta: SessionMeta;
+  /** Absent while the session runs (or if its derun died before writing it). */
+  readonly final?: SessionFinal;
+  /**
+   * `starting` (no child PID yet) or `running` while the recording derun is alive; the final
+   * state once final.json exists; `failed` when there is no final.json and the recording derun
+   * is gone (dead PID, or PID reused).
+   */
+  readonly state: DerunSessionState;
+  /** Bytes covered by complete index lines: the readable length of output.bin. */
+  readonly output_bytes: number;
+  /** `ended_at` from final.json, or when the session was found dead, its last-modified time. */
+  readonly ended_at?: string;
+  /** When retention GC may remove it: end (or, while unknown, start) + retention_seconds. */
+  readonly expires_at?: string;
+}
+
+/** One stretch of output returned by a read: one index record, clipped to the read window. */
+export interface OutputSlice {
+  readonly channel: DerunOutputChannel;
+  /** Byte offset of `bytes[0]` in output.bin. */
+  readonly start: number;
+  /** `start + bytes.length`. */
+  readonly end: number;
+  readonly timestamp: string;
+  readonly bytes: Uint8Array;
+}
+
+export interface ReadResult {
+  readonly slices: readonly OutputSlice[];
+  /** Where the next read starts: the end of the last slice, or the (clamped) cursor. */
+  readonly next_cursor: number;
+  /** Committed bytes at the time of the read. */
+  readonly output_bytes: number;
+  /** The session's state at the time of the read (see {@link SessionInfo.state}). */
+  readonly state: DerunSessionState;
+}
+
+export interface CreateSessionOptions {
+  /** Explicit id; must match `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`. A ULID is generated if absent. */
+  readonly sessionId?: string;
+  readonly command: readonly string[];
+  readonly workingDirectory: string;
+  readonly retentionSeconds: number;
+  readonly transportMode: string;
+  readonly ttyAttached: boolean;
+}
+
+/**
+ * The single writer of one session (the `derun run` process). Holds `append.lock` for its whole
+ * life, so a second appender blocks until it is disposed.
+ */
+export interface SessionWriter extends AsyncDisposable {
+  readonly sessionId: string;
+  readonly directory: string;
+  /** Rewrite meta.json (atomically) once the child runs; the transport may differ after a fallback. */
+  started(update: { pid: number; transportMode: string; ttyAttached: boolean }): Promise<void>;
+  /**
+   * Append one chunk: bytes to output.bin, then its line to index.jsonl. Synchronous so chunk
+   * order is the call order. Throws on I/O failure (disk full, EIO); the caller treats capture as
+   * a side channel and stops capturing rather than disturbing the command.
+   */
+  append(channel: DerunOutputChannel, bytes: Uint8Array, at?: Date): void;
+  /** Write final.json atomically. Call once. */
+  finalize(final: Omit<SessionFinal, "schema_version" | "session_id" | "ended_at"> & { ended_at?: string }): Promise<void>;
+}
+
+export interface SweepOptions {
+  /** Default TTL for sessions whose meta.json has no retention_seconds, and for unreadable ones. */
+  readonly ttlSeconds?: number;
+  readonly now?: Date;
+}
+
+export type CleanupReason =
+  | "not_expired"
+  | "active_session"
+  | "expired"
+  | "unreadable_not_expired"
+  | "unreadable_expired"
+  | "unreadable_stat_error"
+  | "remove_error";
+
+export interface SweepOutcome {
+  readonly session_id: string;
+  readonly cleanup_result: "skip" | "remove" | "error";
+  readonly cleanup_reason: CleanupReason;
+}
+
+export interface Store {
+  /** Absolute state root. */
+  readonly root: string;
+  /**
+   * Create `sessions/<id>/` and write meta.json (pid 0). Rejects with DerunError
+   * `invalid_session_id`, or `session_exists` when meta.json or final.json already exist; in both
+   * cases nothing is written.
+   */
+  create(options: CreateSessionOptions): Promise<SessionWriter>;
+  /** All readable sessions, newest first. Unreadable directories are skipped, never fatal. */
+  list(): Promise<SessionInfo[]>;
+  /** Rejects with DerunError `session_not_found` (also for invalid ids). */
+  get(sessionId: string): Promise<SessionInfo>;
+  /**
+   * Read committed output from byte `cursor` (clamped to the committed end), at most `maxBytes`
+   * bytes, as slices that follow index records. Never loads more than the window into memory.
+   */
+  read(sessionId: string, cursor: number, maxBytes: number): Promise<ReadResult>;
+  /**
+   * Resolve when committed output extends past `cursor`, when the session is no longer live
+   * (ended, or its derun died), when `signal` aborts, or after `timeoutMs`, whichever is first.
+   * Woken by file-change notification, with a slow safety poll; many waits share one watcher per
+   * session.
+   */
+  waitForOutput(sessionId: string, cursor: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /** Retention GC: remove expired sessions, never live ones. One outcome (and log record) per directory. */
+  sweep(options?: SweepOptions): Promise<SweepOutcome[]>;
+}
+
+export const DEFAULT_RETENTION_SECONDS = 24 * 60 * 60;

@@ -1,0 +1,130 @@
+/**
+ * The Transport interface: how a command is started and how its bytes reach derun.
+ *
+ * A transport is a plugin. Built-in ones live in src/plugins and are loaded lazily through the
+ * registry; third-party ones are loaded from a file path or package name. A plugin module
+ * default-exports the object returned by {@link defineTransport}. Creating the object must have no
+ * side effects: native work (dlopen, PTY allocation) happens in `open()`.
+ */
+import type { DerunOutputChannel } from "./enums.ts";
+
+/** What derun found out about its own standard streams before choosing a transport. */
+export interface TerminalProbe {
+  /** `isatty(0)`: OS terminal probing, not "is a character device". */
+  readonly stdinIsTty: boolean;
+  /** `isatty(1)`. */
+  readonly stdoutIsTty: boolean;
+  /** `isatty(2)`. */
+  readonly stderrIsTty: boolean;
+  /** `process.platform` at probe time. */
+  readonly platform: NodeJS.Platform;
+  /** The window size of the controlling terminal when stdout is one. */
+  readonly size?: WindowSize;
+}
+
+export interface WindowSize {
+  readonly cols: number;
+  readonly rows: number;
+}
+
+/** Capabilities as data, so the core never branches on a transport's name. */
+export interface TransportCapabilities {
+  /** The child sees a terminal on its stdin/stdout/stderr; output arrives on channel `pty`. */
+  readonly tty: boolean;
+  /** `resize()` changes the child's window size (and it receives SIGWINCH). */
+  readonly resize: boolean;
+  /** `kill()` delivers the named signal to the child. */
+  readonly signals: boolean;
+  /**
+   * How the child's stdin is connected.
+   * - `"forward"`: derun reads its own stdin and calls `write()` with the bytes (PTY transports).
+   * - `"inherit"`: the child gets derun's stdin file descriptor itself; derun never reads it.
+   */
+  readonly input: "forward" | "inherit";
+}
+
+export interface TransportMeta {
+  /** Unique name; for built-ins it equals the registry key and the recorded `transport_mode`. */
+  readonly name: string;
+  /** One line for humans. */
+  readonly description: string;
+}
+
+export interface TransportOpenOptions {
+  /** Working directory of the child. */
+  readonly cwd: string;
+  /** Complete environment of the child. */
+  readonly env: Record<string, string | undefined>;
+  /** Initial window size; PTY transports use it, others ignore it. */
+  readonly size?: WindowSize;
+  /**
+   * Called for every chunk of output, in the order the child produced it, with the raw bytes
+   * exactly as read. The callee must not keep a reference to `bytes` after returning: the
+   * transport may reuse the buffer.
+   */
+  readonly onOutput: (channel: DerunOutputChannel, bytes: Uint8Array) => void;
+}
+
+/** How a child ended. */
+export type ChildExit =
+  | { readonly kind: "exited"; readonly code: number }
+  | { readonly kind: "signaled"; readonly signal: NodeJS.Signals };
+
+/** A started child. Disposing it kills the child (SIGKILL) if it still runs and releases the PTY. */
+export interface RunningChild extends AsyncDisposable {
+  /** The child's process id. */
+  readonly pid: number;
+  /**
+   * Forward input bytes to the child, unchanged. Used only when `capabilities.input` is
+   * `"forward"`; a no-op for inheriting transports.
+   */
+  write(bytes: Uint8Array): void;
+  /** Change the window size. A no-op when `capabilities.resize` is false (e.g. `pipe`). */
+  resize(size: WindowSize): void;
+  /** Send a signal to the child. A no-op when `capabilities.signals` is false. */
+  kill(signal: NodeJS.Signals): void;
+  /**
+   * Resolves once the child has exited and its output has been fully delivered to `onOutput`
+   * (end of stream), or a bounded grace window after the exit has passed, whichever is first, so
+   * trailing output is never lost and a background grandchild holding the stream cannot hang derun.
+   * Terminal-close EIO on a PTY is a normal end of stream, not an error.
+   */
+  readonly exited: Promise<ChildExit>;
+}
+
+export interface Transport {
+  readonly meta: TransportMeta;
+  readonly capabilities: TransportCapabilities;
+  /** Whether this transport can run here, given the probe (platform, terminals). */
+  supports(probe: TerminalProbe): boolean;
+  /**
+   * Start `command` (argv; `command[0]` is looked up on PATH). Rejects with a {@link SpawnError}
+   * when the command itself cannot be started (not found, not executable), and with any other
+   * error when the transport is unavailable (for instance no PTY could be allocated), in which
+   * case derun falls back to `pipe`.
+   */
+  open(command: readonly string[], options: TransportOpenOptions): Promise<RunningChild>;
+}
+
+/**
+ * Identity helper: gives a plugin author full type inference and checking for free, and costs
+ * nothing at run time.
+ *
+ * ```ts
+ * import { defineTransport } from "derun/plugin";
+ * export default defineTransport({ meta: { name: "sandbox", description: "..." }, ... });
+ * ```
+ */
+export const defineTransport = <T extends Transport>(transport: T): T => transport;
+
+/** The reason a child could not be started, so derun can exit 127 / 126 as a shell would. */
+export class SpawnError extends Error {
+  constructor(
+    readonly errno: "ENOENT" | "EACCES" | "EOTHER",
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "SpawnError";
+  }
+}
