@@ -1,0 +1,64 @@
+/**
+ * Loads a transport by name: a built-in through the registry of lazy imports, otherwise a
+ * third-party plugin named by file path (absolute or relative to the working directory, `.ts` or
+ * `.js`) or by package name, loaded with `import()` and checked for shape before derun trusts it.
+ * Every failure is one line naming the plugin and the stage: not found, failed to import, invalid shape.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { builtinTransports, isBuiltinTransport } from "../plugins/_registry.ts";
+import { DerunError, describeError } from "./errors.ts";
+import type { Transport } from "./transport.ts";
+
+/** Resolves `spec` to a transport. Rejects with `DerunError("plugin", ...)`. */
+export async function loadTransport(spec: string, cwd: string = process.cwd()): Promise<Transport> {
+  const fail = (what: string, cause?: unknown) =>
+    new DerunError("plugin", `transport plugin "${spec}": ${what}`, cause === undefined ? undefined : { cause });
+  let module: unknown;
+  try {
+    module = isBuiltinTransport(spec) ? await builtinTransports[spec]() : await import(resolvePlugin(spec, cwd));
+  } catch (error) {
+    if (error instanceof PluginNotFound) throw fail("not found");
+    throw fail(`failed to import: ${describeError(error)}`, error);
+  }
+  const problem = shapeProblem((module as { default?: unknown } | null)?.default);
+  if (problem) throw fail(`invalid shape: ${problem}`);
+  return (module as { default: Transport }).default;
+}
+
+class PluginNotFound extends Error {}
+
+const looksLikePath = (spec: string) =>
+  spec.startsWith(".") || path.isAbsolute(spec) || /\.(?:[cm]?[jt]s)$/.test(spec) || spec.includes("\\");
+
+/** The import specifier for a path or package, resolved from `cwd` (where the user named it). */
+function resolvePlugin(spec: string, cwd: string): string {
+  if (looksLikePath(spec)) {
+    const file = path.resolve(cwd, spec);
+    if (!fs.statSync(file, { throwIfNoEntry: false })?.isFile()) throw new PluginNotFound();
+    return pathToFileURL(file).href;
+  }
+  try {
+    return Bun.resolveSync(spec, cwd);
+  } catch {
+    throw new PluginNotFound();
+  }
+}
+
+/** What is wrong with a default export that should be a Transport, or undefined if nothing. */
+function shapeProblem(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null) return "no default export object (use defineTransport)";
+  const t = value as Record<string, unknown>;
+  const meta = t.meta as Record<string, unknown> | undefined;
+  if (typeof meta?.name !== "string" || meta.name === "") return "meta.name must be a non-empty string";
+  const caps = t.capabilities as Record<string, unknown> | undefined;
+  if (typeof caps !== "object" || caps === null) return "missing capabilities";
+  for (const key of ["tty", "resize", "signals"] as const) {
+    if (typeof caps[key] !== "boolean") return `capabilities.${key} must be a boolean`;
+  }
+  if (caps.input !== "forward" && caps.input !== "inherit") return `capabilities.input must be "forward" or "inherit"`;
+  if (typeof t.supports !== "function") return "missing supports()";
+  if (typeof t.open !== "function") return "missing open()";
+  return undefined;
+}

@@ -1,0 +1,60 @@
+/**
+ * Transport selection, a flat chain: an explicit choice wins; else a terminal on both stdin and
+ * stdout gets the platform's PTY transport; else `pipe`. And the one fallback the contract allows:
+ * a PTY transport that cannot be opened (not the command failing) gives way to `pipe`.
+ */
+import type { DerunTransportMode } from "./enums.ts";
+import { describeError } from "./errors.ts";
+import type { Logger } from "./log.ts";
+import { loadTransport } from "./plugin-loader.ts";
+import { SpawnError, type RunningChild, type TerminalProbe, type Transport, type TransportOpenOptions } from "./transport.ts";
+
+/**
+ * The transport spec to load: `explicit` (from `--transport`, else `DERUN_TRANSPORT`; the caller
+ * reads both) when given and not empty, otherwise the probe's choice.
+ */
+export function chooseTransport(explicit: string | undefined, probe: TerminalProbe): string {
+  if (explicit !== undefined && explicit.trim() !== "") return explicit;
+  return probedTransport(probe);
+}
+
+/** The built-in transport the probe alone selects. */
+export function probedTransport(probe: TerminalProbe): DerunTransportMode {
+  if (!(probe.stdinIsTty && probe.stdoutIsTty)) return "pipe";
+  return probe.platform === "win32" ? "windows-conpty" : "posix-pty";
+}
+
+export interface OpenWithFallbackRequest {
+  readonly transport: Transport;
+  readonly command: readonly string[];
+  readonly options: TransportOpenOptions;
+  readonly log: Logger;
+}
+
+export interface Opened {
+  /** The transport that is actually running the child (`pipe` after a fallback). */
+  readonly transport: Transport;
+  readonly child: RunningChild;
+  readonly fellBack: boolean;
+}
+
+/**
+ * Opens the child. When a PTY transport rejects with anything but a {@link SpawnError} (no PTY
+ * could be allocated, ConPTY missing), logs the fallback and opens `pipe` instead. A SpawnError
+ * is the command's own failure and would fail the same way through `pipe`, so it propagates.
+ */
+export async function openWithFallback(request: OpenWithFallbackRequest): Promise<Opened> {
+  const { transport, command, options, log } = request;
+  try {
+    return { transport, child: await transport.open(command, options), fellBack: false };
+  } catch (error) {
+    if (error instanceof SpawnError || !transport.capabilities.tty) throw error;
+    log.log("warn", "transport_fallback", {
+      transport_mode: transport.meta.name,
+      error: describeError(error),
+      fallback: "pipe",
+    });
+    const pipe = await loadTransport("pipe");
+    return { transport: pipe, child: await pipe.open(command, options), fellBack: true };
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * posix-pty: the child runs on a pseudo-terminal allocated by Bun itself (inline
+ * `Bun.spawn(argv, { terminal })`). Chosen over bun-pty because it hands out the raw bytes: 50 MB
+ * of random data arrived byte-exact (DESIGN.md §3.1). Importing this module has no side effects.
+ */
+import { defineTransport, type RunningChild, type TransportOpenOptions } from "../../core/transport.ts";
+import { exitOf, toSpawnError } from "../_bun-spawn.ts";
+import { waitForEndWithin } from "../_grace.ts";
+
+/** Used when the caller has no window size (derun's stdout is not a terminal). */
+const DEFAULT_SIZE = { cols: 80, rows: 24 } as const;
+
+export default defineTransport({
+  meta: { name: "posix-pty", description: "Bun's built-in pseudo-terminal (Linux, macOS)" },
+  capabilities: { tty: true, resize: true, signals: true, input: "forward" },
+  supports: (probe) => probe.platform !== "win32",
+  open: async (command, options) => openPty(command, options),
+});
+
+function openPty(command: readonly string[], options: TransportOpenOptions): RunningChild {
+  const { cols, rows } = options.size ?? DEFAULT_SIZE;
+  let endStream!: () => void;
+  // The terminal's `exit` callback is the end of the stream: EOF, or EIO once the last slave fd is
+  // closed (the kernel hangs up the PTY when the session leader exits). Both are a normal end.
+  const streamEnd = new Promise<void>((resolve) => (endStream = resolve));
+  let proc: Bun.Subprocess;
+  try {
+    proc = Bun.spawn([...command], {
+      cwd: options.cwd,
+      env: options.env,
+      terminal: {
+        cols,
+        rows,
+        data: (_terminal, bytes) => options.onOutput("pty", bytes),
+        exit: () => endStream(),
+      },
+    });
+  } catch (error) {
+    throw toSpawnError(command, error) ?? error;
+  }
+  const terminal = proc.terminal;
+  if (!terminal) throw new Error("posix-pty: Bun did not attach a terminal to the child");
+
+  const exited = proc.exited.then(async () => {
+    await waitForEndWithin(streamEnd);
+    terminal.close();
+    return exitOf(proc);
+  });
+
+  return {
+    pid: proc.pid,
+    // Terminal.write accepts every byte and buffers what the PTY cannot take yet (flushing it on
+    // writability), so a large paste is never truncated; the return value is not a short count.
+    write: (bytes) => {
+      if (!terminal.closed) terminal.write(bytes);
+    },
+    resize: (size) => {
+      if (!terminal.closed) terminal.resize(size.cols, size.rows);
+    },
+    kill: (signal) => proc.kill(signal),
+    exited,
+    [Symbol.asyncDispose]: async () => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * The logic of the windows-conpty transport, with the pseudo-console factory injected so it can be
+ * unit-tested on any OS (test/transports/windows-conpty.test.ts drives it with a fake). The real
+ * factory is bun-pty's `spawn` (ConPTY through portable-pty); that pairing runs only on Windows and
+ * is not exercised by the Linux test suite.
+ */
+import os from "node:os";
+import { SpawnError, type ChildExit, type RunningChild, type TransportOpenOptions, type WindowSize } from "../../core/transport.ts";
+
+/** The part of bun-pty's `IPty` that derun uses. */
+export interface PseudoConsole {
+  readonly pid: number;
+  onData(listener: (data: string) => void): { dispose(): void };
+  onExit(listener: (event: { exitCode: number; signal?: number | string }) => void): { dispose(): void };
+  write(data: string): void;
+  resize(cols: number, rows: number): void;
+  kill(signal?: string): void;
+}
+
+export type PseudoConsoleFactory = (
+  file: string,
+  args: string[],
+  options: { name: string; cols: number; rows: number; cwd: string; env: Record<string, string> },
+) => PseudoConsole;
+
+/** The window derun sits in (process.stdout when it is a TTY): its size and its `resize` event. */
+export interface WindowSource {
+  readonly columns: number;
+  readonly rows: number;
+  on(event: "resize", listener: () => void): unknown;
+  off(event: "resize", listener: () => void): unknown;
+}
+
+export interface ConPtyDeps {
+  readonly spawn: PseudoConsoleFactory;
+  /** Resolves `command[0]` on PATH (Bun.which); bun-pty reports every start failure alike. */
+  readonly which: (command: string, options: { PATH: string; cwd: string }) => string | null;
+  readonly window?: WindowSource;
+  readonly drain?: DrainTiming;
+}
+
+/**
+ * After the exit, ConPTY may still be relaying the last output through conhost. We keep reading
+ * until the output has been quiet for `quietMs`; if it never goes quiet within `graceMs` (something
+ * still writes to the console) we force-close the pseudo console with kill() and stop waiting.
+ */
+export interface DrainTiming {
+  readonly quietMs: number;
+  readonly graceMs: number;
+}
+
+export const DEFAULT_DRAIN: DrainTiming = { quietMs: 50, graceMs: 250 };
+
+const DEFAULT_SIZE: WindowSize = { cols: 80, rows: 24 };
+
+/** Windows' exit status for a console process ended by Ctrl-C (STATUS_CONTROL_C_EXIT). */
+const STATUS_CONTROL_C_EXIT = 0xc000013a;
+
+/** Starts `command` on a pseudo console and adapts it to {@link RunningChild}. */
+export function startConPtyChild(command: readonly string[], options: TransportOpenOptions, deps: ConPtyDeps): RunningChild {
+  const env = Object.fromEntries(Object.entries(options.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  const [name = "", ...args] = command;
+  const file = deps.which(name, { PATH: env.PATH ?? env.Path ?? "", cwd: options.cwd });
+  if (file === null) throw new SpawnError("ENOENT", `command not found: ${name}`);
+  let size = options.size ?? DEFAULT_SIZE;
+  let finished = false;
+  let killedWith: NodeJS.Signals | undefined;
+  const pty = deps.spawn(file, args, { name: "xterm-256color", cols: size.cols, rows: size.rows, cwd: options.cwd, env });
+
+  const encoder = new TextEncoder();
+  let lastDataAt = Date.now();
+  const dataSubscription = pty.onData((text) => {
+    lastDataAt = Date.now();
+    // bun-pty decodes to a string; ConPTY produced UTF-8 in the first place, so re-encoding
+    // restores those bytes.
+    options.onOutput("pty", encoder.encode(text));
+  });
+
+  const resizeTo = (next: WindowSize) => {
+    if (finished || (next.cols === size.cols && next.rows === size.rows)) return;
+    size = next;
+    pty.resize(next.cols, next.rows);
+  };
+  // Follow the window continuously; the orchestrator's resize() calls land in the same place.
+  const onWindowResize = () => deps.window && resizeTo({ cols: deps.window.columns, rows: deps.window.rows });
+  deps.window?.on("resize", onWindowResize);
+
+  const exitEvent = new Promise<{ exitCode: number; signal?: number | string }>((resolve) => {
+    const subscription = pty.onExit((event) => {
+      subscription.dispose();
+      resolve(event);
+    });
+  });
+  const exited = exitEvent.then(async (event) => {
+    deps.window?.off("resize", onWindowResize);
+    const drained = await drainAfterExit(() => lastDataAt, deps.drain ?? DEFAULT_DRAIN);
+    finished = true;
+    if (!drained) pty.kill();
+    dataSubscription.dispose();
+    return exitOf(event, killedWith);
+  });
+
+  // Input is bytes; bun-pty takes strings. A streaming decoder keeps a character split across two
+  // reads intact; bytes that are not UTF-8 cannot cross bun-pty's string API unchanged.
+  const decoder = new TextDecoder();
+  return {
+    pid: pty.pid,
+    write: (bytes) => {
+      const text = decoder.decode(bytes, { stream: true });
+      if (!finished && text) pty.write(text);
+    },
+    resize: resizeTo,
+    kill: (signal) => {
+      if (finished) return;
+      killedWith = signal;
+      pty.kill(signal);
+    },
+    exited,
+    [Symbol.asyncDispose]: async () => {
+      if (!finished) pty.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
+
+/** Waits until output has been quiet for `quietMs`; `false` when `graceMs` passed first. */
+async function drainAfterExit(lastDataAt: () => number, timing: DrainTiming): Promise<boolean> {
+  const deadline = Date.now() + timing.graceMs;
+  for (;;) {
+    const quietUntil = lastDataAt() + timing.quietMs;
+    const now = Date.now();
+    if (now >= quietUntil) return true;
+    if (now >= deadline) return false;
+    await Bun.sleep(Math.min(quietUntil, deadline) - now);
+  }
+}
+
+/** Maps bun-pty's exit event. Its kill() reports exit code 0, so a kill we sent names the signal. */
+export function exitOf(event: { exitCode: number; signal?: number | string }, killedWith?: NodeJS.Signals): ChildExit {
+  const signal = typeof event.signal === "number" ? signalName(event.signal) : (event.signal as NodeJS.Signals | undefined);
+  if (signal) return { kind: "signaled", signal };
+  if (killedWith) return { kind: "signaled", signal: killedWith };
+  if (event.exitCode >>> 0 === STATUS_CONTROL_C_EXIT) return { kind: "signaled", signal: "SIGINT" };
+  return { kind: "exited", code: event.exitCode };
+}
+
+const signalName = (number: number): NodeJS.Signals | undefined =>
+  Object.entries(os.constants.signals).find(([, value]) => value === number)?.[0] as NodeJS.Signals | undefined;
