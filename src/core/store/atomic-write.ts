@@ -1,0 +1,35 @@
+/**
+ * Atomic file replacement (contract "Write consistency"): a temp file in the same directory, fully
+ * written and synced, then renamed over the target, so a reader sees the old or the new content and
+ * never a part.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { O_NOFOLLOW } from "./safe-path.ts";
+
+let counter = 0;
+
+/** Write `data` to `target` (a path already checked by safe-path) atomically, mode 0600. */
+export function writeFileAtomic(target: string, data: string): void {
+  const dir = path.dirname(target);
+  const temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${++counter}.tmp`);
+  const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | O_NOFOLLOW, 0o600);
+  try {
+    fs.fchmodSync(fd, 0o600); // the umask may have narrowed or widened nothing, but be exact
+    const bytes = Buffer.from(data, "utf8");
+    let written = 0;
+    while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written);
+    fs.fsyncSync(fd);
+  } catch (e) {
+    fs.closeSync(fd);
+    fs.rmSync(temp, { force: true });
+    throw e;
+  }
+  fs.closeSync(fd);
+  try {
+    fs.renameSync(temp, target);
+  } catch (e) {
+    fs.rmSync(temp, { force: true });
+    throw e;
+  }
+}

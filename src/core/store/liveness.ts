@@ -1,0 +1,29 @@
+/**
+ * Liveness of a session's recording derun (DESIGN §3.11). The writer holds `append.lock` for its
+ * whole life and the kernel drops the lock when that process dies, so "can I take the lock right
+ * now?" is an exact answer that PID reuse cannot fool. The probe releases the lock at once.
+ */
+import * as fs from "node:fs";
+import { tryLockFile, unlockFile } from "./file-lock.ts";
+import { O_NOFOLLOW } from "./safe-path.ts";
+
+/**
+ * Whether a live writer holds the lock file at `lockPath` (a path already checked by safe-path).
+ * A missing lock file means no writer.
+ */
+export function isWriterAlive(lockPath: string): boolean {
+  let fd: number;
+  try {
+    fd = fs.openSync(lockPath, fs.constants.O_RDONLY | O_NOFOLLOW);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw e;
+  }
+  try {
+    if (!tryLockFile(fd)) return true;
+    unlockFile(fd);
+    return false;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
