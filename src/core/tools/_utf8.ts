@@ -1,0 +1,34 @@
+/**
+ * UTF-8 character boundaries over raw bytes, so a text read can stop where the next read starts
+ * cleanly. Bytes that are not valid UTF-8 are never repaired here: the decoder turns them into
+ * U+FFFD, and these functions only promise not to split a sequence that could be a character.
+ */
+
+/** Bytes in the sequence a lead byte starts; 1 for ASCII and for bytes that cannot start one. */
+export const utf8SequenceLength = (lead: number): number => {
+  if (lead >= 0xc2 && lead <= 0xdf) return 2;
+  if (lead >= 0xe0 && lead <= 0xef) return 3;
+  if (lead >= 0xf0 && lead <= 0xf4) return 4;
+  return 1;
+};
+
+const isContinuation = (byte: number): boolean => (byte & 0xc0) === 0x80;
+
+/**
+ * The largest offset `<= end` in `bytes` that does not fall inside a multi-byte sequence: `end`
+ * itself unless a lead byte within the last three bytes before it announces a sequence that
+ * reaches past `end`, in which case that lead byte's offset.
+ */
+export const utf8Boundary = (bytes: Uint8Array, end: number): number => {
+  for (let i = end - 1; i >= 0 && i >= end - 3; i--) {
+    const byte = bytes[i]!;
+    if (isContinuation(byte)) continue;
+    return i + utf8SequenceLength(byte) > end ? i : end;
+  }
+  return end;
+};
+
+const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
+
+/** Decode as UTF-8, invalid bytes as U+FFFD, a leading BOM kept (it is a byte of the output). */
+export const decodeUtf8 = (bytes: Uint8Array): string => decoder.decode(bytes);

@@ -1,0 +1,60 @@
+/**
+ * `derun mcp` over stdio: newline-delimited JSON-RPC on stdin/stdout, nothing else on stdout.
+ * Owns the server's lifecycle: retention sweeps, and a clean end when stdin closes or a
+ * termination signal arrives.
+ */
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { describeError } from "../core/errors.ts";
+import type { Logger } from "../core/log.ts";
+import type { Store } from "../core/store.ts";
+import { createDerunServer } from "./server.ts";
+
+/** Retention GC interval of a running MCP server (contract default). */
+export const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+
+export interface ServeStdioOptions {
+  readonly store: Store;
+  readonly log: Logger;
+  readonly stdin?: NodeJS.ReadableStream & { off: NodeJS.ReadableStream["removeListener"] };
+  readonly stdout?: NodeJS.WritableStream;
+}
+
+/**
+ * Serve until stdin ends, the transport closes, or SIGTERM/SIGINT arrives; then cancel calls in
+ * flight, close the transport and resolve. The caller exits 0.
+ */
+export const serveStdio = async ({ store, log, stdin = process.stdin, stdout = process.stdout }: ServeStdioOptions): Promise<void> => {
+  const shutdown = new AbortController();
+  const server = createDerunServer({ store, log, signal: shutdown.signal });
+  const sweep = () =>
+    store.sweep().catch((error) => log.log("warn", "sweep_failed", { error: describeError(error) }));
+  // Unref'd: the open stdin keeps the server alive, the timer never does.
+  const timer = setInterval(sweep, SWEEP_INTERVAL_MS);
+  timer.unref();
+  const ended = Promise.withResolvers<void>();
+
+  let stopping = false;
+  const stop = (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.log("info", "mcp_stop", { reason });
+    clearInterval(timer);
+    process.off("SIGTERM", onSigterm);
+    process.off("SIGINT", onSigint);
+    stdin.off("end", onEnd);
+    shutdown.abort();
+    server.close().then(ended.resolve, ended.resolve);
+  };
+  const onSigterm = () => stop("SIGTERM");
+  const onSigint = () => stop("SIGINT");
+  const onEnd = () => stop("stdin_closed");
+  process.on("SIGTERM", onSigterm);
+  process.on("SIGINT", onSigint);
+  stdin.on("end", onEnd);
+  server.onclose = () => stop("transport_closed");
+
+  log.log("info", "mcp_start", {});
+  void sweep();
+  await server.connect(new StdioServerTransport(stdin as typeof process.stdin, stdout as typeof process.stdout));
+  await ended.promise;
+};
