@@ -1,0 +1,61 @@
+import { defineCommand, type ArgsDef } from "citty";
+import type { Logger } from "../../core/log.ts";
+import { openLogSink } from "../../core/log-sink.ts";
+import { probeTerminal } from "../../core/probe.ts";
+import { runSession } from "../../core/run/run-session.ts";
+import { openStore, resolveStateRoot } from "../../core/store/index.ts";
+import type { CommandData, CommandOutcome } from "../main.ts";
+import { parseRunArgs } from "../run-args.ts";
+
+/** For `--help` only: parsing is strict and done by parseRunArgs. */
+const args = {
+  "session-id": {
+    type: "string",
+    description: "Record under this id (letters, digits, . _ -; at most 128). Default: a new ULID.",
+  },
+  retention: {
+    type: "string",
+    description: "Keep the transcript this long after the command ends, in whole seconds: 3600, 90m, 24h. Default: 24h.",
+  },
+  transport: {
+    type: "string",
+    description: "posix-pty, windows-conpty, pipe, or a plugin's path or package. Default: a PTY when stdin and stdout are terminals, else pipe. Env: DERUN_TRANSPORT.",
+  },
+} as const satisfies ArgsDef;
+
+export default defineCommand({
+  meta: {
+    name: "run",
+    description: "Run a command exactly as without derun (derun run [flags] -- <command> [args...]), recording its output.",
+  },
+  args,
+  async run({ rawArgs, data }): Promise<CommandOutcome> {
+    const request = parseRunArgs(rawArgs, (data as CommandData | undefined)?.command, process.env);
+    const root = resolveStateRoot(process.env);
+    const log = openLogSink(root, { component: "run" });
+    const store = openStore({ root, log });
+    await sweepQuietly(store.sweep(), log);
+    const result = await runSession(
+      { ...request, cwd: process.cwd(), env: process.env },
+      { store, log, probe: probeTerminal() },
+    );
+    switch (result.kind) {
+      case "exited":
+        return { exitCode: result.code };
+      case "signaled":
+        return { signal: result.signal };
+      case "failed":
+        process.stderr.write(`derun: ${result.message}\n`);
+        return { exitCode: result.exitCode };
+    }
+  },
+});
+
+/** Retention GC never stops a run: its failures are logged, per session, by the store. */
+async function sweepQuietly(sweep: Promise<unknown>, log: Logger): Promise<void> {
+  try {
+    await sweep;
+  } catch (error) {
+    log.log("warn", "sweep_failed", { error: String(error) });
+  }
+}

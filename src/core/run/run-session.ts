@@ -1,0 +1,169 @@
+/**
+ * One `derun run`: start the command through a transport, forward its bytes to the user unchanged,
+ * capture them to the session, and report how it ended. The caller (the CLI) validates flags and
+ * runs the retention sweep first, and turns the result into derun's own exit.
+ */
+import { describeError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { loadTransport } from "../plugin-loader.ts";
+import type { SessionWriter, Store } from "../store.ts";
+import type { ChildExit, RunningChild, TerminalProbe, Transport } from "../transport.ts";
+import { SpawnError } from "../transport.ts";
+import { chooseTransport, openWithFallback } from "../transport-select.ts";
+import { Capture } from "./capture.ts";
+import { createForwarder } from "./forward.ts";
+import { FORWARDED_SIGNALS, relaySignals } from "./signals.ts";
+import { enterRawMode, readWindowSize, type RawModeHandle } from "./terminal.ts";
+
+export interface RunRequest {
+  readonly command: readonly string[];
+  readonly sessionId?: string;
+  readonly retentionSeconds: number;
+  /** Explicit transport (built-in name, plugin path or package); the probe decides otherwise. */
+  readonly transport?: string;
+  readonly cwd: string;
+  readonly env: Record<string, string | undefined>;
+}
+
+export interface RunDeps {
+  readonly store: Store;
+  readonly log: Logger;
+  readonly probe: TerminalProbe;
+}
+
+export type RunResult = { readonly sessionId: string } & (
+  | ChildExit
+  | { readonly kind: "failed"; readonly exitCode: number; readonly message: string }
+);
+
+/** Exit status a shell uses when a command cannot be started. */
+const SPAWN_EXIT: Record<SpawnError["errno"], number> = { ENOENT: 127, EACCES: 126, EOTHER: 126 };
+
+/**
+ * Run the command. Rejects only for usage-level problems found before anything ran
+ * (DerunError `invalid_session_id` / `session_exists`); every later failure is recorded in the
+ * session as `failed` and returned.
+ */
+export async function runSession(request: RunRequest, deps: RunDeps): Promise<RunResult> {
+  const { store, log, probe } = deps;
+  const transportName = chooseTransport(request.transport, probe);
+  await using writer = await store.create({
+    ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
+    command: request.command,
+    workingDirectory: request.cwd,
+    retentionSeconds: request.retentionSeconds,
+    transportMode: transportName,
+    ttyAttached: false,
+  });
+  const sessionId = writer.sessionId;
+  const logFields = { session_id: sessionId };
+  log.log("info", "session_start", { ...logFields, transport_mode: transportName, state_transition: "starting" });
+
+  // Handlers go in before the child exists, so a signal in the start-up window reaches it.
+  const relay = relaySignals(FORWARDED_SIGNALS, (signal) => log.log("info", "signal_forwarded", { ...logFields, signal }));
+  let raw: RawModeHandle | undefined;
+  const restoreTerminal = () => raw?.restore();
+  process.on("exit", restoreTerminal);
+  try {
+    let transport: Transport;
+    try {
+      transport = await loadTransport(transportName);
+    } catch (error) {
+      return await fail(writer, log, 1, describeError(error));
+    }
+
+    const capture = new Capture(writer, log);
+    let child: RunningChild | undefined;
+    const forward = createForwarder(() => child?.kill("SIGPIPE"));
+    const onOutput = (channel: Parameters<typeof forward>[0], bytes: Uint8Array) => {
+      forward(channel, bytes); // the user's stream first: capture must never delay or alter it
+      capture.append(channel, bytes);
+    };
+
+    // Raw before the child starts, or its first output is post-processed by our terminal too.
+    if (transport.capabilities.tty) raw = enterRawMode(0);
+    let opened: Awaited<ReturnType<typeof openWithFallback>>;
+    try {
+      const size = readWindowSize(1) ?? probe.size;
+      opened = await openWithFallback({
+        transport,
+        command: request.command,
+        options: { cwd: request.cwd, env: request.env, onOutput, ...(size ? { size } : {}) },
+        log,
+      });
+    } catch (error) {
+      restoreTerminal();
+      const exitCode = error instanceof SpawnError ? SPAWN_EXIT[error.errno] : 1;
+      return await fail(writer, log, exitCode, describeError(error));
+    }
+    child = opened.child;
+    const used = opened.transport;
+    if (!used.capabilities.tty) restoreTerminal();
+
+    await writer.started({ pid: child.pid, transportMode: used.meta.name, ttyAttached: used.capabilities.tty });
+    relay.attach(child);
+    log.log("info", "session_running", {
+      ...logFields,
+      transport_mode: used.meta.name,
+      tty_attached: used.capabilities.tty,
+      state_transition: "running",
+      fell_back: opened.fellBack,
+    });
+
+    const stopInput = used.capabilities.input === "forward" ? forwardInput(child) : () => {};
+    const stopResize = used.capabilities.resize ? followResize(child) : () => {};
+    let exit: ChildExit;
+    try {
+      exit = await child.exited;
+    } finally {
+      stopInput();
+      stopResize();
+      restoreTerminal();
+    }
+
+    const { bytes, chunks } = capture.totals;
+    await writer.finalize({
+      ...(exit.kind === "exited" ? { state: "exited", exit_code: exit.code } : { state: "signaled", signal: exit.signal }),
+      ...(capture.failure === undefined ? {} : { error: capture.failure }),
+    });
+    log.log("info", "session_end", {
+      ...logFields,
+      state_transition: exit.kind,
+      exit_code: exit.kind === "exited" ? exit.code : undefined,
+      signal: exit.kind === "signaled" ? exit.signal : undefined,
+      chunk_offset: bytes,
+      chunk_size: chunks,
+    });
+    return { sessionId, ...exit };
+  } finally {
+    relay.dispose();
+    restoreTerminal();
+    process.removeListener("exit", restoreTerminal);
+  }
+}
+
+async function fail(writer: SessionWriter, log: Logger, exitCode: number, message: string): Promise<RunResult> {
+  await writer.finalize({ state: "failed", error: message });
+  log.log("error", "session_failed", { session_id: writer.sessionId, state_transition: "failed", error: message });
+  return { sessionId: writer.sessionId, kind: "failed", exitCode, message };
+}
+
+/** Forward derun's stdin to the child byte for byte; returns a function that stops it. */
+function forwardInput(child: RunningChild): () => void {
+  const onData = (bytes: Uint8Array) => child.write(bytes);
+  process.stdin.on("data", onData);
+  return () => {
+    process.stdin.removeListener("data", onData);
+    process.stdin.pause();
+  };
+}
+
+/** Propagate window size changes of derun's terminal to the child. */
+function followResize(child: RunningChild): () => void {
+  const onResize = () => {
+    const size = readWindowSize(1);
+    if (size) child.resize(size);
+  };
+  process.on("SIGWINCH", onResize);
+  return () => process.removeListener("SIGWINCH", onResize);
+}

@@ -1,0 +1,65 @@
+/**
+ * Signal relay: signals sent to derun reach the child, and a child's signal death becomes derun's.
+ */
+import { constants } from "node:os";
+import type { RunningChild } from "../transport.ts";
+
+/** Termination signals a user or a supervisor sends to derun that belong to the command. */
+export const FORWARDED_SIGNALS = ["SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT"] as const satisfies readonly NodeJS.Signals[];
+
+export interface SignalRelay {
+  /** Start delivering to `child`, first any signals that arrived while it was starting. */
+  attach(child: RunningChild): void;
+  /** Remove derun's handlers. Idempotent. */
+  dispose(): void;
+}
+
+/**
+ * Install handlers for `signals` now, before the child starts: a signal in the start-up window is
+ * held and delivered once the child exists instead of killing derun and orphaning the child.
+ * `onSignal` sees every signal (for logging).
+ */
+export function relaySignals(
+  signals: readonly NodeJS.Signals[],
+  onSignal: (signal: NodeJS.Signals) => void = () => {},
+): SignalRelay {
+  let child: RunningChild | undefined;
+  const pending: NodeJS.Signals[] = [];
+  const handlers = signals.map((signal) => {
+    const handler = () => {
+      onSignal(signal);
+      if (child) child.kill(signal);
+      else pending.push(signal);
+    };
+    process.on(signal, handler);
+    return [signal, handler] as const;
+  });
+  return {
+    attach(started) {
+      child = started;
+      for (const signal of pending.splice(0)) started.kill(signal);
+    },
+    dispose() {
+      for (const [signal, handler] of handlers) process.removeListener(signal, handler);
+      handlers.length = 0;
+    },
+  };
+}
+
+/**
+ * Terminate derun by `signal`, so its parent sees exactly the child's death (a shell prints
+ * "Terminated", `$?` is 128+n, WIFSIGNALED holds). Falls back to exit 128+n if the signal does not
+ * end the process (ignored or blocked by our own parent).
+ */
+export function dieBySignal(signal: NodeJS.Signals): never {
+  process.removeAllListeners(signal);
+  try {
+    process.kill(process.pid, signal);
+    // A signal sent to our own multi-threaded process may land on another thread a moment later:
+    // give it that moment rather than racing it with exit().
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+  } catch {
+    // Not deliverable on this platform: fall through to the numeric exit status.
+  }
+  process.exit(128 + (constants.signals[signal] ?? 0));
+}

@@ -1,0 +1,86 @@
+/**
+ * The user's terminal: raw mode with an exact restore, and the window size.
+ *
+ * On POSIX this calls libc through bun:ffi (tcgetattr/cfmakeraw/tcsetattr, ioctl TIOCGWINSZ) rather
+ * than `process.stdin.setRawMode`, because we must put back exactly the termios the user had (their
+ * own `stty` settings included), not a "cooked" default. On Windows the console mode is owned by the
+ * runtime, so `setRawMode` is the faithful choice there.
+ */
+import { dlopen, FFIType, ptr } from "bun:ffi";
+import tty from "node:tty";
+import type { WindowSize } from "../transport.ts";
+
+/** A termios struct is 60 bytes on Linux and 72 on macOS; a generous buffer fits both. */
+const TERMIOS_BYTES = 256;
+const TCSANOW = 0;
+const TIOCGWINSZ = process.platform === "darwin" ? 0x40087468 : 0x5413;
+
+type Libc = ReturnType<typeof openLibc>;
+let libc: Libc | undefined;
+
+function openLibc() {
+  const path = process.platform === "darwin" ? "libSystem.B.dylib" : "libc.so.6";
+  return dlopen(path, {
+    tcgetattr: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
+    tcsetattr: { args: [FFIType.i32, FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
+    cfmakeraw: { args: [FFIType.ptr], returns: FFIType.void },
+    ioctl: { args: [FFIType.i32, FFIType.u64, FFIType.ptr], returns: FFIType.i32 },
+  }).symbols;
+}
+
+const posixLibc = (): Libc => (libc ??= openLibc());
+
+/** Restores the terminal to what it was before {@link enterRawMode}. Idempotent. */
+export interface RawModeHandle {
+  restore(): void;
+}
+
+/**
+ * Put terminal `fd` in raw mode (no echo, no line editing, no signal keys, no output processing), so
+ * every byte the user types reaches the child's own PTY line discipline untouched, and the child's
+ * output is not post-processed twice. Returns undefined when `fd` is not a terminal.
+ */
+export function enterRawMode(fd = 0): RawModeHandle | undefined {
+  if (!tty.isatty(fd)) return undefined;
+  if (process.platform === "win32") return enterRawModeWindows(fd);
+  const c = posixLibc();
+  const saved = new Uint8Array(TERMIOS_BYTES);
+  if (c.tcgetattr(fd, ptr(saved)) !== 0) return undefined;
+  const raw = saved.slice();
+  c.cfmakeraw(ptr(raw));
+  if (c.tcsetattr(fd, TCSANOW, ptr(raw)) !== 0) return undefined;
+  let restored = false;
+  return {
+    restore() {
+      if (restored) return;
+      restored = true;
+      c.tcsetattr(fd, TCSANOW, ptr(saved));
+    },
+  };
+}
+
+function enterRawModeWindows(fd: number): RawModeHandle | undefined {
+  if (fd !== 0 || !process.stdin.isTTY) return undefined;
+  process.stdin.setRawMode(true);
+  let restored = false;
+  return {
+    restore() {
+      if (restored) return;
+      restored = true;
+      process.stdin.setRawMode(false);
+    },
+  };
+}
+
+/** The window size of terminal `fd`, or undefined when it is not a terminal. */
+export function readWindowSize(fd = 1): WindowSize | undefined {
+  if (!tty.isatty(fd)) return undefined;
+  if (process.platform === "win32") {
+    const stream = fd === 2 ? process.stderr : process.stdout;
+    return stream.columns && stream.rows ? { cols: stream.columns, rows: stream.rows } : undefined;
+  }
+  const winsize = new Uint16Array(4); // ws_row, ws_col, ws_xpixel, ws_ypixel
+  if (posixLibc().ioctl(fd, TIOCGWINSZ, ptr(winsize)) !== 0) return undefined;
+  const [rows = 0, cols = 0] = winsize;
+  return rows > 0 && cols > 0 ? { cols, rows } : undefined;
+}

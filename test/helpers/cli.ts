@@ -1,0 +1,61 @@
+/**
+ * Spawning the real derun CLI in tests: from source (bun + src/cli/index.ts) by default, or a
+ * compiled binary when DERUN_TEST_BINARY is set, always with a private state root.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const REPO_ROOT = resolve(import.meta.dir, "../..");
+export const CLI_ENTRY = join(REPO_ROOT, "src/cli/index.ts");
+
+/** argv prefix that starts derun. */
+export function derunArgv(): string[] {
+  const binary = process.env.DERUN_TEST_BINARY;
+  return binary ? [binary] : [process.execPath, CLI_ENTRY];
+}
+
+/** A temporary directory removed by the returned dispose function (or `using`). */
+export function tempDir(prefix = "derun-test-"): { path: string } & Disposable {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, [Symbol.dispose]: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** Environment for a derun under test: a private state root, no colour, nothing inherited that steers derun. */
+export function derunEnv(stateRoot: string, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith("DERUN_")) env[key] = value;
+  }
+  return { ...env, NO_COLOR: "1", DERUN_STATE_ROOT: stateRoot, ...extra };
+}
+
+export interface Completed {
+  readonly exitCode: number | null;
+  readonly signalCode: NodeJS.Signals | null;
+  readonly stdout: Uint8Array;
+  readonly stderr: Uint8Array;
+}
+
+/** Run derun with pipes (so it chooses the pipe transport) and collect everything. */
+export async function runDerun(
+  args: readonly string[],
+  options: { stateRoot: string; env?: Record<string, string>; stdin?: "ignore" | Blob | Uint8Array | "inherit"; cwd?: string },
+): Promise<Completed> {
+  const proc = Bun.spawn([...derunArgv(), ...args], {
+    env: derunEnv(options.stateRoot, options.env),
+    stdin: options.stdin ?? "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    cwd: options.cwd ?? REPO_ROOT,
+  });
+  const [stdout, stderr] = await Promise.all([
+    new Response(proc.stdout).bytes(),
+    new Response(proc.stderr).bytes(),
+    proc.exited,
+  ]);
+  return { exitCode: proc.exitCode, signalCode: proc.signalCode as NodeJS.Signals | null, stdout, stderr };
+}
+
+export const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+export const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
