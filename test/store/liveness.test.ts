@@ -1,0 +1,42 @@
+/** Liveness through append.lock: a SIGKILLed writer's session reads as failed and waits on it return. */
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { openStore } from "../../src/core/store/index.ts";
+import { expectLine, makeRoot, removeRoot, spawnFixture } from "./helpers.ts";
+
+let root: string;
+beforeEach(() => (root = makeRoot()));
+afterEach(() => removeRoot(root));
+
+test("starting, then running, then failed after the writer is SIGKILLed; a pending wait returns", async () => {
+  const store = openStore({ root });
+  const starting = spawnFixture("hold-writer.ts", [root, "early"], { FIXTURE_SKIP_STARTED: "1" });
+  const writer = spawnFixture("hold-writer.ts", [root, "victim"]);
+  try {
+    await expectLine(starting, "ready early");
+    expect((await store.get("early")).state).toBe("starting");
+    await expectLine(writer, "ready victim");
+    writer.send("append pty before-kill");
+    await expectLine(writer, "ok");
+    const live = await store.get("victim");
+    expect(live.state).toBe("running");
+    expect(live.ended_at).toBeUndefined();
+
+    let returned = false;
+    const waiting = store.waitForOutput("victim", live.output_bytes, 60_000).then(() => (returned = true));
+    await Bun.sleep(50);
+    expect(returned).toBe(false); // live and at the tail: it really waits
+    writer.proc.kill("SIGKILL");
+    await writer.proc.exited;
+    await waiting; // woken by the safety poll's liveness check, not by any file change
+
+    const dead = await store.get("victim");
+    expect(dead.state).toBe("failed");
+    expect(dead.final).toBeUndefined();
+    expect(dead.ended_at).toBeDefined();
+    expect(dead.output_bytes).toBe("before-kill".length);
+    expect((await store.read("victim", 0, 100)).state).toBe("failed");
+  } finally {
+    for (const p of [starting.proc, writer.proc]) p.kill("SIGKILL");
+    await Promise.all([starting.proc.exited, writer.proc.exited]);
+  }
+});

@@ -1,0 +1,59 @@
+/** append.lock across real processes: a second locker waits while the first holds, and proceeds after. */
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { openStore } from "../../src/core/store/index.ts";
+import { tryLockFile } from "../../src/core/store/file-lock.ts";
+import { expectLine, makeRoot, removeRoot, sessionOptions, spawnFixture } from "./helpers.ts";
+
+let root: string;
+beforeEach(() => (root = makeRoot()));
+afterEach(() => removeRoot(root));
+
+test("a second process blocks on the lock until the first releases it", async () => {
+  const lockPath = path.join(root, "append.lock");
+  const events = path.join(root, "events");
+  const first = spawnFixture("lock-holder.ts", [lockPath, events, "first"]);
+  await expectLine(first, "locked");
+  const second = spawnFixture("lock-holder.ts", [lockPath, events, "second"]);
+  await expectLine(second, "busy"); // it tried, and the lock was held
+  first.send("release");
+  await expectLine(first, "released");
+  await expectLine(second, "locked");
+  second.send("release");
+  expect([await first.proc.exited, await second.proc.exited]).toEqual([0, 0]);
+  expect(fs.readFileSync(events, "utf8").trim().split("\n")).toEqual([
+    "first locked",
+    "second busy",
+    "first released",
+    "second locked",
+    "second released",
+  ]);
+});
+
+test("a writer holds append.lock for its whole life, even against another open of the same file", async () => {
+  const store = openStore({ root });
+  const writer = await store.create(sessionOptions({ sessionId: "held" }));
+  const probe = fs.openSync(path.join(root, "sessions", "held", "append.lock"), "r");
+  try {
+    expect(tryLockFile(probe)).toBe(false);
+    await writer[Symbol.asyncDispose]();
+    expect(tryLockFile(probe)).toBe(true);
+  } finally {
+    fs.closeSync(probe);
+  }
+});
+
+test("create() refuses an id another live process is writing, and leaves that session untouched", async () => {
+  const holder = spawnFixture("hold-writer.ts", [root, "twice"]);
+  try {
+    await expectLine(holder, "ready twice");
+    const store = openStore({ root });
+    const error = await store.create(sessionOptions({ sessionId: "twice" })).then(() => undefined, (e: unknown) => e);
+    expect((error as { code?: string }).code).toBe("session_exists");
+    expect((await store.get("twice")).state).toBe("running"); // the first writer is untouched
+  } finally {
+    holder.proc.kill();
+    await holder.proc.exited;
+  }
+});
