@@ -1,0 +1,31 @@
+import { describe, expect, test } from "bun:test";
+import type { Transport } from "../../src/core/transport.ts";
+import pipe from "../../src/plugins/pipe/index.ts";
+import { openCollecting, testTransport } from "./conformance.ts";
+
+testTransport({
+  name: "pipe",
+  load: async () => pipe,
+  caps: { tty: false, resize: false, signals: true, input: "inherit" },
+});
+
+describe("pipe", () => {
+  test("stdout and stderr stay separate, each in order", async () => {
+    const c = await openCollecting(pipe, ["sh", "-c", "for i in 1 2 3; do echo out$i; echo err$i >&2; done"]);
+    expect(await c.child.exited).toEqual({ kind: "exited", code: 0 });
+    expect(c.text("stdout")).toBe("out1\nout2\nout3\n");
+    expect(c.text("stderr")).toBe("err1\nerr2\nerr3\n");
+    expect(c.chunks.every((chunk) => chunk.channel === "stdout" || chunk.channel === "stderr")).toBe(true);
+  });
+
+  test("the child does not see a terminal", async () => {
+    const c = await openCollecting(pipe, ["sh", "-c", "test -t 1 || echo not-a-tty"]);
+    await c.child.exited;
+    expect(c.text("stdout")).toBe("not-a-tty\n");
+  });
+
+  test("supports() everywhere", () => {
+    const transport: Transport = pipe;
+    expect(transport.supports({ stdinIsTty: false, stdoutIsTty: false, stderrIsTty: false, platform: "win32" })).toBe(true);
+  });
+});

@@ -1,0 +1,36 @@
+import { describe, expect, test } from "bun:test";
+import posixPty from "../../src/plugins/posix-pty/index.ts";
+import { openCollecting, testTransport } from "./conformance.ts";
+
+const size = { cols: 97, rows: 31 };
+
+testTransport({
+  name: "posix-pty",
+  load: async () => posixPty,
+  caps: { tty: true, resize: true, signals: true, input: "forward" },
+  spawnOptions: { size },
+});
+
+describe("posix-pty", () => {
+  test("the child sees a terminal on stdin, stdout and stderr, with the given size", async () => {
+    const c = await openCollecting(posixPty, ["sh", "-c", "test -t 0 && test -t 1 && test -t 2 && echo tty=yes; stty size"], { size });
+    expect(await c.child.exited).toEqual({ kind: "exited", code: 0 });
+    expect(c.text()).toBe("tty=yes\r\n31 97\r\n");
+  });
+
+  test("resize() changes the size the child sees", async () => {
+    const c = await openCollecting(posixPty, ["sh", "-c", "stty -echo; echo ready; read line; stty size"], { size });
+    await c.waitFor("ready");
+    c.child.resize({ cols: 120, rows: 40 });
+    c.child.write(new TextEncoder().encode("go\n"));
+    expect(await c.child.exited).toEqual({ kind: "exited", code: 0 });
+    expect(c.text()).toEndWith("40 120\r\n");
+  });
+
+  test("supports() every platform but Windows", () => {
+    const probe = { stdinIsTty: false, stdoutIsTty: false, stderrIsTty: false } as const;
+    expect(posixPty.supports({ ...probe, platform: "linux" })).toBe(true);
+    expect(posixPty.supports({ ...probe, platform: "darwin" })).toBe(true);
+    expect(posixPty.supports({ ...probe, platform: "win32" })).toBe(false);
+  });
+});

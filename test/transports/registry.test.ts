@@ -1,0 +1,19 @@
+import { expect, test } from "bun:test";
+import { builtinTransports } from "../../src/plugins/_registry.ts";
+import { DerunTransportMode } from "../../src/core/enums.ts";
+
+test("the registry lists exactly the contract's transport modes", () => {
+  expect(Object.keys(builtinTransports).sort()).toEqual(Object.values(DerunTransportMode).sort());
+});
+
+for (const [key, load] of Object.entries(builtinTransports)) {
+  test(`${key}: imports without side effects and meta.name equals its key`, async () => {
+    const listenersBefore = process.listenerCount("SIGWINCH") + process.stdout.listenerCount("resize");
+    const module = await load();
+    expect(module.default.meta.name).toBe(key);
+    expect(typeof module.default.open).toBe("function");
+    // windows-conpty must not have loaded bun-pty (a native dlopen) just by being imported.
+    expect(Object.keys(require.cache).some((file) => file.includes("bun-pty/"))).toBe(false);
+    expect(process.listenerCount("SIGWINCH") + process.stdout.listenerCount("resize")).toBe(listenersBefore);
+  });
+}
