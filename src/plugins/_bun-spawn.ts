@@ -5,14 +5,19 @@
  * found in $PATH"); a missing path throws `ENOENT` from posix_spawn; a file without the execute
  * bit and a directory both throw `EACCES` from posix_spawn. The same holds with `terminal:`.
  */
+import fs from "node:fs";
 import os from "node:os";
 import { SpawnError, type ChildExit } from "../core/transport.ts";
 
 /** A {@link SpawnError} for a command start failure, or `undefined` if `error` is something else. */
-export function toSpawnError(command: readonly string[], error: unknown): SpawnError | undefined {
+export function toSpawnError(command: readonly string[], cwd: string, error: unknown): SpawnError | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   const name = command[0] ?? "";
-  if (code === "ENOENT") return new SpawnError("ENOENT", `command not found: ${name}`, { cause: error });
+  if (code === "ENOENT") {
+    // posix_spawn says ENOENT for a missing working directory too; name the right culprit.
+    const what = fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory() ? `command not found: ${name}` : `working directory not found: ${cwd}`;
+    return new SpawnError("ENOENT", what, { cause: error });
+  }
   if (code === "EACCES" || code === "EISDIR" || code === "ENOEXEC") {
     return new SpawnError("EACCES", `command not executable: ${name}`, { cause: error });
   }

@@ -139,6 +139,15 @@ export function testTransport(subject: TransportUnderTest): void {
       const error = await transport.open(["derun-no-such-command-4f1e"], options()).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(SpawnError);
       expect((error as SpawnError).errno).toBe("ENOENT");
+      expect((error as SpawnError).message).toBe("command not found: derun-no-such-command-4f1e");
+    });
+
+    test("a missing working directory rejects with SpawnError ENOENT naming it", async () => {
+      const transport = await subject.load();
+      const cwd = path.join(dir, "no-such-dir");
+      const error = await transport.open(["true"], { ...options(), cwd }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SpawnError);
+      expect((error as SpawnError).message).toBe(`working directory not found: ${cwd}`);
     });
 
     test("a file without execute permission and a directory reject with SpawnError EACCES", async () => {

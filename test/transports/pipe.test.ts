@@ -18,6 +18,14 @@ describe("pipe", () => {
     expect(c.chunks.every((chunk) => chunk.channel === "stdout" || chunk.channel === "stderr")).toBe(true);
   });
 
+  test("output a grandchild writes just after the child's exit is still delivered", async () => {
+    // The grandchild waits until the child is gone (reaped), then writes: only the post-exit wait
+    // for the pipes' end (bounded by the grace window) can catch that line.
+    const c = await openCollecting(pipe, ["sh", "-c", "(while kill -0 $$ 2>/dev/null; do :; done; echo late) & echo early; exit 0"]);
+    expect(await c.child.exited).toEqual({ kind: "exited", code: 0 });
+    expect(c.text("stdout")).toBe("early\nlate\n");
+  });
+
   test("the child does not see a terminal", async () => {
     const c = await openCollecting(pipe, ["sh", "-c", "test -t 1 || echo not-a-tty"]);
     await c.child.exited;

@@ -30,7 +30,7 @@ function openPipe(command: readonly string[], options: TransportOpenOptions): Ru
       stderr: "pipe",
     });
   } catch (error) {
-    throw toSpawnError(command, error) ?? error;
+    throw toSpawnError(command, options.cwd, error) ?? error;
   }
   const stdout = proc.stdout.getReader();
   const stderr = proc.stderr.getReader();
@@ -63,9 +63,13 @@ async function pump(
   channel: DerunOutputChannel,
   options: TransportOpenOptions,
 ): Promise<void> {
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    if (value) options.onOutput(channel, value);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      if (value) options.onOutput(channel, value);
+    }
+  } catch {
+    // A read error on a pipe (EIO) ends that stream; the child's exit still decides the result.
   }
 }

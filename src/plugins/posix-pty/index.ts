@@ -36,7 +36,7 @@ function openPty(command: readonly string[], options: TransportOpenOptions): Run
       },
     });
   } catch (error) {
-    throw toSpawnError(command, error) ?? error;
+    throw toSpawnError(command, options.cwd, error) ?? error;
   }
   const terminal = proc.terminal;
   if (!terminal) throw new Error("posix-pty: Bun did not attach a terminal to the child");
