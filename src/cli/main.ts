@@ -6,7 +6,9 @@
  * request for derun's help). It also owns the exit: 2 for usage errors, 1 for derun failures, the
  * command's own status (or signal) otherwise.
  */
-import { defineCommand, renderUsage, runCommand, type CommandDef } from "citty";
+import { defineCommand, renderUsage as renderColoredUsage, runCommand, type CommandDef } from "citty";
+import { isatty } from "node:tty";
+import { stripVTControlCharacters } from "node:util";
 import pkg from "../../package.json" with { type: "json" };
 import { describeError, isDerunError } from "../core/errors.ts";
 import { dieBySignal } from "../core/run/signals.ts";
@@ -60,6 +62,12 @@ export async function runCli(argv: readonly string[]): Promise<never> {
     process.stderr.write(`derun: ${describeError(error)}\n`);
     return finish({ exitCode: 1 });
   }
+}
+
+/** citty colours its usage; a pipe or a file gets plain text. */
+async function renderUsage(...args: Parameters<typeof renderColoredUsage>): Promise<string> {
+  const usage = await renderColoredUsage(...args);
+  return isatty(1) && !process.env.NO_COLOR ? usage : stripVTControlCharacters(usage);
 }
 
 function print(text: string): number {

@@ -40,9 +40,16 @@ export interface Completed {
 /** Run derun with pipes (so it chooses the pipe transport) and collect everything. */
 export async function runDerun(
   args: readonly string[],
-  options: { stateRoot: string; env?: Record<string, string>; stdin?: "ignore" | Blob | Uint8Array | "inherit"; cwd?: string },
+  options: {
+    stateRoot: string;
+    env?: Record<string, string>;
+    stdin?: "ignore" | Blob | Uint8Array | "inherit";
+    cwd?: string;
+    /** argv run in front of derun (e.g. a shell setting resource limits, then `exec "$@"`). */
+    wrap?: readonly string[];
+  },
 ): Promise<Completed> {
-  const proc = Bun.spawn([...derunArgv(), ...args], {
+  const proc = Bun.spawn([...(options.wrap ?? []), ...derunArgv(), ...args], {
     env: derunEnv(options.stateRoot, options.env),
     stdin: options.stdin ?? "ignore",
     stdout: "pipe",
@@ -56,6 +63,8 @@ export async function runDerun(
   ]);
   return { exitCode: proc.exitCode, signalCode: proc.signalCode as NodeJS.Signals | null, stdout, stderr };
 }
+
+export { randomBytes } from "node:crypto";
 
 export const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 export const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
