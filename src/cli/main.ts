@@ -51,7 +51,8 @@ export async function runCli(argv: readonly string[]): Promise<never> {
       return finish({ exitCode: print(help) });
     }
     if (!Object.hasOwn(commands, name)) return usageError(`unknown command ${JSON.stringify(name)}`, await renderUsage(main));
-    const command = await commands[name as keyof typeof commands]();
+    // Widened: each command's own arg types matter inside it, not to the dispatcher.
+    const command: CommandDef<any> = await commands[name as keyof typeof commands]();
     if (flags.some(isHelp)) return finish({ exitCode: print(await renderUsage(command, main)) });
     const { result } = await runCommand(command, { rawArgs: flags, data });
     return finish((result as CommandOutcome | undefined) ?? { exitCode: 0 });
