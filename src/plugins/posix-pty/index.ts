@@ -19,10 +19,9 @@ export default defineTransport({
 
 function openPty(command: readonly string[], options: TransportOpenOptions): RunningChild {
   const { cols, rows } = options.size ?? DEFAULT_SIZE;
-  let endStream!: () => void;
   // The terminal's `exit` callback is the end of the stream: EOF, or EIO once the last slave fd is
   // closed (the kernel hangs up the PTY when the session leader exits). Both are a normal end.
-  const streamEnd = new Promise<void>((resolve) => (endStream = resolve));
+  const { promise: streamEnd, resolve: endStream } = Promise.withResolvers<void>();
   let proc: Bun.Subprocess;
   try {
     proc = Bun.spawn([...command], {
