@@ -4,7 +4,12 @@
  * turns every outcome, failures included, into a tool result (never a JSON-RPC error).
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool as McpTool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { type } from "arktype";
 import pkg from "../../package.json" with { type: "json" };
 import { SCHEMA_VERSION } from "../core/enums.ts";
@@ -24,11 +29,13 @@ export interface DerunServerOptions {
 }
 
 /**
- * The JSON Schema of a tool's arguments. `expected` is arktype's error-message phrase, not a JSON
- * Schema keyword, so it is dropped; MCP requires the root to be an object schema.
+ * The JSON Schema of a tool's arguments. arktype exports its `expected` meta (the phrase of one-line
+ * error messages) as a key, which is no JSON Schema keyword: drop it (no tool has an argument
+ * named `expected`). MCP requires the root to be an object schema.
  */
 const inputSchemaOf = (tool: Tool<any, object>): McpTool["inputSchema"] => {
-  const schema = JSON.parse(JSON.stringify(tool.input.toJsonSchema(), (key, value) => (key === "expected" ? undefined : value)));
+  const withoutExpected = (key: string, value: unknown) => (key === "expected" ? undefined : value);
+  const schema = JSON.parse(JSON.stringify(tool.input.toJsonSchema(), withoutExpected));
   if (schema.type !== "object") throw new Error(`tool ${tool.name}: input type must be an object`);
   return schema;
 };

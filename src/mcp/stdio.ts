@@ -12,18 +12,12 @@ import { createDerunServer } from "./server.ts";
 /** Retention GC interval of a running MCP server (contract default). */
 export const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
-export interface ServeStdioOptions {
-  readonly store: Store;
-  readonly log: Logger;
-  readonly stdin?: NodeJS.ReadableStream & { off: NodeJS.ReadableStream["removeListener"] };
-  readonly stdout?: NodeJS.WritableStream;
-}
-
 /**
- * Serve until stdin ends, the transport closes, or SIGTERM/SIGINT arrives; then cancel calls in
- * flight, close the transport and resolve. The caller exits 0.
+ * Serve on process.stdin/stdout until stdin ends, the transport closes, or SIGTERM/SIGINT arrives;
+ * then cancel calls in flight, close the transport and resolve. The caller exits 0.
  */
-export const serveStdio = async ({ store, log, stdin = process.stdin, stdout = process.stdout }: ServeStdioOptions): Promise<void> => {
+export const serveStdio = async ({ store, log }: { store: Store; log: Logger }): Promise<void> => {
+  const { stdin } = process;
   const shutdown = new AbortController();
   const server = createDerunServer({ store, log, signal: shutdown.signal });
   const sweep = () =>
@@ -55,6 +49,6 @@ export const serveStdio = async ({ store, log, stdin = process.stdin, stdout = p
 
   log.log("info", "mcp_start", {});
   void sweep();
-  await server.connect(new StdioServerTransport(stdin as typeof process.stdin, stdout as typeof process.stdout));
+  await server.connect(new StdioServerTransport(stdin, process.stdout));
   await ended.promise;
 };

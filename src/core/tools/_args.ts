@@ -4,7 +4,6 @@
  * caps that arktype cannot express as a plain JSON Schema.
  */
 import { type } from "arktype";
-import { DerunError } from "../errors.ts";
 
 /**
  * The types below carry `expected` (the phrase in one-line errors: "cursor must be a decimal
@@ -36,15 +35,12 @@ export const LIST_DEFAULT_LIMIT = 50;
 export const LIST_MAX_LIMIT = 1000;
 
 /**
- * Parse a cursor already checked by {@link cursorType}. Offsets beyond what a number holds exactly
- * lie past the end of any transcript, so they parse to MAX_SAFE_INTEGER and the store clamps them.
+ * Parse a cursor already checked by {@link cursorType} (absent means "0"). Offsets beyond what a
+ * number holds exactly lie past the end of any transcript: they become MAX_SAFE_INTEGER, which the
+ * store clamps to the end like any other cursor past it.
  */
 export const parseCursor = (cursor: string | undefined): number => {
-  if (cursor === undefined) return 0;
-  if (!/^[0-9]+$/.test(cursor)) {
-    throw new DerunError("invalid_argument", `cursor must be a decimal string byte offset (was ${JSON.stringify(cursor)})`);
-  }
-  const n = Number(cursor);
+  const n = Number(cursor ?? 0);
   return Number.isSafeInteger(n) ? n : Number.MAX_SAFE_INTEGER;
 };
 
@@ -55,8 +51,16 @@ export const capped = (value: number | undefined, fallback: number, max: number)
 /** Arguments shared by derun_read_output and derun_wait_output, except `cursor`. */
 export const readArgs = {
   session_id: sessionIdType,
-  "max_bytes?": positiveIntegerType.configure({ description: `the most bytes to return, a positive integer (default ${READ_DEFAULT_MAX_BYTES}; larger values are clamped to ${READ_MAX_MAX_BYTES}). Text stops before a character that does not fit, unless it is the first one` }),
-  "encoding?": encodingType.configure({ description: '"text" (default): chunks carry `data`, the bytes decoded as UTF-8 (invalid bytes shown as U+FFFD). "base64": chunks carry `data_base64`, the exact bytes' }),
+  "max_bytes?": positiveIntegerType.configure({
+    description:
+      `the most bytes to return, a positive integer (default ${READ_DEFAULT_MAX_BYTES}; larger values are clamped to ` +
+      `${READ_MAX_MAX_BYTES}). Text stops before a character that does not fit, unless it is the first one`,
+  }),
+  "encoding?": encodingType.configure({
+    description:
+      '"text" (default): chunks carry `data`, the bytes decoded as UTF-8 (invalid bytes shown as U+FFFD). ' +
+      '"base64": chunks carry `data_base64`, the exact bytes',
+  }),
 } as const;
 
 /** The paragraph both read tools share: what the cursor and the flags mean. */
@@ -65,6 +69,7 @@ export const READ_NOTES = [
   "cursor movement, carriage returns); in pipe mode each chunk says whether it came from stdout or stderr.",
   "A cursor is a decimal string byte offset; every chunk has start_cursor and end_cursor, and next_cursor",
   "is where the next read starts (text is cut only between characters, so it always starts cleanly).",
-  "at_tail: true means nothing more is committed yet past next_cursor. eof: true means the session has",
+  "at_tail: true means next_cursor is at the end of what is recorded so far (the first bytes of a character",
+  "whose last bytes are not written yet are held back until they are). eof: true means the session has",
   "ended and no byte will ever follow next_cursor. session_state is the session's state at the read.",
 ].join(" ");

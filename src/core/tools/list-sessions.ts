@@ -18,7 +18,9 @@ export default defineTool({
   ].join(" "),
   input: type({
     "state?": type.enumerated(...states).configure({ description: "only sessions in this state, e.g. running" }),
-    "limit?": positiveIntegerType.configure({ description: `the most sessions to return, a positive integer (default ${LIST_DEFAULT_LIMIT}; larger values are clamped to ${LIST_MAX_LIMIT})` }),
+    "limit?": positiveIntegerType.configure({
+      description: `the most sessions to return, a positive integer (default ${LIST_DEFAULT_LIMIT}; larger values are clamped to ${LIST_MAX_LIMIT})`,
+    }),
     "+": "reject",
   }),
   annotations: {

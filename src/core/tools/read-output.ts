@@ -15,7 +15,11 @@ export default defineTool({
   ].join(" "),
   input: type({
     ...readArgs,
-    "cursor?": cursorType.configure({ description: 'where to start reading: a decimal string byte offset into the output (default "0", the beginning); pass the previous result\'s next_cursor to continue. A cursor past the end is clamped to the end' }),
+    "cursor?": cursorType.configure({
+      description:
+        'where to start reading: a decimal string byte offset into the output (default "0", the beginning); ' +
+        "pass the previous result's next_cursor to continue. A cursor past the end is clamped to the end",
+    }),
     "+": "reject",
   }),
   annotations: {

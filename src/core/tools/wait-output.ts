@@ -28,8 +28,16 @@ export default defineTool({
   ].join(" "),
   input: type({
     ...readArgs,
-    cursor: cursorType.configure({ description: 'where to wait from: a decimal string byte offset, normally the previous result\'s next_cursor ("0" for the beginning). A cursor past the end is clamped to the end' }),
-    "timeout_ms?": positiveIntegerType.configure({ description: `how long to wait at most, in milliseconds, a positive integer (default ${WAIT_DEFAULT_TIMEOUT_MS}; larger values are clamped to ${WAIT_MAX_TIMEOUT_MS})` }),
+    cursor: cursorType.configure({
+      description:
+        "where to wait from: a decimal string byte offset, normally the previous result's next_cursor " +
+        '("0" for the beginning). A cursor past the end is clamped to the end',
+    }),
+    "timeout_ms?": positiveIntegerType.configure({
+      description:
+        `how long to wait at most, in milliseconds, a positive integer (default ${WAIT_DEFAULT_TIMEOUT_MS}; ` +
+        `larger values are clamped to ${WAIT_MAX_TIMEOUT_MS})`,
+    }),
     "+": "reject",
   }),
   annotations: {
