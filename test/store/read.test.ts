@@ -132,3 +132,29 @@ describe("waitForOutput", () => {
     expect((await store.get("done")).state).toBe("exited");
   });
 });
+
+describe("list", () => {
+  test("newest first, skipping unreadable directories, with committed byte counts", async () => {
+    const ids = ["first", "second", "third"];
+    for (const [i, id] of ids.entries()) {
+      const w = await store.create(sessionOptions({ sessionId: id }));
+      for (let n = 0; n <= i; n++) w.append("stdout", new TextEncoder().encode("0123456789"));
+      await w.finalize({ state: "exited", exit_code: 0 });
+      await w[Symbol.asyncDispose]();
+      await Bun.sleep(5); // distinct started_at
+    }
+    fs.mkdirSync(path.join(root, "sessions", "no-meta"));
+    fs.mkdirSync(path.join(root, "sessions", "bad-meta"));
+    fs.writeFileSync(path.join(root, "sessions", "bad-meta", "meta.json"), "{");
+    // A torn line at the end of an index does not count.
+    fs.appendFileSync(path.join(root, "sessions", "third", "index.jsonl"), '{"offset":30,"len');
+
+    const listed = await store.list();
+    expect(listed.map((s) => [s.meta.session_id, s.output_bytes, s.state])).toEqual([
+      ["third", 30, "exited"],
+      ["second", 20, "exited"],
+      ["first", 10, "exited"],
+    ]);
+    expect(listed.map((s) => s.output_bytes)).toEqual(await Promise.all(["third", "second", "first"].map(async (id) => (await store.get(id)).output_bytes)));
+  });
+});

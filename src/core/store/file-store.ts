@@ -51,7 +51,9 @@ export class FileStore implements Store {
     for (const name of names) {
       if (!isValidSessionId(name)) continue;
       try {
-        sessions.push(this.info(name).info);
+        const facts = readSessionFacts(this.root, name);
+        const output = this.indexes.committed(name, resolveArtifact(facts.dir, "index.jsonl"));
+        sessions.push(toInfo(facts, output));
       } catch {
         // unreadable, unsafe or removed meanwhile: listed by nobody, swept by retention
       }
@@ -99,17 +101,18 @@ export class FileStore implements Store {
   private info(sessionId: string): { info: SessionInfo; index: SessionIndex; facts: SessionFacts } {
     const facts = readSessionFacts(this.root, sessionId);
     const index = this.indexes.get(sessionId, resolveArtifact(facts.dir, "index.jsonl"));
-    const info: SessionInfo = {
-      meta: facts.meta,
-      final: facts.final,
-      state: facts.state,
-      output_bytes: index.committed,
-      ended_at: facts.ended_at,
-      expires_at: facts.expires_at,
-    };
-    return { info, index, facts };
+    return { info: toInfo(facts, index.committed), index, facts };
   }
 }
+
+const toInfo = (facts: SessionFacts, output_bytes: number): SessionInfo => ({
+  meta: facts.meta,
+  final: facts.final,
+  state: facts.state,
+  output_bytes,
+  ended_at: facts.ended_at,
+  expires_at: facts.expires_at,
+});
 
 const compareDesc = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
 

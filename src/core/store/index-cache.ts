@@ -98,6 +98,31 @@ function parseRecord(line: string): IndexRecord | undefined {
   }
 }
 
+const TAIL_BYTES = 4096;
+
+/** `offset + length` of the last complete index line, reading only the end of the file. */
+function committedFromTail(indexPath: string): number {
+  let fd: number;
+  try {
+    fd = fs.openSync(indexPath, fs.constants.O_RDONLY | O_NOFOLLOW);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return 0;
+    throw e;
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    const start = Math.max(0, size - TAIL_BYTES);
+    const buffer = Buffer.allocUnsafe(size - start);
+    const tail = buffer.subarray(0, fs.readSync(fd, buffer, 0, buffer.length, start));
+    const end = tail.lastIndexOf(NEWLINE);
+    if (end < 0) return 0;
+    const record = parseRecord(decoder.decode(tail.subarray(tail.lastIndexOf(NEWLINE, end - 1) + 1, end)));
+    return record ? record.offset + record.length : 0;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Per-session indexes of one store, bounded so a long-lived MCP server does not grow without end. */
 export class IndexCache {
   private readonly entries = new Map<string, SessionIndex>();
@@ -112,6 +137,19 @@ export class IndexCache {
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
     entry.refresh(indexPath);
     return entry;
+  }
+
+  /**
+   * Committed bytes of session `id` without building its index: from the cached index if there is
+   * one, else from the last complete line of the file (a listing must not parse every index).
+   */
+  committed(id: string, indexPath: string): number {
+    const entry = this.entries.get(id);
+    if (entry) {
+      entry.refresh(indexPath);
+      return entry.committed;
+    }
+    return committedFromTail(indexPath);
   }
 
   /** Forget a session (removed by retention). */
