@@ -15,7 +15,7 @@ export function writeFileAtomic(target: string, data: string): void {
   const temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${++counter}.tmp`);
   const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | O_NOFOLLOW, 0o600);
   try {
-    fs.fchmodSync(fd, 0o600); // the umask may have narrowed or widened nothing, but be exact
+    fs.fchmodSync(fd, 0o600); // exactly 0600, whatever the umask did to the mode at creation
     const bytes = Buffer.from(data, "utf8");
     let written = 0;
     while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written);

@@ -4,7 +4,7 @@
  * holder dies; Windows uses kernel32 `LockFileEx`/`UnlockFileEx` on the fd's OS handle, which
  * behaves the same way. Nothing else here is native.
  */
-import { dlopen, FFIType, ptr, read } from "bun:ffi";
+import { dlopen, FFIType, read } from "bun:ffi";
 
 interface LockApi {
   /** Try once; `true` if the exclusive lock is now held through `fd`, `false` if someone else holds it. */
@@ -58,7 +58,8 @@ function windowsApi(): LockApi {
   });
   const crt = dlopen("ucrtbase.dll", { _get_osfhandle: { args: [FFIType.i32], returns: FFIType.ptr } });
   // OVERLAPPED is 32 bytes on x64; all zero means "from offset 0". The whole file = 0xFFFFFFFF x2.
-  const overlapped = () => ptr(new Uint8Array(32));
+  // Passed as a typed array so it stays alive for the duration of the call.
+  const overlapped = () => new Uint8Array(32);
   return {
     tryLock(fd) {
       const handle = crt.symbols._get_osfhandle(fd);
