@@ -107,15 +107,15 @@ export interface Transport {
 }
 
 /**
- * Identity helper: gives a plugin author full type inference and checking for free, and costs
- * nothing at run time.
+ * Identity helper: the object is checked against {@link Transport} and its methods' parameters are
+ * typed from it (`supports(probe)`, `open(command, options)`), at no run-time cost.
  *
  * ```ts
  * import { defineTransport } from "derun/plugin";
  * export default defineTransport({ meta: { name: "sandbox", description: "..." }, ... });
  * ```
  */
-export const defineTransport = <T extends Transport>(transport: T): T => transport;
+export const defineTransport = (transport: Transport): Transport => transport;
 
 /** The reason a child could not be started, so derun can exit 127 / 126 as a shell would. */
 export class SpawnError extends Error {
