@@ -79,7 +79,7 @@ export function spawnInPty(
     exited: (async () => {
       await proc.exited;
       // The PTY may still hold output the program wrote just before exiting.
-      await Promise.race([eof, Bun.sleep(2000)]);
+      await Promise.race([eof, Bun.sleep(10_000)]); // a bound for a hung PTY, not a timing assertion
       proc.terminal?.close();
       return { exitCode: proc.exitCode, signalCode: proc.signalCode as NodeJS.Signals | null };
     })(),

@@ -10,7 +10,7 @@
 import { defineTransport, type RunningChild, type TransportOpenOptions } from "../../core/transport.ts";
 import type { DerunOutputChannel } from "../../core/enums.ts";
 import { exitOf, toSpawnError } from "../_bun-spawn.ts";
-import { waitForEndWithin } from "../_grace.ts";
+import { DrainWindow } from "../_grace.ts";
 
 export default defineTransport({
   meta: { name: "pipe", description: "Plain pipes for stdout and stderr, stdin inherited" },
@@ -34,10 +34,15 @@ function openPipe(command: readonly string[], options: TransportOpenOptions): Ru
   }
   const stdout = proc.stdout.getReader();
   const stderr = proc.stderr.getReader();
-  const streamsEnd = Promise.all([pump(stdout, "stdout", options), pump(stderr, "stderr", options)]);
+  const drain = new DrainWindow();
+  const deliver = (channel: DerunOutputChannel, bytes: Uint8Array) => {
+    drain.activity();
+    options.onOutput(channel, bytes);
+  };
+  const streamsEnd = Promise.all([pump(stdout, "stdout", deliver), pump(stderr, "stderr", deliver)]);
 
   const exited = proc.exited.then(async () => {
-    if (!(await waitForEndWithin(streamsEnd))) {
+    if (!(await drain.drain(streamsEnd))) {
       // A grandchild still holds a pipe: stop reading so it cannot keep derun alive.
       await Promise.all([stdout.cancel(), stderr.cancel()]);
     }
@@ -61,13 +66,13 @@ function openPipe(command: readonly string[], options: TransportOpenOptions): Ru
 async function pump(
   reader: { read(): Promise<{ done: boolean; value?: Uint8Array }> },
   channel: DerunOutputChannel,
-  options: TransportOpenOptions,
+  deliver: (channel: DerunOutputChannel, bytes: Uint8Array) => void,
 ): Promise<void> {
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
-      if (value) options.onOutput(channel, value);
+      if (value) deliver(channel, value);
     }
   } catch {
     // A read error on a pipe (EIO) ends that stream; the child's exit still decides the result.

@@ -5,7 +5,7 @@
  */
 import { defineTransport, type RunningChild, type TransportOpenOptions } from "../../core/transport.ts";
 import { exitOf, toSpawnError } from "../_bun-spawn.ts";
-import { waitForEndWithin } from "../_grace.ts";
+import { DrainWindow } from "../_grace.ts";
 
 /** Used when the caller has no window size (derun's stdout is not a terminal). */
 const DEFAULT_SIZE = { cols: 80, rows: 24 } as const;
@@ -22,6 +22,7 @@ function openPty(command: readonly string[], options: TransportOpenOptions): Run
   // The terminal's `exit` callback is the end of the stream: EOF, or EIO once the last slave fd is
   // closed (the kernel hangs up the PTY when the session leader exits). Both are a normal end.
   const { promise: streamEnd, resolve: endStream } = Promise.withResolvers<void>();
+  const drain = new DrainWindow();
   let proc: Bun.Subprocess;
   try {
     proc = Bun.spawn([...command], {
@@ -30,7 +31,10 @@ function openPty(command: readonly string[], options: TransportOpenOptions): Run
       terminal: {
         cols,
         rows,
-        data: (_terminal, bytes) => options.onOutput("pty", bytes),
+        data: (_terminal, bytes) => {
+          drain.activity();
+          options.onOutput("pty", bytes);
+        },
         exit: () => endStream(),
       },
     });
@@ -41,7 +45,7 @@ function openPty(command: readonly string[], options: TransportOpenOptions): Run
   if (!terminal) throw new Error("posix-pty: Bun did not attach a terminal to the child");
 
   const exited = proc.exited.then(async () => {
-    await waitForEndWithin(streamEnd);
+    await drain.drain(streamEnd);
     terminal.close();
     return exitOf(proc);
   });
