@@ -1,0 +1,80 @@
+/**
+ * Compiles derun into standalone executables with `bun build --compile`.
+ *
+ *   bun scripts/build.ts            dist/derun (dist/derun.exe on Windows) for this machine
+ *   bun scripts/build.ts --release  dist/derun-<version>-<os>-<arch>[.exe] for every release target,
+ *                                   plus dist/SHA256SUMS (the `sha256sum -c` format)
+ *
+ * The executable ignores bunfig.toml and .env in the user's working directory: derun runs in
+ * arbitrary project directories, and a preload script or variables meant for that project must
+ * never run inside or steer derun (Bun's default for compiled executables is to load both).
+ * Cross-compiling fetches the other platforms' Bun runtimes (`@oven/bun-*` from the npm registry)
+ * on first use.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import pkg from "../package.json" with { type: "json" };
+
+const ROOT = path.resolve(import.meta.dir, "..");
+const DIST = path.join(ROOT, "dist");
+const ENTRY = path.join(ROOT, "src/cli/index.ts");
+
+/** Release targets: Bun's compile target and the artifact's platform suffix. */
+const RELEASE_TARGETS = [
+  { target: "bun-linux-x64", suffix: "linux-x64" },
+  { target: "bun-linux-arm64", suffix: "linux-arm64" },
+  { target: "bun-darwin-x64", suffix: "darwin-x64" },
+  { target: "bun-darwin-arm64", suffix: "darwin-arm64" },
+  { target: "bun-windows-x64", suffix: "windows-x64" },
+] as const satisfies ReadonlyArray<{ target: Bun.Build.CompileTarget; suffix: string }>;
+
+/** Compiles one executable; throws with Bun's own messages (and what to check) on failure. */
+async function compile(outfile: string, target?: Bun.Build.CompileTarget): Promise<void> {
+  const result = await Bun.build({
+    entrypoints: [ENTRY],
+    compile: { outfile, autoloadBunfig: false, autoloadDotenv: false, ...(target ? { target } : {}) },
+    sourcemap: "none",
+    throw: false,
+  });
+  if (result.success) return;
+  const reasons = result.logs.map((log) => String(log.message ?? log)).join("; ");
+  const hint = target ? ` (cross-compiling needs the npm registry to fetch the ${target} runtime)` : "";
+  throw new Error(`compiling ${target ?? "for this machine"} failed${hint}: ${reasons}`);
+}
+
+async function sha256(file: string): Promise<string> {
+  return new Bun.CryptoHasher("sha256").update(await Bun.file(file).arrayBuffer()).digest("hex");
+}
+
+async function buildLocal(): Promise<void> {
+  const outfile = path.join(DIST, process.platform === "win32" ? "derun.exe" : "derun");
+  await compile(outfile);
+  console.log(`built ${path.relative(ROOT, outfile)}`);
+}
+
+async function buildRelease(): Promise<void> {
+  const sums: string[] = [];
+  for (const { target, suffix } of RELEASE_TARGETS) {
+    const name = `derun-${pkg.version}-${suffix}${suffix.startsWith("windows") ? ".exe" : ""}`;
+    const outfile = path.join(DIST, name);
+    await compile(outfile, target);
+    sums.push(`${await sha256(outfile)}  ${name}\n`);
+    console.log(`built dist/${name}`);
+  }
+  fs.writeFileSync(path.join(DIST, "SHA256SUMS"), sums.join(""));
+  console.log("wrote dist/SHA256SUMS");
+}
+
+const args = process.argv.slice(2);
+const unknown = args.filter((arg) => arg !== "--release");
+if (unknown.length > 0) {
+  console.error(`build: unknown argument ${JSON.stringify(unknown[0])} (usage: bun scripts/build.ts [--release])`);
+  process.exit(2);
+}
+fs.mkdirSync(DIST, { recursive: true });
+try {
+  await (args.includes("--release") ? buildRelease() : buildLocal());
+} catch (error) {
+  console.error(`build: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
