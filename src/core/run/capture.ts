@@ -33,9 +33,6 @@ export class Capture {
       });
       return;
     }
-    if (this.log.debugEnabled) {
-      this.log.log("debug", "chunk", { session_id: this.writer.sessionId, chunk_offset: this.#bytes, chunk_size: bytes.length, channel });
-    }
     this.#bytes += bytes.length;
     this.#chunks += 1;
   }

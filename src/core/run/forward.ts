@@ -2,7 +2,7 @@
  * Forwarding the child's output to derun's own stdout and stderr, unchanged.
  */
 import type { DerunOutputChannel } from "../enums.ts";
-import { writeAllSync } from "./write-all.ts";
+import { writeAllSync } from "../write-all.ts";
 
 const FD_OF_CHANNEL: Record<DerunOutputChannel, number> = { pty: 1, stdout: 1, stderr: 2 };
 

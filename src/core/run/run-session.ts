@@ -57,7 +57,6 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
   });
   const sessionId = writer.sessionId;
   const logFields = { session_id: sessionId };
-  log.log("info", "session_start", { ...logFields, transport_mode: transportName, state_transition: "starting" });
 
   // Handlers go in before the child exists, so a signal in the start-up window reaches it.
   const relay = relaySignals(FORWARDED_SIGNALS, (signal) => log.log("info", "signal_forwarded", { ...logFields, signal }));
@@ -69,7 +68,7 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
     try {
       transport = await loadTransport(transportName);
     } catch (error) {
-      return await fail(writer, log, 1, describeError(error));
+      return await fail(writer, 1, describeError(error));
     }
 
     const capture = new Capture(writer, log);
@@ -94,7 +93,7 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
     } catch (error) {
       restoreTerminal();
       const exitCode = error instanceof SpawnError ? SPAWN_EXIT[error.errno] : 1;
-      return await fail(writer, log, exitCode, describeError(error));
+      return await fail(writer, exitCode, describeError(error));
     }
     child = opened.child;
     const used = opened.transport;
@@ -102,13 +101,8 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
 
     await writer.started({ pid: child.pid, transportMode: used.meta.name, ttyAttached: used.capabilities.tty });
     relay.attach(child);
-    log.log("info", "session_running", {
-      ...logFields,
-      transport_mode: used.meta.name,
-      tty_attached: used.capabilities.tty,
-      state_transition: "running",
-      fell_back: opened.fellBack,
-    });
+    // The writer logs the transition to running; only the fallback is news here.
+    if (opened.fellBack) log.log("warn", "transport_fell_back", { ...logFields, transport_mode: used.meta.name });
 
     const stopInput = used.capabilities.input === "forward" ? forwardInput(child) : () => {};
     const stopResize = used.capabilities.resize ? followResize(child) : () => {};
@@ -126,14 +120,8 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
       ...(exit.kind === "exited" ? { state: "exited", exit_code: exit.code } : { state: "signaled", signal: exit.signal }),
       ...(capture.failure === undefined ? {} : { error: capture.failure }),
     });
-    log.log("info", "session_end", {
-      ...logFields,
-      state_transition: exit.kind,
-      exit_code: exit.kind === "exited" ? exit.code : undefined,
-      signal: exit.kind === "signaled" ? exit.signal : undefined,
-      chunk_offset: bytes,
-      chunk_size: chunks,
-    });
+    // Per-chunk records are debug-only; this is the aggregate of chunk_offset / chunk_size.
+    log.log("info", "capture_totals", { ...logFields, bytes, chunks });
     return { sessionId, ...exit };
   } finally {
     relay.dispose();
@@ -142,9 +130,8 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
   }
 }
 
-async function fail(writer: SessionWriter, log: Logger, exitCode: number, message: string): Promise<RunResult> {
+async function fail(writer: SessionWriter, exitCode: number, message: string): Promise<RunResult> {
   await writer.finalize({ state: "failed", error: message });
-  log.log("error", "session_failed", { session_id: writer.sessionId, state_transition: "failed", error: message });
   return { sessionId: writer.sessionId, kind: "failed", exitCode, message };
 }
 

@@ -5,6 +5,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { writeAllSync } from "../write-all.ts";
 import { O_NOFOLLOW } from "./safe-path.ts";
 
 let counter = 0;
@@ -16,9 +17,7 @@ export function writeFileAtomic(target: string, data: string): void {
   const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | O_NOFOLLOW, 0o600);
   try {
     fs.fchmodSync(fd, 0o600); // exactly 0600, whatever the umask did to the mode at creation
-    const bytes = Buffer.from(data, "utf8");
-    let written = 0;
-    while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written);
+    writeAllSync(fd, Buffer.from(data, "utf8"));
     fs.fsyncSync(fd);
   } catch (e) {
     fs.closeSync(fd);

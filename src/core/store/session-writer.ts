@@ -10,6 +10,7 @@ import type { CreateSessionOptions, SessionFinal, SessionMeta, SessionWriter } f
 import { SCHEMA_VERSION, type DerunOutputChannel } from "../enums.ts";
 import { DerunError } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import { writeAllSync } from "../write-all.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { lockFile, unlockFile } from "./file-lock.ts";
 import { ensurePrivateDir, O_NOFOLLOW, resolveArtifact, resolveSessionDir, type ArtifactName } from "./safe-path.ts";
@@ -113,9 +114,9 @@ class FileSessionWriter implements SessionWriter {
     if (bytes.length === 0) return;
     const offset = this.offset;
     try {
-      writeAll(this.outputFd, bytes);
+      writeAllSync(this.outputFd, bytes);
       const timestamp = (at ?? new Date()).toISOString();
-      writeAll(this.indexFd, Buffer.from(`{"offset":${offset},"length":${bytes.length},"channel":"${channel}","timestamp":"${timestamp}"}\n`));
+      writeAllSync(this.indexFd, Buffer.from(`{"offset":${offset},"length":${bytes.length},"channel":"${channel}","timestamp":"${timestamp}"}\n`));
     } catch (e) {
       this.failure = e;
       throw e;
@@ -164,9 +165,4 @@ class FileSessionWriter implements SessionWriter {
   private assertOpen(): void {
     if (this.closed) throw new DerunError("internal", `session writer ${this.sessionId} is closed`);
   }
-}
-
-function writeAll(fd: number, bytes: Uint8Array): void {
-  let written = 0;
-  while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written);
 }
