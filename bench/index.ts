@@ -1,0 +1,79 @@
+/**
+ * `bun run bench [-- --quick] [--only name,name]`: measures derun against its anchors (script(1),
+ * tee, cat, the bare command) side by side, prints a markdown table and writes bench/results.json
+ * (bench/results.quick.json in quick mode).
+ *
+ * Exits non-zero only when bytes arrived damaged or a figure crashed; missed targets are reported,
+ * never fatal (the machine is shared, so quick mode in CI just proves the bench still works).
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+import type { BenchContext } from "./lib/context.ts";
+import { buildDerun } from "./lib/derun.ts";
+import { renderTable, type Figure } from "./lib/report.ts";
+import { keystrokeEcho } from "./keystroke-echo.ts";
+import { mcpRead } from "./mcp-read.ts";
+import { memory } from "./memory.ts";
+import { pipeThroughput } from "./pipe-throughput.ts";
+import { ptyThroughput } from "./pty-throughput.ts";
+import { startup } from "./startup.ts";
+import { tailWake } from "./tail-wake.ts";
+
+const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure | Figure[]>> = {
+  "pty-throughput": ptyThroughput,
+  "pipe-throughput": pipeThroughput,
+  startup,
+  "keystroke-echo": keystrokeEcho,
+  "tail-wake": tailWake,
+  "mcp-read": mcpRead,
+  memory,
+};
+
+const { values } = parseArgs({
+  args: Bun.argv.slice(2),
+  options: { quick: { type: "boolean", default: false }, only: { type: "string" } },
+  strict: true,
+});
+const quick = values.quick ?? false;
+const only = values.only?.split(",") ?? Object.keys(FIGURES);
+for (const name of only) {
+  if (!(name in FIGURES)) {
+    console.error(`bench: unknown figure ${name} (known: ${Object.keys(FIGURES).join(", ")})`);
+    process.exit(2);
+  }
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "derun-bench-"));
+const progress = (message: string) => console.error(`bench: ${message}`);
+const started = performance.now();
+const figures: Figure[] = [];
+let failed = false;
+try {
+  progress("compiling derun from the current source");
+  const ctx: BenchContext = { quick, dir, derun: await buildDerun(dir), progress };
+  for (const name of only) {
+    try {
+      figures.push(...[await FIGURES[name]!(ctx)].flat());
+    } catch (error) {
+      failed = true;
+      console.error(`bench: ${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    }
+  }
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+const results = {
+  date: new Date().toISOString(),
+  mode: quick ? "quick" : "full",
+  machine: { platform: process.platform, arch: process.arch, cpus: os.cpus().length, bun: Bun.version },
+  seconds: Math.round((performance.now() - started) / 100) / 10,
+  figures,
+};
+// A quick run must not overwrite the figures of the last full run (the ones README quotes).
+fs.writeFileSync(path.join(import.meta.dir, quick ? "results.quick.json" : "results.json"), `${JSON.stringify(results, null, 2)}\n`);
+console.log(renderTable(figures));
+console.log(`\n${results.mode} run, ${results.seconds} s, ${results.machine.cpus} CPUs, Bun ${results.machine.bun}`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,47 @@
+/**
+ * Figures as rows: what was measured on each side, the ratio, the target, and whether it was met;
+ * printed as a table and written as JSON.
+ */
+import type { Summary } from "./stats.ts";
+
+/** One line of the table. `derun` and `anchor` are in `unit`; `ratio` is derun / anchor per pair. */
+export interface Figure {
+  readonly name: string;
+  readonly unit: string;
+  readonly derun: Summary;
+  readonly anchor?: { readonly name: string; readonly summary: Summary };
+  /** Secondary anchors measured in the same run (e.g. the bare command). */
+  readonly extra?: Record<string, Summary>;
+  readonly ratio?: Summary;
+  /** What decides the target, e.g. "ratio median <= 1.1"; `met` is that decision. */
+  readonly target?: string;
+  readonly met?: boolean;
+  /** Anything a reader needs to interpret the row (sizes, derived rates). */
+  readonly notes?: string;
+}
+
+const fmt = (value: number): string => {
+  const abs = Math.abs(value);
+  if (abs >= 100) return value.toFixed(0);
+  if (abs >= 10) return value.toFixed(1);
+  return value.toFixed(abs >= 1 ? 2 : 3);
+};
+
+/** "median (p25-p75)". */
+export const spread = (s: Summary): string => `${fmt(s.median)} (${fmt(s.p25)}-${fmt(s.p75)})`;
+
+/** Markdown table of the figures. */
+export function renderTable(figures: readonly Figure[]): string {
+  const header = ["figure", "derun", "anchor", "ratio", "target", "met"];
+  const rows = figures.map((f) => [
+    f.name,
+    `${spread(f.derun)} ${f.unit}`,
+    f.anchor ? `${f.anchor.name}: ${spread(f.anchor.summary)} ${f.unit}` : "-",
+    f.ratio ? `${fmt(f.ratio.median)} (${fmt(f.ratio.min)}-${fmt(f.ratio.max)})` : "-",
+    f.target ?? "report",
+    f.met === undefined ? "-" : f.met ? "yes" : "NO",
+  ]);
+  const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
+  const notes = figures.filter((f) => f.notes).map((f) => `- ${f.name}: ${f.notes}`);
+  return [line(header), line(header.map(() => "---")), ...rows.map(line), "", ...notes].join("\n");
+}

@@ -1,0 +1,99 @@
+/**
+ * MCP read throughput: a client pages through a recorded transcript from cursor "0" to eof with the
+ * default max_bytes, in base64 and in text, vs `cat output.bin > /dev/null`. The transcript is valid
+ * UTF-8 (ASCII with multi-byte characters, some split across chunk edges), so both encodings can be
+ * checked byte for byte against the file.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { BenchContext } from "./lib/context.ts";
+import { derunEnv, outputBin, stateRoot } from "./lib/derun.ts";
+import { assertIntact, ByteCheck, digestFile, type Digest } from "./lib/files.ts";
+import { interleave } from "./lib/interleave.ts";
+import { connectMcp, type McpSession } from "./lib/mcp-client.ts";
+import type { Figure } from "./lib/report.ts";
+import { pairRatios, summarize } from "./lib/stats.ts";
+
+const MiB = 1 << 20;
+
+/** Writes `size` bytes of UTF-8 text mixing 1- to 4-byte characters; returns the digest. */
+function writeTextFile(file: string, size: number): Digest {
+  const line = Buffer.from("derun bench: plain ASCII, é ü ñ, € ✓ 漢字, 😀 🚀 and more text\n");
+  const block = Buffer.concat(Array.from({ length: Math.ceil(MiB / line.length) }, () => line)).subarray(0, MiB - (MiB % line.length));
+  const check = new ByteCheck();
+  const fd = fs.openSync(file, "w", 0o600);
+  try {
+    for (let left = size; left > 0; ) {
+      const part = block.subarray(0, Math.min(left, block.length));
+      fs.writeSync(fd, part);
+      check.update(part);
+      left -= part.length;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return check.digest();
+}
+
+/** Pages from cursor "0" to eof; checks the bytes; resolves with wall ms. */
+async function readAll(mcp: McpSession, sessionId: string, encoding: "base64" | "text", want: Digest): Promise<number> {
+  const check = new ByteCheck();
+  const started = performance.now();
+  let cursor = "0";
+  for (;;) {
+    const result = await mcp.call("derun_read_output", { session_id: sessionId, cursor, encoding });
+    for (const chunk of result.chunks) {
+      if (chunk.start_cursor !== String(check.bytes)) throw new Error(`${encoding}: chunk starts at ${chunk.start_cursor}, expected ${check.bytes}`);
+      check.update(encoding === "base64" ? Buffer.from(chunk.data_base64, "base64") : Buffer.from(chunk.data, "utf8"));
+    }
+    cursor = result.next_cursor;
+    if (result.eof) break;
+  }
+  const ms = performance.now() - started;
+  assertIntact(`derun_read_output (${encoding})`, check.digest(), want);
+  return ms;
+}
+
+async function catToNull(file: string): Promise<number> {
+  const started = performance.now();
+  const proc = Bun.spawn(["cat", file], { stdin: "ignore", stdout: "ignore", stderr: "inherit" });
+  await proc.exited;
+  if (proc.exitCode !== 0) throw new Error(`cat exited ${proc.exitCode}`);
+  return performance.now() - started;
+}
+
+export async function mcpRead(ctx: BenchContext): Promise<Figure> {
+  const size = (ctx.quick ? 8 : 64) * MiB;
+  const reps = ctx.quick ? 1 : 3;
+  const root = stateRoot(ctx.dir, "mcp-read");
+  const env = derunEnv(root);
+  const file = path.join(ctx.dir, "mcp-read-input.txt");
+  const want = writeTextFile(file, size);
+  const id = "mcp-read";
+  ctx.progress(`MCP read throughput: ${size / MiB} MiB x ${reps} (base64, text)`);
+  const record = Bun.spawn([ctx.derun, "run", "--session-id", id, "--", "cat", file], { env, stdin: "ignore", stdout: "ignore", stderr: "inherit" });
+  await record.exited;
+  const transcript = outputBin(root, id);
+  assertIntact("derun transcript", await digestFile(transcript), want);
+  await using mcp = await connectMcp(ctx.derun, env);
+  const samples = await interleave(reps, {
+    base64: () => readAll(mcp, id, "base64", want),
+    text: () => readAll(mcp, id, "text", want),
+    cat: () => catToNull(transcript),
+  });
+  const mbps = (ms: number) => size / 1e6 / (ms / 1000);
+  const base64 = summarize(samples.base64);
+  const text = summarize(samples.text);
+  const cat = summarize(samples.cat);
+  return {
+    name: "MCP read throughput",
+    unit: "ms",
+    derun: base64,
+    anchor: { name: "cat", summary: cat },
+    extra: { text },
+    ratio: summarize(pairRatios(samples.base64, samples.cat)),
+    notes:
+      `${size / MiB} MiB from cursor 0 with default max_bytes: base64 ${mbps(base64.median).toFixed(0)} MB/s, ` +
+      `text ${mbps(text.median).toFixed(0)} MB/s (ratio to cat ${(text.median / cat.median).toFixed(1)}), cat ${mbps(cat.median).toFixed(0)} MB/s; ${reps} interleaved reps`,
+  };
+}

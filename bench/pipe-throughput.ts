@@ -1,0 +1,63 @@
+/**
+ * Pipe throughput: `derun run` in pipe mode (stdout to /dev/null) recording a file's bytes, vs the
+ * shell's own way of both showing and keeping them: `cat file | tee capture > /dev/null`. Both
+ * transcripts must equal the file.
+ */
+import * as path from "node:path";
+import type { BenchContext } from "./lib/context.ts";
+import { derunEnv, outputBin, stateRoot } from "./lib/derun.ts";
+import { assertIntact, digestFile, writeRandomFile, type Digest } from "./lib/files.ts";
+import { interleave } from "./lib/interleave.ts";
+import type { Figure } from "./lib/report.ts";
+import { pairRatios, summarize } from "./lib/stats.ts";
+
+const MB = 1_000_000;
+
+async function timed(what: string, argv: string[], env: Record<string, string>): Promise<number> {
+  const started = performance.now();
+  const proc = Bun.spawn(argv, { env, stdin: "ignore", stdout: "ignore", stderr: "inherit" });
+  await proc.exited;
+  const ms = performance.now() - started;
+  if (proc.exitCode !== 0) throw new Error(`${what} exited ${proc.exitCode ?? proc.signalCode}`);
+  return ms;
+}
+
+async function checkFile(what: string, file: string, want: Digest): Promise<void> {
+  assertIntact(what, await digestFile(file), want);
+}
+
+export async function pipeThroughput(ctx: BenchContext): Promise<Figure> {
+  const size = (ctx.quick ? 20 : 200) * MB;
+  const reps = ctx.quick ? 3 : 7;
+  const file = path.join(ctx.dir, "pipe-input.bin");
+  const capture = path.join(ctx.dir, "pipe-tee-capture.bin");
+  const want = writeRandomFile(file, size);
+  const root = stateRoot(ctx.dir, "pipe");
+  const env = derunEnv(root);
+  let run = 0;
+  ctx.progress(`pipe throughput: ${size / MB} MB x ${reps}`);
+  const samples = await interleave(reps, {
+    derun: async () => {
+      const id = `pipe-${run++}`;
+      const ms = await timed("derun run (pipe)", [ctx.derun, "run", "--session-id", id, "--", "cat", file], env);
+      await checkFile("derun transcript", outputBin(root, id), want);
+      return ms;
+    },
+    tee: async () => {
+      const ms = await timed("cat+tee", ["sh", "-c", `cat '${file}' | tee '${capture}' > /dev/null`], env);
+      await checkFile("tee capture", capture, want);
+      return ms;
+    },
+  });
+  const ratio = summarize(pairRatios(samples.derun, samples.tee));
+  return {
+    name: "pipe throughput",
+    unit: "ms",
+    derun: summarize(samples.derun),
+    anchor: { name: "cat+tee", summary: summarize(samples.tee) },
+    ratio,
+    target: "ratio <= 1.2",
+    met: ratio.median <= 1.2,
+    notes: `${size / MB} MB random bytes to /dev/null, recorded; ${reps} interleaved reps`,
+  };
+}
