@@ -4,6 +4,7 @@
  *   bun scripts/build.ts            dist/derun (dist/derun.exe on Windows) for this machine
  *   bun scripts/build.ts --release  dist/derun-<version>-<os>-<arch>[.exe] for every release target,
  *                                   plus dist/SHA256SUMS (the `sha256sum -c` format)
+ *   --outdir <dir>                  write there instead of dist/ (tests build into a temp dir)
  *
  * The executable ignores bunfig.toml and .env in the user's working directory: derun runs in
  * arbitrary project directories, and a preload script or variables meant for that project must
@@ -13,10 +14,10 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { parseArgs } from "node:util";
 import pkg from "../package.json" with { type: "json" };
 
 const ROOT = path.resolve(import.meta.dir, "..");
-const DIST = path.join(ROOT, "dist");
 const ENTRY = path.join(ROOT, "src/cli/index.ts");
 
 /** Release targets: Bun's compile target and the artifact's platform suffix. */
@@ -46,34 +47,41 @@ async function sha256(file: string): Promise<string> {
   return new Bun.CryptoHasher("sha256").update(await Bun.file(file).arrayBuffer()).digest("hex");
 }
 
-async function buildLocal(): Promise<void> {
-  const outfile = path.join(DIST, process.platform === "win32" ? "derun.exe" : "derun");
+async function buildLocal(outdir: string): Promise<void> {
+  const outfile = path.join(outdir, process.platform === "win32" ? "derun.exe" : "derun");
   await compile(outfile);
-  console.log(`built ${path.relative(ROOT, outfile)}`);
+  console.log(`built ${outfile}`);
 }
 
-async function buildRelease(): Promise<void> {
+async function buildRelease(outdir: string): Promise<void> {
   const sums: string[] = [];
   for (const { target, suffix } of RELEASE_TARGETS) {
     const name = `derun-${pkg.version}-${suffix}${suffix.startsWith("windows") ? ".exe" : ""}`;
-    const outfile = path.join(DIST, name);
+    const outfile = path.join(outdir, name);
     await compile(outfile, target);
     sums.push(`${await sha256(outfile)}  ${name}\n`);
-    console.log(`built dist/${name}`);
+    console.log(`built ${outfile}`);
   }
-  fs.writeFileSync(path.join(DIST, "SHA256SUMS"), sums.join(""));
-  console.log("wrote dist/SHA256SUMS");
+  fs.writeFileSync(path.join(outdir, "SHA256SUMS"), sums.join(""));
+  console.log(`wrote ${path.join(outdir, "SHA256SUMS")}`);
 }
 
-const args = process.argv.slice(2);
-const unknown = args.filter((arg) => arg !== "--release");
-if (unknown.length > 0) {
-  console.error(`build: unknown argument ${JSON.stringify(unknown[0])} (usage: bun scripts/build.ts [--release])`);
+const { values, positionals } = (() => {
+  try {
+    return parseArgs({ options: { release: { type: "boolean" }, outdir: { type: "string" } }, strict: true, allowPositionals: true });
+  } catch (error) {
+    console.error(`build: ${error instanceof Error ? error.message : String(error)} (usage: bun scripts/build.ts [--release] [--outdir <dir>])`);
+    process.exit(2);
+  }
+})();
+if (positionals.length > 0) {
+  console.error(`build: unexpected argument ${JSON.stringify(positionals[0])} (usage: bun scripts/build.ts [--release] [--outdir <dir>])`);
   process.exit(2);
 }
-fs.mkdirSync(DIST, { recursive: true });
+const outdir = path.resolve(values.outdir ?? path.join(ROOT, "dist"));
+fs.mkdirSync(outdir, { recursive: true });
 try {
-  await (args.includes("--release") ? buildRelease() : buildLocal());
+  await (values.release ? buildRelease(outdir) : buildLocal(outdir));
 } catch (error) {
   console.error(`build: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
