@@ -116,6 +116,36 @@ describe.skipIf(skip)("derun run in a terminal (posix-pty)", () => {
     expect(counts).toEqual(["3"]);
   });
 
+  test("pipe transport in a terminal: Ctrl-C reaches the child once, as without derun", async () => {
+    // The child shares derun's process group, the terminal's foreground: the kernel signals both,
+    // and derun must not forward a second copy.
+    const counter = [
+      "python3",
+      "-c",
+      [
+        "import signal, sys, time",
+        "hits = []",
+        "signal.signal(signal.SIGINT, lambda *_: hits.append(1))",
+        "print('ready', flush=True)",
+        "end = time.time() + 1.5",
+        "while time.time() < end: time.sleep(0.01)",
+        "print('count=%d' % len(hits), flush=True)",
+      ].join("\n"),
+    ];
+    using state = tempDir();
+    const env = derunEnv(state.path);
+    const counts = [];
+    for (const argv of [[...derunArgv(), "run", "--transport", "pipe", "--", ...counter], counter]) {
+      const run = spawnInPty(argv, { env });
+      await run.waitFor((out) => out.includes("ready"), "ready");
+      run.type("\x03");
+      const exit = await run.exited;
+      expect(exit.exitCode).toBe(0);
+      counts.push(text(run.output()).match(/count=(\d+)/)?.[1]);
+    }
+    expect(counts).toEqual(["1", "1"]);
+  });
+
   test("exit codes propagate from a PTY child", async () => {
     const { viaDerun, bare } = await both(["sh", "-c", "exit 42"]);
     expect(bare.exitCode).toBe(42);

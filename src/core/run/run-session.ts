@@ -12,8 +12,8 @@ import { SpawnError } from "../transport.ts";
 import { chooseTransport, openWithFallback } from "../transport-select.ts";
 import { Capture } from "./capture.ts";
 import { createForwarder } from "./forward.ts";
-import { FORWARDED_SIGNALS, relaySignals } from "./signals.ts";
-import { enterRawMode, readWindowSize, type RawModeHandle } from "./terminal.ts";
+import { FORWARDED_SIGNALS, relaySignals, TERMINAL_SIGNALS } from "./signals.ts";
+import { enterRawMode, inForegroundOfTerminal, readWindowSize, type RawModeHandle } from "./terminal.ts";
 
 export interface RunRequest {
   readonly command: readonly string[];
@@ -100,7 +100,11 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
     if (!used.capabilities.tty) restoreTerminal();
 
     await writer.started({ pid: child.pid, transportMode: used.meta.name, ttyAttached: used.capabilities.tty });
-    relay.attach(child);
+    // Without a PTY of its own the child shares derun's process group: when that group is a
+    // terminal's foreground, the terminal already delivered Ctrl-C and friends to the child, and
+    // forwarding them again would make it see each one twice.
+    const terminalSignalsReachChild = !used.capabilities.tty && inForegroundOfTerminal();
+    relay.attach(child, (signal) => !(terminalSignalsReachChild && TERMINAL_SIGNALS.has(signal)));
     // The writer logs the transition to running; only the fallback is news here.
     if (opened.fellBack) log.log("warn", "transport_fell_back", { ...logFields, transport_mode: used.meta.name });
 

@@ -7,9 +7,15 @@ import type { RunningChild } from "../transport.ts";
 /** Termination signals a user or a supervisor sends to derun that belong to the command. */
 export const FORWARDED_SIGNALS = ["SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT"] as const satisfies readonly NodeJS.Signals[];
 
+/** The signals a terminal itself sends to its foreground process group (keys, hang-up). */
+export const TERMINAL_SIGNALS: ReadonlySet<NodeJS.Signals> = new Set(["SIGINT", "SIGQUIT", "SIGHUP"]);
+
 export interface SignalRelay {
-  /** Start delivering to `child`, first any signals that arrived while it was starting. */
-  attach(child: RunningChild): void;
+  /**
+   * Start delivering to `child`, first any signals that arrived while it was starting. `forwards`
+   * decides per signal (default: all), e.g. to skip what the terminal already sent the child.
+   */
+  attach(child: RunningChild, forwards?: (signal: NodeJS.Signals) => boolean): void;
   /** Remove derun's handlers. Idempotent. */
   dispose(): void;
 }
@@ -17,27 +23,30 @@ export interface SignalRelay {
 /**
  * Install handlers for `signals` now, before the child starts: a signal in the start-up window is
  * held and delivered once the child exists instead of killing derun and orphaning the child.
- * `onSignal` sees every signal (for logging).
+ * `onSignal` sees every forwarded signal (for logging).
  */
 export function relaySignals(
   signals: readonly NodeJS.Signals[],
   onSignal: (signal: NodeJS.Signals) => void = () => {},
 ): SignalRelay {
   let child: RunningChild | undefined;
+  let forwards: (signal: NodeJS.Signals) => boolean = () => true;
   const pending: NodeJS.Signals[] = [];
+  const deliver = (signal: NodeJS.Signals) => {
+    if (!child || !forwards(signal)) return;
+    onSignal(signal);
+    child.kill(signal);
+  };
   const handlers = signals.map((signal) => {
-    const handler = () => {
-      onSignal(signal);
-      if (child) child.kill(signal);
-      else pending.push(signal);
-    };
+    const handler = () => (child ? deliver(signal) : pending.push(signal));
     process.on(signal, handler);
     return [signal, handler] as const;
   });
   return {
-    attach(started) {
+    attach(started, filter) {
       child = started;
-      for (const signal of pending.splice(0)) started.kill(signal);
+      if (filter) forwards = filter;
+      for (const signal of pending.splice(0)) deliver(signal);
     },
     dispose() {
       for (const [signal, handler] of handlers) process.removeListener(signal, handler);

@@ -25,6 +25,8 @@ function openLibc() {
     tcsetattr: { args: [FFIType.i32, FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
     cfmakeraw: { args: [FFIType.ptr], returns: FFIType.void },
     ioctl: { args: [FFIType.i32, FFIType.u64, FFIType.ptr], returns: FFIType.i32 },
+    tcgetpgrp: { args: [FFIType.i32], returns: FFIType.i32 },
+    getpgrp: { args: [], returns: FFIType.i32 },
   }).symbols;
 }
 
@@ -83,4 +85,16 @@ export function readWindowSize(fd = 1): WindowSize | undefined {
   if (posixLibc().ioctl(fd, TIOCGWINSZ, ptr(winsize)) !== 0) return undefined;
   const [rows = 0, cols = 0] = winsize;
   return rows > 0 && cols > 0 ? { cols, rows } : undefined;
+}
+
+/**
+ * Whether derun runs in the foreground process group of a terminal on one of its standard streams.
+ * Then the keyboard's signals (Ctrl-C, Ctrl-\\) and a hang-up are sent by the kernel to the whole
+ * group, so a child that shares derun's group receives them without derun's help.
+ */
+export function inForegroundOfTerminal(): boolean {
+  if (process.platform === "win32") return false;
+  const c = posixLibc();
+  const group = c.getpgrp();
+  return [0, 1, 2].some((fd) => tty.isatty(fd) && c.tcgetpgrp(fd) === group);
 }
