@@ -1,5 +1,5 @@
 /**
- * `bun run bench [-- --quick] [--only name,name]`: measures derun against its anchors (script(1),
+ * `bun run bench [-- --quick] [--only name,name] [--derun path/to/binary]`: measures derun against its anchors (script(1),
  * tee, cat, the bare command) side by side, prints a markdown table and writes bench/results.json
  * (bench/results.quick.json in quick mode).
  *
@@ -33,7 +33,7 @@ const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure | Figure[]>>
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),
-  options: { quick: { type: "boolean", default: false }, only: { type: "string" } },
+  options: { quick: { type: "boolean", default: false }, only: { type: "string" }, derun: { type: "string" } },
   strict: true,
 });
 const quick = values.quick ?? false;
@@ -51,8 +51,10 @@ const started = performance.now();
 const figures: Figure[] = [];
 let failed = false;
 try {
-  progress("compiling derun from the current source");
-  const ctx: BenchContext = { quick, dir, derun: await buildDerun(dir), progress };
+  // --derun measures a given binary (e.g. one built another way); by default, build the current source.
+  if (values.derun === undefined) progress("compiling derun from the current source");
+  const derun = values.derun === undefined ? await buildDerun(dir) : path.resolve(values.derun);
+  const ctx: BenchContext = { quick, dir, derun, progress };
   for (const name of only) {
     try {
       figures.push(...[await FIGURES[name]!(ctx)].flat());
@@ -68,6 +70,7 @@ try {
 const results = {
   date: new Date().toISOString(),
   mode: quick ? "quick" : "full",
+  derun: values.derun ?? "built from the current source by scripts/build.ts",
   machine: { platform: process.platform, arch: process.arch, cpus: os.cpus().length, bun: Bun.version },
   seconds: Math.round((performance.now() - started) / 100) / 10,
   figures,

@@ -87,6 +87,8 @@ class FileSessionWriter implements SessionWriter {
   private failure: unknown;
   private finalized = false;
   private closed = false;
+  /** Bytes appended since the last fsync: finalize and dispose would otherwise sync twice. */
+  private unsynced = false;
 
   constructor(
     readonly directory: string,
@@ -122,6 +124,7 @@ class FileSessionWriter implements SessionWriter {
       throw e;
     }
     this.offset = offset + bytes.length;
+    this.unsynced = true;
     if (this.log.debugEnabled) this.log.log("debug", "chunk_appended", { session_id: this.sessionId, chunk_offset: offset, chunk_size: bytes.length });
   }
 
@@ -152,7 +155,10 @@ class FileSessionWriter implements SessionWriter {
     fs.closeSync(this.lockFd);
   }
 
+  /** fsync output.bin and index.jsonl, unless nothing was appended since the last time. */
   private sync(): void {
+    if (!this.unsynced) return;
+    this.unsynced = false;
     for (const fd of [this.outputFd, this.indexFd]) {
       try {
         fs.fsyncSync(fd);
