@@ -28,6 +28,7 @@ describe("post-exit drain (pipe)", () => {
   test("a grandchild that never stops writing does not hold exited", async () => {
     const { exit, output } = await collect("pipe", "(while :; do echo tick; sleep 0.02; done) & echo started; exit 5");
     expect(exit).toEqual({ kind: "exited", code: 5 });
-    expect(output.startsWith("started\n")).toBe(true);
+    // The grandchild's first tick may come before or after "started": only its presence matters.
+    expect(output.split("\n")).toContain("started");
   });
 });
