@@ -34,6 +34,11 @@ async function compile(outfile: string, target?: Bun.Build.CompileTarget): Promi
   const result = await Bun.build({
     entrypoints: [ENTRY],
     compile: { outfile, autoloadBunfig: false, autoloadDotenv: false, ...(target ? { target } : {}) },
+    // Bytecode: the runtime skips parsing the bundle at every start (measured: `derun run -- true`
+    // 50 ms -> 20 ms). Bytecode requires ESM output here (top-level await in the entry).
+    bytecode: true,
+    format: "esm",
+    minify: true,
     sourcemap: "none",
     throw: false,
   });
