@@ -1,8 +1,8 @@
 import { defineCommand, type ArgsDef } from "citty";
-import type { Logger } from "../../core/log.ts";
 import { openLogSink } from "../../core/log-sink.ts";
 import { probeTerminal } from "../../core/probe.ts";
 import { runSession } from "../../core/run/run-session.ts";
+import { sweepAtStart } from "../../core/run/sweep-at-start.ts";
 import { openStore, resolveStateRoot } from "../../core/store/index.ts";
 import type { CommandData, CommandOutcome } from "../main.ts";
 import { parseRunArgs } from "../run-args.ts";
@@ -34,7 +34,7 @@ export default defineCommand({
     const root = resolveStateRoot(process.env);
     const log = openLogSink(root, { component: "run" });
     const store = openStore({ root, log });
-    await sweepQuietly(store.sweep(), log);
+    await sweepAtStart(store, log);
     const result = await runSession(
       { ...request, cwd: process.cwd(), env: process.env },
       { store, log, probe: probeTerminal() },
@@ -51,11 +51,3 @@ export default defineCommand({
   },
 });
 
-/** Retention GC never stops a run: its failures are logged, per session, by the store. */
-async function sweepQuietly(sweep: Promise<unknown>, log: Logger): Promise<void> {
-  try {
-    await sweep;
-  } catch (error) {
-    log.log("warn", "sweep_failed", { error: String(error) });
-  }
-}
