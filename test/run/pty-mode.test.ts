@@ -48,6 +48,21 @@ describe.skipIf(skip)("derun run in a terminal (posix-pty)", () => {
     expect(text(viaDerun.output)).toBe(text(bare.output));
   });
 
+  test("with stdout piped away (derun run -- x | cat) the child sees exactly the same streams as without derun", async () => {
+    using state = tempDir();
+    const probe = "for fd in 0 1 2; do test -t \\$fd && printf 'tty%s ' \\$fd >&2; done; echo end >&2";
+    const derun = derunArgv().map((a) => `'${a}'`).join(" ");
+    const outputs = [];
+    for (const prefix of [`${derun} run -- `, ""]) {
+      const run = spawnInPty(["sh", "-c", `${prefix}sh -c "${probe}" | cat`], { env: derunEnv(state.path) });
+      await run.exited;
+      outputs.push(text(run.output()));
+    }
+    expect(outputs[0]).toBe("tty0 tty2 end\r\n");
+    expect(outputs[0]).toBe(outputs[1]);
+    expect(onlySession(state.path).meta).toMatchObject({ transport_mode: "pipe", tty_attached: false });
+  });
+
   test("a window resize reaches the child", async () => {
     const watcher = 'echo ready; while :; do [ "$(stty size)" = "40 120" ] && echo resized && exit 0; sleep 0.05; done';
     const { viaDerun, bare } = await both(["sh", "-c", watcher], async (run) => {

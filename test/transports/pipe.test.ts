@@ -6,7 +6,7 @@ import { openCollecting, testTransport } from "./conformance.ts";
 testTransport({
   name: "pipe",
   load: async () => pipe,
-  caps: { tty: false, resize: false, signals: true, input: "inherit" },
+  caps: { tty: false, resize: true, signals: true, input: "inherit" },
 });
 
 describe("pipe", () => {
