@@ -149,10 +149,13 @@ function forwardInput(child: RunningChild): () => void {
   };
 }
 
-/** Propagate window size changes of derun's terminal to the child. */
+/**
+ * Propagate window size changes of derun's terminal to the child. The terminal may be on stderr
+ * alone (`derun run -- make | tee log`), where `pipe` gives the child's stderr a terminal to resize.
+ */
 function followResize(child: RunningChild): () => void {
   const onResize = () => {
-    const size = readWindowSize(1);
+    const size = readWindowSize(1) ?? readWindowSize(2);
     if (size) child.resize(size);
   };
   process.on("SIGWINCH", onResize);

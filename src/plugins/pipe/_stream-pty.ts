@@ -47,8 +47,11 @@ export interface StreamPty {
   readonly slave: number;
   /** Close derun's copy of the slave, so the master reads EIO once the child's copies are gone. */
   closeSlave(): void;
-  /** Set the window size (the child sees it on its next TIOCGWINSZ). */
-  resize(size: WindowSize): void;
+  /**
+   * Set the window size (the child sees it on its next TIOCGWINSZ); `true` when it changed. The
+   * kernel sends no SIGWINCH for it: this PTY is nobody's controlling terminal.
+   */
+  resize(size: WindowSize): boolean;
   /** Close both ends still open. Idempotent. */
   close(): void;
 }
@@ -89,7 +92,11 @@ export function openStreamPty(size: WindowSize | undefined): StreamPty {
     slave,
     closeSlave,
     resize: (next) => {
-      if (open.master) setWindowSize(master, next);
+      if (!open.master) return false;
+      const current = terminalSize(master);
+      if (current?.cols === next.cols && current.rows === next.rows) return false;
+      setWindowSize(master, next);
+      return true;
     },
     close: () => {
       closeSlave();
@@ -99,7 +106,7 @@ export function openStreamPty(size: WindowSize | undefined): StreamPty {
   };
 }
 
-/** The window size of terminal `fd` (derun's own stdout or stderr), or undefined. */
+/** The window size of terminal `fd` (derun's own stdout or stderr, or a PTY master), or undefined. */
 export function terminalSize(fd: number): WindowSize | undefined {
   const winsize = new Uint16Array(4); // ws_row, ws_col, ws_xpixel, ws_ypixel
   if (posixLibc().ioctl(fd, TIOCGWINSZ, ptr(winsize)) !== 0) return undefined;

@@ -81,9 +81,17 @@ function openPipe(command: readonly string[], options: TransportOpenOptions): Ru
     /**
      * Resizes only the streams that are terminals, each to the size of derun's own terminal on that
      * fd (`size` when that cannot be read); a no-op when neither is one.
+     *
+     * Then the child gets a SIGWINCH from derun: it shares derun's process group, so the real
+     * terminal signalled it already, but possibly before derun got here, and a child that read the
+     * size right away saw the old one (measured: 3 runs in 10). The second signal makes it read again.
      */
     resize: (size) => {
-      for (const channel of ["stdout", "stderr"] as const) ptys[channel]?.resize(terminalSize(FD_OF[channel]) ?? size);
+      let changed = false;
+      for (const channel of ["stdout", "stderr"] as const) {
+        if (ptys[channel]?.resize(terminalSize(FD_OF[channel]) ?? size)) changed = true;
+      }
+      if (changed && proc.exitCode === null && proc.signalCode === null) proc.kill("SIGWINCH");
     },
     kill: (signal) => proc.kill(signal),
     exited,
