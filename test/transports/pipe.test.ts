@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { isatty } from "node:tty";
 import type { Transport } from "../../src/core/transport.ts";
 import pipe from "../../src/plugins/pipe/index.ts";
 import { openCollecting, testTransport } from "./conformance.ts";
@@ -26,10 +27,12 @@ describe("pipe", () => {
     expect(c.text("stdout")).toBe("early\nlate\n");
   });
 
-  test("the child does not see a terminal", async () => {
-    const c = await openCollecting(pipe, ["sh", "-c", "test -t 1 || echo not-a-tty"]);
+  test("the child sees a terminal on stdout and stderr exactly where this process has one (none in CI)", async () => {
+    // test/run/mixed-streams.test.ts covers each combination in a PTY the test allocates.
+    const c = await openCollecting(pipe, ["sh", "-c", "for fd in 1 2; do test -t $fd && echo tty$fd || echo not-a-tty$fd; done"]);
     await c.child.exited;
-    expect(c.text("stdout")).toBe("not-a-tty\n");
+    const expected = [1, 2].map((fd) => (isatty(fd) ? `tty${fd}\n` : `not-a-tty${fd}\n`)).join("");
+    expect(c.text("stdout")).toBe(expected);
   });
 
   test("supports() everywhere", () => {
