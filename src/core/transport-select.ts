@@ -1,6 +1,6 @@
 /**
- * Transport selection, a flat chain: an explicit choice wins; else a terminal on both stdin and
- * stdout gets the platform's PTY transport; else `pipe`. And the one fallback the contract allows:
+ * Transport selection, a flat chain: an explicit choice wins; else terminals on stdin, stdout and
+ * stderr get the platform's PTY transport; else `pipe`. And the one fallback the contract allows:
  * a PTY transport that cannot be opened (not the command failing) gives way to `pipe`.
  */
 import type { DerunTransportMode } from "./enums.ts";
@@ -20,7 +20,10 @@ export function chooseTransport(explicit: string | undefined, probe: TerminalPro
 
 /** The built-in transport the probe alone selects. */
 export function probedTransport(probe: TerminalProbe): DerunTransportMode {
-  if (!(probe.stdinIsTty && probe.stdoutIsTty)) return "pipe";
+  // All three, not just stdin and stdout: a PTY serves every fd of the child, so with stderr
+  // redirected (`derun run -- make 2>err`) the child's errors would land on the screen instead of
+  // the file. `pipe` gives each stream what derun has: a terminal of its own where derun's is one.
+  if (!(probe.stdinIsTty && probe.stdoutIsTty && probe.stderrIsTty)) return "pipe";
   return probe.platform === "win32" ? "windows-conpty" : "posix-pty";
 }
 

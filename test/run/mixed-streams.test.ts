@@ -101,10 +101,9 @@ describe.skipIf(skip)("derun run with some of its streams on a terminal (pipe tr
     expect(viaDerun).toEqual(bare);
   });
 
-  // Known defect outside `pipe`: with stdin and stdout terminals the probe picks posix-pty, whose
-  // one PTY serves all three fds, so stderr reaches the screen instead of the file. Choosing `pipe`
-  // when stderr is no terminal (the case above) would fix it. Remove `.failing` once it is fixed.
-  test.failing("stdin a terminal, stdout a terminal, stderr a file (transport chosen by derun): as without derun", async () => {
+  // With stdin and stdout terminals but stderr a file, derun must not choose one PTY for all three
+  // fds (stderr would reach the screen): it chooses pipe, which gives each stream what derun has.
+  test("stdin a terminal, stdout a terminal, stderr a file (transport chosen by derun): as without derun", async () => {
     const { viaDerun, bare } = await withAndWithout("DERUN sh probe.sh 2>err");
     expect(bare.errFile).toBe("err: tty0=30 100 tty1=30 100\n");
     expect(viaDerun).toEqual(bare);

@@ -4,12 +4,12 @@ import { chooseTransport, openWithFallback } from "../../src/core/transport-sele
 import { SpawnError, defineTransport, type TerminalProbe } from "../../src/core/transport.ts";
 import { probeTerminal } from "../../src/core/probe.ts";
 
-const probe = (stdinIsTty: boolean, stdoutIsTty: boolean, platform: NodeJS.Platform = "linux"): TerminalProbe => ({
-  stdinIsTty,
-  stdoutIsTty,
-  stderrIsTty: stdoutIsTty,
-  platform,
-});
+const probe = (
+  stdinIsTty: boolean,
+  stdoutIsTty: boolean,
+  platform: NodeJS.Platform = "linux",
+  stderrIsTty: boolean = stdoutIsTty,
+): TerminalProbe => ({ stdinIsTty, stdoutIsTty, stderrIsTty, platform });
 
 describe("chooseTransport", () => {
   test("an explicit choice wins over the probe", () => {
@@ -17,7 +17,7 @@ describe("chooseTransport", () => {
     expect(chooseTransport("./my-plugin.ts", probe(false, false))).toBe("./my-plugin.ts");
   });
 
-  test("both stdin and stdout terminals select the platform PTY", () => {
+  test("terminals on stdin, stdout and stderr select the platform PTY", () => {
     expect(chooseTransport(undefined, probe(true, true, "linux"))).toBe("posix-pty");
     expect(chooseTransport(undefined, probe(true, true, "darwin"))).toBe("posix-pty");
     expect(chooseTransport(undefined, probe(true, true, "win32"))).toBe("windows-conpty");
@@ -26,6 +26,8 @@ describe("chooseTransport", () => {
   test("anything less selects pipe; an empty explicit choice counts as none", () => {
     expect(chooseTransport(undefined, probe(true, false))).toBe("pipe");
     expect(chooseTransport(undefined, probe(false, true))).toBe("pipe");
+    // stderr redirected: one PTY would carry it to the screen, so pipe (a PTY per terminal stream)
+    expect(chooseTransport(undefined, probe(true, true, "linux", false))).toBe("pipe");
     expect(chooseTransport("", probe(false, false, "win32"))).toBe("pipe");
   });
 });

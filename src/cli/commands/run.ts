@@ -19,7 +19,7 @@ const args = {
   },
   transport: {
     type: "string",
-    description: "posix-pty, windows-conpty, pipe, or a plugin's path or package. Default: a PTY when stdin and stdout are terminals, else pipe. Env: DERUN_TRANSPORT.",
+    description: "posix-pty, windows-conpty, pipe, or a plugin's path or package. Default: a PTY when stdin, stdout and stderr are terminals, else pipe. Env: DERUN_TRANSPORT.",
   },
 } as const satisfies ArgsDef;
 
