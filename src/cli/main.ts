@@ -12,6 +12,7 @@ import { stripVTControlCharacters } from "node:util";
 import pkg from "../../package.json" with { type: "json" };
 import { describeError, isDerunError } from "../core/errors.ts";
 import { dieBySignal } from "../core/run/signals.ts";
+import { commandMeta } from "./commands/meta.ts";
 
 /** What a command asks the edge to do once it has cleaned up. */
 export type CommandOutcome = { readonly exitCode: number } | { readonly signal: NodeJS.Signals };
@@ -27,13 +28,14 @@ const commands = {
   mcp: () => import("./commands/mcp.ts").then((m) => m.default),
 } satisfies Record<string, () => Promise<CommandDef<any>>>;
 
+/** For usage only: the commands' names and descriptions, without loading their code. */
 export const main = defineCommand({
   meta: {
     name: "derun",
     version: pkg.version,
     description: "Run commands exactly as without it, and let AI agents read their output over MCP.",
   },
-  subCommands: commands,
+  subCommands: { run: defineCommand({ meta: commandMeta.run }), mcp: defineCommand({ meta: commandMeta.mcp }) },
 });
 
 const isHelp = (arg: string) => arg === "--help" || arg === "-h";

@@ -6,6 +6,7 @@ import { sweepAtStart } from "../../core/run/sweep-at-start.ts";
 import { openStore, resolveStateRoot } from "../../core/store/index.ts";
 import type { CommandData, CommandOutcome } from "../main.ts";
 import { parseRunArgs } from "../run-args.ts";
+import { commandMeta } from "./meta.ts";
 
 /** For `--help` only: parsing is strict and done by parseRunArgs. */
 const args = {
@@ -24,10 +25,7 @@ const args = {
 } as const satisfies ArgsDef;
 
 export default defineCommand({
-  meta: {
-    name: "run",
-    description: "Run a command exactly as without derun (derun run [flags] -- <command> [args...]), recording its output.",
-  },
+  meta: commandMeta.run,
   args,
   async run({ rawArgs, data }): Promise<CommandOutcome> {
     const request = parseRunArgs(rawArgs, (data as CommandData | undefined)?.command, process.env);
