@@ -11,6 +11,7 @@ import type { ChildExit, RunningChild, TerminalProbe, Transport } from "../trans
 import { SpawnError } from "../transport.ts";
 import { chooseTransport, openWithFallback } from "../transport-select.ts";
 import { Capture } from "./capture.ts";
+import { openSession, recordQuietly } from "./session-recording.ts";
 import { createForwarder } from "./forward.ts";
 import { FORWARDED_SIGNALS, relaySignals, TERMINAL_SIGNALS } from "./signals.ts";
 import { enterRawMode, inForegroundOfTerminal, readWindowSize, type RawModeHandle } from "./terminal.ts";
@@ -31,10 +32,7 @@ export interface RunDeps {
   readonly probe: TerminalProbe;
 }
 
-export type RunResult = { readonly sessionId: string } & (
-  | ChildExit
-  | { readonly kind: "failed"; readonly exitCode: number; readonly message: string }
-);
+export type RunResult = ChildExit | { readonly kind: "failed"; readonly exitCode: number; readonly message: string };
 
 /** Exit status a shell uses when a command cannot be started. */
 const SPAWN_EXIT: Record<SpawnError["errno"], number> = { ENOENT: 127, EACCES: 126, EOTHER: 126 };
@@ -42,19 +40,21 @@ const SPAWN_EXIT: Record<SpawnError["errno"], number> = { ENOENT: 127, EACCES: 1
 /**
  * Run the command. Rejects only for usage-level problems found before anything ran
  * (DerunError `invalid_session_id` / `session_exists`); every later failure is recorded in the
- * session as `failed` and returned.
+ * session as `failed` and returned. A state directory that cannot be written never stops the
+ * command: it runs unrecorded (see session-recording.ts).
  */
 export async function runSession(request: RunRequest, deps: RunDeps): Promise<RunResult> {
   const { store, log, probe } = deps;
   const transportName = chooseTransport(request.transport, probe);
-  await using writer = await store.create({
+  const session = {
     ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
     command: request.command,
     workingDirectory: request.cwd,
     retentionSeconds: request.retentionSeconds,
     transportMode: transportName,
     ttyAttached: false,
-  });
+  };
+  await using writer = await openSession(store, session, log);
   const sessionId = writer.sessionId;
   const logFields = { session_id: sessionId };
 
@@ -68,7 +68,7 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
     try {
       transport = await loadTransport(transportName);
     } catch (error) {
-      return await fail(writer, 1, describeError(error));
+      return await fail(writer, log, 1, describeError(error));
     }
 
     const capture = new Capture(writer, log);
@@ -93,13 +93,18 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
     } catch (error) {
       restoreTerminal();
       const exitCode = error instanceof SpawnError ? SPAWN_EXIT[error.errno] : 1;
-      return await fail(writer, exitCode, describeError(error));
+      return await fail(writer, log, exitCode, describeError(error));
     }
     child = opened.child;
     const used = opened.transport;
     if (!used.capabilities.tty) restoreTerminal();
 
-    await writer.started({ pid: child.pid, transportMode: used.meta.name, ttyAttached: used.capabilities.tty });
+    const startedFailure = await recordQuietly(
+      "recording the child's PID",
+      () => writer.started({ pid: child.pid, transportMode: used.meta.name, ttyAttached: used.capabilities.tty }),
+      log,
+      sessionId,
+    );
     // Without a PTY of its own the child shares derun's process group: when that group is a
     // terminal's foreground, the terminal already delivered Ctrl-C and friends to the child, and
     // forwarding them again would make it see each one twice.
@@ -120,13 +125,20 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
     }
 
     const { bytes, chunks } = capture.totals;
-    await writer.finalize({
-      ...(exit.kind === "exited" ? { state: "exited", exit_code: exit.code } : { state: "signaled", signal: exit.signal }),
-      ...(capture.failure === undefined ? {} : { error: capture.failure }),
-    });
+    const error = capture.failure ?? startedFailure;
+    await recordQuietly(
+      "writing final.json",
+      () =>
+        writer.finalize({
+          ...(exit.kind === "exited" ? { state: "exited", exit_code: exit.code } : { state: "signaled", signal: exit.signal }),
+          ...(error === undefined ? {} : { error }),
+        }),
+      log,
+      sessionId,
+    );
     // Per-chunk records are debug-only; this is the aggregate of chunk_offset / chunk_size.
     log.log("info", "capture_totals", { ...logFields, bytes, chunks });
-    return { sessionId, ...exit };
+    return exit;
   } finally {
     relay.dispose();
     restoreTerminal();
@@ -134,9 +146,9 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
   }
 }
 
-async function fail(writer: SessionWriter, exitCode: number, message: string): Promise<RunResult> {
-  await writer.finalize({ state: "failed", error: message });
-  return { sessionId: writer.sessionId, kind: "failed", exitCode, message };
+async function fail(writer: SessionWriter, log: Logger, exitCode: number, message: string): Promise<RunResult> {
+  await recordQuietly("writing final.json", () => writer.finalize({ state: "failed", error: message }), log, writer.sessionId);
+  return { kind: "failed", exitCode, message };
 }
 
 /** Forward derun's stdin to the child byte for byte; returns a function that stops it. */
