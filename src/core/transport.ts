@@ -84,6 +84,13 @@ export interface RunningChild extends AsyncDisposable {
   /** Send a signal to the child. A no-op when `capabilities.signals` is false. */
   kill(signal: NodeJS.Signals): void;
   /**
+   * The reader of derun's own stream for `channel` went away (EPIPE: `derun run -- yes | head`).
+   * Stop reading that channel and close derun's end of it, so the child's next write fails exactly
+   * as it would without derun (EPIPE, or death by SIGPIPE). Optional: without it derun sends the
+   * child SIGPIPE, which a child that ignores SIGPIPE never notices.
+   */
+  closeOutput?(channel: DerunOutputChannel): void;
+  /**
    * Resolves once the child has exited and its output has been fully delivered to `onOutput`
    * (end of stream), or a bounded grace window after the exit has passed, whichever is first, so
    * trailing output is never lost and a background grandchild holding the stream cannot hang derun.
