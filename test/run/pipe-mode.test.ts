@@ -42,7 +42,8 @@ describe("derun run in pipe mode", () => {
     expect(onlySession(state.path).final).toMatchObject({ state: "exited", exit_code: code });
   });
 
-  test.each(["SIGTERM", "SIGINT", "SIGKILL", "SIGHUP"] as const)("a child killed by %s kills derun by the same signal", async (signal) => {
+  // SIGPIPE included: the runtime ignores it, so derun must restore its default action to die of it.
+  test.each(["SIGTERM", "SIGINT", "SIGKILL", "SIGHUP", "SIGPIPE", "SIGUSR1"] as const)("a child killed by %s kills derun by the same signal", async (signal) => {
     using state = tempDir();
     const result = await runDerun(["run", "--", "sh", "-c", `echo before; kill -${signal.slice(3)} $$`], { stateRoot: state.path });
     expect(result.signalCode).toBe(signal);
@@ -83,6 +84,15 @@ describe("derun run in pipe mode", () => {
     });
     expect(sha256(result.stdout)).toBe(sha256(input));
     expect(text(result.stderr)).toBe("not-a-tty\n");
+  });
+
+  test("a transport that cannot run here is one line, exit 1, and a failed session", async () => {
+    using state = tempDir();
+    const result = await runDerun(["run", "--transport", "windows-conpty", "--", "echo", "hi"], { stateRoot: state.path });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout.length).toBe(0);
+    expect(text(result.stderr)).toMatch(/^derun: transport "windows-conpty" cannot run here \(linux; stdin not a terminal, stdout not a terminal, stderr not a terminal\)\n$/);
+    expect(onlySession(state.path).final).toMatchObject({ state: "failed" });
   });
 
   test("the child sees no terminal when derun has none", async () => {

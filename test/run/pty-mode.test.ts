@@ -117,6 +117,23 @@ describe.skipIf(skip)("derun run in a terminal (posix-pty)", () => {
     expect(onlySession(state.path).final).toMatchObject({ state: "signaled", signal: "SIGTERM" });
   });
 
+  test("SIGUSR1 sent to derun is forwarded too: derun dies of it like its child, never leaving the terminal raw", async () => {
+    using state = tempDir();
+    const derun = derunArgv().map((a) => `'${a}'`).join(" ");
+    // The outer shell starts derun in the background (stdin given back from /dev/tty, so derun has a
+    // terminal on all three fds and goes raw), signals it once the child is up, then checks the
+    // terminal is back to what it was.
+    const script = `stty -a > before; ${derun} run -- sh -c 'echo ready > ready; sleep 30' < /dev/tty & pid=$!; while [ ! -s ready ]; do sleep 0.05; done; kill -USR1 $pid; wait $pid; echo "status=$?"; stty -a | cmp -s - before && echo restored`;
+    using data = tempDir("derun-data-");
+    const run = spawnInPty(["sh", "-c", script], { env: derunEnv(state.path), cwd: data.path });
+    await run.exited;
+    expect(text(run.output())).toContain("status=138"); // 128 + SIGUSR1: derun died of SIGUSR1
+    expect(text(run.output())).toContain("restored");
+    const session = onlySession(state.path);
+    expect(session.meta).toMatchObject({ transport_mode: "posix-pty" });
+    expect(session.final).toMatchObject({ state: "signaled", signal: "SIGUSR1" });
+  });
+
   test("the user's terminal settings are restored after a normal exit and after a signal death", async () => {
     using state = tempDir();
     const derun = derunArgv().map((a) => `'${a}'`).join(" ");

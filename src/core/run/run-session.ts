@@ -12,7 +12,7 @@ import { SpawnError } from "../transport.ts";
 import { chooseTransport, openWithFallback } from "../transport-select.ts";
 import { Capture } from "./capture.ts";
 import { openSession, recordQuietly } from "./session-recording.ts";
-import { createForwarder } from "./forward.ts";
+import { channelsOfFd, createForwarder } from "./forward.ts";
 import { FORWARDED_SIGNALS, relaySignals, TERMINAL_SIGNALS } from "./signals.ts";
 import { enterRawMode, inForegroundOfTerminal, readWindowSize, type RawModeHandle } from "./terminal.ts";
 
@@ -70,10 +70,18 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
     } catch (error) {
       return await fail(writer, log, 1, describeError(error));
     }
+    if (!transport.supports(probe)) {
+      return await fail(writer, log, 1, `transport "${transport.meta.name}" cannot run here (${process.platform}; ${describeTerminals(probe)})`);
+    }
 
     const capture = new Capture(writer, log);
     let child: RunningChild | undefined;
-    const forward = createForwarder(() => child?.kill("SIGPIPE"));
+    // A broken pipe can come before `open()` has returned the child: remember it until then.
+    const brokenFds = new Set<number>();
+    const forward = createForwarder((fd) => {
+      brokenFds.add(fd);
+      if (child) passBrokenPipe(child, fd);
+    });
     const onOutput = (channel: Parameters<typeof forward>[0], bytes: Uint8Array) => {
       forward(channel, bytes); // the user's stream first: capture must never delay or alter it
       capture.append(channel, bytes);
@@ -95,13 +103,16 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
       const exitCode = error instanceof SpawnError ? SPAWN_EXIT[error.errno] : 1;
       return await fail(writer, log, exitCode, describeError(error));
     }
-    child = opened.child;
+    // Disposed on every way out: a child still running then is killed, never orphaned.
+    await using running = opened.child;
+    child = running;
     const used = opened.transport;
+    for (const fd of brokenFds) passBrokenPipe(running, fd);
     if (!used.capabilities.tty) restoreTerminal();
 
     const startedFailure = await recordQuietly(
       "recording the child's PID",
-      () => writer.started({ pid: child.pid, transportMode: used.meta.name, ttyAttached: used.capabilities.tty }),
+      () => writer.started({ pid: running.pid, transportMode: used.meta.name, ttyAttached: used.capabilities.tty }),
       log,
       sessionId,
     );
@@ -109,15 +120,16 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
     // terminal's foreground, the terminal already delivered Ctrl-C and friends to the child, and
     // forwarding them again would make it see each one twice.
     const terminalSignalsReachChild = !used.capabilities.tty && inForegroundOfTerminal();
-    relay.attach(child, (signal) => !(terminalSignalsReachChild && TERMINAL_SIGNALS.has(signal)));
+    relay.attach(running, (signal) => !(terminalSignalsReachChild && TERMINAL_SIGNALS.has(signal)));
     // The writer logs the transition to running; only the fallback is news here.
     if (opened.fellBack) log.log("warn", "transport_fell_back", { ...logFields, transport_mode: used.meta.name });
 
-    const stopInput = used.capabilities.input === "forward" ? forwardInput(child) : () => {};
-    const stopResize = used.capabilities.resize ? followResize(child) : () => {};
+    const stopInput = used.capabilities.input === "forward" ? forwardInput(running, log) : () => {};
+    // Also once now: a resize during start-up happened before anyone listened.
+    const stopResize = used.capabilities.resize ? followResize(running, { now: true }) : () => {};
     let exit: ChildExit;
     try {
-      exit = await child.exited;
+      exit = await running.exited;
     } finally {
       stopInput();
       stopResize();
@@ -151,25 +163,44 @@ async function fail(writer: SessionWriter, log: Logger, exitCode: number, messag
   return { kind: "failed", exitCode, message };
 }
 
+/** For error messages: which of derun's standard streams are terminals. */
+const describeTerminals = (probe: TerminalProbe): string =>
+  (["stdin", "stdout", "stderr"] as const).map((name) => `${name} ${probe[`${name}IsTty`] ? "a terminal" : "not a terminal"}`).join(", ");
+
+/**
+ * derun's stream `fd` lost its reader: let the child meet the broken pipe itself (its own next write
+ * fails), or, when the transport cannot arrange that, send it SIGPIPE.
+ */
+function passBrokenPipe(child: RunningChild, fd: number): void {
+  if (!child.closeOutput) return child.kill("SIGPIPE");
+  for (const channel of channelsOfFd(fd)) child.closeOutput(channel);
+}
+
 /** Forward derun's stdin to the child byte for byte; returns a function that stops it. */
-function forwardInput(child: RunningChild): () => void {
+function forwardInput(child: RunningChild, log: Logger): () => void {
   const onData = (bytes: Uint8Array) => child.write(bytes);
+  // A read error on derun's stdin (a hung-up terminal) ends the input, and never reaches the screen.
+  const onError = (error: Error) => log.log("warn", "stdin_error", { error: describeError(error) });
   process.stdin.on("data", onData);
+  process.stdin.on("error", onError);
   return () => {
     process.stdin.removeListener("data", onData);
+    process.stdin.removeListener("error", onError);
     process.stdin.pause();
   };
 }
 
 /**
- * Propagate window size changes of derun's terminal to the child. The terminal may be on stderr
- * alone (`derun run -- make | tee log`), where `pipe` gives the child's stderr a terminal to resize.
+ * Propagate window size changes of derun's terminal to the child (`now`: also sync it at once). The
+ * terminal may be on stderr alone (`derun run -- make | tee log`), where `pipe` gives the child's
+ * stderr a terminal to resize.
  */
-function followResize(child: RunningChild): () => void {
+function followResize(child: RunningChild, { now }: { now: boolean }): () => void {
   const onResize = () => {
     const size = readWindowSize(1) ?? readWindowSize(2);
     if (size) child.resize(size);
   };
   process.on("SIGWINCH", onResize);
+  if (now) onResize();
   return () => process.removeListener("SIGWINCH", onResize);
 }

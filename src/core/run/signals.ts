@@ -3,9 +3,22 @@
  */
 import { constants } from "node:os";
 import type { RunningChild } from "../transport.ts";
+import { libc } from "./libc.ts";
 
-/** Termination signals a user or a supervisor sends to derun that belong to the command. */
-export const FORWARDED_SIGNALS = ["SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT"] as const satisfies readonly NodeJS.Signals[];
+/**
+ * Signals a user or a supervisor sends to derun that belong to the command. Any signal whose default
+ * action ends a process is here: one derun did not catch would kill it with the terminal still raw
+ * and the command orphaned.
+ */
+export const FORWARDED_SIGNALS = [
+  "SIGTERM",
+  "SIGHUP",
+  "SIGINT",
+  "SIGQUIT",
+  "SIGUSR1",
+  "SIGUSR2",
+  "SIGALRM",
+] as const satisfies readonly NodeJS.Signals[];
 
 /** The signals a terminal itself sends to its foreground process group (keys, hang-up). */
 export const TERMINAL_SIGNALS: ReadonlySet<NodeJS.Signals> = new Set(["SIGINT", "SIGQUIT", "SIGHUP"]);
@@ -62,7 +75,11 @@ export function relaySignals(
  */
 export function dieBySignal(signal: NodeJS.Signals): never {
   process.removeAllListeners(signal);
+  const signo = constants.signals[signal] ?? 0;
   try {
+    // The runtime itself may ignore a signal (Bun ignores SIGPIPE): put its default action back,
+    // or the kill below does nothing and derun would not die of it.
+    if (process.platform !== "win32") libc().signal(signo, null);
     process.kill(process.pid, signal);
     // A signal sent to our own multi-threaded process may land on another thread a moment later:
     // give it that moment rather than racing it with exit().
@@ -70,5 +87,5 @@ export function dieBySignal(signal: NodeJS.Signals): never {
   } catch {
     // Not deliverable on this platform: fall through to the numeric exit status.
   }
-  process.exit(128 + (constants.signals[signal] ?? 0));
+  process.exit(128 + signo);
 }

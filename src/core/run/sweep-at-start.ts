@@ -7,11 +7,12 @@
  * running every command through derun records hundreds). A stamp file's mtime remembers the last
  * sweep across processes; it is touched before sweeping so concurrent starts do not all sweep.
  */
-import { closeSync, constants, existsSync, fchmodSync, futimesSync, openSync, statSync } from "node:fs";
+import { closeSync, constants, existsSync, fchmodSync, futimesSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describeError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store.ts";
+import { openRegular } from "../store/open-regular.ts";
 
 export const START_SWEEP_INTERVAL_MS = 60_000;
 const STAMP = "last-sweep";
@@ -26,15 +27,25 @@ export async function sweepAtStart(store: Store, log: Logger, now: number = Date
     // never swept (or unreadable): sweep
   }
   try {
-    const fd = openSync(stamp, constants.O_WRONLY | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o600);
-    try {
-      fchmodSync(fd, 0o600);
-      futimesSync(fd, now / 1000, now / 1000);
-    } finally {
-      closeSync(fd);
-    }
+    touchStamp(stamp, now);
+  } catch (error) {
+    // A stamp that cannot be written (a FIFO, a directory, no permission) costs one sweep per start.
+    log.log("warn", "sweep_stamp_failed", { error: describeError(error) });
+  }
+  try {
     await store.sweep();
   } catch (error) {
     log.log("warn", "sweep_failed", { error: describeError(error) });
+  }
+}
+
+/** Create or touch the stamp (a regular file, never opened through a link) with mtime `now`. */
+function touchStamp(stamp: string, now: number): void {
+  const fd = openRegular(stamp, constants.O_WRONLY | constants.O_CREAT, { code: "unsafe_path", mode: 0o600 });
+  try {
+    fchmodSync(fd, 0o600);
+    futimesSync(fd, now / 1000, now / 1000);
+  } finally {
+    closeSync(fd);
   }
 }

@@ -6,31 +6,15 @@
  * own `stty` settings included), not a "cooked" default. On Windows the console mode is owned by the
  * runtime, so `setRawMode` is the faithful choice there.
  */
-import { dlopen, FFIType, ptr } from "bun:ffi";
+import { ptr } from "bun:ffi";
 import tty from "node:tty";
 import type { WindowSize } from "../transport.ts";
+import { libc } from "./libc.ts";
 
 /** A termios struct is 60 bytes on Linux and 72 on macOS; a generous buffer fits both. */
 const TERMIOS_BYTES = 256;
 const TCSANOW = 0;
 const TIOCGWINSZ = process.platform === "darwin" ? 0x40087468 : 0x5413;
-
-type Libc = ReturnType<typeof openLibc>;
-let libc: Libc | undefined;
-
-function openLibc() {
-  const path = process.platform === "darwin" ? "libSystem.B.dylib" : "libc.so.6";
-  return dlopen(path, {
-    tcgetattr: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
-    tcsetattr: { args: [FFIType.i32, FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
-    cfmakeraw: { args: [FFIType.ptr], returns: FFIType.void },
-    ioctl: { args: [FFIType.i32, FFIType.u64, FFIType.ptr], returns: FFIType.i32 },
-    tcgetpgrp: { args: [FFIType.i32], returns: FFIType.i32 },
-    getpgrp: { args: [], returns: FFIType.i32 },
-  }).symbols;
-}
-
-const posixLibc = (): Libc => (libc ??= openLibc());
 
 /** Restores the terminal to what it was before {@link enterRawMode}. Idempotent. */
 export interface RawModeHandle {
@@ -45,7 +29,7 @@ export interface RawModeHandle {
 export function enterRawMode(fd = 0): RawModeHandle | undefined {
   if (!tty.isatty(fd)) return undefined;
   if (process.platform === "win32") return enterRawModeWindows(fd);
-  const c = posixLibc();
+  const c = libc();
   const saved = new Uint8Array(TERMIOS_BYTES);
   if (c.tcgetattr(fd, ptr(saved)) !== 0) return undefined;
   const raw = saved.slice();
@@ -82,7 +66,7 @@ export function readWindowSize(fd = 1): WindowSize | undefined {
     return stream.columns && stream.rows ? { cols: stream.columns, rows: stream.rows } : undefined;
   }
   const winsize = new Uint16Array(4); // ws_row, ws_col, ws_xpixel, ws_ypixel
-  if (posixLibc().ioctl(fd, TIOCGWINSZ, ptr(winsize)) !== 0) return undefined;
+  if (libc().ioctl(fd, TIOCGWINSZ, ptr(winsize)) !== 0) return undefined;
   const [rows = 0, cols = 0] = winsize;
   return rows > 0 && cols > 0 ? { cols, rows } : undefined;
 }
@@ -94,7 +78,7 @@ export function readWindowSize(fd = 1): WindowSize | undefined {
  */
 export function inForegroundOfTerminal(): boolean {
   if (process.platform === "win32") return false;
-  const c = posixLibc();
+  const c = libc();
   const group = c.getpgrp();
   return [0, 1, 2].some((fd) => tty.isatty(fd) && c.tcgetpgrp(fd) === group);
 }
