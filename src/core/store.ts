@@ -176,3 +176,6 @@ export interface Store {
 }
 
 export const DEFAULT_RETENTION_SECONDS = 24 * 60 * 60;
+
+/** Whether a session in `state` may still produce output: its recording derun is at work. */
+export const isLiveState = (state: DerunSessionState): boolean => state === "starting" || state === "running";

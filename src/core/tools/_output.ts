@@ -3,7 +3,7 @@
  * coalesced into chunks and encoded as text or base64, plus the cursor facts a model needs.
  */
 import { DerunSessionState, type DerunOutputChannel, SCHEMA_VERSION } from "../enums.ts";
-import type { OutputSlice, Store } from "../store.ts";
+import { isLiveState, type OutputSlice, type Store } from "../store.ts";
 import type { Encoding } from "./_args.ts";
 import { decodeUtf8, utf8Boundary, utf8SequenceLength } from "./_utf8.ts";
 
@@ -42,9 +42,6 @@ interface Run {
 
 /** A UTF-8 character is at most 4 bytes: read this much past `max_bytes` to finish the last one. */
 const TEXT_LOOKAHEAD = 3;
-
-export const isLive = (state: DerunSessionState): boolean =>
-  state === DerunSessionState.Starting || state === DerunSessionState.Running;
 
 /**
  * Merge adjacent slices of the same channel. Fewer chunks cost fewer tokens, and a character that
@@ -123,7 +120,7 @@ export const readOutput = async (
   const read = await store.read(sessionId, cursor, maxBytes + (text ? TEXT_LOOKAHEAD : 0));
   const runs = coalesce(read.slices);
   const start = runs[0]?.start ?? read.next_cursor;
-  const live = isLive(read.state);
+  const live = isLiveState(read.state);
   const { kept, withheldAtTail } = text
     ? cutForText(runs, start + maxBytes, read.output_bytes, live)
     : { kept: runs, withheldAtTail: false };
