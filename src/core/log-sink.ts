@@ -6,7 +6,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { LogFields, Logger, LogLevel } from "./log.ts";
-import { ensurePrivateDir, O_NOFOLLOW } from "./store/safe-path.ts";
+import { openRegular } from "./store/open-regular.ts";
+import { ensurePrivateDir } from "./store/safe-path.ts";
 
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 const MAX_BYTES = 4 * 1024 * 1024;
@@ -35,7 +36,8 @@ export function openLogSink(root: string, options: { level?: LogLevel; component
     if (Date.now() - failedAt < REOPEN_AFTER_MS) return undefined;
     try {
       ensurePrivateDir(dir);
-      const opened = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_APPEND | O_NOFOLLOW, 0o600);
+      // A FIFO or other non-regular file planted here is refused instead of blocking the run.
+      const opened = openRegular(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_APPEND, { code: "unsafe_path", mode: 0o600 });
       fs.fchmodSync(opened, 0o600);
       size = fs.fstatSync(opened).size;
       fd = opened;

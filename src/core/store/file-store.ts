@@ -20,7 +20,8 @@ import type { Logger } from "../log.ts";
 import { IndexCache, type SessionIndex } from "./index-cache.ts";
 import { OutputWaiter } from "./output-waiter.ts";
 import { sweepSessions } from "./retention.ts";
-import { O_NOFOLLOW, resolveArtifact } from "./safe-path.ts";
+import { openRegular } from "./open-regular.ts";
+import { resolveArtifact } from "./safe-path.ts";
 import { isLiveState, readSessionFacts, type SessionFacts } from "./session-facts.ts";
 import { isValidSessionId } from "./session-id.ts";
 import { createSessionWriter } from "./session-writer.ts";
@@ -119,7 +120,7 @@ const compareDesc = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
 /** Positional read of exactly `[start, end)` of output.bin. */
 function readWindow(outputPath: string, start: number, end: number, sessionId: string): Buffer {
   const buffer = Buffer.allocUnsafe(end - start);
-  const fd = fs.openSync(outputPath, fs.constants.O_RDONLY | O_NOFOLLOW);
+  const fd = openRegular(outputPath, fs.constants.O_RDONLY);
   try {
     let got = 0;
     while (got < buffer.length) {

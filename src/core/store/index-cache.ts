@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import type { IndexRecord } from "../store.ts";
 import { DerunOutputChannel } from "../enums.ts";
-import { O_NOFOLLOW } from "./safe-path.ts";
+import { openRegular } from "./open-regular.ts";
 
 const READ_BLOCK = 1 << 20;
 const NEWLINE = 0x0a;
@@ -27,7 +27,7 @@ export class SessionIndex {
   refresh(indexPath: string): void {
     let fd: number;
     try {
-      fd = fs.openSync(indexPath, fs.constants.O_RDONLY | O_NOFOLLOW);
+      fd = openRegular(indexPath, fs.constants.O_RDONLY);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "ENOENT") return this.reset("");
       throw e;
@@ -104,7 +104,7 @@ const TAIL_BYTES = 4096;
 function committedFromTail(indexPath: string): number {
   let fd: number;
   try {
-    fd = fs.openSync(indexPath, fs.constants.O_RDONLY | O_NOFOLLOW);
+    fd = openRegular(indexPath, fs.constants.O_RDONLY);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return 0;
     throw e;

@@ -5,16 +5,16 @@
  */
 import * as fs from "node:fs";
 import { tryLockFile, unlockFile } from "./file-lock.ts";
-import { O_NOFOLLOW } from "./safe-path.ts";
+import { openRegular } from "./open-regular.ts";
 
 /**
  * Whether a live writer holds the lock file at `lockPath` (a path already checked by safe-path).
- * A missing lock file means no writer.
+ * A missing lock file means no writer; one that is not a regular file throws `corrupt_session`.
  */
 export function isWriterAlive(lockPath: string): boolean {
   let fd: number;
   try {
-    fd = fs.openSync(lockPath, fs.constants.O_RDONLY | O_NOFOLLOW);
+    fd = openRegular(lockPath, fs.constants.O_RDONLY);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return false;
     throw e;

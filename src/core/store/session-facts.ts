@@ -8,7 +8,8 @@ import { DEFAULT_RETENTION_SECONDS, type SessionFinal, type SessionMeta } from "
 import { DerunError, sessionNotFound } from "../errors.ts";
 import type { DerunSessionState } from "../enums.ts";
 import { isWriterAlive } from "./liveness.ts";
-import { O_NOFOLLOW, resolveArtifact, resolveSessionDir, type ArtifactName } from "./safe-path.ts";
+import { MAX_JSON_BYTES, openRegular, readBoundedSync } from "./open-regular.ts";
+import { resolveArtifact, resolveSessionDir, type ArtifactName } from "./safe-path.ts";
 import { isValidSessionId } from "./session-id.ts";
 
 export interface SessionFacts {
@@ -66,11 +67,11 @@ export function lastModified(dir: string): Date {
 }
 
 function readJson<T>(dir: string, name: ArtifactName, id: string, valid: (v: unknown) => v is T): T | undefined {
-  let text: string;
+  let text: string | undefined;
   try {
-    const fd = fs.openSync(resolveArtifact(dir, name), fs.constants.O_RDONLY | O_NOFOLLOW);
+    const fd = openRegular(resolveArtifact(dir, name), fs.constants.O_RDONLY);
     try {
-      text = fs.readFileSync(fd, "utf8");
+      text = readBoundedSync(fd, MAX_JSON_BYTES);
     } finally {
       fs.closeSync(fd);
     }
@@ -78,6 +79,7 @@ function readJson<T>(dir: string, name: ArtifactName, id: string, valid: (v: unk
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw e;
   }
+  if (text === undefined) throw new DerunError("corrupt_session", `corrupt session ${id}: ${name} is larger than ${MAX_JSON_BYTES} bytes`);
   let value: unknown;
   try {
     value = JSON.parse(text);

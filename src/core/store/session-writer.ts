@@ -17,7 +17,8 @@ import type { Logger } from "../log.ts";
 import { writeAllSync } from "../write-all.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { lockFile, unlockFile } from "./file-lock.ts";
-import { ensurePrivateDir, O_NOFOLLOW, resolveArtifact, resolveSessionDir, type ArtifactName } from "./safe-path.ts";
+import { openRegular } from "./open-regular.ts";
+import { ensurePrivateDir, resolveArtifact, resolveSessionDir, type ArtifactName } from "./safe-path.ts";
 import { generateSessionId, validateSessionId } from "./session-id.ts";
 
 const { O_WRONLY, O_RDWR, O_CREAT, O_APPEND, O_TRUNC } = fs.constants;
@@ -73,9 +74,9 @@ function refuseExisting(dir: string, id: string): void {
   }
 }
 
-/** Open an artifact without following links, and make it 0600 whatever the umask. */
+/** Open an artifact (a regular file, links not followed), and make it 0600 whatever the umask. */
 function openPrivate(dir: string, name: ArtifactName, flags: number): number {
-  const fd = fs.openSync(resolveArtifact(dir, name), flags | O_NOFOLLOW, 0o600);
+  const fd = openRegular(resolveArtifact(dir, name), flags, { mode: 0o600 });
   try {
     fs.fchmodSync(fd, 0o600);
   } catch (e) {
