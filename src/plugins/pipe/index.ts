@@ -7,16 +7,21 @@
  * closed stdin stays closed, EOF arrives when it would). Forwarding through a pipe would lose all of
  * that and add a copy.
  *
- * stdout and stderr are each a pipe, except where derun's own fd 1 or 2 is a terminal (POSIX): that
+ * stdout and stderr are each a real pipe (./_fifo-pipe.ts: not the socket Bun would give, which
+ * breaks `echo x > /dev/stderr`), except where derun's own fd 1 or 2 is a terminal (POSIX): that
  * stream gets a PTY of its own (see ./_stream-pty.ts), so the child sees a terminal exactly where it
  * would without derun (`derun run -- make | tee log`, `echo x | derun run -- grep --color=auto x`).
+ *
+ * When a reader of derun's own output goes away, closeOutput closes derun's end of that stream, so
+ * the child meets the broken pipe itself (EPIPE or SIGPIPE, whichever it chose), as without derun.
  */
 import tty from "node:tty";
 import { defineTransport, type RunningChild, type TransportOpenOptions, type WindowSize } from "../../core/transport.ts";
 import type { DerunOutputChannel } from "../../core/enums.ts";
 import { exitOf, toSpawnError } from "../_bun-spawn.ts";
 import { DrainWindow } from "../_grace.ts";
-import { openStreamPty, terminalSize, type StreamPty } from "./_stream-pty.ts";
+import { openFifoPipe } from "./_fifo-pipe.ts";
+import { openStreamPty, terminalSize } from "./_stream-pty.ts";
 
 export default defineTransport({
   meta: { name: "pipe", description: "Pipes for stdout and stderr (a PTY each where derun has a terminal), stdin inherited" },
@@ -34,44 +39,65 @@ interface Reader {
 
 /** derun's own fd for each output channel of the child. */
 const FD_OF: Record<"stdout" | "stderr", number> = { stdout: 1, stderr: 2 };
+const CHANNELS = ["stdout", "stderr"] as const;
+
+/**
+ * Both ends of one output stream when derun made them itself (a stream PTY or a FIFO pipe): the
+ * child gets `childEnd`, derun reads the non-blocking `ourEnd`.
+ */
+interface OwnEnds {
+  readonly childEnd: number;
+  readonly ourEnd: number;
+  /** Close derun's copy of the child's end, right after the spawn. */
+  closeChildEnd(): void;
+  /** Resize when the stream is a terminal; `true` when the size changed. */
+  resize(size: WindowSize): boolean;
+  /** Close every end still open. Idempotent. */
+  close(): void;
+}
+
+/** One output stream as derun reads it. */
+interface Output {
+  readonly reader: Reader;
+  /** Stop reading and close derun's end. Idempotent; resolves once the end is closed. */
+  stop(): Promise<void>;
+}
 
 function openPipe(command: readonly string[], options: TransportOpenOptions): RunningChild {
-  const ptys = { stdout: streamPtyFor("stdout", options.size), stderr: streamPtyFor("stderr", options.size) };
-  const closePtys = () => {
-    ptys.stdout?.close();
-    ptys.stderr?.close();
-  };
+  const ends = { stdout: endsFor("stdout", options.size), stderr: endsFor("stderr", options.size) };
   let proc: Bun.Subprocess<"inherit", "pipe" | number, "pipe" | number>;
   try {
     proc = Bun.spawn([...command], {
       cwd: options.cwd,
       env: options.env,
       stdin: "inherit",
-      stdout: ptys.stdout?.slave ?? "pipe",
-      stderr: ptys.stderr?.slave ?? "pipe",
+      stdout: ends.stdout?.childEnd ?? "pipe",
+      stderr: ends.stderr?.childEnd ?? "pipe",
     });
   } catch (error) {
-    closePtys();
+    ends.stdout?.close();
+    ends.stderr?.close();
     throw toSpawnError(command, options.cwd, error) ?? error;
   }
   // The child has its own copies now; ours would keep the stream from ever ending.
-  ptys.stdout?.closeSlave();
-  ptys.stderr?.closeSlave();
-  const stdout = readerOf(ptys.stdout, proc.stdout);
-  const stderr = readerOf(ptys.stderr, proc.stderr);
+  ends.stdout?.closeChildEnd();
+  ends.stderr?.closeChildEnd();
+  const outputs = { stdout: outputOf(ends.stdout, proc.stdout), stderr: outputOf(ends.stderr, proc.stderr) };
   const drain = new DrainWindow();
   const deliver = (channel: DerunOutputChannel, bytes: Uint8Array) => {
     drain.activity();
     options.onOutput(channel, bytes);
   };
-  const streamsEnd = Promise.all([pump(stdout, "stdout", deliver), pump(stderr, "stderr", deliver)]);
+  // A stream stopped early by closeOutput ends its pump at once, so it never holds up this drain.
+  const streamsEnd = Promise.all(CHANNELS.map((channel) => pump(outputs[channel].reader, channel, deliver)));
 
   const exited = proc.exited.then(async () => {
-    if (!(await drain.drain(streamsEnd))) {
-      // A grandchild still holds a stream: stop reading so it cannot keep derun alive.
-      await Promise.all([stdout.cancel(), stderr.cancel()]);
-    }
-    closePtys();
+    // Not finished in time: a grandchild still holds a stream; stopping it cannot keep derun alive.
+    const finished = await drain.drain(streamsEnd);
+    if (!finished) await Promise.all(CHANNELS.map((channel) => outputs[channel].stop()));
+    // Our ends are closed whichever way the streams ended.
+    ends.stdout?.close();
+    ends.stderr?.close();
     return exitOf(proc);
   });
 
@@ -88,12 +114,20 @@ function openPipe(command: readonly string[], options: TransportOpenOptions): Ru
      */
     resize: (size) => {
       let changed = false;
-      for (const channel of ["stdout", "stderr"] as const) {
-        if (ptys[channel]?.resize(terminalSize(FD_OF[channel]) ?? size)) changed = true;
+      for (const channel of CHANNELS) {
+        if (ends[channel]?.resize(terminalSize(FD_OF[channel]) ?? size)) changed = true;
       }
       if (changed && proc.exitCode === null && proc.signalCode === null) proc.kill("SIGWINCH");
     },
     kill: (signal) => proc.kill(signal),
+    /**
+     * Stops reading `channel` and closes derun's end of it, so the child's next write there fails
+     * as it would without derun: EPIPE (or SIGPIPE) on a pipe. On a stream PTY the child gets EIO
+     * instead, as when a terminal goes away. Other channels keep being read and recorded.
+     */
+    closeOutput: (channel) => {
+      if (channel === "stdout" || channel === "stderr") void outputs[channel].stop();
+    },
     exited,
     [Symbol.asyncDispose]: async () => {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
@@ -103,25 +137,40 @@ function openPipe(command: readonly string[], options: TransportOpenOptions): Ru
 }
 
 /**
- * A PTY for `channel` when derun's own fd for it is a terminal (POSIX only), sized like that
- * terminal; otherwise undefined and the stream is a plain pipe, as it is when no PTY can be
- * allocated: a pipe loses the terminal but never a byte, and must not stop the command from running.
+ * derun's own ends for `channel`: a PTY when derun's own fd for it is a terminal, sized like that
+ * terminal; else a FIFO pipe (see ./_fifo-pipe.ts). On Windows, or when neither can be made,
+ * undefined and Bun makes the stream ("pipe": a socketpair on POSIX): it loses the terminal or the
+ * pipe type but never a byte, and must not stop the command from running.
  */
-function streamPtyFor(channel: "stdout" | "stderr", size: WindowSize | undefined): StreamPty | undefined {
+function endsFor(channel: "stdout" | "stderr", size: WindowSize | undefined): OwnEnds | undefined {
   const fd = FD_OF[channel];
-  if (process.platform === "win32" || !tty.isatty(fd)) return undefined;
+  if (process.platform === "win32") return undefined;
+  if (tty.isatty(fd)) {
+    const pty = tryOpen(() => openStreamPty(terminalSize(fd) ?? size));
+    if (pty) return { childEnd: pty.slave, ourEnd: pty.master, closeChildEnd: pty.closeSlave, resize: pty.resize, close: pty.close };
+  }
+  const pipe = tryOpen(openFifoPipe);
+  return pipe && { childEnd: pipe.writeEnd, ourEnd: pipe.readEnd, closeChildEnd: pipe.closeWriteEnd, resize: () => false, close: pipe.close };
+}
+
+function tryOpen<T>(open: () => T): T | undefined {
   try {
-    return openStreamPty(terminalSize(fd) ?? size);
+    return open();
   } catch {
     return undefined;
   }
 }
 
-/** The reader of one stream: the PTY master when there is one, else the child's pipe. */
-function readerOf(pty: StreamPty | undefined, pipe: ReadableStream<Uint8Array> | number | undefined): Reader {
-  if (pty) return Bun.file(pty.master).stream().getReader();
-  if (pipe instanceof ReadableStream) return pipe.getReader();
-  throw new Error("pipe: Bun did not give a readable stream for a piped output");
+/** The reader of one stream: derun's own end when it made the ends, else the stream Bun made. */
+function outputOf(ends: OwnEnds | undefined, bunPipe: ReadableStream<Uint8Array> | number | undefined): Output {
+  let reader: Reader;
+  if (ends) reader = Bun.file(ends.ourEnd).stream().getReader();
+  else if (bunPipe instanceof ReadableStream) reader = bunPipe.getReader();
+  else throw new Error("pipe: Bun did not give a readable stream for a piped output");
+  let stopped: Promise<void> | undefined;
+  // Cancel first so Bun no longer polls the fd, then close it (Bun closes its own pipe on cancel).
+  const stop = () => (stopped ??= reader.cancel().then(() => ends?.close(), () => ends?.close()));
+  return { reader, stop };
 }
 
 /** Delivers every chunk of one stream to `onOutput` as it arrives; resolves at the stream's end. */
