@@ -89,10 +89,14 @@ export class FileStore implements Store {
   }
 
   async waitForOutput(sessionId: string, cursor: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
-    const ready = (info: SessionInfo) => info.output_bytes > cursor || !isLiveState(info.state);
     const { info, facts } = this.info(sessionId);
-    if (ready(info) || timeoutMs <= 0) return;
-    await this.waiter.wait(facts.dir, async () => ready(this.info(sessionId).info), timeoutMs, signal);
+    if (info.output_bytes > cursor || !isLiveState(info.state) || timeoutMs <= 0) return;
+    // Every waiter on this session shares one check per file event (see OutputWaiter).
+    const progress = async () => {
+      const { info } = this.info(sessionId);
+      return { committed: info.output_bytes, live: isLiveState(info.state) };
+    };
+    await this.waiter.wait(facts.dir, cursor, progress, timeoutMs, signal);
   }
 
   async sweep(options: SweepOptions = {}): Promise<SweepOutcome[]> {

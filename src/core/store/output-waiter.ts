@@ -1,25 +1,37 @@
 /**
  * Long-poll support for `waitForOutput`. All waiters on one session share one `fs.watch` of its
- * directory (inotify on Linux), reference-counted and closed when the last waiter leaves; one slow
- * safety poll, shared by all sessions, re-checks every waiter in case a notification was missed or
- * the writer died (a SIGKILLed derun leaves no file change behind).
+ * directory (inotify on Linux), reference-counted and closed when the last waiter leaves, and one
+ * progress check: a file event reads the session's facts once, then wakes every waiter whose
+ * cursor is below the committed end (or all of them once the session is over), so N agents
+ * waiting on a busy session cost one check per chunk, not N. One slow safety poll, shared by all
+ * sessions, re-checks every watched directory in case a notification was missed or the writer
+ * died (a SIGKILLed derun leaves no file change behind).
  */
 import * as fs from "node:fs";
 
-/** Resolves `true` when the waiter should return (new bytes, session over, or session gone). */
-export type WaitCheck = () => Promise<boolean>;
+/** What one check of a session found. */
+export interface WaitProgress {
+  /** Bytes covered by complete index lines. */
+  readonly committed: number;
+  /** Whether the recording derun is still at work (more bytes may come). */
+  readonly live: boolean;
+}
+
+/** Reads a session's progress; a rejection (session gone or unreadable) wakes all its waiters. */
+export type ProgressCheck = () => Promise<WaitProgress>;
 
 interface Waiter {
-  readonly check: WaitCheck;
+  readonly cursor: number;
   readonly finish: () => void;
-  running: boolean;
-  again: boolean;
-  left: boolean;
 }
 
 interface WatchedDir {
   readonly watcher: fs.FSWatcher | undefined;
+  /** The check of this directory's session: every waiter's check would read the same files. */
+  readonly check: ProgressCheck;
   readonly waiters: Set<Waiter>;
+  running: boolean;
+  again: boolean;
 }
 
 /** The shared watchers and safety poll of one store. */
@@ -30,39 +42,38 @@ export class OutputWaiter {
   constructor(private readonly pollIntervalMs = 1000) {}
 
   /**
-   * Resolve once `check` says so, after `timeoutMs`, or when `signal` aborts. `check` runs first
-   * after the watch is in place, so a change between the caller's own check and the watch is seen.
+   * Resolve once committed output passes `cursor` or the session is over (as `check` of session
+   * directory `dir` reports), after `timeoutMs`, or when `signal` aborts. A check runs once the
+   * watch is in place, so a change between the caller's own check and the watch is seen.
    */
-  wait(dir: string, check: WaitCheck, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  wait(dir: string, cursor: number, check: ProgressCheck, timeoutMs: number, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve) => {
       if (signal?.aborted) return resolve();
       let timer: ReturnType<typeof setTimeout> | undefined;
+      let left = false;
       const onAbort = () => waiter.finish();
       const waiter: Waiter = {
-        check,
-        running: false,
-        again: false,
-        left: false,
+        cursor,
         finish: () => {
-          if (waiter.left) return;
-          waiter.left = true;
+          if (left) return;
+          left = true;
           this.remove(dir, waiter);
           clearTimeout(timer);
           signal?.removeEventListener("abort", onAbort);
           resolve();
         },
       };
-      this.add(dir, waiter);
+      this.add(dir, waiter, check);
       timer = setTimeout(waiter.finish, Math.max(0, timeoutMs));
       signal?.addEventListener("abort", onAbort, { once: true });
-      this.run(waiter);
+      this.checkDir(dir);
     });
   }
 
-  private add(dir: string, waiter: Waiter): void {
+  private add(dir: string, waiter: Waiter, check: ProgressCheck): void {
     let entry = this.dirs.get(dir);
     if (!entry) {
-      entry = { watcher: this.watch(dir), waiters: new Set() };
+      entry = { watcher: this.watch(dir), check, waiters: new Set(), running: false, again: false };
       this.dirs.set(dir, entry);
     }
     entry.waiters.add(waiter);
@@ -93,31 +104,30 @@ export class OutputWaiter {
     }
   }
 
-  private checkDir(dir: string): void {
-    const entry = this.dirs.get(dir);
-    if (entry) for (const waiter of entry.waiters) this.run(waiter);
-  }
-
   private checkAll(): void {
     for (const dir of [...this.dirs.keys()]) this.checkDir(dir);
   }
 
-  /** One check at a time per waiter; changes during a check cause exactly one more. */
-  private run(waiter: Waiter): void {
-    if (waiter.left) return;
-    if (waiter.running) {
-      waiter.again = true;
+  /** One check at a time per directory; events during a check cause exactly one more. */
+  private checkDir(dir: string): void {
+    const entry = this.dirs.get(dir);
+    if (!entry) return;
+    if (entry.running) {
+      entry.again = true;
       return;
     }
-    waiter.running = true;
-    waiter.again = false;
-    waiter
+    entry.running = true;
+    entry.again = false;
+    entry
       .check()
-      .catch(() => true)
+      .then(
+        ({ committed, live }) => (waiter: Waiter) => !live || committed > waiter.cursor,
+        () => () => true,
+      )
       .then((done) => {
-        waiter.running = false;
-        if (done) waiter.finish();
-        else if (waiter.again) this.run(waiter);
+        entry.running = false;
+        for (const waiter of [...entry.waiters]) if (done(waiter)) waiter.finish();
+        if (entry.again && this.dirs.get(dir) === entry) this.checkDir(dir);
       });
   }
 }
