@@ -153,6 +153,7 @@ function endsFor(channel: "stdout" | "stderr", size: WindowSize | undefined): Ow
   return pipe && { childEnd: pipe.writeEnd, ourEnd: pipe.readEnd, closeChildEnd: pipe.closeWriteEnd, resize: () => false, close: pipe.close };
 }
 
+/** `open()`, or undefined when it throws: a missing PTY or FIFO only costs fidelity, never the run. */
 function tryOpen<T>(open: () => T): T | undefined {
   try {
     return open();
@@ -168,7 +169,7 @@ function outputOf(ends: OwnEnds | undefined, bunPipe: ReadableStream<Uint8Array>
   else if (bunPipe instanceof ReadableStream) reader = bunPipe.getReader();
   else throw new Error("pipe: Bun did not give a readable stream for a piped output");
   let stopped: Promise<void> | undefined;
-  // Cancel first so Bun no longer polls the fd, then close it (Bun closes its own pipe on cancel).
+  // Cancel first so Bun no longer polls our fd, then close it. A stream Bun made is Bun's to close.
   const stop = () => (stopped ??= reader.cancel().then(() => ends?.close(), () => ends?.close()));
   return { reader, stop };
 }
