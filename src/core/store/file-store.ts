@@ -5,15 +5,16 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type {
-  CreateSessionOptions,
-  OutputSlice,
-  ReadResult,
-  SessionInfo,
-  SessionWriter,
-  Store,
-  SweepOptions,
-  SweepOutcome,
+import {
+  isLiveState,
+  type CreateSessionOptions,
+  type OutputSlice,
+  type ReadResult,
+  type SessionInfo,
+  type SessionWriter,
+  type Store,
+  type SweepOptions,
+  type SweepOutcome,
 } from "../store.ts";
 import { DerunError, isDerunError } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -22,7 +23,7 @@ import { OutputWaiter } from "./output-waiter.ts";
 import { sweepSessions } from "./retention.ts";
 import { openRegular } from "./open-regular.ts";
 import { resolveArtifact } from "./safe-path.ts";
-import { isLiveState, readSessionFacts, type SessionFacts } from "./session-facts.ts";
+import { readSessionFacts, type SessionFacts } from "./session-facts.ts";
 import { isValidSessionId } from "./session-id.ts";
 import { createSessionWriter } from "./session-writer.ts";
 

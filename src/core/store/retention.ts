@@ -6,11 +6,11 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { DEFAULT_RETENTION_SECONDS, type CleanupReason, type SweepOptions, type SweepOutcome } from "../store.ts";
+import { DEFAULT_RETENTION_SECONDS, isLiveState, type CleanupReason, type SweepOptions, type SweepOutcome } from "../store.ts";
 import type { Logger } from "../log.ts";
 import { isWriterAlive } from "./liveness.ts";
 import { resolveArtifact, resolveSessionDir } from "./safe-path.ts";
-import { isLiveState, lastModified, readSessionFacts, retentionOf } from "./session-facts.ts";
+import { lastModified, readSessionFacts, retentionOf } from "./session-facts.ts";
 
 /** Sweep `<root>/sessions`; calls `forget(id)` for each removed session. */
 export function sweepSessions(root: string, options: SweepOptions, log: Logger, forget: (id: string) => void): SweepOutcome[] {

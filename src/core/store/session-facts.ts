@@ -22,8 +22,6 @@ export interface SessionFacts {
   readonly expires_at?: string;
 }
 
-/** Whether a state means the recording derun is still at work. */
-export const isLiveState = (state: DerunSessionState) => state === "starting" || state === "running";
 
 /**
  * Read the facts of session `id`. Throws `session_not_found` for an invalid id, a missing directory
