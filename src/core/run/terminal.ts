@@ -7,6 +7,7 @@
  * runtime, so `setRawMode` is the faithful choice there.
  */
 import { ptr } from "bun:ffi";
+import { closeSync, constants, openSync } from "node:fs";
 import tty from "node:tty";
 import type { WindowSize } from "../transport.ts";
 import { libc } from "./libc.ts";
@@ -14,7 +15,8 @@ import { libc } from "./libc.ts";
 /** A termios struct is 60 bytes on Linux and 72 on macOS; a generous buffer fits both. */
 const TERMIOS_BYTES = 256;
 const TCSANOW = 0;
-const TIOCGWINSZ = process.platform === "darwin" ? 0x40087468 : 0x5413;
+/** Linux's number; other platforms do not call ioctl (see readWindowSize). */
+const TIOCGWINSZ = 0x5413;
 
 /** Restores the terminal to what it was before {@link enterRawMode}. Idempotent. */
 export interface RawModeHandle {
@@ -65,10 +67,32 @@ export function readWindowSize(fd = 1): WindowSize | undefined {
     const stream = fd === 2 ? process.stderr : process.stdout;
     return stream.columns && stream.rows ? { cols: stream.columns, rows: stream.rows } : undefined;
   }
+  // ioctl is variadic: bun:ffi calls it correctly where variadic arguments travel in registers
+  // (Linux x64 and arm64), not on Apple arm64. Elsewhere ask stty, which reports the size of the
+  // terminal on its stdin (the runtime's own columns/rows go stale after a resize).
+  if (process.platform !== "linux") return sttySize(fd);
   const winsize = new Uint16Array(4); // ws_row, ws_col, ws_xpixel, ws_ypixel
   if (libc().ioctl(fd, TIOCGWINSZ, ptr(winsize)) !== 0) return undefined;
   const [rows = 0, cols = 0] = winsize;
   return rows > 0 && cols > 0 ? { cols, rows } : undefined;
+}
+
+/** The size of terminal `fd` as `stty size` reports it (the path used where ioctl cannot be called). */
+export function sttySize(fd: number): WindowSize | undefined {
+  // The same terminal opened anew: the runtime will not hand its own stdout/stderr to a child's stdin.
+  let terminal: number;
+  try {
+    terminal = openSync(`/dev/fd/${fd}`, constants.O_RDONLY | constants.O_NOCTTY | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const result = Bun.spawnSync(["stty", "size"], { stdin: terminal, stdout: "pipe", stderr: "ignore" });
+    const [rows = 0, cols = 0] = result.stdout.toString().trim().split(/\s+/).map(Number);
+    return rows > 0 && cols > 0 ? { cols, rows } : undefined;
+  } finally {
+    closeSync(terminal);
+  }
 }
 
 /**

@@ -115,7 +115,7 @@ function openPipe(command: readonly string[], options: TransportOpenOptions): Ru
     resize: (size) => {
       let changed = false;
       for (const channel of CHANNELS) {
-        if (ends[channel]?.resize(terminalSize(FD_OF[channel]) ?? size)) changed = true;
+        if (ends[channel]?.resize(size)) changed = true;
       }
       if (changed && proc.exitCode === null && proc.signalCode === null) proc.kill("SIGWINCH");
     },
@@ -137,17 +137,23 @@ function openPipe(command: readonly string[], options: TransportOpenOptions): Ru
 }
 
 /**
- * derun's own ends for `channel`: a PTY when derun's own fd for it is a terminal, sized like that
- * terminal; else a FIFO pipe (see ./_fifo-pipe.ts). On Windows, or when neither can be made,
+ * derun's own ends for `channel`: on Linux a PTY when derun's own fd for it is a terminal, sized
+ * like that terminal; else a FIFO pipe (see ./_fifo-pipe.ts). On Windows, or when neither can be made,
  * undefined and Bun makes the stream ("pipe": a socketpair on POSIX): it loses the terminal or the
  * pipe type but never a byte, and must not stop the command from running.
  */
 function endsFor(channel: "stdout" | "stderr", size: WindowSize | undefined): OwnEnds | undefined {
   const fd = FD_OF[channel];
   if (process.platform === "win32") return undefined;
-  if (tty.isatty(fd)) {
+  // Linux only: sizing a PTY takes ioctl, which is variadic, and bun:ffi cannot call a variadic
+  // function correctly on Apple arm64 (its variadic arguments travel on the stack).
+  if (process.platform === "linux" && tty.isatty(fd)) {
     const pty = tryOpen(() => openStreamPty(terminalSize(fd) ?? size));
-    if (pty) return { childEnd: pty.slave, ourEnd: pty.master, closeChildEnd: pty.closeSlave, resize: pty.resize, close: pty.close };
+    if (pty) {
+      // Sized like derun's own terminal on that fd; `fallback` only when that cannot be read.
+      const resize = (fallback: WindowSize) => pty.resize(terminalSize(fd) ?? fallback);
+      return { childEnd: pty.slave, ourEnd: pty.master, closeChildEnd: pty.closeSlave, resize, close: pty.close };
+    }
   }
   const pipe = tryOpen(openFifoPipe);
   return pipe && { childEnd: pipe.writeEnd, ourEnd: pipe.readEnd, closeChildEnd: pipe.closeWriteEnd, resize: () => false, close: pipe.close };
