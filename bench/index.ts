@@ -57,6 +57,9 @@ try {
   const ctx: BenchContext = { quick, dir, derun, progress };
   for (const name of only) {
     try {
+      // Start each figure with no dirty pages: the writeback of one figure's hundreds of MB must not
+      // throttle the next one's writes (it made the pipe ratio swing between 0.6 and 1.4).
+      Bun.spawnSync(["sync"]);
       figures.push(...[await FIGURES[name]!(ctx)].flat());
     } catch (error) {
       failed = true;
