@@ -4,11 +4,10 @@
  * UTF-8 (ASCII with multi-byte characters, some split across chunk edges), so both encodings can be
  * checked byte for byte against the file.
  */
-import * as fs from "node:fs";
 import * as path from "node:path";
 import type { BenchContext } from "./lib/context.ts";
 import { derunEnv, outputBin, stateRoot } from "./lib/derun.ts";
-import { assertIntact, ByteCheck, digestFile, type Digest } from "./lib/files.ts";
+import { assertIntact, ByteCheck, digestFile, writeFileOfBlocks, type Digest } from "./lib/files.ts";
 import { interleave } from "./lib/interleave.ts";
 import { connectMcp, type McpSession } from "./lib/mcp-client.ts";
 import type { Figure } from "./lib/report.ts";
@@ -20,19 +19,7 @@ const MiB = 1 << 20;
 function writeTextFile(file: string, size: number): Digest {
   const line = Buffer.from("derun bench: plain ASCII, é ü ñ, € ✓ 漢字, 😀 🚀 and more text\n");
   const block = Buffer.concat(Array.from({ length: Math.ceil(MiB / line.length) }, () => line)).subarray(0, MiB - (MiB % line.length));
-  const check = new ByteCheck();
-  const fd = fs.openSync(file, "w", 0o600);
-  try {
-    for (let left = size; left > 0; ) {
-      const part = block.subarray(0, Math.min(left, block.length));
-      fs.writeSync(fd, part);
-      check.update(part);
-      left -= part.length;
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-  return check.digest();
+  return writeFileOfBlocks(file, size, (left) => block.subarray(0, Math.min(left, block.length)));
 }
 
 /** Pages from cursor "0" to eof; checks the bytes; resolves with wall ms. */

@@ -29,13 +29,16 @@ export interface Digest {
   readonly sha256: string;
 }
 
-/** Writes `size` random bytes to `path` (1 MiB at a time) and returns their digest. */
-export function writeRandomFile(path: string, size: number): Digest {
+/**
+ * Writes `size` bytes to `path`, block by block as `nextBlock(bytesLeft)` hands them out (each at
+ * most `bytesLeft` long), and returns their digest.
+ */
+export function writeFileOfBlocks(path: string, size: number, nextBlock: (bytesLeft: number) => Uint8Array): Digest {
   const check = new ByteCheck();
   const fd = fs.openSync(path, "w", 0o600);
   try {
     for (let left = size; left > 0; ) {
-      const block = randomBytes(Math.min(left, 1 << 20));
+      const block = nextBlock(left);
       fs.writeSync(fd, block);
       check.update(block);
       left -= block.length;
@@ -45,6 +48,10 @@ export function writeRandomFile(path: string, size: number): Digest {
   }
   return check.digest();
 }
+
+/** Writes `size` random bytes to `path` (1 MiB at a time) and returns their digest. */
+export const writeRandomFile = (path: string, size: number): Digest =>
+  writeFileOfBlocks(path, size, (left) => randomBytes(Math.min(left, 1 << 20)));
 
 /** Digest of a whole file, streamed. */
 export async function digestFile(path: string): Promise<Digest> {

@@ -47,9 +47,12 @@ export async function runDerun(
     cwd?: string;
     /** argv run in front of derun (e.g. a shell setting resource limits, then `exec "$@"`). */
     wrap?: readonly string[];
+    /** A derun binary to run instead of {@link derunArgv}'s. */
+    derun?: string;
   },
 ): Promise<Completed> {
-  const proc = Bun.spawn([...(options.wrap ?? []), ...derunArgv(), ...args], {
+  const derun = options.derun === undefined ? derunArgv() : [options.derun];
+  const proc = Bun.spawn([...(options.wrap ?? []), ...derun, ...args], {
     env: derunEnv(options.stateRoot, options.env),
     stdin: options.stdin ?? "ignore",
     stdout: "pipe",

@@ -9,7 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
-import { derunEnv, randomBytes, sha256, tempDir, text } from "../helpers/cli.ts";
+import { derunEnv, randomBytes, runDerun, sha256, tempDir, text } from "../helpers/cli.ts";
 import { spawnInPty } from "../helpers/pty.ts";
 import { readSession } from "../helpers/session.ts";
 import { compiledBinary } from "./_binary.ts";
@@ -28,17 +28,8 @@ afterAll(() => {
 });
 
 /** Run the binary with pipes (so it picks the pipe transport) and collect everything. */
-async function run(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
-  const proc = Bun.spawn([binary, ...args], {
-    cwd: options.cwd ?? work.path,
-    env: derunEnv(state.path, options.env),
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).bytes(), new Response(proc.stderr).bytes(), proc.exited]);
-  return { exitCode: proc.exitCode, stdout, stderr };
-}
+const run = (args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) =>
+  runDerun(args, { stateRoot: state.path, cwd: work.path, derun: binary, ...options });
 
 describe("compiled binary", () => {
   test("sits alone in its directory", () => {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { derunEnv, REPO_ROOT, tempDir, text } from "../helpers/cli.ts";
+import { REPO_ROOT, runDerun, tempDir, text } from "../helpers/cli.ts";
 import { readSession } from "../helpers/session.ts";
 import { compiledBinary } from "./_binary.ts";
 
@@ -25,9 +25,8 @@ afterAll(() => {
 });
 
 async function run(args: string[], env: Record<string, string> = {}) {
-  const proc = Bun.spawn([binary, ...args], { cwd: work.path, env: derunEnv(state.path, env), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { exitCode: proc.exitCode, stdout, stderr };
+  const done = await runDerun(args, { stateRoot: state.path, cwd: work.path, derun: binary, env });
+  return { exitCode: done.exitCode, stdout: text(done.stdout), stderr: text(done.stderr) };
 }
 
 const onLinux = process.platform === "linux";
