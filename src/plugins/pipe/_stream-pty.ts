@@ -8,26 +8,28 @@
  * exactly the bytes the child wrote, and derun's own terminal applies its processing once, as it
  * would without derun.
  *
- * POSIX only, through libc via bun:ffi. (Bun.Terminal cannot hand out its slave fd, and spawning
- * with `terminal:` makes the child a session leader on a PTY for all three fds.)
+ * Linux only, through libc via bun:ffi: sizing the PTY takes ioctl, which is variadic, and bun:ffi
+ * cannot call a variadic function correctly on Apple arm64. (Bun.Terminal cannot hand out its
+ * slave fd, and spawning with `terminal:` makes the child a session leader on a PTY for all three
+ * fds.)
  */
 import { dlopen, FFIType, ptr, type Pointer, CString } from "bun:ffi";
 import fs from "node:fs";
 import type { WindowSize } from "../../core/transport.ts";
 
-const darwin = process.platform === "darwin";
-const TIOCGWINSZ = darwin ? 0x40087468 : 0x5413;
-const TIOCSWINSZ = darwin ? 0x80087467 : 0x5414;
+// Linux only (see the module comment), so Linux's numbers.
+const TIOCGWINSZ = 0x5413;
+const TIOCSWINSZ = 0x5414;
 const TCSANOW = 0;
 const OPOST = 1;
-/** A termios struct is 60 bytes on Linux and 72 on macOS; a generous buffer fits both. */
+/** Linux's termios struct is 60 bytes; a generous buffer costs nothing. */
 const TERMIOS_BYTES = 256;
 
 type Libc = ReturnType<typeof openLibc>;
 let libc: Libc | undefined;
 
 function openLibc() {
-  return dlopen(darwin ? "libSystem.B.dylib" : "libc.so.6", {
+  return dlopen("libc.so.6", {
     grantpt: { args: [FFIType.i32], returns: FFIType.i32 },
     unlockpt: { args: [FFIType.i32], returns: FFIType.i32 },
     ptsname: { args: [FFIType.i32], returns: FFIType.ptr },
@@ -59,7 +61,7 @@ export interface StreamPty {
 /**
  * Allocates a PTY for an output stream and sizes it. Throws when no PTY can be allocated.
  *
- * The master is opened as `/dev/ptmx` (what posix_openpt does on Linux and macOS) rather than via
+ * The master is opened as `/dev/ptmx` (what posix_openpt does on Linux) rather than via
  * posix_openpt, because it must be O_NONBLOCK: Bun's fd reader only polls a non-blocking fd (a
  * blocking one failed with ESPIPE), and a blocking read parked in a thread could not be cancelled
  * when a grandchild keeps the slave open. Setting the flag later would need fcntl, which is
@@ -118,13 +120,12 @@ function setWindowSize(master: number, { cols, rows }: WindowSize): void {
   posixLibc().ioctl(master, TIOCSWINSZ, ptr(new Uint16Array([rows, cols, 0, 0])));
 }
 
-/** Clear OPOST in c_oflag, the second tcflag_t: 4-byte fields on Linux, 8-byte on macOS. */
+/** Clear OPOST in c_oflag, the second (4-byte) field of Linux's termios. */
 function disableOutputProcessing(fd: number): void {
   const c = posixLibc();
   const termios = new Uint8Array(TERMIOS_BYTES);
   if (c.tcgetattr(fd, ptr(termios)) !== 0) throw new Error("tcgetattr failed on the stream PTY");
   const view = new DataView(termios.buffer);
-  if (darwin) view.setBigUint64(8, view.getBigUint64(8, true) & ~BigInt(OPOST), true);
-  else view.setUint32(4, view.getUint32(4, true) & ~OPOST, true);
+  view.setUint32(4, view.getUint32(4, true) & ~OPOST, true);
   if (c.tcsetattr(fd, TCSANOW, ptr(termios)) !== 0) throw new Error("tcsetattr failed on the stream PTY");
 }
