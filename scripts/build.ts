@@ -19,6 +19,8 @@ import pkg from "../package.json" with { type: "json" };
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const ENTRY = path.join(ROOT, "src/cli/index.ts");
+/** Worker modules are separate entrypoints: Bun bundles them into the executable only when listed. */
+const WORKERS = [path.join(ROOT, "src/core/run/fd-writer.worker.ts")];
 
 /** Release targets: Bun's compile target and the artifact's platform suffix. */
 const RELEASE_TARGETS = [
@@ -32,8 +34,11 @@ const RELEASE_TARGETS = [
 /** Compiles one executable; throws with Bun's own messages (and what to check) on failure. */
 async function compile(outfile: string, target?: Bun.Build.CompileTarget): Promise<void> {
   const result = await Bun.build({
-    entrypoints: [ENTRY],
+    entrypoints: [ENTRY, ...WORKERS],
     compile: { outfile, autoloadBunfig: false, autoloadDotenv: false, ...(target ? { target } : {}) },
+    // Flat names: each worker lands next to the entry, where `new URL("./x.worker.ts", import.meta.url)`
+    // points (with the tree's names it would sit under core/run/ and never be found).
+    naming: { entry: "[name].[ext]" },
     // Bytecode: the runtime skips parsing the bundle at every start (measured: `derun run -- true`
     // 50 ms -> 20 ms). Bytecode requires ESM output here (top-level await in the entry).
     bytecode: true,

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { derunEnv, randomBytes, runDerun, sha256, tempDir, text } from "../helpers/cli.ts";
@@ -93,6 +93,8 @@ describe("compiled binary", () => {
     const session = readSession(state.path, "ship-pty");
     expect(sha256(session.output)).toBe(sha256(blob));
     expect(session.meta).toMatchObject({ transport_mode: "posix-pty", tty_attached: true });
+    // The screen's writer thread is a second module in the executable: it must have been found.
+    expect(readFileSync(join(state.path, "logs", "derun.jsonl"), "utf8")).not.toContain("output_writer_thread_unavailable");
   }, TIMEOUT);
 
   test("MCP round trip: the SDK client lists the tools and reads a session the binary recorded", async () => {

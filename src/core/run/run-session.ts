@@ -4,6 +4,7 @@
  * runs the retention sweep first, and turns the result into derun's own exit.
  */
 import { describeError } from "../errors.ts";
+import type { DerunOutputChannel } from "../enums.ts";
 import type { Logger } from "../log.ts";
 import { loadTransport } from "../plugin-loader.ts";
 import type { SessionWriter, Store } from "../store.ts";
@@ -81,9 +82,9 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
     const forward = createForwarder((fd) => {
       brokenFds.add(fd);
       if (child) passBrokenPipe(child, fd);
-    });
-    const onOutput = (channel: Parameters<typeof forward>[0], bytes: Uint8Array) => {
-      forward(channel, bytes); // the user's stream first: capture must never delay or alter it
+    }, log);
+    const onOutput = (channel: DerunOutputChannel, bytes: Uint8Array) => {
+      forward.write(channel, bytes); // the user's stream first: capture must never delay or alter it
       capture.append(channel, bytes);
     };
 
@@ -133,6 +134,9 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
     } finally {
       stopInput();
       stopResize();
+      // The last bytes still on their way to the screen were written in raw mode: they land before
+      // the terminal is restored (or `\n` of the child's last line would become `\r\n`).
+      forward.flush();
       restoreTerminal();
     }
 
