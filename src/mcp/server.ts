@@ -13,6 +13,7 @@ import {
 import { type } from "arktype";
 import pkg from "../../package.json" with { type: "json" };
 import { SCHEMA_VERSION } from "../core/enums.ts";
+import { MemoryBound } from "../core/memory-bound.ts";
 import { DerunError, describeError, type DerunErrorCode } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import type { Store } from "../core/store.ts";
@@ -65,7 +66,10 @@ export const createDerunServer = ({ store, log, signal, tools = defaultTools }: 
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
 
+  const memory = new MemoryBound();
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    // Before the work: the previous call's response is garbage by now.
+    memory.check();
     const { name, arguments: args = {} } = request.params;
     const tool = byName.get(name);
     if (!tool) return failure("invalid_argument", `unknown tool: ${name}`);
