@@ -7,7 +7,6 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { builtinTransports, isBuiltinTransport } from "../plugins/_registry.ts";
 import * as pluginApi from "../plugin.ts";
 import { DerunError, describeError } from "./errors.ts";
@@ -79,7 +78,7 @@ function resolvePlugin(spec: string, cwd: string): string {
   if (looksLikePath(spec)) {
     const file = path.resolve(cwd, spec);
     const stat = fs.statSync(file, { throwIfNoEntry: false });
-    if (stat?.isFile()) return pathToFileURL(file).href;
+    if (stat?.isFile()) return Bun.pathToFileURL(file).href;
     if (!stat?.isDirectory()) throw new PluginNotFound();
     // A plugin's package directory: its package.json (exports, main) or index names the entry.
     try {

@@ -8,6 +8,11 @@ import { runDerun, tempDir, text } from "../helpers/cli.ts";
 
 const cases: [string, string[], RegExp][] = [
   ["unknown flag", ["run", "--bogus", "--", "echo", "hi"], /Unknown option '--bogus'/],
+  ["unknown flag with a value", ["run", "--bogus=1", "--", "echo"], /Unknown option '--bogus'$/],
+  ["unknown short flag", ["run", "-x", "--", "echo"], /Unknown option '-x'/],
+  ["flag without its value", ["run", "--session-id", "--", "echo"], /option '--session-id' needs a value/],
+  ["flag followed by another flag", ["run", "--retention", "--session-id=a", "--", "echo"], /option '--retention' needs a value/],
+  ["bad value in the = form", ["run", "--retention=0s", "--", "echo"], /must be positive/],
   ["missing --", ["run", "echo", "hi"], /missing "--"/],
   ["missing command", ["run", "--"], /missing the command/],
   ["nothing at all", ["run"], /missing "--"/],
@@ -20,6 +25,8 @@ const cases: [string, string[], RegExp][] = [
   ["session id too long", ["run", "--session-id", "a".repeat(129), "--", "echo"], /invalid session id/],
   ["unknown command", ["frobnicate"], /unknown command "frobnicate"/],
   ["no command", [], /missing command/],
+  ["a flag for mcp", ["mcp", "--bogus"], /derun mcp takes no arguments \(got "--bogus"\)/],
+  ["a command for mcp", ["mcp", "--", "echo"], /derun mcp takes no arguments/],
 ];
 
 describe("derun usage errors", () => {
@@ -79,5 +86,27 @@ describe("derun usage errors", () => {
     expect(text(help.stdout)).toMatch(/run\s+.*Run a command/);
     expect(text(help.stdout)).toMatch(/mcp\s+/);
     expect(text(help.stdout)).not.toMatch(/\x1b\[/); // no colour codes when stdout is not a terminal
+  });
+
+  test("flags take their value after = or as the next argument, the last one winning", async () => {
+    using state = tempDir();
+    const result = await runDerun(["run", "--retention", "1h", "--session-id=first", "--retention=90m", "--session-id", "eq-form", "--", "true"], { stateRoot: state.path });
+    expect(result.exitCode).toBe(0);
+    const meta = JSON.parse(readFileSync(join(state.path, "sessions", "eq-form", "meta.json"), "utf8"));
+    expect(meta.retention_seconds).toBe(5400);
+    expect(existsSync(join(state.path, "sessions", "first"))).toBe(false);
+  });
+
+  test("--help of each command shows its own usage, flags included", async () => {
+    using state = tempDir();
+    const run = await runDerun(["run", "--help"], { stateRoot: state.path });
+    expect(run.exitCode).toBe(0);
+    expect(text(run.stdout)).toMatch(/derun run/);
+    expect(text(run.stdout)).toMatch(/--session-id/);
+    expect(text(run.stdout)).toMatch(/--retention/);
+    const mcp = await runDerun(["mcp", "--help"], { stateRoot: state.path });
+    expect(mcp.exitCode).toBe(0);
+    expect(text(mcp.stdout)).toMatch(/derun mcp/);
+    expect(readdirSync(state.path)).toEqual([]);
   });
 });

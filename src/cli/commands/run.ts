@@ -1,4 +1,5 @@
-import { defineCommand, type ArgsDef } from "citty";
+/** `derun run [flags] -- <command> [args...]`. */
+import type { ArgsDef, CommandDef } from "citty";
 import { openLogSink } from "../../core/log-sink.ts";
 import { probeTerminal } from "../../core/probe.ts";
 import { runSession } from "../../core/run/run-session.ts";
@@ -24,28 +25,25 @@ const args = {
   },
 } as const satisfies ArgsDef;
 
-export default defineCommand({
-  meta: commandMeta.run,
-  args,
-  async run({ rawArgs, data }): Promise<CommandOutcome> {
-    const request = parseRunArgs(rawArgs, (data as CommandData | undefined)?.command, process.env);
-    const root = resolveStateRoot(process.env);
-    const log = openLogSink(root, { component: "run" });
-    const store = openStore({ root, log });
-    await sweepAtStart(store, log);
-    const result = await runSession(
-      { ...request, cwd: process.cwd(), env: process.env },
-      { store, log, probe: probeTerminal() },
-    );
-    switch (result.kind) {
-      case "exited":
-        return { exitCode: result.code };
-      case "signaled":
-        return { signal: result.signal };
-      case "failed":
-        process.stderr.write(`derun: ${result.message}\n`);
-        return { exitCode: result.exitCode };
-    }
-  },
-});
+export const usage: CommandDef<typeof args> = { meta: commandMeta.run, args };
 
+export async function run(flags: readonly string[], data: CommandData): Promise<CommandOutcome> {
+  const request = parseRunArgs(flags, data.command, process.env);
+  const root = resolveStateRoot(process.env);
+  const log = openLogSink(root, { component: "run" });
+  const store = openStore({ root, log });
+  await sweepAtStart(store, log);
+  const result = await runSession(
+    { ...request, cwd: process.cwd(), env: process.env },
+    { store, log, probe: probeTerminal() },
+  );
+  switch (result.kind) {
+    case "exited":
+      return { exitCode: result.code };
+    case "signaled":
+      return { signal: result.signal };
+    case "failed":
+      process.stderr.write(`derun: ${result.message}\n`);
+      return { exitCode: result.exitCode };
+  }
+}

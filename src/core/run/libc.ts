@@ -7,6 +7,7 @@ import { dlopen, FFIType } from "bun:ffi";
 function open() {
   const path = process.platform === "darwin" ? "libSystem.B.dylib" : "libc.so.6";
   return dlopen(path, {
+    isatty: { args: [FFIType.i32], returns: FFIType.i32 },
     tcgetattr: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
     tcsetattr: { args: [FFIType.i32, FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
     cfmakeraw: { args: [FFIType.ptr], returns: FFIType.void },

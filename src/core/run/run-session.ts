@@ -92,7 +92,8 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
     if (transport.capabilities.tty) raw = enterRawMode(0);
     let opened: Awaited<ReturnType<typeof openWithFallback>>;
     try {
-      const size = readWindowSize(1) ?? probe.size;
+      // Read by the probe a moment ago; a resize since then is synced once the child runs (followResize).
+      const size = probe.size;
       opened = await openWithFallback({
         transport,
         command: request.command,
@@ -180,8 +181,37 @@ function passBrokenPipe(child: RunningChild, fd: number): void {
   for (const channel of channelsOfFd(fd)) child.closeOutput(channel);
 }
 
-/** Forward derun's stdin to the child byte for byte; returns a function that stops it. */
+/**
+ * Forward derun's stdin to the child byte for byte; returns a function that stops it.
+ *
+ * On POSIX through Bun's own fd reader: `process.stdin` builds a Node stream on node:tty and
+ * node:net, 3 to 4 ms of every start in a terminal (measured). The reader leaves the terminal's
+ * flags alone (it stays blocking for the shell after derun). Windows keeps `process.stdin`, which
+ * owns the console's input mode there.
+ */
 function forwardInput(child: RunningChild, log: Logger): () => void {
+  if (process.platform === "win32") return forwardProcessStdin(child, log);
+  const reader = Bun.stdin.stream().getReader();
+  let stopped = false;
+  void (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done || stopped) return;
+        child.write(value);
+      }
+    } catch (error) {
+      // A read error on derun's stdin (a hung-up terminal) ends the input, and never reaches the screen.
+      if (!stopped) log.log("warn", "stdin_error", { error: describeError(error) });
+    }
+  })();
+  return () => {
+    stopped = true;
+    reader.cancel().catch(() => {});
+  };
+}
+
+function forwardProcessStdin(child: RunningChild, log: Logger): () => void {
   const onData = (bytes: Uint8Array) => child.write(bytes);
   // A read error on derun's stdin (a hung-up terminal) ends the input, and never reaches the screen.
   const onError = (error: Error) => log.log("warn", "stdin_error", { error: describeError(error) });

@@ -30,6 +30,7 @@ let libc: Libc | undefined;
 
 function openLibc() {
   return dlopen("libc.so.6", {
+    isatty: { args: [FFIType.i32], returns: FFIType.i32 },
     grantpt: { args: [FFIType.i32], returns: FFIType.i32 },
     unlockpt: { args: [FFIType.i32], returns: FFIType.i32 },
     ptsname: { args: [FFIType.i32], returns: FFIType.ptr },
@@ -107,6 +108,9 @@ export function openStreamPty(size: WindowSize | undefined): StreamPty {
     },
   };
 }
+
+/** Whether `fd` is a terminal (libc's isatty: node:tty's would load node:net at every start). */
+export const isTerminal = (fd: number): boolean => posixLibc().isatty(fd) === 1;
 
 /** The window size of terminal `fd` (derun's own stdout or stderr, or a PTY master), or undefined. */
 export function terminalSize(fd: number): WindowSize | undefined {

@@ -15,13 +15,12 @@
  * When a reader of derun's own output goes away, closeOutput closes derun's end of that stream, so
  * the child meets the broken pipe itself (EPIPE or SIGPIPE, whichever it chose), as without derun.
  */
-import tty from "node:tty";
 import { defineTransport, type RunningChild, type TransportOpenOptions, type WindowSize } from "../../core/transport.ts";
 import type { DerunOutputChannel } from "../../core/enums.ts";
 import { exitOf, toSpawnError } from "../_bun-spawn.ts";
 import { DrainWindow } from "../_grace.ts";
 import { openFifoPipe } from "./_fifo-pipe.ts";
-import { openStreamPty, terminalSize } from "./_stream-pty.ts";
+import { isTerminal, openStreamPty, terminalSize } from "./_stream-pty.ts";
 
 export default defineTransport({
   meta: { name: "pipe", description: "Pipes for stdout and stderr (a PTY each where derun has a terminal), stdin inherited" },
@@ -147,7 +146,7 @@ function endsFor(channel: "stdout" | "stderr", size: WindowSize | undefined): Ow
   if (process.platform === "win32") return undefined;
   // Linux only: sizing a PTY takes ioctl, which is variadic, and bun:ffi cannot call a variadic
   // function correctly on Apple arm64 (its variadic arguments travel on the stack).
-  if (process.platform === "linux" && tty.isatty(fd)) {
+  if (process.platform === "linux" && isTerminal(fd)) {
     const pty = tryOpen(() => openStreamPty(terminalSize(fd) ?? size));
     if (pty) {
       // Sized like derun's own terminal on that fd; `fallback` only when that cannot be read.
