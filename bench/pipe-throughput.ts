@@ -13,7 +13,13 @@ import { pairRatios, summarize } from "./lib/stats.ts";
 
 const MB = 1_000_000;
 
+/**
+ * Times one run. Both sides write a new 200 MB file each time, so each starts from a clean disk:
+ * the writeback of the previous run's file is finished (untimed) first, or the kernel throttles
+ * whichever side happens to come next (measured: ratios swinging from 0.7 to 2.8 on one machine).
+ */
 async function timed(what: string, argv: string[], env: Record<string, string>): Promise<number> {
+  Bun.spawnSync(["sync"]);
   const started = performance.now();
   const proc = Bun.spawn(argv, { env, stdin: "ignore", stdout: "ignore", stderr: "inherit" });
   await proc.exited;
@@ -30,11 +36,11 @@ export async function pipeThroughput(ctx: BenchContext): Promise<Figure> {
   const size = (ctx.quick ? 20 : 200) * MB;
   const reps = ctx.quick ? 3 : 7;
   const file = path.join(ctx.dir, "pipe-input.bin");
-  const capture = path.join(ctx.dir, "pipe-tee-capture.bin");
   const want = writeRandomFile(file, size);
   const root = stateRoot(ctx.dir, "pipe");
   const env = derunEnv(root);
   let run = 0;
+  let teeRun = 0;
   ctx.progress(`pipe throughput: ${size / MB} MB x ${reps}`);
   const samples = await interleave(reps, {
     derun: async () => {
@@ -44,6 +50,9 @@ export async function pipeThroughput(ctx: BenchContext): Promise<Figure> {
       return ms;
     },
     tee: async () => {
+      // A new file each time, as derun's new session: truncating the last one would drop its
+      // unwritten pages instead of writing them, a cost derun's side always pays.
+      const capture = path.join(ctx.dir, `pipe-tee-capture-${teeRun++}.bin`);
       const ms = await timed("cat+tee", ["sh", "-c", `cat '${file}' | tee '${capture}' > /dev/null`], env);
       await checkFile("tee capture", capture, want);
       return ms;

@@ -3,7 +3,7 @@
  */
 import type { DerunOutputChannel } from "../enums.ts";
 import type { Logger } from "../log.ts";
-import { FdWriter } from "./fd-writer.ts";
+import { OutputWriter } from "./output-writer.ts";
 
 /** derun's own fd for each output channel. */
 export const FD_OF_CHANNEL: Record<DerunOutputChannel, number> = { pty: 1, stdout: 1, stderr: 2 };
@@ -16,7 +16,7 @@ export const channelsOfFd = (fd: number): DerunOutputChannel[] =>
 export interface Forwarder {
   /** Never throws, and never alters the chunk. */
   write(channel: DerunOutputChannel, bytes: Uint8Array): void;
-  /** Blocks until everything forwarded so far has reached its fd (see FdWriter.close). */
+  /** Blocks until everything forwarded so far has reached its fd (see OutputWriter.close). */
   flush(): void;
 }
 
@@ -28,22 +28,12 @@ export interface Forwarder {
  * regardless.
  */
 export function createForwarder(onBrokenPipe: (fd: number) => void, log: Logger): Forwarder {
-  const writers = new Map<number, FdWriter>();
-  const writerOf = (fd: number): FdWriter => {
-    let writer = writers.get(fd);
-    if (writer === undefined) {
-      writer = new FdWriter(fd, {
-        failed: (brokenPipe) => brokenPipe && onBrokenPipe(fd),
-        threadUnavailable: () => log.log("warn", "output_writer_thread_unavailable", { fd }),
-      });
-      writers.set(fd, writer);
-    }
-    return writer;
-  };
+  const writer = new OutputWriter([1, 2], {
+    failed: (fd, brokenPipe) => brokenPipe && onBrokenPipe(fd),
+    threadUnavailable: () => log.log("warn", "output_writer_thread_unavailable", {}),
+  });
   return {
-    write: (channel, bytes) => writerOf(FD_OF_CHANNEL[channel]).write(bytes),
-    flush: () => {
-      for (const writer of writers.values()) writer.close();
-    },
+    write: (channel, bytes) => writer.write(FD_OF_CHANNEL[channel], bytes),
+    flush: () => writer.close(),
   };
 }

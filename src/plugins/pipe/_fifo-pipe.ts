@@ -6,7 +6,8 @@
  * socket is not what a command sees without derun: opening `/dev/stdout` or `/dev/stderr` fails
  * with ENXIO (`sh -c 'echo x > /dev/stderr'`, `tee /dev/stderr`), and `test -p /dev/stdout` is false.
  *
- * The two ends need different flags: Bun's fd reader only polls a non-blocking fd, while a child
+ * The two ends need different flags: derun's read end must be non-blocking (its reader thread polls
+ * it, and can then be stopped; Bun's fd reader, the fallback, only polls such an fd), while a child
  * whose stdout is non-blocking gets EAGAIN and loses output. pipe2(O_NONBLOCK) flags both ends and
  * setting the flag on one end needs fcntl, which is variadic and so not safely callable through
  * bun:ffi on every ABI (Apple arm64 passes variadic arguments on the stack). A FIFO has neither
@@ -46,7 +47,7 @@ function openLibc() {
 
 /** One output stream's pipe: the child writes to `writeEnd`, derun reads `readEnd`. */
 export interface FifoPipe {
-  /** derun's end. Non-blocking, so Bun polls it and a read in flight can be cancelled. */
+  /** derun's end. Non-blocking, so it is polled and reading it can be stopped (./_fd-reader.ts). */
   readonly readEnd: number;
   /** Blocking. Pass as the child's stdout or stderr; derun closes its copy with {@link closeWriteEnd}. */
   readonly writeEnd: number;

@@ -19,6 +19,7 @@ import { defineTransport, type RunningChild, type TransportOpenOptions, type Win
 import type { DerunOutputChannel } from "../../core/enums.ts";
 import { exitOf, toSpawnError } from "../_bun-spawn.ts";
 import { DrainWindow } from "../_grace.ts";
+import { openStreamReader } from "./_stream-reader.ts";
 import { openFifoPipe } from "./_fifo-pipe.ts";
 import { isTerminal, openStreamPty, terminalSize } from "./_stream-pty.ts";
 
@@ -31,7 +32,7 @@ export default defineTransport({
 });
 
 /** The part of a stream reader used here (Bun's pipe and fd readers have different nominal types). */
-interface Reader {
+interface ChunkReader {
   read(): Promise<{ done: boolean; value?: Uint8Array }>;
   cancel(): Promise<void>;
 }
@@ -57,7 +58,8 @@ interface OwnEnds {
 
 /** One output stream as derun reads it. */
 interface Output {
-  readonly reader: Reader;
+  /** Resolves once the stream has ended: EOF, a read error, or stopped. */
+  readonly ended: Promise<void>;
   /** Stop reading and close derun's end. Idempotent; resolves once the end is closed. */
   stop(): Promise<void>;
 }
@@ -81,14 +83,14 @@ function openPipe(command: readonly string[], options: TransportOpenOptions): Ru
   // The child has its own copies now; ours would keep the stream from ever ending.
   ends.stdout?.closeChildEnd();
   ends.stderr?.closeChildEnd();
-  const outputs = { stdout: outputOf(ends.stdout, proc.stdout), stderr: outputOf(ends.stderr, proc.stderr) };
   const drain = new DrainWindow();
   const deliver = (channel: DerunOutputChannel, bytes: Uint8Array) => {
     drain.activity();
     options.onOutput(channel, bytes);
   };
-  // A stream stopped early by closeOutput ends its pump at once, so it never holds up this drain.
-  const streamsEnd = Promise.all(CHANNELS.map((channel) => pump(outputs[channel].reader, channel, deliver)));
+  const outputs = outputsOf(ends, proc, deliver);
+  // A stream stopped early by closeOutput ends at once, so it never holds up this drain.
+  const streamsEnd = Promise.all(CHANNELS.map((channel) => outputs[channel].ended));
 
   const exited = proc.exited.then(async () => {
     // Not finished in time: a grandchild still holds a stream; stopping it cannot keep derun alive.
@@ -158,7 +160,7 @@ function endsFor(channel: "stdout" | "stderr", size: WindowSize | undefined): Ow
   return pipe && { childEnd: pipe.writeEnd, ourEnd: pipe.readEnd, closeChildEnd: pipe.closeWriteEnd, resize: () => false, close: pipe.close };
 }
 
-/** `open()`, or undefined when it throws: a missing PTY or FIFO only costs fidelity, never the run. */
+/** `open()`, or undefined when it throws: a missing PTY, FIFO or thread costs fidelity or memory, never the run. */
 function tryOpen<T>(open: () => T): T | undefined {
   try {
     return open();
@@ -167,21 +169,48 @@ function tryOpen<T>(open: () => T): T | undefined {
   }
 }
 
-/** The reader of one stream: derun's own end when it made the ends, else the stream Bun made. */
-function outputOf(ends: OwnEnds | undefined, bunPipe: ReadableStream<Uint8Array> | number | undefined): Output {
-  let reader: Reader;
-  if (ends) reader = Bun.file(ends.ourEnd).stream().getReader();
-  else if (bunPipe instanceof ReadableStream) reader = bunPipe.getReader();
-  else throw new Error("pipe: Bun did not give a readable stream for a piped output");
+/**
+ * How each stream is read: derun's own ends all by one reader thread (./_stream-reader.ts, which
+ * keeps their order across streams and allocates nothing per chunk); a stream Bun made, or our own
+ * end when that thread cannot be set up, by Bun's stream reader.
+ */
+function outputsOf(
+  ends: Record<(typeof CHANNELS)[number], OwnEnds | undefined>,
+  proc: Bun.Subprocess<"inherit", "pipe" | number, "pipe" | number>,
+  deliver: (channel: DerunOutputChannel, bytes: Uint8Array) => void,
+): Record<(typeof CHANNELS)[number], Output> {
+  const own = CHANNELS.filter((channel) => ends[channel] !== undefined);
+  const reader =
+    own.length > 0
+      ? tryOpen(() => openStreamReader(own.map((channel) => ({ fd: ends[channel]!.ourEnd, deliver: (bytes: Uint8Array) => deliver(channel, bytes) }))))
+      : undefined;
+  const outputOf = (channel: (typeof CHANNELS)[number]): Output => {
+    const channelEnds = ends[channel];
+    if (channelEnds && reader) {
+      const index = own.indexOf(channel);
+      let stopped: Promise<void> | undefined;
+      return { ended: reader.ended(index), stop: () => (stopped ??= reader.stop(index).then(() => channelEnds.close())) };
+    }
+    const bunPipe = proc[channel];
+    if (channelEnds) return streamOutput(Bun.file(channelEnds.ourEnd).stream().getReader(), channel, deliver, channelEnds);
+    if (bunPipe instanceof ReadableStream) return streamOutput(bunPipe.getReader(), channel, deliver);
+    throw new Error("pipe: Bun did not give a readable stream for a piped output");
+  };
+  return { stdout: outputOf("stdout"), stderr: outputOf("stderr") };
+}
+
+/** A stream read by Bun's reader. Cancel first so nothing reads our fd any more, then close it; a stream Bun made is Bun's to close. */
+function streamOutput(reader: ChunkReader, channel: DerunOutputChannel, deliver: (channel: DerunOutputChannel, bytes: Uint8Array) => void, ends?: OwnEnds): Output {
   let stopped: Promise<void> | undefined;
-  // Cancel first so Bun no longer polls our fd, then close it. A stream Bun made is Bun's to close.
-  const stop = () => (stopped ??= reader.cancel().then(() => ends?.close(), () => ends?.close()));
-  return { reader, stop };
+  return {
+    ended: pump(reader, channel, deliver),
+    stop: () => (stopped ??= reader.cancel().then(() => ends?.close(), () => ends?.close())),
+  };
 }
 
 /** Delivers every chunk of one stream to `onOutput` as it arrives; resolves at the stream's end. */
 async function pump(
-  reader: Reader,
+  reader: ChunkReader,
   channel: DerunOutputChannel,
   deliver: (channel: DerunOutputChannel, bytes: Uint8Array) => void,
 ): Promise<void> {

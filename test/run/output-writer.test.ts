@@ -1,26 +1,28 @@
 /**
- * FdWriter, the off-thread writer of derun's output fds, on a real FIFO read by a real `cat`:
- * order and bytes kept across direct and threaded writes, a chunk taken while the reader is
- * stopped (the thread, not the caller, waits on the fd), a broken pipe reported once, and the
- * fallback to direct writes when the thread cannot start.
+ * OutputWriter, the off-thread writer of derun's stdout and stderr, on real FIFOs read by real
+ * `cat`s: order and bytes kept across direct and threaded writes, and across two fds onto one pipe
+ * (`2>&1`); a chunk taken while the reader is stopped (the thread, not the caller, waits on the
+ * fd); a broken pipe reported once, for its fd only; and the fallback to direct writes when the
+ * thread cannot start.
  */
 import { describe, expect, test } from "bun:test";
 import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FdWriter, type FdWriterEvents } from "../../src/core/run/fd-writer.ts";
+import { OutputWriter, type OutputWriterEvents } from "../../src/core/run/output-writer.ts";
 import { randomBytes, sha256, tempDir } from "../helpers/cli.ts";
 
 const TIMEOUT = 30_000;
 
 /** A FIFO with `cat` copying it to a file; `fd` is the FIFO's write end. */
-function fifoToFile(dir: string) {
-  const fifo = join(dir, "fifo");
-  const out = join(dir, "out");
+function fifoToFile(dir: string, name = "fifo") {
+  const fifo = join(dir, name);
+  const out = join(dir, `${name}.out`);
   Bun.spawnSync(["mkfifo", fifo]);
   const reader = Bun.spawn(["sh", "-c", `exec cat '${fifo}' > '${out}'`]);
   const fd = openSync(fifo, "w"); // blocks until cat has opened its end
   return {
     fd,
+    fifo,
     reader,
     /** Closes the write end and resolves with everything cat received. */
     async received(): Promise<Uint8Array> {
@@ -33,15 +35,15 @@ function fifoToFile(dir: string) {
 
 /** Events that record what happened. */
 function recordingEvents() {
-  const seen = { failures: [] as boolean[], threadUnavailable: 0 };
-  const events: FdWriterEvents = {
-    failed: (brokenPipe) => seen.failures.push(brokenPipe),
+  const seen = { failures: [] as [number, boolean][], threadUnavailable: 0 };
+  const events: OutputWriterEvents = {
+    failed: (fd, brokenPipe) => seen.failures.push([fd, brokenPipe]),
     threadUnavailable: () => (seen.threadUnavailable += 1),
   };
   return { seen, events };
 }
 
-/** Chunks of sizes from 1 byte to 600 KiB, some below the direct-write limit and some far above. */
+/** Chunks of sizes from 1 byte to 1 MiB, some below the direct-write limit and some far above. */
 function mixedChunks(): Uint8Array[] {
   const sizes = [1, 300, 16 * 1024, 16 * 1024 + 1, 600 * 1024, 7, 250 * 1024, 1, 1024 * 1024 + 3, 12, 90 * 1024, 5];
   return [...sizes, ...sizes].map((size) => randomBytes(size));
@@ -52,29 +54,41 @@ const processState = (pid: number) => readFileSync(`/proc/${pid}/stat`, "utf8").
 
 const concat = (chunks: Uint8Array[]) => Buffer.concat(chunks);
 
-describe("FdWriter", () => {
+describe("OutputWriter", () => {
   test("every byte arrives in call order, across direct writes and the writer thread", async () => {
-    using dir = tempDir("derun-fd-writer-");
+    using dir = tempDir("derun-output-writer-");
     const sink = fifoToFile(dir.path);
     const { seen, events } = recordingEvents();
-    const writer = new FdWriter(sink.fd, events);
+    const writer = new OutputWriter([sink.fd], events);
     const chunks = mixedChunks();
-    for (const chunk of chunks) writer.write(chunk);
+    for (const chunk of chunks) writer.write(sink.fd, chunk);
     writer.close();
     expect(sha256(await sink.received())).toBe(sha256(concat(chunks)));
     expect(seen).toEqual({ failures: [], threadUnavailable: 0 });
   }, TIMEOUT);
 
-  test("a chunk larger than the pipe is taken while the reader is stopped: the thread waits, not the caller", async () => {
-    using dir = tempDir("derun-fd-writer-");
+  test("two fds onto one pipe (2>&1) keep the order of the calls between them", async () => {
+    using dir = tempDir("derun-output-writer-");
     const sink = fifoToFile(dir.path);
-    const writer = new FdWriter(sink.fd, recordingEvents().events);
+    const second = openSync(sink.fifo, "w"); // another fd, the same pipe
+    const writer = new OutputWriter([sink.fd, second], recordingEvents().events);
+    const chunks = mixedChunks();
+    chunks.forEach((chunk, i) => writer.write(i % 2 === 0 ? sink.fd : second, chunk));
+    writer.close();
+    closeSync(second);
+    expect(sha256(await sink.received())).toBe(sha256(concat(chunks)));
+  }, TIMEOUT);
+
+  test("a chunk larger than the pipe is taken while the reader is stopped: the thread waits, not the caller", async () => {
+    using dir = tempDir("derun-output-writer-");
+    const sink = fifoToFile(dir.path);
+    const writer = new OutputWriter([sink.fd], recordingEvents().events);
     // Four times a default pipe buffer: written directly, this blocks until cat runs again.
     const chunk = randomBytes(256 * 1024);
     sink.reader.kill("SIGSTOP");
     // Should write() block, this resumes cat later so the test fails instead of hanging.
     const rescue = Bun.spawn(["sh", "-c", `sleep 3; kill -CONT ${sink.reader.pid}`]);
-    writer.write(chunk);
+    writer.write(sink.fd, chunk);
     const stateAfterWrite = processState(sink.reader.pid);
     rescue.kill();
     sink.reader.kill("SIGCONT");
@@ -83,32 +97,36 @@ describe("FdWriter", () => {
     expect(sha256(await sink.received())).toBe(sha256(chunk));
   }, TIMEOUT);
 
-  test("a reader that goes away is reported once as a broken pipe; later writes are dropped quietly", async () => {
-    using dir = tempDir("derun-fd-writer-");
+  test("a reader that goes away is reported once, as a broken pipe of that fd; the other fd goes on", async () => {
+    using dir = tempDir("derun-output-writer-");
     const fifo = join(dir.path, "fifo");
     Bun.spawnSync(["mkfifo", fifo]);
     const reader = Bun.spawn(["head", "-c", "1000", fifo], { stdout: "pipe" });
     const fd = openSync(fifo, "w");
+    const healthy = fifoToFile(dir.path, "healthy");
     const { seen, events } = recordingEvents();
-    const writer = new FdWriter(fd, events);
-    for (let i = 0; i < 40; i++) writer.write(randomBytes(100 * 1024));
+    const writer = new OutputWriter([fd, healthy.fd], events);
+    const tail = randomBytes(200 * 1024);
+    for (let i = 0; i < 40; i++) writer.write(fd, randomBytes(100 * 1024));
+    writer.write(healthy.fd, tail);
     writer.close();
-    writer.write(randomBytes(10));
+    writer.write(fd, randomBytes(10));
     closeSync(fd);
     await reader.exited;
-    expect(seen).toEqual({ failures: [true], threadUnavailable: 0 });
+    expect(seen).toEqual({ failures: [[fd, true]], threadUnavailable: 0 });
+    expect(sha256(await healthy.received())).toBe(sha256(tail));
   }, TIMEOUT);
 
   test("a writer thread that cannot start: the caller takes over and the bytes still arrive, in order", async () => {
-    using dir = tempDir("derun-fd-writer-");
+    using dir = tempDir("derun-output-writer-");
     const broken = join(dir.path, "broken.worker.ts");
     writeFileSync(broken, 'throw new Error("this writer thread never starts");\n');
     const sink = fifoToFile(dir.path);
     const { seen, events } = recordingEvents();
-    const writer = new FdWriter(sink.fd, events, { workerUrl: Bun.pathToFileURL(broken).href, startTimeoutMs: 200 });
+    const writer = new OutputWriter([sink.fd], events, { workerUrl: Bun.pathToFileURL(broken).href, startTimeoutMs: 200 });
     // More than the ring holds, so the caller must wait for the thread that never comes.
     const chunks = [...mixedChunks(), ...mixedChunks()];
-    for (const chunk of chunks) writer.write(chunk);
+    for (const chunk of chunks) writer.write(sink.fd, chunk);
     writer.close();
     expect(sha256(await sink.received())).toBe(sha256(concat(chunks)));
     expect(seen).toEqual({ failures: [], threadUnavailable: 1 });

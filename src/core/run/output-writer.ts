@@ -1,0 +1,172 @@
+/**
+ * Writing derun's own stdout and stderr without making the child wait on the terminal.
+ *
+ * Why a thread: Bun's PTY reader hands the child's output over in chunks of up to 256 KiB. Written
+ * synchronously on the main thread, each chunk stopped the reading of the child's PTY for as long
+ * as the terminal took to accept it, so the child sat blocked about half the time (PTY throughput
+ * 1.9x script's). A writer thread takes the bytes through a fixed shared ring (core/record-ring.ts)
+ * and the main thread goes back to reading while the terminal drains.
+ *
+ * What does not change:
+ * - Order, across both fds too (`cmd 2>&1 | less` gives derun one pipe as fd 1 and 2): one ring and
+ *   one thread for both, and the main thread writes directly only when nothing is queued.
+ * - Back-pressure: when the ring is full the main thread waits, so a slow or stopped terminal still
+ *   stops the child, with at most RING_BYTES in between.
+ * - Latency of small output: a chunk of at most DIRECT_MAX_BYTES, while nothing is queued, is
+ *   written at once on the main thread (keystroke echo takes no thread hop, and a command that
+ *   prints little never starts the thread).
+ */
+import { writeAllSync } from "../write-all.ts";
+import { CONSUMED, createRecordRing, MAX_TAG, RingConsumer, RingProducer, THREAD_START_TIMEOUT_MS, type RecordRingInit } from "../record-ring.ts";
+
+/** Ring size: a few of Bun's 256 KiB PTY reads, so the reader rarely waits on the writer. */
+const RING_BYTES = 1024 * 1024;
+const RING_RECORDS = 1024;
+/** Larger chunks go through the thread even when it is idle. */
+const DIRECT_MAX_BYTES = 16 * 1024;
+/** The writer thread's module, next to this one (also in the compiled executable: scripts/build.ts). */
+const WORKER_URL = new URL("./output-writer.worker.ts", import.meta.url).href;
+
+/** What the main thread sends the writer thread: the ring, and the fd of each record tag. */
+export interface OutputWriterInit {
+  readonly ring: RecordRingInit;
+  readonly fds: readonly number[];
+}
+
+/** Per-fd flag values the writer thread sets when a write fails. */
+export const WRITE_FAILED = { brokenPipe: 1, other: 2 } as const;
+
+/** What the owner of an OutputWriter hears about. */
+export interface OutputWriterEvents {
+  /** A write to `fd` failed, once per fd; `brokenPipe` when its reader went away (EPIPE). Later bytes for it are dropped. */
+  failed(fd: number, brokenPipe: boolean): void;
+  /** The writer thread did not start in time: writes go on, on the main thread. */
+  threadUnavailable(): void;
+}
+
+export interface OutputWriterOptions {
+  /** The writer thread's module (tests point it at a module that never starts). */
+  readonly workerUrl?: string;
+  readonly startTimeoutMs?: number;
+}
+
+export class OutputWriter {
+  #ring: { producer: RingProducer; worker: Worker } | undefined;
+  /** Tags whose fd failed. */
+  readonly #failed = new Set<number>();
+  /** The writer thread never started: everything is written on the main thread. */
+  #direct = false;
+
+  /** @param fds the fds this writer writes (derun's 1 and 2); each is a record tag, its index. */
+  constructor(
+    private readonly fds: readonly number[],
+    private readonly events: OutputWriterEvents,
+    private readonly options: OutputWriterOptions = {},
+  ) {
+    if (fds.length > MAX_TAG + 1) throw new RangeError(`OutputWriter: at most ${MAX_TAG + 1} fds`);
+  }
+
+  /** Write every byte of `bytes` to `fd` (one of `fds`) after everything written before, to any of them. Never throws. */
+  write(fd: number, bytes: Uint8Array): void {
+    const tag = this.fds.indexOf(fd);
+    if (tag === -1) throw new RangeError(`OutputWriter: fd ${fd} is not one of ${this.fds.join(", ")}`);
+    if (this.#hasFailed(tag)) return;
+    const ring = this.#ring;
+    if (this.#direct || (bytes.length <= DIRECT_MAX_BYTES && (ring === undefined || ring.producer.drained))) {
+      this.#writeDirect(tag, bytes);
+      return;
+    }
+    this.#enqueue((ring ?? this.#start()).producer, tag, bytes);
+  }
+
+  /**
+   * Blocks until every byte handed over has been written (or dropped after a failure), then stops
+   * the thread. Called before derun restores its terminal or exits: raw-mode output must not meet
+   * a cooked terminal.
+   */
+  close(): void {
+    const ring = this.#ring;
+    if (ring === undefined) return;
+    this.#waitUntil(ring.producer, () => ring.producer.drained);
+    this.fds.forEach((_, tag) => this.#hasFailed(tag));
+    ring.producer.close();
+    ring.worker.terminate();
+    this.#ring = undefined;
+  }
+
+  #enqueue(producer: RingProducer, tag: number, bytes: Uint8Array): void {
+    let offset = 0;
+    while (offset < bytes.length) {
+      if (this.#direct) return this.#writeDirect(tag, bytes.subarray(offset));
+      const room = producer.room();
+      if (room === 0) {
+        this.#waitUntil(producer, () => producer.room() > 0);
+        continue;
+      }
+      const length = Math.min(room, bytes.length - offset);
+      producer.region(length).set(bytes.subarray(offset, offset + length));
+      producer.commit(tag, length);
+      offset += length;
+    }
+  }
+
+  /**
+   * Waits for the writer thread until `ready()`. If the thread has not even started within the
+   * start timeout (its module could not load), takes its place: claims the ring so a late start
+   * does nothing, writes what is queued here, in order, and stays direct.
+   */
+  #waitUntil(producer: RingProducer, ready: () => boolean): void {
+    const timeout = this.options.startTimeoutMs ?? THREAD_START_TIMEOUT_MS;
+    for (;;) {
+      const seen = producer.counter(CONSUMED); // before looking: a release after this changes it
+      if (ready()) return;
+      // A started thread that is slow (a stopped terminal) is waited for as long as it takes.
+      if (producer.waitSync(CONSUMED, seen, timeout) === "timed-out" && producer.claim(-1)) return this.#takeOver();
+    }
+  }
+
+  #takeOver(): void {
+    const ring = this.#ring!;
+    this.#direct = true;
+    this.#ring = undefined;
+    ring.worker.terminate();
+    this.events.threadUnavailable();
+    const queued = new RingConsumer(ring.producer.init);
+    for (let record = queued.head(); record; record = queued.head()) {
+      this.#writeDirect(record.tag, record.bytes);
+      queued.release();
+    }
+  }
+
+  #start(): { producer: RingProducer; worker: Worker } {
+    const init = createRecordRing(RING_BYTES, RING_RECORDS);
+    const worker = new Worker(this.options.workerUrl ?? WORKER_URL);
+    // Never what keeps derun alive: close() ends it, and exiting ends it anyway.
+    worker.unref();
+    worker.postMessage({ ring: init, fds: this.fds } satisfies OutputWriterInit);
+    this.#ring = { producer: new RingProducer(init), worker };
+    return this.#ring;
+  }
+
+  #writeDirect(tag: number, bytes: Uint8Array): void {
+    if (this.#failed.has(tag) || bytes.length === 0) return;
+    try {
+      writeAllSync(this.fds[tag]!, bytes);
+    } catch (error) {
+      this.#fail(tag, (error as NodeJS.ErrnoException).code === "EPIPE");
+    }
+  }
+
+  /** True once a write to the fd of `tag` failed (reporting a failure the writer thread saw, once). */
+  #hasFailed(tag: number): boolean {
+    if (this.#failed.has(tag)) return true;
+    const flag = this.#ring?.producer.flag(tag) ?? 0;
+    if (flag !== 0) this.#fail(tag, flag === WRITE_FAILED.brokenPipe);
+    return this.#failed.has(tag);
+  }
+
+  #fail(tag: number, brokenPipe: boolean): void {
+    this.#failed.add(tag);
+    this.events.failed(this.fds[tag]!, brokenPipe);
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The pipe transport's reader thread on real pipes written by real processes: every byte in order
+ * through the ring; the order across stdout and stderr that one event loop gave (the contract's
+ * `hello-world`); stopping one stream while the other goes on; a stop that wakes an idle thread;
+ * and the fallback to Bun's streams when the thread cannot start (also when stopped before).
+ */
+import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { openFifoPipe, type FifoPipe } from "../../src/plugins/pipe/_fifo-pipe.ts";
+import { openStreamReader, type StreamReaderOptions } from "../../src/plugins/pipe/_stream-reader.ts";
+import { randomBytes, sha256, tempDir } from "../helpers/cli.ts";
+
+const TIMEOUT = 30_000;
+
+/** `argv` with its stdout and stderr on new pipes, both read by one stream reader. */
+function spawnReading(argv: string[], options?: StreamReaderOptions) {
+  const pipes: [FifoPipe, FifoPipe] = [openFifoPipe(), openFifoPipe()];
+  const child = Bun.spawn(argv, { stdout: pipes[0].writeEnd, stderr: pipes[1].writeEnd });
+  for (const pipe of pipes) pipe.closeWriteEnd();
+  const got = { stdout: [] as Uint8Array[], stderr: [] as Uint8Array[], both: [] as string[] };
+  // Each view is valid only during the call: copy.
+  const reader = openStreamReader(
+    pipes.map((pipe, index) => ({
+      fd: pipe.readEnd,
+      deliver: (bytes: Uint8Array) => {
+        (index === 0 ? got.stdout : got.stderr).push(bytes.slice());
+        got.both.push(Buffer.from(bytes).toString());
+      },
+    })),
+    options,
+  );
+  const finished = async () => {
+    await Promise.all([reader.ended(0), reader.ended(1)]);
+    for (const pipe of pipes) pipe.close();
+    await child.exited;
+  };
+  return { child, pipes, reader, got, finished };
+}
+
+/** A module that throws when loaded: a reader thread that never starts. */
+function brokenWorker(dir: string): string {
+  const file = join(dir, "broken.worker.ts");
+  writeFileSync(file, 'throw new Error("this reader thread never starts");\n');
+  return Bun.pathToFileURL(file).href;
+}
+
+describe("pipe stream reader", () => {
+  test("every byte of both streams arrives in order through the ring, which wraps many times", async () => {
+    using dir = tempDir("derun-stream-reader-");
+    const out = randomBytes(6 * 1024 * 1024 + 12345);
+    const err = randomBytes(2 * 1024 * 1024 + 99);
+    writeFileSync(join(dir.path, "out"), out);
+    writeFileSync(join(dir.path, "err"), err);
+    const run = spawnReading(["sh", "-c", `cat '${dir.path}/out'; cat '${dir.path}/err' >&2`]);
+    await run.finished();
+    expect(run.child.exitCode).toBe(0);
+    expect(sha256(Buffer.concat(run.got.stdout))).toBe(sha256(out));
+    expect(sha256(Buffer.concat(run.got.stderr))).toBe(sha256(err));
+  }, TIMEOUT);
+
+  test("stdout written before stderr is delivered before it, run after run", async () => {
+    for (let i = 0; i < 20; i++) {
+      const run = spawnReading(["sh", "-c", "printf hello; printf -- -world >&2"]);
+      await run.finished();
+      expect(run.got.both.join("")).toBe("hello-world");
+    }
+  }, TIMEOUT);
+
+  test("stopping one stream lets its writer meet the broken pipe, while the other is still read", async () => {
+    const run = spawnReading(["sh", "-c", "yes; echo after-yes >&2"]);
+    while (run.got.stdout.length === 0) await Bun.sleep(1);
+    await run.reader.stop(0);
+    run.pipes[0].close();
+    await run.finished();
+    expect(run.got.stderr.map((bytes) => Buffer.from(bytes).toString()).join("")).toBe("after-yes\n");
+  }, TIMEOUT);
+
+  test("a stop wakes a thread waiting on idle streams", async () => {
+    const run = spawnReading(["sh", "-c", "echo ready; exec sleep 60"]);
+    while (run.got.stdout.length === 0) await Bun.sleep(1);
+    await run.reader.stop(0);
+    await run.reader.stop(1);
+    run.child.kill();
+    await run.finished();
+  }, TIMEOUT);
+
+  test("a thread that cannot start: Bun's streams read instead, and nothing is lost", async () => {
+    using dir = tempDir("derun-stream-reader-");
+    const out = randomBytes(3 * 1024 * 1024);
+    writeFileSync(join(dir.path, "out"), out);
+    const run = spawnReading(["sh", "-c", `cat '${dir.path}/out'; printf tail >&2`], { workerUrl: brokenWorker(dir.path), startTimeoutMs: 200 });
+    await run.finished();
+    expect(sha256(Buffer.concat(run.got.stdout))).toBe(sha256(out));
+    expect(Buffer.concat(run.got.stderr).toString()).toBe("tail");
+  }, TIMEOUT);
+
+  test("stopped before its thread started: that stream is never read, the other goes to Bun's stream", async () => {
+    using dir = tempDir("derun-stream-reader-");
+    const run = spawnReading(["sh", "-c", "yes; echo after-yes >&2"], { workerUrl: brokenWorker(dir.path), startTimeoutMs: 60_000 });
+    await run.reader.stop(0);
+    run.pipes[0].close();
+    await run.finished();
+    expect(run.got.stdout).toEqual([]);
+    expect(Buffer.concat(run.got.stderr).toString()).toBe("after-yes\n");
+  }, TIMEOUT);
+});
