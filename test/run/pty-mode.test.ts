@@ -84,7 +84,9 @@ describe.skipIf(skip)("derun run in a terminal (posix-pty)", () => {
   });
 
   test("scenario 2: Ctrl-C ends a foreground child exactly as without derun", async () => {
-    const { viaDerun, bare, session } = await both(["sh", "-c", "echo ready; sleep 30"], async (run) => {
+    // `exec`: a Ctrl-C that came while dash was forking `sleep` was lost even bare, without derun
+    // (3 bare runs in 20 under load), and that bare run is the reference here.
+    const { viaDerun, bare, session } = await both(["sh", "-c", "echo ready; exec sleep 30"], async (run) => {
       await run.waitFor((out) => out.includes("ready"), "ready");
       run.type("\x03");
     });
