@@ -188,4 +188,13 @@ export class RingConsumer extends RingEnd {
   nudge(): void {
     this.announce(CONSUMED);
   }
+
+  /**
+   * The producer thread died without closing: close for it, so the consumer's wait ends. What it
+   * committed is still there to take.
+   */
+  abandon(): void {
+    Atomics.store(this.control, CLOSED, 1);
+    this.announce(PRODUCED);
+  }
 }

@@ -1,11 +1,13 @@
 /**
  * The pipe transport's reader thread on real pipes written by real processes: every byte in order
  * through the ring; the order across stdout and stderr that one event loop gave (the contract's
- * `hello-world`); stopping one stream while the other goes on; a stop that wakes an idle thread;
- * and the fallback to Bun's streams when the thread cannot start (also when stopped before).
+ * `hello-world`); stopping one stream while the other goes on, with what was read before the stop
+ * still delivered; a stop that wakes an idle thread, and one after the end that touches nothing;
+ * and the fallback to Bun's streams when the thread cannot start (also when stopped before) or
+ * dies after it started.
  */
 import { describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openFifoPipe, type FifoPipe } from "../../src/plugins/pipe/_fifo-pipe.ts";
 import { openStreamReader, type StreamReaderOptions } from "../../src/plugins/pipe/_stream-reader.ts";
@@ -37,6 +39,23 @@ function spawnReading(argv: string[], options?: StreamReaderOptions) {
   };
   return { child, pipes, reader, got, finished };
 }
+
+/** A reader thread that claims the ring (so no fallback on a start timeout) and then dies. */
+function dyingWorker(dir: string): string {
+  const file = join(dir, "dying.worker.ts");
+  const ring = JSON.stringify(join(import.meta.dir, "../../src/core/record-ring.ts"));
+  writeFileSync(file, `import { RingProducer } from ${ring};\nself.onmessage = (event) => {\n  new RingProducer(event.data.ring).claim(1);\n  throw new Error("this reader thread dies at once");\n};\n`);
+  return Bun.pathToFileURL(file).href;
+}
+
+/** The state letter of a process, or undefined once it is gone. */
+const processState = (pid: number): string | undefined => {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "")[0];
+  } catch {
+    return undefined;
+  }
+};
 
 /** A module that throws when loaded: a reader thread that never starts. */
 function brokenWorker(dir: string): string {
@@ -85,11 +104,63 @@ describe("pipe stream reader", () => {
     await run.finished();
   }, TIMEOUT);
 
+  test("bytes already read when a stream is stopped are still delivered (they belong in the recording)", async () => {
+    const size = 600_000;
+    let stopRequested = false;
+    const pipes: [FifoPipe, FifoPipe] = [openFifoPipe(), openFifoPipe()];
+    const child = Bun.spawn(["head", "-c", String(size), "/dev/zero"], { stdout: pipes[0].writeEnd, stderr: pipes[1].writeEnd });
+    for (const pipe of pipes) pipe.closeWriteEnd();
+    let delivered = 0;
+    const reader = openStreamReader(
+      pipes.map((pipe, index) => ({
+        fd: pipe.readEnd,
+        deliver: (bytes: Uint8Array) => {
+          delivered += bytes.length;
+          if (index !== 0 || stopRequested) return;
+          // Hold the main thread until the child is done and the thread has had the time to read
+          // everything into the ring; then stop, with those bytes still undelivered.
+          while (processState(child.pid) === "R" || processState(child.pid) === "S") Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+          stopRequested = true;
+          void reader.stop(0);
+        },
+      })),
+    );
+    await Promise.all([reader.ended(0), reader.ended(1)]);
+    for (const pipe of pipes) pipe.close();
+    await child.exited;
+    expect(stopRequested).toBe(true);
+    expect(delivered).toBe(size);
+  }, TIMEOUT);
+
+  test("a stop after both streams ended writes nothing anywhere (its wake pipe is closed and its fd may be reused)", async () => {
+    using dir = tempDir("derun-stream-reader-");
+    const run = spawnReading(["sh", "-c", "printf done"]);
+    await run.finished();
+    const files = [0, 1, 2, 3].map((i) => join(dir.path, `victim-${i}`));
+    const fds = files.map((file) => openSync(file, "w"));
+    await run.reader.stop(0);
+    await run.reader.stop(1);
+    for (const fd of fds) closeSync(fd);
+    for (const file of files) expect(readFileSync(file).length).toBe(0);
+  }, TIMEOUT);
+
+  test("a thread that dies after it started: Bun's streams read the rest, and nothing is lost", async () => {
+    using dir = tempDir("derun-stream-reader-");
+    const out = randomBytes(1024 * 1024);
+    writeFileSync(join(dir.path, "out"), out);
+    const run = spawnReading(["sh", "-c", `cat '${dir.path}/out'; printf tail >&2`], { workerUrl: dyingWorker(dir.path), startTimeoutMs: 60_000 });
+    await run.finished();
+    expect(sha256(Buffer.concat(run.got.stdout))).toBe(sha256(out));
+    expect(Buffer.concat(run.got.stderr).toString()).toBe("tail");
+  }, TIMEOUT);
+
   test("a thread that cannot start: Bun's streams read instead, and nothing is lost", async () => {
     using dir = tempDir("derun-stream-reader-");
     const out = randomBytes(3 * 1024 * 1024);
     writeFileSync(join(dir.path, "out"), out);
-    const run = spawnReading(["sh", "-c", `cat '${dir.path}/out'; printf tail >&2`], { workerUrl: brokenWorker(dir.path), startTimeoutMs: 200 });
+    // The start timeout is long: a module that fails to load is reported at once (its error event).
+    const run = spawnReading(["sh", "-c", `cat '${dir.path}/out'; printf tail >&2`], { workerUrl: brokenWorker(dir.path), startTimeoutMs: 60_000 });
     await run.finished();
     expect(sha256(Buffer.concat(run.got.stdout))).toBe(sha256(out));
     expect(Buffer.concat(run.got.stderr).toString()).toBe("tail");

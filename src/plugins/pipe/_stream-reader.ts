@@ -59,74 +59,93 @@ export function openStreamReader(streams: readonly OutputStream[], options: Stre
   const init = createRecordRing(RING_BYTES, RING_RECORDS);
   // Its own pipe, so a stop can interrupt the thread's wait: one byte makes it return.
   const wake = openFifoPipe();
-  const worker = new Worker(options.workerUrl ?? WORKER_URL);
+  let worker: Worker;
+  try {
+    worker = new Worker(options.workerUrl ?? WORKER_URL);
+  } catch (error) {
+    wake.close();
+    throw error;
+  }
   worker.unref();
   worker.postMessage({ ring: init, fds: streams.map((stream) => stream.fd), wakeFd: wake.readEnd } satisfies StreamReaderInit);
   const ring = new RingConsumer(init);
   const ends = streams.map(() => Promise.withResolvers<void>());
+  const ended = streams.map(() => false);
   const stopped = streams.map(() => false);
-  const fallbacks: ({ cancel(): Promise<void> } | undefined)[] = streams.map(() => undefined);
+  const bunReaders: ({ cancel(): Promise<void> } | undefined)[] = streams.map(() => undefined);
+  /** The thread is gone (finished, failed, or never started): its wake pipe is closed. */
+  let threadGone = false;
 
+  const finish = (index: number) => {
+    ended[index] = true;
+    ends[index]!.resolve();
+  };
   const stopThread = () => {
+    threadGone = true;
     worker.terminate();
     wake.close();
   };
 
-  /** The thread never started and now never will: nothing was read, Bun's streams read instead. */
-  const fallBack = () => {
+  /**
+   * Bun's streams read what the thread did not: all of it when the thread never started, or what
+   * is left when it ended without ending a stream (it failed). The thread no longer reads, so
+   * nothing is read twice or out of order.
+   */
+  const readRestWithBun = () => {
     stopThread();
     streams.forEach((stream, index) => {
-      if (stopped[index]) return ends[index]!.resolve();
+      if (ended[index]) return;
+      if (stopped[index]) return finish(index);
       const reader = Bun.file(stream.fd).stream().getReader();
-      fallbacks[index] = reader;
+      bunReaders[index] = reader;
       void (async () => {
         try {
           for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) stream.deliver(chunk.value);
         } catch {
           // A read error ends the stream (EIO from a stream PTY), as in the thread.
         }
-        ends[index]!.resolve();
+        finish(index);
       })();
     });
   };
+  // A module that fails to load says so at once: no need to wait for the start timeout. A thread
+  // that dies after it started leaves its ring open: close it, and the rest goes to Bun's streams.
+  worker.addEventListener("error", () => (ring.claim(-1) ? readRestWithBun() : ring.abandon()));
 
   void (async () => {
     const startTimeout = options.startTimeoutMs ?? THREAD_START_TIMEOUT_MS;
     let turn = 0;
     for (;;) {
+      if (ring.threadStarted === false) return; // Bun's streams took over
       const seen = ring.counter(PRODUCED); // before looking: a commit after this changes it
       const record = ring.head();
       if (record !== undefined) {
-        if (record.bytes.length === 0) ends[record.tag]!.resolve();
-        else if (!stopped[record.tag]) streams[record.tag]!.deliver(record.bytes);
+        // Also after a stop: these bytes were read before it, and belong in the recording.
+        if (record.bytes.length === 0) finish(record.tag);
+        else streams[record.tag]!.deliver(record.bytes);
         ring.release();
         if (++turn % RECORDS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
         continue;
       }
-      if (ring.closed) break;
+      if (ring.closed) return readRestWithBun();
       const timeout = ring.threadStarted === undefined ? startTimeout : Infinity;
-      if ((await ring.wait(PRODUCED, seen, timeout)) === "timed-out" && ring.claim(-1)) return fallBack();
+      if ((await ring.wait(PRODUCED, seen, timeout)) === "timed-out" && ring.claim(-1)) return readRestWithBun();
     }
-    stopThread();
-    for (const end of ends) end.resolve(); // a thread that died: nothing more will come
   })();
 
   return {
     ended: (index) => ends[index]!.promise,
     async stop(index) {
-      if (stopped[index]) return ends[index]!.promise;
+      if (stopped[index] || ended[index]) return ends[index]!.promise;
       stopped[index] = true;
-      const fallback = fallbacks[index];
-      if (fallback) return fallback.cancel().then(() => ends[index]!.resolve());
+      const bunReader = bunReaders[index];
+      if (bunReader) return bunReader.cancel().then(() => finish(index));
       // Not started yet: claiming the ring means it never will; the other streams go to Bun.
-      if (ring.claim(-1)) return fallBack();
+      if (ring.claim(-1)) return readRestWithBun();
+      if (threadGone) return ends[index]!.promise;
       ring.setFlag(index, STOP_REQUESTED);
       ring.nudge(); // a thread waiting for room
-      try {
-        writeSync(wake.writeEnd, "x"); // a thread waiting for readiness
-      } catch {
-        // Closed already: the thread has ended, and with it every stream.
-      }
+      writeSync(wake.writeEnd, "x"); // a thread waiting for readiness (its pipe is open: threadGone is false)
       return ends[index]!.promise; // its end record: from then on the thread leaves the fd alone
     },
   };

@@ -24,10 +24,11 @@ const PUBLISH_BYTES = 512 * 1024;
 self.onmessage = (event: MessageEvent<StreamReaderInit>) => {
   const { fds, wakeFd } = event.data;
   const ring = new RingProducer(event.data.ring);
-  // Too late: the main thread already reads by itself.
-  if (!ring.claim(1)) return;
-  const wakeTag = fds.length;
+  // Before claiming: if this fails, the main thread falls back to Bun's streams, nothing read.
   const readiness = openReadiness([...fds, wakeFd]);
+  // Too late: the main thread already reads by itself.
+  if (!ring.claim(1)) return readiness.close();
+  const wakeTag = fds.length;
   const open = new Set(fds.map((_, tag) => tag));
   const wakeBuffer = new Uint8Array(64);
   /** Bytes committed that the main thread was not woken for yet. */
