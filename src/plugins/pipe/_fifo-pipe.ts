@@ -47,7 +47,7 @@ function openLibc() {
 
 /** One output stream's pipe: the child writes to `writeEnd`, derun reads `readEnd`. */
 export interface FifoPipe {
-  /** derun's end. Non-blocking, so it is polled and reading it can be stopped (./_fd-reader.ts). */
+  /** derun's end. Non-blocking, so it is polled and reading it can be stopped (./_stream-reader.ts). */
   readonly readEnd: number;
   /** Blocking. Pass as the child's stdout or stderr; derun closes its copy with {@link closeWriteEnd}. */
   readonly writeEnd: number;

@@ -44,7 +44,7 @@ const posixLibc = (): Libc => (libc ??= openLibc());
 
 /** One output stream's PTY. `master` is derun's end; `slave` is what the child writes to. */
 export interface StreamPty {
-  /** Non-blocking, so it is polled and reading it can be stopped (./_fd-reader.ts). */
+  /** Non-blocking, so it is polled and reading it can be stopped (./_stream-reader.ts). */
   readonly master: number;
   /** Pass as the child's stdout or stderr; derun closes its copy with {@link closeSlave}. */
   readonly slave: number;
