@@ -189,7 +189,8 @@ function outputsOf(
     if (channelEnds && reader) {
       const index = own.indexOf(channel);
       let stopped: Promise<void> | undefined;
-      return { ended: reader.ended(index), stop: () => (stopped ??= reader.stop(index).then(() => channelEnds.close())) };
+      const close = () => channelEnds.close();
+      return { ended: reader.ended(index), stop: () => (stopped ??= reader.stop(index).then(close, close)) };
     }
     const bunPipe = proc[channel];
     if (channelEnds) return streamOutput(Bun.file(channelEnds.ourEnd).stream().getReader(), channel, deliver, channelEnds);
