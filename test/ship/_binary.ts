@@ -3,10 +3,11 @@
  * built here once per test process with the project's own build script, into a temporary directory
  * that holds nothing else, so the binary is proven to need no file beside it.
  */
+import { afterAll, beforeAll } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REPO_ROOT } from "../helpers/cli.ts";
+import { REPO_ROOT, tempDir } from "../helpers/cli.ts";
 
 let built: Promise<string> | undefined;
 
@@ -30,4 +31,20 @@ export function compiledBinary(): Promise<string> {
     return binary;
   })();
   return built;
+}
+
+/**
+ * For one ship test file: the compiled binary (resolved before its tests run) with a private state
+ * root and working directory, removed after them.
+ */
+export function shipFixture(prefix: string) {
+  const fixture = { state: tempDir(`${prefix}state-`), work: tempDir(`${prefix}work-`), binary: "" };
+  beforeAll(async () => {
+    fixture.binary = await compiledBinary();
+  }, 120_000);
+  afterAll(() => {
+    fixture.state[Symbol.dispose]();
+    fixture.work[Symbol.dispose]();
+  });
+  return fixture;
 }

@@ -3,7 +3,7 @@
  * byte-exact, and an MCP round trip with the SDK's own client. It runs from a directory holding
  * nothing but itself, and ignores a bunfig.toml and a .env in the user's working directory.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,29 +12,20 @@ import pkg from "../../package.json" with { type: "json" };
 import { derunEnv, randomBytes, runDerun, sha256, tempDir, text } from "../helpers/cli.ts";
 import { spawnInPty } from "../helpers/pty.ts";
 import { readSession } from "../helpers/session.ts";
-import { compiledBinary } from "./_binary.ts";
+import { shipFixture } from "./_binary.ts";
 
 const TIMEOUT = 30_000;
-const state = tempDir("derun-ship-state-");
-const work = tempDir("derun-ship-work-");
-let binary: string;
-
-beforeAll(async () => {
-  binary = await compiledBinary();
-}, 120_000);
-afterAll(() => {
-  state[Symbol.dispose]();
-  work[Symbol.dispose]();
-});
+const ship = shipFixture("derun-ship-");
+const { state, work } = ship;
 
 /** Run the binary with pipes (so it picks the pipe transport) and collect everything. */
 const run = (args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) =>
-  runDerun(args, { stateRoot: state.path, cwd: work.path, derun: binary, ...options });
+  runDerun(args, { stateRoot: state.path, cwd: work.path, derun: ship.binary, ...options });
 
 describe("compiled binary", () => {
   test("sits alone in its directory", () => {
     if (process.env.DERUN_TEST_BINARY) return; // a given binary lives where CI put it
-    expect(readdirSync(dirname(binary))).toEqual([process.platform === "win32" ? "derun.exe" : "derun"]);
+    expect(readdirSync(dirname(ship.binary))).toEqual([process.platform === "win32" ? "derun.exe" : "derun"]);
   });
 
   test("--version prints the package version; --help lists the commands with one-line descriptions", async () => {
@@ -83,7 +74,7 @@ describe("compiled binary", () => {
     const blob = randomBytes(1 << 20);
     writeFileSync(join(pty.path, "blob"), blob);
     // The child's side goes raw first: a cooked PTY turns LF into CRLF, with or without derun.
-    const terminal = spawnInPty([binary, "run", "--session-id", "ship-pty", "--", "sh", "-c", "stty raw -echo; cat blob"], {
+    const terminal = spawnInPty([ship.binary, "run", "--session-id", "ship-pty", "--", "sh", "-c", "stty raw -echo; cat blob"], {
       env: derunEnv(state.path, { TERM: "xterm-256color" }),
       cwd: pty.path,
     });
@@ -101,7 +92,7 @@ describe("compiled binary", () => {
     const done = await run(["run", "--session-id", "ship-mcp", "--", "sh", "-c", "printf hello; printf -- -world >&2"]);
     expect(done.exitCode).toBe(0);
     const client = new Client({ name: "derun-ship", version: "0" });
-    await client.connect(new StdioClientTransport({ command: binary, args: ["mcp"], env: derunEnv(state.path), cwd: work.path, stderr: "pipe" }));
+    await client.connect(new StdioClientTransport({ command: ship.binary, args: ["mcp"], env: derunEnv(state.path), cwd: work.path, stderr: "pipe" }));
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(["derun_get_session", "derun_list_sessions", "derun_read_output", "derun_wait_output"]);

@@ -3,29 +3,20 @@
  * (it imports only `derun/plugin`, which the binary serves), and every loading failure as one
  * line naming the plugin and the stage, exit 1, and the session recorded as `failed`.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT, runDerun, tempDir, text } from "../helpers/cli.ts";
 import { readSession } from "../helpers/session.ts";
-import { compiledBinary } from "./_binary.ts";
+import { shipFixture } from "./_binary.ts";
 
 const TIMEOUT = 30_000;
 const EXAMPLE = join(REPO_ROOT, "examples/transport-bwrap");
-const state = tempDir("derun-ship-plugin-state-");
-const work = tempDir("derun-ship-plugin-work-");
-let binary: string;
-
-beforeAll(async () => {
-  binary = await compiledBinary();
-}, 120_000);
-afterAll(() => {
-  state[Symbol.dispose]();
-  work[Symbol.dispose]();
-});
+const ship = shipFixture("derun-ship-plugin-");
+const { state, work } = ship;
 
 async function run(args: string[], env: Record<string, string> = {}) {
-  const done = await runDerun(args, { stateRoot: state.path, cwd: work.path, derun: binary, env });
+  const done = await runDerun(args, { stateRoot: state.path, cwd: work.path, derun: ship.binary, env });
   return { exitCode: done.exitCode, stdout: text(done.stdout), stderr: text(done.stderr) };
 }
 
