@@ -11,8 +11,7 @@ import { assertIntact, ByteCheck, digestFile, type Digest } from "./lib/files.ts
 import { interleave } from "./lib/interleave.ts";
 import { connectMcp } from "./lib/mcp-client.ts";
 import { readPeakRss, trackPeakRss } from "./lib/peak-rss.ts";
-import type { Figure } from "./lib/report.ts";
-import { pairRatios, summarize } from "./lib/stats.ts";
+import { ratioFigure, type Figure } from "./lib/report.ts";
 
 const MB = 1_000_000;
 const BLOCK = 1 << 20;
@@ -73,21 +72,15 @@ export async function memory(ctx: BenchContext): Promise<Figure[]> {
     small: async () => (results.small.push(await measure(small)), 0),
     large: async () => (results.large.push(await measure(large)), 0),
   });
-  const row = (name: string, pick: (p: Peaks) => number): Figure => {
-    const big = results.large.map(pick);
-    const little = results.small.map(pick);
-    const ratio = summarize(pairRatios(big, little));
-    return {
+  const row = (name: string, pick: (p: Peaks) => number): Figure =>
+    ratioFigure({
       name,
       unit: "MB",
-      derun: summarize(big.map((b) => b / MB)),
-      anchor: { name: `${small} MiB`, summary: summarize(little.map((b) => b / MB)) },
-      ratio,
-      target: "ratio <= 1.2",
-      met: ratio.median <= 1.2,
+      derun: results.large.map((p) => pick(p) / MB),
+      anchor: { name: `${small} MiB`, samples: results.small.map((p) => pick(p) / MB) },
+      maxRatio: 1.2,
       notes: `peak RSS (VmHWM) at ${large} MiB vs ${small} MiB; ${reps} interleaved reps`,
-    };
-  };
+    });
   return [row("memory: derun run", (p) => p.run), row("memory: derun mcp", (p) => p.mcp)];
 }
 

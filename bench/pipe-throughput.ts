@@ -8,8 +8,7 @@ import type { BenchContext } from "./lib/context.ts";
 import { derunEnv, outputBin, stateRoot } from "./lib/derun.ts";
 import { assertIntact, digestFile, writeRandomFile, type Digest } from "./lib/files.ts";
 import { interleave } from "./lib/interleave.ts";
-import type { Figure } from "./lib/report.ts";
-import { pairRatios, summarize } from "./lib/stats.ts";
+import { ratioFigure, type Figure } from "./lib/report.ts";
 
 const MB = 1_000_000;
 
@@ -58,15 +57,12 @@ export async function pipeThroughput(ctx: BenchContext): Promise<Figure> {
       return ms;
     },
   });
-  const ratio = summarize(pairRatios(samples.derun, samples.tee));
-  return {
+  return ratioFigure({
     name: "pipe throughput",
     unit: "ms",
-    derun: summarize(samples.derun),
-    anchor: { name: "cat+tee", summary: summarize(samples.tee) },
-    ratio,
-    target: "ratio <= 1.2",
-    met: ratio.median <= 1.2,
+    derun: samples.derun,
+    anchor: { name: "cat+tee", samples: samples.tee },
+    maxRatio: 1.2,
     notes: `${size / MB} MB random bytes to /dev/null, recorded; ${reps} interleaved reps`,
-  };
+  });
 }

@@ -10,8 +10,7 @@ import type { BenchContext } from "./lib/context.ts";
 import { assertIntact, ByteCheck, digestFile, writeRandomFile, type Digest } from "./lib/files.ts";
 import { interleave } from "./lib/interleave.ts";
 import { openOuterPty } from "./lib/outer-pty.ts";
-import type { Figure } from "./lib/report.ts";
-import { pairRatios, summarize } from "./lib/stats.ts";
+import { ratioFigure, type Figure } from "./lib/report.ts";
 
 const MB = 1_000_000;
 
@@ -44,14 +43,12 @@ export async function ptyThroughput(ctx: BenchContext): Promise<Figure> {
     },
     script: async () => timeThroughPty("script -q", ["script", "-q", "-c", child, path.join(ctx.dir, "pty-typescript")], env, want),
   });
-  return {
+  return ratioFigure({
     name: "PTY throughput",
     unit: "ms",
-    derun: summarize(samples.derun),
-    anchor: { name: "script -q", summary: summarize(samples.script) },
-    ratio: summarize(pairRatios(samples.derun, samples.script)),
-    target: "ratio <= 1.1",
-    met: summarize(pairRatios(samples.derun, samples.script)).median <= 1.1,
+    derun: samples.derun,
+    anchor: { name: "script -q", samples: samples.script },
+    maxRatio: 1.1,
     notes: `${size / MB} MB random bytes, child \`stty raw -echo; cat\`, in a bench-allocated outer PTY; ${reps} interleaved reps`,
-  };
+  });
 }

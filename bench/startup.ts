@@ -8,8 +8,8 @@ import type { BenchContext } from "./lib/context.ts";
 import { derunEnv, outputBin, stateRoot } from "./lib/derun.ts";
 import { interleave } from "./lib/interleave.ts";
 import { openOuterPty } from "./lib/outer-pty.ts";
-import type { Figure } from "./lib/report.ts";
-import { pairRatios, summarize } from "./lib/stats.ts";
+import { ratioFigure, type Figure } from "./lib/report.ts";
+import { summarize } from "./lib/stats.ts";
 
 async function timeInPty(what: string, argv: string[], env: Record<string, string>): Promise<number> {
   const pty = openOuterPty(argv, { env });
@@ -34,16 +34,13 @@ export async function startup(ctx: BenchContext): Promise<Figure> {
     script: async () => timeInPty("script -q -c true", ["script", "-q", "-c", "true", "/dev/null"], env),
     bare: async () => timeInPty("true", ["true"], env),
   });
-  const ratio = summarize(pairRatios(samples.derun, samples.script));
-  return {
+  return ratioFigure({
     name: "start-up",
     unit: "ms",
-    derun: summarize(samples.derun),
-    anchor: { name: "script -q -c true", summary: summarize(samples.script) },
+    derun: samples.derun,
+    anchor: { name: "script -q -c true", samples: samples.script },
     extra: { "bare true": summarize(samples.bare) },
-    ratio,
-    target: "ratio <= 1.0",
-    met: ratio.median <= 1.0,
+    maxRatio: 1.0,
     notes: `compiled binary, each in its own outer PTY (spawn to exit and EOF); bare \`true\` ${summarize(samples.bare).median.toFixed(1)} ms; ${reps} interleaved reps`,
-  };
+  });
 }

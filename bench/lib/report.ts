@@ -2,7 +2,7 @@
  * Figures as rows: what was measured on each side, the ratio, the target, and whether it was met;
  * printed as a table and written as JSON.
  */
-import type { Summary } from "./stats.ts";
+import { pairRatios, summarize, type Summary } from "./stats.ts";
 
 /** One line of the table. `derun` and `anchor` are in `unit`; `ratio` is derun / anchor per pair. */
 export interface Figure {
@@ -18,6 +18,33 @@ export interface Figure {
   readonly met?: boolean;
   /** Anything a reader needs to interpret the row (sizes, derived rates). */
   readonly notes?: string;
+}
+
+/**
+ * The usual row: derun's samples against an anchor's, paired rep by rep, the target a ceiling on
+ * the median ratio.
+ */
+export function ratioFigure(row: {
+  name: string;
+  unit: string;
+  derun: readonly number[];
+  anchor: { name: string; samples: readonly number[] };
+  maxRatio: number;
+  notes: string;
+  extra?: Record<string, Summary>;
+}): Figure {
+  const ratio = summarize(pairRatios(row.derun, row.anchor.samples));
+  return {
+    name: row.name,
+    unit: row.unit,
+    derun: summarize(row.derun),
+    anchor: { name: row.anchor.name, summary: summarize(row.anchor.samples) },
+    ...(row.extra ? { extra: row.extra } : {}),
+    ratio,
+    target: `ratio <= ${row.maxRatio.toFixed(1)}`,
+    met: ratio.median <= row.maxRatio,
+    notes: row.notes,
+  };
 }
 
 const fmt = (value: number): string => {
