@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { CLI_ENTRY, derunArgv, derunEnv, REPO_ROOT, runDerun, tempDir } from "../helpers/cli.ts";
+import { derunArgv, derunEnv, REPO_ROOT, runDerun, tempDir } from "../helpers/cli.ts";
 import { call, textOf } from "./_harness.ts";
 
 const root = tempDir("derun-mcp-e2e-");
@@ -17,9 +17,9 @@ let client: Client;
 
 beforeAll(async () => {
   client = new Client({ name: "derun-e2e", version: "0" });
-  await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [CLI_ENTRY, "mcp"], env: derunEnv(root.path), cwd: REPO_ROOT, stderr: "pipe" }),
-  );
+  // The derun under test: the source, or the compiled binary when DERUN_TEST_BINARY is set.
+  const [command = process.execPath, ...args] = derunArgv();
+  await client.connect(new StdioClientTransport({ command, args: [...args, "mcp"], env: derunEnv(root.path), cwd: REPO_ROOT, stderr: "pipe" }));
 }, TIMEOUT);
 afterAll(async () => {
   await client.close();
