@@ -7,6 +7,12 @@ import type { Store } from "../../src/core/store.ts";
 import { isDerunError } from "../../src/core/errors.ts";
 import { expectLine, makeRoot, removeRoot, sessionOptions, spawnFixture } from "./helpers.ts";
 
+/**
+ * A wait timeout far past the test's own (bunfig: 60 s): a wait that should return at once, or on
+ * a byte or an abort, fails its test by timing out instead of passing late.
+ */
+const NEVER_MS = 600_000;
+
 let root: string;
 let store: Store;
 beforeEach(() => {
@@ -98,14 +104,14 @@ describe("waitForOutput", () => {
     try {
       await expectLine(writer, "ready live");
       let woke = false;
-      const waiting = store.waitForOutput("live", 0, 30_000).then(() => (woke = true));
+      const waiting = store.waitForOutput("live", 0, NEVER_MS).then(() => (woke = true));
       await Bun.sleep(50); // give the wait a chance to (wrongly) return before any byte exists
       expect(woke).toBe(false);
       writer.send("append stdout x");
       await waiting;
       expect((await store.read("live", 0, 10)).output_bytes).toBe(1);
       await expectLine(writer, "ok");
-      await store.waitForOutput("live", 0, 30_000); // bytes past cursor 0 exist: immediate
+      await store.waitForOutput("live", 0, NEVER_MS); // bytes past cursor 0 exist: immediate
     } finally {
       writer.proc.kill();
       await writer.proc.exited;
@@ -119,7 +125,7 @@ describe("waitForOutput", () => {
     await store.waitForOutput("quiet", 1, 300);
     expect(performance.now() - started).toBeGreaterThanOrEqual(290);
     const controller = new AbortController();
-    const aborted = store.waitForOutput("quiet", 1, 30_000, controller.signal);
+    const aborted = store.waitForOutput("quiet", 1, NEVER_MS, controller.signal);
     controller.abort();
     await aborted;
   });
@@ -128,7 +134,7 @@ describe("waitForOutput", () => {
     const writer = await store.create(sessionOptions({ sessionId: "done" }));
     await writer.finalize({ state: "exited", exit_code: 0 });
     await writer[Symbol.asyncDispose]();
-    await store.waitForOutput("done", 0, 30_000);
+    await store.waitForOutput("done", 0, NEVER_MS);
     expect((await store.get("done")).state).toBe("exited");
   });
 });
