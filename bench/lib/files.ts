@@ -68,6 +68,6 @@ export function assertIntact(what: string, got: Digest, want: Digest): void {
 }
 
 /** Bytes did not arrive intact: the one failure that makes even a quick run exit non-zero. */
-export class BytesDamaged extends Error {
+class BytesDamaged extends Error {
   override readonly name = "BytesDamaged";
 }

@@ -15,7 +15,7 @@ export interface Summary {
 }
 
 /** The `q`-quantile (0..1) of `values`, linearly interpolated between neighbours. */
-export function quantile(values: readonly number[], q: number): number {
+function quantile(values: readonly number[], q: number): number {
   if (values.length === 0) throw new Error("quantile of no values");
   const sorted = [...values].sort((a, b) => a - b);
   const at = (sorted.length - 1) * q;

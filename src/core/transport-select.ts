@@ -19,7 +19,7 @@ export function chooseTransport(explicit: string | undefined, probe: TerminalPro
 }
 
 /** The built-in transport the probe alone selects. */
-export function probedTransport(probe: TerminalProbe): DerunTransportMode {
+function probedTransport(probe: TerminalProbe): DerunTransportMode {
   // All three, not just stdin and stdout: a PTY serves every fd of the child, so with stderr
   // redirected (`derun run -- make 2>err`) the child's errors would land on the screen instead of
   // the file. `pipe` gives each stream what derun has: a terminal of its own where derun's is one.

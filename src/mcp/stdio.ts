@@ -10,7 +10,7 @@ import type { Store } from "../core/store.ts";
 import { createDerunServer } from "./server.ts";
 
 /** Retention GC interval of a running MCP server (contract default). */
-export const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 /**
  * Serve on process.stdin/stdout until stdin ends, the transport closes, or SIGTERM/SIGINT arrives;

@@ -12,9 +12,9 @@
  */
 
 /** Give up once the stream has delivered nothing for this long after the exit. */
-export const POST_EXIT_IDLE_MS = 200;
+const POST_EXIT_IDLE_MS = 200;
 /** Give up after this long in any case, so a grandchild that never stops writing cannot hold derun. */
-export const POST_EXIT_MAX_MS = 3000;
+const POST_EXIT_MAX_MS = 3000;
 
 /** Tracks output activity so the post-exit drain can tell a quiet stream from a slow reader. */
 export class DrainWindow {
@@ -51,7 +51,7 @@ export class DrainWindow {
  * Resolves when `streamEnd` resolves or `ms` have passed, whichever is first; `true` when the
  * stream ended in time. The timer never keeps the event loop alive after the race is decided.
  */
-export async function waitForEndWithin(streamEnd: Promise<unknown>, ms: number): Promise<boolean> {
+async function waitForEndWithin(streamEnd: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), ms);

@@ -6,7 +6,7 @@ import type { Logger } from "../log.ts";
 import { OutputWriter } from "./output-writer.ts";
 
 /** derun's own fd for each output channel. */
-export const FD_OF_CHANNEL: Record<DerunOutputChannel, number> = { pty: 1, stdout: 1, stderr: 2 };
+const FD_OF_CHANNEL: Record<DerunOutputChannel, number> = { pty: 1, stdout: 1, stderr: 2 };
 
 /** The channels that derun writes to `fd`. */
 export const channelsOfFd = (fd: number): DerunOutputChannel[] =>

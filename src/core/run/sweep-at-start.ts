@@ -14,7 +14,7 @@ import type { Logger } from "../log.ts";
 import type { Store } from "../store.ts";
 import { openRegular } from "../store/open-regular.ts";
 
-export const START_SWEEP_INTERVAL_MS = 60_000;
+const START_SWEEP_INTERVAL_MS = 60_000;
 const STAMP = "last-sweep";
 
 /** Sweep unless another derun did so within the last minute. Never throws: GC never stops a run. */

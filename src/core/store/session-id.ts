@@ -6,7 +6,7 @@
 import { DerunError } from "../errors.ts";
 
 /** Letters, digits, `.`, `_`, `-`, starting with a letter or digit: `.`, `..` and separators fail. */
-export const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** Whether `id` may name a directory directly under `sessions/`. */
 export const isValidSessionId = (id: unknown): id is string => typeof id === "string" && SESSION_ID_PATTERN.test(id);

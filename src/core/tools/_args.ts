@@ -18,7 +18,7 @@ export const cursorType = type(/^[0-9]+$/).configure({ expected: "a decimal stri
 export const positiveIntegerType = type("number.integer > 0").configure({ expected: "a positive integer" });
 
 /** `encoding` of a read: UTF-8 text (default) or byte-exact base64. */
-export const encodingType = type("'text' | 'base64'");
+const encodingType = type("'text' | 'base64'");
 export type Encoding = typeof encodingType.infer;
 
 export const sessionIdType = type("string").configure({

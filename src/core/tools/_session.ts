@@ -2,7 +2,7 @@
 import type { SessionInfo } from "../store.ts";
 
 /** Copy of `fields` without the keys whose value is undefined, so JSON and structuredContent agree. */
-export const defined = <T extends Record<string, unknown>>(fields: T): T =>
+const defined = <T extends Record<string, unknown>>(fields: T): T =>
   Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as T;
 
 /** One row of derun_list_sessions. */

@@ -49,7 +49,7 @@ export interface DrainTiming {
   readonly graceMs: number;
 }
 
-export const DEFAULT_DRAIN: DrainTiming = { quietMs: 50, graceMs: 250 };
+const DEFAULT_DRAIN: DrainTiming = { quietMs: 50, graceMs: 250 };
 
 const DEFAULT_SIZE: WindowSize = { cols: 80, rows: 24 };
 
