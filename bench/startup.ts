@@ -34,13 +34,14 @@ export async function startup(ctx: BenchContext): Promise<Figure> {
     script: async () => timeInPty("script -q -c true", ["script", "-q", "-c", "true", "/dev/null"], env),
     bare: async () => timeInPty("true", ["true"], env),
   });
+  const bare = summarize(samples.bare);
   return ratioFigure({
     name: "start-up",
     unit: "ms",
     derun: samples.derun,
     anchor: { name: "script -q -c true", samples: samples.script },
-    extra: { "bare true": summarize(samples.bare) },
+    extra: { "bare true": bare },
     maxRatio: 1.0,
-    notes: `compiled binary, each in its own outer PTY (spawn to exit and EOF); bare \`true\` ${summarize(samples.bare).median.toFixed(1)} ms; ${reps} interleaved reps`,
+    notes: `compiled binary, each in its own outer PTY (spawn to exit and EOF); bare \`true\` ${bare.median.toFixed(1)} ms; ${reps} interleaved reps`,
   });
 }

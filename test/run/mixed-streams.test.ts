@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { derunArgv, derunEnv, randomBytes, sha256, tempDir, text } from "../helpers/cli.ts";
-import { onlySession, type OnDisk } from "../helpers/session.ts";
+import { channelBytes, onlySession } from "../helpers/session.ts";
 import { spawnInPty, type PtyRun } from "../helpers/pty.ts";
 
 const skip = process.platform === "win32";
@@ -62,12 +62,6 @@ async function withAndWithout(line: string, { drive = async () => {}, flags = ""
   return { viaDerun, bare, session: onlySession(state.path), work: work.path };
 }
 
-/** The recorded bytes of one channel, in order. */
-function recorded(session: OnDisk, channel: string): Uint8Array {
-  const parts = session.index.filter((r) => r.channel === channel).map((r) => session.output.subarray(r.offset, r.offset + r.length));
-  return Buffer.concat(parts);
-}
-
 /**
  * Lines on the screen, sorted: the child's stdout and stderr are separate streams in both runs,
  * so which of two lines written back to back on different fds lands first is not defined.
@@ -81,8 +75,8 @@ describe.skipIf(skip)("derun run with some of its streams on a terminal (pipe tr
     expect(lines(bare.screen)).toEqual(["", `err:${report}`, `out:${report}`]);
     expect(lines(viaDerun.screen)).toEqual(lines(bare.screen));
     // Recorded as the child wrote it: LF only, the CRLF on the screen is the real terminal's doing.
-    expect(text(recorded(session, "stdout"))).toBe(`out:${report}\n`);
-    expect(text(recorded(session, "stderr"))).toBe(`err:${report}\n`);
+    expect(text(channelBytes(session, "stdout"))).toBe(`out:${report}\n`);
+    expect(text(channelBytes(session, "stderr"))).toBe(`err:${report}\n`);
     expect(session.meta).toMatchObject({ transport_mode: "pipe", tty_attached: false });
   });
 
@@ -91,7 +85,7 @@ describe.skipIf(skip)("derun run with some of its streams on a terminal (pipe tr
     expect(bare.screen).toBe("out: tty1=30 100\r\n");
     expect(bare.errFile).toBe("err: tty1=30 100\n");
     expect(viaDerun).toEqual(bare);
-    expect(text(recorded(session, "stderr"))).toBe("err: tty1=30 100\n");
+    expect(text(channelBytes(session, "stderr"))).toBe("err: tty1=30 100\n");
   });
 
   test("stdin a terminal, stdout a terminal, stderr a file (--transport pipe): as without derun", async () => {
@@ -120,7 +114,7 @@ describe.skipIf(skip)("derun run with some of its streams on a terminal (pipe tr
     const { viaDerun, bare, session } = await withAndWithout("echo x | DERUN grep --color=auto x");
     expect(bare.screen).toContain("\x1b[");
     expect(viaDerun.screen).toBe(bare.screen);
-    expect(text(recorded(session, "stdout"))).toBe(bare.screen.replace("\r\n", "\n"));
+    expect(text(channelBytes(session, "stdout"))).toBe(bare.screen.replace("\r\n", "\n"));
   });
 
   test("1 MiB of random bytes through a stdout terminal: recorded byte-exact, the screen as without derun", async () => {
@@ -128,7 +122,7 @@ describe.skipIf(skip)("derun run with some of its streams on a terminal (pipe tr
     const bytes = randomBytes(1 << 20);
     writeFileSync(join(data.path, "blob"), bytes);
     const { viaDerun, bare, session } = await withAndWithout(`echo x | DERUN cat '${join(data.path, "blob")}'`);
-    expect(sha256(recorded(session, "stdout"))).toBe(sha256(bytes));
+    expect(sha256(channelBytes(session, "stdout"))).toBe(sha256(bytes));
     expect(viaDerun.exitCode).toBe(0);
     expect(viaDerun.screenHash).toBe(bare.screenHash);
   });
