@@ -8,10 +8,11 @@ import type { TerminalProbe } from "./transport.ts";
 
 /** Probes fds 0, 1 and 2 and, when stdout is a terminal, its window size. */
 export function probeTerminal(): TerminalProbe {
-  const size = readWindowSize(1);
+  const stdoutIsTty = isTerminal(1);
+  const size = stdoutIsTty ? readWindowSize(1) : undefined;
   return {
     stdinIsTty: isTerminal(0),
-    stdoutIsTty: isTerminal(1),
+    stdoutIsTty,
     stderrIsTty: isTerminal(2),
     platform: process.platform,
     ...(size ? { size } : {}),

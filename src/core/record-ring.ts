@@ -79,6 +79,15 @@ class RingEnd {
     return Atomics.compareExchange(this.control, STARTED, 0, by) === 0;
   }
 
+  /**
+   * Nothing more will be committed: said by the producer, or by the consumer for a producer thread
+   * that died without saying it. Wakes the consumer; what was committed is still there to take.
+   */
+  close(): void {
+    Atomics.store(this.control, CLOSED, 1);
+    this.announce(PRODUCED);
+  }
+
   /** Whether the thread has started (true), or the main thread took its part (false); undefined before either. */
   get threadStarted(): boolean | undefined {
     const state = Atomics.load(this.control, STARTED);
@@ -153,12 +162,6 @@ export class RingProducer extends RingEnd {
     this.announce(PRODUCED);
   }
 
-  /** Nothing more will come. */
-  close(): void {
-    Atomics.store(this.control, CLOSED, 1);
-    this.announce(PRODUCED);
-  }
-
   /** True when every record committed has been released. */
   get drained(): boolean {
     return Atomics.load(this.control, RECORDS) === 0;
@@ -187,14 +190,5 @@ export class RingConsumer extends RingEnd {
   /** Wakes a producer waiting for room, for it to look at the flags (a stop request). */
   nudge(): void {
     this.announce(CONSUMED);
-  }
-
-  /**
-   * The producer thread died without closing: close for it, so the consumer's wait ends. What it
-   * committed is still there to take.
-   */
-  abandon(): void {
-    Atomics.store(this.control, CLOSED, 1);
-    this.announce(PRODUCED);
   }
 }

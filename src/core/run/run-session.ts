@@ -128,7 +128,7 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
 
     const stopInput = used.capabilities.input === "forward" ? forwardInput(running, log) : () => {};
     // Also once now: a resize during start-up happened before anyone listened.
-    const stopResize = used.capabilities.resize ? followResize(running, { now: true }) : () => {};
+    const stopResize = used.capabilities.resize ? followResize(running) : () => {};
     let exit: ChildExit;
     try {
       exit = await running.exited;
@@ -225,16 +225,16 @@ function forwardProcessStdin(child: RunningChild, log: Logger): () => void {
 }
 
 /**
- * Propagate window size changes of derun's terminal to the child (`now`: also sync it at once). The
+ * Propagate window size changes of derun's terminal to the child, and sync it once now. The
  * terminal may be on stderr alone (`derun run -- make | tee log`), where `pipe` gives the child's
  * stderr a terminal to resize.
  */
-function followResize(child: RunningChild, { now }: { now: boolean }): () => void {
+function followResize(child: RunningChild): () => void {
   const onResize = () => {
     const size = readWindowSize(1) ?? readWindowSize(2);
     if (size) child.resize(size);
   };
   process.on("SIGWINCH", onResize);
-  if (now) onResize();
+  onResize();
   return () => process.removeListener("SIGWINCH", onResize);
 }

@@ -19,11 +19,12 @@ const STAMP = "last-sweep";
 
 /** Sweep unless another derun did so within the last minute. Never throws: GC never stops a run. */
 export async function sweepAtStart(store: Store, log: Logger, now: number = Date.now()): Promise<void> {
-  if (!existsSync(store.root)) return; // nothing was ever recorded here
   const stamp = join(store.root, STAMP);
   try {
+    // The usual case, one syscall: swept a moment ago.
     if (now - statSync(stamp).mtimeMs < START_SWEEP_INTERVAL_MS) return;
   } catch {
+    if (!existsSync(store.root)) return; // nothing was ever recorded here
     // never swept (or unreadable): sweep
   }
   try {

@@ -110,7 +110,7 @@ export function openStreamReader(streams: readonly OutputStream[], options: Stre
   };
   // A module that fails to load says so at once: no need to wait for the start timeout. A thread
   // that dies after it started leaves its ring open: close it, and the rest goes to Bun's streams.
-  worker.addEventListener("error", () => (ring.claim(-1) ? readRestWithBun() : ring.abandon()));
+  worker.addEventListener("error", () => (ring.claim(-1) ? readRestWithBun() : ring.close()));
 
   void (async () => {
     const startTimeout = options.startTimeoutMs ?? THREAD_START_TIMEOUT_MS;

@@ -47,7 +47,10 @@ self.onmessage = (event: MessageEvent<StreamReaderInit>) => {
     ring.commit(tag, 0); // wakes the main thread, for this and anything before it
     unpublished = 0;
   };
-  const stopRequested = () => [...open].some((tag) => ring.flag(tag) === STOP_REQUESTED);
+  const stopRequested = () => {
+    for (const tag of open) if (ring.flag(tag) === STOP_REQUESTED) return true;
+    return false;
+  };
   /** Until the ring has room, or `interrupt()`; returns the room (0 when interrupted). */
   const waitForRoom = (interrupt: () => boolean): number => {
     for (;;) {
@@ -63,7 +66,7 @@ self.onmessage = (event: MessageEvent<StreamReaderInit>) => {
 
   try {
     while (open.size > 0) {
-      for (const tag of [...open]) if (ring.flag(tag) === STOP_REQUESTED) end(tag);
+      for (const tag of open) if (ring.flag(tag) === STOP_REQUESTED) end(tag); // deleting while iterating a Set is safe
       if (open.size === 0) break;
       // Nothing more readable right now: the main thread gets what it has not seen, then wait.
       let ready = unpublished > 0 ? readiness.wait(0) : readiness.wait(-1);
