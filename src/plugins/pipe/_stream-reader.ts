@@ -15,7 +15,8 @@
  */
 import { writeSync } from "node:fs";
 import { createRecordRing, PRODUCED, RingConsumer, THREAD_START_TIMEOUT_MS, type RecordRingInit } from "../../core/record-ring.ts";
-import { openFifoPipe } from "./_fifo-pipe.ts";
+import { pump } from "./_bun-pump.ts";
+import { openFifoPipe, type FifoPipe } from "./_fifo-pipe.ts";
 
 /** Four of the 256 KiB pipe's worth: the thread rarely waits for the main thread. */
 const RING_BYTES = 1024 * 1024;
@@ -57,18 +58,8 @@ export interface StreamReaderOptions {
 
 export function openStreamReader(streams: readonly OutputStream[], options: StreamReaderOptions = {}): StreamReader {
   const init = createRecordRing(RING_BYTES, RING_RECORDS);
-  // Its own pipe, so a stop can interrupt the thread's wait: one byte makes it return.
-  const wake = openFifoPipe();
-  let worker: Worker;
-  try {
-    worker = new Worker(options.workerUrl ?? WORKER_URL);
-  } catch (error) {
-    wake.close();
-    throw error;
-  }
-  worker.unref();
-  worker.postMessage({ ring: init, fds: streams.map((stream) => stream.fd), wakeFd: wake.readEnd } satisfies StreamReaderInit);
   const ring = new RingConsumer(init);
+  const thread = startThread(init, streams, options.workerUrl ?? WORKER_URL);
   const ends = streams.map(() => Promise.withResolvers<void>());
   const ended = streams.map(() => false);
   const stopped = streams.map(() => false);
@@ -82,8 +73,8 @@ export function openStreamReader(streams: readonly OutputStream[], options: Stre
   };
   const stopThread = () => {
     threadGone = true;
-    worker.terminate();
-    wake.close();
+    thread?.worker.terminate();
+    thread?.wake.close();
   };
 
   /**
@@ -98,19 +89,14 @@ export function openStreamReader(streams: readonly OutputStream[], options: Stre
       if (stopped[index]) return finish(index);
       const reader = Bun.file(stream.fd).stream().getReader();
       bunReaders[index] = reader;
-      void (async () => {
-        try {
-          for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) stream.deliver(chunk.value);
-        } catch {
-          // A read error ends the stream (EIO from a stream PTY), as in the thread.
-        }
-        finish(index);
-      })();
+      void pump(reader, stream.deliver).then(() => finish(index));
     });
   };
   // A module that fails to load says so at once: no need to wait for the start timeout. A thread
   // that dies after it started leaves its ring open: close it, and the rest goes to Bun's streams.
-  worker.addEventListener("error", () => (ring.claim(-1) ? readRestWithBun() : ring.close()));
+  thread?.worker.addEventListener("error", () => (ring.claim(-1) ? readRestWithBun() : ring.close()));
+  // No thread at all (no FIFO for its wake pipe, or no Worker): Bun's streams from the start.
+  if (thread === undefined && ring.claim(-1)) readRestWithBun();
 
   void (async () => {
     const startTimeout = options.startTimeoutMs ?? THREAD_START_TIMEOUT_MS;
@@ -145,8 +131,26 @@ export function openStreamReader(streams: readonly OutputStream[], options: Stre
       if (threadGone) return ends[index]!.promise;
       ring.setFlag(index, STOP_REQUESTED);
       ring.nudge(); // a thread waiting for room
-      writeSync(wake.writeEnd, "x"); // a thread waiting for readiness (its pipe is open: threadGone is false)
+      writeSync(thread!.wake.writeEnd, "x"); // a thread waiting for readiness (its pipe is open: threadGone is false)
       return ends[index]!.promise; // its end record: from then on the thread leaves the fd alone
     },
   };
+}
+
+/**
+ * The reader thread and the pipe that wakes it (a stop interrupts its wait with one byte), or
+ * undefined when either cannot be made: then Bun's streams read instead, and the run goes on.
+ */
+function startThread(init: RecordRingInit, streams: readonly OutputStream[], workerUrl: string): { worker: Worker; wake: FifoPipe } | undefined {
+  let wake: FifoPipe | undefined;
+  try {
+    wake = openFifoPipe();
+    const worker = new Worker(workerUrl);
+    worker.unref();
+    worker.postMessage({ ring: init, fds: streams.map((stream) => stream.fd), wakeFd: wake.readEnd } satisfies StreamReaderInit);
+    return { worker, wake };
+  } catch {
+    wake?.close();
+    return undefined;
+  }
 }

@@ -19,6 +19,7 @@ import { defineTransport, type RunningChild, type TransportOpenOptions, type Win
 import type { DerunOutputChannel } from "../../core/enums.ts";
 import { exitOf, toSpawnError } from "../_bun-spawn.ts";
 import { DrainWindow } from "../_grace.ts";
+import { pump } from "./_bun-pump.ts";
 import { openStreamReader } from "./_stream-reader.ts";
 import { openFifoPipe } from "./_fifo-pipe.ts";
 import { isTerminal, openStreamPty, terminalSize } from "./_stream-pty.ts";
@@ -30,12 +31,6 @@ export default defineTransport({
   supports: () => true,
   open: async (command, options) => openPipe(command, options),
 });
-
-/** The part of a stream reader used here (Bun's pipe and fd readers have different nominal types). */
-interface ChunkReader {
-  read(): Promise<{ done: boolean; value?: Uint8Array }>;
-  cancel(): Promise<void>;
-}
 
 /** derun's own fd for each output channel of the child. */
 const FD_OF: Record<"stdout" | "stderr", number> = { stdout: 1, stderr: 2 };
@@ -160,7 +155,7 @@ function endsFor(channel: "stdout" | "stderr", size: WindowSize | undefined): Ow
   return pipe && { childEnd: pipe.writeEnd, ourEnd: pipe.readEnd, closeChildEnd: pipe.closeWriteEnd, resize: () => false, close: pipe.close };
 }
 
-/** `open()`, or undefined when it throws: a missing PTY, FIFO or thread costs fidelity or memory, never the run. */
+/** `open()`, or undefined when it throws: a missing PTY or FIFO costs fidelity, never the run. */
 function tryOpen<T>(open: () => T): T | undefined {
   try {
     return open();
@@ -171,8 +166,8 @@ function tryOpen<T>(open: () => T): T | undefined {
 
 /**
  * How each stream is read: derun's own ends all by one reader thread (./_stream-reader.ts, which
- * keeps their order across streams and allocates nothing per chunk); a stream Bun made, or our own
- * end when that thread cannot be set up, by Bun's stream reader.
+ * keeps their order across streams and allocates nothing per chunk, and falls back to Bun's
+ * reader by itself); a stream Bun made, by Bun's reader.
  */
 function outputsOf(
   ends: Record<(typeof CHANNELS)[number], OwnEnds | undefined>,
@@ -180,49 +175,21 @@ function outputsOf(
   deliver: (channel: DerunOutputChannel, bytes: Uint8Array) => void,
 ): Record<(typeof CHANNELS)[number], Output> {
   const own = CHANNELS.filter((channel) => ends[channel] !== undefined);
-  const reader =
-    own.length > 0
-      ? tryOpen(() => openStreamReader(own.map((channel) => ({ fd: ends[channel]!.ourEnd, deliver: (bytes: Uint8Array) => deliver(channel, bytes) }))))
-      : undefined;
+  const reader = own.length > 0 ? openStreamReader(own.map((channel) => ({ fd: ends[channel]!.ourEnd, deliver: (bytes: Uint8Array) => deliver(channel, bytes) }))) : undefined;
   const outputOf = (channel: (typeof CHANNELS)[number]): Output => {
     const channelEnds = ends[channel];
     if (channelEnds && reader) {
       const index = own.indexOf(channel);
-      let stopped: Promise<void> | undefined;
       const close = () => channelEnds.close();
+      let stopped: Promise<void> | undefined;
       return { ended: reader.ended(index), stop: () => (stopped ??= reader.stop(index).then(close, close)) };
     }
     const bunPipe = proc[channel];
-    if (channelEnds) return streamOutput(Bun.file(channelEnds.ourEnd).stream().getReader(), channel, deliver, channelEnds);
-    if (bunPipe instanceof ReadableStream) return streamOutput(bunPipe.getReader(), channel, deliver);
-    throw new Error("pipe: Bun did not give a readable stream for a piped output");
+    if (!(bunPipe instanceof ReadableStream)) throw new Error("pipe: Bun did not give a readable stream for a piped output");
+    // A stream Bun made is Bun's to close: stopping only cancels the reading.
+    const bunReader = bunPipe.getReader();
+    let stopped: Promise<void> | undefined;
+    return { ended: pump(bunReader, (bytes) => deliver(channel, bytes)), stop: () => (stopped ??= bunReader.cancel().catch(() => {})) };
   };
   return { stdout: outputOf("stdout"), stderr: outputOf("stderr") };
-}
-
-/** A stream read by Bun's reader. Cancel first so nothing reads our fd any more, then close it; a stream Bun made is Bun's to close. */
-function streamOutput(reader: ChunkReader, channel: DerunOutputChannel, deliver: (channel: DerunOutputChannel, bytes: Uint8Array) => void, ends?: OwnEnds): Output {
-  let stopped: Promise<void> | undefined;
-  return {
-    ended: pump(reader, channel, deliver),
-    stop: () => (stopped ??= reader.cancel().then(() => ends?.close(), () => ends?.close())),
-  };
-}
-
-/** Delivers every chunk of one stream to `onOutput` as it arrives; resolves at the stream's end. */
-async function pump(
-  reader: ChunkReader,
-  channel: DerunOutputChannel,
-  deliver: (channel: DerunOutputChannel, bytes: Uint8Array) => void,
-): Promise<void> {
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      if (value) deliver(channel, value);
-    }
-  } catch {
-    // A read error ends that stream: EIO is how a PTY master reports that the child's last copy of
-    // the slave is closed, a normal end; the child's exit still decides the result.
-  }
 }
