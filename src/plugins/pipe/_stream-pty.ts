@@ -30,7 +30,6 @@ let libc: Libc | undefined;
 
 function openLibc() {
   return dlopen("libc.so.6", {
-    isatty: { args: [FFIType.i32], returns: FFIType.i32 },
     grantpt: { args: [FFIType.i32], returns: FFIType.i32 },
     unlockpt: { args: [FFIType.i32], returns: FFIType.i32 },
     ptsname: { args: [FFIType.i32], returns: FFIType.ptr },
@@ -109,11 +108,8 @@ export function openStreamPty(size: WindowSize | undefined): StreamPty {
   };
 }
 
-/** Whether `fd` is a terminal (libc's isatty: node:tty's would load node:net at every start). */
-export const isTerminal = (fd: number): boolean => posixLibc().isatty(fd) === 1;
-
-/** The window size of terminal `fd` (derun's own stdout or stderr, or a PTY master), or undefined. */
-export function terminalSize(fd: number): WindowSize | undefined {
+/** The window size of this PTY's master, or undefined. */
+function terminalSize(fd: number): WindowSize | undefined {
   const winsize = new Uint16Array(4); // ws_row, ws_col, ws_xpixel, ws_ypixel
   if (posixLibc().ioctl(fd, TIOCGWINSZ, ptr(winsize)) !== 0) return undefined;
   const [rows = 0, cols = 0] = winsize;

@@ -22,7 +22,8 @@ import { DrainWindow } from "../_grace.ts";
 import { pump } from "./_bun-pump.ts";
 import { openStreamReader } from "./_stream-reader.ts";
 import { openFifoPipe } from "./_fifo-pipe.ts";
-import { isTerminal, openStreamPty, terminalSize } from "./_stream-pty.ts";
+import { isTerminal, readWindowSize } from "../../core/run/terminal.ts";
+import { openStreamPty } from "./_stream-pty.ts";
 
 export default defineTransport({
   meta: { name: "pipe", description: "Pipes for stdout and stderr (a PTY each where derun has a terminal), stdin inherited" },
@@ -144,10 +145,10 @@ function endsFor(channel: "stdout" | "stderr", size: WindowSize | undefined): Ow
   // Linux only: sizing a PTY takes ioctl, which is variadic, and bun:ffi cannot call a variadic
   // function correctly on Apple arm64 (its variadic arguments travel on the stack).
   if (process.platform === "linux" && isTerminal(fd)) {
-    const pty = tryOpen(() => openStreamPty(terminalSize(fd) ?? size));
+    const pty = tryOpen(() => openStreamPty(readWindowSize(fd) ?? size));
     if (pty) {
       // Sized like derun's own terminal on that fd; `fallback` only when that cannot be read.
-      const resize = (fallback: WindowSize) => pty.resize(terminalSize(fd) ?? fallback);
+      const resize = (fallback: WindowSize) => pty.resize(readWindowSize(fd) ?? fallback);
       return { childEnd: pty.slave, ourEnd: pty.master, closeChildEnd: pty.closeSlave, resize, close: pty.close };
     }
   }
