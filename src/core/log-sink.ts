@@ -38,7 +38,6 @@ export function openLogSink(root: string, options: { level?: LogLevel; component
       ensurePrivateDir(dir);
       // A FIFO or other non-regular file planted here is refused instead of blocking the run.
       const opened = openRegular(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_APPEND, { code: "unsafe_path", mode: 0o600 });
-      fs.fchmodSync(opened, 0o600);
       size = fs.fstatSync(opened).size;
       fd = opened;
     } catch {

@@ -7,7 +7,7 @@
  * running every command through derun records hundreds). A stamp file's mtime remembers the last
  * sweep across processes; it is touched before sweeping so concurrent starts do not all sweep.
  */
-import { closeSync, constants, existsSync, fchmodSync, futimesSync, statSync } from "node:fs";
+import { closeSync, constants, existsSync, futimesSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describeError } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -44,7 +44,6 @@ export async function sweepAtStart(store: Store, log: Logger, now: number = Date
 function touchStamp(stamp: string, now: number): void {
   const fd = openRegular(stamp, constants.O_WRONLY | constants.O_CREAT, { code: "unsafe_path", mode: 0o600 });
   try {
-    fchmodSync(fd, 0o600);
     futimesSync(fd, now / 1000, now / 1000);
   } finally {
     closeSync(fd);

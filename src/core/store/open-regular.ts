@@ -19,7 +19,7 @@ export const MAX_JSON_BYTES = 1 << 20;
 export interface OpenRegularOptions {
   /** Error code when the file is not a regular one: `corrupt_session` (default) or `unsafe_path`. */
   readonly code?: Extract<DerunErrorCode, "corrupt_session" | "unsafe_path">;
-  /** Creation mode, with `O_CREAT`. */
+  /** With `O_CREAT`: the file's mode, exactly (set again after the open, whatever the umask did). */
   readonly mode?: number;
 }
 
@@ -27,6 +27,7 @@ export interface OpenRegularOptions {
  * Open `file` with `flags` plus O_NONBLOCK and O_NOFOLLOW, and return the fd only if it is a
  * regular file. ENOENT and other open errors are thrown unchanged (callers treat a missing file
  * their own way); a FIFO, socket, device or directory throws a DerunError with `options.code`.
+ * With `options.mode` the file ends up with exactly that mode.
  */
 export function openRegular(file: string, flags: number, options: OpenRegularOptions = {}): number {
   const refuse = () =>
@@ -52,6 +53,14 @@ export function openRegular(file: string, flags: number, options: OpenRegularOpt
   if (!regular) {
     fs.closeSync(fd);
     throw refuse();
+  }
+  if (options.mode !== undefined) {
+    try {
+      fs.fchmodSync(fd, options.mode);
+    } catch (e) {
+      fs.closeSync(fd);
+      throw e;
+    }
   }
   return fd;
 }

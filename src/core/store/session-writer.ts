@@ -9,7 +9,6 @@
  * the whole gap to `cat | tee`). What only power loss could cost is not worth that to everyone.
  */
 import * as fs from "node:fs";
-import * as path from "node:path";
 import type { CreateSessionOptions, SessionFinal, SessionMeta, SessionWriter } from "../store.ts";
 import { SCHEMA_VERSION, type DerunOutputChannel } from "../enums.ts";
 import { DerunError } from "../errors.ts";
@@ -31,13 +30,7 @@ export async function createSessionWriter(root: string, options: CreateSessionOp
   const id = options.sessionId === undefined ? generateSessionId() : validateSessionId(options.sessionId);
   const existing = resolveSessionDir(root, id);
   if (existing.exists) refuseExisting(existing.dir, id);
-  ensurePrivateDir(path.join(root, "sessions"));
-  try {
-    fs.mkdirSync(existing.dir, { mode: 0o700 });
-    fs.chmodSync(existing.dir, 0o700);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-  }
+  ensurePrivateDir(existing.dir);
   const { dir } = resolveSessionDir(root, id); // re-check: the entry may have been swapped meanwhile
   const lockFd = openPrivate(dir, "append.lock", O_RDWR | O_CREAT);
   const fds = [lockFd];
@@ -74,17 +67,8 @@ function refuseExisting(dir: string, id: string): void {
   }
 }
 
-/** Open an artifact (a regular file, links not followed), and make it 0600 whatever the umask. */
-function openPrivate(dir: string, name: ArtifactName, flags: number): number {
-  const fd = openRegular(resolveArtifact(dir, name), flags, { mode: 0o600 });
-  try {
-    fs.fchmodSync(fd, 0o600);
-  } catch (e) {
-    fs.closeSync(fd);
-    throw e;
-  }
-  return fd;
-}
+/** Open an artifact (a regular file, links not followed), 0600 whatever the umask. */
+const openPrivate = (dir: string, name: ArtifactName, flags: number): number => openRegular(resolveArtifact(dir, name), flags, { mode: 0o600 });
 
 class FileSessionWriter implements SessionWriter {
   readonly sessionId: string;
