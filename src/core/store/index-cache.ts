@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import type { IndexRecord } from "../store.ts";
 import { DerunOutputChannel } from "../enums.ts";
-import { openRegular } from "./open-regular.ts";
+import { openRegularIfExists } from "./open-regular.ts";
 
 const READ_BLOCK = 1 << 20;
 const NEWLINE = 0x0a;
@@ -25,13 +25,8 @@ export class SessionIndex {
 
   /** Catch up with the file at `indexPath` (already checked by safe-path). A missing file is empty. */
   refresh(indexPath: string): void {
-    let fd: number;
-    try {
-      fd = openRegular(indexPath, fs.constants.O_RDONLY);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") return this.reset("");
-      throw e;
-    }
+    const fd = openRegularIfExists(indexPath, fs.constants.O_RDONLY);
+    if (fd === undefined) return this.reset("");
     try {
       const stat = fs.fstatSync(fd);
       const id = `${stat.dev}:${stat.ino}`;
@@ -102,13 +97,8 @@ const TAIL_BYTES = 4096;
 
 /** `offset + length` of the last complete index line, reading only the end of the file. */
 function committedFromTail(indexPath: string): number {
-  let fd: number;
-  try {
-    fd = openRegular(indexPath, fs.constants.O_RDONLY);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return 0;
-    throw e;
-  }
+  const fd = openRegularIfExists(indexPath, fs.constants.O_RDONLY);
+  if (fd === undefined) return 0;
   try {
     const size = fs.fstatSync(fd).size;
     const start = Math.max(0, size - TAIL_BYTES);

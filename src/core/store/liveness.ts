@@ -5,20 +5,15 @@
  */
 import * as fs from "node:fs";
 import { tryLockFile, unlockFile } from "./file-lock.ts";
-import { openRegular } from "./open-regular.ts";
+import { openRegularIfExists } from "./open-regular.ts";
 
 /**
  * Whether a live writer holds the lock file at `lockPath` (a path already checked by safe-path).
  * A missing lock file means no writer; one that is not a regular file throws `corrupt_session`.
  */
 export function isWriterAlive(lockPath: string): boolean {
-  let fd: number;
-  try {
-    fd = openRegular(lockPath, fs.constants.O_RDONLY);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return false;
-    throw e;
-  }
+  const fd = openRegularIfExists(lockPath, fs.constants.O_RDONLY);
+  if (fd === undefined) return false;
   try {
     if (!tryLockFile(fd)) return true;
     unlockFile(fd);

@@ -65,6 +65,16 @@ export function openRegular(file: string, flags: number, options: OpenRegularOpt
   return fd;
 }
 
+/** {@link openRegular}, or undefined when the file does not exist (ENOENT). */
+export function openRegularIfExists(file: string, flags: number, options?: OpenRegularOptions): number | undefined {
+  try {
+    return openRegular(file, flags, options);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw e;
+  }
+}
+
 /**
  * The whole content of the regular file open at `fd`, as UTF-8, or `undefined` when it holds more
  * than `limit` bytes. Never holds more than `limit + 1` bytes, even if the file grows meanwhile.

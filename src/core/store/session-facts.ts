@@ -8,7 +8,7 @@ import { DEFAULT_RETENTION_SECONDS, type SessionFinal, type SessionMeta } from "
 import { DerunError, sessionNotFound } from "../errors.ts";
 import type { DerunSessionState } from "../enums.ts";
 import { isWriterAlive } from "./liveness.ts";
-import { MAX_JSON_BYTES, openRegular, readBoundedSync } from "./open-regular.ts";
+import { MAX_JSON_BYTES, openRegularIfExists, readBoundedSync } from "./open-regular.ts";
 import { resolveArtifact, resolveSessionDir, type ArtifactName } from "./safe-path.ts";
 import { isValidSessionId } from "./session-id.ts";
 
@@ -65,17 +65,13 @@ export function lastModified(dir: string): Date {
 }
 
 function readJson<T>(dir: string, name: ArtifactName, id: string, valid: (v: unknown) => v is T): T | undefined {
+  const fd = openRegularIfExists(resolveArtifact(dir, name), fs.constants.O_RDONLY);
+  if (fd === undefined) return undefined;
   let text: string | undefined;
   try {
-    const fd = openRegular(resolveArtifact(dir, name), fs.constants.O_RDONLY);
-    try {
-      text = readBoundedSync(fd, MAX_JSON_BYTES);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw e;
+    text = readBoundedSync(fd, MAX_JSON_BYTES);
+  } finally {
+    fs.closeSync(fd);
   }
   if (text === undefined) throw new DerunError("corrupt_session", `corrupt session ${id}: ${name} is larger than ${MAX_JSON_BYTES} bytes`);
   let value: unknown;
