@@ -51,7 +51,7 @@ const coalesce = (slices: readonly OutputSlice[]): Run[] => {
   const runs: Run[] = [];
   let pending: { channel: DerunOutputChannel; start: number; end: number; timestamp: string; parts: Uint8Array[] } | undefined;
   const flush = () => {
-    if (pending) runs.push({ ...pending, bytes: Buffer.concat(pending.parts) });
+    if (pending) runs.push({ channel: pending.channel, start: pending.start, timestamp: pending.timestamp, bytes: joined(pending.parts) });
   };
   for (const slice of slices) {
     if (pending && pending.channel === slice.channel && pending.end === slice.start) {
@@ -64,6 +64,20 @@ const coalesce = (slices: readonly OutputSlice[]): Run[] => {
   }
   flush();
   return runs;
+};
+
+/**
+ * The parts as one: a wider view when each follows the last in the same buffer (the store reads
+ * one window per call, so its slices do: no copy of up to 1 MiB per read), a copy otherwise.
+ */
+const joined = (parts: readonly Uint8Array[]): Uint8Array => {
+  const first = parts[0]!;
+  let length = 0;
+  for (const part of parts) {
+    if (part.buffer !== first.buffer || part.byteOffset !== first.byteOffset + length) return Buffer.concat(parts);
+    length += part.byteLength;
+  }
+  return new Uint8Array(first.buffer, first.byteOffset, length);
 };
 
 /**
