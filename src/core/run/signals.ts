@@ -3,7 +3,7 @@
  */
 import { constants } from "node:os";
 import type { RunningChild } from "../transport.ts";
-import { libc } from "./libc.ts";
+import { libc } from "../libc.ts";
 
 /**
  * Signals a user or a supervisor sends to derun that belong to the command. Any signal whose default

@@ -9,7 +9,7 @@
 import { ptr } from "bun:ffi";
 import { closeSync, constants, openSync } from "node:fs";
 import type { WindowSize } from "../transport.ts";
-import { libc } from "./libc.ts";
+import { libc } from "../libc.ts";
 
 /** A termios struct is 60 bytes on Linux and 72 on macOS; a generous buffer fits both. */
 const TERMIOS_BYTES = 256;

@@ -4,7 +4,8 @@
  * holder dies; Windows uses kernel32 `LockFileEx`/`UnlockFileEx` on the fd's OS handle, which
  * behaves the same way. Nothing else here is native.
  */
-import { dlopen, FFIType, read } from "bun:ffi";
+import { dlopen, FFIType } from "bun:ffi";
+import { errno, libc } from "../libc.ts";
 
 interface LockApi {
   /** Try once; `true` if the exclusive lock is now held through `fd`, `false` if someone else holds it. */
@@ -19,19 +20,10 @@ const EWOULDBLOCK = new Set([11, 35]); // EAGAIN on Linux, on macOS
 const EINTR = 4;
 
 function posixApi(): LockApi {
-  const isMac = process.platform === "darwin";
-  const lib = dlopen(isMac ? "/usr/lib/libSystem.B.dylib" : "libc.so.6", {
-    flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
-    [isMac ? "__error" : "__errno_location"]: { args: [], returns: FFIType.ptr },
-  });
-  const errnoPtr = (isMac ? lib.symbols.__error : lib.symbols.__errno_location) as () => number | null;
-  const errno = () => {
-    const p = errnoPtr();
-    return p === null ? 0 : read.i32(p as never, 0);
-  };
+  const { flock } = libc();
   const call = (fd: number, op: number): number => {
     for (;;) {
-      if (lib.symbols.flock(fd, op) === 0) return 0;
+      if (flock(fd, op) === 0) return 0;
       const code = errno();
       if (code !== EINTR) return code;
     }
