@@ -6,10 +6,11 @@
  * thread cannot start.
  */
 import { describe, expect, test } from "bun:test";
-import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { OutputWriter, type OutputWriterEvents } from "../../src/core/run/output-writer.ts";
 import { randomBytes, sha256, tempDir } from "../helpers/cli.ts";
+import { processState, workerThatNeverStarts } from "../helpers/threads.ts";
 
 const TIMEOUT = 30_000;
 
@@ -48,9 +49,6 @@ function mixedChunks(): Uint8Array[] {
   const sizes = [1, 300, 16 * 1024, 16 * 1024 + 1, 600 * 1024, 7, 250 * 1024, 1, 1024 * 1024 + 3, 12, 90 * 1024, 5];
   return [...sizes, ...sizes].map((size) => randomBytes(size));
 }
-
-/** The state letter of a process (`T`: stopped). */
-const processState = (pid: number) => readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "")[0];
 
 const concat = (chunks: Uint8Array[]) => Buffer.concat(chunks);
 
@@ -119,11 +117,9 @@ describe("OutputWriter", () => {
 
   test("a writer thread that cannot start: the caller takes over and the bytes still arrive, in order", async () => {
     using dir = tempDir("derun-output-writer-");
-    const broken = join(dir.path, "broken.worker.ts");
-    writeFileSync(broken, 'throw new Error("this writer thread never starts");\n');
     const sink = fifoToFile(dir.path);
     const { seen, events } = recordingEvents();
-    const writer = new OutputWriter([sink.fd], events, { workerUrl: Bun.pathToFileURL(broken).href, startTimeoutMs: 200 });
+    const writer = new OutputWriter([sink.fd], events, { workerUrl: workerThatNeverStarts(dir.path), startTimeoutMs: 200 });
     // More than the ring holds, so the caller must wait for the thread that never comes.
     const chunks = [...mixedChunks(), ...mixedChunks()];
     for (const chunk of chunks) writer.write(sink.fd, chunk);

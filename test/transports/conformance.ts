@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import type { DerunOutputChannel } from "../../src/core/enums.ts";
 import { SpawnError, type RunningChild, type Transport, type TransportCapabilities, type TransportOpenOptions } from "../../src/core/transport.ts";
+import { sha256 } from "../helpers/cli.ts";
 
 export interface TransportUnderTest {
   readonly name: string;
@@ -63,7 +64,6 @@ export async function openCollecting(
   return { child, chunks, bytes, text, waitFor };
 }
 
-export const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
 
 /** Registers the whole battery for one transport. */
 export function testTransport(subject: TransportUnderTest): void {

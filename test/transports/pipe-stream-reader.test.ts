@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { openFifoPipe, type FifoPipe } from "../../src/plugins/pipe/_fifo-pipe.ts";
 import { openStreamReader, type StreamReaderOptions } from "../../src/plugins/pipe/_stream-reader.ts";
 import { randomBytes, sha256, tempDir } from "../helpers/cli.ts";
+import { processState, workerThatNeverStarts } from "../helpers/threads.ts";
 
 const TIMEOUT = 30_000;
 
@@ -48,21 +49,6 @@ function dyingWorker(dir: string): string {
   return Bun.pathToFileURL(file).href;
 }
 
-/** The state letter of a process, or undefined once it is gone. */
-const processState = (pid: number): string | undefined => {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "")[0];
-  } catch {
-    return undefined;
-  }
-};
-
-/** A module that throws when loaded: a reader thread that never starts. */
-function brokenWorker(dir: string): string {
-  const file = join(dir, "broken.worker.ts");
-  writeFileSync(file, 'throw new Error("this reader thread never starts");\n');
-  return Bun.pathToFileURL(file).href;
-}
 
 describe("pipe stream reader", () => {
   test("every byte of both streams arrives in order through the ring, which wraps many times", async () => {
@@ -160,7 +146,7 @@ describe("pipe stream reader", () => {
     const out = randomBytes(3 * 1024 * 1024);
     writeFileSync(join(dir.path, "out"), out);
     // The start timeout is long: a module that fails to load is reported at once (its error event).
-    const run = spawnReading(["sh", "-c", `cat '${dir.path}/out'; printf tail >&2`], { workerUrl: brokenWorker(dir.path), startTimeoutMs: 60_000 });
+    const run = spawnReading(["sh", "-c", `cat '${dir.path}/out'; printf tail >&2`], { workerUrl: workerThatNeverStarts(dir.path), startTimeoutMs: 60_000 });
     await run.finished();
     expect(sha256(Buffer.concat(run.got.stdout))).toBe(sha256(out));
     expect(Buffer.concat(run.got.stderr).toString()).toBe("tail");
@@ -168,7 +154,7 @@ describe("pipe stream reader", () => {
 
   test("stopped before its thread started: that stream is never read, the other goes to Bun's stream", async () => {
     using dir = tempDir("derun-stream-reader-");
-    const run = spawnReading(["sh", "-c", "yes; echo after-yes >&2"], { workerUrl: brokenWorker(dir.path), startTimeoutMs: 60_000 });
+    const run = spawnReading(["sh", "-c", "yes; echo after-yes >&2"], { workerUrl: workerThatNeverStarts(dir.path), startTimeoutMs: 60_000 });
     await run.reader.stop(0);
     run.pipes[0].close();
     await run.finished();
