@@ -15,6 +15,12 @@ export function derunArgv(): string[] {
   return binary ? [binary] : [process.execPath, CLI_ENTRY];
 }
 
+/** `word` as one shell word (single-quoted). */
+export const shellQuote = (word: string): string => `'${word.replaceAll("'", "'\\''")}'`;
+
+/** The command line that starts derun (see {@link derunArgv}), for a shell script. */
+export const derunShell = (): string => derunArgv().map(shellQuote).join(" ");
+
 /** A temporary directory removed by the returned dispose function (or `using`). */
 export function tempDir(prefix = "derun-test-"): { path: string } & Disposable {
   const path = mkdtempSync(join(tmpdir(), prefix));

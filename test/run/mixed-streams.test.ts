@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { derunArgv, derunEnv, randomBytes, sha256, tempDir, text } from "../helpers/cli.ts";
+import { derunEnv, derunShell, randomBytes, sha256, tempDir, text } from "../helpers/cli.ts";
 import { channelBytes, onlySession } from "../helpers/session.ts";
 import { spawnInPty, type PtyRun } from "../helpers/pty.ts";
 
@@ -43,7 +43,7 @@ async function withAndWithout(line: string, { drive = async () => {}, flags = ""
   using state = tempDir();
   using work = tempDir("derun-work-");
   writeFileSync(join(work.path, "probe.sh"), PROBE);
-  const derun = derunArgv().map((arg) => `'${arg}'`).join(" ");
+  const derun = derunShell();
   const seen: Seen[] = [];
   for (const prefix of [`${derun} run ${flags} -- `, ""]) {
     const errPath = join(work.path, "err");
@@ -177,7 +177,7 @@ describe.skipIf(skip)("derun run with some of its streams on a terminal (pipe tr
     "a background grandchild holding the stdout terminal does not hold derun",
     async () => {
       using state = tempDir();
-      const derun = derunArgv().map((arg) => `'${arg}'`).join(" ");
+      const derun = derunShell();
       const line = `echo x | ${derun} run -- sh -c 'sleep 30 & echo "started $!"'; echo "derun=$?"`;
       const run = spawnInPty(["sh", "-c", line], { env: derunEnv(state.path) });
       const exit = await run.exited;

@@ -7,11 +7,10 @@
  * test instead of writing for ever into derun's recording.
  */
 import { describe, expect, test } from "bun:test";
-import { derunArgv, derunEnv, runDerun, tempDir, text } from "../helpers/cli.ts";
+import { derunEnv, derunShell, runDerun, shellQuote, tempDir, text } from "../helpers/cli.ts";
 import { channelBytes, onlySession } from "../helpers/session.ts";
 
-const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
-const DERUN = derunArgv().map(quote).join(" ");
+const DERUN = derunShell();
 
 /**
  * Runs `script` in bash with `$DERUN` replaced by the derun command line, then the same script
@@ -97,7 +96,7 @@ describe("pipe mode: a reader that goes away reaches the child", () => {
       "    sys.stderr.write('broken pipe\\n'); sys.stderr.flush(); sys.stdout = None; sys.exit(5)",
     ].join("\n");
     const { derun, alone } = await withAndWithout(
-      `$DERUN python3 -c ${quote(program)} | head -c 10 >/dev/null; echo "status=\${PIPESTATUS[0]}"`,
+      `$DERUN python3 -c ${shellQuote(program)} | head -c 10 >/dev/null; echo "status=\${PIPESTATUS[0]}"`,
       state.path,
     );
     expect(alone).toBe("status=5\nbroken pipe\n");

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { derunArgv, derunEnv, randomBytes, sha256, tempDir, text } from "../helpers/cli.ts";
+import { derunArgv, derunEnv, derunShell, randomBytes, sha256, tempDir, text } from "../helpers/cli.ts";
 import { onlySession } from "../helpers/session.ts";
 import { spawnInPty } from "../helpers/pty.ts";
 
@@ -51,7 +51,7 @@ describe.skipIf(skip)("derun run in a terminal (posix-pty)", () => {
   test("with stdout piped away (derun run -- x | cat) the child sees exactly the same streams as without derun", async () => {
     using state = tempDir();
     const probe = "for fd in 0 1 2; do test -t \\$fd && printf 'tty%s ' \\$fd >&2; done; echo end >&2";
-    const derun = derunArgv().map((a) => `'${a}'`).join(" ");
+    const derun = derunShell();
     const outputs = [];
     for (const prefix of [`${derun} run -- `, ""]) {
       const run = spawnInPty(["sh", "-c", `${prefix}sh -c "${probe}" | cat`], { env: derunEnv(state.path) });
@@ -121,7 +121,7 @@ describe.skipIf(skip)("derun run in a terminal (posix-pty)", () => {
 
   test("SIGUSR1 sent to derun is forwarded too: derun dies of it like its child, never leaving the terminal raw", async () => {
     using state = tempDir();
-    const derun = derunArgv().map((a) => `'${a}'`).join(" ");
+    const derun = derunShell();
     // The outer shell starts derun in the background (stdin given back from /dev/tty, so derun has a
     // terminal on all three fds and goes raw), signals it once the child is up, then checks the
     // terminal is back to what it was.
@@ -138,7 +138,7 @@ describe.skipIf(skip)("derun run in a terminal (posix-pty)", () => {
 
   test("the user's terminal settings are restored after a normal exit and after a signal death", async () => {
     using state = tempDir();
-    const derun = derunArgv().map((a) => `'${a}'`).join(" ");
+    const derun = derunShell();
     const script = `stty -a > before; ${derun} run -- true; stty -a > after1; ${derun} run -- sh -c 'kill -TERM $$'; stty -a > after2; cat before after1 after2 | sort | uniq -c | awk '{print $1}' | sort -u`;
     using data = tempDir("derun-data-");
     const run = spawnInPty(["sh", "-c", script], { env: derunEnv(state.path), cwd: data.path });
