@@ -7,9 +7,9 @@
 import * as path from "node:path";
 import type { BenchContext } from "./lib/context.ts";
 import { derunEnv, outputBin, stateRoot } from "./lib/derun.ts";
-import { assertIntact, ByteCheck, digestFile, writeFileOfBlocks, type Digest } from "./lib/files.ts";
+import { assertIntact, digestFile, writeFileOfBlocks, type Digest } from "./lib/files.ts";
 import { interleave } from "./lib/interleave.ts";
-import { connectMcp, type McpSession } from "./lib/mcp-client.ts";
+import { connectMcp, readTranscript, type McpSession } from "./lib/mcp-client.ts";
 import type { Figure } from "./lib/report.ts";
 import { pairRatios, summarize } from "./lib/stats.ts";
 
@@ -24,20 +24,10 @@ function writeTextFile(file: string, size: number): Digest {
 
 /** Pages from cursor "0" to eof; checks the bytes; resolves with wall ms. */
 async function readAll(mcp: McpSession, sessionId: string, encoding: "base64" | "text", want: Digest): Promise<number> {
-  const check = new ByteCheck();
   const started = performance.now();
-  let cursor = "0";
-  for (;;) {
-    const result = await mcp.call("derun_read_output", { session_id: sessionId, cursor, encoding });
-    for (const chunk of result.chunks) {
-      if (chunk.start_cursor !== String(check.bytes)) throw new Error(`${encoding}: chunk starts at ${chunk.start_cursor}, expected ${check.bytes}`);
-      check.update(encoding === "base64" ? Buffer.from(chunk.data_base64, "base64") : Buffer.from(chunk.data, "utf8"));
-    }
-    cursor = result.next_cursor;
-    if (result.eof) break;
-  }
+  const got = await readTranscript(mcp, sessionId, encoding);
   const ms = performance.now() - started;
-  assertIntact(`derun_read_output (${encoding})`, check.digest(), want);
+  assertIntact(`derun_read_output (${encoding})`, got, want);
   return ms;
 }
 

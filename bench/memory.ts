@@ -9,7 +9,7 @@ import type { BenchContext } from "./lib/context.ts";
 import { derunEnv, outputBin, stateRoot } from "./lib/derun.ts";
 import { assertIntact, ByteCheck, digestFile, type Digest } from "./lib/files.ts";
 import { interleave } from "./lib/interleave.ts";
-import { connectMcp } from "./lib/mcp-client.ts";
+import { connectMcp, readTranscript } from "./lib/mcp-client.ts";
 import { readPeakRss, trackPeakRss } from "./lib/peak-rss.ts";
 import { ratioFigure, type Figure } from "./lib/report.ts";
 
@@ -54,15 +54,7 @@ export async function memory(ctx: BenchContext): Promise<Figure[]> {
 
     await using mcp = await connectMcp(ctx.derun, env);
     const server = findMcpPid(ctx.derun);
-    const check = new ByteCheck();
-    let cursor = "0";
-    for (;;) {
-      const result = await mcp.call("derun_read_output", { session_id: id, cursor, encoding: "base64", max_bytes: READ_MAX_BYTES });
-      for (const chunk of result.chunks) check.update(Buffer.from(chunk.data_base64, "base64"));
-      cursor = result.next_cursor;
-      if (result.eof) break;
-    }
-    assertIntact(`derun mcp read-back (${mb} blocks)`, check.digest(), want);
+    assertIntact(`derun mcp read-back (${mb} blocks)`, await readTranscript(mcp, id, "base64", READ_MAX_BYTES), want);
     const mcpPeak = readPeakRss(server);
     if (mcpPeak === undefined) throw new Error("derun mcp is gone before its memory was read");
     return { run: runPeak, mcp: mcpPeak };

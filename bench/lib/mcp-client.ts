@@ -3,6 +3,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ByteCheck, type Digest } from "./files.ts";
 
 export interface McpSession extends AsyncDisposable {
   /** Calls a tool; throws on an error result, returns its structuredContent. */
@@ -31,5 +32,23 @@ export async function untilSessionExists(mcp: McpSession, sessionId: string): Pr
     } catch {
       await Bun.sleep(10);
     }
+  }
+}
+
+/**
+ * Reads a whole transcript with derun_read_output from cursor "0" to eof (`maxBytes` per call, or
+ * the tool's default), checking that each chunk starts where the last ended; the bytes' digest.
+ */
+export async function readTranscript(mcp: McpSession, sessionId: string, encoding: "base64" | "text", maxBytes?: number): Promise<Digest> {
+  const check = new ByteCheck();
+  let cursor = "0";
+  for (;;) {
+    const result = await mcp.call("derun_read_output", { session_id: sessionId, cursor, encoding, ...(maxBytes === undefined ? {} : { max_bytes: maxBytes }) });
+    for (const chunk of result.chunks) {
+      if (chunk.start_cursor !== String(check.bytes)) throw new Error(`${encoding}: chunk starts at ${chunk.start_cursor}, expected ${check.bytes}`);
+      check.update(encoding === "base64" ? Buffer.from(chunk.data_base64, "base64") : Buffer.from(chunk.data, "utf8"));
+    }
+    cursor = result.next_cursor;
+    if (result.eof) return check.digest();
   }
 }
