@@ -34,7 +34,9 @@ async function editWithVim(prefix: string[], dir: string, stateRoot: string): Pr
   const command = [...prefix, "vim", "-u", "NONE", "-i", "NONE", "-N", "-n", "notes.txt"].map((a) => `'${a}'`).join(" ");
   tmux(socket, "new-session", "-d", "-s", "main", "-x", "80", "-y", "24", "-c", dir,
     "-e", `DERUN_STATE_ROOT=${stateRoot}`, "-e", "TERM=xterm-256color", "-e", "NO_COLOR=1",
-    `${command}; tmux wait-for -S done`);
+    // The sleep keeps the tmux server up until we have heard `done`: a command that ends before
+    // we wait would otherwise take the server with it (seen under load: "no server running").
+    `${command}; tmux wait-for -S done; sleep 60`);
   try {
     await settledScreen(socket, (screen) => screen.includes("notes.txt"));
     tmux(socket, "send-keys", "-t", "main", "i", "hello from derun", "Escape", "o", "second line", "Escape");
