@@ -1,7 +1,7 @@
 /**
  * The libc calls derun makes on POSIX (terminal modes, window size, process groups, signal
  * dispositions, advisory locks), through bun:ffi, opened once and only when first needed. None of
- * them is variadic except ioctl, which is called on Linux only (see run/terminal.ts).
+ * them is variadic except ioctl, which is called on Linux only (see terminal.ts).
  */
 import { dlopen, FFIType, read } from "bun:ffi";
 

@@ -13,12 +13,12 @@ import {
 import { type } from "arktype";
 import pkg from "../../package.json" with { type: "json" };
 import { SCHEMA_VERSION } from "../core/enums.ts";
-import { MemoryBound } from "../core/memory-bound.ts";
+import { MemoryBound } from "./memory-bound.ts";
 import { DerunError, describeError, type DerunErrorCode } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import type { Store } from "../core/store.ts";
-import type { Tool } from "../core/tool.ts";
-import { tools as defaultTools } from "../core/tools/index.ts";
+import type { Tool } from "../queries/query.ts";
+import { tools as defaultTools } from "../queries/index.ts";
 
 export interface DerunServerOptions {
   readonly store: Store;

@@ -4,7 +4,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { openStore } from "../../src/core/store/index.ts";
+import { openStore } from "../../src/core/file-store/index.ts";
 import type { Store } from "../../src/core/store.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import { createDerunServer } from "../../src/mcp/server.ts";

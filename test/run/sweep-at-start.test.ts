@@ -5,7 +5,7 @@
 import { expect, test } from "bun:test";
 import { utimesSync } from "node:fs";
 import { join } from "node:path";
-import { openStore } from "../../src/core/store/index.ts";
+import { openStore } from "../../src/core/file-store/index.ts";
 import { runDerun, tempDir } from "../helpers/cli.ts";
 import { sessionIds } from "../helpers/session.ts";
 

@@ -40,7 +40,7 @@ describe("npm package", () => {
   test("the tarball holds the sources, package.json and README, and no tests, examples or scripts", () => {
     expect(packed).toContain("package/package.json");
     expect(packed).toContain("package/src/cli/index.ts");
-    expect(packed).toContain("package/src/plugin.ts");
+    expect(packed).toContain("package/src/plugin-api/index.ts");
     for (const path of packed) expect(path).toMatch(/^package\/(src\/|package\.json$|README\.md$|LICENSE$)/);
   });
 

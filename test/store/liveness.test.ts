@@ -1,6 +1,6 @@
 /** Liveness through append.lock: a SIGKILLed writer's session reads as failed and waits on it return. */
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { openStore } from "../../src/core/store/index.ts";
+import { openStore } from "../../src/core/file-store/index.ts";
 import { expectLine, makeRoot, removeRoot, spawnFixture } from "./helpers.ts";
 
 let root: string;

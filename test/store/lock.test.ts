@@ -2,8 +2,8 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { openStore } from "../../src/core/store/index.ts";
-import { tryLockFile } from "../../src/core/store/file-lock.ts";
+import { openStore } from "../../src/core/file-store/index.ts";
+import { tryLockFile } from "../../src/core/safe-fs/file-lock.ts";
 import { expectLine, makeRoot, removeRoot, sessionOptions, spawnFixture } from "./helpers.ts";
 
 let root: string;

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { openStore } from "../../src/core/store/index.ts";
+import { openStore } from "../../src/core/file-store/index.ts";
 import type { SessionWriter } from "../../src/core/store.ts";
 import { expectLine, makeRoot, memoryLogger, removeRoot, sessionOptions, spawnFixture } from "./helpers.ts";
 

@@ -2,9 +2,9 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { openStore } from "../../src/core/store/index.ts";
+import { openStore } from "../../src/core/file-store/index.ts";
 import type { Store } from "../../src/core/store.ts";
-import type { ArtifactName } from "../../src/core/store/safe-path.ts";
+import type { ArtifactName } from "../../src/core/file-store/safe-path.ts";
 import { makeRoot, removeRoot, sessionOptions } from "./helpers.ts";
 
 const ARTIFACTS: ArtifactName[] = ["meta.json", "final.json", "output.bin", "index.jsonl", "append.lock"];

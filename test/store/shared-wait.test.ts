@@ -3,7 +3,7 @@
  * server's single thread does not re-read the session's files once per waiter on every chunk.
  */
 import { afterEach, beforeEach, expect, spyOn, test } from "bun:test";
-import { openStore } from "../../src/core/store/index.ts";
+import { openStore } from "../../src/core/file-store/index.ts";
 import { expectLine, makeRoot, removeRoot, spawnFixture } from "./helpers.ts";
 
 let root: string;

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { loadTransport } from "../../src/core/plugin-loader.ts";
+import { loadTransport } from "../../src/plugins/loader.ts";
 import { DerunError } from "../../src/core/errors.ts";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "derun-plugins-"));

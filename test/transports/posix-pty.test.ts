@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import posixPty from "../../src/plugins/posix-pty/index.ts";
-import { openCollecting, testTransport } from "./conformance.ts";
+import { openCollecting, testTransport } from "../../src/plugin-api/testing/index.ts";
 
 const size = { cols: 97, rows: 31 };
 

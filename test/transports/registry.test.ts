@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { builtinTransports } from "../../src/plugins/_registry.ts";
+import { builtinTransports } from "../../src/plugins/index.ts";
 import { DerunTransportMode } from "../../src/core/enums.ts";
 
 test("the registry lists exactly the contract's transport modes", () => {

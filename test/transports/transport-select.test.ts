@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { LogFields, Logger, LogLevel } from "../../src/core/log.ts";
-import { chooseTransport, openWithFallback } from "../../src/core/transport-select.ts";
+import { chooseTransport, openWithFallback } from "../../src/plugins/select.ts";
 import { SpawnError, defineTransport, type TerminalProbe } from "../../src/core/transport.ts";
 import { probeTerminal } from "../../src/core/probe.ts";
 

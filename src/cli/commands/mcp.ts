@@ -2,7 +2,7 @@
 import type { CommandDef } from "citty";
 import { DerunError } from "../../core/errors.ts";
 import { openLogSink } from "../../core/log-sink.ts";
-import { openStore, resolveStateRoot } from "../../core/store/index.ts";
+import { openStore, resolveStateRoot } from "../../core/file-store/index.ts";
 import { serveStdio } from "../../mcp/stdio.ts";
 import type { CommandData, CommandOutcome } from "../main.ts";
 import { commandMeta } from "./meta.ts";

@@ -4,7 +4,7 @@ import { openLogSink } from "../../core/log-sink.ts";
 import { probeTerminal } from "../../core/probe.ts";
 import { runSession } from "../../core/run/run-session.ts";
 import { sweepAtStart } from "../../core/run/sweep-at-start.ts";
-import { openStore, resolveStateRoot } from "../../core/store/index.ts";
+import { openStore, resolveStateRoot } from "../../core/file-store/index.ts";
 import type { CommandData, CommandOutcome } from "../main.ts";
 import { parseRunArgs } from "../run-args.ts";
 import { commandMeta } from "./meta.ts";

@@ -6,16 +6,16 @@
 import { describeError } from "../errors.ts";
 import type { DerunOutputChannel } from "../enums.ts";
 import type { Logger } from "../log.ts";
-import { loadTransport } from "../plugin-loader.ts";
+import { loadTransport } from "../../plugins/loader.ts";
 import type { SessionWriter, Store } from "../store.ts";
 import type { ChildExit, RunningChild, TerminalProbe, Transport } from "../transport.ts";
 import { SpawnError } from "../transport.ts";
-import { chooseTransport, openWithFallback } from "../transport-select.ts";
+import { chooseTransport, openWithFallback } from "../../plugins/select.ts";
 import { Capture } from "./capture.ts";
 import { openSession, recordQuietly } from "./session-recording.ts";
 import { channelsOfFd, createForwarder } from "./forward.ts";
 import { FORWARDED_SIGNALS, relaySignals, TERMINAL_SIGNALS } from "./signals.ts";
-import { enterRawMode, inForegroundOfTerminal, readWindowSize, type RawModeHandle } from "./terminal.ts";
+import { enterRawMode, inForegroundOfTerminal, readWindowSize, type RawModeHandle } from "../terminal.ts";
 
 export interface RunRequest {
   readonly command: readonly string[];
