@@ -1,7 +1,7 @@
 /**
  * The built-in transports, as a literal map of lazy imports: `bun build --compile` sees every
  * `import()` and embeds the module, while none of them is loaded until chosen (windows-conpty's
- * native library must never be touched on POSIX).
+ * native library must never be touched on POSIX). Their names are the recorded `transport_mode`s.
  */
 import type { Transport } from "../core/transport.ts";
 

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { openStore } from "../../src/core/file-store/index.ts";
+import { openFileStore } from "../../src/core/file-store/index.ts";
 import type { Store } from "../../src/core/store.ts";
 import type { ArtifactName } from "../../src/core/file-store/safe-path.ts";
 import { makeRoot, removeRoot, sessionOptions } from "./helpers.ts";
@@ -16,7 +16,7 @@ beforeEach(() => {
   root = makeRoot();
   outside = path.join(root, "outside");
   fs.mkdirSync(outside);
-  store = openStore({ root });
+  store = openFileStore({ root });
 });
 afterEach(() => removeRoot(root));
 

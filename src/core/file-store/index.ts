@@ -12,6 +12,6 @@ export { resolveStateRoot } from "./state-root.ts";
 export { validateSessionId, generateSessionId } from "./session-id.ts";
 
 /** A Store rooted at `root` (default: {@link resolveStateRoot}). Does no I/O until used. */
-export function openStore(options: { root?: string; log?: Logger } = {}): Store {
+export function openFileStore(options: { root?: string; log?: Logger } = {}): Store {
   return new FileStore(path.resolve(options.root ?? resolveStateRoot()), options.log ?? silentLogger);
 }

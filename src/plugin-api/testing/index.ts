@@ -88,6 +88,13 @@ export function testTransport(subject: TransportUnderTest): void {
       expect(transport.capabilities).toEqual(caps);
     });
 
+    test("write() and resize() are there exactly where the capabilities say", async () => {
+      const c = await run("exit 0");
+      expect(typeof c.child.write === "function").toBe(caps.input === "forward");
+      if (caps.resize) expect(typeof c.child.resize).toBe("function");
+      expect(await c.child.exited).toEqual({ kind: "exited", code: 0 });
+    });
+
     test("several MB of random binary arrive byte-exact", async () => {
       const file = path.join(dir, "random.bin");
       const data = crypto.getRandomValues(new Uint8Array(4 * 1024 * 1024));
@@ -185,7 +192,7 @@ export function testTransport(subject: TransportUnderTest): void {
         const data = crypto.getRandomValues(new Uint8Array(512 * 1024));
         const c = await run(`${raw}echo ready; head -c ${data.length} > '${file}'; echo done`);
         await c.waitFor("ready");
-        c.child.write(data);
+        c.child.write!(data);
         expect(await c.child.exited).toEqual({ kind: "exited", code: 0 });
         expect(sha256(fs.readFileSync(file))).toBe(sha256(data));
       });

@@ -107,7 +107,6 @@ function openPipe(command: readonly string[], options: TransportOpenOptions): Ru
 
   return {
     pid: proc.pid,
-    write: () => {},
     /**
      * Resizes only the streams that are terminals, each to the size of derun's own terminal on that
      * fd (`size` when that cannot be read); a no-op when neither is one.
