@@ -10,7 +10,6 @@ import type {
   DerunFinalState,
   DerunOutputChannel,
   DerunSessionState,
-  DerunTransportMode,
   SCHEMA_VERSION,
 } from "./enums.ts";
 
@@ -25,7 +24,8 @@ export interface SessionMeta {
   readonly started_at: string;
   readonly retention_seconds: number;
   /** The transport's name: a built-in mode or a third-party plugin's `meta.name`. */
-  readonly transport_mode: DerunTransportMode | (string & {});
+  /** `posix-pty`, `windows-conpty`, `pipe`, or a third-party transport's `meta.name`. */
+  readonly transport_mode: string;
   readonly tty_attached: boolean;
   /** 0 until the child runs; the child's PID after. */
   readonly pid: number;

@@ -25,10 +25,12 @@ export async function loadTransport(spec: string, cwd: string = process.cwd()): 
     if (error instanceof PluginNotFound) throw fail("not found");
     throw fail(`failed to import: ${describeError(error)}`, error);
   }
-  const problem = shapeProblem((module as { default?: unknown } | null)?.default);
+  const transport = (module as { default?: unknown } | null)?.default;
+  // Built-ins are checked by the compiler; arktype would cost every `derun run` its start-up.
+  if (builtin) return transport as Transport;
+  const problem = await shapeProblem(transport);
   if (problem) throw fail(`invalid shape: ${problem}`);
-  const transport = (module as { default: Transport }).default;
-  return builtin ? transport : namingOpenFailures(transport, (error) => fail(`open() failed: ${describeError(error)}`, error));
+  return namingOpenFailures(transport as Transport, (error) => fail(`open() failed: ${describeError(error)}`, error));
 }
 
 let pluginApiProvided = false;
@@ -94,19 +96,17 @@ function resolvePlugin(spec: string, cwd: string): string {
   }
 }
 
-/** What is wrong with a default export that should be a Transport, or undefined if nothing. */
-function shapeProblem(value: unknown): string | undefined {
+/** What is wrong with a default export that should be a Transport (one line), or undefined if nothing. */
+async function shapeProblem(value: unknown): Promise<string | undefined> {
   if (typeof value !== "object" || value === null) return "no default export object (use defineTransport)";
-  const t = value as Record<string, unknown>;
-  const meta = t.meta as Record<string, unknown> | undefined;
-  if (typeof meta?.name !== "string" || meta.name === "") return "meta.name must be a non-empty string";
-  const caps = t.capabilities as Record<string, unknown> | undefined;
-  if (typeof caps !== "object" || caps === null) return "missing capabilities";
-  for (const key of ["tty", "resize", "signals"] as const) {
-    if (typeof caps[key] !== "boolean") return `capabilities.${key} must be a boolean`;
-  }
-  if (caps.input !== "forward" && caps.input !== "inherit") return `capabilities.input must be "forward" or "inherit"`;
-  if (typeof t.supports !== "function") return "missing supports()";
-  if (typeof t.open !== "function") return "missing open()";
-  return undefined;
+  const { type } = await import("arktype");
+  const checked = type({
+    meta: { name: "string > 0", "description?": "string" },
+    capabilities: { tty: "boolean", resize: "boolean", signals: "boolean", input: "'forward' | 'inherit'" },
+    supports: "Function",
+    open: "Function",
+  })(value);
+  if (!(checked instanceof type.errors)) return undefined;
+  const summary = checked.map((problem) => problem.message).join("; ");
+  return summary.length > 300 ? `${summary.slice(0, 299)}…` : summary;
 }

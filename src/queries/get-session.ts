@@ -1,12 +1,12 @@
 import { type } from "arktype";
-import { DerunMcpTool, SCHEMA_VERSION } from "../core/enums.ts";
-import { defineTool } from "./query.ts";
+import { SCHEMA_VERSION } from "../core/enums.ts";
+import { defineQuery } from "./query.ts";
 import { sessionIdType } from "./_args.ts";
 import { sessionDetail } from "./_session.ts";
 
 /** derun_get_session: everything recorded about one session, except its output. */
-export default defineTool({
-  name: DerunMcpTool.GetSession,
+export default defineQuery({
+  name: "derun_get_session",
   description: [
     "Get one recorded session's metadata: state (starting, running, exited, signaled, failed), command,",
     "working_directory, started_at, ended_at, exit_code (when exited), signal (when signaled), error",

@@ -1,14 +1,14 @@
 import { type } from "arktype";
-import { DerunMcpTool, DerunSessionState, SCHEMA_VERSION } from "../core/enums.ts";
-import { defineTool } from "./query.ts";
+import { DerunSessionState, SCHEMA_VERSION } from "../core/enums.ts";
+import { defineQuery } from "./query.ts";
 import { capped, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT, positiveIntegerType } from "./_args.ts";
 import { sessionSummary } from "./_session.ts";
 
 const states = Object.values(DerunSessionState);
 
 /** derun_list_sessions: which recorded sessions exist, newest first. */
-export default defineTool({
-  name: DerunMcpTool.ListSessions,
+export default defineQuery({
+  name: "derun_list_sessions",
   description: [
     "List the terminal sessions recorded by `derun run`, newest first: each with its session_id, state",
     `(${states.join(", ")}), command (argv), started_at, ended_at once ended, output_bytes recorded so far,`,

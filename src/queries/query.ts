@@ -1,22 +1,20 @@
 /**
- * The Tool interface: a named, read-only operation over the store, independent of MCP.
- *
- * The MCP adapter (src/mcp) lists tools with `input.toJsonSchema()`, validates arguments with
- * `input`, calls `handler` and wraps the plain result. The same tools could back CLI commands.
- * A handler reports user-facing failures by throwing a DerunError (`session_not_found`,
- * `invalid_argument`); the adapter turns those into `isError` results.
+ * The Query interface: a named, read-only operation over the store, independent of MCP and of the
+ * command line. The MCP adapter (src/mcp) serves each as a tool: it lists `input.toJsonSchema()`,
+ * validates arguments with `input`, calls `handler` and wraps the plain result. CLI commands call
+ * the same handlers. A handler reports user-facing failures by throwing a DerunError
+ * (`session_not_found`, `invalid_argument`); the adapter turns those into `isError` results.
  */
 import type { Type } from "arktype";
-import type { DerunMcpTool } from "../core/enums.ts";
 import type { Store } from "../core/store.ts";
 
-export interface ToolContext {
+export interface QueryContext {
   readonly store: Store;
   /** Aborted when the client cancels the request or the server shuts down. */
   readonly signal: AbortSignal;
 }
 
-export interface ToolAnnotations {
+export interface QueryAnnotations {
   readonly title: string;
   readonly readOnlyHint: true;
   readonly destructiveHint: false;
@@ -24,15 +22,16 @@ export interface ToolAnnotations {
   readonly openWorldHint: false;
 }
 
-export interface Tool<In = unknown, Out extends object = object> {
-  readonly name: DerunMcpTool;
-  /** Written for a model: what the tool is for and how to use its result. */
+export interface Query<In = unknown, Out extends object = object> {
+  /** The MCP tool name (`derun_...`); the list in ./index.ts is the only place names are kept. */
+  readonly name: `derun_${string}`;
+  /** Written for a model: what the query is for and how to use its result. */
   readonly description: string;
   /** arktype type of the arguments object; also the source of the JSON Schema. */
   readonly input: Type<In>;
-  readonly annotations: ToolAnnotations;
-  handler(input: In, context: ToolContext): Promise<Out>;
+  readonly annotations: QueryAnnotations;
+  handler(input: In, context: QueryContext): Promise<Out>;
 }
 
 /** Identity helper for inference. */
-export const defineTool = <In, Out extends object>(tool: Tool<In, Out>): Tool<In, Out> => tool;
+export const defineQuery = <In, Out extends object>(query: Query<In, Out>): Query<In, Out> => query;

@@ -1,12 +1,11 @@
 import { type } from "arktype";
-import { DerunMcpTool } from "../core/enums.ts";
-import { defineTool } from "./query.ts";
+import { defineQuery } from "./query.ts";
 import { capped, cursorType, parseCursor, READ_DEFAULT_MAX_BYTES, READ_MAX_MAX_BYTES, READ_NOTES, readArgs } from "./_args.ts";
 import { readOutput } from "./_output.ts";
 
 /** derun_read_output: a window of a session's recorded output, from a byte cursor. */
-export default defineTool({
-  name: DerunMcpTool.ReadOutput,
+export default defineQuery({
+  name: "derun_read_output",
   description: [
     "Read a recorded session's output from a byte cursor, returning at once. Use it to replay a finished",
     'command from cursor "0" or to page through a long transcript: repeat with next_cursor until at_tail',

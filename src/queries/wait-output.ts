@@ -1,6 +1,5 @@
 import { type } from "arktype";
-import { DerunMcpTool } from "../core/enums.ts";
-import { defineTool } from "./query.ts";
+import { defineQuery } from "./query.ts";
 import {
   capped,
   cursorType,
@@ -16,8 +15,8 @@ import {
 import { readOutput } from "./_output.ts";
 
 /** derun_wait_output: a read that long-polls until output past the cursor is committed. */
-export default defineTool({
-  name: DerunMcpTool.WaitOutput,
+export default defineQuery({
+  name: "derun_wait_output",
   description: [
     "Wait for new output of a session past a byte cursor, then return it like derun_read_output.",
     "Returns at once when output past the cursor is already recorded or the session has ended;",

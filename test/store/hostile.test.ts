@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { openFileStore } from "../../src/core/file-store/index.ts";
-import type { ArtifactName } from "../../src/core/file-store/safe-path.ts";
+import type { ArtifactName } from "../../src/core/file-store/session-paths.ts";
 import { derunArgv, derunEnv, REPO_ROOT } from "../helpers/cli.ts";
 import { FIXTURES, makeRoot, removeRoot, sessionOptions } from "./helpers.ts";
 

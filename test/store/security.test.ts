@@ -4,7 +4,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { openFileStore } from "../../src/core/file-store/index.ts";
 import type { Store } from "../../src/core/store.ts";
-import type { ArtifactName } from "../../src/core/file-store/safe-path.ts";
+import type { ArtifactName } from "../../src/core/file-store/session-paths.ts";
 import { makeRoot, removeRoot, sessionOptions } from "./helpers.ts";
 
 const ARTIFACTS: ArtifactName[] = ["meta.json", "final.json", "output.bin", "index.jsonl", "append.lock"];

@@ -21,11 +21,11 @@ import type { Logger } from "../log.ts";
 import { IndexCache, type SessionIndex } from "./index-cache.ts";
 import { OutputWaiter } from "./output-waiter.ts";
 import { sweepSessions } from "./retention.ts";
-import { openRegular } from "../safe-fs/open-regular.ts";
-import { resolveArtifact } from "./safe-path.ts";
+import { resolveArtifact } from "./session-paths.ts";
 import { readSessionFacts, type SessionFacts } from "./session-facts.ts";
 import { isValidSessionId } from "./session-id.ts";
 import { createSessionWriter } from "./session-writer.ts";
+import { openRegular } from "../safe-fs/index.ts";
 
 export class FileStore implements Store {
   private readonly indexes = new IndexCache();

@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import type { IndexRecord } from "../store.ts";
 import { DerunOutputChannel } from "../enums.ts";
-import { openRegularIfExists } from "../safe-fs/open-regular.ts";
+import { openRegularIfExists } from "../safe-fs/index.ts";
 
 const READ_BLOCK = 1 << 20;
 const NEWLINE = 0x0a;
@@ -23,7 +23,7 @@ export class SessionIndex {
   /** Set on a complete line that is not a valid next record: nothing after it can be trusted. */
   private broken = false;
 
-  /** Catch up with the file at `indexPath` (already checked by safe-path). A missing file is empty. */
+  /** Catch up with the file at `indexPath` (already checked by session-paths.ts). A missing file is empty. */
   refresh(indexPath: string): void {
     const fd = openRegularIfExists(indexPath, fs.constants.O_RDONLY);
     if (fd === undefined) return this.reset("");

@@ -4,11 +4,10 @@
  * now?" is an exact answer that PID reuse cannot fool. The probe releases the lock at once.
  */
 import * as fs from "node:fs";
-import { tryLockFile, unlockFile } from "../safe-fs/file-lock.ts";
-import { openRegularIfExists } from "../safe-fs/open-regular.ts";
+import { openRegularIfExists, tryLockFile, unlockFile } from "../safe-fs/index.ts";
 
 /**
- * Whether a live writer holds the lock file at `lockPath` (a path already checked by safe-path).
+ * Whether a live writer holds the lock file at `lockPath` (a path already checked by session-paths.ts).
  * A missing lock file means no writer; one that is not a regular file throws `corrupt_session`.
  */
 export function isWriterAlive(lockPath: string): boolean {

@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { DEFAULT_RETENTION_SECONDS, isLiveState, type CleanupReason, type SweepOptions, type SweepOutcome } from "../store.ts";
 import type { Logger } from "../log.ts";
 import { isWriterAlive } from "./liveness.ts";
-import { resolveArtifact, resolveSessionDir } from "./safe-path.ts";
+import { resolveArtifact, resolveSessionDir } from "./session-paths.ts";
 import { lastModified, readSessionFacts, retentionOf } from "./session-facts.ts";
 
 /** Sweep `<root>/sessions`; calls `forget(id)` for each removed session. */

@@ -8,9 +8,9 @@ import { DEFAULT_RETENTION_SECONDS, type SessionFinal, type SessionMeta } from "
 import { DerunError, sessionNotFound } from "../errors.ts";
 import type { DerunSessionState } from "../enums.ts";
 import { isWriterAlive } from "./liveness.ts";
-import { MAX_JSON_BYTES, openRegularIfExists, readBoundedSync } from "../safe-fs/open-regular.ts";
-import { resolveArtifact, resolveSessionDir, type ArtifactName } from "./safe-path.ts";
+import { resolveArtifact, resolveSessionDir, type ArtifactName } from "./session-paths.ts";
 import { isValidSessionId } from "./session-id.ts";
+import { MAX_JSON_BYTES, openRegularIfExists, readBoundedSync } from "../safe-fs/index.ts";
 
 export interface SessionFacts {
   /** Real path of the session directory. */

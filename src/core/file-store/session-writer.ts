@@ -13,12 +13,9 @@ import type { CreateSessionOptions, SessionFinal, SessionMeta, SessionWriter } f
 import { SCHEMA_VERSION, type DerunOutputChannel } from "../enums.ts";
 import { DerunError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { writeAllSync } from "../safe-fs/write-all.ts";
-import { writeFileAtomic } from "../safe-fs/atomic-write.ts";
-import { lockFile, unlockFile } from "../safe-fs/file-lock.ts";
-import { openRegular } from "../safe-fs/open-regular.ts";
-import { ensurePrivateDir, resolveArtifact, resolveSessionDir, type ArtifactName } from "./safe-path.ts";
+import { resolveArtifact, resolveSessionDir, type ArtifactName } from "./session-paths.ts";
 import { generateSessionId, validateSessionId } from "./session-id.ts";
+import { ensurePrivateDir, lockFile, openRegular, unlockFile, writeAllSync, writeFileAtomic } from "../safe-fs/index.ts";
 
 const { O_WRONLY, O_RDWR, O_CREAT, O_APPEND, O_TRUNC } = fs.constants;
 

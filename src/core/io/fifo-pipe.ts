@@ -21,29 +21,16 @@
  * fcntl call is safe there: Linux ABIs (x86-64, arm64) pass variadic arguments in registers like
  * any others. macOS grows its pipes by itself.
  *
- * POSIX only, mkfifo through libc via bun:ffi (not variadic).
+ * POSIX only, mkfifo through libc (core/libc.ts; not variadic).
  */
-import { dlopen, FFIType } from "bun:ffi";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { libcPipes } from "../libc.ts";
 
-const darwin = process.platform === "darwin";
 const linux = process.platform === "linux";
 const F_SETPIPE_SZ = 1031;
 const PIPE_BYTES = 256 * 1024;
-
-type Libc = ReturnType<typeof openLibc>;
-let libc: Libc | undefined;
-
-function openLibc() {
-  return dlopen(darwin ? "libSystem.B.dylib" : "libc.so.6", {
-    // mode_t is 32 bits on Linux and 16 on macOS.
-    mkfifo: { args: [FFIType.cstring, darwin ? FFIType.u16 : FFIType.u32], returns: FFIType.i32 },
-    // Variadic: called on Linux only (see above).
-    fcntl: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
-  }).symbols;
-}
 
 /** One output stream's pipe: the child writes to `writeEnd`, derun reads `readEnd`. */
 export interface FifoPipe {
@@ -59,7 +46,7 @@ export interface FifoPipe {
 
 /** Opens a pipe through a short-lived FIFO. Throws when that fails (no libc, no writable temp dir). */
 export function openFifoPipe(): FifoPipe {
-  const c = (libc ??= openLibc());
+  const c = libcPipes();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "derun-fifo-")); // mode 0700
   const fifo = path.join(dir, "p");
   let readEnd = -1;

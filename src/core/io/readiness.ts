@@ -1,10 +1,11 @@
 /**
  * Waiting until some of a few fds are readable, reporting them in the order they became so where
  * the OS can tell: epoll on Linux (its ready list is first come, first served; the same order Bun's
- * own event loop reads in), poll elsewhere (array order). Through bun:ffi, none of these variadic.
+ * own event loop reads in), poll elsewhere (array order). Through core/libc.ts, none of these variadic.
  * Used by the pipe transport's reader thread (./stream-reader.worker.ts).
  */
-import { dlopen, FFIType, ptr } from "bun:ffi";
+import { ptr } from "bun:ffi";
+import { libcEpoll, libcPoll } from "../libc.ts";
 
 export interface Readiness {
   /**
@@ -34,12 +35,7 @@ export function openReadiness(fds: readonly number[]): Readiness {
 }
 
 function openEpoll(fds: readonly number[]): Readiness {
-  const c = dlopen("libc.so.6", {
-    epoll_create1: { args: [FFIType.i32], returns: FFIType.i32 },
-    epoll_ctl: { args: [FFIType.i32, FFIType.i32, FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
-    epoll_wait: { args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
-    close: { args: [FFIType.i32], returns: FFIType.i32 },
-  }).symbols;
+  const c = libcEpoll();
   const epoll = c.epoll_create1(EPOLL_CLOEXEC);
   if (epoll < 0) throw new Error("epoll_create1 failed");
   const event = new Uint8Array(EPOLL_EVENT_BYTES);
@@ -68,11 +64,7 @@ function openEpoll(fds: readonly number[]): Readiness {
 }
 
 function openPoll(fds: readonly number[]): Readiness {
-  const darwin = process.platform === "darwin";
-  const c = dlopen(darwin ? "libSystem.B.dylib" : "libc.so.6", {
-    // nfds_t: unsigned int on macOS, unsigned long on Linux.
-    poll: { args: [FFIType.ptr, darwin ? FFIType.u32 : FFIType.u64, FFIType.i32], returns: FFIType.i32 },
-  }).symbols;
+  const c = libcPoll();
   const pollfds = new Uint8Array(fds.length * POLLFD_BYTES);
   const view = new DataView(pollfds.buffer);
   fds.forEach((fd, index) => {

@@ -13,8 +13,9 @@
  * slave fd, and spawning with `terminal:` makes the child a session leader on a PTY for all three
  * fds.)
  */
-import { dlopen, FFIType, ptr, type Pointer, CString } from "bun:ffi";
+import { ptr, type Pointer, CString } from "bun:ffi";
 import fs from "node:fs";
+import { libc, libcPty } from "../libc.ts";
 import type { WindowSize } from "../transport.ts";
 
 // Linux only (see the module comment), so Linux's numbers.
@@ -24,22 +25,6 @@ const TCSANOW = 0;
 const OPOST = 1;
 /** Linux's termios struct is 60 bytes; a generous buffer costs nothing. */
 const TERMIOS_BYTES = 256;
-
-type Libc = ReturnType<typeof openLibc>;
-let libc: Libc | undefined;
-
-function openLibc() {
-  return dlopen("libc.so.6", {
-    grantpt: { args: [FFIType.i32], returns: FFIType.i32 },
-    unlockpt: { args: [FFIType.i32], returns: FFIType.i32 },
-    ptsname: { args: [FFIType.i32], returns: FFIType.ptr },
-    tcgetattr: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
-    tcsetattr: { args: [FFIType.i32, FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
-    ioctl: { args: [FFIType.i32, FFIType.u64, FFIType.ptr], returns: FFIType.i32 },
-  }).symbols;
-}
-
-const posixLibc = (): Libc => (libc ??= openLibc());
 
 /** One output stream's PTY. `master` is derun's end; `slave` is what the child writes to. */
 export interface StreamPty {
@@ -68,7 +53,7 @@ export interface StreamPty {
  * variadic and so not safely callable through bun:ffi on every ABI.
  */
 export function openStreamPty(size: WindowSize | undefined): StreamPty {
-  const c = posixLibc();
+  const c = libcPty();
   const { O_RDWR, O_NOCTTY, O_NONBLOCK } = fs.constants;
   const master = fs.openSync("/dev/ptmx", O_RDWR | O_NOCTTY | O_NONBLOCK);
   let slave = -1;
@@ -111,18 +96,18 @@ export function openStreamPty(size: WindowSize | undefined): StreamPty {
 /** The window size of this PTY's master, or undefined. */
 function terminalSize(fd: number): WindowSize | undefined {
   const winsize = new Uint16Array(4); // ws_row, ws_col, ws_xpixel, ws_ypixel
-  if (posixLibc().ioctl(fd, TIOCGWINSZ, ptr(winsize)) !== 0) return undefined;
+  if (libc().ioctl(fd, TIOCGWINSZ, ptr(winsize)) !== 0) return undefined;
   const [rows = 0, cols = 0] = winsize;
   return rows > 0 && cols > 0 ? { cols, rows } : undefined;
 }
 
 function setWindowSize(master: number, { cols, rows }: WindowSize): void {
-  posixLibc().ioctl(master, TIOCSWINSZ, ptr(new Uint16Array([rows, cols, 0, 0])));
+  libc().ioctl(master, TIOCSWINSZ, ptr(new Uint16Array([rows, cols, 0, 0])));
 }
 
 /** Clear OPOST in c_oflag, the second (4-byte) field of Linux's termios. */
 function disableOutputProcessing(fd: number): void {
-  const c = posixLibc();
+  const c = libc();
   const termios = new Uint8Array(TERMIOS_BYTES);
   if (c.tcgetattr(fd, ptr(termios)) !== 0) throw new Error("tcgetattr failed on the stream PTY");
   const view = new DataView(termios.buffer);

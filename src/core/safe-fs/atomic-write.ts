@@ -7,11 +7,11 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { writeAllSync } from "./write-all.ts";
-import { O_NOFOLLOW } from "../file-store/safe-path.ts";
+import { O_NOFOLLOW } from "./private-dir.ts";
 
 let counter = 0;
 
-/** Write `data` to `target` (a path already checked by safe-path) atomically, mode 0600. */
+/** Write `data` to `target` (a path its caller has checked) atomically, mode 0600. */
 export function writeFileAtomic(target: string, data: string): void {
   const dir = path.dirname(target);
   const temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${++counter}.tmp`);

@@ -8,7 +8,7 @@
  */
 import * as fs from "node:fs";
 import { DerunError, type DerunErrorCode } from "../errors.ts";
-import { O_NOFOLLOW } from "../file-store/safe-path.ts";
+import { O_NOFOLLOW } from "./private-dir.ts";
 
 /** `O_NONBLOCK` where the platform has it (not on Windows, which has no FIFOs to fear there). */
 const O_NONBLOCK: number = fs.constants.O_NONBLOCK ?? 0;

@@ -1,5 +1,5 @@
 /**
- * Path safety for session artifacts (contract "Security"): every read and write resolves real paths
+ * Where the files of a session are, safely: every read and write resolves real paths
  * first and refuses anything that escapes `<root>/sessions/<id>`, including through dangling
  * symlinks, whose targets are resolved by hand because `realpath` cannot.
  */
@@ -10,21 +10,11 @@ import { DerunError } from "../errors.ts";
 /** The files of a session directory. */
 export type ArtifactName = "meta.json" | "final.json" | "output.bin" | "index.jsonl" | "append.lock";
 
-/** `O_NOFOLLOW` where the platform has it (not on Windows), so opens never traverse a swapped-in link. */
-export const O_NOFOLLOW: number = fs.constants.O_NOFOLLOW ?? 0;
-
 const MAX_LINK_HOPS = 32;
 
 const unsafe = (what: string) => new DerunError("unsafe_path", `unsafe path: ${what} escapes its session directory`);
 
 const isMissing = (e: unknown) => (e as NodeJS.ErrnoException)?.code === "ENOENT" || (e as NodeJS.ErrnoException)?.code === "ENOTDIR";
-
-/** Create `dir` (and missing parents) if needed; every directory created here gets exactly 0700. */
-export function ensurePrivateDir(dir: string): void {
-  const firstCreated = fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (firstCreated === undefined) return;
-  for (let d = path.resolve(dir); d.length >= firstCreated.length; d = path.dirname(d)) fs.chmodSync(d, 0o700);
-}
 
 /** The resolved directory of one session, and whether it exists yet. */
 export interface SessionDirectory {
