@@ -33,7 +33,7 @@ export interface OutputWindow {
 }
 
 /** Consecutive bytes of one channel: adjacent index records merged, the first record's timestamp. */
-interface Run {
+interface ChannelStretch {
   readonly channel: DerunOutputChannel;
   readonly start: number;
   readonly timestamp: string;
@@ -47,11 +47,11 @@ const TEXT_LOOKAHEAD = 3;
  * Merge adjacent slices of the same channel. Fewer chunks cost fewer tokens, and a character that
  * a PTY read split across two records decodes whole instead of as two U+FFFD.
  */
-const coalesce = (slices: readonly OutputSlice[]): Run[] => {
-  const runs: Run[] = [];
+const coalesce = (slices: readonly OutputSlice[]): ChannelStretch[] => {
+  const stretches: ChannelStretch[] = [];
   let pending: { channel: DerunOutputChannel; start: number; end: number; timestamp: string; parts: Uint8Array[] } | undefined;
   const flush = () => {
-    if (pending) runs.push({ channel: pending.channel, start: pending.start, timestamp: pending.timestamp, bytes: joined(pending.parts) });
+    if (pending) stretches.push({ channel: pending.channel, start: pending.start, timestamp: pending.timestamp, bytes: joined(pending.parts) });
   };
   for (const slice of slices) {
     if (pending && pending.channel === slice.channel && pending.end === slice.start) {
@@ -63,7 +63,7 @@ const coalesce = (slices: readonly OutputSlice[]): Run[] => {
     }
   }
   flush();
-  return runs;
+  return stretches;
 };
 
 /**
@@ -81,24 +81,24 @@ const joined = (parts: readonly Uint8Array[]): Uint8Array => {
 };
 
 /**
- * Cut runs for text: stop at `limit` on a character boundary (taking one whole character if none
+ * Cut stretches for text: stop at `limit` on a character boundary (taking one whole character if none
  * fits, so a read always progresses), and while the session is live hold back a character whose
  * remaining bytes are not committed yet, rather than emitting it as U+FFFD.
  */
-const cutForText = (runs: readonly Run[], limit: number, committedEnd: number, live: boolean) => {
-  const kept: Run[] = [];
+const cutForText = (stretches: readonly ChannelStretch[], limit: number, committedEnd: number, live: boolean) => {
+  const kept: ChannelStretch[] = [];
   let withheldAtTail = false;
-  for (const run of runs) {
-    const length = run.bytes.length;
-    const room = Math.min(length, limit - run.start);
+  for (const stretch of stretches) {
+    const length = stretch.bytes.length;
+    const room = Math.min(length, limit - stretch.start);
     if (room <= 0) break;
-    const atLiveTail = live && run.start + length === committedEnd;
-    let end = room < length || atLiveTail ? utf8Boundary(run.bytes, room) : room;
+    const atLiveTail = live && stretch.start + length === committedEnd;
+    let end = room < length || atLiveTail ? utf8Boundary(stretch.bytes, room) : room;
     if (end === 0 && kept.length === 0 && room < length) {
-      const whole = utf8SequenceLength(run.bytes[0]!);
+      const whole = utf8SequenceLength(stretch.bytes[0]!);
       end = whole <= length || !atLiveTail ? Math.min(whole, length) : 0;
     }
-    if (end > 0) kept.push({ ...run, bytes: run.bytes.subarray(0, end) });
+    if (end > 0) kept.push({ ...stretch, bytes: stretch.bytes.subarray(0, end) });
     if (end < length) {
       withheldAtTail = atLiveTail && room === length;
       break;
@@ -107,16 +107,16 @@ const cutForText = (runs: readonly Run[], limit: number, committedEnd: number, l
   return { kept, withheldAtTail };
 };
 
-const toChunk = (run: Run, encoding: Encoding): OutputChunk => {
+const toChunk = (stretch: ChannelStretch, encoding: Encoding): OutputChunk => {
   const base = {
-    channel: run.channel,
-    start_cursor: String(run.start),
-    end_cursor: String(run.start + run.bytes.length),
-    timestamp: run.timestamp,
+    channel: stretch.channel,
+    start_cursor: String(stretch.start),
+    end_cursor: String(stretch.start + stretch.bytes.length),
+    timestamp: stretch.timestamp,
   };
   return encoding === "text"
-    ? { ...base, data: decodeUtf8(run.bytes) }
-    : { ...base, data_base64: Buffer.from(run.bytes.buffer, run.bytes.byteOffset, run.bytes.byteLength).toString("base64") };
+    ? { ...base, data: decodeUtf8(stretch.bytes) }
+    : { ...base, data_base64: Buffer.from(stretch.bytes.buffer, stretch.bytes.byteOffset, stretch.bytes.byteLength).toString("base64") };
 };
 
 /**
@@ -132,12 +132,12 @@ export const readOutput = async (
 ): Promise<OutputWindow> => {
   const text = encoding === "text";
   const read = await store.read(sessionId, cursor, maxBytes + (text ? TEXT_LOOKAHEAD : 0));
-  const runs = coalesce(read.slices);
-  const start = runs[0]?.start ?? read.next_cursor;
+  const stretches = coalesce(read.slices);
+  const start = stretches[0]?.start ?? read.next_cursor;
   const live = isLiveState(read.state);
   const { kept, withheldAtTail } = text
-    ? cutForText(runs, start + maxBytes, read.output_bytes, live)
-    : { kept: runs, withheldAtTail: false };
+    ? cutForText(stretches, start + maxBytes, read.output_bytes, live)
+    : { kept: stretches, withheldAtTail: false };
   const last = kept.at(-1);
   const next = last ? last.start + last.bytes.length : start;
   const atTail = next === read.output_bytes || withheldAtTail;
@@ -146,7 +146,7 @@ export const readOutput = async (
     result: {
       schema_version: SCHEMA_VERSION,
       session_id: sessionId,
-      chunks: kept.map((run) => toChunk(run, encoding)),
+      chunks: kept.map((stretch) => toChunk(stretch, encoding)),
       next_cursor: String(next),
       at_tail: atTail,
       eof: atTail && !live,
