@@ -1,4 +1,4 @@
-/** `derun mcp`: the MCP server on stdin/stdout until stdin closes. */
+/** `derun mcp`: the MCP server on stdin/stdout until stdin closes; `derun mcp config <client>` prints a client's configuration. */
 import type { CommandDef } from "citty";
 import { DerunError } from "../../core/errors.ts";
 import { openLogSink } from "../../core/log-sink.ts";
@@ -10,6 +10,7 @@ import { commandMeta } from "./meta.ts";
 export const usage: CommandDef = { meta: commandMeta.mcp };
 
 export async function run(flags: readonly string[], data: CommandData): Promise<CommandOutcome> {
+  if (flags[0] === "config") return (await import("../mcp-config/command.ts")).runMcpConfig(flags.slice(1), data);
   const extra = flags[0] ?? (data.command ? "--" : undefined);
   if (extra !== undefined) throw new DerunError("usage", `derun mcp takes no arguments (got ${JSON.stringify(extra)})`);
   const root = resolveStateRoot(process.env);
