@@ -7,7 +7,12 @@ import { serveStdio } from "../../mcp/stdio.ts";
 import type { CommandData, CommandOutcome } from "../main.ts";
 import { commandMeta } from "./meta.ts";
 
-export const usage: CommandDef = { meta: commandMeta.mcp };
+export const usage: CommandDef = {
+  meta: {
+    ...commandMeta.mcp,
+    description: `${commandMeta.mcp.description}\n\nderun mcp config <client> [--json] prints what an MCP client needs to start this derun mcp (derun mcp config alone lists the clients).`,
+  },
+};
 
 export async function run(flags: readonly string[], data: CommandData): Promise<CommandOutcome> {
   if (flags[0] === "config") return (await import("../mcp-config/command.ts")).runMcpConfig(flags.slice(1), data);
