@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { CLI_ENTRY, shellQuote, tempDir } from "../helpers/cli.ts";
 import { compiledBinary } from "../ship/_binary.ts";
 import { clientBin, type ClientKey } from "./_clients.ts";
@@ -34,7 +34,7 @@ function clientEnv(home: string, key: ClientKey, extra: Record<string, string> =
     if (value !== undefined && !name.startsWith("DERUN_") && !name.startsWith("XDG_")) env[name] = value;
   }
   const bin = bins[key];
-  const path = "bin" in bin ? `${dirname(bin.bin)}:${env.PATH ?? ""}` : (env.PATH ?? "");
+  const path = "bin" in bin ? `${dirname(bin.bin)}${delimiter}${env.PATH ?? ""}` : (env.PATH ?? "");
   return { ...env, PATH: path, HOME: home, NO_COLOR: "1", DISABLE_TELEMETRY: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", ...extra };
 }
 

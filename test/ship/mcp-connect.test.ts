@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { REPO_ROOT, tempDir } from "../helpers/cli.ts";
 import { clientBin } from "../mcp-config/_clients.ts";
@@ -32,7 +32,7 @@ function userEnv(): Record<string, string> {
     if (value !== undefined && !/^(DERUN_|BUN_|XDG_)/.test(name)) env[name] = value;
   }
   const bunBin = join(home, ".bun", "bin");
-  return { ...env, HOME: home, BUN_INSTALL: join(home, ".bun"), PATH: `${bunBin}:${dirname(process.execPath)}:${env.PATH ?? ""}`, DERUN_STATE_ROOT: state, NO_COLOR: "1" };
+  return { ...env, HOME: home, BUN_INSTALL: join(home, ".bun"), PATH: [bunBin, dirname(process.execPath), env.PATH ?? ""].join(delimiter), DERUN_STATE_ROOT: state, NO_COLOR: "1" };
 }
 
 beforeAll(async () => {
