@@ -72,10 +72,16 @@ async function codexServerTools(env: Record<string, string>, cwd: string): Promi
 
 const DERUN_TOOLS = ["derun_get_session", "derun_list_sessions", "derun_read_output", "derun_wait_output"];
 
+/**
+ * Each client once per launch and each printed form once: the launches differ only in the command
+ * (bun and the entry script, or the binary), the forms only in the client's file or command line.
+ */
 describe.each([
-  { from: "source", derun: async () => [process.execPath, CLI_ENTRY] },
-  { from: "compiled binary", derun: async () => [await compiledBinary()] },
-])("MCP clients add the derun that `derun mcp config` prints ($from)", ({ derun: derunOf }) => {
+  { from: "source", derun: async () => [process.execPath, CLI_ENTRY], forms: ["claude line", "codex line", "gemini line", "claude-desktop"] },
+  { from: "compiled binary", derun: async () => [await compiledBinary()], forms: ["claude json", "codex toml", "gemini json", "cursor"] },
+])("MCP clients add the derun that `derun mcp config` prints ($from)", ({ derun: derunOf, forms }) => {
+  /** Registers a test only for the forms this launch covers. */
+  const form = (name: string, client: ClientKey) => ((forms as readonly string[]).includes(name) ? test.skipIf(absent(client)) : () => {});
   // A space in the state root: the printed command lines must quote it.
   const state = tempDir("derun clients state ");
   const work = tempDir("derun-clients-work-");
@@ -102,7 +108,7 @@ describe.each([
     work[Symbol.dispose]();
   });
 
-  test.skipIf(absent("claude"))(
+  form("claude line", "claude")(
     "Claude Code: the printed `claude mcp add` line, then `claude mcp list` shows derun connected (and a broken server failed)",
     async () => {
       const { home, project } = freshHome();
@@ -120,7 +126,7 @@ describe.each([
     TIMEOUT,
   );
 
-  test.skipIf(absent("claude"))("Claude Code: the --json shape through `claude mcp add-json`", async () => {
+  form("claude json", "claude")("Claude Code: the --json shape through `claude mcp add-json`", async () => {
     const { home, project } = freshHome();
     const env = clientEnv(home, "claude");
     const json = await printedConfig(derun, "claude-code", state.path, project, true);
@@ -129,7 +135,7 @@ describe.each([
     expect(list.stdout).toMatch(/^derun: .* - ✔ Connected$/m);
   }, TIMEOUT);
 
-  test.skipIf(absent("codex"))("Codex: the printed `codex mcp add` line, then its app server lists derun's tools", async () => {
+  form("codex line", "codex")("Codex: the printed `codex mcp add` line, then its app server lists derun's tools", async () => {
     const { home, project } = freshHome();
     const env = clientEnv(home, "codex", { CODEX_HOME: join(home, ".codex") });
     mkdirSync(env.CODEX_HOME!, { recursive: true });
@@ -141,7 +147,7 @@ describe.each([
     expect(await mcpStarts(state.path)).toBeGreaterThan(before);
   }, TIMEOUT);
 
-  test.skipIf(absent("codex"))("Codex: the printed [mcp_servers.derun] table as ~/.codex/config.toml", async () => {
+  form("codex toml", "codex")("Codex: the printed [mcp_servers.derun] table as ~/.codex/config.toml", async () => {
     const { home, project } = freshHome();
     const env = clientEnv(home, "codex", { CODEX_HOME: join(home, ".codex") });
     const printed = await printedConfig(derun, "codex", state.path, project);
@@ -167,7 +173,7 @@ describe.each([
     writeFileSync(join(home, ".gemini", "trustedFolders.json"), JSON.stringify({ [project]: "TRUST_FOLDER" }));
   };
 
-  test.skipIf(absent("gemini"))("Gemini CLI: the printed `gemini mcp add` line, then `gemini mcp list` shows derun connected", async () => {
+  form("gemini line", "gemini")("Gemini CLI: the printed `gemini mcp add` line, then `gemini mcp list` shows derun connected", async () => {
     const { home, project } = freshHome();
     const env = clientEnv(home, "gemini");
     trust(home, project);
@@ -179,7 +185,7 @@ describe.each([
     expect(await mcpStarts(state.path)).toBeGreaterThan(before);
   }, TIMEOUT);
 
-  test.skipIf(absent("gemini"))("Gemini CLI: the --json shape as ~/.gemini/settings.json", async () => {
+  form("gemini json", "gemini")("Gemini CLI: the --json shape as ~/.gemini/settings.json", async () => {
     const { home, project } = freshHome();
     const env = clientEnv(home, "gemini");
     trust(home, project);
@@ -189,7 +195,7 @@ describe.each([
   }, TIMEOUT);
 
   for (const client of ["claude-desktop", "cursor"]) {
-    test.skipIf(absent("inspector"))(`MCP Inspector CLI: the ${client} mcpServers file, tools/call reads the recorded session`, async () => {
+    form(client, "inspector")(`MCP Inspector CLI: the ${client} mcpServers file, tools/call reads the recorded session`, async () => {
       const { home, project } = freshHome();
       const file = join(project, `${client}.json`);
       writeFileSync(file, await printedConfig(derun, client, state.path, project));
