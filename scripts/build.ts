@@ -20,7 +20,7 @@ import pkg from "../package.json" with { type: "json" };
 const ROOT = path.resolve(import.meta.dir, "..");
 const ENTRY = path.join(ROOT, "src/cli/index.ts");
 /** Worker modules are separate entrypoints: Bun bundles them into the executable only when listed. */
-const WORKERS = [path.join(ROOT, "src/core/run/output-writer.worker.ts"), path.join(ROOT, "src/plugins/pipe/_stream-reader.worker.ts")];
+const WORKERS = [path.join(ROOT, "src/core/run/output-writer.worker.ts"), path.join(ROOT, "src/core/io/stream-reader.worker.ts")];
 
 /** Release targets: Bun's compile target and the artifact's platform suffix. */
 const RELEASE_TARGETS = [

@@ -3,8 +3,9 @@
  * not depend on which versions the registry already has) and `bun pm pack --dry-run`, whose file
  * lists must both be exactly the package's expected files: every tracked file under src/ and
  * package.json, README.md, LICENSE. So a test, a script or a stray local file that must not ship
- * fails here, and so does a source file that would be missing. Also checks that `bin` and `exports`
- * point at shipped files and that the bin starts with Bun's shebang.
+ * fails here, and so does a source file that would be missing. Also checks that `bin`, `exports`
+ * and every relative import in a shipped file point at shipped files (a module under src/ that
+ * imports from test/ would break only once installed), and that the bin starts with Bun's shebang.
  *
  *   bun scripts/check-package.ts     prints one summary line; exit 1 with the differences
  */
@@ -62,6 +63,16 @@ for (const target of targets) if (!expected.includes(target)) problems.push(`pac
 for (const bin of Object.values(pkg.bin)) {
   const head = (await Bun.file(path.join(ROOT, bin)).text()).split("\n")[0];
   if (head !== "#!/usr/bin/env bun") problems.push(`bin ${bin} starts with ${JSON.stringify(head)}, not #!/usr/bin/env bun`);
+}
+
+/** Relative specifiers of static and dynamic imports and `new URL("./x", import.meta.url)`. */
+const RELATIVE = /(?:\bfrom\s*|\bimport\s*\(\s*|\bnew URL\(\s*)"(\.{1,2}\/[^"]+)"/g;
+for (const file of expected.filter((name) => name.endsWith(".ts"))) {
+  const source = await Bun.file(path.join(ROOT, file)).text();
+  for (const [, specifier] of source.matchAll(RELATIVE)) {
+    const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier!));
+    if (!expected.includes(target)) problems.push(`${file} imports ${specifier}, which is not shipped`);
+  }
 }
 
 if (problems.length > 0) fail(`${problems.length} problem(s):\n  ${problems.join("\n  ")}`);

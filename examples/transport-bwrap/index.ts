@@ -1,7 +1,7 @@
 /**
  * bwrap: a derun transport that runs the command inside a bubblewrap sandbox (see sandbox-args.ts
- * for the policy). Output travels over pipes, recorded as channels `stdout` and `stderr`; stdin is
- * inherited. Needs `bwrap` on PATH (Debian/Ubuntu: `apt install bubblewrap`) and Linux.
+ * for the policy). Output travels over real pipes, recorded as channels `stdout` and `stderr`;
+ * stdin is inherited. Needs `bwrap` on PATH (Debian/Ubuntu: `apt install bubblewrap`) and Linux.
  *
  * Without bwrap it refuses to start rather than run the command unsandboxed: whoever asked for a
  * sandbox must not silently get none. derun then reports the reason and exits 1.
@@ -10,11 +10,19 @@
  *   DERUN_BWRAP_SHARE_NET=1 derun run --transport derun-transport-bwrap -- npm ci
  */
 import fs from "node:fs";
-import { defineTransport, SpawnError, type ChildExit, type DerunOutputChannel, type RunningChild, type TransportOpenOptions } from "derun/plugin";
+import path from "node:path";
+import {
+  childExitOf,
+  defineTransport,
+  DrainWindow,
+  openFifoPipe,
+  openStreamReader,
+  SpawnError,
+  type FifoPipe,
+  type RunningChild,
+  type TransportOpenOptions,
+} from "derun/plugin";
 import { sandboxArgs } from "./sandbox-args.ts";
-
-/** After the sandbox has exited, how long to keep reading before giving up on a leftover writer. */
-const POST_EXIT_GRACE_MS = 200;
 
 export default defineTransport({
   meta: { name: "bwrap", description: "Runs the command in a bubblewrap sandbox: read-only system, writable working directory, no network" },
@@ -23,39 +31,52 @@ export default defineTransport({
   open: async (command, options) => openSandboxed(command, options),
 });
 
+const CHANNELS = ["stdout", "stderr"] as const;
+
 function openSandboxed(command: readonly string[], options: TransportOpenOptions): RunningChild {
   const bwrap = Bun.which("bwrap", { PATH: options.env.PATH ?? "" });
   if (!bwrap) throw new Error("bwrap not found on PATH (install bubblewrap); refusing to run the command unsandboxed");
-  if (!fs.statSync(options.cwd, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new SpawnError("ENOENT", `working directory not found: ${options.cwd}`);
-  }
-  // bwrap would report a missing command as its own exit 1; find it first so derun exits 127.
-  const name = command[0] ?? "";
-  if (!Bun.which(name, { PATH: options.env.PATH ?? "", cwd: options.cwd })) throw new SpawnError("ENOENT", `command not found: ${name}`);
+  checkStartable(command, options);
 
+  // Real pipes, as the command would have without derun (Bun's own would be sockets).
+  const pipes: Record<(typeof CHANNELS)[number], FifoPipe> = { stdout: openFifoPipe(), stderr: openFifoPipe() };
+  const closeAll = () => CHANNELS.forEach((channel) => pipes[channel].close());
   const shareNet = options.env.DERUN_BWRAP_SHARE_NET === "1";
-  const proc = Bun.spawn([bwrap, ...sandboxArgs({ cwd: options.cwd, shareNet }), ...command], {
-    cwd: options.cwd,
-    env: options.env,
-    stdin: "inherit",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const stdout = proc.stdout.getReader();
-  const stderr = proc.stderr.getReader();
-  const streamsEnd = Promise.all([pump(stdout, "stdout", options), pump(stderr, "stderr", options)]);
+  let proc: Bun.Subprocess;
+  try {
+    proc = Bun.spawn([bwrap, ...sandboxArgs({ cwd: options.cwd, shareNet }), ...command], {
+      cwd: options.cwd,
+      env: options.env,
+      stdin: "inherit",
+      stdout: pipes.stdout.writeEnd,
+      stderr: pipes.stderr.writeEnd,
+    });
+  } catch (error) {
+    closeAll();
+    throw error;
+  }
+  CHANNELS.forEach((channel) => pipes[channel].closeWriteEnd());
 
-  const exited = proc.exited.then(async (): Promise<ChildExit> => {
-    const ended = await Promise.race([streamsEnd.then(() => true), Bun.sleep(POST_EXIT_GRACE_MS).then(() => false)]);
-    if (!ended) await Promise.all([stdout.cancel(), stderr.cancel()]);
-    const signal = proc.signalCode;
-    return typeof signal === "string" ? { kind: "signaled", signal } : { kind: "exited", code: proc.exitCode ?? 128 + (signal ?? 0) };
+  const drain = new DrainWindow();
+  const reader = openStreamReader(
+    CHANNELS.map((channel) => ({
+      fd: pipes[channel].readEnd,
+      deliver: (bytes: Uint8Array) => {
+        drain.activity();
+        options.onOutput(channel, bytes);
+      },
+    })),
+  );
+  const streamsEnd = Promise.all(CHANNELS.map((_, index) => reader.ended(index)));
+  const exited = proc.exited.then(async () => {
+    // Bounded: a background process still holding the pipes must not keep derun waiting.
+    if (!(await drain.drain(streamsEnd))) await Promise.all(CHANNELS.map((_, index) => reader.stop(index)));
+    closeAll();
+    return childExitOf(proc);
   });
 
   return {
     pid: proc.pid,
-    write: () => {},
-    resize: () => {},
     // bwrap dies of the signal and --die-with-parent takes everything in the sandbox with it.
     kill: (signal) => proc.kill(signal),
     exited,
@@ -66,17 +87,18 @@ function openSandboxed(command: readonly string[], options: TransportOpenOptions
   };
 }
 
-/** Hands every chunk of one stream to derun as it arrives, unchanged; resolves at its end. */
-async function pump(
-  reader: { read(): Promise<{ done: boolean; value?: Uint8Array }> },
-  channel: DerunOutputChannel, options: TransportOpenOptions): Promise<void> {
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      if (value) options.onOutput(channel, value);
-    }
-  } catch {
-    // A read error ends this stream; the sandbox's exit still decides the result.
+/**
+ * bwrap would report a command it cannot start as its own exit 1: find out first, so derun exits
+ * 127 or 126 as a shell would.
+ */
+function checkStartable(command: readonly string[], { cwd, env }: TransportOpenOptions): void {
+  if (!fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new SpawnError("ENOENT", `working directory not found: ${cwd}`);
+  const name = command[0] ?? "";
+  if (name.includes("/")) {
+    const stat = fs.statSync(path.resolve(cwd, name), { throwIfNoEntry: false });
+    if (!stat) throw new SpawnError("ENOENT", `command not found: ${name}`);
+    if (!stat.isFile() || (stat.mode & 0o111) === 0) throw new SpawnError("EACCES", `command not executable: ${name}`);
+    return;
   }
+  if (!Bun.which(name, { PATH: env.PATH ?? "", cwd })) throw new SpawnError("ENOENT", `command not found: ${name}`);
 }

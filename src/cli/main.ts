@@ -1,5 +1,5 @@
 /**
- * derun's command line: a lazy map of commands and the dispatcher in front of them.
+ * derun's command line: the dispatcher in front of the commands of ./commands/index.ts.
  *
  * The dispatcher splits argv at the first `--` before anything parses it: what follows belongs to
  * the user's command, untouched (citty's own `runMain` would take `derun run -- grep --help` as a
@@ -12,29 +12,8 @@ import type { CommandDef } from "citty";
 import pkg from "../../package.json" with { type: "json" };
 import { describeError, isDerunError } from "../core/errors.ts";
 import { dieBySignal } from "../core/run/signals.ts";
-import { commandMeta } from "./commands/meta.ts";
-
-/** What a command asks the edge to do once it has cleaned up. */
-export type CommandOutcome = { readonly exitCode: number } | { readonly signal: NodeJS.Signals };
-
-/** Data the dispatcher hands to a command besides its flags. */
-export interface CommandData {
-  /** The arguments after `--`, or undefined when there was none. */
-  readonly command?: readonly string[];
-}
-
-/** One of derun's commands, as its module exports it. */
-export interface DerunCommandModule {
-  /** What `derun <command> --help` shows. */
-  readonly usage: CommandDef<any>;
-  /** Runs the command; rejects with a DerunError `usage` for bad flags. */
-  run(flags: readonly string[], data: CommandData): Promise<CommandOutcome>;
-}
-
-const commands = {
-  run: () => import("./commands/run.ts"),
-  mcp: () => import("./commands/mcp.ts"),
-} satisfies Record<string, () => Promise<DerunCommandModule>>;
+import { exitWith, type CommandData, type CommandModule, type ExitRequest } from "./command.ts";
+import { commands, isCommandName } from "./commands/index.ts";
 
 /** For usage only: the commands' names and descriptions, without loading their code. */
 const main = {
@@ -43,7 +22,7 @@ const main = {
     version: pkg.version,
     description: "Run commands exactly as without it, and let AI agents read their output over MCP.",
   },
-  subCommands: { run: { meta: commandMeta.run }, mcp: { meta: commandMeta.mcp } },
+  subCommands: Object.fromEntries(Object.entries(commands).map(([name, { description }]) => [name, { meta: { name, description } }])),
 } satisfies CommandDef;
 
 const isHelp = (arg: string) => arg === "--help" || arg === "-h";
@@ -54,22 +33,25 @@ export async function runCli(argv: readonly string[]): Promise<never> {
   const data: CommandData = split === -1 ? {} : { command: argv.slice(split + 1) };
   const [name, ...flags] = own;
   try {
-    if (name === "--version" || name === "-v") return finish({ exitCode: print(pkg.version) });
+    if (name === "--version" || name === "-v") return finish(exitWith(print(pkg.version)));
     if (name === undefined || isHelp(name) || name === "help") {
       const help = await renderUsage(main);
       if (name === undefined) return usageError("missing command", help);
-      return finish({ exitCode: print(help) });
+      return finish(exitWith(print(help)));
     }
-    if (!Object.hasOwn(commands, name)) return usageError(`unknown command ${JSON.stringify(name)}`, await renderUsage(main));
-    const command: DerunCommandModule = await commands[name as keyof typeof commands]();
-    if (flags.some(isHelp)) return finish({ exitCode: print(await renderUsage(command.usage, main)) });
+    if (!isCommandName(name)) return usageError(`unknown command ${JSON.stringify(name)}`, await renderUsage(main));
+    const command: CommandModule = await commands[name].load();
+    if (flags.some(isHelp)) {
+      const usage: CommandDef = { meta: { name, description: commands[name].description }, ...(command.args ? { args: command.args } : {}) };
+      return finish(exitWith(print(await renderUsage(usage, main))));
+    }
     return finish(await command.run(flags, data));
   } catch (error) {
     if (isDerunError(error, "usage") || isDerunError(error, "invalid_session_id") || isDerunError(error, "session_exists")) {
       return usageError(error.message, `Run "derun ${name} --help" for usage.`);
     }
     process.stderr.write(`derun: ${describeError(error)}\n`);
-    return finish({ exitCode: 1 });
+    return finish(exitWith(1));
   }
 }
 
@@ -90,10 +72,10 @@ function print(text: string): number {
 
 function usageError(message: string, hint: string): never {
   process.stderr.write(`derun: ${message}\n${hint}\n`);
-  return finish({ exitCode: 2 });
+  return finish(exitWith(2));
 }
 
-function finish(outcome: CommandOutcome): never {
-  if ("signal" in outcome) dieBySignal(outcome.signal);
-  process.exit(outcome.exitCode);
+function finish(request: ExitRequest): never {
+  if (request.kind === "signaled") dieBySignal(request.signal);
+  process.exit(request.code);
 }

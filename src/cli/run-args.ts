@@ -4,7 +4,7 @@
  */
 import { DerunError } from "../core/errors.ts";
 import { DEFAULT_RETENTION_SECONDS } from "../core/store.ts";
-import { validateSessionId } from "../core/store/index.ts";
+import { validateSessionId } from "../core/file-store/index.ts";
 import { parseRetentionSeconds } from "./duration.ts";
 
 export interface RunArgs {

@@ -1,10 +1,9 @@
 /**
- * The contract's enumerations, in one place, spelled exactly as the contract names them.
- * Each is a frozen object (for runtime use) plus a union type of its values (for typing).
+ * The enumerations persisted in session files and MCP answers, spelled exactly as the contract names
+ * them: each a frozen object (for runtime use) plus a union type of its values (for typing). Names
+ * that have a registry come from it alone: transports from src/plugins/index.ts, tools from
+ * src/queries/index.ts, commands from src/cli/commands/index.ts.
  */
-
-export const DerunCommand = { Run: "run", Mcp: "mcp" } as const;
-export type DerunCommand = (typeof DerunCommand)[keyof typeof DerunCommand];
 
 export const DerunSessionState = {
   Starting: "starting",
@@ -21,21 +20,6 @@ export type DerunFinalState = typeof DerunSessionState.Exited | typeof DerunSess
 
 export const DerunOutputChannel = { Pty: "pty", Stdout: "stdout", Stderr: "stderr" } as const;
 export type DerunOutputChannel = (typeof DerunOutputChannel)[keyof typeof DerunOutputChannel];
-
-export const DerunTransportMode = {
-  PosixPty: "posix-pty",
-  WindowsConPty: "windows-conpty",
-  Pipe: "pipe",
-} as const;
-export type DerunTransportMode = (typeof DerunTransportMode)[keyof typeof DerunTransportMode];
-
-export const DerunMcpTool = {
-  ListSessions: "derun_list_sessions",
-  GetSession: "derun_get_session",
-  ReadOutput: "derun_read_output",
-  WaitOutput: "derun_wait_output",
-} as const;
-export type DerunMcpTool = (typeof DerunMcpTool)[keyof typeof DerunMcpTool];
 
 /** Every persisted file and every MCP result carries this. */
 export const SCHEMA_VERSION = "v1alpha1";

@@ -1,14 +1,23 @@
 /**
- * The libc calls derun makes on POSIX (terminal modes, window size, process groups, signal
- * dispositions, advisory locks), through bun:ffi, opened once and only when first needed. None of
- * them is variadic except ioctl, which is called on Linux only (see run/terminal.ts).
+ * Every libc call derun makes on POSIX, through bun:ffi, in groups opened once and only when first
+ * needed: each bound symbol costs start-up time, and `derun run -- true` needs only the first group.
+ * None of them is variadic except ioctl and fcntl, which are called on Linux only, where variadic
+ * arguments travel in registers like any others (on Apple arm64 they go on the stack, which
+ * bun:ffi cannot do).
  */
 import { dlopen, FFIType, read } from "bun:ffi";
 
 const darwin = process.platform === "darwin";
+const LIBC = darwin ? "libSystem.B.dylib" : "libc.so.6";
 
-function open() {
-  return dlopen(darwin ? "libSystem.B.dylib" : "libc.so.6", {
+const once = <T>(open: () => T): (() => T) => {
+  let value: T | undefined;
+  return () => (value ??= open());
+};
+
+/** Terminal modes and window size, process groups, signal dispositions, advisory locks, errno. */
+export const libc = once(() =>
+  dlopen(LIBC, {
     isatty: { args: [FFIType.i32], returns: FFIType.i32 },
     tcgetattr: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
     tcsetattr: { args: [FFIType.i32, FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
@@ -20,13 +29,8 @@ function open() {
     flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
     // Where errno lives for this thread: the one name differs between the two libcs.
     [darwin ? "__error" : "__errno_location"]: { args: [], returns: FFIType.ptr },
-  }).symbols;
-}
-
-let symbols: ReturnType<typeof open> | undefined;
-
-/** libc, opened on first use (never on Windows). */
-export const libc = (): ReturnType<typeof open> => (symbols ??= open());
+  }).symbols,
+);
 
 /** errno as the last libc call through {@link libc} left it. */
 export function errno(): number {
@@ -35,3 +39,39 @@ export function errno(): number {
   const pointer = location();
   return pointer === null ? 0 : read.i32(pointer as never, 0);
 }
+
+/** Making pipes (core/io/fifo-pipe.ts). fcntl is variadic: Linux only. */
+export const libcPipes = once(() =>
+  dlopen(LIBC, {
+    // mode_t is 32 bits on Linux and 16 on macOS.
+    mkfifo: { args: [FFIType.cstring, darwin ? FFIType.u16 : FFIType.u32], returns: FFIType.i32 },
+    fcntl: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
+  }).symbols,
+);
+
+/** Allocating pseudo-terminals (core/io/stream-pty.ts; Linux). */
+export const libcPty = once(() =>
+  dlopen(LIBC, {
+    grantpt: { args: [FFIType.i32], returns: FFIType.i32 },
+    unlockpt: { args: [FFIType.i32], returns: FFIType.i32 },
+    ptsname: { args: [FFIType.i32], returns: FFIType.ptr },
+  }).symbols,
+);
+
+/** Waiting until fds are readable, Linux (core/io/readiness.ts). */
+export const libcEpoll = once(() =>
+  dlopen(LIBC, {
+    epoll_create1: { args: [FFIType.i32], returns: FFIType.i32 },
+    epoll_ctl: { args: [FFIType.i32, FFIType.i32, FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
+    epoll_wait: { args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
+    close: { args: [FFIType.i32], returns: FFIType.i32 },
+  }).symbols,
+);
+
+/** Waiting until fds are readable, elsewhere (core/io/readiness.ts). */
+export const libcPoll = once(() =>
+  dlopen(LIBC, {
+    // nfds_t: unsigned int on macOS, unsigned long on Linux.
+    poll: { args: [FFIType.ptr, darwin ? FFIType.u32 : FFIType.u64, FFIType.i32], returns: FFIType.i32 },
+  }).symbols,
+);

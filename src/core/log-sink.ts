@@ -6,8 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { LogFields, Logger, LogLevel } from "./log.ts";
-import { openRegular } from "./store/open-regular.ts";
-import { ensurePrivateDir } from "./store/safe-path.ts";
+import { ensurePrivateDir, openRegular } from "./safe-fs/index.ts";
 
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 const MAX_BYTES = 4 * 1024 * 1024;

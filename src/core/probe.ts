@@ -3,7 +3,7 @@
  * standard streams are terminals. A character device such as /dev/null is not a terminal, which is
  * why this is not an fstat check.
  */
-import { isTerminal, readWindowSize } from "./run/terminal.ts";
+import { isTerminal, readWindowSize } from "./terminal.ts";
 import type { TerminalProbe } from "./transport.ts";
 
 /** Probes fds 0, 1 and 2 and, when stdout is a terminal, its window size. */

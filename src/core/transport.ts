@@ -75,12 +75,12 @@ export interface RunningChild extends AsyncDisposable {
   /** The child's process id. */
   readonly pid: number;
   /**
-   * Forward input bytes to the child, unchanged. Used only when `capabilities.input` is
-   * `"forward"`; a no-op for inheriting transports.
+   * Forward input bytes to the child, unchanged. Required when `capabilities.input` is `"forward"`;
+   * an inheriting transport leaves it out.
    */
-  write(bytes: Uint8Array): void;
-  /** Change the window size. A no-op when `capabilities.resize` is false (e.g. `pipe`). */
-  resize(size: WindowSize): void;
+  write?(bytes: Uint8Array): void;
+  /** Change the window size. Required when `capabilities.resize` is true; left out otherwise. */
+  resize?(size: WindowSize): void;
   /** Send a signal to the child. A no-op when `capabilities.signals` is false. */
   kill(signal: NodeJS.Signals): void;
   /**

@@ -1,7 +1,8 @@
 /**
- * The MCP adapter: core Tools served through the SDK's low-level Server. Tools stay MCP-agnostic;
- * this module lists them with their arktype JSON Schemas, validates arguments with arktype, and
- * turns every outcome, failures included, into a tool result (never a JSON-RPC error).
+ * The MCP adapter: the queries (src/queries) served as tools through the SDK's low-level Server.
+ * Queries stay MCP-agnostic; this module lists them with their arktype JSON Schemas, validates
+ * arguments with arktype, and turns every outcome, failures included, into a tool result (never a
+ * JSON-RPC error).
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
@@ -13,20 +14,20 @@ import {
 import { type } from "arktype";
 import pkg from "../../package.json" with { type: "json" };
 import { SCHEMA_VERSION } from "../core/enums.ts";
-import { MemoryBound } from "../core/memory-bound.ts";
+import { MemoryBound } from "./memory-bound.ts";
 import { DerunError, describeError, type DerunErrorCode } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import type { Store } from "../core/store.ts";
-import type { Tool } from "../core/tool.ts";
-import { tools as defaultTools } from "../core/tools/index.ts";
+import type { Query } from "../queries/query.ts";
+import { queries } from "../queries/index.ts";
 
 export interface DerunServerOptions {
   readonly store: Store;
   readonly log: Logger;
   /** Aborting it cancels every call in flight (server shutdown). */
   readonly signal?: AbortSignal;
-  /** The tools to serve; all four by default. */
-  readonly tools?: readonly Tool<any, object>[];
+  /** The queries to serve as tools; every one by default. */
+  readonly tools?: readonly Query<any, object>[];
 }
 
 /**
@@ -34,7 +35,7 @@ export interface DerunServerOptions {
  * error messages) as a key, which is no JSON Schema keyword: drop it (no tool has an argument
  * named `expected`). MCP requires the root to be an object schema.
  */
-const inputSchemaOf = (tool: Tool<any, object>): McpTool["inputSchema"] => {
+const inputSchemaOf = (tool: Query<any, object>): McpTool["inputSchema"] => {
   const withoutExpected = (key: string, value: unknown) => (key === "expected" ? undefined : value);
   const schema = JSON.parse(JSON.stringify(tool.input.toJsonSchema(), withoutExpected));
   if (schema.type !== "object") throw new Error(`tool ${tool.name}: input type must be an object`);
@@ -53,7 +54,7 @@ const failure = (code: DerunErrorCode, message: string): CallToolResult => ({
 });
 
 /** Build the `derun mcp` server: connect it to a transport to serve. */
-export const createDerunServer = ({ store, log, signal, tools = defaultTools }: DerunServerOptions): Server => {
+export const createDerunServer = ({ store, log, signal, tools = queries }: DerunServerOptions): Server => {
   const byName = new Map(tools.map((tool) => [tool.name as string, tool]));
   const listed: McpTool[] = tools.map((tool) => ({
     name: tool.name,

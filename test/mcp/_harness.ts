@@ -4,7 +4,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { openStore } from "../../src/core/store/index.ts";
+import { openFileStore } from "../../src/core/file-store/index.ts";
 import type { Store } from "../../src/core/store.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import { createDerunServer } from "../../src/mcp/server.ts";
@@ -27,7 +27,7 @@ export const tempRoot = (): string => fs.mkdtempSync(path.join(os.tmpdir(), "der
 /** A store in a fresh temp root and a Client connected to a server on it, in memory. */
 export const connectInMemory = async (): Promise<{ root: string; store: Store; client: Client; [Symbol.asyncDispose](): Promise<void> }> => {
   const root = tempRoot();
-  const store = openStore({ root });
+  const store = openFileStore({ root });
   const server = createDerunServer({ store, log: silentLogger });
   const client = new Client({ name: "derun-test", version: "0" });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

@@ -5,13 +5,13 @@
 import { expect, test } from "bun:test";
 import { utimesSync } from "node:fs";
 import { join } from "node:path";
-import { openStore } from "../../src/core/store/index.ts";
+import { openFileStore } from "../../src/core/file-store/index.ts";
 import { runDerun, tempDir } from "../helpers/cli.ts";
 import { sessionIds } from "../helpers/session.ts";
 
 /** A finished session that expired an hour ago: a real writer, finalized with an old end time. */
 async function expiredSession(root: string, id: string): Promise<void> {
-  const store = openStore({ root });
+  const store = openFileStore({ root });
   await using writer = await store.create({
     sessionId: id,
     command: ["true"],

@@ -40,7 +40,7 @@ describe("npm package", () => {
   test("the tarball holds the sources, package.json and README, and no tests, examples or scripts", () => {
     expect(packed).toContain("package/package.json");
     expect(packed).toContain("package/src/cli/index.ts");
-    expect(packed).toContain("package/src/plugin.ts");
+    expect(packed).toContain("package/src/plugin-api/index.ts");
     for (const path of packed) expect(path).toMatch(/^package\/(src\/|package\.json$|README\.md$|LICENSE$)/);
   });
 
@@ -70,10 +70,12 @@ describe("npm package", () => {
     }
   }, TIMEOUT);
 
-  test("derun/plugin exports defineTransport and SpawnError and nothing else", async () => {
+  test("derun/plugin exports the transport helpers and nothing else", async () => {
     writeFileSync(join(app.path, "probe.ts"), `import * as api from "derun/plugin";\nconsole.log(Object.keys(api).sort().join(","));\n`);
     const done = await sh([process.execPath, "probe.ts"], app.path);
     expect(done.stderr).toBe("");
-    expect(done.stdout).toBe("SpawnError,defineTransport\n");
+    expect(done.stdout).toBe(
+      "DrainWindow,SpawnError,childExitOf,defineTransport,isTerminal,openFifoPipe,openStreamPty,openStreamReader,pumpStream,readWindowSize,toSpawnError\n",
+    );
   }, TIMEOUT);
 });

@@ -82,7 +82,8 @@ describe("plugin loading failures through the compiled binary", () => {
     [
       "wrong shape",
       () => plugin("shapeless.ts", `export default { meta: { name: "x" } };\n`),
-      (spec) => `transport plugin "${spec}": invalid shape: missing capabilities`,
+      (spec) =>
+        `transport plugin "${spec}": invalid shape: capabilities must be an object (was missing); open must be a function (was missing); supports must be a function (was missing)`,
     ],
     [
       "throws on import",

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { openStore } from "../../src/core/store/index.ts";
+import { openFileStore } from "../../src/core/file-store/index.ts";
 import { isDerunError } from "../../src/core/errors.ts";
 import { makeRoot, removeRoot, spawnFixture } from "./helpers.ts";
 
@@ -15,7 +15,7 @@ const WRITERS = 4;
 const CHUNKS = 48;
 
 test("concurrent sessions stay isolated, complete and byte-exact while being read", async () => {
-  const store = openStore({ root });
+  const store = openFileStore({ root });
   const ids = Array.from({ length: WRITERS }, (_, i) => `writer-${i}`);
   const writers = ids.map((id) => spawnFixture("random-writer.ts", [root, id, String(CHUNKS)]));
   const results = Promise.all(writers.map((w) => w.nextLine()));

@@ -7,8 +7,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { openStore } from "../../src/core/store/index.ts";
-import type { ArtifactName } from "../../src/core/store/safe-path.ts";
+import { openFileStore } from "../../src/core/file-store/index.ts";
+import type { ArtifactName } from "../../src/core/file-store/session-paths.ts";
 import { derunArgv, derunEnv, REPO_ROOT } from "../helpers/cli.ts";
 import { FIXTURES, makeRoot, removeRoot, sessionOptions } from "./helpers.ts";
 
@@ -26,7 +26,7 @@ function mkfifo(file: string): void {
 
 /** A real recorded session with some output; finalized unless `finalize` is false (its derun "died"). */
 async function recordSession(id: string, finalize = true): Promise<string> {
-  const writer = await openStore({ root }).create(sessionOptions({ sessionId: id }));
+  const writer = await openFileStore({ root }).create(sessionOptions({ sessionId: id }));
   writer.append("stdout", new TextEncoder().encode("some output\n"));
   if (finalize) await writer.finalize({ state: "exited", exit_code: 0 });
   await writer[Symbol.asyncDispose]();
@@ -117,7 +117,7 @@ test("derun run starts normally in a state root full of hostile files, and still
   mkfifo(path.join(root, "last-sweep"));
   const longAgo = (Date.now() - 3_600_000) / 1000;
   fs.utimesSync(path.join(root, "last-sweep"), longAgo, longAgo); // due: the sweep must open the stamp
-  const expired = await openStore({ root }).create(sessionOptions({ sessionId: "expired", retentionSeconds: 60 }));
+  const expired = await openFileStore({ root }).create(sessionOptions({ sessionId: "expired", retentionSeconds: 60 }));
   await expired.finalize({ state: "exited", exit_code: 0, ended_at: new Date(Date.now() - 3_600_000).toISOString() });
   await expired[Symbol.asyncDispose]();
 

@@ -1,6 +1,6 @@
 /** Liveness through append.lock: a SIGKILLed writer's session reads as failed and waits on it return. */
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { openStore } from "../../src/core/store/index.ts";
+import { openFileStore } from "../../src/core/file-store/index.ts";
 import { expectLine, makeRoot, removeRoot, spawnFixture } from "./helpers.ts";
 
 let root: string;
@@ -8,7 +8,7 @@ beforeEach(() => (root = makeRoot()));
 afterEach(() => removeRoot(root));
 
 test("starting, then running, then failed after the writer is SIGKILLed; a pending wait returns", async () => {
-  const store = openStore({ root });
+  const store = openFileStore({ root });
   const starting = spawnFixture("hold-writer.ts", [root, "early"], { FIXTURE_SKIP_STARTED: "1" });
   const writer = spawnFixture("hold-writer.ts", [root, "victim"]);
   try {

@@ -2,8 +2,8 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { openStore } from "../../src/core/store/index.ts";
-import { tryLockFile } from "../../src/core/store/file-lock.ts";
+import { openFileStore } from "../../src/core/file-store/index.ts";
+import { tryLockFile } from "../../src/core/safe-fs/file-lock.ts";
 import { expectLine, makeRoot, removeRoot, sessionOptions, spawnFixture } from "./helpers.ts";
 
 let root: string;
@@ -32,7 +32,7 @@ test("a second process blocks on the lock until the first releases it", async ()
 });
 
 test("a writer holds append.lock for its whole life, even against another open of the same file", async () => {
-  const store = openStore({ root });
+  const store = openFileStore({ root });
   const writer = await store.create(sessionOptions({ sessionId: "held" }));
   const probe = fs.openSync(path.join(root, "sessions", "held", "append.lock"), "r");
   try {
@@ -48,7 +48,7 @@ test("create() refuses an id another live process is writing, and leaves that se
   const holder = spawnFixture("hold-writer.ts", [root, "twice"]);
   try {
     await expectLine(holder, "ready twice");
-    const store = openStore({ root });
+    const store = openFileStore({ root });
     const error = await store.create(sessionOptions({ sessionId: "twice" })).then(() => undefined, (e: unknown) => e);
     expect((error as { code?: string }).code).toBe("session_exists");
     expect((await store.get("twice")).state).toBe("running"); // the first writer is untouched

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { openStore } from "../../src/core/store/index.ts";
+import { openFileStore } from "../../src/core/file-store/index.ts";
 import type { Store } from "../../src/core/store.ts";
 import { isDerunError } from "../../src/core/errors.ts";
 import { expectLine, makeRoot, removeRoot, sessionOptions, spawnFixture } from "./helpers.ts";
@@ -17,7 +17,7 @@ let root: string;
 let store: Store;
 beforeEach(() => {
   root = makeRoot();
-  store = openStore({ root });
+  store = openFileStore({ root });
 });
 afterEach(() => removeRoot(root));
 

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { openStore } from "../../src/core/store/index.ts";
+import { openFileStore } from "../../src/core/file-store/index.ts";
 import type { SessionWriter } from "../../src/core/store.ts";
 import { expectLine, makeRoot, memoryLogger, removeRoot, sessionOptions, spawnFixture } from "./helpers.ts";
 
@@ -20,7 +20,7 @@ function age(dir: string, when: Date): void {
 
 test("sweep removes exactly the expired sessions, keeps live ones, and logs one reason per directory", async () => {
   const log = memoryLogger();
-  const store = openStore({ root, log });
+  const store = openFileStore({ root, log });
   const now = Date.now();
   const sessions = path.join(root, "sessions");
   const finished = async (id: string, retentionSeconds: number, endedAgoMs: number) => {
@@ -110,7 +110,7 @@ test("sweep removes exactly the expired sessions, keeps live ones, and logs one 
 });
 
 test("the default TTL is 24 hours for unreadable directories", async () => {
-  const store = openStore({ root });
+  const store = openFileStore({ root });
   const dir = path.join(root, "sessions", "orphan");
   fs.mkdirSync(dir, { recursive: true });
   const touched = Date.now() - HOUR;
@@ -125,7 +125,7 @@ test("the default TTL is 24 hours for unreadable directories", async () => {
 });
 
 test("expires_at and ended_at follow final.json, else the start while running", async () => {
-  const store = openStore({ root });
+  const store = openFileStore({ root });
   const w = await store.create(sessionOptions({ sessionId: "dates", retentionSeconds: 60 }));
   const running = await store.get("dates");
   expect(running.ended_at).toBeUndefined();

@@ -2,9 +2,9 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { openStore } from "../../src/core/store/index.ts";
+import { openFileStore } from "../../src/core/file-store/index.ts";
 import type { Store } from "../../src/core/store.ts";
-import type { ArtifactName } from "../../src/core/store/safe-path.ts";
+import type { ArtifactName } from "../../src/core/file-store/session-paths.ts";
 import { makeRoot, removeRoot, sessionOptions } from "./helpers.ts";
 
 const ARTIFACTS: ArtifactName[] = ["meta.json", "final.json", "output.bin", "index.jsonl", "append.lock"];
@@ -16,7 +16,7 @@ beforeEach(() => {
   root = makeRoot();
   outside = path.join(root, "outside");
   fs.mkdirSync(outside);
-  store = openStore({ root });
+  store = openFileStore({ root });
 });
 afterEach(() => removeRoot(root));
 

@@ -1,6 +1,6 @@
 /** Session id validation, ULID generation, and state root resolution. */
 import { expect, test } from "bun:test";
-import { generateSessionId, resolveStateRoot, validateSessionId } from "../../src/core/store/index.ts";
+import { generateSessionId, resolveStateRoot, validateSessionId } from "../../src/core/file-store/index.ts";
 import { isDerunError } from "../../src/core/errors.ts";
 
 // First in the file: generation is monotonic per process, so a later call with an earlier time

@@ -3,7 +3,7 @@
  * server's single thread does not re-read the session's files once per waiter on every chunk.
  */
 import { afterEach, beforeEach, expect, spyOn, test } from "bun:test";
-import { openStore } from "../../src/core/store/index.ts";
+import { openFileStore } from "../../src/core/file-store/index.ts";
 import { expectLine, makeRoot, removeRoot, spawnFixture } from "./helpers.ts";
 
 let root: string;
@@ -16,7 +16,7 @@ test(`${WAITERS} concurrent waits all wake on one chunk from another process, wi
   const writer = spawnFixture("hold-writer.ts", [root, "busy"]);
   try {
     await expectLine(writer, "ready busy");
-    const store = openStore({ root });
+    const store = openFileStore({ root });
     // Every read of a session's facts (meta, final, lock probe, index) goes through FileStore.info.
     const factReads = spyOn(store as unknown as { info: (id: string) => unknown }, "info");
 

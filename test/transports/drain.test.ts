@@ -3,7 +3,7 @@
  * lines) is delivered while it flows; a grandchild that never stops cannot hold `exited` for ever.
  */
 import { describe, expect, test } from "bun:test";
-import { builtinTransports } from "../../src/plugins/_registry.ts";
+import { builtinTransports } from "../../src/plugins/index.ts";
 import type { DerunOutputChannel } from "../../src/core/enums.ts";
 
 async function collect(name: "pipe" | "posix-pty", script: string) {

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import pipe from "../../src/plugins/pipe/index.ts";
-import { openCollecting } from "./conformance.ts";
+import { openCollecting } from "../../src/plugin-api/testing/index.ts";
 
 /** Writes "y" lines to stdout until a write fails (at most 200000), then reports on stderr. */
 const writer = (onFailure: string) =>

@@ -9,8 +9,8 @@
 import { describe, expect, test } from "bun:test";
 import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openFifoPipe, type FifoPipe } from "../../src/plugins/pipe/_fifo-pipe.ts";
-import { openStreamReader, type StreamReaderOptions } from "../../src/plugins/pipe/_stream-reader.ts";
+import { openFifoPipe, type FifoPipe } from "../../src/core/io/fifo-pipe.ts";
+import { openStreamReader, type StreamReaderOptions } from "../../src/core/io/stream-reader.ts";
 import { randomBytes, sha256, tempDir } from "../helpers/cli.ts";
 import { processState, workerThatNeverStarts } from "../helpers/threads.ts";
 

@@ -2,11 +2,12 @@ import { describe, expect, test } from "bun:test";
 import { isatty } from "node:tty";
 import type { Transport } from "../../src/core/transport.ts";
 import pipe from "../../src/plugins/pipe/index.ts";
-import { openCollecting, testTransport } from "./conformance.ts";
+import { openCollecting, testTransport } from "../../src/plugin-api/testing/index.ts";
 
 testTransport({
   name: "pipe",
   load: async () => pipe,
+  module: import.meta.resolve("../../src/plugins/pipe/index.ts"),
   caps: { tty: false, resize: true, signals: true, input: "inherit" },
 });
 

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { loadTransport } from "../../src/core/plugin-loader.ts";
+import { loadTransport } from "../../src/plugins/loader.ts";
 import { DerunError } from "../../src/core/errors.ts";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "derun-plugins-"));
@@ -72,11 +72,12 @@ describe("loadTransport", () => {
   test("a plugin with the wrong shape names what is wrong", async () => {
     const cases: Array<[string, string]> = [
       ["export const x = 1;", "no default export object (use defineTransport)"],
-      [goodPlugin.replace(`open: async () => { throw new Error("not used"); },`, ""), "missing open()"],
-      [goodPlugin.replace(`name: "sandbox"`, "name: 7"), "meta.name must be a non-empty string"],
-      [goodPlugin.replace(`tty: false`, `tty: "no"`), "capabilities.tty must be a boolean"],
-      [goodPlugin.replace(`input: "inherit"`, `input: "stdin"`), `capabilities.input must be "forward" or "inherit"`],
-      [goodPlugin.replace(`supports: () => true,`, ""), "missing supports()"],
+      [goodPlugin.replace(`open: async () => { throw new Error("not used"); },`, ""), "open must be a function (was missing)"],
+      [goodPlugin.replace(`name: "sandbox"`, "name: 7"), "meta.name must be a string (was a number)"],
+      [goodPlugin.replace(`name: "sandbox"`, `name: ""`), "meta.name must be non-empty"],
+      [goodPlugin.replace(`tty: false`, `tty: "no"`), `capabilities.tty must be boolean (was "no")`],
+      [goodPlugin.replace(`input: "inherit"`, `input: "stdin"`), `capabilities.input must be "forward" or "inherit" (was "stdin")`],
+      [goodPlugin.replace(`supports: () => true,`, ""), "supports must be a function (was missing)"],
     ];
     for (const [index, [text, problem]] of cases.entries()) {
       const file = write(`bad-${index}.ts`, text);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import posixPty from "../../src/plugins/posix-pty/index.ts";
-import { openCollecting, testTransport } from "./conformance.ts";
+import { openCollecting, testTransport } from "../../src/plugin-api/testing/index.ts";
 
 const size = { cols: 97, rows: 31 };
 
@@ -21,8 +21,8 @@ describe("posix-pty", () => {
   test("resize() changes the size the child sees", async () => {
     const c = await openCollecting(posixPty, ["sh", "-c", "stty -echo; echo ready; read line; stty size"], { size });
     await c.waitFor("ready");
-    c.child.resize({ cols: 120, rows: 40 });
-    c.child.write(new TextEncoder().encode("go\n"));
+    c.child.resize!({ cols: 120, rows: 40 });
+    c.child.write!(new TextEncoder().encode("go\n"));
     expect(await c.child.exited).toEqual({ kind: "exited", code: 0 });
     expect(c.text()).toEndWith("40 120\r\n");
   });

@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import type { LogFields, Logger, LogLevel } from "../../src/core/log.ts";
-import { chooseTransport, openWithFallback } from "../../src/core/transport-select.ts";
-import { SpawnError, defineTransport, type TerminalProbe } from "../../src/core/transport.ts";
+import { openChild, type TransportSource } from "../../src/core/run/open-child.ts";
+import { loadTransport } from "../../src/plugins/loader.ts";
+import { chooseTransport } from "../../src/plugins/select.ts";
+import { SpawnError, defineTransport, type TerminalProbe, type Transport, type TransportOpenOptions } from "../../src/core/transport.ts";
 import { probeTerminal } from "../../src/core/probe.ts";
 
 const probe = (
@@ -52,7 +54,11 @@ describe("probeTerminal", () => {
   });
 });
 
-describe("openWithFallback", () => {
+describe("openChild", () => {
+  const transports: TransportSource = { choose: chooseTransport, load: loadTransport, fallback: "pipe" };
+  const here: TerminalProbe = { stdinIsTty: true, stdoutIsTty: true, stderrIsTty: true, platform: process.platform };
+  const openWithFallback = (request: { transport: Transport; command: string[]; options: TransportOpenOptions; log: Logger }) =>
+    openChild({ ...request, probe: here, transports });
   const records: Array<[LogLevel, string, LogFields | undefined]> = [];
   const log: Logger = { log: (level, event, fields) => void records.push([level, event, fields]), debugEnabled: false };
   const brokenPty = (error: Error) =>
@@ -82,6 +88,11 @@ describe("openWithFallback", () => {
   test("a non-PTY transport's failure propagates", async () => {
     const failing = { ...brokenPty(new Error("nope")), capabilities: { tty: false, resize: false, signals: true, input: "inherit" as const } };
     await expect(openWithFallback({ transport: failing, command: ["true"], options, log })).rejects.toThrow("nope");
+  });
+
+  test("a transport that does not support this machine is refused, never replaced", async () => {
+    const elsewhere = { ...brokenPty(new Error("unused")), supports: () => false };
+    await expect(openWithFallback({ transport: elsewhere, command: ["true"], options, log })).rejects.toThrow('transport "broken-pty" cannot run here');
   });
 
   test("a transport that opens is used as is", async () => {

@@ -94,9 +94,9 @@ describe("windows-conpty logic (fake pseudo console)", () => {
   test("input bytes become text, a character split across writes included", () => {
     const { child, pty } = start();
     const check = Buffer.from("✓", "utf8");
-    child.write(Buffer.from("ab"));
-    child.write(check.subarray(0, 1));
-    child.write(check.subarray(1));
+    child.write!(Buffer.from("ab"));
+    child.write!(check.subarray(0, 1));
+    child.write!(check.subarray(1));
     expect(pty.written.join("")).toBe("ab✓");
   });
 
@@ -105,8 +105,8 @@ describe("windows-conpty logic (fake pseudo console)", () => {
     window.columns = 120;
     window.rows = 40;
     window.emit("resize");
-    child.resize({ cols: 120, rows: 40 });
-    child.resize({ cols: 60, rows: 10 });
+    child.resize!({ cols: 120, rows: 40 });
+    child.resize!({ cols: 60, rows: 10 });
     expect(pty.resizes).toEqual([
       [120, 40],
       [60, 10],

@@ -1,16 +1,17 @@
 /** `derun run [flags] -- <command> [args...]`. */
-import type { ArgsDef, CommandDef } from "citty";
+import type { ArgsDef } from "citty";
 import { openLogSink } from "../../core/log-sink.ts";
 import { probeTerminal } from "../../core/probe.ts";
 import { runSession } from "../../core/run/run-session.ts";
 import { sweepAtStart } from "../../core/run/sweep-at-start.ts";
-import { openStore, resolveStateRoot } from "../../core/store/index.ts";
-import type { CommandData, CommandOutcome } from "../main.ts";
+import { openFileStore, resolveStateRoot } from "../../core/file-store/index.ts";
+import { loadTransport } from "../../plugins/loader.ts";
+import { chooseTransport } from "../../plugins/select.ts";
+import { exitWith, type CommandData, type ExitRequest } from "../command.ts";
 import { parseRunArgs } from "../run-args.ts";
-import { commandMeta } from "./meta.ts";
 
 /** For `--help` only: parsing is strict and done by parseRunArgs. */
-const args = {
+export const args = {
   "session-id": {
     type: "string",
     description: "Record under this id (letters, digits, . _ -; at most 128). Default: a new ULID.",
@@ -25,25 +26,17 @@ const args = {
   },
 } as const satisfies ArgsDef;
 
-export const usage: CommandDef<typeof args> = { meta: commandMeta.run, args };
-
-export async function run(flags: readonly string[], data: CommandData): Promise<CommandOutcome> {
+export async function run(flags: readonly string[], data: CommandData): Promise<ExitRequest> {
   const request = parseRunArgs(flags, data.command, process.env);
   const root = resolveStateRoot(process.env);
   const log = openLogSink(root, { component: "run" });
-  const store = openStore({ root, log });
+  const store = openFileStore({ root, log });
   await sweepAtStart(store, log);
   const result = await runSession(
     { ...request, cwd: process.cwd(), env: process.env },
-    { store, log, probe: probeTerminal() },
+    { store, log, probe: probeTerminal(), transports: { choose: chooseTransport, load: (spec) => loadTransport(spec), fallback: "pipe" } },
   );
-  switch (result.kind) {
-    case "exited":
-      return { exitCode: result.code };
-    case "signaled":
-      return { signal: result.signal };
-    case "failed":
-      process.stderr.write(`derun: ${result.message}\n`);
-      return { exitCode: result.exitCode };
-  }
+  if (result.kind !== "failed") return result;
+  process.stderr.write(`derun: ${result.message}\n`);
+  return exitWith(result.exitCode);
 }

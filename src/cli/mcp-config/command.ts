@@ -4,13 +4,13 @@
  * ready to paste, and one line on stderr saying where it goes.
  */
 import { DerunError } from "../../core/errors.ts";
-import type { CommandData, CommandOutcome } from "../main.ts";
+import { exitWith, type CommandData, type ExitRequest } from "../command.ts";
 import { jsonText } from "./quote.ts";
 import { currentLaunch, isMcpClientName, mcpClientNames, mcpClients } from "./index.ts";
 
 const quoted = (arg: string) => JSON.stringify(arg.length > 100 ? `${arg.slice(0, 100)}...` : arg);
 
-export async function runMcpConfig(flags: readonly string[], data: CommandData): Promise<CommandOutcome> {
+export async function runMcpConfig(flags: readonly string[], data: CommandData): Promise<ExitRequest> {
   const known = `known clients: ${mcpClientNames.join(", ")}`;
   const json = flags.includes("--json");
   const rest = flags.filter((flag) => flag !== "--json");
@@ -29,5 +29,5 @@ export async function runMcpConfig(flags: readonly string[], data: CommandData):
   process.stderr.write(
     `derun: ${client.title}: ${client.where}. derun mcp must read the state root your derun run writes: ${launch.stateRoot}\n`,
   );
-  return { exitCode: 0 };
+  return exitWith(0);
 }

@@ -16,8 +16,8 @@
  *   written at once on the main thread (keystroke echo takes no thread hop, and a command that
  *   prints little never starts the thread).
  */
-import { writeAllSync } from "../write-all.ts";
-import { CONSUMED, createRecordRing, MAX_TAG, RingConsumer, RingProducer, THREAD_START_TIMEOUT_MS, type RecordRingInit } from "../record-ring.ts";
+import { writeAllSync } from "../safe-fs/write-all.ts";
+import { CONSUMED, createRecordRing, MAX_TAG, RingConsumer, RingProducer, THREAD_START_TIMEOUT_MS, type RecordRingInit } from "../io/record-ring.ts";
 
 /** Ring size: a few of Bun's 256 KiB PTY reads, so the reader rarely waits on the writer. */
 const RING_BYTES = 1024 * 1024;

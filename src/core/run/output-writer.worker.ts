@@ -3,8 +3,8 @@
  * and writes each, blocking, to the fd its tag stands for. It never runs event-loop work while it
  * waits, so nothing on the main thread can delay it, nor it the main thread.
  */
-import { writeAllSync } from "../write-all.ts";
-import { PRODUCED, RingConsumer } from "../record-ring.ts";
+import { writeAllSync } from "../safe-fs/write-all.ts";
+import { PRODUCED, RingConsumer } from "../io/record-ring.ts";
 import { WRITE_FAILED, type OutputWriterInit } from "./output-writer.ts";
 
 declare const self: Worker;

@@ -1,21 +1,18 @@
 /**
  * One `derun run`: start the command through a transport, forward its bytes to the user unchanged,
- * capture them to the session, and report how it ended. The caller (the CLI) validates flags and
- * runs the retention sweep first, and turns the result into derun's own exit.
+ * capture them to the session, and report how it ended. The caller (the CLI) validates flags, runs
+ * the retention sweep first, hands in the transports, and turns the result into derun's own exit.
  */
 import { describeError } from "../errors.ts";
-import type { DerunOutputChannel } from "../enums.ts";
 import type { Logger } from "../log.ts";
-import { loadTransport } from "../plugin-loader.ts";
 import type { SessionWriter, Store } from "../store.ts";
-import type { ChildExit, RunningChild, TerminalProbe, Transport } from "../transport.ts";
-import { SpawnError } from "../transport.ts";
-import { chooseTransport, openWithFallback } from "../transport-select.ts";
-import { Capture } from "./capture.ts";
+import { enterRawMode, inForegroundOfTerminal, type RawModeHandle } from "../terminal.ts";
+import { SpawnError, type ChildExit, type RunningChild, type TerminalProbe, type Transport, type WindowSize } from "../transport.ts";
+import { openChild, type OpenedChild, type TransportSource } from "./open-child.ts";
+import { OutputPath } from "./output-path.ts";
 import { openSession, recordQuietly } from "./session-recording.ts";
-import { channelsOfFd, createForwarder } from "./forward.ts";
-import { FORWARDED_SIGNALS, relaySignals, TERMINAL_SIGNALS } from "./signals.ts";
-import { enterRawMode, inForegroundOfTerminal, readWindowSize, type RawModeHandle } from "./terminal.ts";
+import { FORWARDED_SIGNALS, relaySignals, TERMINAL_SIGNALS, type SignalRelay } from "./signals.ts";
+import { followResize, forwardInput } from "./user-input.ts";
 
 export interface RunRequest {
   readonly command: readonly string[];
@@ -31,9 +28,17 @@ export interface RunDeps {
   readonly store: Store;
   readonly log: Logger;
   readonly probe: TerminalProbe;
+  readonly transports: TransportSource;
 }
 
-export type RunResult = ChildExit | { readonly kind: "failed"; readonly exitCode: number; readonly message: string };
+/** derun could not run the command: what to say, and the exit status (127/126 as a shell, else 1). */
+export interface RunFailure {
+  readonly kind: "failed";
+  readonly exitCode: number;
+  readonly message: string;
+}
+
+export type RunResult = ChildExit | RunFailure;
 
 /** Exit status a shell uses when a command cannot be started. */
 const SPAWN_EXIT: Record<SpawnError["errno"], number> = { ENOENT: 127, EACCES: 126, EOTHER: 126 };
@@ -45,104 +50,39 @@ const SPAWN_EXIT: Record<SpawnError["errno"], number> = { ENOENT: 127, EACCES: 1
  * command: it runs unrecorded (see session-recording.ts).
  */
 export async function runSession(request: RunRequest, deps: RunDeps): Promise<RunResult> {
-  const { store, log, probe } = deps;
-  const transportName = chooseTransport(request.transport, probe);
-  const session = {
-    ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
-    command: request.command,
-    workingDirectory: request.cwd,
-    retentionSeconds: request.retentionSeconds,
-    transportMode: transportName,
-    ttyAttached: false,
-  };
-  await using writer = await openSession(store, session, log);
-  const sessionId = writer.sessionId;
-  const logFields = { session_id: sessionId };
-
+  const { store, log, probe, transports } = deps;
+  const spec = transports.choose(request.transport, probe);
+  await using writer = await openSession(store, sessionOptions(request, spec), log);
   // Handlers go in before the child exists, so a signal in the start-up window reaches it.
-  const relay = relaySignals(FORWARDED_SIGNALS, (signal) => log.log("info", "signal_forwarded", { ...logFields, signal }));
-  let raw: RawModeHandle | undefined;
-  const restoreTerminal = () => raw?.restore();
-  process.on("exit", restoreTerminal);
+  const relay = relaySignals(FORWARDED_SIGNALS, (signal) => log.log("info", "signal_forwarded", { session_id: writer.sessionId, signal }));
+  const terminal = new UserTerminal();
   try {
     let transport: Transport;
     try {
-      transport = await loadTransport(transportName);
+      transport = await transports.load(spec);
     } catch (error) {
       return await fail(writer, log, 1, describeError(error));
     }
-    if (!transport.supports(probe)) {
-      return await fail(writer, log, 1, `transport "${transport.meta.name}" cannot run here (${process.platform}; ${describeTerminals(probe)})`);
-    }
-
-    const capture = new Capture(writer, log);
-    let child: RunningChild | undefined;
-    // A broken pipe can come before `open()` has returned the child: remember it until then.
-    const brokenFds = new Set<number>();
-    const forward = createForwarder((fd) => {
-      brokenFds.add(fd);
-      if (child) passBrokenPipe(child, fd);
-    }, log);
-    const onOutput = (channel: DerunOutputChannel, bytes: Uint8Array) => {
-      forward.write(channel, bytes); // the user's stream first: capture must never delay or alter it
-      capture.append(channel, bytes);
-    };
-
+    const output = new OutputPath(writer, log);
     // Raw before the child starts, or its first output is post-processed by our terminal too.
-    if (transport.capabilities.tty) raw = enterRawMode(0);
-    let opened: Awaited<ReturnType<typeof openWithFallback>>;
+    if (transport.capabilities.tty) terminal.enterRaw();
+    let opened: OpenedChild;
     try {
-      // Read by the probe a moment ago; a resize since then is synced once the child runs (followResize).
-      const size = probe.size;
-      opened = await openWithFallback({
-        transport,
-        command: request.command,
-        options: { cwd: request.cwd, env: request.env, onOutput, ...(size ? { size } : {}) },
-        log,
-      });
+      // The size the probe read a moment ago; a resize since then is synced once the child runs.
+      const options = { cwd: request.cwd, env: request.env, onOutput: output.onOutput, ...(probe.size ? { size: probe.size } : {}) };
+      opened = await openChild({ transport, command: request.command, options, probe, transports, log });
     } catch (error) {
-      restoreTerminal();
-      const exitCode = error instanceof SpawnError ? SPAWN_EXIT[error.errno] : 1;
-      return await fail(writer, log, exitCode, describeError(error));
+      terminal.restore();
+      return await fail(writer, log, error instanceof SpawnError ? SPAWN_EXIT[error.errno] : 1, describeError(error));
     }
     // Disposed on every way out: a child still running then is killed, never orphaned.
-    await using running = opened.child;
-    child = running;
-    const used = opened.transport;
-    for (const fd of brokenFds) passBrokenPipe(running, fd);
-    if (!used.capabilities.tty) restoreTerminal();
+    await using child = opened.child;
+    output.attach(child);
+    if (!opened.transport.capabilities.tty) terminal.restore();
+    const startedFailure = await recordStart(writer, child, opened, probe, log);
+    const exit = await superviseChild(child, opened.transport, { relay, output, terminal, log, writer, probe });
 
-    const startedFailure = await recordQuietly(
-      "recording the child's PID",
-      () => writer.started({ pid: running.pid, transportMode: used.meta.name, ttyAttached: used.capabilities.tty }),
-      log,
-      sessionId,
-    );
-    // Without a PTY of its own the child shares derun's process group: when that group is a
-    // terminal's foreground, the terminal already delivered Ctrl-C and friends to the child, and
-    // forwarding them again would make it see each one twice.
-    const terminalSignalsReachChild = !used.capabilities.tty && inForegroundOfTerminal();
-    relay.attach(running, (signal) => !(terminalSignalsReachChild && TERMINAL_SIGNALS.has(signal)));
-    // The writer logs the transition to running; only the fallback is news here.
-    if (opened.fellBack) log.log("warn", "transport_fell_back", { ...logFields, transport_mode: used.meta.name });
-
-    const stopInput = used.capabilities.input === "forward" ? forwardInput(running, log) : () => {};
-    // Also once now: a resize during start-up happened before anyone listened.
-    const stopResize = used.capabilities.resize ? followResize(running) : () => {};
-    let exit: ChildExit;
-    try {
-      exit = await running.exited;
-    } finally {
-      stopInput();
-      stopResize();
-      // The last bytes still on their way to the screen were written in raw mode: they land before
-      // the terminal is restored (or `\n` of the child's last line would become `\r\n`).
-      forward.flush();
-      restoreTerminal();
-    }
-
-    const { bytes, chunks } = capture.totals;
-    const error = capture.failure ?? startedFailure;
+    const error = output.capture.failure ?? startedFailure;
     await recordQuietly(
       "writing final.json",
       () =>
@@ -151,90 +91,97 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
           ...(error === undefined ? {} : { error }),
         }),
       log,
-      sessionId,
+      writer.sessionId,
     );
     // Per-chunk records are debug-only; this is the aggregate of chunk_offset / chunk_size.
-    log.log("info", "capture_totals", { ...logFields, bytes, chunks });
+    log.log("info", "capture_totals", { session_id: writer.sessionId, ...output.capture.totals });
     return exit;
   } finally {
     relay.dispose();
-    restoreTerminal();
-    process.removeListener("exit", restoreTerminal);
+    terminal.dispose();
+  }
+}
+
+const sessionOptions = (request: RunRequest, transportMode: string) => ({
+  ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
+  command: request.command,
+  workingDirectory: request.cwd,
+  retentionSeconds: request.retentionSeconds,
+  transportMode,
+  ttyAttached: false,
+});
+
+/** meta.json gets the child's PID and the transport actually used; a failure is kept for final.json. */
+async function recordStart(writer: SessionWriter, child: RunningChild, opened: OpenedChild, probe: TerminalProbe, log: Logger): Promise<string | undefined> {
+  const { transport } = opened;
+  const size = probe.size ? { size: probe.size } : {};
+  const failure = await recordQuietly(
+    "recording the child's PID",
+    () => writer.started({ pid: child.pid, transportMode: transport.meta.name, ttyAttached: transport.capabilities.tty, ...size }),
+    log,
+    writer.sessionId,
+  );
+  // The writer logs the transition to running; only the fallback is news here.
+  if (opened.fellBack) log.log("warn", "transport_fell_back", { session_id: writer.sessionId, transport_mode: transport.meta.name });
+  return failure;
+}
+
+interface Supervision {
+  readonly relay: SignalRelay;
+  readonly output: OutputPath;
+  readonly terminal: UserTerminal;
+  readonly log: Logger;
+  readonly writer: SessionWriter;
+  readonly probe: TerminalProbe;
+}
+
+/** Relays signals, keys and resizes to the running child until it has exited and its output is out. */
+async function superviseChild(child: RunningChild, transport: Transport, { relay, output, terminal, log, writer, probe }: Supervision): Promise<ChildExit> {
+  // Without a PTY of its own the child shares derun's process group: when that group is a
+  // terminal's foreground, the terminal already delivered Ctrl-C and friends to the child, and
+  // forwarding them again would make it see each one twice.
+  const terminalSignalsReachChild = !transport.capabilities.tty && inForegroundOfTerminal();
+  relay.attach(child, (signal) => !(terminalSignalsReachChild && TERMINAL_SIGNALS.has(signal)));
+  const stopInput = transport.capabilities.input === "forward" ? forwardInput(child, log) : () => {};
+  // A resize is recorded like output: a side channel whose failure never reaches the child.
+  const recordResize = (size: WindowSize) => void recordQuietly("recording a resize", async () => writer.resized(size), log, writer.sessionId);
+  const stopResize = transport.capabilities.resize ? followResize(child, probe.size, recordResize) : () => {};
+  try {
+    return await child.exited;
+  } finally {
+    stopInput();
+    stopResize();
+    // The last bytes still on their way to the screen were written in raw mode: they land before
+    // the terminal is restored (or `\n` of the child's last line would become `\r\n`).
+    output.flush();
+    terminal.restore();
+  }
+}
+
+/** derun's own terminal: raw while a terminal transport runs, restored on every way out (exit included). */
+class UserTerminal {
+  #raw: RawModeHandle | undefined;
+  readonly #restoreAtExit = () => this.restore();
+
+  constructor() {
+    process.on("exit", this.#restoreAtExit);
+  }
+
+  enterRaw(): void {
+    this.#raw = enterRawMode(0);
+  }
+
+  restore(): void {
+    this.#raw?.restore();
+  }
+
+  dispose(): void {
+    this.restore();
+    process.removeListener("exit", this.#restoreAtExit);
   }
 }
 
 async function fail(writer: SessionWriter, log: Logger, exitCode: number, message: string): Promise<RunResult> {
   await recordQuietly("writing final.json", () => writer.finalize({ state: "failed", error: message }), log, writer.sessionId);
   return { kind: "failed", exitCode, message };
-}
-
-/** For error messages: which of derun's standard streams are terminals. */
-const describeTerminals = (probe: TerminalProbe): string =>
-  (["stdin", "stdout", "stderr"] as const).map((name) => `${name} ${probe[`${name}IsTty`] ? "a terminal" : "not a terminal"}`).join(", ");
-
-/**
- * derun's stream `fd` lost its reader: let the child meet the broken pipe itself (its own next write
- * fails), or, when the transport cannot arrange that, send it SIGPIPE.
- */
-function passBrokenPipe(child: RunningChild, fd: number): void {
-  if (!child.closeOutput) return child.kill("SIGPIPE");
-  for (const channel of channelsOfFd(fd)) child.closeOutput(channel);
-}
-
-/**
- * Forward derun's stdin to the child byte for byte; returns a function that stops it.
- *
- * On POSIX through Bun's own fd reader: `process.stdin` builds a Node stream on node:tty and
- * node:net, 3 to 4 ms of every start in a terminal (measured). The reader leaves the terminal's
- * flags alone (it stays blocking for the shell after derun). Windows keeps `process.stdin`, which
- * owns the console's input mode there.
- */
-function forwardInput(child: RunningChild, log: Logger): () => void {
-  if (process.platform === "win32") return forwardProcessStdin(child, log);
-  const reader = Bun.stdin.stream().getReader();
-  let stopped = false;
-  void (async () => {
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done || stopped) return;
-        child.write(value);
-      }
-    } catch (error) {
-      // A read error on derun's stdin (a hung-up terminal) ends the input, and never reaches the screen.
-      if (!stopped) log.log("warn", "stdin_error", { error: describeError(error) });
-    }
-  })();
-  return () => {
-    stopped = true;
-    reader.cancel().catch(() => {});
-  };
-}
-
-function forwardProcessStdin(child: RunningChild, log: Logger): () => void {
-  const onData = (bytes: Uint8Array) => child.write(bytes);
-  // A read error on derun's stdin (a hung-up terminal) ends the input, and never reaches the screen.
-  const onError = (error: Error) => log.log("warn", "stdin_error", { error: describeError(error) });
-  process.stdin.on("data", onData);
-  process.stdin.on("error", onError);
-  return () => {
-    process.stdin.removeListener("data", onData);
-    process.stdin.removeListener("error", onError);
-    process.stdin.pause();
-  };
-}
-
-/**
- * Propagate window size changes of derun's terminal to the child, and sync it once now. The
- * terminal may be on stderr alone (`derun run -- make | tee log`), where `pipe` gives the child's
- * stderr a terminal to resize.
- */
-function followResize(child: RunningChild): () => void {
-  const onResize = () => {
-    const size = readWindowSize(1) ?? readWindowSize(2);
-    if (size) child.resize(size);
-  };
-  process.on("SIGWINCH", onResize);
-  onResize();
-  return () => process.removeListener("SIGWINCH", onResize);
 }

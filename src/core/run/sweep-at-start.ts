@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { describeError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store.ts";
-import { openRegular } from "../store/open-regular.ts";
+import { openRegular } from "../safe-fs/index.ts";
 
 const START_SWEEP_INTERVAL_MS = 60_000;
 const STAMP = "last-sweep";

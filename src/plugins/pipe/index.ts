@@ -7,23 +7,30 @@
  * closed stdin stays closed, EOF arrives when it would). Forwarding through a pipe would lose all of
  * that and add a copy.
  *
- * stdout and stderr are each a real pipe (./_fifo-pipe.ts: not the socket Bun would give, which
+ * stdout and stderr are each a real pipe (core/io/fifo-pipe.ts: not the socket Bun would give, which
  * breaks `echo x > /dev/stderr`), except where derun's own fd 1 or 2 is a terminal (POSIX): that
- * stream gets a PTY of its own (see ./_stream-pty.ts), so the child sees a terminal exactly where it
+ * stream gets a PTY of its own (see core/io/stream-pty.ts), so the child sees a terminal exactly where it
  * would without derun (`derun run -- make | tee log`, `echo x | derun run -- grep --color=auto x`).
  *
  * When a reader of derun's own output goes away, closeOutput closes derun's end of that stream, so
  * the child meets the broken pipe itself (EPIPE or SIGPIPE, whichever it chose), as without derun.
  */
-import { defineTransport, type RunningChild, type TransportOpenOptions, type WindowSize } from "../../core/transport.ts";
-import type { DerunOutputChannel } from "../../core/enums.ts";
-import { exitOf, toSpawnError } from "../_bun-spawn.ts";
-import { DrainWindow } from "../_grace.ts";
-import { pump } from "./_bun-pump.ts";
-import { openStreamReader } from "./_stream-reader.ts";
-import { openFifoPipe } from "./_fifo-pipe.ts";
-import { isTerminal, readWindowSize } from "../../core/run/terminal.ts";
-import { openStreamPty } from "./_stream-pty.ts";
+import {
+  childExitOf,
+  defineTransport,
+  DrainWindow,
+  isTerminal,
+  openFifoPipe,
+  openStreamPty,
+  openStreamReader,
+  pumpStream,
+  readWindowSize,
+  toSpawnError,
+  type DerunOutputChannel,
+  type RunningChild,
+  type TransportOpenOptions,
+  type WindowSize,
+} from "../../plugin-api/index.ts";
 
 export default defineTransport({
   meta: { name: "pipe", description: "Pipes for stdout and stderr (a PTY each where derun has a terminal), stdin inherited" },
@@ -95,12 +102,11 @@ function openPipe(command: readonly string[], options: TransportOpenOptions): Ru
     // Our ends are closed whichever way the streams ended.
     ends.stdout?.close();
     ends.stderr?.close();
-    return exitOf(proc);
+    return childExitOf(proc);
   });
 
   return {
     pid: proc.pid,
-    write: () => {},
     /**
      * Resizes only the streams that are terminals, each to the size of derun's own terminal on that
      * fd (`size` when that cannot be read); a no-op when neither is one.
@@ -135,7 +141,7 @@ function openPipe(command: readonly string[], options: TransportOpenOptions): Ru
 
 /**
  * derun's own ends for `channel`: on Linux a PTY when derun's own fd for it is a terminal, sized
- * like that terminal; else a FIFO pipe (see ./_fifo-pipe.ts). On Windows, or when neither can be made,
+ * like that terminal; else a FIFO pipe (see core/io/fifo-pipe.ts). On Windows, or when neither can be made,
  * undefined and Bun makes the stream ("pipe": a socketpair on POSIX): it loses the terminal or the
  * pipe type but never a byte, and must not stop the command from running.
  */
@@ -166,7 +172,7 @@ function tryOpen<T>(open: () => T): T | undefined {
 }
 
 /**
- * How each stream is read: derun's own ends all by one reader thread (./_stream-reader.ts, which
+ * How each stream is read: derun's own ends all by one reader thread (core/io/stream-reader.ts, which
  * keeps their order across streams and allocates nothing per chunk, and falls back to Bun's
  * reader by itself); a stream Bun made, by Bun's reader.
  */
@@ -190,7 +196,7 @@ function outputsOf(
     // A stream Bun made is Bun's to close: stopping only cancels the reading.
     const bunReader = bunPipe.getReader();
     let stopped: Promise<void> | undefined;
-    return { ended: pump(bunReader, (bytes) => deliver(channel, bytes)), stop: () => (stopped ??= bunReader.cancel().catch(() => {})) };
+    return { ended: pumpStream(bunReader, (bytes) => deliver(channel, bytes)), stop: () => (stopped ??= bunReader.cancel().catch(() => {})) };
   };
   return { stdout: outputOf("stdout"), stderr: outputOf("stderr") };
 }

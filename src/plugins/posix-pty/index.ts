@@ -3,9 +3,7 @@
  * `Bun.spawn(argv, { terminal })`). Chosen over bun-pty because it hands out the raw bytes: 50 MB
  * of random data arrived byte-exact (DESIGN.md §3.1). Importing this module has no side effects.
  */
-import { defineTransport, type RunningChild, type TransportOpenOptions } from "../../core/transport.ts";
-import { exitOf, toSpawnError } from "../_bun-spawn.ts";
-import { DrainWindow } from "../_grace.ts";
+import { childExitOf, defineTransport, DrainWindow, toSpawnError, type RunningChild, type TransportOpenOptions } from "../../plugin-api/index.ts";
 
 /** Used when the caller has no window size (derun's stdout is not a terminal). */
 const DEFAULT_SIZE = { cols: 80, rows: 24 } as const;
@@ -47,7 +45,7 @@ function openPty(command: readonly string[], options: TransportOpenOptions): Run
   const exited = proc.exited.then(async () => {
     await drain.drain(streamEnd);
     terminal.close();
-    return exitOf(proc);
+    return childExitOf(proc);
   });
 
   return {

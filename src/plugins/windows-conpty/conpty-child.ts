@@ -5,7 +5,7 @@
  * is not exercised by the Linux test suite.
  */
 import os from "node:os";
-import { SpawnError, type ChildExit, type RunningChild, type TransportOpenOptions, type WindowSize } from "../../core/transport.ts";
+import { SpawnError, type ChildExit, type RunningChild, type TransportOpenOptions, type WindowSize } from "../../plugin-api/index.ts";
 
 /** The part of bun-pty's `IPty` that derun uses. */
 export interface PseudoConsole {

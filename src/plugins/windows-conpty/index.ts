@@ -4,7 +4,7 @@
  * only; importing this module has no side effects. Verified here only through its logic's unit
  * tests with a fake pseudo console; the real ConPTY path runs on Windows alone.
  */
-import { defineTransport } from "../../core/transport.ts";
+import { defineTransport } from "../../plugin-api/index.ts";
 import { startConPtyChild } from "./conpty-child.ts";
 
 export default defineTransport({

@@ -1,0 +1,25 @@
+/**
+ * The shape of one derun command module (src/cli/commands/*.ts), apart from the dispatcher that
+ * loads them, so commands and dispatcher import this and never each other.
+ */
+import type { ArgsDef } from "citty";
+
+/** How derun should end once a command has cleaned up: an exit status, or death by a signal. */
+export type ExitRequest = { readonly kind: "exited"; readonly code: number } | { readonly kind: "signaled"; readonly signal: NodeJS.Signals };
+
+/** Data the dispatcher hands to a command besides its flags. */
+export interface CommandData {
+  /** The arguments after `--`, or undefined when there was none. */
+  readonly command?: readonly string[];
+}
+
+/** One of derun's commands, as its module exports it. */
+export interface CommandModule {
+  /** The flags `derun <command> --help` lists (the name and description come from the index). */
+  readonly args?: ArgsDef;
+  /** Runs the command; rejects with a DerunError `usage` for bad flags. */
+  run(flags: readonly string[], data: CommandData): Promise<ExitRequest>;
+}
+
+/** Exit with `code` (a command's own result). */
+export const exitWith = (code: number): ExitRequest => ({ kind: "exited", code });

@@ -1,0 +1,27 @@
+/**
+ * derun's commands: each one's one-line description, and its module as a lazy import, so that
+ * `derun --help` loads no command and `derun run` loads only its own (the mcp command pulls in the
+ * MCP SDK: ~200 ms).
+ */
+import type { CommandModule } from "../command.ts";
+
+export interface CommandEntry {
+  readonly description: string;
+  readonly load: () => Promise<CommandModule>;
+}
+
+export const commands = {
+  run: {
+    description: "Run a command exactly as without derun (derun run [flags] -- <command> [args...]), recording its output.",
+    load: () => import("./run.ts"),
+  },
+  mcp: {
+    description:
+      "Serve the recorded sessions to an AI agent over MCP on stdin/stdout (read-only). State root: DERUN_STATE_ROOT, else XDG_STATE_HOME/derun, else ~/.local/state/derun.",
+    load: () => import("./mcp.ts"),
+  },
+} as const satisfies Record<string, CommandEntry>;
+
+export type CommandName = keyof typeof commands;
+
+export const isCommandName = (name: string): name is CommandName => Object.hasOwn(commands, name);

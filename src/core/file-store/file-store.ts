@@ -1,0 +1,151 @@
+/**
+ * The file-backed Store: sessions under `<root>/sessions/<id>/`. Readers serve only bytes covered
+ * by complete index lines, read output.bin positionally (only the requested window), and keep a
+ * per-session incremental index so a read never re-parses the whole index.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import {
+  isLiveState,
+  type CreateSessionOptions,
+  type OutputSlice,
+  type ReadResult,
+  type SessionEvent,
+  type SessionInfo,
+  type SessionWriter,
+  type Store,
+  type SweepOptions,
+  type SweepOutcome,
+} from "../store.ts";
+import { DerunError, isDerunError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { IndexCache, type SessionIndex } from "./index-cache.ts";
+import { OutputWaiter } from "./output-waiter.ts";
+import { sweepSessions } from "./retention.ts";
+import { resolveArtifact } from "./session-paths.ts";
+import { readSessionEvents } from "./session-events.ts";
+import { readSessionFacts, type SessionFacts } from "./session-facts.ts";
+import { isValidSessionId } from "./session-id.ts";
+import { createSessionWriter } from "./session-writer.ts";
+import { openRegular } from "../safe-fs/index.ts";
+
+export class FileStore implements Store {
+  private readonly indexes = new IndexCache();
+  private readonly waiter = new OutputWaiter();
+
+  /** No I/O here: the state root is touched only when the store is used. */
+  constructor(
+    readonly root: string,
+    private readonly log: Logger,
+  ) {}
+
+  create(options: CreateSessionOptions): Promise<SessionWriter> {
+    return createSessionWriter(this.root, options, this.log);
+  }
+
+  async list(): Promise<SessionInfo[]> {
+    let names: string[];
+    try {
+      names = fs.readdirSync(path.join(this.root, "sessions"));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw e;
+    }
+    const sessions: SessionInfo[] = [];
+    for (const name of names) {
+      if (!isValidSessionId(name)) continue;
+      try {
+        const facts = readSessionFacts(this.root, name);
+        const output = this.indexes.committed(name, resolveArtifact(facts.dir, "index.jsonl"));
+        sessions.push(toInfo(facts, output));
+      } catch {
+        // unreadable, unsafe or removed meanwhile: listed by nobody, swept by retention
+      }
+    }
+    return sessions.sort((a, b) => compareDesc(a.meta.started_at, b.meta.started_at) || compareDesc(a.meta.session_id, b.meta.session_id));
+  }
+
+  async get(sessionId: string): Promise<SessionInfo> {
+    return this.info(sessionId).info;
+  }
+
+  async read(sessionId: string, cursor: number, maxBytes: number): Promise<ReadResult> {
+    if (!Number.isSafeInteger(cursor) || cursor < 0) throw new DerunError("invalid_argument", `cursor must be a non-negative integer, got ${cursor}`);
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) throw new DerunError("invalid_argument", `max_bytes must be a non-negative integer, got ${maxBytes}`);
+    const { info, index, facts } = this.info(sessionId);
+    const start = Math.min(cursor, index.committed);
+    const end = Math.min(index.committed, start + maxBytes);
+    const slices: OutputSlice[] = [];
+    if (end > start) {
+      const window = readWindow(resolveArtifact(facts.dir, "output.bin"), start, end, sessionId);
+      for (let i = index.firstEndingAfter(start); i < index.records.length; i++) {
+        const record = index.records[i]!;
+        if (record.offset >= end) break;
+        const from = Math.max(record.offset, start);
+        const to = Math.min(record.offset + record.length, end);
+        if (to > from) {
+          slices.push({ channel: record.channel, start: from, end: to, timestamp: record.timestamp, bytes: window.subarray(from - start, to - start) });
+        }
+      }
+    }
+    return { slices, next_cursor: end, output_bytes: index.committed, state: info.state };
+  }
+
+  async waitForOutput(sessionId: string, cursor: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    const { info, facts } = this.info(sessionId);
+    if (info.output_bytes > cursor || !isLiveState(info.state) || timeoutMs <= 0) return;
+    // Every waiter on this session shares one check per file event (see OutputWaiter).
+    const progress = async () => {
+      const { info } = this.info(sessionId);
+      return { committed: info.output_bytes, live: isLiveState(info.state) };
+    };
+    await this.waiter.wait(facts.dir, cursor, progress, timeoutMs, signal);
+  }
+
+  async events(sessionId: string): Promise<SessionEvent[]> {
+    return readSessionEvents(resolveArtifact(readSessionFacts(this.root, sessionId).dir, "events.jsonl"));
+  }
+
+  async sweep(options: SweepOptions = {}): Promise<SweepOutcome[]> {
+    return sweepSessions(this.root, options, this.log, (id) => this.indexes.delete(id));
+  }
+
+  private info(sessionId: string): { info: SessionInfo; index: SessionIndex; facts: SessionFacts } {
+    const facts = readSessionFacts(this.root, sessionId);
+    const index = this.indexes.get(sessionId, resolveArtifact(facts.dir, "index.jsonl"));
+    return { info: toInfo(facts, index.committed), index, facts };
+  }
+}
+
+const toInfo = (facts: SessionFacts, output_bytes: number): SessionInfo => ({
+  meta: facts.meta,
+  final: facts.final,
+  state: facts.state,
+  output_bytes,
+  ended_at: facts.ended_at,
+  expires_at: facts.expires_at,
+});
+
+const compareDesc = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
+
+/** Positional read of exactly `[start, end)` of output.bin. */
+function readWindow(outputPath: string, start: number, end: number, sessionId: string): Buffer {
+  const buffer = Buffer.allocUnsafe(end - start);
+  const fd = openRegular(outputPath, fs.constants.O_RDONLY);
+  try {
+    let got = 0;
+    while (got < buffer.length) {
+      const n = fs.readSync(fd, buffer, got, buffer.length - got, start + got);
+      if (n === 0) throw new DerunError("corrupt_session", `corrupt session ${sessionId}: output.bin is shorter than its index`);
+      got += n;
+    }
+  } catch (e) {
+    if (!isDerunError(e) && (e as NodeJS.ErrnoException).code === "ENOENT") {
+      throw new DerunError("corrupt_session", `corrupt session ${sessionId}: output.bin is missing`);
+    }
+    throw e;
+  } finally {
+    fs.closeSync(fd);
+  }
+  return buffer;
+}

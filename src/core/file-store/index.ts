@@ -1,0 +1,17 @@
+/**
+ * The file-backed session store: the public entry. See ../store.ts for the interface and
+ * DESIGN.md §6 for the layout.
+ */
+import * as path from "node:path";
+import type { Store } from "../store.ts";
+import { silentLogger, type Logger } from "../log.ts";
+import { FileStore } from "./file-store.ts";
+import { resolveStateRoot } from "./state-root.ts";
+
+export { resolveStateRoot } from "./state-root.ts";
+export { validateSessionId, generateSessionId } from "./session-id.ts";
+
+/** A Store rooted at `root` (default: {@link resolveStateRoot}). Does no I/O until used. */
+export function openFileStore(options: { root?: string; log?: Logger } = {}): Store {
+  return new FileStore(path.resolve(options.root ?? resolveStateRoot()), options.log ?? silentLogger);
+}

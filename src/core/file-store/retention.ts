@@ -1,0 +1,95 @@
+/**
+ * Retention GC (contract "Retention"). Each directory under `sessions/` gets exactly one outcome and
+ * one log record. Readable sessions expire at (end, or last touch if their derun died, or start) +
+ * their own retention_seconds; unreadable ones at their newest mtime + the sweep TTL. Sessions whose
+ * writer still holds `append.lock` are never removed, and removal never follows a symlink.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { DEFAULT_RETENTION_SECONDS, isLiveState, type CleanupReason, type SweepOptions, type SweepOutcome } from "../store.ts";
+import type { Logger } from "../log.ts";
+import { isWriterAlive } from "./liveness.ts";
+import { resolveArtifact, resolveSessionDir } from "./session-paths.ts";
+import { lastModified, readSessionFacts, retentionOf } from "./session-facts.ts";
+
+/** Sweep `<root>/sessions`; calls `forget(id)` for each removed session. */
+export function sweepSessions(root: string, options: SweepOptions, log: Logger, forget: (id: string) => void): SweepOutcome[] {
+  const ttlSeconds = options.ttlSeconds ?? DEFAULT_RETENTION_SECONDS;
+  const now = (options.now ?? new Date()).getTime();
+  const sessions = path.join(root, "sessions");
+  let names: string[];
+  try {
+    names = fs.readdirSync(sessions);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw e;
+  }
+  const outcomes: SweepOutcome[] = [];
+  for (const name of names) {
+    const outcome = sweepOne(root, sessions, name, ttlSeconds, now);
+    if (outcome.cleanup_result === "remove") forget(name);
+    log.log(outcome.cleanup_result === "error" ? "warn" : "info", "retention_sweep", { ...outcome });
+    outcomes.push(outcome);
+  }
+  return outcomes;
+}
+
+function sweepOne(root: string, sessions: string, name: string, ttlSeconds: number, now: number): SweepOutcome {
+  const entry = path.join(sessions, name);
+  const outcome = (cleanup_result: SweepOutcome["cleanup_result"], cleanup_reason: CleanupReason): SweepOutcome => ({
+    session_id: name,
+    cleanup_result,
+    cleanup_reason,
+  });
+  const removeIf = (expired: boolean, reason: CleanupReason, skipReason: CleanupReason): SweepOutcome => {
+    if (!expired) return outcome("skip", skipReason);
+    try {
+      removeWithoutFollowing(entry);
+      return outcome("remove", reason);
+    } catch {
+      return outcome("error", "remove_error");
+    }
+  };
+
+  let facts;
+  try {
+    facts = readSessionFacts(root, name);
+  } catch {
+    facts = undefined;
+  }
+  if (facts) {
+    if (isLiveState(facts.state)) return outcome("skip", "active_session");
+    const base = Date.parse(facts.ended_at ?? facts.meta.started_at);
+    const expiresAt = base + retentionOf(facts.meta, ttlSeconds) * 1000;
+    return removeIf(!(now < expiresAt), "expired", "not_expired");
+  }
+
+  // Unreadable or orphan: no meta.json, malformed files, a symlink or a stray file under sessions/.
+  let touched: number;
+  try {
+    const stat = fs.lstatSync(entry);
+    touched = stat.isDirectory() ? lastModified(entry).getTime() : stat.mtimeMs;
+    if (stat.isDirectory() && unreadableButLive(root, name)) return outcome("skip", "active_session");
+  } catch {
+    return outcome("error", "unreadable_stat_error");
+  }
+  return removeIf(!(now < touched + ttlSeconds * 1000), "unreadable_expired", "unreadable_not_expired");
+}
+
+/** A writer may hold the lock of a directory whose meta.json is not written yet, or got damaged. */
+function unreadableButLive(root: string, name: string): boolean {
+  try {
+    const { dir, exists } = resolveSessionDir(root, name);
+    return exists && isWriterAlive(resolveArtifact(dir, "append.lock"));
+  } catch {
+    return false;
+  }
+}
+
+/** Remove a directory tree or a single entry; symlinks are unlinked, never followed. */
+function removeWithoutFollowing(entry: string): void {
+  const stat = fs.lstatSync(entry);
+  if (!stat.isDirectory()) return fs.unlinkSync(entry);
+  for (const child of fs.readdirSync(entry)) removeWithoutFollowing(path.join(entry, child));
+  fs.rmdirSync(entry);
+}

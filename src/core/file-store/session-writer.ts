@@ -1,0 +1,164 @@
+/**
+ * The single writer of one session (contract "Write consistency"; DESIGN §3.9-3.10). It holds
+ * `append.lock` for its whole life, keeps output.bin and index.jsonl open, and appends with plain
+ * synchronous writes: bytes first, then the index line, so the index never describes bytes that
+ * are not there.
+ *
+ * No fsync at all: `write()` already puts the bytes where every reader and a crash of derun can
+ * see them, and an fsync at the end sits on the user's exit path (measured: ~90 ms for 200 MB,
+ * the whole gap to `cat | tee`). What only power loss could cost is not worth that to everyone.
+ */
+import * as fs from "node:fs";
+import type { CreateSessionOptions, SessionEvent, SessionFinal, SessionMeta, SessionWriter } from "../store.ts";
+import type { WindowSize } from "../transport.ts";
+import { SCHEMA_VERSION, type DerunOutputChannel } from "../enums.ts";
+import { DerunError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { resolveArtifact, resolveSessionDir, type ArtifactName } from "./session-paths.ts";
+import { generateSessionId, validateSessionId } from "./session-id.ts";
+import { ensurePrivateDir, lockFile, openRegular, unlockFile, writeAllSync, writeFileAtomic } from "../safe-fs/index.ts";
+
+const { O_WRONLY, O_RDWR, O_CREAT, O_APPEND, O_TRUNC } = fs.constants;
+
+/**
+ * Create session directory and files, then return its writer. Order: validate, refuse an existing
+ * session (nothing written), mkdir, lock `append.lock`, check again under the lock, write meta.json.
+ */
+export async function createSessionWriter(root: string, options: CreateSessionOptions, log: Logger): Promise<SessionWriter> {
+  const id = options.sessionId === undefined ? generateSessionId() : validateSessionId(options.sessionId);
+  const existing = resolveSessionDir(root, id);
+  if (existing.exists) refuseExisting(existing.dir, id);
+  ensurePrivateDir(existing.dir);
+  const { dir } = resolveSessionDir(root, id); // re-check: the entry may have been swapped meanwhile
+  const lockFd = openPrivate(dir, "append.lock", O_RDWR | O_CREAT);
+  const fds = [lockFd];
+  try {
+    await lockFile(lockFd);
+    refuseExisting(dir, id);
+    // No meta.json yet, so any output here is debris of a create that died before it: start clean.
+    fds.push(openPrivate(dir, "output.bin", O_WRONLY | O_CREAT | O_APPEND | O_TRUNC));
+    fds.push(openPrivate(dir, "index.jsonl", O_WRONLY | O_CREAT | O_APPEND | O_TRUNC));
+    const meta: SessionMeta = {
+      schema_version: SCHEMA_VERSION,
+      session_id: id,
+      command: [...options.command],
+      working_directory: options.workingDirectory,
+      started_at: new Date().toISOString(),
+      retention_seconds: options.retentionSeconds,
+      transport_mode: options.transportMode,
+      tty_attached: options.ttyAttached,
+      pid: 0,
+      derun_pid: process.pid,
+    };
+    writeFileAtomic(resolveArtifact(dir, "meta.json"), `${JSON.stringify(meta, null, 2)}\n`);
+    log.log("info", "session_created", { session_id: id, transport_mode: meta.transport_mode, tty_attached: meta.tty_attached, state_transition: "starting" });
+    return new FileSessionWriter(dir, meta, lockFd, fds[1]!, fds[2]!, log);
+  } catch (e) {
+    for (const fd of fds) fs.closeSync(fd); // closing the lock fd releases the lock
+    throw e;
+  }
+}
+
+function refuseExisting(dir: string, id: string): void {
+  for (const name of ["meta.json", "final.json"] as const) {
+    if (fs.existsSync(resolveArtifact(dir, name))) throw new DerunError("session_exists", `session already exists: ${id}`);
+  }
+}
+
+/** Open an artifact (a regular file, links not followed), 0600 whatever the umask. */
+const openPrivate = (dir: string, name: ArtifactName, flags: number): number => openRegular(resolveArtifact(dir, name), flags, { mode: 0o600 });
+
+/** Line feeds in `bytes` (indexOf is a native search: about 4 GB/s here, against 2 for a loop). */
+function countLineFeeds(bytes: Uint8Array): number {
+  let count = 0;
+  for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) count += 1;
+  return count;
+}
+
+class FileSessionWriter implements SessionWriter {
+  readonly sessionId: string;
+  private offset = 0;
+  private readonly lineFeeds: Partial<Record<DerunOutputChannel, number>> = {};
+  /** events.jsonl, opened at the first event: most sessions never resize. */
+  private eventsFd: number | undefined;
+  private failure: unknown;
+  private finalized = false;
+  private closed = false;
+
+  constructor(
+    readonly directory: string,
+    private meta: SessionMeta,
+    private readonly lockFd: number,
+    private readonly outputFd: number,
+    private readonly indexFd: number,
+    private readonly log: Logger,
+  ) {
+    this.sessionId = meta.session_id;
+  }
+
+  async started(update: { pid: number; transportMode: string; ttyAttached: boolean; size?: WindowSize }): Promise<void> {
+    this.assertOpen();
+    const size = update.size ? { cols: update.size.cols, rows: update.size.rows } : {};
+    this.meta = { ...this.meta, pid: update.pid, transport_mode: update.transportMode, tty_attached: update.ttyAttached, ...size };
+    writeFileAtomic(resolveArtifact(this.directory, "meta.json"), `${JSON.stringify(this.meta, null, 2)}\n`);
+    this.log.log("info", "session_started", { session_id: this.sessionId, transport_mode: update.transportMode, tty_attached: update.ttyAttached, state_transition: "running" });
+  }
+
+  append(channel: DerunOutputChannel, bytes: Uint8Array, at?: Date): void {
+    this.assertOpen();
+    // After a failed write the files may end in a partial chunk or line: appending more would
+    // make the index lie, so the writer refuses from then on.
+    if (this.failure !== undefined) throw new DerunError("internal", "capture stopped after an earlier write failure", { cause: this.failure });
+    if (bytes.length === 0) return;
+    const offset = this.offset;
+    try {
+      writeAllSync(this.outputFd, bytes);
+      const timestamp = (at ?? new Date()).toISOString();
+      writeAllSync(this.indexFd, Buffer.from(`{"offset":${offset},"length":${bytes.length},"channel":"${channel}","timestamp":"${timestamp}"}\n`));
+    } catch (e) {
+      this.failure = e;
+      throw e;
+    }
+    this.offset = offset + bytes.length;
+    this.lineFeeds[channel] = (this.lineFeeds[channel] ?? 0) + countLineFeeds(bytes);
+    if (this.log.debugEnabled) this.log.log("debug", "chunk_appended", { session_id: this.sessionId, chunk_offset: offset, chunk_size: bytes.length });
+  }
+
+  resized(size: WindowSize, at?: Date): void {
+    this.assertOpen();
+    this.eventsFd ??= openPrivate(this.directory, "events.jsonl", O_WRONLY | O_CREAT | O_APPEND | O_TRUNC);
+    const event: SessionEvent = { type: "resize", offset: this.offset, cols: size.cols, rows: size.rows, timestamp: (at ?? new Date()).toISOString() };
+    writeAllSync(this.eventsFd, Buffer.from(`${JSON.stringify(event)}\n`));
+  }
+
+  async finalize(final: Omit<SessionFinal, "schema_version" | "session_id" | "ended_at" | "output_lines"> & { ended_at?: string }): Promise<void> {
+    this.assertOpen();
+    if (this.finalized) throw new DerunError("internal", `session ${this.sessionId} is already finalized`);
+    this.finalized = true;
+    const record: SessionFinal = {
+      schema_version: SCHEMA_VERSION,
+      session_id: this.sessionId,
+      state: final.state,
+      ended_at: final.ended_at ?? new Date().toISOString(),
+      ...(final.exit_code === undefined ? {} : { exit_code: final.exit_code }),
+      ...(final.signal === undefined ? {} : { signal: final.signal }),
+      ...(final.error === undefined ? {} : { error: final.error }),
+      // Only while the transcript is whole: after a failed append the counts describe bytes not kept.
+      ...(this.failure === undefined ? { output_lines: { ...this.lineFeeds } } : {}),
+    };
+    writeFileAtomic(resolveArtifact(this.directory, "final.json"), `${JSON.stringify(record, null, 2)}\n`);
+    this.log.log("info", "session_finalized", { session_id: this.sessionId, state_transition: record.state, exit_code: record.exit_code, signal: record.signal, error: record.error });
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const fd of [this.outputFd, this.indexFd, this.eventsFd]) if (fd !== undefined) fs.closeSync(fd);
+    unlockFile(this.lockFd);
+    fs.closeSync(this.lockFd);
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new DerunError("internal", `session writer ${this.sessionId} is closed`);
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * A ring of tagged byte records in shared memory, between derun's main thread and one helper
+ * thread: one producer, one consumer, fixed size. Fixed, so moving any amount of output allocates
+ * nothing per chunk and memory stays flat; one ring for all streams, so the order of records is
+ * the order across streams too (stdout before stderr when the child wrote them so).
+ *
+ * Two users, in opposite directions:
+ * - the writer of derun's own stdout/stderr (core/run/output-writer.ts): the main thread
+ *   produces, the thread consumes by writing each record to the fd it is tagged with;
+ * - the reader of the child's output in pipe mode (core/io/stream-reader.ts): the thread
+ *   produces by reading the child's streams, the main thread consumes. A record of length 0 marks
+ *   the end of its tag's stream.
+ *
+ * Every record is contiguous (the producer never lets one cross the end of the ring), so the
+ * consumer gets each as one view. Each side announces what it did by bumping its own counter
+ * (PRODUCED, CONSUMED) and waits for the other's to change from the value it read before looking
+ * at the ring, so no wake-up is ever missed between a look and a wait.
+ */
+
+/** Control slots. */
+const BYTES = 0; // bytes in the ring
+const RECORDS = 1; // records in the ring
+export const PRODUCED = 2; // the producer's event counter: records committed, close
+export const CONSUMED = 3; // the consumer's event counter: records released, stop requests
+const CLOSED = 4; // the producer will commit nothing more
+/**
+ * 0 until the thread starts (then 1), or -1 once the main thread gave up waiting for it and does
+ * its part itself: compare-and-swap (`claim`), so exactly one of them ever does.
+ */
+const STARTED = 5;
+/** One slot per tag (0..7): the writer's per-fd failure, the reader's per-stream stop request. */
+const TAG_FLAGS = 8;
+const CONTROL_SLOTS = 16;
+/**
+ * How long the main thread waits for its helper thread to start before doing the thread's part
+ * itself: far beyond a thread's start (milliseconds), short enough not to look hung.
+ */
+export const THREAD_START_TIMEOUT_MS = 5000;
+
+/** Tags are small integers: fds 1 and 2, or stream indexes. */
+export const MAX_TAG = CONTROL_SLOTS - TAG_FLAGS - 1;
+
+export interface RecordRingInit {
+  readonly control: SharedArrayBuffer;
+  readonly data: SharedArrayBuffer;
+  /** Two Int32 per record: tag, length. */
+  readonly records: SharedArrayBuffer;
+}
+
+export function createRecordRing(bytes: number, records: number): RecordRingInit {
+  return {
+    control: new SharedArrayBuffer(CONTROL_SLOTS * Int32Array.BYTES_PER_ELEMENT),
+    data: new SharedArrayBuffer(bytes),
+    records: new SharedArrayBuffer(records * 2 * Int32Array.BYTES_PER_ELEMENT),
+  };
+}
+
+/** What both ends share: the views, and the flags either may read. */
+class RingEnd {
+  readonly control: Int32Array;
+  protected readonly data: Uint8Array;
+  protected readonly records: Int32Array;
+  /** This end's own position in the ring and in the record queue. */
+  protected position = 0;
+  protected record = 0;
+
+  constructor(readonly init: RecordRingInit) {
+    this.control = new Int32Array(init.control);
+    this.data = new Uint8Array(init.data);
+    this.records = new Int32Array(init.records);
+  }
+
+  get closed(): boolean {
+    return Atomics.load(this.control, CLOSED) === 1;
+  }
+
+  /** Take the thread's part (`1`: the thread starting; `-1`: the main thread instead); true for exactly one. */
+  claim(by: 1 | -1): boolean {
+    return Atomics.compareExchange(this.control, STARTED, 0, by) === 0;
+  }
+
+  /**
+   * Nothing more will be committed: said by the producer, or by the consumer for a producer thread
+   * that died without saying it. Wakes the consumer; what was committed is still there to take.
+   */
+  close(): void {
+    Atomics.store(this.control, CLOSED, 1);
+    this.announce(PRODUCED);
+  }
+
+  /** Whether the thread has started (true), or the main thread took its part (false); undefined before either. */
+  get threadStarted(): boolean | undefined {
+    const state = Atomics.load(this.control, STARTED);
+    return state === 0 ? undefined : state === 1;
+  }
+
+  /** A tag's flag (0 when unset). */
+  flag(tag: number): number {
+    return Atomics.load(this.control, TAG_FLAGS + tag);
+  }
+
+  setFlag(tag: number, value: number): void {
+    Atomics.store(this.control, TAG_FLAGS + tag, value);
+  }
+
+  /** The other side's counter, to read before looking at the ring and then to wait on. */
+  counter(slot: typeof PRODUCED | typeof CONSUMED): number {
+    return Atomics.load(this.control, slot);
+  }
+
+  /** Blocks until `slot` differs from `seen` or `timeoutMs` passes (threads, and brief main-thread waits). */
+  waitSync(slot: typeof PRODUCED | typeof CONSUMED, seen: number, timeoutMs = Infinity): "changed" | "timed-out" {
+    return Atomics.wait(this.control, slot, seen, timeoutMs) === "timed-out" ? "timed-out" : "changed";
+  }
+
+  /** The same, without blocking the main thread's event loop. */
+  async wait(slot: typeof PRODUCED | typeof CONSUMED, seen: number, timeoutMs = Infinity): Promise<"changed" | "timed-out"> {
+    const wait = Atomics.waitAsync(this.control, slot, seen, timeoutMs);
+    return (wait.async ? await wait.value : wait.value) === "timed-out" ? "timed-out" : "changed";
+  }
+
+  protected announce(slot: typeof PRODUCED | typeof CONSUMED): void {
+    Atomics.add(this.control, slot, 1);
+    Atomics.notify(this.control, slot);
+  }
+}
+
+export class RingProducer extends RingEnd {
+  /** Free contiguous bytes at the write position; 0 when full (or out of record slots). */
+  room(): number {
+    if (Atomics.load(this.control, RECORDS) === this.records.length / 2) return 0;
+    return Math.min(this.data.length - Atomics.load(this.control, BYTES), this.data.length - this.position);
+  }
+
+  /** Where the next record's bytes go: fill it in place (up to `room()` bytes), then commit. */
+  region(length: number): Uint8Array {
+    return this.data.subarray(this.position, this.position + length);
+  }
+
+  /** Appends the record whose bytes were just put in `region(length)`; length 0 ends the tag's stream. */
+  commit(tag: number, length: number): void {
+    this.commitQuietly(tag, length);
+    this.publish();
+  }
+
+  /**
+   * Appends a record without waking the consumer: it takes it when it next looks, or after
+   * `publish()`. For a producer with more coming at once, so that the consumer wakes once per
+   * batch rather than per record.
+   */
+  commitQuietly(tag: number, length: number): void {
+    this.records[this.record * 2] = tag;
+    this.records[this.record * 2 + 1] = length;
+    this.record = (this.record + 1) % (this.records.length / 2);
+    this.position = (this.position + length) % this.data.length;
+    Atomics.add(this.control, BYTES, length);
+    Atomics.add(this.control, RECORDS, 1);
+  }
+
+  /** Wakes the consumer for what was committed quietly. */
+  publish(): void {
+    this.announce(PRODUCED);
+  }
+
+  /** True when every record committed has been released. */
+  get drained(): boolean {
+    return Atomics.load(this.control, RECORDS) === 0;
+  }
+}
+
+export class RingConsumer extends RingEnd {
+  /** The oldest record not yet released (a view valid until `release()`), or undefined when none. */
+  head(): { tag: number; bytes: Uint8Array } | undefined {
+    if (Atomics.load(this.control, RECORDS) === 0) return undefined;
+    const tag = this.records[this.record * 2]!;
+    const length = this.records[this.record * 2 + 1]!;
+    return { tag, bytes: this.data.subarray(this.position, this.position + length) };
+  }
+
+  /** Done with the head record: its room goes back to the producer. */
+  release(): void {
+    const length = this.records[this.record * 2 + 1]!;
+    this.record = (this.record + 1) % (this.records.length / 2);
+    this.position = (this.position + length) % this.data.length;
+    Atomics.sub(this.control, BYTES, length);
+    Atomics.sub(this.control, RECORDS, 1);
+    this.announce(CONSUMED);
+  }
+
+  /** Wakes a producer waiting for room, for it to look at the flags (a stop request). */
+  nudge(): void {
+    this.announce(CONSUMED);
+  }
+}

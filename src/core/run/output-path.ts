@@ -1,0 +1,54 @@
+/**
+ * Where the child's output goes: to derun's own stdout/stderr first, unchanged, then to the
+ * session's transcript (the side channel). When a reader of derun's output goes away (EPIPE:
+ * `derun run -- yes | head`), the child is made to meet the same broken pipe, even when that
+ * happens before the transport has returned the child.
+ */
+import type { DerunOutputChannel } from "../enums.ts";
+import type { Logger } from "../log.ts";
+import type { SessionWriter } from "../store.ts";
+import type { RunningChild } from "../transport.ts";
+import { Capture } from "./capture.ts";
+import { channelsOfFd, createForwarder, type Forwarder } from "./forward.ts";
+
+export class OutputPath {
+  readonly capture: Capture;
+  readonly #forward: Forwarder;
+  #child: RunningChild | undefined;
+  /** derun's fds whose reader went away, remembered until the child exists. */
+  readonly #brokenFds = new Set<number>();
+
+  constructor(writer: SessionWriter, log: Logger) {
+    this.capture = new Capture(writer, log);
+    this.#forward = createForwarder((fd) => {
+      this.#brokenFds.add(fd);
+      if (this.#child) passBrokenPipe(this.#child, fd);
+    }, log);
+  }
+
+  /** The transport's `onOutput`: the user's stream first, so capture never delays or alters it. */
+  readonly onOutput = (channel: DerunOutputChannel, bytes: Uint8Array): void => {
+    this.#forward.write(channel, bytes);
+    this.capture.append(channel, bytes);
+  };
+
+  /** The child now exists: it meets the broken pipes seen so far, and those to come. */
+  attach(child: RunningChild): void {
+    this.#child = child;
+    for (const fd of this.#brokenFds) passBrokenPipe(child, fd);
+  }
+
+  /** Blocks until everything forwarded has reached derun's fds (before the terminal is restored). */
+  flush(): void {
+    this.#forward.flush();
+  }
+}
+
+/**
+ * derun's stream `fd` lost its reader: let the child meet the broken pipe itself (its own next write
+ * fails), or, when the transport cannot arrange that, send it SIGPIPE.
+ */
+function passBrokenPipe(child: RunningChild, fd: number): void {
+  if (!child.closeOutput) return child.kill("SIGPIPE");
+  for (const channel of channelsOfFd(fd)) child.closeOutput(channel);
+}

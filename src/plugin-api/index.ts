@@ -1,0 +1,33 @@
+/**
+ * `derun/plugin`: everything a transport needs, and the only module the built-in transports import.
+ *
+ * A transport default-exports `defineTransport({ meta, capabilities, supports, open })` and rejects
+ * `open()` with a {@link SpawnError} when the command itself cannot start. derun serves this module
+ * to the plugins it loads (src/plugins/loader.ts), so a plugin gets the host's own classes and needs
+ * no copy of derun beside it. The conformance suite is `derun/plugin/testing`.
+ */
+export type { DerunOutputChannel } from "../core/enums.ts";
+export type {
+  ChildExit,
+  RunningChild,
+  TerminalProbe,
+  Transport,
+  TransportCapabilities,
+  TransportMeta,
+  TransportOpenOptions,
+  WindowSize,
+} from "../core/transport.ts";
+export { defineTransport, SpawnError } from "../core/transport.ts";
+
+// Starting a child and reporting how it ended.
+export { childExitOf, toSpawnError } from "./spawn.ts";
+export { DrainWindow } from "./drain-window.ts";
+
+// Reading its output.
+export { pumpStream, type ChunkReader } from "../core/io/pump.ts";
+export { openStreamReader, type OutputStream, type StreamReader } from "../core/io/stream-reader.ts";
+export { openFifoPipe, type FifoPipe } from "../core/io/fifo-pipe.ts";
+export { openStreamPty, type StreamPty } from "../core/io/stream-pty.ts";
+
+// derun's own terminal.
+export { isTerminal, readWindowSize } from "../core/terminal.ts";

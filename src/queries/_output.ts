@@ -1,0 +1,156 @@
+/**
+ * The read shared by derun_read_output and derun_wait_output: committed slices from the store,
+ * coalesced into chunks and encoded as text or base64, plus the cursor facts a model needs.
+ */
+import { DerunSessionState, type DerunOutputChannel, SCHEMA_VERSION } from "../core/enums.ts";
+import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
+import type { Encoding } from "./_args.ts";
+import { decodeUtf8, utf8Boundary, utf8SequenceLength } from "./_utf8.ts";
+
+interface ChunkBase {
+  readonly channel: DerunOutputChannel;
+  readonly start_cursor: string;
+  readonly end_cursor: string;
+  readonly timestamp: string;
+}
+export type OutputChunk = (ChunkBase & { readonly data: string }) | (ChunkBase & { readonly data_base64: string });
+
+/** The derun_read_output result (DESIGN.md §5). */
+export interface ReadOutputResult {
+  readonly schema_version: typeof SCHEMA_VERSION;
+  readonly session_id: string;
+  readonly chunks: OutputChunk[];
+  readonly next_cursor: string;
+  readonly at_tail: boolean;
+  readonly eof: boolean;
+  readonly session_state: DerunSessionState;
+}
+
+export interface OutputWindow {
+  readonly result: ReadOutputResult;
+  /** Committed bytes at the time of the read: a waiter with nothing to return waits past this. */
+  readonly committedEnd: number;
+}
+
+/** Consecutive bytes of one channel: adjacent index records merged, the first record's timestamp. */
+interface ChannelStretch {
+  readonly channel: DerunOutputChannel;
+  readonly start: number;
+  readonly timestamp: string;
+  readonly bytes: Uint8Array;
+}
+
+/** A UTF-8 character is at most 4 bytes: read this much past `max_bytes` to finish the last one. */
+const TEXT_LOOKAHEAD = 3;
+
+/**
+ * Merge adjacent slices of the same channel. Fewer chunks cost fewer tokens, and a character that
+ * a PTY read split across two records decodes whole instead of as two U+FFFD.
+ */
+const coalesce = (slices: readonly OutputSlice[]): ChannelStretch[] => {
+  const stretches: ChannelStretch[] = [];
+  let pending: { channel: DerunOutputChannel; start: number; end: number; timestamp: string; parts: Uint8Array[] } | undefined;
+  const flush = () => {
+    if (pending) stretches.push({ channel: pending.channel, start: pending.start, timestamp: pending.timestamp, bytes: joined(pending.parts) });
+  };
+  for (const slice of slices) {
+    if (pending && pending.channel === slice.channel && pending.end === slice.start) {
+      pending.parts.push(slice.bytes);
+      pending.end = slice.end;
+    } else {
+      flush();
+      pending = { channel: slice.channel, start: slice.start, end: slice.end, timestamp: slice.timestamp, parts: [slice.bytes] };
+    }
+  }
+  flush();
+  return stretches;
+};
+
+/**
+ * The parts as one: a wider view when each follows the last in the same buffer (the store reads
+ * one window per call, so its slices do: no copy of up to 1 MiB per read), a copy otherwise.
+ */
+const joined = (parts: readonly Uint8Array[]): Uint8Array => {
+  const first = parts[0]!;
+  let length = 0;
+  for (const part of parts) {
+    if (part.buffer !== first.buffer || part.byteOffset !== first.byteOffset + length) return Buffer.concat(parts);
+    length += part.byteLength;
+  }
+  return new Uint8Array(first.buffer, first.byteOffset, length);
+};
+
+/**
+ * Cut stretches for text: stop at `limit` on a character boundary (taking one whole character if none
+ * fits, so a read always progresses), and while the session is live hold back a character whose
+ * remaining bytes are not committed yet, rather than emitting it as U+FFFD.
+ */
+const cutForText = (stretches: readonly ChannelStretch[], limit: number, committedEnd: number, live: boolean) => {
+  const kept: ChannelStretch[] = [];
+  let withheldAtTail = false;
+  for (const stretch of stretches) {
+    const length = stretch.bytes.length;
+    const room = Math.min(length, limit - stretch.start);
+    if (room <= 0) break;
+    const atLiveTail = live && stretch.start + length === committedEnd;
+    let end = room < length || atLiveTail ? utf8Boundary(stretch.bytes, room) : room;
+    if (end === 0 && kept.length === 0 && room < length) {
+      const whole = utf8SequenceLength(stretch.bytes[0]!);
+      end = whole <= length || !atLiveTail ? Math.min(whole, length) : 0;
+    }
+    if (end > 0) kept.push({ ...stretch, bytes: stretch.bytes.subarray(0, end) });
+    if (end < length) {
+      withheldAtTail = atLiveTail && room === length;
+      break;
+    }
+  }
+  return { kept, withheldAtTail };
+};
+
+const toChunk = (stretch: ChannelStretch, encoding: Encoding): OutputChunk => {
+  const base = {
+    channel: stretch.channel,
+    start_cursor: String(stretch.start),
+    end_cursor: String(stretch.start + stretch.bytes.length),
+    timestamp: stretch.timestamp,
+  };
+  return encoding === "text"
+    ? { ...base, data: decodeUtf8(stretch.bytes) }
+    : { ...base, data_base64: Buffer.from(stretch.bytes.buffer, stretch.bytes.byteOffset, stretch.bytes.byteLength).toString("base64") };
+};
+
+/**
+ * Read at most `maxBytes` committed bytes from `cursor` (clamped to the committed end). Text may
+ * return up to 3 bytes more than `maxBytes` only when a single character is larger than it.
+ */
+export const readOutput = async (
+  store: Store,
+  sessionId: string,
+  cursor: number,
+  maxBytes: number,
+  encoding: Encoding,
+): Promise<OutputWindow> => {
+  const text = encoding === "text";
+  const read = await store.read(sessionId, cursor, maxBytes + (text ? TEXT_LOOKAHEAD : 0));
+  const stretches = coalesce(read.slices);
+  const start = stretches[0]?.start ?? read.next_cursor;
+  const live = isLiveState(read.state);
+  const { kept, withheldAtTail } = text
+    ? cutForText(stretches, start + maxBytes, read.output_bytes, live)
+    : { kept: stretches, withheldAtTail: false };
+  const last = kept.at(-1);
+  const next = last ? last.start + last.bytes.length : start;
+  const atTail = next === read.output_bytes || withheldAtTail;
+  return {
+    committedEnd: read.output_bytes,
+    result: {
+      schema_version: SCHEMA_VERSION,
+      session_id: sessionId,
+      chunks: kept.map((stretch) => toChunk(stretch, encoding)),
+      next_cursor: String(next),
+      at_tail: atTail,
+      eof: atTail && !live,
+      session_state: read.state,
+    },
+  };
+};

@@ -1,0 +1,11 @@
+/**
+ * Every read-only query, in the order an MCP client lists them as tools. This list is where the
+ * tool names live.
+ */
+import type { Query } from "./query.ts";
+import getSession from "./get-session.ts";
+import listSessions from "./list-sessions.ts";
+import readOutput from "./read-output.ts";
+import waitOutput from "./wait-output.ts";
+
+export const queries: readonly Query<any, object>[] = [listSessions, getSession, readOutput, waitOutput];

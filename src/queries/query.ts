@@ -1,0 +1,37 @@
+/**
+ * The Query interface: a named, read-only operation over the store, independent of MCP and of the
+ * command line. The MCP adapter (src/mcp) serves each as a tool: it lists `input.toJsonSchema()`,
+ * validates arguments with `input`, calls `handler` and wraps the plain result. CLI commands call
+ * the same handlers. A handler reports user-facing failures by throwing a DerunError
+ * (`session_not_found`, `invalid_argument`); the adapter turns those into `isError` results.
+ */
+import type { Type } from "arktype";
+import type { Store } from "../core/store.ts";
+
+export interface QueryContext {
+  readonly store: Store;
+  /** Aborted when the client cancels the request or the server shuts down. */
+  readonly signal: AbortSignal;
+}
+
+export interface QueryAnnotations {
+  readonly title: string;
+  readonly readOnlyHint: true;
+  readonly destructiveHint: false;
+  readonly idempotentHint: boolean;
+  readonly openWorldHint: false;
+}
+
+export interface Query<In = unknown, Out extends object = object> {
+  /** The MCP tool name (`derun_...`); the list in ./index.ts is the only place names are kept. */
+  readonly name: `derun_${string}`;
+  /** Written for a model: what the query is for and how to use its result. */
+  readonly description: string;
+  /** arktype type of the arguments object; also the source of the JSON Schema. */
+  readonly input: Type<In>;
+  readonly annotations: QueryAnnotations;
+  handler(input: In, context: QueryContext): Promise<Out>;
+}
+
+/** Identity helper for inference. */
+export const defineQuery = <In, Out extends object>(query: Query<In, Out>): Query<In, Out> => query;
