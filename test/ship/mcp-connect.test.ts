@@ -41,7 +41,7 @@ beforeAll(async () => {
   if (pack.exitCode !== 0) throw new Error(`bun pm pack failed: ${pack.stderr}`);
   tarball = join(work.path, readdirSync(work.path).find((name) => name.endsWith(".tgz"))!);
 }, TIMEOUT);
-afterAll(() => work[Symbol.dispose]());
+afterAll(() => work[Symbol.dispose](), TIMEOUT); // a global install and its cache: many files
 
 /** The SDK's Client, started from the printed Cursor entry with no PATH, reads `session`. */
 async function readWithSdk(entry: { command: string; args: string[]; env: Record<string, string> }, session: string): Promise<string> {
