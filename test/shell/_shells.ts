@@ -33,16 +33,22 @@ export interface ShellHome extends Disposable {
   hooks(): string[];
 }
 
-/** A HOME for `kind`; `sourceSnippet` makes the user's startup file source the snippet that many times. */
-export function shellHome(kind: ShellKind, options: { sourceSnippet?: number } = {}): ShellHome {
+/**
+ * A HOME for `kind`; `sourceSnippet` makes the user's startup file source the snippet that many
+ * times; `rc` adds lines to it (before those).
+ */
+export function shellHome(kind: ShellKind, options: { sourceSnippet?: number; rc?: string } = {}): ShellHome {
   const home = tempDir("derun-shell-home-");
   const snippet = join(home.path, `derun-init.${kind}`);
   writeFileSync(snippet, shellInit(kind));
   const source = kind === "bash" ? "." : "source";
-  const [file, text] = userStartup(kind, `${source} ${snippet}\n`.repeat(options.sourceSnippet ?? 0));
+  const [file, text] = userStartup(kind, (options.rc ?? "") + `${source} ${snippet}\n`.repeat(options.sourceSnippet ?? 0));
   mkdirSync(join(home.path, file, ".."), { recursive: true });
   writeFileSync(join(home.path, file), text);
   writeFileSync(join(home.path, "notes.txt"), "notes line one\nnotes line two\n");
+  // fish's first start in a new HOME generates completions from man pages in the background,
+  // which keeps the PTY open after fish exits; a HOME that has them already is a user's usual one.
+  if (kind === "fish") mkdirSync(join(home.path, ".local/share/fish/generated_completions"), { recursive: true });
   return {
     path: home.path,
     hooks: () => {
@@ -96,7 +102,9 @@ export function startShell(kind: ShellKind, home: ShellHome, options: { withMark
       await run.exited;
     },
     async [Symbol.asyncDispose]() {
-      run.proc.kill("SIGKILL");
+      // A hang-up, as when a terminal closes: the shell passes it on to its jobs (a sleep left
+      // running by a failed test) and exits.
+      if (run.proc.exitCode === null && run.proc.signalCode === null) run.proc.kill("SIGHUP");
       await run.exited;
       launch?.[Symbol.dispose]();
     },

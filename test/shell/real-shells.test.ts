@@ -107,7 +107,32 @@ describe.each(SHELLS)("%s with the marks loaded by derun's launch", (kind) => {
   });
 });
 
-describe.each(SHELLS.filter((kind) => kind !== "fish"))("%s inside a marked shell of its kind", (kind) => {
+/**
+ * Another integration already loaded, seen by the functions its script defines (VS Code's and
+ * iTerm2's scripts are not installable here, so the user's rc defines those functions itself).
+ */
+const INTEGRATION: Record<ShellKind, { vscode: string; iterm2: string }> = {
+  bash: { vscode: "__vsc_prompt_cmd() { :; }\n", iterm2: "iterm2_prompt_mark() { :; }\n" },
+  zsh: { vscode: "__vsc_precmd() { }\n", iterm2: "iterm2_precmd() { }\n" },
+  fish: { vscode: "function __vsc_cmd_executed; end\n", iterm2: "function iterm2_status; end\n" },
+};
+
+describe.each(SHELLS)("%s beside another shell integration", (kind) => {
+  test.each(["vscode", "iterm2"] as const)("%s: marks nothing it marks itself", async (integration) => {
+    using home = shellHome(kind, { rc: INTEGRATION[kind][integration] });
+    await using shell = startShell(kind, home, { withMarks: true });
+    await shell.prompts(1);
+    shell.type("echo hi\r");
+    await shell.prompts(2);
+    const raw = decode(shell.run.output());
+    expect(raw).not.toContain("\x1b]133;"); // both announce prompts and commands themselves
+    if (integration === "vscode") expect(raw).not.toContain("\x1b]633;"); // and VS Code the line and cwd too
+    else expect([count(raw, "\x1b]633;E;echo hi\x07"), count(raw, "\x1b]633;P;Cwd=")]).toEqual([1, 2]);
+    await shell.exit();
+  });
+});
+
+describe.each(SHELLS)("%s inside a marked shell of its kind", (kind) => {
   test("the inner shell marks nothing: its session is the output of one outer command", async () => {
     using home = shellHome(kind, { sourceSnippet: 1 }); // so the inner shell loads the snippet too
     await using shell = startShell(kind, home, { withMarks: true });
