@@ -5,10 +5,14 @@
  * right command lines, statuses, cwd and output. The user's prompt and hooks work as before; no
  * snippet, no marks; sourced three times, marks once; a nested shell stays silent.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { commandsOf, type CommandRecord } from "../../src/core/shell/commands.ts";
 import type { ShellKind } from "../../src/core/shell/init.ts";
 import { PROMPT, SHELLS, screenOf, shellHome, startShell, type Shell } from "./_shells.ts";
+
+// Each wait is bounded at 30 s with the shell's output in the message; bunfig's [test] timeout is
+// not a Bun setting, so the 5 s default would cut a slow machine's run short.
+setDefaultTimeout(60_000);
 
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 const count = (text: string, part: string) => text.split(part).length - 1;
