@@ -78,13 +78,18 @@ export interface Shell extends AsyncDisposable {
 const count = (text: string, part: string) => text.split(part).length - 1;
 
 /** Starts `kind` in `home`: with the marks as `derun shell` will (`withMarks`), or plainly. */
-export function startShell(kind: ShellKind, home: ShellHome, options: { withMarks: boolean }): Shell {
+export function startShell(
+  kind: ShellKind,
+  home: ShellHome,
+  options: { withMarks: boolean; args?: readonly string[]; env?: Record<string, string> },
+): Shell {
   const env: Record<string, string> = {
     HOME: home.path, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color", LANG: "C.UTF-8",
-    USER: "derun", SHELL: Bun.which(kind)!, DERUN_SESSION_ID: "shell-marks-test",
+    USER: "derun", SHELL: Bun.which(kind)!, DERUN_SESSION_ID: "shell-marks-test", ...options.env,
   };
-  const launch = options.withMarks ? prepareShellLaunch({ shell: kind, args: [], env }) : undefined;
-  const run = spawnInPty(launch ? launch.argv : [kind], { env: { ...(launch?.env ?? env) }, cwd: home.path, cols: COLS, rows: ROWS });
+  const args = options.args ?? [];
+  const launch = options.withMarks ? prepareShellLaunch({ shell: kind, args, env }) : undefined;
+  const run = spawnInPty(launch ? launch.argv : [kind, ...args], { env: { ...(launch?.env ?? env) }, cwd: home.path, cols: COLS, rows: ROWS });
   const until = (what: string, predicate: (raw: string, text: string) => boolean) =>
     bounded(run, what, run.waitFor((raw) => predicate(raw, Bun.stripANSI(raw)), what));
   return {
