@@ -8,7 +8,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { shellInit } from "../../src/core/shell/init.ts";
 import { planShellLaunch, prepareShellLaunch, shellKindOf } from "../../src/core/shell/launch.ts";
-import { readShellArgs } from "../../src/core/shell/shell-args.ts";
+import { readShellArgs } from "../../src/core/shell/_shell-args.ts";
 import { tempDir } from "../helpers/cli.ts";
 
 const ENV = { HOME: "/home/ann", PATH: "/usr/bin", DERUN_SESSION_ID: "s1" };

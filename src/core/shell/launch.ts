@@ -14,8 +14,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { isShellKind, shellInit, SNIPPET_SIGNS, type ShellKind } from "./init.ts";
-import { readShellArgs } from "./shell-args.ts";
-import { zshStartupFiles } from "./zdotdir.ts";
+import { readShellArgs } from "./_shell-args.ts";
+import { zshStartupFiles } from "./_zdotdir.ts";
 
 export interface ShellLaunchInput {
   /** The shell to start: a path or a name on PATH (`$SHELL`). */

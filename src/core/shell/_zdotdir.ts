@@ -30,7 +30,7 @@ export function zshStartupFiles(dir: string, snippet: string): Record<string, st
     `ZDOTDIR=${here}`,
   ];
   const done = [...enter, "unset __derun_zdotdir __derun_zdotdir_x"];
-  const header = "# derun: reads the user's file of the same name, with their ZDOTDIR (see derun's src/core/shell/zdotdir.ts).";
+  const header = "# derun: reads the user's file of the same name, with their ZDOTDIR (see derun's src/core/shell/_zdotdir.ts).";
   const file = (...lines: string[]) => [header, ...lines, ""].join("\n");
   return {
     ".zshenv": file(
