@@ -50,7 +50,7 @@ describe.skipIf(!SHELLS.includes("zsh"))("zsh under derun's ZDOTDIR", () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(home.path, ".zshenv"), `ZDOTDIR=$HOME/.config/zsh\n`);
     writeFileSync(join(dir, ".zshrc"), `PS1='${PROMPT}'\nzshrc=config\n`);
-    const answers: string[] = [];
+    const answers: (string | undefined)[] = [];
     for (const withMarks of [true, false]) {
       await using shell = startShell("zsh", home, { withMarks });
       answers.push((await ask(shell, PROBE)).printed);
