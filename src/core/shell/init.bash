@@ -5,8 +5,9 @@
 #
 # C comes from PS0 (printed once a line is read, before it runs), so no DEBUG trap is taken and a
 # loop typed at the prompt runs at full speed. The command line is the history entry: a line not
-# saved there (ignorespace, HISTIGNORE, history off) has none, except a repeated line under
-# ignoredups, which is taken to be the entry it repeats.
+# saved there (ignorespace, HISTIGNORE, history off) has none. But under ignoredups or ignoreboth
+# without HISTIGNORE a line not saved is taken to repeat the last entry: right for a repeated
+# command (common), wrong for one hidden by a leading space under ignoreboth (bash cannot tell).
 if [[ -n "${DERUN_SESSION_ID-}" && $- == *i* && -z "${__derun_marks-}" ]] &&
   ((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4))); then
   __derun_marks=loaded
