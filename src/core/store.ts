@@ -12,6 +12,7 @@ import type {
   DerunSessionState,
   SCHEMA_VERSION,
 } from "./enums.ts";
+import type { CommandRecord } from "./shell/commands.ts";
 import type { WindowSize } from "./transport.ts";
 
 /** meta.json: written before the transport starts, rewritten once with the child's PID. */
@@ -37,6 +38,8 @@ export interface SessionMeta {
    */
   readonly cols?: number;
   readonly rows?: number;
+  /** A shell session (`derun shell`): its commands are recorded in commands.jsonl (added field). */
+  readonly records_commands?: boolean;
 }
 
 /** events.jsonl: one line per event that is not output; only resizes so far. */
@@ -76,6 +79,8 @@ export interface SessionFinal {
    * session without counting them from the start.
    */
   readonly output_lines?: Partial<Record<DerunOutputChannel, number>>;
+  /** Shell sessions: whether the shell printed any command marks (without them, no records). */
+  readonly command_marks_seen?: boolean;
 }
 
 /** A session as seen by readers: persisted facts plus the derived state. */
@@ -126,6 +131,8 @@ export interface CreateSessionOptions {
   readonly retentionSeconds: number;
   readonly transportMode: string;
   readonly ttyAttached: boolean;
+  /** Record the commands of a shell session (see {@link SessionMeta.records_commands}). */
+  readonly recordsCommands?: boolean;
 }
 
 /**
@@ -139,6 +146,8 @@ export interface SessionWriter extends AsyncDisposable {
   started(update: { pid: number; transportMode: string; ttyAttached: boolean; size?: WindowSize }): Promise<void>;
   /** Record that the child's window is now `size` (events.jsonl). Throws on I/O failure, like append. */
   resized(size: WindowSize, at?: Date): void;
+  /** Append one finished command of a shell session (commands.jsonl). Throws on I/O failure. */
+  recordCommand(record: CommandRecord): void;
   /**
    * Append one chunk: bytes to output.bin, then its line to index.jsonl. Synchronous so chunk
    * order is the call order. Throws on I/O failure (disk full, EIO); the caller treats capture as
@@ -197,6 +206,8 @@ export interface Store {
   waitForOutput(sessionId: string, cursor: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
   /** The session's events (resizes), in order; at most a few MB of them are read. */
   events(sessionId: string): Promise<SessionEvent[]>;
+  /** The recorded commands of a shell session, in order (none for other sessions). */
+  commands(sessionId: string): Promise<CommandRecord[]>;
   /** Retention GC: remove expired sessions, never live ones. One outcome (and log record) per directory. */
   sweep(options?: SweepOptions): Promise<SweepOutcome[]>;
 }

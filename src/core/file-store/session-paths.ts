@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { DerunError } from "../errors.ts";
 
 /** The files of a session directory. */
-export type ArtifactName = "meta.json" | "final.json" | "output.bin" | "index.jsonl" | "events.jsonl" | "append.lock";
+export type ArtifactName = "meta.json" | "final.json" | "output.bin" | "index.jsonl" | "events.jsonl" | "commands.jsonl" | "append.lock";
 
 const MAX_LINK_HOPS = 32;
 

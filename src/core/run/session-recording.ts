@@ -28,6 +28,7 @@ const unrecorded: SessionWriter = {
   async started() {},
   append() {},
   resized() {},
+  recordCommand() {},
   async finalize() {},
   async [Symbol.asyncDispose]() {},
 };
