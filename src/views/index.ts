@@ -11,9 +11,11 @@
 export { chunksOf, firstSpanEndingAfter, type ByteWindow, type ChannelChunk, type ChannelSpan } from "./window.ts";
 export { TextView, textLines, type TextLine, type TextViewOptions } from "./text.ts";
 export {
+  alternateScreenAfter,
   DEFAULT_SCREEN_WINDOW,
   findRenderStart,
   renderScreen,
+  type RenderStart,
   type ResizeEvent,
   type ScreenInput,
   type ScreenRender,

@@ -26,7 +26,7 @@ export interface ScreenInput {
   /** Every resize of the session, in offset order (those before the start only set the size). */
   readonly resizes?: readonly ResizeEvent[];
   /** Default: the window's start when it is the transcript's start, else {@link findRenderStart}. */
-  readonly start?: number;
+  readonly start?: RenderStart;
   /** Lines of scrollback kept above the screen. Default 10,000. */
   readonly scrollback?: number;
 }
@@ -53,6 +53,7 @@ const ascii = (s: string) => new TextEncoder().encode(s);
 const RESETS = ["\x1b[2J", "\x1b[3J", "\x1bc"].map(ascii);
 const ALT_ENTER = ["\x1b[?1049h", "\x1b[?1047h", "\x1b[?47h"].map(ascii);
 const ALT_EXIT = ["\x1b[?1049l", "\x1b[?1047l", "\x1b[?47l"].map(ascii);
+const CURSOR_HOME = ["\x1b[H", "\x1b[1;1H", "\x1b[1H"].map(ascii);
 
 /** Offsets (in `bytes`) of every occurrence of any of `needles`, ascending. */
 function occurrences(bytes: Uint8Array, needles: readonly Uint8Array[]): number[] {
@@ -64,18 +65,39 @@ function occurrences(bytes: Uint8Array, needles: readonly Uint8Array[]): number[
   return out.sort((a, b) => a - b);
 }
 
+/** Where a render starts; `alternate`: that point lies inside an alternate screen entered before it. */
+export interface RenderStart {
+  readonly offset: number;
+  readonly alternate: boolean;
+}
+
 /**
- * The offset of output.bin from which to render the tail `window` of a transcript so the result
- * does not depend on the bytes before it. At the end inside a full-screen program: its last entry into the alternate
- * screen. Else the last full clear (ED 2/3, RIS) outside any alternate screen; else, when the
- * window begins inside one, its exit; else the first line start.
+ * Whether the alternate screen is on after `window`'s bytes, by the last switch in them (undefined:
+ * no switch there). Scanning back block by block before a tail window tells {@link findRenderStart}
+ * whether that window begins inside a full-screen program.
  */
-export function findRenderStart(window: ByteWindow): number {
+export function alternateScreenAfter(window: ByteWindow): boolean | undefined {
+  const enter = Math.max(-1, ...occurrences(window.bytes, ALT_ENTER));
+  const exit = Math.max(-1, ...occurrences(window.bytes, ALT_EXIT));
+  return enter === exit ? undefined : enter > exit;
+}
+
+/**
+ * Where to render the tail `window` of a transcript from so the result does not depend on the
+ * bytes before it. In a full-screen program still running at the end: its last entry into the
+ * alternate screen (or, if it began before the window, its last clear). Else the last full clear
+ * (ED 2/3, RIS) outside alternate screens; else, when the window begins inside one, its exit; else
+ * the first cursor home (a program repainting in place draws from there; rows it does not redraw
+ * inside the window stay blank); else the first line start. `insideAlternate` says the window
+ * begins inside an alternate screen (see {@link alternateScreenAfter}); an exit before any entry
+ * in the window says so too.
+ */
+export function findRenderStart(window: ByteWindow, options: { insideAlternate?: boolean } = {}): RenderStart {
   const { bytes, offset } = window;
   const markers = [...occurrences(bytes, ALT_ENTER).map((p) => ({ p, enter: true })), ...occurrences(bytes, ALT_EXIT).map((p) => ({ p, enter: false }))];
   markers.sort((x, y) => x.p - y.p);
-  // Alternate-screen episodes [entry, exit); any exit ends one. A window that begins with an exit began inside one.
-  const beganInside = markers.length > 0 && !markers[0]!.enter;
+  const beganInside = options.insideAlternate === true || (markers.length > 0 && !markers[0]!.enter);
+  // Alternate-screen episodes [entry, exit); any exit ends one.
   const episodes: Array<[number, number]> = [];
   let openedAt = beganInside ? 0 : -1;
   for (const { p, enter } of markers) {
@@ -85,14 +107,25 @@ export function findRenderStart(window: ByteWindow): number {
       openedAt = -1;
     }
   }
-  if (openedAt >= 0) return offset + openedAt;
+  const resets = occurrences(bytes, RESETS);
+  const homes = occurrences(bytes, CURSOR_HOME);
+  const lineStart = () => {
+    const lf = bytes.indexOf(0x0a);
+    return lf < 0 ? offset + bytes.length : offset + lf + 1;
+  };
+  if (openedAt > 0 || (openedAt === 0 && !beganInside)) return { offset: offset + openedAt, alternate: false };
+  if (openedAt === 0) {
+    // The whole window is one full-screen program that began before it: draw its frames on the alternate screen.
+    const at = resets[resets.length - 1] ?? homes[0];
+    return { offset: at === undefined ? lineStart() : offset + at, alternate: true };
+  }
   const inside = (p: number) => episodes.some(([from, to]) => p >= from && p < to);
-  const resets = occurrences(bytes, RESETS).filter((p) => !inside(p));
-  if (resets.length > 0) return offset + resets[resets.length - 1]!;
-  if (beganInside && offset > 0) return offset + episodes[0]![1];
-  if (offset === 0) return 0;
-  const lf = bytes.indexOf(0x0a);
-  return lf < 0 ? offset + bytes.length : offset + lf + 1;
+  const reset = resets.filter((p) => !inside(p)).pop();
+  if (reset !== undefined) return { offset: offset + reset, alternate: false };
+  if (beganInside && offset > 0) return { offset: offset + episodes[0]![1], alternate: false };
+  if (offset === 0) return { offset: 0, alternate: false };
+  const home = homes.find((p) => !inside(p));
+  return { offset: home === undefined ? lineStart() : offset + home, alternate: false };
 }
 
 const sizeAt = (size: TermSize, resizes: readonly ResizeEvent[], offset: number): TermSize =>
@@ -102,14 +135,15 @@ const sizeAt = (size: TermSize, resizes: readonly ResizeEvent[], offset: number)
 export async function renderScreen(input: ScreenInput): Promise<ScreenRender> {
   const { window } = input;
   const resizes = input.resizes ?? [];
-  const start = input.start ?? (window.offset === 0 ? 0 : findRenderStart(window));
+  const start = input.start ?? (window.offset === 0 ? { offset: 0, alternate: false } : findRenderStart(window));
   const end = window.offset + window.bytes.length;
-  const from = Math.max(window.offset, Math.min(start, end));
+  const from = Math.max(window.offset, Math.min(start.offset, end));
   const initial = sizeAt(input.size, resizes, from);
   const scrollback = input.scrollback ?? DEFAULT_SCROLLBACK;
   const term = new Terminal({ cols: initial.cols, rows: initial.rows, scrollback, allowProposedApi: true });
   try {
     const write = (data: string | Uint8Array) => new Promise<void>((resolve) => term.write(data, resolve));
+    if (start.alternate) await write("\x1b[?1049h");
     let at = from;
     for (const r of resizes) {
       if (r.offset <= from || r.offset >= end) continue;
@@ -132,7 +166,7 @@ export async function renderScreen(input: ScreenInput): Promise<ScreenRender> {
   }
 }
 
-/** Rows joined into logical lines (a wrapped row continues the one above), trailing empty lines dropped. */
+/** Rows joined into logical lines (a wrapped row continues the one above), trailing blanks and empty lines dropped. */
 function logicalLines(buffer: IBuffer): string[] {
   const lines: string[] = [];
   for (let i = 0; i < buffer.length; i++) {
@@ -142,6 +176,8 @@ function logicalLines(buffer: IBuffer): string[] {
     if (row.isWrapped && lines.length > 0) lines[lines.length - 1] += text;
     else lines.push(text);
   }
+  // Programs pad rows with written spaces (top pads every row), which translateToString keeps.
+  for (let i = 0; i < lines.length; i++) lines[i] = lines[i]!.trimEnd();
   while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
   return lines;
 }
