@@ -4,7 +4,8 @@
  *
  * - `text`: the stream as lines, control sequences removed and line redraws collapsed (streaming).
  * - `screen`: what a terminal of the recorded size shows at the end (rendered, bounded window).
- * - `lines`: line numbers from LF bytes, tail scans from the end, head/tail/range selection.
+ * - `lines`: line numbers from LF bytes, head/tail/range selection.
+ * - `tail-scan`: where the last lines of a view begin, reading backward from the end.
  * - `search`: literal or regular-expression search over the text view, with context.
  * - `window`: the byte windows and index records the others take.
  */
@@ -27,15 +28,14 @@ export {
   nthLfBackward,
   nthLfForward,
   selectLines,
-  TailScan,
   type LfSearch,
   type LineRange,
   type LineScope,
   type LineSelection,
   type NumberedLine,
   type SelectOptions,
-  type TailStart,
 } from "./lines.ts";
+export { TailScan, type TailStart } from "./tail-scan.ts";
 export {
   backtrackingRisk,
   compilePattern,

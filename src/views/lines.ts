@@ -23,8 +23,8 @@ export interface LfSearch {
   readonly at?: number;
 }
 
-/** The window's bytes in scope, as [offset, bytes] pieces in file order. */
-function pieces(window: ByteWindow, scope: LineScope): Array<{ offset: number; bytes: Uint8Array }> {
+/** The window's bytes in scope, as pieces in file order. */
+export function pieces(window: ByteWindow, scope: LineScope): Array<{ offset: number; bytes: Uint8Array }> {
   if (scope.channel === undefined) return [window];
   if (!scope.spans) throw new DerunError("internal", "lines: a channel needs the index records of the window");
   return [...chunksOf(window, scope.spans, scope.channel)];
@@ -161,104 +161,4 @@ export function selectLines<T extends Text>(lines: readonly T[], range: LineRang
   const first = options.first ?? 1;
   for (let i = 0; i < lines.length && selector.push(first + i, lines[i]!); i++);
   return selector.result();
-}
-
-/** Where to feed the text view from for a tail, and which of its lines are the tail. */
-export interface TailStart {
-  /** Feed the view from this offset (in scope: the channel's bytes, or all). */
-  readonly from: number;
-  /** The tail is the lines that end after this offset (complete lines and the partial ones). */
-  readonly after: number;
-  /** LF bytes in scope at or after `after`: the tail's first complete line is number `total - lfs + 1`. */
-  readonly lfs: number;
-}
-
-/**
- * Finds where the last `lines` lines begin, fed windows of output.bin backward from its end (each
- * window ending where the previous one began), so a 1 GB transcript is read only as far back as
- * its tail reaches. A trailing partial line counts as a line. In a merged view of several channels
- * (no `channel`, `spans` given) the lines of other channels still open at the tail's first byte
- * began earlier: the scan goes on back to where they began, so `from` may precede `after` (given
- * all the index records rather than the window's, it knows at once which channels wrote nothing
- * before the tail). A channel that wrote nothing inside the tail is not looked for.
- */
-export class TailScan {
-  /** LFs to find: the count, plus one when the output ends with an LF (no partial line). */
-  private want: number | undefined;
-  private found = 0;
-  private after: number | undefined;
-  /** Channels with bytes in the tail: where their open line began once found, and their earliest byte seen. */
-  private readonly open = new Map<DerunOutputChannel, { start?: number; earliest: number; checked?: boolean }>();
-  private result: TailStart | undefined;
-
-  constructor(
-    private readonly lines: number,
-    private readonly channel?: DerunOutputChannel,
-  ) {}
-
-  /** The next window backward (with the index records covering it); the answer once it is known. */
-  feed(window: ByteWindow, spans?: readonly ChannelSpan[]): TailStart | undefined {
-    if (this.result) return this.result;
-    const scope: LineScope = { channel: this.channel, spans };
-    const end = window.offset + window.bytes.length;
-    if (this.want === undefined) {
-      const last = lastByte(window, scope);
-      if (last === undefined) return undefined; // nothing in scope here yet
-      this.want = this.lines + (last === LF ? 1 : 0);
-      if (this.lines === 0) this.after = end;
-    }
-    if (this.after === undefined) {
-      const hit = nthLfBackward(window, this.want - this.found, end, scope);
-      this.found += hit.found;
-      if (hit.at !== undefined) this.after = hit.at + 1;
-    }
-    const merged = spans !== undefined && this.channel === undefined;
-    if (merged) this.trackOpenLines(window, spans, this.after ?? window.offset);
-    if (this.after === undefined || (merged && [...this.open.values()].some((o) => o.start === undefined))) return undefined;
-    return this.finish();
-  }
-
-  /** The start of the output was reached (or the caller stops reading): the answer with what was found. */
-  finish(): TailStart {
-    if (this.result) return this.result;
-    const after = this.after ?? 0;
-    let from = after;
-    for (const o of this.open.values()) from = Math.min(from, o.start ?? o.earliest);
-    const lfs = this.after === undefined ? this.found : Math.max(0, this.found - 1);
-    this.result = { from, after, lfs };
-    return this.result;
-  }
-
-  /** Notes channels with bytes at or after `tailFrom`, and looks for each one's last LF before the tail. */
-  private trackOpenLines(window: ByteWindow, spans: readonly ChannelSpan[], tailFrom: number): void {
-    for (const chunk of chunksOf(window, spans)) {
-      const o = this.open.get(chunk.channel);
-      if (o) o.earliest = Math.min(o.earliest, chunk.offset);
-      else if (chunk.offset + chunk.bytes.length > tailFrom) this.open.set(chunk.channel, { earliest: Math.max(chunk.offset, tailFrom) });
-    }
-    if (this.after === undefined) return;
-    const after = this.after;
-    const before = Math.min(window.offset + window.bytes.length, after);
-    // Records from the output's start show which channels wrote nothing before the tail: their line opens in it.
-    const complete = spans[0]?.offset === 0;
-    for (const [channel, o] of this.open) {
-      if (o.start !== undefined) continue;
-      if (complete && !o.checked) {
-        o.checked = true;
-        if (!spans.some((span) => span.channel === channel && span.offset < after)) {
-          o.start = after;
-          continue;
-        }
-      }
-      const hit = nthLfBackward(window, 1, before, { channel, spans });
-      if (hit.at !== undefined) o.start = hit.at + 1;
-    }
-  }
-}
-
-/** The last byte in scope in the window, if any. */
-function lastByte(window: ByteWindow, scope: LineScope): number | undefined {
-  const all = pieces(window, scope);
-  const piece = all[all.length - 1];
-  return piece && piece.bytes.length > 0 ? piece.bytes[piece.bytes.length - 1] : undefined;
 }
