@@ -41,9 +41,8 @@ export class Controls {
     this.foreign = false;
   }
 
-  /** Consumes characters of an unfinished sequence from `i`; returns where ground text resumes. */
-  sequence(s: string, i: number): number {
-    const n = s.length;
+  /** Consumes characters of an unfinished sequence in `s[i, n)`; returns where ground text resumes. */
+  sequence(s: string, i: number, n: number): number {
     while (i < n) {
       const c = s.charCodeAt(i);
       if (c === LF || c === 0x18 || c === 0x1a) {

@@ -32,10 +32,14 @@ export interface TextViewOptions {
 }
 
 const LF = 0x0a;
-/** A control the fast path cannot take: other C0, DEL, C1, CR not before LF, ESC not starting a plain CSI. */
-const NOT_PLAIN = /[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]|\r(?!\n)|\x1b(?!\[[\x30-\x3f]*[\x20-\x2f]*[ABEFHIL-OQ-WYZ\[-_b-~])/;
-/** A complete CSI (the fast path has already made sure none of them edits the line). */
-const CSI = /\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]/g;
+/**
+ * A complete CSI that does not edit the line (colours, modes, cursor moves to other rows): removing
+ * it changes nothing the text view shows. Line edits (@ C D G J K P X ` a) are left in place.
+ */
+const PLAIN_CSI = /\x1b\[[\x30-\x3f]*[\x20-\x2f]*[ABEFHIL-OQ-WYZ\[-_b-~]/g;
+/** After PLAIN_CSI is gone, a control only the general path takes: C0 but TAB and LF, DEL, C1, CR not before LF. */
+const NOT_PLAIN = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)/;
+
 class ChannelState {
   readonly decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
   readonly line: LineEdit;
@@ -57,6 +61,14 @@ class ChannelState {
   }
 }
 
+/** The chunk being written. */
+interface Pass {
+  readonly st: ChannelState;
+  readonly bytes: Uint8Array;
+  readonly offset: number;
+  readonly out: TextLine[];
+}
+
 /** Feed chunks in file order with {@link TextView.write}; complete lines come back in order of their LF. */
 export class TextView {
   private readonly states = new Map<DerunOutputChannel, ChannelState>();
@@ -75,60 +87,74 @@ export class TextView {
     if (st.start < 0) st.start = offset;
     st.end = offset + bytes.length;
     st.lfFrom = 0;
+    const pass: Pass = { st, bytes, offset, out };
     const s = st.decoder.decode(bytes, { stream: true });
-    if (st.controls.seq === Seq.Ground && st.line.col === st.line.text.length && !NOT_PLAIN.test(s)) this.plain(st, s, bytes, offset, out);
-    else this.general(st, s, bytes, offset, out);
+    // A line or sequence left open by the last chunk, and the open end of this one (a sequence or a
+    // CR may be cut there), take the general path; the whole lines between them may take the fast one.
+    let from = 0;
+    if (st.controls.seq !== Seq.Ground || st.line.col !== st.line.text.length) {
+      const lf = s.indexOf("\n");
+      from = lf < 0 ? s.length : lf + 1;
+      this.general(pass, s, 0, from);
+    }
+    const last = s.lastIndexOf("\n");
+    if (last >= from) {
+      const whole = from === 0 && last === s.length - 1 ? s : s.slice(from, last + 1);
+      const text = whole.indexOf("\x1b") < 0 ? whole : whole.replace(PLAIN_CSI, "");
+      if (NOT_PLAIN.test(text)) this.general(pass, whole, 0, whole.length);
+      else this.plain(pass, text);
+      from = last + 1;
+    }
+    if (from < s.length) this.general(pass, s, from, s.length);
     return out;
   }
 
   /**
-   * The fast path, for chunks whose only controls are LF, TAB, CR before LF and complete CSIs that
-   * do not edit the line (colours, modes): those are removed in one native pass, then the text is
-   * split at LFs. It gives exactly what {@link general} would.
+   * The fast path, for whole lines whose only controls, once the CSIs that do not edit the line are
+   * removed (one native pass), are TAB and CR before LF: the text is split at LFs. It gives exactly
+   * what {@link general} would.
    */
-  private plain(st: ChannelState, s: string, bytes: Uint8Array, offset: number, out: TextLine[]): void {
-    const t = s.indexOf("\x1b") < 0 ? s : s.replace(CSI, "");
-    const { line } = st;
+  private plain(pass: Pass, t: string): void {
+    const { line } = pass.st;
     let from = 0;
     for (let lf = t.indexOf("\n"); lf >= 0; lf = t.indexOf("\n", from)) {
       const to = lf > from && t.charCodeAt(lf - 1) === 0x0d ? lf - 1 : lf;
       // A whole line inside the chunk needs no editing: take the slice as it is.
-      if (line.text.length === 0 && to - from <= this.maxLineChars) this.endLine(st, t.slice(from, to), false, bytes, offset, out);
+      if (line.text.length === 0 && to - from <= this.maxLineChars) this.endLine(pass, t.slice(from, to), false);
       else {
         if (to > from) line.put(t.slice(from, to));
-        this.endLine(st, line.text, line.cut, bytes, offset, out);
+        this.endLine(pass, line.text, line.cut);
       }
       from = lf + 1;
     }
-    if (from < t.length) line.put(from === 0 ? t : t.slice(from));
   }
 
-  /** Character by character through the sequence state machine, for chunks that need it. */
-  private general(st: ChannelState, s: string, bytes: Uint8Array, offset: number, out: TextLine[]): void {
-    const n = s.length;
-    let i = 0;
+  /** Character by character through the sequence state machine, over `s[i, n)`. */
+  private general(pass: Pass, s: string, i: number, n: number): void {
+    const { st } = pass;
     while (i < n) {
       if (st.controls.seq !== Seq.Ground) {
-        i = st.controls.sequence(s, i);
+        i = st.controls.sequence(s, i, n);
         continue;
       }
       let j = i;
       let c = 0;
       // The plain run: printable characters and TAB (C0, DEL and C1 stop it).
       while (j < n && ((c = s.charCodeAt(j)) >= 0x20 ? c < 0x7f || c > 0x9f : c === 0x09)) j++;
-      if (j > i) st.line.put(i === 0 && j === n ? s : s.slice(i, j));
+      if (j > i) st.line.put(i === 0 && j === s.length ? s : s.slice(i, j));
       if (j === n) break;
-      if (c === LF) this.endLine(st, st.line.text, st.line.cut, bytes, offset, out);
+      if (c === LF) this.endLine(pass, st.line.text, st.line.cut);
       else st.controls.control(c);
       i = j + 1;
     }
   }
 
   /** The line ends at the chunk's next LF byte: the k-th "\n" decoded is the k-th LF byte. */
-  private endLine(st: ChannelState, text: string, cut: boolean, bytes: Uint8Array, offset: number, out: TextLine[]): void {
+  private endLine(pass: Pass, text: string, cut: boolean): void {
+    const { st, bytes, offset } = pass;
     const lf = bytes.indexOf(LF, st.lfFrom);
     st.lfFrom = lf + 1;
-    out.push({ text, channel: st.channel, start: st.start, end: offset + lf + 1, partial: false, cut });
+    pass.out.push({ text, channel: st.channel, start: st.start, end: offset + lf + 1, partial: false, cut });
     st.line.reset();
     st.start = st.lfFrom < bytes.length ? offset + st.lfFrom : -1;
   }

@@ -41,15 +41,20 @@ test("greets by name", () => { expect("hello world").toBe("hello world"); });
 /** Every cut point of a two-piece split of `length` bytes. */
 export const cutsEverywhere = (length: number): number[] => Array.from({ length: Math.max(0, length - 1) }, (_, i) => i + 1);
 
-/** Ascending random cut points in (0, length), reproducible from `seed`, pieces of 1 to ~64 bytes. */
-export function randomCuts(length: number, seed: number): number[] {
+/** A reproducible stream of numbers in [0, 1) (xorshift32). */
+export function random(seed: number): () => number {
   let state = seed >>> 0 || 1;
-  const next = () => {
+  return () => {
     state ^= state << 13;
     state ^= state >>> 17;
     state ^= state << 5;
     return (state >>> 0) / 2 ** 32;
   };
+}
+
+/** Ascending random cut points in (0, length), reproducible from `seed`, pieces of 1 to ~64 bytes. */
+export function randomCuts(length: number, seed: number): number[] {
+  const next = random(seed);
   const cuts: number[] = [];
   for (let at = 1 + Math.floor(next() * 64); at < length; at += 1 + Math.floor(next() ** 3 * 64)) cuts.push(at);
   return cuts;

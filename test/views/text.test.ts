@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { textLines, TextView, type TextLine } from "../../src/views/text.ts";
 import { tempDir } from "../helpers/cli.ts";
 import { rawText, rechunk, recordPipe, recordPty, recording, type Recording } from "./_record.ts";
-import { cutsEverywhere, failingTestFile, gitRepoWithFiles, randomCuts, spinnerScript } from "./_programs.ts";
+import { cutsEverywhere, failingTestFile, gitRepoWithFiles, random, randomCuts, spinnerScript } from "./_programs.ts";
 
 const enc = new TextEncoder();
 const one = (s: string | Uint8Array, channel: "pty" | "stdout" | "stderr" = "pty") => [{ channel, offset: 0, bytes: typeof s === "string" ? enc.encode(s) : s }];
@@ -89,6 +89,27 @@ describe("text view: any chunking gives the same lines", () => {
     const rec = recording([{ channel: "pty", bytes: fixture }]);
     const want = whole(rec);
     for (const cut of cutsEverywhere(fixture.length)) expect(textLines(rechunk(rec, [cut]))).toEqual(want);
+  });
+
+  test("fuzz: generated streams of text, redraws and sequences come out the same whole and byte by byte", () => {
+    // Half the streams draw only from what the fast path may take (and line edits it must leave alone).
+    const fastPath = ["word ", "é€😀", "\t", "\n", "\r\n", "\x1b[1;31m", "\x1b[0m", "\x1b[?25l", "\x1b[H", "\x1b[2J", "\x1b[K", "\x1b[2K", "\x1b[1K", "\x1b[3G", "\x1b[2C", "\x1b[4D", "\x1b[2P", "\x1b[3@", "\x1b[2X", "\x1b[3`", "\x1b[2a"];
+    const others = ["\r", "\b", "\x1b]0;title\x07", "\x1b]8;;u\x1b\\", "\x1bPq\x1b\\", "\x1b(B", "\x1b7", "\x1b8", "\x07", "\x00", "\u009b1m", "\x1b[", "\x1b]", "\x1b", "\xff", "\xe2\x82", "\x80"];
+    const latin1 = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
+    for (let seed = 1; seed <= 10000; seed++) {
+      const next = random(seed);
+      const pool = seed % 2 ? fastPath : [...fastPath, ...others];
+      const parts = Array.from({ length: 2 + Math.floor(next() * 14) }, () => {
+        const f = pool[Math.floor(next() * pool.length)]!;
+        return others.includes(f) && /[\x80-\xff]/.test(f) && !/\u009b/.test(f) ? latin1(f) : enc.encode(f);
+      });
+      const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+      parts.reduce((at, p) => (bytes.set(p, at), at + p.length), 0);
+      const rec = recording([{ channel: "pty", bytes }]);
+      const whole = textLines(rec.chunks);
+      const byByte = textLines(rechunk(rec, [...bytes.keys()].slice(1)));
+      if (!Bun.deepEquals(whole, byByte)) expect({ seed, bytes: [...bytes], lines: whole.map((l) => l.text) }).toEqual({ seed, bytes: [...bytes], lines: byByte.map((l) => l.text) });
+    }
   });
 
   test("one byte at a time, and random cuts", () => {
