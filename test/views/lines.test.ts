@@ -72,7 +72,7 @@ describe("lines over recordings", () => {
       { channel: "stderr", bytes: enc.encode("prompt> ") },
       ...Array.from({ length: 300 }, (_, i) => ({ channel: "stdout" as const, bytes: enc.encode(`row ${i}\n`.repeat(100)) })),
     ]);
-  });
+  }, 120_000); // real programs on a loaded machine
 
   test("countLfs, nthLfForward and nthLfBackward agree with the obvious count, per channel and merged", () => {
     for (const rec of Object.values(recs)) {

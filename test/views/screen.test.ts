@@ -105,7 +105,7 @@ describe("screen view on recordings of real programs", () => {
     mkdirSync(join(dir.path, "bun"));
     writeFileSync(join(dir.path, "bun", "cart.test.ts"), failingTestFile);
     recs.colours = await recordPty([process.execPath, "test", "--colors", "cart.test.ts"], { cwd: join(dir.path, "bun") });
-  });
+  }, 120_000); // real programs on a loaded machine
 
   test("git clone --progress: the final progress lines, no intermediate frame", async () => {
     const { lines, alternate } = await render(recs.clone!);

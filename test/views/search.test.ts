@@ -35,7 +35,7 @@ describe("search over a real colour test run", () => {
     mkdirSync(join(dir.path, "bun"));
     writeFileSync(join(dir.path, "bun", "cart.test.ts"), failingTestFile);
     rec = await recordPty([process.execPath, "test", "--colors", "cart.test.ts"], { cwd: join(dir.path, "bun") });
-  });
+  }, 120_000); // real programs on a loaded machine
 
   test("a literal finds the failing test, with line numbers and byte ranges back into the raw bytes", () => {
     const lines = textLines(rec.chunks);
@@ -87,7 +87,7 @@ describe("search over a generated log", () => {
     }
     const bytes = enc.encode(parts.join(""));
     rec = recording(Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, k) => ({ channel: "stdout" as const, bytes: bytes.subarray(k * 65536, (k + 1) * 65536) })));
-  });
+  }, 60_000);
 
   test("one error line in megabytes of log: found with its number and byte range", () => {
     const result = searchText(rec.chunks, { pattern: "econnrefused", literal: true, ignoreCase: true, context: 1, count: true });

@@ -140,7 +140,7 @@ describe("text view on recordings of real programs", () => {
     ]);
     recs.utf8 = await recordPty(["printf", "h\\303\\251llo w\\303\\266rld \\342\\202\\254 \\360\\237\\230\\200 \\346\\274\\242 bad:\\377\\300 cut:\\342\\202\\n"], {});
     recs.long = await recordPty(["printf", `${Array.from({ length: 60 }, (_, i) => `w${String(i).padStart(3, "0")}`).join(" ")}\\n`], { cols: 80 });
-  });
+  }, 120_000); // real programs on a loaded machine
 
   const all = (rec: Recording) => textLines(rec.chunks);
   const noControls = (lines: readonly TextLine[]) => expect(lines.filter((l) => ESC.test(l.text)).map((l) => l.text)).toEqual([]);
