@@ -55,7 +55,8 @@ export function transcriptText(kind: TranscriptKind, size: number, first = 0): s
 function section(kind: Exclude<TranscriptKind, "mixed">, i: number): string {
   const parts: string[] = [];
   for (let k = 0, length = 0; length < 32 * 1024; k++) {
-    const s = piece(kind, i * 1000 + k);
+    // The mix is one PTY session: its plain log lines end in CRLF too.
+    const s = kind === "plain" ? piece(kind, i * 1000 + k).replace(/\n$/, "\r\n") : piece(kind, i * 1000 + k);
     parts.push(s);
     length += s.length;
   }

@@ -55,8 +55,11 @@ export class TextSearch {
   private readonly maxMatches: number;
   private readonly maxMatchChars: number;
   private readonly matches: OpenMatch[] = [];
-  /** The last `context` lines not already shown, for the next match's before-context. */
-  private recent: NumberedLine<TextLine>[] = [];
+  /** A ring of the last `context` lines not already shown (the next match's before-context), kept without allocating per line. */
+  private readonly recentLines: TextLine[] = [];
+  private readonly recentNumbers: number[] = [];
+  private recentCount = 0;
+  private recentNext = 0;
   private matchCount = 0;
   private linesSearched = 0;
   private longLines = 0;
@@ -84,8 +87,10 @@ export class TextSearch {
     if (!found) {
       if (last && last.after.length < this.context) last.after.push({ number, line });
       else if (this.context > 0) {
-        this.recent.push({ number, line });
-        if (this.recent.length > this.context) this.recent.shift();
+        this.recentLines[this.recentNext] = line;
+        this.recentNumbers[this.recentNext] = number;
+        this.recentNext = (this.recentNext + 1) % this.context;
+        this.recentCount = Math.min(this.recentCount + 1, this.context);
       }
       return;
     }
@@ -94,8 +99,18 @@ export class TextSearch {
       if (last && last.after.length < this.context) last.after.push({ number, line });
       return;
     }
-    this.matches.push({ number, line, column: found.index, match: found.text, before: this.recent, after: [] });
-    this.recent = [];
+    this.matches.push({ number, line, column: found.index, match: found.text, before: this.takeRecent(), after: [] });
+  }
+
+  /** The ring's lines, oldest first; empties it. */
+  private takeRecent(): NumberedLine<TextLine>[] {
+    const out: NumberedLine<TextLine>[] = [];
+    for (let k = this.recentCount; k > 0; k--) {
+      const at = (this.recentNext - k + this.context) % this.context;
+      out.push({ number: this.recentNumbers[at]!, line: this.recentLines[at]! });
+    }
+    this.recentCount = 0;
+    return out;
   }
 
   result(): SearchResult {

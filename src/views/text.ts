@@ -39,6 +39,7 @@ const LF = 0x0a;
 const PLAIN_CSI = /\x1b\[[\x30-\x3f]*[\x20-\x2f]*[ABEFHIL-OQ-WYZ\[-_b-~]/g;
 /** After PLAIN_CSI is gone, a control only the general path takes: C0 but TAB and LF, DEL, C1, CR not before LF. */
 const NOT_PLAIN = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)/;
+const BLOCK = 8192;
 
 class ChannelState {
   readonly decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
@@ -98,12 +99,14 @@ export class TextView {
       this.general(pass, s, 0, from);
     }
     const last = s.lastIndexOf("\n");
-    if (last >= from) {
-      const whole = from === 0 && last === s.length - 1 ? s : s.slice(from, last + 1);
-      const text = whole.indexOf("\x1b") < 0 ? whole : whole.replace(PLAIN_CSI, "");
-      if (NOT_PLAIN.test(text)) this.general(pass, whole, 0, whole.length);
+    // Whole lines in blocks of about BLOCK characters: a redraw spoils only the block it is in.
+    while (from <= last) {
+      const cut = from + BLOCK > last ? last : s.indexOf("\n", from + BLOCK);
+      const block = from === 0 && cut === s.length - 1 ? s : s.slice(from, cut + 1);
+      const text = block.indexOf("\x1b") < 0 ? block : block.replace(PLAIN_CSI, "");
+      if (NOT_PLAIN.test(text)) this.general(pass, block, 0, block.length);
       else this.plain(pass, text);
-      from = last + 1;
+      from = cut + 1;
     }
     if (from < s.length) this.general(pass, s, from, s.length);
     return out;
