@@ -2,8 +2,9 @@
  * The screen view: what a terminal of the recorded size would show at the end, rendered with
  * @xterm/headless. The normal buffer's scrollback and screen as logical lines (wrapped rows joined
  * back, trailing blanks trimmed), or, when a full-screen program still holds the alternate screen
- * at the end, its last frame. Rendering runs at 4-14 MB/s, so it takes a bounded window of the
- * transcript and starts where no earlier state is needed ({@link findRenderStart}).
+ * at the end, its last frame. Rendering is far slower than the text view (tens of MB/s), so it
+ * takes a bounded window of the transcript and starts where no earlier state is needed
+ * ({@link findRenderStart}).
  */
 import { Terminal, type IBuffer } from "@xterm/headless";
 import type { ByteWindow } from "./window.ts";
@@ -45,8 +46,11 @@ export interface ScreenRender {
   readonly scrollbackFull: boolean;
 }
 
-/** A window that renders in well under a second here (bench/views.ts: 4-14 MB/s). */
-export const DEFAULT_SCREEN_WINDOW = 2 * 1024 * 1024;
+/**
+ * The tail window to render by default: it renders well under a second even on a busy machine
+ * (bench/views.ts measures it) and holds more lines than the scrollback keeps.
+ */
+export const DEFAULT_SCREEN_WINDOW = 4 * 1024 * 1024;
 const DEFAULT_SCROLLBACK = 10_000;
 
 const ascii = (s: string) => new TextEncoder().encode(s);

@@ -200,9 +200,11 @@ describe("text view on recordings of real programs", () => {
     expect(all(recs.long!).map((l) => l.text)).toEqual([Array.from({ length: 60 }, (_, i) => `w${String(i).padStart(3, "0")}`).join(" ")]);
   });
 
-  test("every recording: random chunkings give the same lines", () => {
+  test("every recording: line N ends at the N-th LF, and random chunkings give the same lines", () => {
     for (const [name, rec] of Object.entries(recs)) {
       const want = all(rec);
+      const lfs = [...rec.bytes.keys()].filter((i) => rec.bytes[i] === 0x0a);
+      expect({ name, ends: want.filter((l) => !l.partial).map((l) => l.end - 1) }).toEqual({ name, ends: lfs });
       for (let seed = 1; seed <= 30; seed++) {
         const got = textLines(rechunk(rec, randomCuts(rec.bytes.length, seed)));
         if (!Bun.deepEquals(got, want)) throw new Error(`${name}: chunking with seed ${seed} changed the lines`);
