@@ -12,6 +12,7 @@
 import type { DerunOutputChannel } from "../core/enums.ts";
 import { Controls, Seq } from "./_controls.ts";
 import { LineEdit } from "./_line-edit.ts";
+import type { ChannelChunk } from "./window.ts";
 
 export interface TextLine {
   readonly text: string;
@@ -174,7 +175,7 @@ export class TextView {
 }
 
 /** Every line of `chunks` (file order), the partial ones last: for small inputs and tests. */
-export function textLines(chunks: Iterable<{ readonly channel: DerunOutputChannel; readonly offset: number; readonly bytes: Uint8Array }>, options?: TextViewOptions): TextLine[] {
+export function textLines(chunks: Iterable<ChannelChunk>, options?: TextViewOptions): TextLine[] {
   const view = new TextView(options);
   const lines: TextLine[] = [];
   for (const chunk of chunks) {
