@@ -2,7 +2,7 @@
  * The Store interface: session artifacts on disk, and the types of what is persisted.
  *
  * Layout under the state root: `sessions/<session-id>/{meta.json, output.bin, index.jsonl,
- * final.json, append.lock}`. Field names are snake_case, as in the Go original, so people and other
+ * final.json, append.lock}`. Field names are snake_case (docs/format.md), so people and other
  * tools can read the files directly. Every read and write resolves real paths first and refuses
  * anything that escapes `sessions/<session-id>` (DerunError "unsafe_path").
  */

@@ -1,5 +1,5 @@
 /**
- * The single writer of one session (contract "Write consistency"; DESIGN §3.9-3.10). It holds
+ * The single writer of one session (docs/format.md, "Files of a session"). It holds
  * `append.lock` for its whole life, keeps output.bin and index.jsonl open, and appends with plain
  * synchronous writes: bytes first, then the index line, so the index never describes bytes that
  * are not there.
