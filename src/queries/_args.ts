@@ -4,6 +4,7 @@
  * caps that arktype cannot express as a plain JSON Schema.
  */
 import { type } from "arktype";
+import { SESSION_REF_HINT } from "./session-ref.ts";
 
 /**
  * The types below carry `expected` (the phrase in one-line errors: "cursor must be a decimal
@@ -23,7 +24,7 @@ export type Encoding = typeof encodingType.infer;
 
 export const sessionIdType = type("string").configure({
   expected: "a string",
-  description: "the session id, as returned by derun_list_sessions",
+  description: `the session id from derun_list_sessions, or ${SESSION_REF_HINT}`,
 });
 
 export const READ_DEFAULT_MAX_BYTES = 65536;

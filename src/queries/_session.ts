@@ -13,6 +13,8 @@ export const sessionSummary = (info: SessionInfo) =>
     command: [...info.meta.command],
     started_at: info.meta.started_at,
     ended_at: info.ended_at,
+    exit_code: info.final?.exit_code,
+    signal: info.final?.signal,
     output_bytes: info.output_bytes,
     transport_mode: info.meta.transport_mode,
   });
@@ -32,6 +34,8 @@ export const sessionDetail = (info: SessionInfo) =>
     pid: info.meta.pid,
     transport_mode: info.meta.transport_mode,
     tty_attached: info.meta.tty_attached,
+    cols: info.meta.cols,
+    rows: info.meta.rows,
     output_bytes: info.output_bytes,
     retention_seconds: info.meta.retention_seconds,
     expires_at: info.expires_at,

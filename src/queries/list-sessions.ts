@@ -11,10 +11,12 @@ export default defineQuery({
   name: "derun_list_sessions",
   description: [
     "List the terminal sessions recorded by `derun run`, newest first: each with its session_id, state",
-    `(${states.join(", ")}), command (argv), started_at, ended_at once ended, output_bytes recorded so far,`,
+    `(${states.join(", ")}), command (argv), started_at, ended_at once ended, exit_code (exited) or signal`,
+    "(signaled), output_bytes recorded so far,",
     "and transport_mode (posix-pty or windows-conpty: one terminal stream; pipe: stdout and stderr kept apart).",
     "Use it to find the session_id of a build, test run or server the user started, then read its output",
-    "with derun_read_output, or follow a running one with derun_wait_output.",
+    "with derun_read_output, or follow a running one with derun_wait_output. total counts the sessions in the",
+    "state asked for, including those past limit.",
   ].join(" "),
   input: type({
     "state?": type.enumerated(...states).configure({ description: "only sessions in this state, e.g. running" }),
@@ -33,6 +35,6 @@ export default defineQuery({
   async handler(input, { store }) {
     const limit = capped(input.limit, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT);
     const sessions = (await store.list()).filter((info) => input.state === undefined || info.state === input.state);
-    return { schema_version: SCHEMA_VERSION, sessions: sessions.slice(0, limit).map(sessionSummary) };
+    return { schema_version: SCHEMA_VERSION, total: sessions.length, sessions: sessions.slice(0, limit).map(sessionSummary) };
   },
 });

@@ -2,6 +2,7 @@ import { type } from "arktype";
 import { defineQuery } from "./query.ts";
 import { capped, cursorType, parseCursor, READ_DEFAULT_MAX_BYTES, READ_MAX_MAX_BYTES, READ_NOTES, readArgs } from "./_args.ts";
 import { readOutput } from "./_output.ts";
+import { resolveSessionId } from "./session-ref.ts";
 
 /** derun_read_output: a window of a session's recorded output, from a byte cursor. */
 export default defineQuery({
@@ -30,7 +31,7 @@ export default defineQuery({
   },
   async handler(input, { store }) {
     const maxBytes = capped(input.max_bytes, READ_DEFAULT_MAX_BYTES, READ_MAX_MAX_BYTES);
-    const { result } = await readOutput(store, input.session_id, parseCursor(input.cursor), maxBytes, input.encoding ?? "text");
+    const { result } = await readOutput(store, await resolveSessionId(store, input.session_id), parseCursor(input.cursor), maxBytes, input.encoding ?? "text");
     return result;
   },
 });

@@ -13,6 +13,7 @@ import {
   WAIT_MAX_TIMEOUT_MS,
 } from "./_args.ts";
 import { readOutput } from "./_output.ts";
+import { resolveSessionId } from "./session-ref.ts";
 
 /** derun_wait_output: a read that long-polls until output past the cursor is committed. */
 export default defineQuery({
@@ -52,9 +53,10 @@ export default defineQuery({
     const maxBytes = capped(input.max_bytes, READ_DEFAULT_MAX_BYTES, READ_MAX_MAX_BYTES);
     const encoding = input.encoding ?? "text";
     const elapsed = () => Math.round(performance.now() - started);
+    const sessionId = await resolveSessionId(store, input.session_id);
     let cursor = parseCursor(input.cursor);
     for (;;) {
-      const { result, committedEnd } = await readOutput(store, input.session_id, cursor, maxBytes, encoding);
+      const { result, committedEnd } = await readOutput(store, sessionId, cursor, maxBytes, encoding);
       const remaining = timeoutMs - elapsed();
       if (result.chunks.length > 0 || result.eof || remaining <= 0 || signal.aborted) {
         const timedOut = result.chunks.length === 0 && !result.eof;
@@ -63,7 +65,7 @@ export default defineQuery({
       // Nothing readable: wait past the committed end, not the cursor, so that a character whose
       // last bytes are still missing (held back by the text read) does not wake us at once.
       cursor = Number(result.next_cursor);
-      await store.waitForOutput(input.session_id, committedEnd, remaining, signal);
+      await store.waitForOutput(sessionId, committedEnd, remaining, signal);
     }
   },
 });
