@@ -10,6 +10,7 @@ import {
   type CreateSessionOptions,
   type OutputSlice,
   type ReadResult,
+  type RemoveOutcome,
   type SessionEvent,
   type SessionInfo,
   type SessionWriter,
@@ -21,6 +22,7 @@ import { DerunError, isDerunError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { IndexCache, type SessionIndex } from "./index-cache.ts";
 import { OutputWaiter } from "./output-waiter.ts";
+import { removeSession } from "./remove-session.ts";
 import { sweepSessions } from "./retention.ts";
 import { resolveArtifact } from "./session-paths.ts";
 import type { CommandRecord } from "../shell/commands.ts";
@@ -114,6 +116,10 @@ export class FileStore implements Store {
 
   async sweep(options: SweepOptions = {}): Promise<SweepOutcome[]> {
     return sweepSessions(this.root, options, this.log, (id) => this.indexes.delete(id));
+  }
+
+  async remove(sessionId: string, options: { readonly force?: boolean } = {}): Promise<RemoveOutcome> {
+    return removeSession(this.root, sessionId, options.force ?? false, this.log, (id) => this.indexes.delete(id));
   }
 
   private info(sessionId: string): { info: SessionInfo; index: SessionIndex; facts: SessionFacts } {
