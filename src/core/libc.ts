@@ -49,6 +49,9 @@ export const libcPipes = once(() =>
   }).symbols,
 );
 
+/** pipe2 (Linux only: macOS has none): a pipe without the FIFO detour of core/io/fifo-pipe.ts. */
+export const libcPipe2 = once(() => dlopen(LIBC, { pipe2: { args: [FFIType.ptr, FFIType.i32], returns: FFIType.i32 } }).symbols);
+
 /** Allocating pseudo-terminals (core/io/stream-pty.ts; Linux). */
 export const libcPty = once(() =>
   dlopen(LIBC, {

@@ -131,6 +131,33 @@ describe("pipe stream reader", () => {
     for (const file of files) expect(readFileSync(file).length).toBe(0);
   }, TIMEOUT);
 
+  test("readNow after a short child: this thread reads both streams to the end, every byte, stdout first", async () => {
+    using dir = tempDir("derun-stream-reader-");
+    const out = randomBytes(60_000); // within a pipe's 64 KiB: the child ends though nothing reads yet
+    writeFileSync(join(dir.path, "out"), out);
+    // The thread would start only after a minute: whatever arrives came through readNow.
+    const run = spawnReading(["sh", "-c", `cat '${dir.path}/out'; printf -- -err >&2`], { threadDelayMs: 60_000 });
+    await run.child.exited;
+    run.reader.readNow();
+    await run.finished();
+    expect(sha256(Buffer.concat(run.got.stdout))).toBe(sha256(out));
+    expect(Buffer.concat(run.got.stderr).toString()).toBe("-err");
+    expect(run.got.both.at(-1)).toBe("-err");
+  }, TIMEOUT);
+
+  test("readNow while a grandchild still holds a stream: what is there now, then the rest through Bun's reader", async () => {
+    using dir = tempDir("derun-stream-reader-");
+    const go = join(dir.path, "go");
+    // The grandchild writes its part once the test creates `go`: after readNow has read the first part.
+    const run = spawnReading(["sh", "-c", `printf first; (while [ ! -e '${go}' ]; do sleep 0.01; done; printf -- -second) &`], { threadDelayMs: 60_000 });
+    await run.child.exited;
+    run.reader.readNow();
+    expect(Buffer.concat(run.got.stdout).toString()).toBe("first");
+    writeFileSync(go, "");
+    await run.finished();
+    expect(Buffer.concat(run.got.stdout).toString()).toBe("first-second");
+  }, TIMEOUT);
+
   test("a thread that dies after it started: Bun's streams read the rest, and nothing is lost", async () => {
     using dir = tempDir("derun-stream-reader-");
     const out = randomBytes(1024 * 1024);

@@ -96,6 +96,8 @@ function openPipe(command: readonly string[], options: TransportOpenOptions): Ru
   const streamsEnd = Promise.all(CHANNELS.map((channel) => outputs[channel].ended));
 
   const exited = proc.exited.then(async () => {
+    // A short command is over before the reader thread would start: read what it left, here.
+    outputs.readNow();
     // Not finished in time: a grandchild still holds a stream; stopping it cannot keep derun alive.
     const finished = await drain.drain(streamsEnd);
     if (!finished) await Promise.all(CHANNELS.map((channel) => outputs[channel].stop()));
@@ -180,7 +182,7 @@ function outputsOf(
   ends: Record<(typeof CHANNELS)[number], OwnEnds | undefined>,
   proc: Bun.Subprocess<"inherit", "pipe" | number, "pipe" | number>,
   deliver: (channel: DerunOutputChannel, bytes: Uint8Array) => void,
-): Record<(typeof CHANNELS)[number], Output> {
+): Record<(typeof CHANNELS)[number], Output> & { readNow(): void } {
   const own = CHANNELS.filter((channel) => ends[channel] !== undefined);
   const reader = own.length > 0 ? openStreamReader(own.map((channel) => ({ fd: ends[channel]!.ourEnd, deliver: (bytes: Uint8Array) => deliver(channel, bytes) }))) : undefined;
   const outputOf = (channel: (typeof CHANNELS)[number]): Output => {
@@ -198,5 +200,5 @@ function outputsOf(
     let stopped: Promise<void> | undefined;
     return { ended: pumpStream(bunReader, (bytes) => deliver(channel, bytes)), stop: () => (stopped ??= bunReader.cancel().catch(() => {})) };
   };
-  return { stdout: outputOf("stdout"), stderr: outputOf("stderr") };
+  return { stdout: outputOf("stdout"), stderr: outputOf("stderr"), readNow: () => reader?.readNow() };
 }
