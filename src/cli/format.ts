@@ -3,7 +3,7 @@
  * lines (shell-quoted, control characters made visible so a recorded argv cannot drive the
  * terminal), and text cut to a terminal's width in columns (Bun.stringWidth), not in characters.
  */
-import { shellLine } from "./mcp-config/quote.ts";
+import { shellLine } from "../core/shell-quote.ts";
 
 /** `1.2 KiB`, `3 B`. */
 export function formatBytes(bytes: number): string {

@@ -9,14 +9,13 @@
  * split across events; bytes that are not UTF-8 become U+FFFD (the format carries text, not bytes).
  * Both channels of a pipe session are output (`o`) in recorded order.
  */
+import { shellLine } from "../core/shell-quote.ts";
 import type { SessionEvent, SessionInfo, Store } from "../core/store.ts";
 import { rawOutput } from "./raw-output.ts";
 
 /** The size asciinema assumes when a recording does not say (and derun had no terminal). */
 export const DEFAULT_COLS = 80;
 export const DEFAULT_ROWS = 24;
-
-const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
 
 /** The header of a v2 file: required `version`, `width`, `height`; the rest as known. */
 export function asciicastHeader(info: SessionInfo): Record<string, unknown> {
@@ -28,7 +27,7 @@ export function asciicastHeader(info: SessionInfo): Record<string, unknown> {
     height: info.meta.rows ?? DEFAULT_ROWS,
     timestamp: Math.floor(started / 1000),
     ...(Number.isFinite(ended) ? { duration: seconds(ended - started) } : {}),
-    command: info.meta.command.map((word) => (SAFE_WORD.test(word) ? word : JSON.stringify(word))).join(" "),
+    command: shellLine(info.meta.command, "linux"),
     title: `derun ${info.meta.session_id}`,
   };
 }

@@ -56,7 +56,7 @@ describe("derun export --format asciicast", () => {
   test("PTY session: header from meta.json, times from the index, the resize and the exit status", async () => {
     const { header, events } = await exported("pty");
     const session = readSession(root, "pty");
-    expect(header).toMatchObject({ version: 2, width: 100, height: 30, command: "sh -c " + JSON.stringify((session.meta.command as string[])[2]), title: "derun pty" });
+    expect(header).toMatchObject({ version: 2, width: 100, height: 30, command: `sh -c '${(session.meta.command as string[])[2]!.replaceAll("'", "'\\''")}'`, title: "derun pty" });
     expect(header.timestamp).toBe(Math.floor(Date.parse(String(session.meta.started_at)) / 1000));
     expect(header.duration).toBeCloseTo((Date.parse(String(session.final!.ended_at)) - Date.parse(String(session.meta.started_at))) / 1000, 3);
     const times = events.map(([t]) => t);
