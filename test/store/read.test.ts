@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { openFileStore } from "../../src/core/file-store/index.ts";
 import type { Store } from "../../src/core/store.ts";
 import { isDerunError } from "../../src/core/errors.ts";
-import { expectLine, makeRoot, removeRoot, sessionOptions, spawnFixture } from "./helpers.ts";
+import { expectLine, makeRoot, removeRoot, sessionOptions, spawnFixture, storeWithParkedWaits } from "./helpers.ts";
 
 /**
  * A wait timeout far past the test's own (bunfig: 60 s): a wait that should return at once, or on
@@ -103,10 +103,10 @@ describe("waitForOutput", () => {
     const writer = spawnFixture("hold-writer.ts", [root, "live"]);
     try {
       await expectLine(writer, "ready live");
-      let woke = false;
-      const waiting = store.waitForOutput("live", 0, NEVER_MS).then(() => (woke = true));
-      await Bun.sleep(50); // give the wait a chance to (wrongly) return before any byte exists
-      expect(woke).toBe(false);
+      const { store, parked } = storeWithParkedWaits(root);
+      const waiting = store.waitForOutput("live", 0, NEVER_MS).then(() => "returned");
+      // No byte exists yet: the wait parks (one that wrongly returns at once wins this race).
+      expect(await Promise.race([parked(1).then(() => "parked"), waiting])).toBe("parked");
       writer.send("append stdout x");
       await waiting;
       expect((await store.read("live", 0, 10)).output_bytes).toBe(1);

@@ -33,12 +33,15 @@ import { openRegular } from "../safe-fs/index.ts";
 
 export class FileStore implements Store {
   private readonly indexes = new IndexCache();
-  private readonly waiter = new OutputWaiter();
 
-  /** No I/O here: the state root is touched only when the store is used. */
+  /**
+   * No I/O here: the state root is touched only when the store is used. `waiter` serves every
+   * wait on this store (tests pass one that tells them when a wait parks).
+   */
   constructor(
     readonly root: string,
     private readonly log: Logger,
+    private readonly waiter = new OutputWaiter(),
   ) {}
 
   create(options: CreateSessionOptions): Promise<SessionWriter> {
