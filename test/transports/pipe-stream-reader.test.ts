@@ -44,7 +44,7 @@ function spawnReading(argv: string[], options?: StreamReaderOptions) {
 /** A reader thread that claims the ring (so no fallback on a start timeout) and then dies. */
 function dyingWorker(dir: string): string {
   const file = join(dir, "dying.worker.ts");
-  const ring = JSON.stringify(join(import.meta.dir, "../../src/core/record-ring.ts"));
+  const ring = JSON.stringify(join(import.meta.dir, "../../src/core/io/record-ring.ts"));
   writeFileSync(file, `import { RingProducer } from ${ring};\nself.onmessage = (event) => {\n  new RingProducer(event.data.ring).claim(1);\n  throw new Error("this reader thread dies at once");\n};\n`);
   return Bun.pathToFileURL(file).href;
 }
