@@ -1,9 +1,11 @@
 /**
  * For the tests of derun's helper threads (the output writer, the pipe reader): a thread module
- * that never starts, and a look at a process's scheduling state.
+ * that never starts, a look at a process's scheduling state, and at what a pipe still holds.
  */
+import { ptr } from "bun:ffi";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { libc } from "../../src/core/libc.ts";
 
 /** A worker module in `dir` that throws when loaded: the thread never starts. Its file URL. */
 export function workerThatNeverStarts(dir: string): string {
@@ -19,4 +21,15 @@ export function processState(pid: number): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Linux's FIONREAD: the bytes a pipe holds that nobody has read yet. */
+const FIONREAD = 0x541b;
+
+/** How many bytes pipe `fd` holds unread (Linux only: ioctl is variadic, see src/core/libc.ts). */
+export function bytesUnread(fd: number): number {
+  if (process.platform !== "linux") throw new Error("bytesUnread: Linux only");
+  const count = new Int32Array(1);
+  if (libc().ioctl(fd, FIONREAD, ptr(count)) !== 0) throw new Error(`FIONREAD failed on fd ${fd}`);
+  return count[0]!;
 }
