@@ -43,3 +43,13 @@ export function manualClock(): ManualClock {
       }),
   };
 }
+
+/**
+ * Until the wall clock has left the millisecond it shows now, so that a timestamp taken after this
+ * (ISO times carry milliseconds) is later than every one taken before: the order of two sessions'
+ * `started_at` is then known.
+ */
+export async function nextMillisecond(): Promise<void> {
+  const now = Date.now();
+  while (Date.now() <= now) await Bun.sleep(1);
+}

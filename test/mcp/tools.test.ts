@@ -4,6 +4,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { call, connectInMemory, sessionOptions, textOf } from "./_harness.ts";
+import { nextMillisecond } from "../helpers/clock.ts";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
@@ -169,7 +170,7 @@ describe("sessions", () => {
     old.append("stdout", utf8("12345"));
     await old.finalize({ state: "exited", exit_code: 3 });
     await old[Symbol.asyncDispose]();
-    await Bun.sleep(5);
+    await nextMillisecond(); // distinct started_at
     await using live = await h.store.create(sessionOptions("b-live"));
     await live.started({ pid: process.pid, transportMode: "pipe", ttyAttached: false });
 

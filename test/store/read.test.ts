@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { openFileStore } from "../../src/core/file-store/index.ts";
 import type { Store } from "../../src/core/store.ts";
 import { isDerunError } from "../../src/core/errors.ts";
+import { nextMillisecond } from "../helpers/clock.ts";
 import { expectLine, makeRoot, removeRoot, sessionOptions, spawnFixture, storeWithParkedWaits } from "./helpers.ts";
 
 /**
@@ -147,7 +148,7 @@ describe("list", () => {
       for (let n = 0; n <= i; n++) w.append("stdout", new TextEncoder().encode("0123456789"));
       await w.finalize({ state: "exited", exit_code: 0 });
       await w[Symbol.asyncDispose]();
-      await Bun.sleep(5); // distinct started_at
+      await nextMillisecond(); // distinct started_at
     }
     fs.mkdirSync(path.join(root, "sessions", "no-meta"));
     fs.mkdirSync(path.join(root, "sessions", "bad-meta"));
