@@ -24,9 +24,10 @@ export const sessionOptions = (overrides: Partial<CreateSessionOptions> = {}): C
 
 /**
  * A store at `root` whose waits say when they park (their first check found nothing to wake them
- * for): a test that must know a wait really waits awaits `parked(n)`, for the n-th park so far.
+ * for): a test that must know a wait really waits awaits `parked(n)`, until n waits have parked
+ * in all (`parks()` so far).
  */
-export function storeWithParkedWaits(root: string): { store: Store; parked(count: number): Promise<void> } {
+export function storeWithParkedWaits(root: string): { store: Store; parks(): number; parked(count: number): Promise<void> } {
   let parks = 0;
   const watchers = new Set<() => void>();
   const waiter = new OutputWaiter({
@@ -45,7 +46,7 @@ export function storeWithParkedWaits(root: string): { store: Store; parked(count
       watchers.add(watcher);
       watcher();
     });
-  return { store: new FileStore(root, silentLogger, waiter), parked };
+  return { store: new FileStore(root, silentLogger, waiter), parks: () => parks, parked };
 }
 
 /** A Logger that keeps its records, for asserting on them. */
