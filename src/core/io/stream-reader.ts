@@ -58,48 +58,65 @@ export interface StreamReaderOptions {
 
 export function openStreamReader(streams: readonly OutputStream[], options: StreamReaderOptions = {}): StreamReader {
   const init = createRecordRing(RING_BYTES, RING_RECORDS);
-  const ring = new RingConsumer(init);
   const thread = startThread(init, streams, options.workerUrl ?? WORKER_URL);
-  const ends = streams.map(() => Promise.withResolvers<void>());
-  const ended = streams.map(() => false);
-  const stopped = streams.map(() => false);
-  const bunReaders: ({ cancel(): Promise<void> } | undefined)[] = streams.map(() => undefined);
+  return new RingStreamReader(streams, init, thread, options.startTimeoutMs ?? THREAD_START_TIMEOUT_MS);
+}
+
+/** The reader thread and the pipe that wakes it. */
+interface ReaderThread {
+  readonly worker: Worker;
+  readonly wake: FifoPipe;
+}
+
+/** The streams read by the thread through the ring, or by Bun's streams once the thread cannot. */
+class RingStreamReader implements StreamReader {
+  readonly #streams: readonly OutputStream[];
+  readonly #thread: ReaderThread | undefined;
+  readonly #ring: RingConsumer;
+  readonly #ends: PromiseWithResolvers<void>[];
+  readonly #ended: boolean[];
+  readonly #stopped: boolean[];
+  readonly #bunReaders: ({ cancel(): Promise<void> } | undefined)[];
   /** The thread is gone (finished, failed, or never started): its wake pipe is closed. */
-  let threadGone = false;
+  #threadGone = false;
 
-  const finish = (index: number) => {
-    ended[index] = true;
-    ends[index]!.resolve();
-  };
-  const stopThread = () => {
-    threadGone = true;
-    thread?.worker.terminate();
-    thread?.wake.close();
-  };
+  constructor(streams: readonly OutputStream[], init: RecordRingInit, thread: ReaderThread | undefined, startTimeoutMs: number) {
+    this.#streams = streams;
+    this.#thread = thread;
+    this.#ring = new RingConsumer(init);
+    this.#ends = streams.map(() => Promise.withResolvers<void>());
+    this.#ended = streams.map(() => false);
+    this.#stopped = streams.map(() => false);
+    this.#bunReaders = streams.map(() => undefined);
+    // A module that fails to load says so at once: no need to wait for the start timeout. A thread
+    // that dies after it started leaves its ring open: close it, and the rest goes to Bun's streams.
+    thread?.worker.addEventListener("error", () => (this.#ring.claim(-1) ? this.#readRestWithBun() : this.#ring.close()));
+    // No thread at all (no FIFO for its wake pipe, or no Worker): Bun's streams from the start.
+    if (thread === undefined && this.#ring.claim(-1)) this.#readRestWithBun();
+    void this.#deliverRecords(startTimeoutMs);
+  }
 
-  /**
-   * Bun's streams read what the thread did not: all of it when the thread never started, or what
-   * is left when it ended without ending a stream (it failed). The thread no longer reads, so
-   * nothing is read twice or out of order.
-   */
-  const readRestWithBun = () => {
-    stopThread();
-    streams.forEach((stream, index) => {
-      if (ended[index]) return;
-      if (stopped[index]) return finish(index);
-      const reader = Bun.file(stream.fd).stream().getReader();
-      bunReaders[index] = reader;
-      void pumpStream(reader, stream.deliver).then(() => finish(index));
-    });
-  };
-  // A module that fails to load says so at once: no need to wait for the start timeout. A thread
-  // that dies after it started leaves its ring open: close it, and the rest goes to Bun's streams.
-  thread?.worker.addEventListener("error", () => (ring.claim(-1) ? readRestWithBun() : ring.close()));
-  // No thread at all (no FIFO for its wake pipe, or no Worker): Bun's streams from the start.
-  if (thread === undefined && ring.claim(-1)) readRestWithBun();
+  ended(index: number): Promise<void> {
+    return this.#ends[index]!.promise;
+  }
 
-  void (async () => {
-    const startTimeout = options.startTimeoutMs ?? THREAD_START_TIMEOUT_MS;
+  async stop(index: number): Promise<void> {
+    if (this.#stopped[index] || this.#ended[index]) return this.#ends[index]!.promise;
+    this.#stopped[index] = true;
+    const bunReader = this.#bunReaders[index];
+    if (bunReader) return bunReader.cancel().then(() => this.#finish(index));
+    // Not started yet: claiming the ring means it never will; the other streams go to Bun.
+    if (this.#ring.claim(-1)) return this.#readRestWithBun();
+    if (this.#threadGone) return this.#ends[index]!.promise;
+    this.#ring.setFlag(index, STOP_REQUESTED);
+    this.#ring.nudge(); // a thread waiting for room
+    writeSync(this.#thread!.wake.writeEnd, "x"); // a thread waiting for readiness (its pipe is open: threadGone is false)
+    return this.#ends[index]!.promise; // its end record: from then on the thread leaves the fd alone
+  }
+
+  /** Hands each record the thread commits to its stream, in ring order, until Bun's streams take over. */
+  async #deliverRecords(startTimeoutMs: number): Promise<void> {
+    const ring = this.#ring;
     let turn = 0;
     for (;;) {
       if (ring.threadStarted === false) return; // Bun's streams took over
@@ -107,41 +124,51 @@ export function openStreamReader(streams: readonly OutputStream[], options: Stre
       const record = ring.head();
       if (record !== undefined) {
         // Also after a stop: these bytes were read before it, and belong in the recording.
-        if (record.bytes.length === 0) finish(record.tag);
-        else streams[record.tag]!.deliver(record.bytes);
+        if (record.bytes.length === 0) this.#finish(record.tag);
+        else this.#streams[record.tag]!.deliver(record.bytes);
         ring.release();
         if (++turn % RECORDS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
         continue;
       }
-      if (ring.closed) return readRestWithBun();
-      const timeout = ring.threadStarted === undefined ? startTimeout : Infinity;
-      if ((await ring.wait(PRODUCED, seen, timeout)) === "timed-out" && ring.claim(-1)) return readRestWithBun();
+      if (ring.closed) return this.#readRestWithBun();
+      const timeout = ring.threadStarted === undefined ? startTimeoutMs : Infinity;
+      if ((await ring.wait(PRODUCED, seen, timeout)) === "timed-out" && ring.claim(-1)) return this.#readRestWithBun();
     }
-  })();
+  }
 
-  return {
-    ended: (index) => ends[index]!.promise,
-    async stop(index) {
-      if (stopped[index] || ended[index]) return ends[index]!.promise;
-      stopped[index] = true;
-      const bunReader = bunReaders[index];
-      if (bunReader) return bunReader.cancel().then(() => finish(index));
-      // Not started yet: claiming the ring means it never will; the other streams go to Bun.
-      if (ring.claim(-1)) return readRestWithBun();
-      if (threadGone) return ends[index]!.promise;
-      ring.setFlag(index, STOP_REQUESTED);
-      ring.nudge(); // a thread waiting for room
-      writeSync(thread!.wake.writeEnd, "x"); // a thread waiting for readiness (its pipe is open: threadGone is false)
-      return ends[index]!.promise; // its end record: from then on the thread leaves the fd alone
-    },
-  };
+  /**
+   * Bun's streams read what the thread did not: all of it when the thread never started, or what
+   * is left when it ended without ending a stream (it failed). The thread no longer reads, so
+   * nothing is read twice or out of order.
+   */
+  #readRestWithBun(): void {
+    this.#stopThread();
+    this.#streams.forEach((stream, index) => {
+      if (this.#ended[index]) return;
+      if (this.#stopped[index]) return this.#finish(index);
+      const reader = Bun.file(stream.fd).stream().getReader();
+      this.#bunReaders[index] = reader;
+      void pumpStream(reader, stream.deliver).then(() => this.#finish(index));
+    });
+  }
+
+  #stopThread(): void {
+    this.#threadGone = true;
+    this.#thread?.worker.terminate();
+    this.#thread?.wake.close();
+  }
+
+  #finish(index: number): void {
+    this.#ended[index] = true;
+    this.#ends[index]!.resolve();
+  }
 }
 
 /**
  * The reader thread and the pipe that wakes it (a stop interrupts its wait with one byte), or
  * undefined when either cannot be made: then Bun's streams read instead, and the run goes on.
  */
-function startThread(init: RecordRingInit, streams: readonly OutputStream[], workerUrl: string): { worker: Worker; wake: FifoPipe } | undefined {
+function startThread(init: RecordRingInit, streams: readonly OutputStream[], workerUrl: string): ReaderThread | undefined {
   let wake: FifoPipe | undefined;
   try {
     wake = openFifoPipe();
