@@ -24,7 +24,8 @@ export interface DrainClock {
   after(ms: number, wake: () => void): () => void;
 }
 
-const realClock: DrainClock = {
+/** The real clock: monotonic milliseconds and real timers (every drain's default). */
+export const systemClock: DrainClock = {
   now: () => performance.now(),
   after(ms, wake) {
     const timer = setTimeout(wake, ms);
@@ -50,7 +51,7 @@ export class DrainWindow {
   constructor(options: DrainWindowOptions = {}) {
     this.#idleMs = options.idleMs ?? POST_EXIT_IDLE_MS;
     this.#maxMs = options.maxMs ?? POST_EXIT_MAX_MS;
-    this.#clock = options.clock ?? realClock;
+    this.#clock = options.clock ?? systemClock;
     this.#lastActivity = this.#clock.now();
   }
 

@@ -21,7 +21,7 @@ export { defineTransport, SpawnError } from "../core/transport.ts";
 
 // Starting a child and reporting how it ended.
 export { childExitOf, toSpawnError } from "./spawn.ts";
-export { DrainWindow, type DrainClock, type DrainWindowOptions } from "./drain-window.ts";
+export { DrainWindow, systemClock, type DrainClock, type DrainWindowOptions } from "./drain-window.ts";
 
 // Reading its output.
 export { pumpStream, type ChunkReader } from "../core/io/pump.ts";
