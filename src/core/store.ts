@@ -12,6 +12,7 @@ import type {
   DerunSessionState,
   SCHEMA_VERSION,
 } from "./enums.ts";
+import type { WindowSize } from "./transport.ts";
 
 /** meta.json: written before the transport starts, rewritten once with the child's PID. */
 export interface SessionMeta {
@@ -23,7 +24,6 @@ export interface SessionMeta {
   /** RFC 3339. */
   readonly started_at: string;
   readonly retention_seconds: number;
-  /** The transport's name: a built-in mode or a third-party plugin's `meta.name`. */
   /** `posix-pty`, `windows-conpty`, `pipe`, or a third-party transport's `meta.name`. */
   readonly transport_mode: string;
   readonly tty_attached: boolean;
@@ -31,6 +31,23 @@ export interface SessionMeta {
   readonly pid: number;
   /** The recording derun process, for liveness. */
   readonly derun_pid: number;
+  /**
+   * The window size the child started with, when derun had a terminal (added field: readers of the
+   * original format ignore it). Later sizes are resize events in events.jsonl.
+   */
+  readonly cols?: number;
+  readonly rows?: number;
+}
+
+/** events.jsonl: one line per event that is not output; only resizes so far. */
+export interface SessionEvent {
+  readonly type: "resize";
+  /** Output bytes recorded before the event: it applies to the bytes from this offset on. */
+  readonly offset: number;
+  readonly cols: number;
+  readonly rows: number;
+  /** RFC 3339 with milliseconds. */
+  readonly timestamp: string;
 }
 
 /** index.jsonl: one line per committed chunk. */
@@ -54,6 +71,11 @@ export interface SessionFinal {
   readonly signal?: string;
   /** When `state` is `failed`, or when capture broke mid-run (the command itself may have exited). */
   readonly error?: string;
+  /**
+   * Line feeds recorded per channel (added field): with it a reader numbers the lines of a finished
+   * session without counting them from the start.
+   */
+  readonly output_lines?: Partial<Record<DerunOutputChannel, number>>;
 }
 
 /** A session as seen by readers: persisted facts plus the derived state. */
@@ -116,7 +138,9 @@ export interface SessionWriter extends AsyncDisposable {
   readonly sessionId: string;
   readonly directory: string;
   /** Rewrite meta.json (atomically) once the child runs; the transport may differ after a fallback. */
-  started(update: { pid: number; transportMode: string; ttyAttached: boolean }): Promise<void>;
+  started(update: { pid: number; transportMode: string; ttyAttached: boolean; size?: WindowSize }): Promise<void>;
+  /** Record that the child's window is now `size` (events.jsonl). Throws on I/O failure, like append. */
+  resized(size: WindowSize, at?: Date): void;
   /**
    * Append one chunk: bytes to output.bin, then its line to index.jsonl. Synchronous so chunk
    * order is the call order. Throws on I/O failure (disk full, EIO); the caller treats capture as
@@ -124,7 +148,7 @@ export interface SessionWriter extends AsyncDisposable {
    */
   append(channel: DerunOutputChannel, bytes: Uint8Array, at?: Date): void;
   /** Write final.json atomically. Call once. */
-  finalize(final: Omit<SessionFinal, "schema_version" | "session_id" | "ended_at"> & { ended_at?: string }): Promise<void>;
+  finalize(final: Omit<SessionFinal, "schema_version" | "session_id" | "ended_at" | "output_lines"> & { ended_at?: string }): Promise<void>;
 }
 
 export interface SweepOptions {
@@ -173,6 +197,8 @@ export interface Store {
    * session.
    */
   waitForOutput(sessionId: string, cursor: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /** The session's events (resizes), in order; at most a few MB of them are read. */
+  events(sessionId: string): Promise<SessionEvent[]>;
   /** Retention GC: remove expired sessions, never live ones. One outcome (and log record) per directory. */
   sweep(options?: SweepOptions): Promise<SweepOutcome[]>;
 }

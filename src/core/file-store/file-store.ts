@@ -10,6 +10,7 @@ import {
   type CreateSessionOptions,
   type OutputSlice,
   type ReadResult,
+  type SessionEvent,
   type SessionInfo,
   type SessionWriter,
   type Store,
@@ -22,6 +23,7 @@ import { IndexCache, type SessionIndex } from "./index-cache.ts";
 import { OutputWaiter } from "./output-waiter.ts";
 import { sweepSessions } from "./retention.ts";
 import { resolveArtifact } from "./session-paths.ts";
+import { readSessionEvents } from "./session-events.ts";
 import { readSessionFacts, type SessionFacts } from "./session-facts.ts";
 import { isValidSessionId } from "./session-id.ts";
 import { createSessionWriter } from "./session-writer.ts";
@@ -102,6 +104,10 @@ export class FileStore implements Store {
       return { committed: info.output_bytes, live: isLiveState(info.state) };
     };
     await this.waiter.wait(facts.dir, cursor, progress, timeoutMs, signal);
+  }
+
+  async events(sessionId: string): Promise<SessionEvent[]> {
+    return readSessionEvents(resolveArtifact(readSessionFacts(this.root, sessionId).dir, "events.jsonl"));
   }
 
   async sweep(options: SweepOptions = {}): Promise<SweepOutcome[]> {

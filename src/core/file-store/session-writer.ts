@@ -11,7 +11,8 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { CreateSessionOptions, SessionFinal, SessionMeta, SessionWriter } from "../store.ts";
+import type { CreateSessionOptions, SessionEvent, SessionFinal, SessionMeta, SessionWriter } from "../store.ts";
+import type { WindowSize } from "../transport.ts";
 import { SCHEMA_VERSION, type DerunOutputChannel } from "../enums.ts";
 import { DerunError } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -87,11 +88,21 @@ function refuseExisting(dir: string, id: string): void {
 /** Open an artifact (a regular file, links not followed), 0600 whatever the umask. */
 const openPrivate = (dir: string, name: ArtifactName, flags: number): number => openRegular(resolveArtifact(dir, name), flags, { mode: 0o600 });
 
+/** Line feeds in `bytes` (indexOf is a native search: about 4 GB/s here, against 2 for a loop). */
+function countLineFeeds(bytes: Uint8Array): number {
+  let count = 0;
+  for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) count += 1;
+  return count;
+}
+
 class FileSessionWriter implements SessionWriter {
   readonly sessionId: string;
   private offset = 0;
   /** Bytes of index.jsonl, all whole lines. */
   private indexBytes = 0;
+  private readonly lineFeeds: Partial<Record<DerunOutputChannel, number>> = {};
+  /** events.jsonl, opened at the first event: most sessions never resize. */
+  private eventsFd: number | undefined;
   private failure: unknown;
   private finalized = false;
   private closed = false;
@@ -107,9 +118,10 @@ class FileSessionWriter implements SessionWriter {
     this.sessionId = meta.session_id;
   }
 
-  async started(update: { pid: number; transportMode: string; ttyAttached: boolean }): Promise<void> {
+  async started(update: { pid: number; transportMode: string; ttyAttached: boolean; size?: WindowSize }): Promise<void> {
     this.assertOpen();
-    this.meta = { ...this.meta, pid: update.pid, transport_mode: update.transportMode, tty_attached: update.ttyAttached };
+    const size = update.size ? { cols: update.size.cols, rows: update.size.rows } : {};
+    this.meta = { ...this.meta, pid: update.pid, transport_mode: update.transportMode, tty_attached: update.ttyAttached, ...size };
     writeFileAtomic(resolveArtifact(this.directory, "meta.json"), `${JSON.stringify(this.meta, null, 2)}\n`);
     this.log.log("info", "session_started", { session_id: this.sessionId, transport_mode: update.transportMode, tty_attached: update.ttyAttached, state_transition: "running" });
   }
@@ -133,10 +145,18 @@ class FileSessionWriter implements SessionWriter {
     }
     this.offset = offset + bytes.length;
     this.indexBytes += line.length;
+    this.lineFeeds[channel] = (this.lineFeeds[channel] ?? 0) + countLineFeeds(bytes);
     if (this.log.debugEnabled) this.log.log("debug", "chunk_appended", { session_id: this.sessionId, chunk_offset: offset, chunk_size: bytes.length });
   }
 
-  async finalize(final: Omit<SessionFinal, "schema_version" | "session_id" | "ended_at"> & { ended_at?: string }): Promise<void> {
+  resized(size: WindowSize, at?: Date): void {
+    this.assertOpen();
+    this.eventsFd ??= openPrivate(this.directory, "events.jsonl", O_WRONLY | O_CREAT | O_APPEND | O_TRUNC);
+    const event: SessionEvent = { type: "resize", offset: this.offset, cols: size.cols, rows: size.rows, timestamp: (at ?? new Date()).toISOString() };
+    writeAllSync(this.eventsFd, Buffer.from(`${JSON.stringify(event)}\n`));
+  }
+
+  async finalize(final: Omit<SessionFinal, "schema_version" | "session_id" | "ended_at" | "output_lines"> & { ended_at?: string }): Promise<void> {
     this.assertOpen();
     if (this.finalized) throw new DerunError("internal", `session ${this.sessionId} is already finalized`);
     this.finalized = true;
@@ -148,6 +168,8 @@ class FileSessionWriter implements SessionWriter {
       ...(final.exit_code === undefined ? {} : { exit_code: final.exit_code }),
       ...(final.signal === undefined ? {} : { signal: final.signal }),
       ...(final.error === undefined ? {} : { error: final.error }),
+      // Only while the transcript is whole: after a failed append the counts describe bytes not kept.
+      ...(this.failure === undefined ? { output_lines: { ...this.lineFeeds } } : {}),
     };
     const target = resolveArtifact(this.directory, "final.json");
     const text = `${JSON.stringify(record, null, 2)}\n`;
@@ -164,7 +186,7 @@ class FileSessionWriter implements SessionWriter {
   async [Symbol.asyncDispose](): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const fd of [this.outputFd, this.indexFd]) fs.closeSync(fd);
+    for (const fd of [this.outputFd, this.indexFd, this.eventsFd]) if (fd !== undefined) fs.closeSync(fd);
     releaseRoom(this.directory);
     unlockFile(this.lockFd);
     fs.closeSync(this.lockFd);

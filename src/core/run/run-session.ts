@@ -7,7 +7,7 @@ import { describeError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { SessionWriter, Store } from "../store.ts";
 import { enterRawMode, inForegroundOfTerminal, type RawModeHandle } from "../terminal.ts";
-import { SpawnError, type ChildExit, type RunningChild, type TerminalProbe, type Transport } from "../transport.ts";
+import { SpawnError, type ChildExit, type RunningChild, type TerminalProbe, type Transport, type WindowSize } from "../transport.ts";
 import { openChild, type OpenedChild, type TransportSource } from "./open-child.ts";
 import { OutputPath } from "./output-path.ts";
 import { openSession, recordingNotice, recordQuietly, type RecordingProblem } from "./session-recording.ts";
@@ -110,8 +110,8 @@ async function runRecorded(
     await using child = opened.child;
     output.attach(child);
     if (!opened.transport.capabilities.tty) terminal.restore();
-    const startedFailure = await recordStart(writer, child, opened, log);
-    const exit = await superviseChild(child, opened.transport, { relay, output, terminal, log });
+    const startedFailure = await recordStart(writer, child, opened, probe, log);
+    const exit = await superviseChild(child, opened.transport, { relay, output, terminal, log, writer, probe });
 
     const error = output.capture.failure ?? startedFailure;
     problem.capture = output.capture.failure;
@@ -143,11 +143,12 @@ const sessionOptions = (request: RunRequest, transportMode: string) => ({
 });
 
 /** meta.json gets the child's PID and the transport actually used; a failure is kept for final.json. */
-async function recordStart(writer: SessionWriter, child: RunningChild, opened: OpenedChild, log: Logger): Promise<string | undefined> {
+async function recordStart(writer: SessionWriter, child: RunningChild, opened: OpenedChild, probe: TerminalProbe, log: Logger): Promise<string | undefined> {
   const { transport } = opened;
+  const size = probe.size ? { size: probe.size } : {};
   const failure = await recordQuietly(
     "recording the child's PID",
-    () => writer.started({ pid: child.pid, transportMode: transport.meta.name, ttyAttached: transport.capabilities.tty }),
+    () => writer.started({ pid: child.pid, transportMode: transport.meta.name, ttyAttached: transport.capabilities.tty, ...size }),
     log,
     writer.sessionId,
   );
@@ -161,17 +162,21 @@ interface Supervision {
   readonly output: OutputPath;
   readonly terminal: UserTerminal;
   readonly log: Logger;
+  readonly writer: SessionWriter;
+  readonly probe: TerminalProbe;
 }
 
 /** Relays signals, keys and resizes to the running child until it has exited and its output is out. */
-async function superviseChild(child: RunningChild, transport: Transport, { relay, output, terminal, log }: Supervision): Promise<ChildExit> {
+async function superviseChild(child: RunningChild, transport: Transport, { relay, output, terminal, log, writer, probe }: Supervision): Promise<ChildExit> {
   // Without a PTY of its own the child shares derun's process group: when that group is a
   // terminal's foreground, the terminal already delivered Ctrl-C and friends to the child, and
   // forwarding them again would make it see each one twice.
   const terminalSignalsReachChild = !transport.capabilities.tty && inForegroundOfTerminal();
   relay.attach(child, (signal) => !(terminalSignalsReachChild && TERMINAL_SIGNALS.has(signal)));
   const stopInput = transport.capabilities.input === "forward" ? forwardInput(child, log) : () => {};
-  const stopResize = transport.capabilities.resize ? followResize(child) : () => {};
+  // A resize is recorded like output: a side channel whose failure never reaches the child.
+  const recordResize = (size: WindowSize) => void recordQuietly("recording a resize", async () => writer.resized(size), log, writer.sessionId);
+  const stopResize = transport.capabilities.resize ? followResize(child, probe.size, recordResize) : () => {};
   try {
     return await child.exited;
   } finally {

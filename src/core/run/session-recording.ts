@@ -53,6 +53,7 @@ const unrecorded: SessionWriter = {
   directory: "",
   async started() {},
   append() {},
+  resized() {},
   async finalize() {},
   async [Symbol.asyncDispose]() {},
 };

@@ -5,7 +5,7 @@
 import { describeError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { readWindowSize } from "../terminal.ts";
-import type { RunningChild } from "../transport.ts";
+import type { RunningChild, WindowSize } from "../transport.ts";
 
 /**
  * Forward derun's stdin to the child byte for byte.
@@ -54,15 +54,21 @@ function forwardProcessStdin(write: (bytes: Uint8Array) => void, log: Logger): (
 
 /**
  * Propagate window size changes of derun's terminal to the child, and sync it once now (a resize
- * during start-up happened before anyone listened). The terminal may be on stderr alone
+ * during start-up happened before anyone listened), telling `onResized` each size that differs from
+ * the last (`initial`, the size the child started with). The terminal may be on stderr alone
  * (`derun run -- make | tee log`), where `pipe` gives the child's stderr a terminal to resize.
  */
-export function followResize(child: RunningChild): () => void {
+export function followResize(child: RunningChild, initial: WindowSize | undefined, onResized: (size: WindowSize) => void): () => void {
   const resize = child.resize?.bind(child);
   if (resize === undefined) return () => {};
+  let last = initial;
   const onResize = () => {
     const size = readWindowSize(1) ?? readWindowSize(2);
-    if (size) resize(size);
+    if (!size) return;
+    resize(size);
+    if (size.cols === last?.cols && size.rows === last.rows) return;
+    last = size;
+    onResized(size);
   };
   process.on("SIGWINCH", onResize);
   onResize();
