@@ -2,7 +2,7 @@
  * The Store interface: session artifacts on disk, and the types of what is persisted.
  *
  * Layout under the state root: `sessions/<session-id>/{meta.json, output.bin, index.jsonl,
- * final.json, append.lock}`. Field names are snake_case, as in the Go original, so people and other
+ * final.json, append.lock}`. Field names are snake_case (docs/format.md), so people and other
  * tools can read the files directly. Every read and write resolves real paths first and refuses
  * anything that escapes `sessions/<session-id>` (DerunError "unsafe_path").
  */
@@ -12,6 +12,7 @@ import type {
   DerunSessionState,
   SCHEMA_VERSION,
 } from "./enums.ts";
+import type { CommandRecord } from "./shell/commands.ts";
 import type { WindowSize } from "./transport.ts";
 
 /** meta.json: written before the transport starts, rewritten once with the child's PID. */
@@ -37,6 +38,8 @@ export interface SessionMeta {
    */
   readonly cols?: number;
   readonly rows?: number;
+  /** A shell session (`derun shell`): its commands are recorded in commands.jsonl (added field). */
+  readonly records_commands?: boolean;
 }
 
 /** events.jsonl: one line per event that is not output; only resizes so far. */
@@ -76,6 +79,8 @@ export interface SessionFinal {
    * session without counting them from the start.
    */
   readonly output_lines?: Partial<Record<DerunOutputChannel, number>>;
+  /** Shell sessions: whether the shell printed any command marks (without them, no records). */
+  readonly command_marks_seen?: boolean;
 }
 
 /** A session as seen by readers: persisted facts plus the derived state. */
@@ -128,6 +133,8 @@ export interface CreateSessionOptions {
   readonly retentionSeconds: number;
   readonly transportMode: string;
   readonly ttyAttached: boolean;
+  /** Record the commands of a shell session (see {@link SessionMeta.records_commands}). */
+  readonly recordsCommands?: boolean;
 }
 
 /**
@@ -141,6 +148,8 @@ export interface SessionWriter extends AsyncDisposable {
   started(update: { pid: number; transportMode: string; ttyAttached: boolean; size?: WindowSize }): Promise<void>;
   /** Record that the child's window is now `size` (events.jsonl). Throws on I/O failure, like append. */
   resized(size: WindowSize, at?: Date): void;
+  /** Append one finished command of a shell session (commands.jsonl). Throws on I/O failure. */
+  recordCommand(record: CommandRecord): void;
   /**
    * Append one chunk: bytes to output.bin, then its line to index.jsonl. Synchronous so chunk
    * order is the call order. Throws on I/O failure (disk full, EIO); the caller treats capture as
@@ -199,6 +208,8 @@ export interface Store {
   waitForOutput(sessionId: string, cursor: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
   /** The session's events (resizes), in order; at most a few MB of them are read. */
   events(sessionId: string): Promise<SessionEvent[]>;
+  /** The recorded commands of a shell session, in order (none for other sessions). */
+  commands(sessionId: string): Promise<CommandRecord[]>;
   /** Retention GC: remove expired sessions, never live ones. One outcome (and log record) per directory. */
   sweep(options?: SweepOptions): Promise<SweepOutcome[]>;
 }

@@ -9,7 +9,7 @@ import type { Store } from "../core/store.ts";
 import { LineTransport } from "./line-transport.ts";
 import { createDerunServer } from "./server.ts";
 
-/** Retention GC interval of a running MCP server (contract default). */
+/** Retention GC interval of a running MCP server (docs/format.md, "Retention"). */
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 /**

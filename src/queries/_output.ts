@@ -15,7 +15,7 @@ interface ChunkBase {
 }
 export type OutputChunk = (ChunkBase & { readonly data: string }) | (ChunkBase & { readonly data_base64: string });
 
-/** The derun_read_output result (DESIGN.md §5). */
+/** The derun_read_output result. */
 export interface ReadOutputResult {
   readonly schema_version: typeof SCHEMA_VERSION;
   readonly session_id: string;

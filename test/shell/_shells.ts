@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { Terminal } from "@xterm/headless";
 import { shellInit, type ShellKind } from "../../src/core/shell/init.ts";
 import { prepareShellLaunch, type ShellLaunch } from "../../src/core/shell/launch.ts";
-import { tempDir } from "../helpers/cli.ts";
+import { derunArgv, tempDir } from "../helpers/cli.ts";
 import { spawnInPty, type PtyRun } from "../helpers/pty.ts";
 
 export const PROMPT = "derun-test> ";
@@ -77,19 +77,32 @@ export interface Shell extends AsyncDisposable {
 
 const count = (text: string, part: string) => text.split(part).length - 1;
 
-/** Starts `kind` in `home`: with the marks as `derun shell` will (`withMarks`), or plainly. */
+/** `derun shell` itself, recording into `stateRoot` under `sessionId`. */
+export interface ViaDerun {
+  readonly stateRoot: string;
+  readonly sessionId: string;
+}
+
+/**
+ * Starts `kind` in `home`: with the marks as `derun shell` starts it (`withMarks`), or plainly, or
+ * through `derun shell` itself (`viaDerun`).
+ */
 export function startShell(
   kind: ShellKind,
   home: ShellHome,
-  options: { withMarks: boolean; args?: readonly string[]; env?: Record<string, string> },
+  options: { withMarks: boolean; args?: readonly string[]; env?: Record<string, string>; viaDerun?: ViaDerun },
 ): Shell {
+  const { viaDerun } = options;
   const env: Record<string, string> = {
     HOME: home.path, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color", LANG: "C.UTF-8",
-    USER: "derun", SHELL: Bun.which(kind)!, DERUN_SESSION_ID: "shell-marks-test", ...options.env,
+    USER: "derun", SHELL: Bun.which(kind)!, ...(viaDerun ? { DERUN_STATE_ROOT: viaDerun.stateRoot } : { DERUN_SESSION_ID: "shell-marks-test" }), ...options.env,
   };
   const args = options.args ?? [];
-  const launch = options.withMarks ? prepareShellLaunch({ shell: kind, args, env }) : undefined;
-  const run = spawnInPty(launch ? launch.argv : [kind, ...args], { env: { ...(launch?.env ?? env) }, cwd: home.path, cols: COLS, rows: ROWS });
+  const launch = options.withMarks && !viaDerun ? prepareShellLaunch({ shell: kind, args, env }) : undefined;
+  const argv = viaDerun ? [...derunArgv(), "shell", "--session-id", viaDerun.sessionId, "--", kind, ...args] : launch ? launch.argv : [kind, ...args];
+  const run = spawnInPty(argv, { env: { ...(launch?.env ?? env) }, cwd: home.path, cols: COLS, rows: ROWS });
+  // The shell's own pid: derun's child when derun runs it (from meta.json, once recorded).
+  const shellPid = () => (viaDerun ? Number(JSON.parse(readFileSync(join(viaDerun.stateRoot, "sessions", viaDerun.sessionId, "meta.json"), "utf8")).pid) : run.proc.pid);
   const until = (what: string, predicate: (raw: string, text: string) => boolean) =>
     bounded(run, what, run.waitFor((raw) => predicate(raw, Bun.stripANSI(raw)), what));
   return {
@@ -100,7 +113,7 @@ export function startShell(
     prompts: (n) => until(`prompt ${n}`, (_raw, text) => count(text, PROMPT) >= n),
     async running(command) {
       const stop = { now: false };
-      await bounded(run, `${command} in the foreground`, foreground(run.proc.pid, command, stop)).finally(() => (stop.now = true));
+      await bounded(run, `${command} in the foreground`, foreground(shellPid, command, stop)).finally(() => (stop.now = true));
     },
     async exit() {
       run.type("exit\r");
@@ -126,9 +139,10 @@ function bounded(run: PtyRun, what: string, wait: Promise<void>): Promise<void> 
 }
 
 /** Resolves once the terminal's foreground process group (stat field tpgid) leads with `command`. */
-async function foreground(shellPid: number, command: string, stop: { now: boolean }): Promise<void> {
+async function foreground(shellPidOf: () => number, command: string, stop: { now: boolean }): Promise<void> {
   while (!stop.now) {
     try {
+      const shellPid = shellPidOf();
       const fields = readFileSync(`/proc/${shellPid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ");
       const tpgid = Number(fields[5]);
       if (tpgid > 0 && tpgid !== shellPid && readFileSync(`/proc/${tpgid}/comm`, "utf8").trim() === command) return;

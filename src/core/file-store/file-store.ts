@@ -23,7 +23,9 @@ import { IndexCache, type SessionIndex } from "./index-cache.ts";
 import { OutputWaiter } from "./output-waiter.ts";
 import { sweepSessions } from "./retention.ts";
 import { resolveArtifact } from "./session-paths.ts";
-import { readSessionEvents } from "./session-events.ts";
+import type { CommandRecord } from "../shell/commands.ts";
+import { readJsonlFile } from "./jsonl-file.ts";
+import { parseCommand, parseEvent } from "./session-events.ts";
 import { readSessionFacts, type SessionFacts } from "./session-facts.ts";
 import { isValidSessionId } from "./session-id.ts";
 import { createSessionWriter } from "./session-writer.ts";
@@ -107,7 +109,11 @@ export class FileStore implements Store {
   }
 
   async events(sessionId: string): Promise<SessionEvent[]> {
-    return readSessionEvents(resolveArtifact(readSessionFacts(this.root, sessionId).dir, "events.jsonl"));
+    return readJsonlFile(resolveArtifact(readSessionFacts(this.root, sessionId).dir, "events.jsonl"), parseEvent);
+  }
+
+  async commands(sessionId: string): Promise<CommandRecord[]> {
+    return readJsonlFile(resolveArtifact(readSessionFacts(this.root, sessionId).dir, "commands.jsonl"), parseCommand);
   }
 
   async sweep(options: SweepOptions = {}): Promise<SweepOutcome[]> {

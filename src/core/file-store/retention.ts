@@ -1,5 +1,5 @@
 /**
- * Retention GC (contract "Retention"). Each directory under `sessions/` gets exactly one outcome and
+ * Retention GC (docs/format.md, "Retention"). Each directory under `sessions/` gets exactly one outcome and
  * one log record. Readable sessions expire at (end, or last touch if their derun died, or start) +
  * their own retention_seconds; unreadable ones at their newest mtime + the sweep TTL. Sessions whose
  * writer still holds `append.lock` are never removed, and removal never follows a symlink.

@@ -85,8 +85,8 @@ export const retentionOf = (meta: Partial<SessionMeta>, fallback = DEFAULT_RETEN
   Number.isSafeInteger(meta.retention_seconds) && meta.retention_seconds! > 0 ? meta.retention_seconds! : fallback;
 
 /**
- * Newest modification time of `dir` and its direct children, without following symlinks (the
- * contract's `lastTouchedAt`). Throws if the directory itself cannot be read.
+ * Newest modification time of `dir` and its direct children, without following symlinks: the last
+ * touch that decides when an unreadable session expires. Throws if the directory cannot be read.
  */
 export function lastModified(dir: string): Date {
   let newest = fs.lstatSync(dir).mtimeMs;

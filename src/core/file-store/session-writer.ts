@@ -1,5 +1,5 @@
 /**
- * The single writer of one session (contract "Write consistency"; DESIGN §3.9-3.10). It holds
+ * The single writer of one session (docs/format.md, "Files of a session"). It holds
  * `append.lock` for its whole life, keeps output.bin and index.jsonl open, and appends with plain
  * synchronous writes: bytes first, then the index line, so the index never describes bytes that
  * are not there. A write that fails (a full disk) is cut back off both files, and room kept since
@@ -12,6 +12,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { CreateSessionOptions, SessionEvent, SessionFinal, SessionMeta, SessionWriter } from "../store.ts";
+import type { CommandRecord } from "../shell/commands.ts";
 import type { WindowSize } from "../transport.ts";
 import { SCHEMA_VERSION, type DerunOutputChannel } from "../enums.ts";
 import { DerunError } from "../errors.ts";
@@ -54,6 +55,7 @@ export async function createSessionWriter(root: string, options: CreateSessionOp
       tty_attached: options.ttyAttached,
       pid: 0,
       derun_pid: process.pid,
+      ...(options.recordsCommands ? { records_commands: true } : {}),
     };
     writeFileAtomic(resolveArtifact(dir, "meta.json"), `${JSON.stringify(meta, null, 2)}\n`);
     log.log("info", "session_created", { session_id: id, transport_mode: meta.transport_mode, tty_attached: meta.tty_attached, state_transition: "starting" });
@@ -101,8 +103,9 @@ class FileSessionWriter implements SessionWriter {
   /** Bytes of index.jsonl, all whole lines. */
   private indexBytes = 0;
   private readonly lineFeeds: Partial<Record<DerunOutputChannel, number>> = {};
-  /** events.jsonl, opened at the first event: most sessions never resize. */
+  /** events.jsonl and commands.jsonl, each opened at its first line: most sessions have none. */
   private eventsFd: number | undefined;
+  private commandsFd: number | undefined;
   private failure: unknown;
   private finalized = false;
   private closed = false;
@@ -156,6 +159,12 @@ class FileSessionWriter implements SessionWriter {
     writeAllSync(this.eventsFd, Buffer.from(`${JSON.stringify(event)}\n`));
   }
 
+  recordCommand(record: CommandRecord): void {
+    this.assertOpen();
+    this.commandsFd ??= openPrivate(this.directory, "commands.jsonl", O_WRONLY | O_CREAT | O_APPEND | O_TRUNC);
+    writeAllSync(this.commandsFd, Buffer.from(`${JSON.stringify(record)}\n`));
+  }
+
   async finalize(final: Omit<SessionFinal, "schema_version" | "session_id" | "ended_at" | "output_lines"> & { ended_at?: string }): Promise<void> {
     this.assertOpen();
     if (this.finalized) throw new DerunError("internal", `session ${this.sessionId} is already finalized`);
@@ -168,6 +177,7 @@ class FileSessionWriter implements SessionWriter {
       ...(final.exit_code === undefined ? {} : { exit_code: final.exit_code }),
       ...(final.signal === undefined ? {} : { signal: final.signal }),
       ...(final.error === undefined ? {} : { error: final.error }),
+      ...(final.command_marks_seen === undefined ? {} : { command_marks_seen: final.command_marks_seen }),
       // Only while the transcript is whole: after a failed append the counts describe bytes not kept.
       ...(this.failure === undefined ? { output_lines: { ...this.lineFeeds } } : {}),
     };
@@ -186,7 +196,7 @@ class FileSessionWriter implements SessionWriter {
   async [Symbol.asyncDispose](): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const fd of [this.outputFd, this.indexFd, this.eventsFd]) if (fd !== undefined) fs.closeSync(fd);
+    for (const fd of [this.outputFd, this.indexFd, this.eventsFd, this.commandsFd]) if (fd !== undefined) fs.closeSync(fd);
     releaseRoom(this.directory);
     unlockFile(this.lockFd);
     fs.closeSync(this.lockFd);

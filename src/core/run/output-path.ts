@@ -9,17 +9,21 @@ import type { Logger } from "../log.ts";
 import type { SessionWriter } from "../store.ts";
 import type { RunningChild } from "../transport.ts";
 import { Capture } from "./capture.ts";
+import { CommandLog } from "./command-log.ts";
 import { channelsOfFd, createForwarder, type Forwarder } from "./forward.ts";
 
 export class OutputPath {
   readonly capture: Capture;
+  /** A shell session's per-command records, read from the captured bytes. */
+  readonly commands: CommandLog | undefined;
   readonly #forward: Forwarder;
   #child: RunningChild | undefined;
   /** derun's fds whose reader went away, remembered until the child exists. */
   readonly #brokenFds = new Set<number>();
 
-  constructor(writer: SessionWriter, log: Logger) {
+  constructor(writer: SessionWriter, log: Logger, options: { readonly recordCommands?: boolean } = {}) {
     this.capture = new Capture(writer, log);
+    this.commands = options.recordCommands ? new CommandLog(writer, log) : undefined;
     this.#forward = createForwarder((fd) => {
       this.#brokenFds.add(fd);
       if (this.#child) passBrokenPipe(this.#child, fd);
@@ -33,7 +37,12 @@ export class OutputPath {
    */
   readonly onOutput = (channel: DerunOutputChannel, bytes: Uint8Array): void => {
     const at = new Date();
-    this.#forward.write(channel, bytes, (written) => this.capture.append(channel, written, at));
+    this.#forward.write(channel, bytes, (written) => {
+      this.capture.append(channel, written, at);
+      if (this.commands === undefined) return;
+      if (this.capture.failure === undefined) this.commands.observe(channel, written);
+      else this.commands.stop();
+    });
   };
 
   /** The child now exists: it meets the broken pipes seen so far, and those to come. */

@@ -22,6 +22,10 @@ export interface RunRequest {
   readonly transport?: string;
   readonly cwd: string;
   readonly env: Record<string, string | undefined>;
+  /** A shell session: record each command from the shell's integration marks (`derun shell`). */
+  readonly recordCommands?: boolean;
+  /** The argv meta.json records, when what runs differs (a shell started with derun's startup files). */
+  readonly recordedCommand?: readonly string[];
 }
 
 export interface RunDeps {
@@ -94,7 +98,7 @@ async function runRecorded(
     } catch (error) {
       return await fail(writer, log, 1, describeError(error), problem);
     }
-    const output = new OutputPath(writer, log);
+    const output = new OutputPath(writer, log, { recordCommands: request.recordCommands ?? false });
     // Raw before the child starts, or its first output is post-processed by our terminal too.
     if (transport.capabilities.tty) terminal.enterRaw();
     let opened: OpenedChild;
@@ -115,12 +119,14 @@ async function runRecorded(
 
     const error = output.capture.failure ?? startedFailure;
     problem.capture = output.capture.failure;
+    const commands = output.commands?.finish();
     problem.final = await recordQuietly(
       "writing final.json",
       () =>
         writer.finalize({
           ...(exit.kind === "exited" ? { state: "exited", exit_code: exit.code } : { state: "signaled", signal: exit.signal }),
           ...(error === undefined ? {} : { error }),
+          ...(commands ? { command_marks_seen: commands.marksSeen } : {}),
         }),
       log,
       writer.sessionId,
@@ -135,11 +141,12 @@ async function runRecorded(
 
 const sessionOptions = (request: RunRequest, transportMode: string) => ({
   ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
-  command: request.command,
+  command: request.recordedCommand ?? request.command,
   workingDirectory: request.cwd,
   retentionSeconds: request.retentionSeconds,
   transportMode,
   ttyAttached: false,
+  ...(request.recordCommands ? { recordsCommands: true } : {}),
 });
 
 /** meta.json gets the child's PID and the transport actually used; a failure is kept for final.json. */

@@ -54,6 +54,7 @@ const unrecorded: SessionWriter = {
   async started() {},
   append() {},
   resized() {},
+  recordCommand() {},
   async finalize() {},
   async [Symbol.asyncDispose]() {},
 };

@@ -1,5 +1,5 @@
 /**
- * The retention sweep at `derun run` start-up (contract: expired sessions are cleaned up when
+ * The retention sweep at `derun run` start-up (docs/format.md, "Retention": expired sessions are cleaned up when
  * `derun run` starts), at most once a minute per state root.
  *
  * A sweep reads every session directory, so sweeping on every start made start-up grow with the

@@ -1,7 +1,8 @@
 /**
  * posix-pty: the child runs on a pseudo-terminal allocated by Bun itself (inline
- * `Bun.spawn(argv, { terminal })`). Chosen over bun-pty because it hands out the raw bytes: 50 MB
- * of random data arrived byte-exact (DESIGN.md §3.1). Importing this module has no side effects.
+ * `Bun.spawn(argv, { terminal })`). Chosen over bun-pty because it hands out the raw bytes, where
+ * bun-pty decodes them as UTF-8 and loses every invalid byte. Importing this module has no side
+ * effects.
  */
 import { childExitOf, defineTransport, DrainWindow, toSpawnError, type RunningChild, type TransportOpenOptions } from "../../plugin-api/index.ts";
 
