@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { LogFields, Logger, LogLevel } from "./log.ts";
-import { ensurePrivateDir, openRegular } from "./safe-fs/index.ts";
+import { ensureStateDir, openRegular } from "./safe-fs/index.ts";
 
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 const MAX_BYTES = 4 * 1024 * 1024;
@@ -22,7 +22,7 @@ const isLevel = (v: unknown): v is LogLevel => typeof v === "string" && v in LEV
 export function openLogSink(root: string, options: { level?: LogLevel; component?: string } = {}): Logger {
   const threshold = LEVELS[chooseLevel(options.level)];
   const component = options.component ?? "derun";
-  const file = new RotatingLogFile(path.join(root, "logs"));
+  const file = new RotatingLogFile(root);
   return {
     debugEnabled: threshold <= LEVELS.debug,
     log(recordLevel: LogLevel, event: string, fields?: LogFields) {
@@ -50,19 +50,20 @@ function recordLine(level: LogLevel, event: string, component: string, fields: L
 }
 
 /**
- * `derun.jsonl` in `dir`, opened on the first write and rotated once it would pass MAX_BYTES. Every
- * I/O error is swallowed: after one, the file is closed and the next open waits REOPEN_AFTER_MS.
+ * `logs/derun.jsonl` under the state root, opened on the first write and rotated once it would pass
+ * MAX_BYTES. Every I/O error is swallowed: after one, the file is closed and the next open waits
+ * REOPEN_AFTER_MS.
  */
 class RotatingLogFile {
-  readonly #dir: string;
+  readonly #root: string;
   readonly #file: string;
   #fd: number | undefined;
   #size = 0;
   #failedAt = -Infinity;
 
-  constructor(dir: string) {
-    this.#dir = dir;
-    this.#file = path.join(dir, "derun.jsonl");
+  constructor(root: string) {
+    this.#root = root;
+    this.#file = path.join(root, "logs", "derun.jsonl");
   }
 
   write(line: string): void {
@@ -86,7 +87,8 @@ class RotatingLogFile {
     if (this.#fd !== undefined) return this.#fd;
     if (Date.now() - this.#failedAt < REOPEN_AFTER_MS) return undefined;
     try {
-      ensurePrivateDir(this.#dir);
+      // Never through a symlinked logs/ (ensureStateDir refuses it), nor a symlinked file (O_NOFOLLOW).
+      ensureStateDir(this.#root, "logs");
       // A FIFO or other non-regular file planted here is refused instead of blocking the run.
       const opened = openRegular(this.#file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_APPEND, { code: "unsafe_path", mode: 0o600 });
       this.#size = fs.fstatSync(opened).size;
