@@ -14,6 +14,16 @@ export function workerThatNeverStarts(dir: string): string {
   return Bun.pathToFileURL(file).href;
 }
 
+/**
+ * A worker module in `dir` that never finishes loading and never fails: a thread still starting, as
+ * under load when derun runs from source. Its file URL.
+ */
+export function workerStillLoading(dir: string): string {
+  const file = join(dir, "loading.worker.ts");
+  writeFileSync(file, "await new Promise(() => {});\n");
+  return Bun.pathToFileURL(file).href;
+}
+
 /** The state letter of a process (`R` running, `S` sleeping, `T` stopped, `Z` zombie), or undefined once it is gone. */
 export function processState(pid: number): string | undefined {
   try {

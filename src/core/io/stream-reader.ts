@@ -13,7 +13,7 @@
  * If the thread cannot start (its module did not load), Bun's streams take over after the start
  * timeout; nothing was read by then, so no byte is lost or reordered.
  */
-import { writeSync } from "node:fs";
+import { readSync, writeSync } from "node:fs";
 import { createRecordRing, PRODUCED, RingConsumer, THREAD_START_TIMEOUT_MS, type RecordRingInit } from "./record-ring.ts";
 import { pumpStream } from "./pump.ts";
 import { openFifoPipe, type FifoPipe } from "./fifo-pipe.ts";
@@ -104,7 +104,12 @@ class RingStreamReader implements StreamReader {
     if (this.#stopped[index] || this.#ended[index]) return this.#ends[index]!.promise;
     this.#stopped[index] = true;
     const bunReader = this.#bunReaders[index];
-    if (bunReader) return bunReader.cancel().then(() => this.#finish(index));
+    if (bunReader) {
+      return bunReader.cancel().then(() => {
+        readWhatIsThere(this.#streams[index]!);
+        this.#finish(index);
+      });
+    }
     // Not started yet: claiming the ring means it never will; the other streams go to Bun.
     if (this.#ring.claim(-1)) return this.#readRestWithBun();
     if (this.#threadGone) return this.#ends[index]!.promise;
@@ -145,7 +150,10 @@ class RingStreamReader implements StreamReader {
     this.#stopThread();
     this.#streams.forEach((stream, index) => {
       if (this.#ended[index]) return;
-      if (this.#stopped[index]) return this.#finish(index);
+      if (this.#stopped[index]) {
+        readWhatIsThere(stream);
+        return this.#finish(index);
+      }
       const reader = Bun.file(stream.fd).stream().getReader();
       this.#bunReaders[index] = reader;
       void pumpStream(reader, stream.deliver).then(() => this.#finish(index));
@@ -161,6 +169,31 @@ class RingStreamReader implements StreamReader {
   #finish(index: number): void {
     this.#ended[index] = true;
     this.#ends[index]!.resolve();
+  }
+}
+
+/** The most a stream stopped before anyone read it gives up at once: a few times a pipe's capacity. */
+const STOPPED_UNREAD_MAX_BYTES = 1024 * 1024;
+
+/**
+ * A stream stopped before it was read to the end (the thread had not started when the child exited
+ * and the drain gave up waiting, as on a loaded machine; or Bun's reader had not caught up): what it
+ * holds now was written before the stop and belongs in the output. Its fd is non-blocking: read until it is empty (EAGAIN), at its end (EOF,
+ * or EIO for a PTY), or at the bound (a grandchild that keeps writing cannot hold derun).
+ */
+function readWhatIsThere({ fd, deliver }: OutputStream): void {
+  // A Uint8Array, not a Buffer: a consumer's slice() must copy (Buffer's slice is a view).
+  const buffer = new Uint8Array(64 * 1024);
+  for (let total = 0; total < STOPPED_UNREAD_MAX_BYTES; ) {
+    let length: number;
+    try {
+      length = readSync(fd, buffer, 0, Math.min(buffer.length, STOPPED_UNREAD_MAX_BYTES - total), null);
+    } catch {
+      return; // EAGAIN: nothing more there; EIO: a PTY whose writers are gone
+    }
+    if (length <= 0) return;
+    deliver(buffer.subarray(0, length));
+    total += length;
   }
 }
 
