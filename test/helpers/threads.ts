@@ -20,3 +20,15 @@ export function processState(pid: number): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * Resolves once process `pid` is in `state` (a signal sent to it a moment ago lands when the kernel
+ * next schedules it, not at once). Rejects after `timeoutMs`, a bound for a test that went wrong.
+ */
+export async function waitForProcessState(pid: number, state: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (processState(pid) !== state) {
+    if (performance.now() > deadline) throw new Error(`process ${pid} never reached state ${state} (now ${processState(pid)})`);
+    await Bun.sleep(1);
+  }
+}
