@@ -16,6 +16,8 @@ export const channelsOfFd = (fd: number): DerunOutputChannel[] =>
 export interface Forwarder {
   /** Never throws, and never alters the chunk. */
   write(channel: DerunOutputChannel, bytes: Uint8Array): void;
+  /** Blocks until everything forwarded so far has reached its fd; forwarding goes on after it. */
+  drain(): void;
   /** Blocks until everything forwarded so far has reached its fd (see OutputWriter.close). */
   flush(): void;
 }
@@ -34,6 +36,7 @@ export function createForwarder(onBrokenPipe: (fd: number) => void, log: Logger)
   });
   return {
     write: (channel, bytes) => writer.write(FD_OF_CHANNEL[channel], bytes),
+    drain: () => writer.drain(),
     flush: () => writer.close(),
   };
 }

@@ -6,13 +6,16 @@
 import { describeError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { SessionWriter, Store } from "../store.ts";
-import { enterRawMode, inForegroundOfTerminal, type RawModeHandle } from "../terminal.ts";
+import { inForegroundOfTerminal } from "../terminal.ts";
+import { hungUp } from "../terminal-takeover.ts";
 import { SpawnError, type ChildExit, type RunningChild, type TerminalProbe, type Transport } from "../transport.ts";
 import { openChild, type OpenedChild, type TransportSource } from "./open-child.ts";
 import { OutputPath } from "./output-path.ts";
 import { openSession, recordQuietly } from "./session-recording.ts";
 import { FORWARDED_SIGNALS, relaySignals, TERMINAL_SIGNALS, type SignalRelay } from "./signals.ts";
-import { followResize, forwardInput } from "./user-input.ts";
+import { mirrorJob } from "./job-mirror.ts";
+import { followResize, InputForwarder, syncWindowSize } from "./user-input.ts";
+import { UserTerminal } from "./user-terminal.ts";
 
 export interface RunRequest {
   readonly command: readonly string[];
@@ -64,12 +67,17 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
       return await fail(writer, log, 1, describeError(error));
     }
     const output = new OutputPath(writer, log);
-    // Raw before the child starts, or its first output is post-processed by our terminal too.
-    if (transport.capabilities.tty) terminal.enterRaw();
+    const userTerminal = transport.capabilities.tty ? terminal.takeOverForChild() : undefined;
     let opened: OpenedChild;
     try {
       // The size the probe read a moment ago; a resize since then is synced once the child runs.
-      const options = { cwd: request.cwd, env: request.env, onOutput: output.onOutput, ...(probe.size ? { size: probe.size } : {}) };
+      const options = {
+        cwd: request.cwd,
+        env: request.env,
+        onOutput: output.onOutput,
+        ...(probe.size ? { size: probe.size } : {}),
+        ...(userTerminal ? { terminal: userTerminal } : {}),
+      };
       opened = await openChild({ transport, command: request.command, options, probe, transports, log });
     } catch (error) {
       terminal.restore();
@@ -80,7 +88,7 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
     output.attach(child);
     if (!opened.transport.capabilities.tty) terminal.restore();
     const startedFailure = await recordStart(writer, child, opened, log);
-    const exit = await superviseChild(child, opened.transport, { relay, output, terminal, log });
+    const exit = await superviseChild(child, opened.transport, { relay, output, terminal, log, sessionId: writer.sessionId });
 
     const error = output.capture.failure ?? startedFailure;
     await recordQuietly(
@@ -130,49 +138,38 @@ interface Supervision {
   readonly output: OutputPath;
   readonly terminal: UserTerminal;
   readonly log: Logger;
+  readonly sessionId: string;
 }
 
-/** Relays signals, keys and resizes to the running child until it has exited and its output is out. */
-async function superviseChild(child: RunningChild, transport: Transport, { relay, output, terminal, log }: Supervision): Promise<ChildExit> {
+/**
+ * Relays signals, keys and resizes to the running child, and its stops to derun's shell, until it
+ * has exited and its output is out.
+ */
+async function superviseChild(child: RunningChild, transport: Transport, supervision: Supervision): Promise<ChildExit> {
+  const { relay, output, terminal, log, sessionId } = supervision;
   // Without a PTY of its own the child shares derun's process group: when that group is a
   // terminal's foreground, the terminal already delivered Ctrl-C and friends to the child, and
   // forwarding them again would make it see each one twice.
   const terminalSignalsReachChild = !transport.capabilities.tty && inForegroundOfTerminal();
   relay.attach(child, (signal) => !(terminalSignalsReachChild && TERMINAL_SIGNALS.has(signal)));
-  const stopInput = transport.capabilities.input === "forward" ? forwardInput(child, log) : () => {};
+  const input = transport.capabilities.input === "forward" ? new InputForwarder(child, log) : undefined;
   const stopResize = transport.capabilities.resize ? followResize(child) : () => {};
+  const stopMirror = mirrorJob(child, { terminal, input, output, syncSize: () => syncWindowSize(child), log, sessionId });
+  // Forwarded as any signal; when derun's own terminal is gone, the child's terminal goes too (a
+  // child that ignores SIGHUP then meets EIO, as it would on derun's terminal).
+  const onHangUp = () => terminal.wasTerminal && hungUp(0) && child.hangUp?.();
+  process.on("SIGHUP", onHangUp);
   try {
     return await child.exited;
   } finally {
-    stopInput();
+    process.removeListener("SIGHUP", onHangUp);
+    stopMirror();
+    void input?.stop();
     stopResize();
     // The last bytes still on their way to the screen were written in raw mode: they land before
     // the terminal is restored (or `\n` of the child's last line would become `\r\n`).
     output.flush();
     terminal.restore();
-  }
-}
-
-/** derun's own terminal: raw while a terminal transport runs, restored on every way out (exit included). */
-class UserTerminal {
-  #raw: RawModeHandle | undefined;
-  readonly #restoreAtExit = () => this.restore();
-
-  constructor() {
-    process.on("exit", this.#restoreAtExit);
-  }
-
-  enterRaw(): void {
-    this.#raw = enterRawMode(0);
-  }
-
-  restore(): void {
-    this.#raw?.restore();
-  }
-
-  dispose(): void {
-    this.restore();
-    process.removeListener("exit", this.#restoreAtExit);
   }
 }
 
