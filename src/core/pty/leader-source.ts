@@ -75,6 +75,19 @@ enum { EV_PID = 1, EV_EXEC_ERROR = 2, EV_STOPPED = 3, EV_EXIT = 4 };
 enum { CMD_FG = 1, CMD_BG = 2 };
 
 static int wake_w = -1;
+static int child_pid = 0;
+
+/* The PTY hung up: the kernel told its session leader, this process. Without it the command would
+ * lead the session and get SIGHUP and SIGCONT itself; so it gets them now. */
+static void on_hangup(int sig) {
+  int saved = ERRNO;
+  if (child_pid > 0) {
+    kill(-child_pid, SIGHUP_);
+    kill(-child_pid, SIGCONT_);
+  }
+  ERRNO = saved;
+  (void)sig;
+}
 
 static void on_child(int sig) {
   int saved = ERRNO;
@@ -167,6 +180,8 @@ static void lead(int slave, int foreground, const char *path, char *const *argv,
   }
   setpgid(child, child);
   if (foreground) tcsetpgrp(0, child);
+  child_pid = child;
+  signal(SIGHUP_, (void *)on_hangup);
   close(errors[1]);
   do n = read(errors[0], &error, sizeof error); while (n < 0 && ERRNO == EINTR_);
   if (n == sizeof error) {

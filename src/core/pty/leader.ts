@@ -116,7 +116,7 @@ export async function startUnderLeader(request: LeaderRequest): Promise<LeaderJo
 async function followLeader(leader: number, eventsFd: number, controlFd: number): Promise<LeaderJob> {
   const { promise: started, resolve: start, reject: failStart } = Promise.withResolvers<number>();
   const { promise: status, resolve: end } = Promise.withResolvers<number>();
-  const stopListeners: ((signo: number) => void)[] = [];
+  const stops = new StopReports();
   const finish = (raw: number) => {
     libcTtyIo().close(controlFd);
     reap(leader);
@@ -132,7 +132,7 @@ async function followLeader(leader: number, eventsFd: number, controlFd: number)
         const [kind = 0, value = 0] = record;
         if (kind === EV_PID) start(value);
         else if (kind === EV_EXEC_ERROR) failStart(new LeaderExecError(value));
-        else if (kind === EV_STOPPED) for (const listener of stopListeners) listener(value);
+        else if (kind === EV_STOPPED) stops.report(value);
         else if (kind === EV_EXIT) {
           exited = true;
           finish(value);
@@ -153,7 +153,7 @@ async function followLeader(leader: number, eventsFd: number, controlFd: number)
   });
   return {
     pid,
-    onStop: (listener) => void stopListeners.push(listener),
+    onStop: (listener) => stops.listen(listener),
     continueIn(foreground) {
       const command = new Int32Array([foreground ? CMD_FG : CMD_BG]);
       libcTtyIo().write(controlFd, ptr(command), command.byteLength);
@@ -201,4 +201,20 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   joined.set(a);
   joined.set(b, a.length);
   return joined;
+}
+
+/** Stops reported to the listeners; one that comes before any listener (a command that stops at once) waits for the first. */
+export class StopReports {
+  readonly #listeners: ((signo: number) => void)[] = [];
+  readonly #early: number[] = [];
+
+  report(signo: number): void {
+    if (this.#listeners.length === 0) this.#early.push(signo);
+    for (const listener of this.#listeners) listener(signo);
+  }
+
+  listen(listener: (signo: number) => void): void {
+    this.#listeners.push(listener);
+    for (const signo of this.#early.splice(0)) listener(signo);
+  }
 }

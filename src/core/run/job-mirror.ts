@@ -30,6 +30,10 @@ export interface JobMirrorDeps {
 export function mirrorJob(child: RunningChild, deps: JobMirrorDeps): () => void {
   const { terminal, input, output, log, sessionId } = deps;
   const job = child.job;
+  if (job === undefined) {
+    input?.start();
+    return () => {};
+  }
   let state: "foreground" | "background" | "stopped" = terminal.inForeground ? "foreground" : "background";
   let poll: ReturnType<typeof setInterval> | undefined;
   let active = true;
@@ -39,12 +43,12 @@ export function mirrorJob(child: RunningChild, deps: JobMirrorDeps): () => void 
     poll = undefined;
     const typedAhead = terminal.takeOver();
     deps.syncSize();
-    if (state === "stopped" || state === "background") job?.resume(true, typedAhead);
+    if (state === "stopped" || state === "background") job.resume(true, typedAhead);
     state = "foreground";
     input?.start();
   };
   const toBackground = () => {
-    if (state === "stopped") job?.resume(false);
+    if (state === "stopped") job.resume(false);
     state = "background";
     poll ??= setInterval(() => terminal.inForeground && toForeground(), FOREGROUND_POLL_MS);
   };
@@ -68,7 +72,7 @@ export function mirrorJob(child: RunningChild, deps: JobMirrorDeps): () => void 
     else process.kill(process.pid, "SIGSTOP");
   };
 
-  job?.onStop((signal) => void onStop(signal));
+  job.onStop((signal) => void onStop(signal));
   process.on("SIGCONT", onContinue);
   if (state === "foreground") input?.start();
   else toBackground();

@@ -7,6 +7,7 @@ import {
   childExitOf,
   LeaderExecError,
   startUnderLeader,
+  StopReports,
   toSpawnError,
   watchStops,
   type ChildExit,
@@ -66,12 +67,12 @@ export function startSpawned(pty: ChildPty, command: readonly string[], options:
   } catch (error) {
     throw toSpawnError(command, options.cwd, error) ?? error;
   }
-  const listeners: ((signo: number) => void)[] = [];
-  const unwatch = watchStops(proc.pid, (signo) => listeners.forEach((listener) => listener(signo)));
+  const stops = new StopReports();
+  const unwatch = watchStops(proc.pid, (signo) => stops.report(signo));
   return {
     pid: proc.pid,
     kill: (signal) => proc.kill(signal),
-    onStop: (listener) => void listeners.push(listener),
+    onStop: (listener) => stops.listen(listener),
     // Its own group is the PTY's foreground for good: only a SIGSTOP can have stopped it.
     continueIn: () => signalQuietly(-proc.pid, "SIGCONT"),
     exit: proc.exited.then(() => {

@@ -1,0 +1,74 @@
+/**
+ * A real terminal with a user's interactive shell in it: a tmux pane (private server socket) running
+ * `bash --norc -i` with prompt `$ `, where `derun` on PATH is the derun under test. Tests type keys
+ * and wait for what the screen shows, never for a fixed time.
+ */
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { derunArgv, shellQuote } from "./cli.ts";
+
+export const hasTmux = Bun.which("tmux") !== null && Bun.which("bash") !== null;
+
+export interface ShellPane extends AsyncDisposable {
+  /** Keys as tmux send-keys takes them: literal text, or names such as `Enter`, `C-z`. */
+  keys(...keys: string[]): void;
+  /** Types `line` and Enter. */
+  run(line: string): void;
+  /** The visible screen, trailing blanks trimmed. */
+  screen(): string;
+  /** Resolves with the screen once `ready(screen)` holds and the screen has stopped changing. */
+  settled(ready: (screen: string) => boolean, what: string): Promise<string>;
+  /** Resolves once the prompt is back (a line that is just `$ `, last on the screen). */
+  prompt(): Promise<string>;
+}
+
+/** A fresh 100x30 pane with an interactive bash in `dir`, `derun` on its PATH. */
+export async function openShellPane(dir: string, env: Record<string, string>): Promise<ShellPane> {
+  const bin = join(dir, ".bin");
+  Bun.spawnSync(["mkdir", "-p", bin]);
+  writeFileSync(join(bin, "derun"), `#!/bin/sh\nexec ${derunArgv().map(shellQuote).join(" ")} "$@"\n`);
+  chmodSync(join(bin, "derun"), 0o755);
+  const socket = `derun-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  // The server starts with this environment, and the pane's shell inherits it.
+  const paneEnv = { ...env, PATH: `${bin}:${env.PATH ?? process.env.PATH ?? ""}`, PS1: "$ ", TERM: "xterm-256color" };
+  const tmux = (...args: string[]) => {
+    const result = Bun.spawnSync(["tmux", "-L", socket, "-f", "/dev/null", ...args], { stderr: "pipe", env: paneEnv });
+    if (result.exitCode !== 0) throw new Error(`tmux ${args[0]} failed: ${result.stderr.toString()}`);
+    return result.stdout.toString();
+  };
+  tmux("new-session", "-d", "-s", "main", "-x", "100", "-y", "30", "-c", dir, "env 'PS1=$ ' bash --norc --noprofile -i");
+  const screen = () =>
+    tmux("capture-pane", "-p", "-t", "main")
+      .split("\n")
+      .map((line) => line.trimEnd())
+      .join("\n")
+      .trimEnd();
+  const settled = async (ready: (screen: string) => boolean, what: string) => {
+    let previous = "";
+    for (let attempt = 0; attempt < 600; attempt++) {
+      const now = screen();
+      if (ready(now) && now === previous) return now;
+      previous = now;
+      await Bun.sleep(50);
+    }
+    throw new Error(`the screen never showed ${what}; last:\n${previous}`);
+  };
+  const pane: ShellPane = {
+    keys: (...keys) => void tmux("send-keys", "-t", "main", ...keys),
+    run: (line) => {
+      tmux("send-keys", "-t", "main", "-l", line);
+      tmux("send-keys", "-t", "main", "Enter");
+    },
+    screen,
+    settled,
+    prompt: () => settled((s) => s.endsWith("\n$") || s === "$", "the prompt"),
+    [Symbol.asyncDispose]: async () => void Bun.spawnSync(["tmux", "-L", socket, "kill-server"]),
+  };
+  try {
+    await pane.prompt();
+  } catch (error) {
+    await pane[Symbol.asyncDispose]();
+    throw error;
+  }
+  return pane;
+}
