@@ -50,6 +50,11 @@ export class TerminalModes {
     return this.bytes.slice(0, LAYOUT.bytes);
   }
 
+  /** c_iflag (its low 32 bits on macOS, where no flag lies higher). */
+  get inputFlags(): number {
+    return new DataView(this.bytes.buffer).getUint32(0, true);
+  }
+
   get localFlags(): number {
     return new DataView(this.bytes.buffer).getUint32(LAYOUT.lflag, true);
   }

@@ -3,16 +3,20 @@
  * the user's own terminal modes and typed-ahead keys are in place when the child starts.
  *
  * Bun's Terminal API sets only four flag words, not the special characters (intr, erase, eof), and
- * names none of its fds, so they are found among the fds it opened: the master side (and its two
- * dups) answers ptsname(), the slave side is the other terminal. termios calls on a master apply
- * to its slave (Linux passes them through; BSD shares one tty).
+ * names none of its fds, so they are found among derun's open fds: the master side is the one
+ * whose input flags are the marker just set through that API (fd numbers alone mislead: another
+ * terminal's may be closing and freeing them at the same time), the slave side is the device its
+ * ptsname() names. termios calls on a master apply to its slave (Linux passes them through; BSD
+ * shares one tty).
  */
 import { CString, ptr, type Pointer } from "bun:ffi";
-import { constants, openSync, readdirSync } from "node:fs";
+import { constants, fstatSync, openSync, readdirSync, statSync } from "node:fs";
 import { libcPty, libcTtyIo } from "../libc.ts";
 import { readable } from "../terminal-takeover.ts";
 import { LOCAL, TerminalModes } from "../termios.ts";
 import type { WindowSize } from "../transport.ts";
+
+const darwin = process.platform === "darwin";
 
 export interface ChildPtyOptions {
   readonly size: WindowSize;
@@ -40,14 +44,13 @@ export interface ChildPty {
 }
 
 export function openChildPty(options: ChildPtyOptions): ChildPty {
-  const before = openFds();
   const terminal = new Bun.Terminal({
     cols: options.size.cols,
     rows: options.size.rows,
     data: (_terminal, bytes) => options.onData(bytes),
     exit: () => options.onEnd(),
   });
-  const { master, slave } = findSides(before);
+  const { master, slave } = findSides(terminal);
   if (master === undefined || slave === undefined) {
     terminal.close();
     throw new Error("posix-pty: cannot find the fds of Bun's terminal");
@@ -92,15 +95,28 @@ export function openChildPty(options: ChildPtyOptions): ChildPty {
   };
 }
 
-/** The fds open now. */
-const openFds = (): Set<number> => new Set(readdirSync("/dev/fd").map(Number));
+/** Input flags no terminal has by chance: IGNBRK|INLCR|IGNCR|IUCLC|IXOFF|IUTF8, a few at once. */
+const MARKER = darwin ? 0x1 | 0x40 | 0x80 | 0x400 | 0x4000 : 0x1 | 0x40 | 0x80 | 0x200 | 0x1000 | 0x4000;
 
-function findSides(before: Set<number>): { master?: number; slave?: number } {
+function findSides(terminal: Bun.Terminal): { master?: number; slave?: number } {
   const c = libcPty();
-  const fresh = [...openFds()].filter((fd) => !before.has(fd)).sort((a, b) => a - b);
-  const master = fresh.find((fd) => c.ptsname(fd) !== null);
-  const slave = fresh.find((fd) => fd !== master && TerminalModes.of(fd) !== undefined && c.ptsname(fd) === null);
+  const original = terminal.inputFlags;
+  terminal.inputFlags = MARKER;
+  const fds = readdirSync("/dev/fd").map(Number);
+  const master = fds.find((fd) => c.ptsname(fd) !== null && TerminalModes.of(fd)?.inputFlags === MARKER);
+  terminal.inputFlags = original;
+  if (master === undefined) return {};
+  const device = statSync(slavePathOf(master)).rdev;
+  const slave = fds.find((fd) => fd !== master && c.ptsname(fd) === null && fstatOrUndefined(fd)?.rdev === device);
   return { master, slave };
+}
+
+function fstatOrUndefined(fd: number) {
+  try {
+    return fstatSync(fd);
+  } catch {
+    return undefined;
+  }
 }
 
 function slavePathOf(master: number): string {
