@@ -10,6 +10,8 @@ import { derunArgv, shellQuote } from "./cli.ts";
 export const hasTmux = Bun.which("tmux") !== null && Bun.which("bash") !== null;
 
 export interface ShellPane extends AsyncDisposable {
+  /** The shell's working directory. */
+  readonly dir: string;
   /** Keys as tmux send-keys takes them: literal text, or names such as `Enter`, `C-z`. */
   keys(...keys: string[]): void;
   /** Types `line` and Enter. */
@@ -54,6 +56,7 @@ export async function openShellPane(dir: string, env: Record<string, string>): P
     throw new Error(`the screen never showed ${what}; last:\n${previous}`);
   };
   const pane: ShellPane = {
+    dir,
     keys: (...keys) => void tmux("send-keys", "-t", "main", ...keys),
     run: (line) => {
       tmux("send-keys", "-t", "main", "-l", line);

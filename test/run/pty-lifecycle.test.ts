@@ -14,6 +14,24 @@ import { processState, waitForProcessState } from "../helpers/threads.ts";
 const skip = process.platform === "win32";
 const TIMEOUT = 60_000;
 
+/**
+ * The pid derun recorded under `key` (`pid`: the command's, `derun_pid`) in session `id`, once it
+ * is there: the command may print before derun has written meta.json's pids.
+ */
+async function recordedPid(stateRoot: string, id: string, key: "pid" | "derun_pid"): Promise<number> {
+  const deadline = performance.now() + 20_000;
+  for (;;) {
+    try {
+      const pid = readSession(stateRoot, id).meta[key];
+      if (typeof pid === "number" && Number.isInteger(pid) && pid > 1) return pid;
+    } catch {
+      // not written yet
+    }
+    if (performance.now() > deadline) throw new Error(`session ${id} never recorded ${key}`);
+    await Bun.sleep(5);
+  }
+}
+
 /** Resolves once process `pid` is gone (reaped), or rejects after a bound far above the need. */
 async function gone(pid: number): Promise<void> {
   const deadline = performance.now() + 20_000;
@@ -31,7 +49,7 @@ describe.skipIf(skip)("a run in a terminal ends as without derun (posix-pty)", (
     for (const argv of [[...derunArgv(), "run", "--session-id", "hup", "--", ...command], command]) {
       const run = spawnInPty(argv, { env: derunEnv(state.path) });
       await run.waitFor((screen) => screen.includes("ready"), "ready");
-      const commandPid = argv === command ? run.proc.pid : Number(readSession(state.path, "hup").meta.pid);
+      const commandPid = argv === command ? run.proc.pid : await recordedPid(state.path, "hup", "pid");
       pids.push(commandPid);
       run.proc.terminal!.close(); // the user closes the window
       await run.proc.exited;
@@ -76,20 +94,22 @@ describe.skipIf(skip)("a run in a terminal ends as without derun (posix-pty)", (
       ...cases.map((line, i) => `${line}; stty -g > after-${i}; echo "case ${i} done"`),
     ].join("; ");
     const run = spawnInPty(["sh", "-c", script], { env: derunEnv(state.path), cwd: dir.path });
-    /** The session of case `name` once its command has started. */
+    /** Resolves once the command of case `name` has started. */
     const ready = async (name: string) => {
       while (!existsSync(join(dir.path, `ready-${name}`))) await Bun.sleep(5);
-      return readSession(state.path, name);
     };
     await run.waitFor((screen) => screen.includes("case 0 done"), "case 0");
     await ready("ctrl-c");
     run.type("\x07"); // the user's interrupt key
     await run.waitFor((screen) => screen.includes("case 1 done"), "case 1");
-    process.kill(Number((await ready("kill9")).meta.pid), "SIGKILL");
+    await ready("kill9");
+    process.kill(await recordedPid(state.path, "kill9", "pid"), "SIGKILL");
     await run.waitFor((screen) => screen.includes("case 2 done"), "case 2");
-    process.kill(Number((await ready("term")).meta.derun_pid), "SIGTERM");
+    await ready("term");
+    process.kill(await recordedPid(state.path, "term", "derun_pid"), "SIGTERM");
     await run.waitFor((screen) => screen.includes("case 3 done"), "case 3");
-    process.kill(Number((await ready("hup")).meta.derun_pid), "SIGHUP");
+    await ready("hup");
+    process.kill(await recordedPid(state.path, "hup", "derun_pid"), "SIGHUP");
     await run.waitFor((screen) => screen.includes("case 4 done"), "case 4");
     await run.exited;
     const before = readFileSync(join(dir.path, "before"), "utf8");

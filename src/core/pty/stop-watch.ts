@@ -25,5 +25,7 @@ export function watchStops(pid: number, onStop: (signo: number) => void): () => 
     }
   };
   process.on("SIGCHLD", check);
+  // A child that stopped at once did so before anyone listened for SIGCHLD.
+  check();
   return () => process.removeListener("SIGCHLD", check);
 }
