@@ -7,7 +7,6 @@ import { describeError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { SessionWriter, Store } from "../store.ts";
 import { inForegroundOfTerminal } from "../terminal.ts";
-import { hungUp } from "../terminal-takeover.ts";
 import { SpawnError, type ChildExit, type RunningChild, type TerminalProbe, type Transport } from "../transport.ts";
 import { openChild, type OpenedChild, type TransportSource } from "./open-child.ts";
 import { OutputPath } from "./output-path.ts";
@@ -157,7 +156,7 @@ async function superviseChild(child: RunningChild, transport: Transport, supervi
   const stopMirror = mirrorJob(child, { terminal, input, output, syncSize: () => syncWindowSize(child), log, sessionId });
   // Forwarded as any signal; when derun's own terminal is gone, the child's terminal goes too (a
   // child that ignores SIGHUP then meets EIO, as it would on derun's terminal).
-  const onHangUp = () => terminal.wasTerminal && hungUp(0) && child.hangUp?.();
+  const onHangUp = () => terminal.hungUp() && child.hangUp?.();
   process.on("SIGHUP", onHangUp);
   try {
     return await child.exited;

@@ -4,7 +4,7 @@
  * while derun is stopped and on every way out, exit included.
  */
 import { enterRawMode, inForeground, isTerminal, underJobControl, type RawModeHandle } from "../terminal.ts";
-import { takeOverTerminal, type TerminalTakeover } from "../terminal-takeover.ts";
+import { hungUp, takeOverTerminal, type TerminalTakeover } from "../terminal-takeover.ts";
 import { TerminalModes } from "../termios.ts";
 import type { UserTerminalState } from "../transport.ts";
 
@@ -24,9 +24,9 @@ export class UserTerminal {
     process.on("exit", this.#restoreAtExit);
   }
 
-  /** Whether stdin was a terminal when the run started. */
-  get wasTerminal(): boolean {
-    return this.#isTerminal;
+  /** Whether derun's terminal (its stdin) has hung up: the window was closed, the connection lost. */
+  hungUp(): boolean {
+    return this.#isTerminal && process.platform !== "win32" && hungUp(0);
   }
 
   /** Whether derun may use its terminal now: always, unless a shell has put it in the background. */
