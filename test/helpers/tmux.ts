@@ -5,7 +5,7 @@
  */
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { derunArgv, shellQuote } from "./cli.ts";
+import { shellQuote } from "./cli.ts";
 
 export const hasTmux = Bun.which("tmux") !== null && Bun.which("bash") !== null;
 
@@ -24,11 +24,11 @@ export interface ShellPane extends AsyncDisposable {
   prompt(): Promise<string>;
 }
 
-/** A fresh 100x30 pane with an interactive bash in `dir`, `derun` on its PATH. */
-export async function openShellPane(dir: string, env: Record<string, string>): Promise<ShellPane> {
+/** A fresh 100x30 pane with an interactive bash in `dir`, where `derun` on its PATH runs `derun` (an argv). */
+export async function openShellPane(dir: string, env: Record<string, string>, derun: readonly string[]): Promise<ShellPane> {
   const bin = join(dir, ".bin");
   Bun.spawnSync(["mkdir", "-p", bin]);
-  writeFileSync(join(bin, "derun"), `#!/bin/sh\nexec ${derunArgv().map(shellQuote).join(" ")} "$@"\n`);
+  writeFileSync(join(bin, "derun"), `#!/bin/sh\nexec ${derun.map(shellQuote).join(" ")} "$@"\n`);
   chmodSync(join(bin, "derun"), 0o755);
   const socket = `derun-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
   // The server starts with this environment, and the pane's shell inherits it.

@@ -8,12 +8,13 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { derunEnv, tempDir } from "../helpers/cli.ts";
+import { derunArgv, derunEnv, tempDir } from "../helpers/cli.ts";
 import { sessionIds } from "../helpers/session.ts";
 import { processState, waitForProcessState } from "../helpers/threads.ts";
 import { hasTmux, openShellPane, type ShellPane } from "../helpers/tmux.ts";
 
-const hasTools = hasTmux && Bun.which("vim") !== null && Bun.which("less") !== null;
+const hasVim = Bun.which("vim") !== null;
+const hasLess = Bun.which("less") !== null;
 const TIMEOUT = 90_000;
 const VIM = "vim -u NONE -i NONE -N -n notes.txt";
 
@@ -26,7 +27,7 @@ async function both(scenario: Scenario): Promise<{ viaDerun: string; bare: strin
   for (const prefix of ["derun run -- ", ""]) {
     using dir = tempDir("derun-jobs-");
     writeFileSync(join(dir.path, "notes.txt"), Array.from({ length: 60 }, (_, i) => `line ${i + 1}`).join("\n") + "\n");
-    await using pane = await openShellPane(dir.path, derunEnv(state.path));
+    await using pane = await openShellPane(dir.path, derunEnv(state.path), derunArgv());
     pane.run("stty -g");
     await pane.prompt();
     await scenario(pane, prefix);
@@ -74,7 +75,7 @@ async function jobPidOf(pane: ShellPane): Promise<number> {
 /** The pid bash printed for job 1 (`[1] 12345`). */
 const jobPid = (screen: string) => Number(/^\[1\] (\d+)$/m.exec(screen)?.[1]);
 
-describe.skipIf(!hasTools)("job control through derun in an interactive bash (tmux)", () => {
+describe.skipIf(!hasTmux)("job control through derun in an interactive bash (tmux)", () => {
   test("sleep: Ctrl-Z stops it, jobs, bg runs it on, fg brings it back, Ctrl-C ends it", async () => {
     const { viaDerun, bare } = await both(async (pane, prefix) => {
       pane.run(`${prefix}sh -c 'echo ready; exec sleep 100'`);
@@ -96,7 +97,7 @@ describe.skipIf(!hasTools)("job control through derun in an interactive bash (tm
     expect(viaDerun).toBe(bare);
   }, TIMEOUT);
 
-  test("vim: Ctrl-Z suspends it, fg redraws it, bg stops it again on its terminal (tty output), :q ends it", async () => {
+  test.skipIf(!hasVim)("vim: Ctrl-Z suspends it, fg redraws it, bg stops it again on its terminal (tty output), :q ends it", async () => {
     const { viaDerun, bare } = await both(async (pane, prefix) => {
       pane.run(`${prefix}${VIM}`);
       await pane.settled((s) => s.includes("line 20"), "vim");
@@ -121,7 +122,7 @@ describe.skipIf(!hasTools)("job control through derun in an interactive bash (tm
     expect(viaDerun).toBe(bare);
   }, TIMEOUT);
 
-  test("less: Ctrl-Z suspends it and fg brings it back", async () => {
+  test.skipIf(!hasLess)("less: Ctrl-Z suspends it and fg brings it back", async () => {
     const { viaDerun, bare } = await both(async (pane, prefix) => {
       pane.run(`${prefix}less notes.txt`);
       await pane.settled((s) => s.includes("line 20"), "less");
@@ -145,7 +146,7 @@ describe.skipIf(!hasTools)("job control through derun in an interactive bash (tm
     expect(viaDerun).toBe(bare);
   }, TIMEOUT);
 
-  test("started with &: vim stops on its terminal as without derun, fg brings it up", async () => {
+  test.skipIf(!hasVim)("started with &: vim stops on its terminal as without derun, fg brings it up", async () => {
     const { viaDerun, bare } = await both(async (pane, prefix) => {
       pane.run(`${prefix}${VIM} &`);
       const pid = jobPid(await pane.settled((s) => /^\[1\] \d+$/m.test(s) && s.endsWith("\n$"), "the job's pid"));
@@ -165,7 +166,7 @@ describe.skipIf(!hasTools)("job control through derun in an interactive bash (tm
     using state = tempDir();
     for (const prefix of ["derun run -- ", ""]) {
       using dir = tempDir("derun-jobs-");
-      const pane = await openShellPane(dir.path, derunEnv(state.path));
+      const pane = await openShellPane(dir.path, derunEnv(state.path), derunArgv());
       pane.run(`${prefix}bash -c 'trap "" HUP; echo "pid=$$"; while read -r line; do :; done'`);
       const screen = await pane.settled((s) => /pid=\d+$/.test(s), "the command's pid");
       const pid = Number(/pid=(\d+)$/.exec(screen)?.[1]);

@@ -51,8 +51,7 @@ describe.skipIf(skip)("the user's terminal reaches the command's (posix-pty)", (
     expect(text(sessions[0]!.output)).toBe("0000000   h   e   l   l   o  \\n\r\n0000006\r\n");
   }, TIMEOUT);
 
-  test('script -qefc "derun run -- cat" /dev/null </dev/null ends at once with no NUL, 20 times in 20', async () => {
-    if (!Bun.which("script")) return;
+  test.skipIf(!Bun.which("script"))('script -qefc "derun run -- cat" /dev/null </dev/null ends at once with no NUL, 20 times in 20', async () => {
     using state = tempDir();
     for (let i = 0; i < 20; i++) {
       const proc = Bun.spawn(["script", "-qefc", `${derunShell()} run --session-id run-${i} -- cat`, "/dev/null"], {
