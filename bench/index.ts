@@ -20,6 +20,7 @@ import { pipeThroughput } from "./pipe-throughput.ts";
 import { ptyThroughput } from "./pty-throughput.ts";
 import { startup } from "./startup.ts";
 import { tailWake } from "./tail-wake.ts";
+import { views } from "./views.ts";
 
 const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure | Figure[]>> = {
   "pty-throughput": ptyThroughput,
@@ -29,6 +30,7 @@ const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure | Figure[]>>
   "tail-wake": tailWake,
   "mcp-read": mcpRead,
   memory,
+  views,
 };
 
 const { values } = parseArgs({

@@ -1,6 +1,6 @@
 /**
  * `--retention` values: Go-style durations (`24h`, `90m`, `1h30m`, `3600s`, `1.5h`) or a bare
- * number of seconds. The contract persists retention in whole seconds, so anything that is not a
+ * number of seconds. meta.json keeps retention in whole seconds, so anything that is not a
  * positive whole number of seconds (`500ms`, `1500ms`, `0s`) is refused rather than rounded.
  */
 import { DerunError } from "../core/errors.ts";

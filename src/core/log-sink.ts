@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { LogFields, Logger, LogLevel } from "./log.ts";
-import { ensurePrivateDir, openRegular } from "./safe-fs/index.ts";
+import { ensureStateDir, openRegular } from "./safe-fs/index.ts";
 
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 const MAX_BYTES = 4 * 1024 * 1024;
@@ -34,7 +34,8 @@ export function openLogSink(root: string, options: { level?: LogLevel; component
     if (fd !== undefined) return fd;
     if (Date.now() - failedAt < REOPEN_AFTER_MS) return undefined;
     try {
-      ensurePrivateDir(dir);
+      // Never through a symlinked logs/ (ensureStateDir refuses it), nor a symlinked file (O_NOFOLLOW).
+      ensureStateDir(root, "logs");
       // A FIFO or other non-regular file planted here is refused instead of blocking the run.
       const opened = openRegular(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_APPEND, { code: "unsafe_path", mode: 0o600 });
       size = fs.fstatSync(opened).size;

@@ -1,6 +1,6 @@
 /**
  * The Logger interface: derun's own diagnostics. Never the child's output, never secrets
- * (no environment values, no output bytes): only the structured fields the contract names
+ * (no environment values, no output bytes): only the structured fields derun defines
  * (`session_id`, `transport_mode`, `tty_attached`, `chunk_offset`, `chunk_size`,
  * `state_transition`, `exit_code`, `signal`, `cleanup_result`, `cleanup_reason`) and error text.
  *

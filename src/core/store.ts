@@ -2,7 +2,7 @@
  * The Store interface: session artifacts on disk, and the types of what is persisted.
  *
  * Layout under the state root: `sessions/<session-id>/{meta.json, output.bin, index.jsonl,
- * final.json, append.lock}`. Field names are snake_case, as in the Go original, so people and other
+ * final.json, append.lock}`. Field names are snake_case (docs/format.md), so people and other
  * tools can read the files directly. Every read and write resolves real paths first and refuses
  * anything that escapes `sessions/<session-id>` (DerunError "unsafe_path").
  */
@@ -12,6 +12,8 @@ import type {
   DerunSessionState,
   SCHEMA_VERSION,
 } from "./enums.ts";
+import type { CommandRecord } from "./shell/commands.ts";
+import type { WindowSize } from "./transport.ts";
 
 /** meta.json: written before the transport starts, rewritten once with the child's PID. */
 export interface SessionMeta {
@@ -23,7 +25,6 @@ export interface SessionMeta {
   /** RFC 3339. */
   readonly started_at: string;
   readonly retention_seconds: number;
-  /** The transport's name: a built-in mode or a third-party plugin's `meta.name`. */
   /** `posix-pty`, `windows-conpty`, `pipe`, or a third-party transport's `meta.name`. */
   readonly transport_mode: string;
   readonly tty_attached: boolean;
@@ -31,6 +32,25 @@ export interface SessionMeta {
   readonly pid: number;
   /** The recording derun process, for liveness. */
   readonly derun_pid: number;
+  /**
+   * The window size the child started with, when derun had a terminal (added field: readers of the
+   * original format ignore it). Later sizes are resize events in events.jsonl.
+   */
+  readonly cols?: number;
+  readonly rows?: number;
+  /** A shell session (`derun shell`): its commands are recorded in commands.jsonl (added field). */
+  readonly records_commands?: boolean;
+}
+
+/** events.jsonl: one line per event that is not output; only resizes so far. */
+export interface SessionEvent {
+  readonly type: "resize";
+  /** Output bytes recorded before the event: it applies to the bytes from this offset on. */
+  readonly offset: number;
+  readonly cols: number;
+  readonly rows: number;
+  /** RFC 3339 with milliseconds. */
+  readonly timestamp: string;
 }
 
 /** index.jsonl: one line per committed chunk. */
@@ -54,6 +74,13 @@ export interface SessionFinal {
   readonly signal?: string;
   /** When `state` is `failed`, or when capture broke mid-run (the command itself may have exited). */
   readonly error?: string;
+  /**
+   * Line feeds recorded per channel (added field): with it a reader numbers the lines of a finished
+   * session without counting them from the start.
+   */
+  readonly output_lines?: Partial<Record<DerunOutputChannel, number>>;
+  /** Shell sessions: whether the shell printed any command marks (without them, no records). */
+  readonly command_marks_seen?: boolean;
 }
 
 /** A session as seen by readers: persisted facts plus the derived state. */
@@ -69,8 +96,10 @@ export interface SessionInfo {
   readonly state: DerunSessionState;
   /** Bytes covered by complete index lines: the readable length of output.bin. */
   readonly output_bytes: number;
-  /** `ended_at` from final.json, or when the session was found dead, its last-modified time. */
+  /** `ended_at` from final.json; absent while live, and when its derun died without writing it (unknown). */
   readonly ended_at?: string;
+  /** final.json's error, or, for a session whose derun died without final.json, that it did. */
+  readonly error?: string;
   /** When retention GC may remove it: end (or, while unknown, start) + retention_seconds. */
   readonly expires_at?: string;
 }
@@ -104,6 +133,8 @@ export interface CreateSessionOptions {
   readonly retentionSeconds: number;
   readonly transportMode: string;
   readonly ttyAttached: boolean;
+  /** Record the commands of a shell session (see {@link SessionMeta.records_commands}). */
+  readonly recordsCommands?: boolean;
 }
 
 /**
@@ -114,7 +145,11 @@ export interface SessionWriter extends AsyncDisposable {
   readonly sessionId: string;
   readonly directory: string;
   /** Rewrite meta.json (atomically) once the child runs; the transport may differ after a fallback. */
-  started(update: { pid: number; transportMode: string; ttyAttached: boolean }): Promise<void>;
+  started(update: { pid: number; transportMode: string; ttyAttached: boolean; size?: WindowSize }): Promise<void>;
+  /** Record that the child's window is now `size` (events.jsonl). Throws on I/O failure, like append. */
+  resized(size: WindowSize, at?: Date): void;
+  /** Append one finished command of a shell session (commands.jsonl). Throws on I/O failure. */
+  recordCommand(record: CommandRecord): void;
   /**
    * Append one chunk: bytes to output.bin, then its line to index.jsonl. Synchronous so chunk
    * order is the call order. Throws on I/O failure (disk full, EIO); the caller treats capture as
@@ -122,7 +157,7 @@ export interface SessionWriter extends AsyncDisposable {
    */
   append(channel: DerunOutputChannel, bytes: Uint8Array, at?: Date): void;
   /** Write final.json atomically. Call once. */
-  finalize(final: Omit<SessionFinal, "schema_version" | "session_id" | "ended_at"> & { ended_at?: string }): Promise<void>;
+  finalize(final: Omit<SessionFinal, "schema_version" | "session_id" | "ended_at" | "output_lines"> & { ended_at?: string }): Promise<void>;
 }
 
 export interface SweepOptions {
@@ -171,6 +206,10 @@ export interface Store {
    * session.
    */
   waitForOutput(sessionId: string, cursor: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /** The session's events (resizes), in order; at most a few MB of them are read. */
+  events(sessionId: string): Promise<SessionEvent[]>;
+  /** The recorded commands of a shell session, in order (none for other sessions). */
+  commands(sessionId: string): Promise<CommandRecord[]>;
   /** Retention GC: remove expired sessions, never live ones. One outcome (and log record) per directory. */
   sweep(options?: SweepOptions): Promise<SweepOutcome[]>;
 }

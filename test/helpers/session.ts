@@ -1,5 +1,5 @@
 /** Reading a recorded session straight from disk, as a person or another tool would. */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export interface OnDisk {
@@ -9,6 +9,8 @@ export interface OnDisk {
   readonly final: Record<string, unknown> | undefined;
   readonly output: Uint8Array;
   readonly index: { offset: number; length: number; channel: string; timestamp: string }[];
+  /** events.jsonl (resizes), empty when the session has none. */
+  readonly events: Record<string, unknown>[];
 }
 
 export function sessionIds(stateRoot: string): string[] {
@@ -28,11 +30,13 @@ export function readSession(stateRoot: string, id: string): OnDisk {
   } catch {
     final = undefined;
   }
-  const index = readFileSync(join(dir, "index.jsonl"), "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
-  return { id, dir, meta: json("meta.json"), final, output: new Uint8Array(readFileSync(join(dir, "output.bin"))), index };
+  const lines = (file: string) =>
+    readFileSync(join(dir, file), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+  const events = existsSync(join(dir, "events.jsonl")) ? lines("events.jsonl") : [];
+  return { id, dir, meta: json("meta.json"), final, output: new Uint8Array(readFileSync(join(dir, "output.bin"))), index: lines("index.jsonl"), events };
 }
 
 /** The only session in a state root (fails the test if there is not exactly one). */

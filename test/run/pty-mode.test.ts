@@ -74,6 +74,18 @@ describe.skipIf(skip)("derun run in a terminal (posix-pty)", () => {
     expect(text(bare.output)).toBe(text(viaDerun.output));
   });
 
+  test("the start size goes into meta.json, each resize into events.jsonl at its output offset, line counts into final.json", async () => {
+    const watcher = 'echo ready; while :; do [ "$(stty size)" = "40 120" ] && echo resized && exit 0; sleep 0.05; done';
+    const { viaDerun, session } = await both(["sh", "-c", watcher], async (run) => {
+      await run.waitFor((out) => out.includes("ready"), "ready");
+      run.resize(120, 40);
+    });
+    expect(viaDerun.exitCode).toBe(0);
+    expect(session.meta).toMatchObject({ cols: 100, rows: 30 });
+    expect(session.events).toEqual([{ type: "resize", offset: "ready\r\n".length, cols: 120, rows: 40, timestamp: expect.any(String) }]);
+    expect(session.final).toMatchObject({ output_lines: { pty: 2 } });
+  });
+
   test("keystrokes reach the child unchanged (line editing happens in the child's own terminal)", async () => {
     // Typed at once: the keys may come before derun has taken the terminal over (then they are typed ahead) or after.
     const { viaDerun, bare } = await both(["sh", "-c", "read line; printf '<%s>' \"$line\""], async (run) => {

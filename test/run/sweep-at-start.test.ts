@@ -1,5 +1,5 @@
 /**
- * `derun run` removes expired sessions when it starts (contract "Retention"), at most once a minute
+ * `derun run` removes expired sessions when it starts (docs/format.md, "Retention"), at most once a minute
  * per state root so start-up does not grow with the number of sessions.
  */
 import { expect, test } from "bun:test";

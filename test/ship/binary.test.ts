@@ -34,8 +34,9 @@ describe("compiled binary", () => {
     expect(text(version.stdout)).toBe(`${pkg.version}\n`);
     const help = await run(["--help"]);
     expect(help.exitCode).toBe(0);
-    expect(text(help.stdout)).toMatch(/^ {2}run {4}Run a command exactly as without derun/m);
-    expect(text(help.stdout)).toMatch(/^ {2}mcp {4}Serve the recorded sessions to an AI agent over MCP/m);
+    expect(text(help.stdout)).toMatch(/^ +run +Run a command exactly as without derun/m);
+    expect(text(help.stdout)).toMatch(/^ +mcp +Serve the recorded sessions to an AI agent over MCP/m);
+    expect(text(help.stdout)).toMatch(/^ +shell +Run your shell/m);
   });
 
   test("ignores bunfig.toml (preload) and .env in the working directory", async () => {

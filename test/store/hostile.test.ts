@@ -1,5 +1,5 @@
 /**
- * Hostile files in the state directory (contract: they must never hang or crash derun): a FIFO in
+ * Hostile files in the state directory (they must never hang or crash derun): a FIFO in
  * place of each artifact, of the sweep stamp and of the log, a directory as meta.json and an
  * oversized meta.json. Everything that opens them runs in a child process killed after a bound
  * (the probe fixture, or derun itself), so a blocking open fails the test instead of hanging it.

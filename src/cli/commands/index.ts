@@ -15,6 +15,14 @@ export const commands = {
     description: "Run a command exactly as without derun (derun run [flags] -- <command> [args...]), recording its output.",
     load: () => import("./run.ts"),
   },
+  shell: {
+    description: "Run your shell ($SHELL) through derun run, recording each command you type with its output and exit status.",
+    load: () => import("./shell.ts"),
+  },
+  "shell-init": {
+    description: "Print the snippet for your rc file that marks each command for derun shell (bash, zsh or fish).",
+    load: () => import("./shell-init.ts"),
+  },
   mcp: {
     description:
       "Serve the recorded sessions to an AI agent over MCP on stdin/stdout (read-only). State root: DERUN_STATE_ROOT, else XDG_STATE_HOME/derun, else ~/.local/state/derun.",

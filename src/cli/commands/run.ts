@@ -1,14 +1,8 @@
 /** `derun run [flags] -- <command> [args...]`. */
 import type { ArgsDef } from "citty";
-import { openLogSink } from "../../core/log-sink.ts";
-import { probeTerminal } from "../../core/probe.ts";
-import { runSession } from "../../core/run/run-session.ts";
-import { sweepAtStart } from "../../core/run/sweep-at-start.ts";
-import { openFileStore, resolveStateRoot } from "../../core/file-store/index.ts";
-import { loadTransport } from "../../plugins/loader.ts";
-import { chooseTransport } from "../../plugins/select.ts";
-import { exitWith, type CommandData, type ExitRequest } from "../command.ts";
+import type { CommandData, ExitRequest } from "../command.ts";
 import { parseRunArgs } from "../run-args.ts";
+import { startRun } from "../start-run.ts";
 
 /** For `--help` only: parsing is strict and done by parseRunArgs. */
 export const args = {
@@ -27,16 +21,5 @@ export const args = {
 } as const satisfies ArgsDef;
 
 export async function run(flags: readonly string[], data: CommandData): Promise<ExitRequest> {
-  const request = parseRunArgs(flags, data.command, process.env);
-  const root = resolveStateRoot(process.env);
-  const log = openLogSink(root, { component: "run" });
-  const store = openFileStore({ root, log });
-  await sweepAtStart(store, log);
-  const result = await runSession(
-    { ...request, cwd: process.cwd(), env: process.env },
-    { store, log, probe: probeTerminal(), transports: { choose: chooseTransport, load: (spec) => loadTransport(spec), fallback: "pipe" } },
-  );
-  if (result.kind !== "failed") return result;
-  process.stderr.write(`derun: ${result.message}\n`);
-  return exitWith(result.exitCode);
+  return startRun(parseRunArgs(flags, data.command, process.env));
 }

@@ -10,6 +10,7 @@ import {
   type CreateSessionOptions,
   type OutputSlice,
   type ReadResult,
+  type SessionEvent,
   type SessionInfo,
   type SessionWriter,
   type Store,
@@ -22,10 +23,13 @@ import { IndexCache, type SessionIndex } from "./index-cache.ts";
 import { OutputWaiter } from "./output-waiter.ts";
 import { sweepSessions } from "./retention.ts";
 import { resolveArtifact } from "./session-paths.ts";
+import type { CommandRecord } from "../shell/commands.ts";
+import { readJsonlFile } from "./jsonl-file.ts";
+import { parseCommand, parseEvent } from "./session-events.ts";
 import { readSessionFacts, type SessionFacts } from "./session-facts.ts";
 import { isValidSessionId } from "./session-id.ts";
 import { createSessionWriter } from "./session-writer.ts";
-import { openRegular } from "../safe-fs/index.ts";
+import { openRegular, stateDir } from "../safe-fs/index.ts";
 
 export class FileStore implements Store {
   private readonly indexes = new IndexCache();
@@ -44,10 +48,14 @@ export class FileStore implements Store {
   async list(): Promise<SessionInfo[]> {
     let names: string[];
     try {
-      names = fs.readdirSync(path.join(this.root, "sessions"));
+      // A symlinked sessions/ is not followed: nothing is listed through it.
+      const sessions = stateDir(this.root, "sessions");
+      names = sessions.exists ? fs.readdirSync(sessions.path) : [];
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
-      throw e;
+      if (!isDerunError(e, "unsafe_path")) throw e;
+      this.log.log("warn", "unsafe_state_dir", { error: e.message });
+      return [];
     }
     const sessions: SessionInfo[] = [];
     for (const name of names) {
@@ -100,6 +108,14 @@ export class FileStore implements Store {
     await this.waiter.wait(facts.dir, cursor, progress, timeoutMs, signal);
   }
 
+  async events(sessionId: string): Promise<SessionEvent[]> {
+    return readJsonlFile(resolveArtifact(readSessionFacts(this.root, sessionId).dir, "events.jsonl"), parseEvent);
+  }
+
+  async commands(sessionId: string): Promise<CommandRecord[]> {
+    return readJsonlFile(resolveArtifact(readSessionFacts(this.root, sessionId).dir, "commands.jsonl"), parseCommand);
+  }
+
   async sweep(options: SweepOptions = {}): Promise<SweepOutcome[]> {
     return sweepSessions(this.root, options, this.log, (id) => this.indexes.delete(id));
   }
@@ -117,6 +133,7 @@ const toInfo = (facts: SessionFacts, output_bytes: number): SessionInfo => ({
   state: facts.state,
   output_bytes,
   ended_at: facts.ended_at,
+  error: facts.error,
   expires_at: facts.expires_at,
 });
 

@@ -1,6 +1,6 @@
 /**
  * The file-backed session store: the public entry. See ../store.ts for the interface and
- * DESIGN.md §6 for the layout.
+ * docs/format.md for the layout.
  */
 import * as path from "node:path";
 import type { Store } from "../store.ts";

@@ -1,5 +1,5 @@
 /**
- * Liveness of a session's recording derun (DESIGN §3.11). The writer holds `append.lock` for its
+ * Liveness of a session's recording derun (docs/format.md, "States"). The writer holds `append.lock` for its
  * whole life and the kernel drops the lock when that process dies, so "can I take the lock right
  * now?" is an exact answer that PID reuse cannot fool. The probe releases the lock at once.
  */

@@ -1,4 +1,4 @@
-/** Where derun keeps its state (DESIGN §6). */
+/** Where derun keeps its state (docs/format.md, "State root"). */
 import * as os from "node:os";
 import * as path from "node:path";
 

@@ -1,5 +1,5 @@
 /**
- * Starting the child through the chosen transport, with the one fallback the contract allows: a
+ * Starting the child through the chosen transport, with the one fallback derun allows: a
  * terminal transport, built-in or third-party, that cannot open here (no PTY could be allocated, no
  * ConPTY) gives way to the fallback (`pipe`), announced in the log. A SpawnError is the command's own
  * failure and would fail the same way through any transport, so it is never a reason to fall back;

@@ -1,6 +1,6 @@
 /**
- * Where the child's output goes: to derun's own stdout/stderr first, unchanged, then to the
- * session's transcript (the side channel). When a reader of derun's output goes away (EPIPE:
+ * Where the child's output goes: to derun's own stdout/stderr first, unchanged, then, once written
+ * there, to the session's transcript (the side channel). When a reader of derun's output goes away (EPIPE:
  * `derun run -- yes | head`), the child is made to meet the same broken pipe, even when that
  * happens before the transport has returned the child.
  */
@@ -9,27 +9,40 @@ import type { Logger } from "../log.ts";
 import type { SessionWriter } from "../store.ts";
 import type { RunningChild } from "../transport.ts";
 import { Capture } from "./capture.ts";
+import { CommandLog } from "./command-log.ts";
 import { channelsOfFd, createForwarder, type Forwarder } from "./forward.ts";
 
 export class OutputPath {
   readonly capture: Capture;
+  /** A shell session's per-command records, read from the captured bytes. */
+  readonly commands: CommandLog | undefined;
   readonly #forward: Forwarder;
   #child: RunningChild | undefined;
   /** derun's fds whose reader went away, remembered until the child exists. */
   readonly #brokenFds = new Set<number>();
 
-  constructor(writer: SessionWriter, log: Logger) {
+  constructor(writer: SessionWriter, log: Logger, options: { readonly recordCommands?: boolean } = {}) {
     this.capture = new Capture(writer, log);
+    this.commands = options.recordCommands ? new CommandLog(writer, log) : undefined;
     this.#forward = createForwarder((fd) => {
       this.#brokenFds.add(fd);
       if (this.#child) passBrokenPipe(this.#child, fd);
     }, log);
   }
 
-  /** The transport's `onOutput`: the user's stream first, so capture never delays or alters it. */
+  /**
+   * The transport's `onOutput`: the user's stream first. A chunk is recorded once it was written
+   * there, never before, so the transcript is always a prefix of what reached the screen, even
+   * when derun is killed with output still on its way (the writer thread's ring holds up to 1 MiB).
+   */
   readonly onOutput = (channel: DerunOutputChannel, bytes: Uint8Array): void => {
-    this.#forward.write(channel, bytes);
-    this.capture.append(channel, bytes);
+    const at = new Date();
+    this.#forward.write(channel, bytes, (written) => {
+      this.capture.append(channel, written, at);
+      if (this.commands === undefined) return;
+      if (this.capture.failure === undefined) this.commands.observe(channel, written);
+      else this.commands.stop();
+    });
   };
 
   /** The child now exists: it meets the broken pipes seen so far, and those to come. */

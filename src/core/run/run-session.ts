@@ -7,13 +7,13 @@ import { describeError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { SessionWriter, Store } from "../store.ts";
 import { inForegroundOfTerminal } from "../terminal.ts";
-import { SpawnError, type ChildExit, type RunningChild, type TerminalProbe, type Transport } from "../transport.ts";
+import { SpawnError, type ChildExit, type RunningChild, type TerminalProbe, type Transport, type WindowSize } from "../transport.ts";
 import { openChild, type OpenedChild, type TransportSource } from "./open-child.ts";
 import { OutputPath } from "./output-path.ts";
-import { openSession, recordQuietly } from "./session-recording.ts";
+import { openSession, recordingNotice, recordQuietly, type RecordingProblem } from "./session-recording.ts";
 import { FORWARDED_SIGNALS, relaySignals, TERMINAL_SIGNALS, type SignalRelay } from "./signals.ts";
 import { mirrorJob } from "./job-mirror.ts";
-import { followResize, InputForwarder, syncWindowSize } from "./user-input.ts";
+import { followResize, InputForwarder } from "./user-input.ts";
 import { UserTerminal } from "./user-terminal.ts";
 
 export interface RunRequest {
@@ -24,6 +24,10 @@ export interface RunRequest {
   readonly transport?: string;
   readonly cwd: string;
   readonly env: Record<string, string | undefined>;
+  /** A shell session: record each command from the shell's integration marks (`derun shell`). */
+  readonly recordCommands?: boolean;
+  /** The argv meta.json records, when what runs differs (a shell started with derun's startup files). */
+  readonly recordedCommand?: readonly string[];
 }
 
 export interface RunDeps {
@@ -31,6 +35,11 @@ export interface RunDeps {
   readonly log: Logger;
   readonly probe: TerminalProbe;
   readonly transports: TransportSource;
+  /**
+   * Told once, after the command ended and the terminal was restored, when the recording is
+   * incomplete (a full disk): one line for derun's stderr, the only line derun adds there.
+   */
+  readonly notice?: (line: string) => void;
 }
 
 /** derun could not run the command: what to say, and the exit status (127/126 as a shell, else 1). */
@@ -46,26 +55,52 @@ export type RunResult = ChildExit | RunFailure;
 const SPAWN_EXIT: Record<SpawnError["errno"], number> = { ENOENT: 127, EACCES: 126, EOTHER: 126 };
 
 /**
- * Run the command. Rejects only for usage-level problems found before anything ran
- * (DerunError `invalid_session_id` / `session_exists`); every later failure is recorded in the
- * session as `failed` and returned. A state directory that cannot be written never stops the
- * command: it runs unrecorded (see session-recording.ts).
+ * Run the command. Rejects only for problems found before anything ran: usage errors (DerunError
+ * `invalid_session_id` / `session_exists`) and a symlink out of the state root (`unsafe_path`);
+ * every later failure is recorded in the session as `failed` and returned. A state directory that
+ * cannot be written (a full disk) never stops the command: it runs unrecorded, and `deps.notice`
+ * hears why once it has ended (see session-recording.ts).
  */
 export async function runSession(request: RunRequest, deps: RunDeps): Promise<RunResult> {
   const { store, log, probe, transports } = deps;
   const spec = transports.choose(request.transport, probe);
-  await using writer = await openSession(store, sessionOptions(request, spec), log);
-  // Handlers go in before the child exists, so a signal in the start-up window reaches it.
-  const relay = relaySignals(FORWARDED_SIGNALS, (signal) => log.log("info", "signal_forwarded", { session_id: writer.sessionId, signal }));
+  let sessionId = "";
+  // Handlers go in before the session is created and the child exists: a signal in the start-up
+  // window reaches the child once it runs, rather than killing derun between mkdir and meta.json.
+  const relay = relaySignals(FORWARDED_SIGNALS, (signal) => log.log("info", "signal_forwarded", { session_id: sessionId, signal }));
+  // Under a file size limit (`ulimit -f`) derun's writes then fail with EFBIG instead of SIGXFSZ
+  // killing it; exec resets a caught signal, so the command keeps the default action.
+  const onFileSizeLimit = () => {};
+  if (process.platform !== "win32") process.on("SIGXFSZ", onFileSizeLimit);
+  const problem: RecordingProblem = {};
+  try {
+    await using writer = await openSession(store, sessionOptions(request, spec), log, (reason) => (problem.unrecorded = reason));
+    sessionId = writer.sessionId;
+    return await runRecorded(request, deps, spec, { writer, relay, problem });
+  } finally {
+    relay.dispose();
+    if (process.platform !== "win32") process.removeListener("SIGXFSZ", onFileSizeLimit);
+    const notice = recordingNotice(problem, sessionId);
+    if (notice !== undefined) deps.notice?.(notice);
+  }
+}
+
+/** The run once its session exists (or is known to be unrecorded). */
+async function runRecorded(
+  request: RunRequest,
+  { log, probe, transports }: RunDeps,
+  spec: string,
+  { writer, relay, problem }: { writer: SessionWriter; relay: SignalRelay; problem: RecordingProblem },
+): Promise<RunResult> {
   const terminal = new UserTerminal();
   try {
     let transport: Transport;
     try {
       transport = await transports.load(spec);
     } catch (error) {
-      return await fail(writer, log, 1, describeError(error));
+      return await fail(writer, log, 1, describeError(error), problem);
     }
-    const output = new OutputPath(writer, log);
+    const output = new OutputPath(writer, log, { recordCommands: request.recordCommands ?? false });
     const userTerminal = transport.capabilities.tty ? terminal.takeOverForChild() : undefined;
     let opened: OpenedChild;
     try {
@@ -80,22 +115,25 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
       opened = await openChild({ transport, command: request.command, options, probe, transports, log });
     } catch (error) {
       terminal.restore();
-      return await fail(writer, log, error instanceof SpawnError ? SPAWN_EXIT[error.errno] : 1, describeError(error));
+      return await fail(writer, log, error instanceof SpawnError ? SPAWN_EXIT[error.errno] : 1, describeError(error), problem);
     }
     // Disposed on every way out: a child still running then is killed, never orphaned.
     await using child = opened.child;
     output.attach(child);
     if (!opened.transport.capabilities.tty) terminal.restore();
-    const startedFailure = await recordStart(writer, child, opened, log);
-    const exit = await superviseChild(child, opened.transport, { relay, output, terminal, log, sessionId: writer.sessionId });
+    const startedFailure = await recordStart(writer, child, opened, probe, log);
+    const exit = await superviseChild(child, opened.transport, { relay, output, terminal, log, writer, probe });
 
     const error = output.capture.failure ?? startedFailure;
-    await recordQuietly(
+    problem.capture = output.capture.failure;
+    const commands = output.commands?.finish();
+    problem.final = await recordQuietly(
       "writing final.json",
       () =>
         writer.finalize({
           ...(exit.kind === "exited" ? { state: "exited", exit_code: exit.code } : { state: "signaled", signal: exit.signal }),
           ...(error === undefined ? {} : { error }),
+          ...(commands ? { command_marks_seen: commands.marksSeen } : {}),
         }),
       log,
       writer.sessionId,
@@ -104,26 +142,27 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
     log.log("info", "capture_totals", { session_id: writer.sessionId, ...output.capture.totals });
     return exit;
   } finally {
-    relay.dispose();
     terminal.dispose();
   }
 }
 
 const sessionOptions = (request: RunRequest, transportMode: string) => ({
   ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
-  command: request.command,
+  command: request.recordedCommand ?? request.command,
   workingDirectory: request.cwd,
   retentionSeconds: request.retentionSeconds,
   transportMode,
   ttyAttached: false,
+  ...(request.recordCommands ? { recordsCommands: true } : {}),
 });
 
 /** meta.json gets the child's PID and the transport actually used; a failure is kept for final.json. */
-async function recordStart(writer: SessionWriter, child: RunningChild, opened: OpenedChild, log: Logger): Promise<string | undefined> {
+async function recordStart(writer: SessionWriter, child: RunningChild, opened: OpenedChild, probe: TerminalProbe, log: Logger): Promise<string | undefined> {
   const { transport } = opened;
+  const size = probe.size ? { size: probe.size } : {};
   const failure = await recordQuietly(
     "recording the child's PID",
-    () => writer.started({ pid: child.pid, transportMode: transport.meta.name, ttyAttached: transport.capabilities.tty }),
+    () => writer.started({ pid: child.pid, transportMode: transport.meta.name, ttyAttached: transport.capabilities.tty, ...size }),
     log,
     writer.sessionId,
   );
@@ -137,7 +176,8 @@ interface Supervision {
   readonly output: OutputPath;
   readonly terminal: UserTerminal;
   readonly log: Logger;
-  readonly sessionId: string;
+  readonly writer: SessionWriter;
+  readonly probe: TerminalProbe;
 }
 
 /**
@@ -145,15 +185,17 @@ interface Supervision {
  * has exited and its output is out.
  */
 async function superviseChild(child: RunningChild, transport: Transport, supervision: Supervision): Promise<ChildExit> {
-  const { relay, output, terminal, log, sessionId } = supervision;
+  const { relay, output, terminal, log, writer, probe } = supervision;
   // Without a PTY of its own the child shares derun's process group: when that group is a
   // terminal's foreground, the terminal already delivered Ctrl-C and friends to the child, and
   // forwarding them again would make it see each one twice.
   const terminalSignalsReachChild = !transport.capabilities.tty && inForegroundOfTerminal();
   relay.attach(child, (signal) => !(terminalSignalsReachChild && TERMINAL_SIGNALS.has(signal)));
   const input = transport.capabilities.input === "forward" ? new InputForwarder(child, log) : undefined;
-  const stopResize = transport.capabilities.resize ? followResize(child) : () => {};
-  const stopMirror = mirrorJob(child, { terminal, input, output, syncSize: () => syncWindowSize(child), log, sessionId });
+  // A resize is recorded like output: a side channel whose failure never reaches the child.
+  const recordResize = (size: WindowSize) => void recordQuietly("recording a resize", async () => writer.resized(size), log, writer.sessionId);
+  const resize = transport.capabilities.resize ? followResize(child, probe.size, recordResize) : undefined;
+  const stopMirror = mirrorJob(child, { terminal, input, output, syncSize: () => resize?.sync(), log, sessionId: writer.sessionId });
   // Forwarded as any signal; when derun's own terminal is gone, the child's terminal goes too (a
   // child that ignores SIGHUP then meets EIO, as it would on derun's terminal).
   const onHangUp = () => terminal.hungUp() && child.hangUp?.();
@@ -164,7 +206,7 @@ async function superviseChild(child: RunningChild, transport: Transport, supervi
     process.removeListener("SIGHUP", onHangUp);
     stopMirror();
     void input?.stop();
-    stopResize();
+    resize?.stop();
     // The last bytes still on their way to the screen were written in raw mode: they land before
     // the terminal is restored (or `\n` of the child's last line would become `\r\n`).
     output.flush();
@@ -172,7 +214,7 @@ async function superviseChild(child: RunningChild, transport: Transport, supervi
   }
 }
 
-async function fail(writer: SessionWriter, log: Logger, exitCode: number, message: string): Promise<RunResult> {
-  await recordQuietly("writing final.json", () => writer.finalize({ state: "failed", error: message }), log, writer.sessionId);
+async function fail(writer: SessionWriter, log: Logger, exitCode: number, message: string, problem: RecordingProblem): Promise<RunResult> {
+  problem.final = await recordQuietly("writing final.json", () => writer.finalize({ state: "failed", error: message }), log, writer.sessionId);
   return { kind: "failed", exitCode, message };
 }

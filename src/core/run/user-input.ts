@@ -5,7 +5,7 @@
 import { describeError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { isTerminal, readWindowSize } from "../terminal.ts";
-import type { RunningChild } from "../transport.ts";
+import type { RunningChild, WindowSize } from "../transport.ts";
 
 const openStdin = () => Bun.file(0).stream().getReader();
 type StdinReader = ReturnType<typeof openStdin>;
@@ -94,20 +94,32 @@ function forwardProcessStdin(write: (bytes: Uint8Array) => void, log: Logger): (
   };
 }
 
-/** Gives the child derun's window size now (the terminal may be on stderr alone: `derun run -- make | tee log`). */
-export function syncWindowSize(child: RunningChild): void {
-  const size = readWindowSize(1) ?? readWindowSize(2);
-  if (size) child.resize?.(size);
+/** The child's window size kept in step with derun's terminal. */
+export interface ResizeFollower {
+  /** Gives the child derun's window size now (after a stop, during which SIGWINCH went unheard). */
+  sync(): void;
+  stop(): void;
 }
 
 /**
  * Propagate window size changes of derun's terminal to the child, and sync it once now (a resize
- * during start-up happened before anyone listened). Returns the function that stops it.
+ * during start-up happened before anyone listened), telling `onResized` each size that differs from
+ * the last (`initial`, the size the child started with). The terminal may be on stderr alone
+ * (`derun run -- make | tee log`), where `pipe` gives the child's stderr a terminal to resize.
  */
-export function followResize(child: RunningChild): () => void {
-  if (child.resize === undefined) return () => {};
-  const onResize = () => syncWindowSize(child);
+export function followResize(child: RunningChild, initial: WindowSize | undefined, onResized: (size: WindowSize) => void): ResizeFollower {
+  const resize = child.resize?.bind(child);
+  if (resize === undefined) return { sync: () => {}, stop: () => {} };
+  let last = initial;
+  const onResize = () => {
+    const size = readWindowSize(1) ?? readWindowSize(2);
+    if (!size) return;
+    resize(size);
+    if (size.cols === last?.cols && size.rows === last.rows) return;
+    last = size;
+    onResized(size);
+  };
   process.on("SIGWINCH", onResize);
   onResize();
-  return () => process.removeListener("SIGWINCH", onResize);
+  return { sync: onResize, stop: () => process.removeListener("SIGWINCH", onResize) };
 }

@@ -1,5 +1,5 @@
 /**
- * Advisory whole-file locks through `bun:ffi` (DESIGN §3.3: no native addon). POSIX uses libc
+ * Advisory whole-file locks through `bun:ffi` (no native addon: it would have to be built for every Bun and platform, and could not live in the single-file executable). POSIX uses libc
  * `flock(2)`, whose locks belong to the open file description and are dropped by the kernel when the
  * holder dies; Windows uses kernel32 `LockFileEx`/`UnlockFileEx` on the fd's OS handle, which
  * behaves the same way. Nothing else here is native.

@@ -1,6 +1,6 @@
 /**
  * Opening files of the state directory that anyone with write access there could have replaced
- * (contract: hostile files must never hang or crash derun). A plain open of a FIFO blocks until a
+ * (a hostile file must never hang or crash derun). A plain open of a FIFO blocks until a
  * peer appears, and reading a device or a huge file never ends, so every open here is
  * non-blocking (a FIFO opens at once for reading and fails with ENXIO for writing; on a regular
  * file O_NONBLOCK changes nothing), never follows a final symlink, and is refused unless fstat

@@ -1,9 +1,10 @@
 /**
- * posix-pty: the child runs on a pseudo-terminal of its own (Bun's Terminal, which hands out the raw
- * bytes: 50 MB of random data arrived byte-exact). The PTY is made before the child, with the
- * user's terminal modes and typed-ahead keys in it. Under a job-control shell the child runs as
- * the job of a small session leader, so Ctrl-Z, `fg` and `bg` work on it as without derun; else
- * Bun spawns it as the PTY's session leader. Importing this module has no side effects.
+ * posix-pty: the child runs on a pseudo-terminal of its own: Bun's Terminal, chosen over bun-pty
+ * because it hands out the raw bytes, where bun-pty decodes them as UTF-8 and loses every invalid
+ * byte. The PTY is made before the child, with the user's terminal modes and typed-ahead keys in
+ * it. Under a job-control shell the child runs as the job of a small session leader, so Ctrl-Z,
+ * `fg` and `bg` work on it as without derun; else Bun spawns it as the PTY's session leader.
+ * Importing this module has no side effects.
  */
 import { constants } from "node:os";
 import {

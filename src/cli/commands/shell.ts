@@ -1,0 +1,28 @@
+/**
+ * `derun shell [flags] [-- <shell> [args...]]`: the user's shell ($SHELL, else /bin/sh) through
+ * `derun run`, with each command it runs recorded (number, command line, cwd, output range, times,
+ * exit status) from the shell's own integration marks. Bash, zsh and fish get derun's snippet loaded
+ * when their startup files do not load it already; any other shell is recorded as one whole session.
+ */
+import type { ArgsDef } from "citty";
+import { generateSessionId } from "../../core/file-store/index.ts";
+import { prepareShellLaunch } from "../../core/shell/launch.ts";
+import type { CommandData, ExitRequest } from "../command.ts";
+import { parseRunArgs } from "../run-args.ts";
+import { startRun } from "../start-run.ts";
+import { args as runArgs } from "./run.ts";
+
+export const args = {
+  "session-id": runArgs["session-id"],
+  retention: runArgs.retention,
+} as const satisfies ArgsDef;
+
+export async function run(flags: readonly string[], data: CommandData): Promise<ExitRequest> {
+  const shell = data.command?.length ? data.command : [process.env.SHELL || "/bin/sh"];
+  const request = parseRunArgs(flags, shell, process.env);
+  const sessionId = request.sessionId ?? generateSessionId();
+  // The snippet stays silent outside a derun session: this variable is how it knows it is inside.
+  using launch = prepareShellLaunch({ shell: shell[0]!, args: shell.slice(1), env: { ...process.env, DERUN_SESSION_ID: sessionId } });
+  // Awaited here, so the startup files outlive the shell (`using` disposes at this return).
+  return await startRun({ ...request, sessionId, command: launch.argv, env: launch.env, recordCommands: true, recordedCommand: shell });
+}

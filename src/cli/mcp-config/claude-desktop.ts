@@ -1,0 +1,19 @@
+/**
+ * Claude Desktop: `claude_desktop_config.json`, an `mcpServers` map of { command, args, env }. It
+ * starts servers without a login shell, so the command is an absolute path.
+ * Format: https://modelcontextprotocol.io/quickstart/user ("mcpServers", "command", "args", "env").
+ */
+import { jsonText } from "./quote.ts";
+import { launchEnv, SERVER_NAME, type McpClient, type McpLaunch } from "./types.ts";
+
+const json = (launch: McpLaunch) => ({
+  mcpServers: { [SERVER_NAME]: { command: launch.command, args: launch.args, env: launchEnv(launch) } },
+});
+
+export const claudeDesktop: McpClient = {
+  title: "Claude Desktop",
+  where:
+    "merge into claude_desktop_config.json (macOS: ~/Library/Application Support/Claude/, Windows: %APPDATA%\\Claude\\), then restart Claude Desktop",
+  text: (launch) => jsonText(json(launch)),
+  json,
+};

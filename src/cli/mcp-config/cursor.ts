@@ -1,0 +1,18 @@
+/**
+ * Cursor: `~/.cursor/mcp.json` (every project) or `.cursor/mcp.json` (one project), an `mcpServers`
+ * map of { command, args, env } for a stdio server.
+ * Format: https://docs.cursor.com/context/model-context-protocol ("mcpServers", "command", "args", "env").
+ */
+import { jsonText } from "./quote.ts";
+import { launchEnv, SERVER_NAME, type McpClient, type McpLaunch } from "./types.ts";
+
+const json = (launch: McpLaunch) => ({
+  mcpServers: { [SERVER_NAME]: { command: launch.command, args: launch.args, env: launchEnv(launch) } },
+});
+
+export const cursor: McpClient = {
+  title: "Cursor",
+  where: "merge into ~/.cursor/mcp.json (every project) or .cursor/mcp.json (this project)",
+  text: (launch) => jsonText(json(launch)),
+  json,
+};

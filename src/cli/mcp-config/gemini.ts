@@ -1,0 +1,21 @@
+/**
+ * Gemini CLI: a `gemini mcp add` line (user scope), or `--json` for `~/.gemini/settings.json`, an
+ * `mcpServers` map of { command, args, env }.
+ * Format: https://github.com/google-gemini/gemini-cli/blob/main/docs/tools/mcp-server.md
+ * ("mcpServers": command, args, env; `gemini mcp add [options] <name> <commandOrUrl> [args...]`).
+ */
+import { shellLine } from "./quote.ts";
+import { launchEnv, SERVER_NAME, type McpClient, type McpLaunch } from "./types.ts";
+
+export const gemini: McpClient = {
+  title: "Gemini CLI",
+  where: "run it once in a shell (or merge the --json form into ~/.gemini/settings.json); `gemini mcp list` then shows derun as connected",
+  text: (launch: McpLaunch) =>
+    shellLine(
+      ["gemini", "mcp", "add", "--scope", "user", "-e", `DERUN_STATE_ROOT=${launch.stateRoot}`, SERVER_NAME, launch.command, ...launch.args],
+      launch.platform,
+    ),
+  json: (launch: McpLaunch) => ({
+    mcpServers: { [SERVER_NAME]: { command: launch.command, args: launch.args, env: launchEnv(launch) } },
+  }),
+};

@@ -1,0 +1,31 @@
+/** What every client's configuration is made from, and the shape of one client's printer. */
+
+/** How an MCP client must start `derun mcp` on this machine. */
+export interface McpLaunch {
+  /** Absolute path of the program the client starts (a GUI client has no PATH or shell to search). */
+  readonly command: string;
+  /** Its arguments, ending with `mcp`. */
+  readonly args: readonly string[];
+  /** The state root `derun mcp` must read: the one the user's `derun run` writes. */
+  readonly stateRoot: string;
+  /** Decides how a command line is quoted (POSIX shells, or Windows' PowerShell and cmd). */
+  readonly platform: NodeJS.Platform;
+}
+
+/** The environment the client hands `derun mcp`: the state root, named so it cannot drift. */
+export const launchEnv = (launch: McpLaunch): Record<string, string> => ({ DERUN_STATE_ROOT: launch.stateRoot });
+
+/** One MCP client: pure functions from a launch to what the user pastes. */
+export interface McpClient {
+  /** The product's name, as its documentation spells it. */
+  readonly title: string;
+  /** One line: where the printed configuration goes. */
+  readonly where: string;
+  /** Ready to paste: a command line, a file's content, or both with `#` comment lines between. */
+  text(launch: McpLaunch): string;
+  /** The client's own JSON shape, where it has one (`--json`). */
+  json?(launch: McpLaunch): unknown;
+}
+
+/** The server's name in every client's configuration. */
+export const SERVER_NAME = "derun";

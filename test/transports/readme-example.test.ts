@@ -1,0 +1,26 @@
+/**
+ * The transport the README shows plugin authors, taken from the README itself, passes the suite it
+ * tells them to run: the example cannot drift from working code.
+ */
+import { afterAll } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { testTransport } from "derun/plugin/testing";
+import { REPO_ROOT } from "../helpers/cli.ts";
+
+const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+const example = /```ts\n(import \{[^}]*defineTransport[^`]*?)```/.exec(readme)?.[1];
+if (example === undefined) throw new Error("README.md has no transport example (a ts block importing defineTransport)");
+// Beside the repository's node_modules and tsconfig, so `derun/plugin` resolves as in a plugin package.
+const dir = mkdtempSync(join(REPO_ROOT, "test", "transports", ".readme-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const file = join(dir, "clean-env.ts");
+writeFileSync(file, example);
+
+testTransport({
+  name: "clean-env",
+  load: async () => (await import(file)).default,
+  module: file,
+  caps: { tty: false, resize: false, signals: true, input: "inherit" },
+});
