@@ -1,9 +1,9 @@
 /**
  * A real terminal with a user's interactive shell in it: a tmux pane (private server socket) running
- * `bash --norc -i` with prompt `$ `, where `derun` on PATH is the derun under test. Tests type keys
+ * `bash -i` with prompt `$ ` and no rc file of the user's, where `derun` on PATH is the derun under test. Tests type keys
  * and wait for what the screen shows, never for a fixed time.
  */
-import { chmodSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { shellQuote } from "./cli.ts";
 
@@ -20,7 +20,10 @@ export interface ShellPane extends AsyncDisposable {
   screen(): string;
   /** Resolves with the screen once `ready(screen)` holds and the screen has stopped changing. */
   settled(ready: (screen: string) => boolean, what: string): Promise<string>;
-  /** Resolves once the prompt is back (a line that is just `$ `, last on the screen). */
+  /**
+   * Resolves with the screen once the shell has shown a new prompt since the last keys were sent
+   * (counted by the shell itself, so a prompt still on the screen from before never counts).
+   */
   prompt(): Promise<string>;
 }
 
@@ -38,7 +41,18 @@ export async function openShellPane(dir: string, env: Record<string, string>, de
     if (result.exitCode !== 0) throw new Error(`tmux ${args[0]} failed: ${result.stderr.toString()}`);
     return result.stdout.toString();
   };
-  tmux("new-session", "-d", "-s", "main", "-x", "100", "-y", "30", "-c", dir, "env 'PS1=$ ' bash --norc --noprofile -i");
+  // The shell counts the prompts it shows, in a file (nothing on the screen); not exported, so a
+  // shell started inside does not count.
+  const prompts = join(dir, ".prompts");
+  const rc = join(dir, ".bashrc");
+  writeFileSync(rc, `PS1='$ '\nPROMPT_COMMAND='__prompts=$((__prompts + 1)); echo $__prompts > ${shellQuote(prompts)}'\n`);
+  tmux("new-session", "-d", "-s", "main", "-x", "100", "-y", "30", "-c", dir, `bash --rcfile ${shellQuote(rc)} --noprofile -i`);
+  const promptCount = () => Number(existsSync(prompts) ? readFileSync(prompts, "utf8") : "0");
+  let promptsBefore = 0;
+  const send = (...args: string[]) => {
+    promptsBefore = promptCount();
+    tmux("send-keys", "-t", "main", ...args);
+  };
   const screen = () =>
     tmux("capture-pane", "-p", "-t", "main")
       .split("\n")
@@ -57,14 +71,14 @@ export async function openShellPane(dir: string, env: Record<string, string>, de
   };
   const pane: ShellPane = {
     dir,
-    keys: (...keys) => void tmux("send-keys", "-t", "main", ...keys),
+    keys: (...keys) => send(...keys),
     run: (line) => {
-      tmux("send-keys", "-t", "main", "-l", line);
+      send("-l", line);
       tmux("send-keys", "-t", "main", "Enter");
     },
     screen,
     settled,
-    prompt: () => settled((s) => s.endsWith("\n$") || s === "$", "the prompt"),
+    prompt: () => settled((s) => promptCount() > promptsBefore && (s.endsWith("\n$") || s === "$"), "the prompt"),
     [Symbol.asyncDispose]: async () => void Bun.spawnSync(["tmux", "-L", socket, "kill-server"]),
   };
   try {
