@@ -9,12 +9,14 @@
 export type { DerunOutputChannel } from "../core/enums.ts";
 export type {
   ChildExit,
+  ChildJob,
   RunningChild,
   TerminalProbe,
   Transport,
   TransportCapabilities,
   TransportMeta,
   TransportOpenOptions,
+  UserTerminalState,
   WindowSize,
 } from "../core/transport.ts";
 export { defineTransport, SpawnError } from "../core/transport.ts";
@@ -31,3 +33,9 @@ export { openStreamPty, type StreamPty } from "../core/io/stream-pty.ts";
 
 // derun's own terminal.
 export { isTerminal, readWindowSize } from "../core/terminal.ts";
+
+// A child's own terminal (PTY transports): Bun's Terminal with the user's modes, a session leader
+// for job control, and the stops of a child without one.
+export { openChildPty, type ChildPty, type ChildPtyOptions } from "../core/pty/child-pty.ts";
+export { LeaderExecError, leaderUnavailable, startUnderLeader, StopReports, type LeaderJob, type LeaderRequest } from "../core/pty/leader.ts";
+export { watchStops } from "../core/pty/stop-watch.ts";

@@ -33,6 +33,7 @@ export function processState(pid: number): string | undefined {
   }
 }
 
+<<<<<<< HEAD
 /** Linux's FIONREAD: the bytes a pipe holds that nobody has read yet. */
 const FIONREAD = 0x541b;
 
@@ -42,4 +43,16 @@ export function bytesUnread(fd: number): number {
   const count = new Int32Array(1);
   if (libc().ioctl(fd, FIONREAD, ptr(count)) !== 0) throw new Error(`FIONREAD failed on fd ${fd}`);
   return count[0]!;
+=======
+/**
+ * Resolves once process `pid` is in `state` (a signal sent to it a moment ago lands when the kernel
+ * next schedules it, not at once). Rejects after `timeoutMs`, a bound for a test that went wrong.
+ */
+export async function waitForProcessState(pid: number, state: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (processState(pid) !== state) {
+    if (performance.now() > deadline) throw new Error(`process ${pid} never reached state ${state} (now ${processState(pid)})`);
+    await Bun.sleep(1);
+  }
+>>>>>>> terminal
 }

@@ -19,6 +19,8 @@ export interface Forwarder {
    * the fd failed), in order: the terminal first, then whatever `written` does (the recording).
    */
   write(channel: DerunOutputChannel, bytes: Uint8Array, written?: (bytes: Uint8Array) => void): void;
+  /** Blocks until everything forwarded so far has reached its fd; forwarding goes on after it. */
+  drain(): void;
   /** Blocks until everything forwarded so far has reached its fd (see OutputWriter.close). */
   flush(): void;
 }
@@ -37,6 +39,7 @@ export function createForwarder(onBrokenPipe: (fd: number) => void, log: Logger)
   });
   return {
     write: (channel, bytes, written) => writer.write(FD_OF_CHANNEL[channel], bytes, written),
+    drain: () => writer.drain(),
     flush: () => writer.close(),
   };
 }

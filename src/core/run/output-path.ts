@@ -51,6 +51,11 @@ export class OutputPath {
     for (const fd of this.#brokenFds) passBrokenPipe(child, fd);
   }
 
+  /** Blocks until everything forwarded so far has reached derun's fds; forwarding goes on after it. */
+  drain(): void {
+    this.#forward.drain();
+  }
+
   /** Blocks until everything forwarded has reached derun's fds (before the terminal is restored). */
   flush(): void {
     this.#forward.flush();

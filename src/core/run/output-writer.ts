@@ -106,16 +106,25 @@ export class OutputWriter {
   }
 
   /**
-   * Blocks until every byte handed over has been written (or dropped after a failure), then stops
-   * the thread. Called before derun restores its terminal or exits: raw-mode output must not meet
-   * a cooked terminal.
+   * Blocks until every byte handed over has been written (or dropped after a failure); the thread
+   * stays. Called before derun gives its terminal back while the child is stopped.
    */
-  close(): void {
+  drain(): void {
     const ring = this.#ring;
     if (ring === undefined) return;
     this.#waitUntil(ring.producer, () => ring.producer.drained);
     this.#settle();
     this.fds.forEach((_, tag) => this.#hasFailed(tag));
+  }
+
+  /**
+   * {@link drain}, then stops the thread. Called before derun restores its terminal or exits:
+   * raw-mode output must not meet a cooked terminal.
+   */
+  close(): void {
+    this.drain();
+    const ring = this.#ring;
+    if (ring === undefined) return;
     ring.producer.close();
     ring.worker.terminate();
     this.#ring = undefined;

@@ -6,13 +6,15 @@
 import { describeError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { SessionWriter, Store } from "../store.ts";
-import { enterRawMode, inForegroundOfTerminal, type RawModeHandle } from "../terminal.ts";
+import { inForegroundOfTerminal } from "../terminal.ts";
 import { SpawnError, type ChildExit, type RunningChild, type TerminalProbe, type Transport, type WindowSize } from "../transport.ts";
 import { openChild, type OpenedChild, type TransportSource } from "./open-child.ts";
 import { OutputPath } from "./output-path.ts";
 import { openSession, recordingNotice, recordQuietly, type RecordingProblem } from "./session-recording.ts";
 import { FORWARDED_SIGNALS, relaySignals, TERMINAL_SIGNALS, type SignalRelay } from "./signals.ts";
-import { followResize, forwardInput } from "./user-input.ts";
+import { mirrorJob } from "./job-mirror.ts";
+import { followResize, InputForwarder } from "./user-input.ts";
+import { UserTerminal } from "./user-terminal.ts";
 
 export interface RunRequest {
   readonly command: readonly string[];
@@ -99,12 +101,17 @@ async function runRecorded(
       return await fail(writer, log, 1, describeError(error), problem);
     }
     const output = new OutputPath(writer, log, { recordCommands: request.recordCommands ?? false });
-    // Raw before the child starts, or its first output is post-processed by our terminal too.
-    if (transport.capabilities.tty) terminal.enterRaw();
+    const userTerminal = transport.capabilities.tty ? terminal.takeOverForChild() : undefined;
     let opened: OpenedChild;
     try {
       // The size the probe read a moment ago; a resize since then is synced once the child runs.
-      const options = { cwd: request.cwd, env: request.env, onOutput: output.onOutput, ...(probe.size ? { size: probe.size } : {}) };
+      const options = {
+        cwd: request.cwd,
+        env: request.env,
+        onOutput: output.onOutput,
+        ...(probe.size ? { size: probe.size } : {}),
+        ...(userTerminal ? { terminal: userTerminal } : {}),
+      };
       opened = await openChild({ transport, command: request.command, options, probe, transports, log });
     } catch (error) {
       terminal.restore();
@@ -173,49 +180,37 @@ interface Supervision {
   readonly probe: TerminalProbe;
 }
 
-/** Relays signals, keys and resizes to the running child until it has exited and its output is out. */
-async function superviseChild(child: RunningChild, transport: Transport, { relay, output, terminal, log, writer, probe }: Supervision): Promise<ChildExit> {
+/**
+ * Relays signals, keys and resizes to the running child, and its stops to derun's shell, until it
+ * has exited and its output is out.
+ */
+async function superviseChild(child: RunningChild, transport: Transport, supervision: Supervision): Promise<ChildExit> {
+  const { relay, output, terminal, log, writer, probe } = supervision;
   // Without a PTY of its own the child shares derun's process group: when that group is a
   // terminal's foreground, the terminal already delivered Ctrl-C and friends to the child, and
   // forwarding them again would make it see each one twice.
   const terminalSignalsReachChild = !transport.capabilities.tty && inForegroundOfTerminal();
   relay.attach(child, (signal) => !(terminalSignalsReachChild && TERMINAL_SIGNALS.has(signal)));
-  const stopInput = transport.capabilities.input === "forward" ? forwardInput(child, log) : () => {};
+  const input = transport.capabilities.input === "forward" ? new InputForwarder(child, log) : undefined;
   // A resize is recorded like output: a side channel whose failure never reaches the child.
   const recordResize = (size: WindowSize) => void recordQuietly("recording a resize", async () => writer.resized(size), log, writer.sessionId);
-  const stopResize = transport.capabilities.resize ? followResize(child, probe.size, recordResize) : () => {};
+  const resize = transport.capabilities.resize ? followResize(child, probe.size, recordResize) : undefined;
+  const stopMirror = mirrorJob(child, { terminal, input, output, syncSize: () => resize?.sync(), log, sessionId: writer.sessionId });
+  // Forwarded as any signal; when derun's own terminal is gone, the child's terminal goes too (a
+  // child that ignores SIGHUP then meets EIO, as it would on derun's terminal).
+  const onHangUp = () => terminal.hungUp() && child.hangUp?.();
+  process.on("SIGHUP", onHangUp);
   try {
     return await child.exited;
   } finally {
-    stopInput();
-    stopResize();
+    process.removeListener("SIGHUP", onHangUp);
+    stopMirror();
+    void input?.stop();
+    resize?.stop();
     // The last bytes still on their way to the screen were written in raw mode: they land before
     // the terminal is restored (or `\n` of the child's last line would become `\r\n`).
     output.flush();
     terminal.restore();
-  }
-}
-
-/** derun's own terminal: raw while a terminal transport runs, restored on every way out (exit included). */
-class UserTerminal {
-  #raw: RawModeHandle | undefined;
-  readonly #restoreAtExit = () => this.restore();
-
-  constructor() {
-    process.on("exit", this.#restoreAtExit);
-  }
-
-  enterRaw(): void {
-    this.#raw = enterRawMode(0);
-  }
-
-  restore(): void {
-    this.#raw?.restore();
-  }
-
-  dispose(): void {
-    this.restore();
-    process.removeListener("exit", this.#restoreAtExit);
   }
 }
 
