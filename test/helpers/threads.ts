@@ -33,7 +33,6 @@ export function processState(pid: number): string | undefined {
   }
 }
 
-<<<<<<< HEAD
 /** Linux's FIONREAD: the bytes a pipe holds that nobody has read yet. */
 const FIONREAD = 0x541b;
 
@@ -43,7 +42,8 @@ export function bytesUnread(fd: number): number {
   const count = new Int32Array(1);
   if (libc().ioctl(fd, FIONREAD, ptr(count)) !== 0) throw new Error(`FIONREAD failed on fd ${fd}`);
   return count[0]!;
-=======
+}
+
 /**
  * Resolves once process `pid` is in `state` (a signal sent to it a moment ago lands when the kernel
  * next schedules it, not at once). Rejects after `timeoutMs`, a bound for a test that went wrong.
@@ -54,5 +54,4 @@ export async function waitForProcessState(pid: number, state: string, timeoutMs 
     if (performance.now() > deadline) throw new Error(`process ${pid} never reached state ${state} (now ${processState(pid)})`);
     await Bun.sleep(1);
   }
->>>>>>> terminal
 }

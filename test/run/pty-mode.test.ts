@@ -87,15 +87,8 @@ describe.skipIf(skip)("derun run in a terminal (posix-pty)", () => {
   });
 
   test("keystrokes reach the child unchanged (line editing happens in the child's own terminal)", async () => {
-<<<<<<< HEAD
-    // Typed only once the child runs: earlier, derun's own terminal may not be raw yet, and would
-    // edit and echo the line itself. Once the child runs, the line waits in its terminal until read.
-    const { viaDerun, bare } = await both(["sh", "-c", "echo ready; read line; printf '<%s>' \"$line\""], async (run) => {
-      await run.waitFor((out) => out.includes("ready"), "ready");
-=======
     // Typed at once: the keys may come before derun has taken the terminal over (then they are typed ahead) or after.
     const { viaDerun, bare } = await both(["sh", "-c", "read line; printf '<%s>' \"$line\""], async (run) => {
->>>>>>> terminal
       run.type("helo\x7flo wor\x17world\r");
     });
     expect(text(viaDerun.output)).toContain("<hello world>");
