@@ -19,10 +19,17 @@ export async function startRun(
   const root = stateRootFrom(stateRoot);
   const log = openLogSink(root, { component: "run" });
   const store = openFileStore({ root, log });
-  await sweepAtStart(store, log);
+  await sweepAtStart(store, log, request.retentionSeconds);
   const result = await runSession(
     { ...run, cwd: process.cwd(), env: run.env ?? process.env },
-    { store, log, probe: probeTerminal(), transports: { choose: chooseTransport, load: (spec) => loadTransport(spec), fallback: "pipe" } },
+    {
+      store,
+      log,
+      probe: probeTerminal(),
+      transports: { choose: chooseTransport, load: (spec) => loadTransport(spec), fallback: "pipe" },
+      // One line when the recording is incomplete, after the command ended (never inside its output).
+      notice: (line) => process.stderr.write(`derun: ${line}\n`),
+    },
   );
   if (result.kind !== "failed") return result;
   process.stderr.write(`derun: ${result.message}\n`);

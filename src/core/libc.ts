@@ -78,3 +78,22 @@ export const libcPoll = once(() =>
     poll: { args: [FFIType.ptr, darwin ? FFIType.u32 : FFIType.u64, FFIType.i32], returns: FFIType.i32 },
   }).symbols,
 );
+
+/** Bytes and fds around terminals: typed-ahead input, a child's PTY (core/terminal-takeover.ts, core/pty/). */
+export const libcTtyIo = once(() =>
+  dlopen(LIBC, {
+    read: { args: [FFIType.i32, FFIType.ptr, FFIType.u64], returns: FFIType.i64 },
+    write: { args: [FFIType.i32, FFIType.ptr, FFIType.u64], returns: FFIType.i64 },
+    dup2: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
+    close: { args: [FFIType.i32], returns: FFIType.i32 },
+    getsid: { args: [FFIType.i32], returns: FFIType.i32 },
+  }).symbols,
+);
+
+/** A child's stops and a helper's exit, beside Bun's own reaping (core/pty/). */
+export const libcWait = once(() =>
+  dlopen(LIBC, {
+    waitid: { args: [FFIType.i32, FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
+    waitpid: { args: [FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
+  }).symbols,
+);

@@ -96,8 +96,10 @@ export interface SessionInfo {
   readonly state: DerunSessionState;
   /** Bytes covered by complete index lines: the readable length of output.bin. */
   readonly output_bytes: number;
-  /** `ended_at` from final.json, or when the session was found dead, its last-modified time. */
+  /** `ended_at` from final.json; absent while live, and when its derun died without writing it (unknown). */
   readonly ended_at?: string;
+  /** final.json's error, or, for a session whose derun died without final.json, that it did. */
+  readonly error?: string;
   /** When retention GC may remove it: end (or, while unknown, start) + retention_seconds. */
   readonly expires_at?: string;
 }

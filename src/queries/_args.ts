@@ -15,11 +15,14 @@ import { SESSION_REF_HINT } from "./session-ref.ts";
 /** A byte offset as a decimal string ("0", "4096"): no sign, no fraction, no exponent. */
 export const cursorType = type(/^[0-9]+$/).configure({ expected: "a decimal string byte offset" });
 
-/** A whole number of at least 1. Capped values are clamped by {@link capped}, not rejected. */
-export const positiveIntegerType = type("number.integer > 0").configure({ expected: "a positive integer" });
+/**
+ * A whole number of at least 1 that a number holds exactly. Capped values are clamped by
+ * {@link capped}, not rejected; 1e40 counts nothing and is refused, not clamped.
+ */
+export const positiveIntegerType = type("0 < number.integer <= 9007199254740991").configure({ expected: "a positive integer" });
 
 /** `encoding` of a read: UTF-8 text (default) or byte-exact base64. */
-const encodingType = type("'text' | 'base64'");
+const encodingType = type("'text' | 'base64'").configure({ expected: '"text" or "base64"' });
 export type Encoding = typeof encodingType.infer;
 
 export const sessionIdType = type("string").configure({

@@ -30,7 +30,7 @@ export const sessionDetail = (info: SessionInfo) =>
     ended_at: info.ended_at,
     exit_code: info.final?.exit_code,
     signal: info.final?.signal,
-    error: info.final?.error,
+    error: info.error,
     pid: info.meta.pid,
     transport_mode: info.meta.transport_mode,
     tty_attached: info.meta.tty_attached,

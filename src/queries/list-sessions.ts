@@ -19,7 +19,7 @@ export default defineQuery({
     "state asked for, including those past limit.",
   ].join(" "),
   input: type({
-    "state?": type.enumerated(...states).configure({ description: "only sessions in this state, e.g. running" }),
+    "state?": type.enumerated(...states).configure({ expected: `one of ${states.join(", ")}`, description: "only sessions in this state, e.g. running" }),
     "limit?": positiveIntegerType.configure({
       description: `the most sessions to return, a positive integer (default ${LIST_DEFAULT_LIMIT}; larger values are clamped to ${LIST_MAX_LIMIT})`,
     }),

@@ -10,6 +10,7 @@ import * as path from "node:path";
 import { DEFAULT_RETENTION_SECONDS, isLiveState, type CleanupReason, type SweepOptions, type SweepOutcome } from "../store.ts";
 import type { Logger } from "../log.ts";
 import { isWriterAlive } from "./liveness.ts";
+import { stateDir } from "../safe-fs/index.ts";
 import { resolveArtifact, resolveSessionDir } from "./session-paths.ts";
 import { lastModified, readSessionFacts, retentionOf } from "./session-facts.ts";
 
@@ -20,7 +21,8 @@ export function sweepSessions(root: string, options: SweepOptions, log: Logger, 
   const sessions = path.join(root, "sessions");
   let names: string[];
   try {
-    names = fs.readdirSync(sessions);
+    // Never through a symlinked sessions/: removing there would remove files outside the root.
+    names = stateDir(root, "sessions").exists ? fs.readdirSync(sessions) : [];
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw e;
@@ -62,7 +64,7 @@ function sweepOne(root: string, sessions: string, name: string, ttlSeconds: numb
   }
   if (facts) {
     if (isLiveState(facts.state)) return outcome("skip", "active_session");
-    const base = Date.parse(facts.ended_at ?? facts.meta.started_at);
+    const base = Date.parse(facts.ended_at ?? facts.last_seen_at ?? facts.meta.started_at);
     const expiresAt = base + retentionOf(facts.meta, ttlSeconds) * 1000;
     return removeIf(!(now < expiresAt), "expired", "not_expired");
   }
