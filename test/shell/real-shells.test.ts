@@ -8,7 +8,7 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { commandsOf, type CommandRecord } from "../../src/core/shell/commands.ts";
 import type { ShellKind } from "../../src/core/shell/init.ts";
-import { FIVE_COMMANDS, MULTI_LINE, PROMPT, SHELLS, screenOf, shellHome, startShell, typeFiveCommands, type Shell } from "./_shells.ts";
+import { FIVE_COMMANDS, PROMPT, SHELLS, screenOf, shellHome, startShell, typeFiveCommands, type Shell } from "./_shells.ts";
 
 // Each wait is bounded at 30 s with the shell's output in the message; bunfig's [test] timeout is
 // not a Bun setting, so the 5 s default would cut a slow machine's run short.
