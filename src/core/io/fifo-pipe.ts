@@ -1,33 +1,15 @@
 /**
- * A real pipe for one output stream of the child, with derun's read end non-blocking and the
- * child's write end blocking.
+ * A real pipe for one output stream of the child. Not Bun.spawn's `stdout: "pipe"`, a socketpair:
+ * through a socket `echo x > /dev/stderr` fails with ENXIO and `test -p /dev/stdout` is false.
+ * derun's read end is non-blocking (its reader thread polls it and can be stopped; Bun's fd reader
+ * only polls such an fd); the child's end is blocking (a non-blocking stdout gets EAGAIN and loses
+ * output).
  *
- * Bun.spawn's `stdout: "pipe"` gives the child one end of a Unix socketpair, not a pipe, and a
- * socket is not what a command sees without derun: opening `/dev/stdout` or `/dev/stderr` fails
- * with ENXIO (`sh -c 'echo x > /dev/stderr'`, `tee /dev/stderr`), and `test -p /dev/stdout` is false.
- *
- * The two ends need different flags: derun's read end must be non-blocking (its reader thread polls
- * it, and can then be stopped; Bun's fd reader, the fallback, only polls such an fd), while a child
- * whose stdout is non-blocking gets EAGAIN and loses output. pipe2(O_NONBLOCK) flags both ends and
- * setting the flag on one end needs fcntl, which is variadic and so not safely callable through
- * bun:ffi on every ABI (Apple arm64 passes variadic arguments on the stack). A FIFO has neither
- * problem: each open() makes its own open file description with its own flags. It lives for a
- * moment in a private directory (mode 0700) and is unlinked as soon as both ends are open, so
- * nothing else can open it and nothing is left behind; what remains is an ordinary pipe.
- *
- * Throughput: a pipe holds 64 KiB by default, and Bun's reader then gets at most that per read;
- * 200 MB went through in about twice the time a socket took (measured: 200 vs 95 ms with `cat`).
- * On Linux the pipe is grown to 256 KiB (F_SETPIPE_SZ), which brings it level with the socket. That
- * fcntl call is safe there: Linux ABIs (x86-64, arm64) pass variadic arguments in registers like
- * any others. macOS grows its pipes by itself.
- *
- * On Linux the same pipe comes without the FIFO: pipe2 (both ends blocking, close-on-exec, as
- * open() gives them here), then fcntl(F_SETFL, O_NONBLOCK) on derun's end alone, which is a file
- * description of its own. fcntl is safe there (above). That saves a private directory in /tmp,
- * mkfifo, two opens and the removal: 1.2 ms per pipe against 0.02 (measured, loaded machine), and
- * `derun run` in pipe mode makes three of them (stdout, stderr, the reader thread's wake pipe).
- *
- * POSIX only, mkfifo and pipe2 through libc (core/libc.ts; not variadic).
+ * Linux: pipe2, then fcntl(O_NONBLOCK) on derun's end alone, and the pipe grown to 256 KiB
+ * (F_SETPIPE_SZ): at the default 64 KiB each read brings less and throughput falls well below a
+ * socket's. Elsewhere fcntl is not safe through bun:ffi (variadic: Apple arm64 passes such arguments
+ * on the stack), so each end is its own open() of a FIFO in a private directory, unlinked at once;
+ * macOS grows its pipes by itself. mkfifo and pipe2 come from core/libc.ts (not variadic).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -55,7 +37,7 @@ export interface FifoPipe {
   close(): void;
 }
 
-/** Opens a pipe through a short-lived FIFO. Throws when that fails (no libc, no writable temp dir). */
+/** Opens a pipe: pipe2 on Linux, a short-lived FIFO elsewhere. Throws when that fails (no libc, no writable temp dir). */
 export function openFifoPipe(): FifoPipe {
   if (linux) return openLinuxPipe();
   const c = libcPipes();

@@ -1,20 +1,14 @@
 /**
- * A ring of tagged byte records in shared memory, between derun's main thread and one helper
- * thread: one producer, one consumer, fixed size. Fixed, so moving any amount of output allocates
- * nothing per chunk and memory stays flat; one ring for all streams, so the order of records is
- * the order across streams too (stdout before stderr when the child wrote them so).
+ * A ring of tagged byte records in shared memory between derun's main thread and one helper thread:
+ * one producer, one consumer. Fixed in size, so moving any amount of output allocates nothing per
+ * chunk; one ring for all streams, so the order of records is the order across streams too. Used by
+ * the writer of derun's own stdout/stderr (core/run/output-writer.ts: the thread consumes) and the
+ * reader of the child's streams in pipe mode (./stream-reader.ts: the thread produces; a record of
+ * length 0 ends its tag's stream).
  *
- * Two users, in opposite directions:
- * - the writer of derun's own stdout/stderr (core/run/output-writer.ts): the main thread
- *   produces, the thread consumes by writing each record to the fd it is tagged with;
- * - the reader of the child's output in pipe mode (core/io/stream-reader.ts): the thread
- *   produces by reading the child's streams, the main thread consumes. A record of length 0 marks
- *   the end of its tag's stream.
- *
- * Every record is contiguous (the producer never lets one cross the end of the ring), so the
- * consumer gets each as one view. Each side announces what it did by bumping its own counter
- * (PRODUCED, CONSUMED) and waits for the other's to change from the value it read before looking
- * at the ring, so no wake-up is ever missed between a look and a wait.
+ * A record never crosses the end of the ring, so the consumer gets each as one view. Each side bumps
+ * its own counter (PRODUCED, CONSUMED) and waits for the other's to change from the value it read
+ * before looking at the ring, so no wake-up is missed between a look and a wait.
  */
 
 /** Control slots. */

@@ -1,25 +1,15 @@
 /**
- * Reading the child's output streams (derun's own ends: FIFO pipes or stream PTYs) on one thread of
- * their own, into a fixed shared ring (core/record-ring.ts), delivered in the order the thread read
- * them across streams.
+ * Reading the child's output streams (derun's ends: pipes or stream PTYs) on one thread, into a
+ * fixed shared ring (./record-ring.ts). Bun's fd streams hand every chunk over in a fresh buffer, and
+ * memory grew with the volume read; here the bytes go from the kernel into the ring and are
+ * delivered as views of it. One thread and one ring for both streams keep their order as Bun's
+ * single event loop did (`printf hello; printf -world >&2` records `hello-world`), and a full ring
+ * stops the reading, so the child still feels back-pressure.
  *
- * Why: Bun's fd streams hand every chunk over in a fresh buffer, and resident memory grew with the
- * volume read (a 1 GB run peaked 27 MB above a 10 MB one; the reader alone, measured apart). Here
- * the bytes go from the kernel into the ring and are delivered as views of it, so nothing is
- * allocated per chunk. One thread and one ring for both streams keep their order as Bun's single
- * event loop did (`printf hello; printf -world >&2` records `hello-world`). The child still feels
- * back-pressure: a full ring stops the reading.
- *
- * If the thread cannot start (its module did not load), Bun's streams take over after the start
- * timeout; nothing was read by then, so no byte is lost or reordered.
- *
- * The thread starts {@link THREAD_DELAY_MS} after the streams open, not at once: most commands an
- * agent runs are over by then, and a thread costs its own JavaScript VM (measured: `derun run --
- * true` in pipe mode 25.7 -> 18.4 ms of CPU without it). When the writers are done before that
- * (`readNow`: the child exited), this thread reads what the pipes hold and the reader thread never
- * starts. Until the thread starts nothing reads, as before it started when it started at once: the
- * pipes hold the bytes, and the order across streams of bytes written before anyone read them is
- * stream by stream, as it always was.
+ * The thread costs a JavaScript VM of its own, so it starts {@link THREAD_DELAY_MS} late: most
+ * commands an agent runs are over by then, and `readNow` (the child exited) reads what the streams
+ * hold on this thread instead. Until anything reads, the pipes hold the bytes. If the thread cannot
+ * start, Bun's streams take over; nothing was read by then, so no byte is lost or reordered.
  */
 import { readSync, writeSync } from "node:fs";
 import { createRecordRing, PRODUCED, RingConsumer, THREAD_START_TIMEOUT_MS, type RecordRingInit } from "./record-ring.ts";

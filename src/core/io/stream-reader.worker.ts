@@ -6,10 +6,8 @@
  * thread asks (its flag, plus a byte on `wakeFd` so a wait in progress returns at once); each end
  * is a record of length 0.
  *
- * The main thread is woken once per batch, not per read: while more is readable at once the thread
- * keeps reading (up to PUBLISH_BYTES), and wakes it when the streams pause or the batch is full.
- * Each wake-up of the main thread costs it memory that Bun gives back only slowly
- * (Atomics.waitAsync: +8 MB over 10 000 waits, measured), so fewer is flatter.
+ * The main thread is woken once per batch, not per read (when the streams pause or PUBLISH_BYTES
+ * are in): each wake-up (Atomics.waitAsync) costs it memory that Bun gives back only slowly.
  */
 import { readSync } from "node:fs";
 import { CONSUMED, RingProducer } from "./record-ring.ts";
