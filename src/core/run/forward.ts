@@ -21,7 +21,7 @@ export interface Forwarder {
   write(channel: DerunOutputChannel, bytes: Uint8Array, written?: (bytes: Uint8Array) => void): void;
   /** Blocks until everything forwarded so far has reached its fd; forwarding goes on after it. */
   drain(): void;
-  /** Blocks until everything forwarded so far has reached its fd (see OutputWriter.close). */
+  /** {@link drain}, then stops the writer thread: before derun restores its terminal or exits. */
   flush(): void;
 }
 

@@ -1,23 +1,14 @@
 /**
- * Writing derun's own stdout and stderr without making the child wait on the terminal.
- *
- * Why a thread: Bun's PTY reader hands the child's output over in chunks of up to 256 KiB. Written
- * synchronously on the main thread, each chunk stopped the reading of the child's PTY for as long
- * as the terminal took to accept it, so the child sat blocked about half the time (PTY throughput
- * 1.9x script's). A writer thread takes the bytes through a fixed shared ring (core/record-ring.ts)
- * and the main thread goes back to reading while the terminal drains.
- *
- * What does not change:
- * - Order, across both fds too (`cmd 2>&1 | less` gives derun one pipe as fd 1 and 2): one ring and
- *   one thread for both, and the main thread writes directly only when nothing is queued.
- * - Back-pressure: when the ring is full the main thread waits, so a slow or stopped terminal still
- *   stops the child, with at most RING_BYTES in between.
- * - Latency of small output: a chunk of at most DIRECT_MAX_BYTES, while nothing is queued, is
- *   written at once on the main thread (keystroke echo takes no thread hop, and a command that
- *   prints little never starts the thread).
- * - Terminal first: a write's `written` callback runs once its bytes were written to the fd (or
- *   dropped after a failure), in order, on the main thread, with a view of the bytes valid during
- *   the call (the ring's own copy: the main thread alone reuses that room, and only after this).
+ * Writing derun's own stdout and stderr on a thread, so the child never waits on the terminal: Bun's
+ * PTY reader hands over chunks of up to 256 KiB, and writing each on the main thread stopped the
+ * reading of the child's PTY while the terminal took it, so the child sat blocked about half the time.
+ * The thread takes the bytes through a fixed shared ring (../io/record-ring.ts). Kept as before:
+ * - order across both fds (`cmd 2>&1 | less` gives derun one pipe as fd 1 and 2): one ring, one thread;
+ * - back-pressure: a full ring makes the main thread wait, so a stopped terminal still stops the child;
+ * - small output at once: a chunk of at most DIRECT_MAX_BYTES with nothing queued is written on the
+ *   main thread (keystroke echo takes no thread hop; a command that prints little starts no thread);
+ * - terminal first: `written` runs once the bytes reached the fd (or were dropped after a failure),
+ *   in order, on the main thread, with a view valid during the call.
  */
 import { writeAllSync } from "../safe-fs/write-all.ts";
 import { CONSUMED, createRecordRing, MAX_TAG, RingConsumer, RingProducer, THREAD_START_TIMEOUT_MS, type RecordRingInit } from "../io/record-ring.ts";

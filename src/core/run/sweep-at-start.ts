@@ -1,11 +1,9 @@
 /**
- * The retention sweep at `derun run` start-up (docs/format.md, "Retention": expired sessions are cleaned up when
- * `derun run` starts), at most once a minute per state root.
- *
- * A sweep reads every session directory, so sweeping on every start made start-up grow with the
- * number of recorded sessions (measured: 19 ms with 25 sessions, 38 ms with 525, and a day of
- * running every command through derun records hundreds). A stamp file's mtime remembers the last
- * sweep across processes; it is touched before sweeping so concurrent starts do not all sweep.
+ * The retention sweep at `derun run` start-up (docs/format.md, "Retention"), at most once a minute
+ * per state root: a sweep reads every session directory, and sweeping on every start made start-up
+ * grow with the number of sessions (a day of running every command through derun records hundreds).
+ * A stamp file's mtime remembers the last sweep across processes; it is touched before sweeping so
+ * concurrent starts do not all sweep.
  */
 import { closeSync, constants, existsSync, futimesSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -19,8 +17,8 @@ const STAMP = "last-sweep";
 
 /**
  * Sweep unless another derun did so within the last minute. Never throws: GC never stops a run.
- * `ttlSeconds` is the sweep TTL of the contract: the run's own retention, by which unreadable
- * directories (and sessions without a retention of their own) expire.
+ * `ttlSeconds` is the sweep's TTL (docs/format.md, "Retention"): the run's own retention, by which
+ * unreadable directories (and sessions without a retention of their own) expire.
  */
 export async function sweepAtStart(store: Store, log: Logger, ttlSeconds: number, now: number = Date.now()): Promise<void> {
   const stamp = join(store.root, STAMP);

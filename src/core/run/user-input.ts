@@ -19,7 +19,7 @@ type StdinReader = ReturnType<typeof openStdin>;
  * terminal hangs up too (SIGHUP, EIO), which ends a command that ignores SIGHUP, as without derun.
  *
  * On POSIX through Bun's own fd reader (`process.stdin` builds a Node stream on node:tty and
- * node:net, 3 to 4 ms of every start); `Bun.file(0)` gives a new reader after a cancelled one,
+ * node:net, which loading costs every start); `Bun.file(0)` gives a new reader after a cancelled one,
  * `Bun.stdin` does not. The reader leaves the terminal's flags alone (it stays blocking for the
  * shell after derun). Windows keeps `process.stdin`, which owns the console's input mode there.
  */
