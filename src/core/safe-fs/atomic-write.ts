@@ -1,8 +1,8 @@
 /**
- * Atomic file replacement (docs/format.md): a temp file in the same directory, fully
- * written, then renamed over the target, so a reader sees the old or the new content and never a
- * part. Not fsynced: atomicity for readers comes from rename alone, and each fsync (~0.6 ms) would
- * be paid on every run's start and exit.
+ * Atomic file replacement (docs/format.md): a temp file in the same directory, fully written, then
+ * renamed over the target, so a reader sees the old or the new content and never a part. Not
+ * fsynced: atomicity for readers comes from rename alone, and an fsync would be paid on every run's
+ * start and exit.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";

@@ -1,8 +1,9 @@
 /**
- * Advisory whole-file locks through `bun:ffi` (no native addon: it would have to be built for every Bun and platform, and could not live in the single-file executable). POSIX uses libc
- * `flock(2)`, whose locks belong to the open file description and are dropped by the kernel when the
- * holder dies; Windows uses kernel32 `LockFileEx`/`UnlockFileEx` on the fd's OS handle, which
- * behaves the same way. Nothing else here is native.
+ * Advisory whole-file locks through `bun:ffi` (a native addon would have to be built for every Bun
+ * and platform, and could not live in the single-file executable). POSIX uses libc `flock(2)`,
+ * whose locks belong to the open file description and are dropped by the kernel when the holder
+ * dies; Windows uses kernel32 `LockFileEx`/`UnlockFileEx` on the fd's OS handle, which behaves the
+ * same way.
  */
 import { dlopen, FFIType } from "bun:ffi";
 import { errno, libc } from "../libc.ts";

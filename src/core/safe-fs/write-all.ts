@@ -1,10 +1,9 @@
 /**
  * Synchronous, complete writes: to derun's own stdout/stderr, and to the session's files.
- *
- * Synchronous on purpose: the child's output is forwarded in the transport's data callback, so a
- * slow terminal or a full pipe blocks that callback and, through it, the reading of the child's
- * output: the same back-pressure the child would feel without derun, and no unbounded buffering.
- * It also keeps the order of chunks the order of calls.
+ * Synchronous on purpose: a slow terminal or a full pipe blocks the writer (the main thread, or the
+ * writer thread of core/run/output-writer.ts), and through it the reading of the child's output:
+ * the back-pressure the child would feel without derun, and no unbounded buffering. It also keeps
+ * the order of chunks the order of calls.
  */
 import { writeSync } from "node:fs";
 
