@@ -1,7 +1,7 @@
 /**
- * The enumerations persisted in session files and MCP answers (docs/format.md), spelled as derun
- * has always written them: each a frozen object (for runtime use) plus a union type of its values (for typing). Names
- * that have a registry come from it alone: transports from src/plugins/index.ts, tools from
+ * The enumerations persisted in session files and MCP answers (docs/format.md), spelled as derun has
+ * always written them: each a frozen object (for run time) plus the union of its values (for types).
+ * Names that have a registry come from it alone: transports from src/plugins/index.ts, tools from
  * src/queries/index.ts, commands from src/cli/commands/index.ts.
  */
 

@@ -1,6 +1,6 @@
 /**
  * Every libc call derun makes on POSIX, through bun:ffi, in groups opened once and only when first
- * needed: each bound symbol costs start-up time, and `derun run -- true` needs only the first group.
+ * needed: each bound symbol costs start-up time, so a run binds only the groups its path uses.
  * None of them is variadic except ioctl and fcntl, which are called on Linux only, where variadic
  * arguments travel in registers like any others (on Apple arm64 they go on the stack, which
  * bun:ffi cannot do).

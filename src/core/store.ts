@@ -1,10 +1,8 @@
 /**
- * The Store interface: session artifacts on disk, and the types of what is persisted.
- *
- * Layout under the state root: `sessions/<session-id>/{meta.json, output.bin, index.jsonl,
- * final.json, append.lock}`. Field names are snake_case (docs/format.md), so people and other
- * tools can read the files directly. Every read and write resolves real paths first and refuses
- * anything that escapes `sessions/<session-id>` (DerunError "unsafe_path").
+ * The Store interface: the session files under `<root>/sessions/<id>/` (docs/format.md), and the
+ * types of what is persisted. Field names are snake_case, so people and other tools can read the
+ * files directly. Every read and write resolves real paths first and refuses anything that escapes
+ * `sessions/<id>` (DerunError "unsafe_path").
  */
 import type {
   DerunFinalState,
@@ -33,8 +31,8 @@ export interface SessionMeta {
   /** The recording derun process, for liveness. */
   readonly derun_pid: number;
   /**
-   * The window size the child started with, when derun had a terminal (added field: readers of the
-   * original format ignore it). Later sizes are resize events in events.jsonl.
+   * The window size the child started with, when derun had a terminal (an added field: earlier
+   * readers ignore it). Later sizes are resize events in events.jsonl.
    */
   readonly cols?: number;
   readonly rows?: number;
@@ -89,9 +87,9 @@ export interface SessionInfo {
   /** Absent while the session runs (or if its derun died before writing it). */
   readonly final?: SessionFinal;
   /**
-   * `starting` (no child PID yet) or `running` while the recording derun is alive; the final
-   * state once final.json exists; `failed` when there is no final.json and the recording derun
-   * is gone (dead PID, or PID reused).
+   * `starting` (no child PID yet) or `running` while the recording derun holds `append.lock`; the
+   * final state once final.json exists; `failed` when there is no final.json and the lock is free
+   * (its derun died).
    */
   readonly state: DerunSessionState;
   /** Bytes covered by complete index lines: the readable length of output.bin. */
@@ -100,7 +98,10 @@ export interface SessionInfo {
   readonly ended_at?: string;
   /** final.json's error, or, for a session whose derun died without final.json, that it did. */
   readonly error?: string;
-  /** When retention GC may remove it: end (or, while unknown, start) + retention_seconds. */
+  /**
+   * When retention GC may remove it: retention_seconds after the end (while live, after the start;
+   * after its last file change when its derun died).
+   */
   readonly expires_at?: string;
 }
 

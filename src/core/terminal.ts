@@ -20,7 +20,7 @@ const TIOCGWINSZ = 0x5413;
 /**
  * Whether `fd` is a terminal (a terminal ioctl succeeds on it; /dev/null, a character device, is
  * not one). On POSIX this is libc's isatty rather than node:tty's, whose module graph (node:net,
- * node:stream) cost 3 to 4 ms of every start.
+ * node:stream) would load on every start.
  */
 export function isTerminal(fd: number): boolean {
   if (process.platform === "win32") return (require("node:tty") as typeof import("node:tty")).isatty(fd);

@@ -144,8 +144,8 @@ export interface Transport {
   /**
    * Start `command` (argv; `command[0]` is looked up on PATH). Rejects with a {@link SpawnError}
    * when the command itself cannot be started (not found, not executable), and with any other
-   * error when the transport is unavailable (for instance no PTY could be allocated), in which
-   * case derun falls back to `pipe`.
+   * error when the transport is unavailable (no PTY could be allocated, say): a terminal transport
+   * then gives way to `pipe`; any other fails the run.
    */
   open(command: readonly string[], options: TransportOpenOptions): Promise<RunningChild>;
 }
