@@ -1,14 +1,11 @@
 /**
- * The bounded drain after a child has exited, shared by the built-in transports.
- *
- * Once the child is gone its output stream normally ends within a millisecond or two (the kernel
- * hangs up a PTY when its session leader exits; a pipe reaches EOF when the last writer closes).
- * But a background grandchild that inherited a pipe can keep it open for ever, and derun must end
- * with its child. So after the exit we keep reading while output keeps coming, and give up on the
- * stream's end only after it has been quiet for a while, or after a hard cap.
- *
- * An idle window rather than a fixed one: on a loaded machine the reader may be scheduled late,
- * and bytes the child wrote before exiting must never be cut off just because we were slow.
+ * The bounded drain after a child has exited, shared by the built-in transports. The output stream
+ * normally ends at once (the kernel hangs up a PTY when its session leader exits; a pipe reaches
+ * EOF when its last writer closes), but a background grandchild that inherited it can hold it open
+ * for ever, and derun must end with its child. So reading goes on while output keeps coming, and
+ * stops once the stream has been quiet for a while, or at a hard cap. An idle window, not a fixed
+ * one: a reader scheduled late on a loaded machine must never cut off what the child wrote before
+ * it exited.
  */
 
 /** Give up once the stream has delivered nothing for this long after the exit. */

@@ -1,9 +1,8 @@
 /**
  * Translates `Bun.spawn` outcomes (start failures, exits) into the Transport interface's shapes.
- *
- * Start failures, measured on Bun 1.4.5 (Linux): a name not on PATH throws `code: "ENOENT"` ("Executable not
- * found in $PATH"); a missing path throws `ENOENT` from posix_spawn; a file without the execute
- * bit and a directory both throw `EACCES` from posix_spawn. The same holds with `terminal:`.
+ * Start failures as Bun 1.4.5 reports them (Linux), `terminal:` or not: a name not on PATH throws
+ * `code: "ENOENT"` ("Executable not found in $PATH"), a missing path `ENOENT` from posix_spawn, a
+ * file without the execute bit and a directory `EACCES` from posix_spawn.
  */
 import fs from "node:fs";
 import os from "node:os";
