@@ -1,16 +1,12 @@
 /**
  * pipe: the child's stdout and stderr are recorded as channels `stdout` and `stderr`; used whenever
- * derun is not between two terminals. Importing this module has no side effects.
+ * derun is not between terminals on all three fds. Importing this module has no side effects.
  *
- * stdin is inherited, not forwarded: the child gets derun's own stdin file descriptor, so it sees
- * exactly what it would see without derun (a file stays seekable and keeps its type and size, a
- * closed stdin stays closed, EOF arrives when it would). Forwarding through a pipe would lose all of
- * that and add a copy.
- *
- * stdout and stderr are each a real pipe (core/io/fifo-pipe.ts: not the socket Bun would give, which
- * breaks `echo x > /dev/stderr`), except where derun's own fd 1 or 2 is a terminal (POSIX): that
- * stream gets a PTY of its own (see core/io/stream-pty.ts), so the child sees a terminal exactly where it
- * would without derun (`derun run -- make | tee log`, `echo x | derun run -- grep --color=auto x`).
+ * stdin is inherited, not forwarded: the child gets derun's own stdin, so a file stays seekable, a
+ * closed stdin stays closed and EOF arrives when it would. stdout and stderr are each a real pipe
+ * (core/io/fifo-pipe.ts: not Bun's socket, which breaks `echo x > /dev/stderr`), or, where derun's
+ * own fd 1 or 2 is a terminal (Linux), a PTY of its own (core/io/stream-pty.ts), so the child sees
+ * a terminal exactly where it would without derun (`derun run -- make | tee log`).
  *
  * When a reader of derun's own output goes away, closeOutput closes derun's end of that stream, so
  * the child meets the broken pipe itself (EPIPE or SIGPIPE, whichever it chose), as without derun.
@@ -47,8 +43,8 @@ const CHANNELS = ["stdout", "stderr"] as const;
 type Channel = (typeof CHANNELS)[number];
 
 /**
- * Both ends of one output stream when derun made them itself (a stream PTY or a FIFO pipe): the
- * child gets `childEnd`, derun reads the non-blocking `ourEnd`.
+ * Both ends of one output stream when derun made them itself (a stream PTY or a pipe): the child
+ * gets `childEnd`, derun reads the non-blocking `ourEnd`.
  */
 interface OwnEnds {
   readonly childEnd: number;
@@ -149,11 +145,9 @@ async function drainAfterExit(proc: PipeChild, ends: StreamEnds, outputs: Output
 
 /**
  * Resizes only the streams that are terminals, each to the size of derun's own terminal on that
- * fd (`size` when that cannot be read); a no-op when neither is one.
- *
- * Then the child gets a SIGWINCH from derun: it shares derun's process group, so the real
- * terminal signalled it already, but possibly before derun got here, and a child that read the
- * size right away saw the old one (measured: 3 runs in 10). The second signal makes it read again.
+ * fd (`size` when that cannot be read); a no-op when neither is one. Then derun sends the child a
+ * SIGWINCH: the real terminal signalled it already (it shares derun's process group), but often
+ * before derun got here, and a child that read the size at once saw the old one.
  */
 function resizeTerminalStreams(proc: PipeChild, ends: StreamEnds, size: WindowSize): void {
   let changed = false;
@@ -165,8 +159,8 @@ function resizeTerminalStreams(proc: PipeChild, ends: StreamEnds, size: WindowSi
 
 /**
  * derun's own ends for `channel`: on Linux a PTY when derun's own fd for it is a terminal, sized
- * like that terminal; else a FIFO pipe (see core/io/fifo-pipe.ts). On Windows, or when neither can be made,
- * undefined and Bun makes the stream ("pipe": a socketpair on POSIX): it loses the terminal or the
+ * like that terminal; else a real pipe (core/io/fifo-pipe.ts). On Windows, or when neither can be
+ * made, undefined and Bun makes the stream (a socketpair on POSIX): it loses the terminal or the
  * pipe type but never a byte, and must not stop the command from running.
  */
 function endsFor(channel: "stdout" | "stderr", size: WindowSize | undefined): OwnEnds | undefined {
@@ -186,7 +180,7 @@ function endsFor(channel: "stdout" | "stderr", size: WindowSize | undefined): Ow
   return pipe && { childEnd: pipe.writeEnd, ourEnd: pipe.readEnd, closeChildEnd: pipe.closeWriteEnd, resize: () => false, close: pipe.close };
 }
 
-/** `open()`, or undefined when it throws: a missing PTY or FIFO costs fidelity, never the run. */
+/** `open()`, or undefined when it throws: a missing PTY or pipe costs fidelity, never the run. */
 function tryOpen<T>(open: () => T): T | undefined {
   try {
     return open();
