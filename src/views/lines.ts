@@ -1,6 +1,6 @@
 /**
  * Lines by number, without rendering what is not asked for. A line of the text view ends at an LF
- * byte, so counting LF bytes (natively, several GB/s) numbers lines: line N of a channel ends at its
+ * byte, so counting LF bytes (a native search) numbers lines: line N of a channel ends at its
  * N-th LF, merged line N at the N-th LF of the output. Numbers are 1-based. The helpers here find
  * LFs in raw windows (of one channel, given the index records) and select head, tail or a range
  * from lines of either view; `tail-scan.ts` walks back from the end of a transcript for a tail.

@@ -2,9 +2,8 @@
  * The screen view: what a terminal of the recorded size would show at the end, rendered with
  * @xterm/headless. The normal buffer's scrollback and screen as logical lines (wrapped rows joined
  * back, trailing blanks trimmed), or, when a full-screen program still holds the alternate screen
- * at the end, its last frame. Rendering is far slower than the text view (tens of MB/s), so it
- * takes a bounded window of the transcript and starts where no earlier state is needed
- * ({@link findRenderStart}).
+ * at the end, its last frame. Rendering is far slower than the text view, so it takes a bounded
+ * window of the transcript and starts where no earlier state is needed ({@link findRenderStart}).
  */
 import { Terminal, type IBuffer } from "@xterm/headless";
 import type { ByteWindow } from "./window.ts";
