@@ -3,7 +3,7 @@
  * ArgsDef shape), so help and parsing cannot disagree. getopt's conventions: `--name value`,
  * `--name=value`, `-n value`, `-n5`, grouped short switches (`-fn 20`); the last occurrence wins;
  * an unknown option is a usage error with the nearest known name. By hand rather than
- * node:util's parseArgs, whose module cost 1.2 ms of every `derun run` start.
+ * node:util's parseArgs, whose module would load at every `derun run` start.
  */
 import { didYouMean, shown, usageError } from "./usage.ts";
 

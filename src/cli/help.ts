@@ -1,8 +1,8 @@
 /**
  * `derun --help`, `derun help <command>` and `derun <command> --help`: citty renders the commands
  * and flags; this adds each command's own usage line and its EXAMPLES, and drops citty's column
- * padding at the ends of lines. Colour only on a terminal without NO_COLOR. Loaded only for help:
- * citty, node:tty and node:util cost `derun run` 4 to 5 ms at every start.
+ * padding at the ends of lines. Colour only on a terminal without NO_COLOR. Loaded only for help,
+ * so that citty, node:tty and node:util are not loaded at every `derun run` start.
  */
 import type { ArgsDef, CommandDef } from "citty";
 import pkg from "../../package.json" with { type: "json" };

@@ -5,9 +5,8 @@
  * the user's command, untouched (citty's own `runMain` would take `derun run -- grep --help` as a
  * request for derun's help). Each command parses its own flags strictly. It also owns the exit: 2
  * for usage errors, 1 for derun failures, the command's own status (or signal) otherwise, and
- * death by SIGPIPE when the reader of stdout went away (as `cat` dies in `cat | head`).
- *
- * Help (citty) is loaded only for help: at every start it cost about 1 ms of the 13.
+ * death by SIGPIPE when the reader of stdout went away (as `cat` dies in `cat | head`). Help
+ * (citty) is loaded only for help, not at every start.
  */
 import { describeError, isDerunError } from "../core/errors.ts";
 import { dieBySignal } from "../core/run/signals.ts";
@@ -56,7 +55,7 @@ function unknownCommand(name: string): never {
   return usageError(`unknown command ${shown(name)}${didYouMean(name, Object.keys(commands))}`, 'Run "derun --help" for the commands.');
 }
 
-/** Help and version: through write(2), not process.stdout, whose set-up alone cost 4 ms. */
+/** Help and version: through write(2), not process.stdout, whose set-up costs more than they do. */
 function print(text: string): number {
   writeAllSync(1, Buffer.from(`${text}\n`));
   return 0;

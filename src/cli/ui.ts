@@ -1,9 +1,9 @@
 /**
  * What the session commands print for people: one tagged consola logger (`ui`) whose lines read
  * `derun: <message>` on stderr for notices and warnings, and plain on stdout for results (`ui.log`),
- * colour only where that stream is a terminal and NO_COLOR is unset. consola's core (3 ms to load)
- * with this reporter rather than its default one (26 ms, and a `[derun]` badge at the end of the
- * line, unlike the dispatcher's `derun:` errors).
+ * colour only where that stream is a terminal and NO_COLOR is unset. consola's core with this
+ * reporter rather than its default one, which takes several times as long to load and puts a
+ * `[derun]` badge at the end of the line, unlike the dispatcher's `derun:` errors.
  */
 import { createConsola, type ConsolaReporter, type LogObject } from "consola/core";
 import { writeAllSync } from "../core/safe-fs/index.ts";

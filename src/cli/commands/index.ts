@@ -1,7 +1,7 @@
 /**
  * derun's commands: each one's one-line description, and its module as a lazy import, so that
  * `derun --help` loads no command and `derun run` loads only its own (the mcp command pulls in the
- * MCP SDK: ~200 ms; the session commands arktype and the queries). `help` is the dispatcher's.
+ * MCP SDK, the session commands arktype and the queries). `help` is the dispatcher's.
  */
 import type { CommandModule } from "../command.ts";
 
