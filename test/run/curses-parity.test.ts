@@ -1,5 +1,5 @@
 /**
- * Contract scenario 1: a real curses program (vim) through `derun run` in a real terminal (a tmux
+ * A real curses program (vim) through `derun run` in a real terminal (a tmux
  * pane) opens, takes keys, writes a file and exits, and the screen is the same as without derun.
  */
 import { describe, expect, test } from "bun:test";

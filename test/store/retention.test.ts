@@ -1,4 +1,4 @@
-/** Contract scenario 7: TTL expiry removes only expired sessions and never live ones. */
+/** Retention (docs/format.md, "Retention"): TTL expiry removes only expired sessions and never live ones. */
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";

@@ -1,4 +1,4 @@
-/** Contract scenario 9: traversal ids and symlink escapes are rejected on read and on write. */
+/** Traversal ids and symlink escapes are rejected on read and on write (docs/format.md, "Files of a session"). */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";

@@ -1,10 +1,10 @@
 /**
  * The pipe transport's reader thread on real pipes written by real processes: every byte in order
- * through the ring; the order across stdout and stderr that one event loop gave (the contract's
- * `hello-world`); stopping one stream while the other goes on, with what was read before the stop
- * still delivered; a stop that wakes an idle thread, and one after the end that touches nothing;
- * and the fallback to Bun's streams when the thread cannot start (also when stopped before) or
- * dies after it started.
+ * through the ring; the order across stdout and stderr that one event loop gave (`printf hello;
+ * printf -world >&2` records `hello-world`); stopping one stream while the other goes on, with what
+ * was read before the stop still delivered; a stop that wakes an idle thread, and one after the end
+ * that touches nothing; and the fallback to Bun's streams when the thread cannot start (also when
+ * stopped before) or dies after it started.
  */
 import { describe, expect, test } from "bun:test";
 import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
