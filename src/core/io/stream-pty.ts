@@ -1,17 +1,14 @@
 /**
  * A pseudo-terminal for one output stream of the child (its stdout or its stderr alone), so the
- * child sees a terminal on that fd exactly when derun itself has one there (`derun run -- make | tee
- * log`: stderr stays a terminal and gcc keeps colouring its diagnostics).
+ * child sees a terminal on that fd exactly when derun has one there (`derun run -- make | tee log`:
+ * stderr stays a terminal and gcc keeps colouring its diagnostics). It is nobody's controlling
+ * terminal and carries no input: the child keeps derun's session, process group and stdin. Output
+ * processing (OPOST) is off, so derun reads exactly the bytes the child wrote and its own terminal
+ * processes them once, as without derun.
  *
- * Unlike a PTY transport, this PTY is no controlling terminal and carries no input: the child keeps
- * derun's session, process group and stdin. Output post-processing (OPOST) is off, so derun reads
- * exactly the bytes the child wrote, and derun's own terminal applies its processing once, as it
- * would without derun.
- *
- * Linux only, through libc via bun:ffi: sizing the PTY takes ioctl, which is variadic, and bun:ffi
- * cannot call a variadic function correctly on Apple arm64. (Bun.Terminal cannot hand out its
- * slave fd, and spawning with `terminal:` makes the child a session leader on a PTY for all three
- * fds.)
+ * Linux only: sizing the PTY takes ioctl, which is variadic, and bun:ffi cannot call a variadic
+ * function correctly on Apple arm64. (Bun.Terminal cannot hand out its slave fd, and spawning with
+ * `terminal:` makes the child a session leader on a PTY for all three fds.)
  */
 import { ptr, type Pointer, CString } from "bun:ffi";
 import fs from "node:fs";
