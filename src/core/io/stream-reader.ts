@@ -8,8 +8,9 @@
  *
  * The thread costs a JavaScript VM of its own, so it starts {@link THREAD_DELAY_MS} late: most
  * commands an agent runs are over by then, and `readNow` (the child exited) reads what the streams
- * hold on this thread instead. Until anything reads, the pipes hold the bytes. If the thread cannot
- * start, Bun's streams take over; nothing was read by then, so no byte is lost or reordered.
+ * hold on this thread instead. Until anything reads, the pipes hold the bytes (what was written
+ * before then comes stream by stream, as it always did). If the thread cannot start, Bun's streams
+ * take over; nothing was read by then, so no byte is lost or reordered.
  */
 import { readSync, writeSync } from "node:fs";
 import { createRecordRing, PRODUCED, RingConsumer, THREAD_START_TIMEOUT_MS, type RecordRingInit } from "./record-ring.ts";

@@ -1,14 +1,15 @@
 /**
- * Writing derun's own stdout and stderr on a thread, so the child never waits on the terminal: Bun's
- * PTY reader hands over chunks of up to 256 KiB, and writing each on the main thread stopped the
- * reading of the child's PTY while the terminal took it, so the child sat blocked about half the time.
- * The thread takes the bytes through a fixed shared ring (../io/record-ring.ts). Kept as before:
+ * Writing derun's own stdout and stderr on a thread, so reading the child's output does not wait for
+ * each write to the terminal: Bun's PTY reader hands over chunks of up to 256 KiB, and writing each
+ * on the main thread stopped the reading of the child's PTY while the terminal took it, so the child
+ * sat blocked about half the time.
+ * The thread takes the bytes through a fixed shared ring (../io/record-ring.ts). What it keeps:
  * - order across both fds (`cmd 2>&1 | less` gives derun one pipe as fd 1 and 2): one ring, one thread;
  * - back-pressure: a full ring makes the main thread wait, so a stopped terminal still stops the child;
  * - small output at once: a chunk of at most DIRECT_MAX_BYTES with nothing queued is written on the
  *   main thread (keystroke echo takes no thread hop; a command that prints little starts no thread);
  * - terminal first: `written` runs once the bytes reached the fd (or were dropped after a failure),
- *   in order, on the main thread, with a view valid during the call.
+ *   in order, on the main thread, with a view valid during the call (the ring's own copy).
  */
 import { writeAllSync } from "../safe-fs/write-all.ts";
 import { CONSUMED, createRecordRing, MAX_TAG, RingConsumer, RingProducer, THREAD_START_TIMEOUT_MS, type RecordRingInit } from "../io/record-ring.ts";
