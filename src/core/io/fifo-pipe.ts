@@ -49,8 +49,6 @@ export function openFifoPipe(): FifoPipe {
     const { O_RDONLY, O_WRONLY, O_NONBLOCK } = fs.constants;
     readEnd = fs.openSync(fifo, O_RDONLY | O_NONBLOCK); // does not wait for a writer
     const writeEnd = fs.openSync(fifo, O_WRONLY); // does not block: a reader exists
-    // Best effort: a user over the kernel's pipe-size budget keeps the default, losing only speed.
-    if (linux) c.fcntl(readEnd, F_SETPIPE_SZ, PIPE_BYTES);
     return pipeOf(readEnd, writeEnd);
   } catch (error) {
     if (readEnd >= 0) fs.closeSync(readEnd);
