@@ -2,7 +2,10 @@ import { type } from "arktype";
 import { DerunSessionState, SCHEMA_VERSION } from "../core/enums.ts";
 import { defineQuery } from "./query.ts";
 import { capped, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT, positiveIntegerType } from "./_args.ts";
+import { commandLine, outcome, SEP, size, when } from "./_render.ts";
 import { sessionSummary } from "./_session.ts";
+
+type Row = ReturnType<typeof sessionSummary> & { readonly exit_code?: number; readonly signal?: string };
 
 const states = Object.values(DerunSessionState);
 
@@ -10,17 +13,11 @@ const states = Object.values(DerunSessionState);
 export default defineQuery({
   name: "derun_list_sessions",
   description: [
-    "List the terminal sessions recorded by `derun run`, newest first: each with its session_id, state",
-    `(${states.join(", ")}), command (argv), started_at, ended_at once ended, output_bytes recorded so far,`,
-    "and transport_mode (posix-pty or windows-conpty: one terminal stream; pipe: stdout and stderr kept apart).",
-    "Use it to find the session_id of a build, test run or server the user started, then read its output",
-    "with derun_read_output, or follow a running one with derun_wait_output.",
+    "Sessions recorded by `derun run` and `derun shell`, newest first: id, state, command, times, output size.",
   ].join(" "),
   input: type({
-    "state?": type.enumerated(...states).configure({ description: "only sessions in this state, e.g. running" }),
-    "limit?": positiveIntegerType.configure({
-      description: `the most sessions to return, a positive integer (default ${LIST_DEFAULT_LIMIT}; larger values are clamped to ${LIST_MAX_LIMIT})`,
-    }),
+    "state?": type.enumerated(...states),
+    "limit?": positiveIntegerType.configure({ description: `default ${LIST_DEFAULT_LIMIT}` }),
     "+": "reject",
   }),
   annotations: {
@@ -33,6 +30,12 @@ export default defineQuery({
   async handler(input, { store }) {
     const limit = capped(input.limit, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT);
     const sessions = (await store.list()).filter((info) => input.state === undefined || info.state === input.state);
-    return { schema_version: SCHEMA_VERSION, sessions: sessions.slice(0, limit).map(sessionSummary) };
+    return { schema_version: SCHEMA_VERSION, sessions: sessions.slice(0, limit).map(sessionSummary) as Row[] };
+  },
+  render: ({ sessions }) => {
+    const rows = sessions.map((s) =>
+      [s.session_id, outcome(s), size(s.output_bytes), when(s.started_at), s.transport_mode, commandLine(s.command)].join(SEP),
+    );
+    return [`${sessions.length} session${sessions.length === 1 ? "" : "s"}, newest first`, ...rows].join("\n");
   },
 });
