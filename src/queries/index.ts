@@ -6,6 +6,7 @@ import type { Query } from "./query.ts";
 import getSession from "./get-session.ts";
 import listSessions from "./list-sessions.ts";
 import readOutput from "./read-output.ts";
+import readText from "./read-text.ts";
 import waitOutput from "./wait-output.ts";
 
-export const queries: readonly Query<any, object>[] = [listSessions, getSession, readOutput, waitOutput];
+export const queries: readonly Query<any, object>[] = [listSessions, getSession, readText, readOutput, waitOutput];

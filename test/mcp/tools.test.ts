@@ -15,6 +15,7 @@ describe("tools/list and initialize", () => {
     expect(tools.map((t) => t.name)).toEqual([
       "derun_list_sessions",
       "derun_get_session",
+      "derun_read_text",
       "derun_read_output",
       "derun_wait_output",
     ]);
