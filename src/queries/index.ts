@@ -7,6 +7,7 @@ import getSession from "./get-session.ts";
 import listSessions from "./list-sessions.ts";
 import readOutput from "./read-output.ts";
 import readText from "./read-text.ts";
+import searchOutput from "./search-output.ts";
 import waitOutput from "./wait-output.ts";
 
-export const queries: readonly Query<any, object>[] = [listSessions, getSession, readText, readOutput, waitOutput];
+export const queries: readonly Query<any, object>[] = [listSessions, getSession, readText, searchOutput, readOutput, waitOutput];

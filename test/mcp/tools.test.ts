@@ -16,6 +16,7 @@ describe("tools/list and initialize", () => {
       "derun_list_sessions",
       "derun_get_session",
       "derun_read_text",
+      "derun_search_output",
       "derun_read_output",
       "derun_wait_output",
     ]);
