@@ -17,6 +17,7 @@ describe("tools/list and initialize", () => {
       "derun_get_session",
       "derun_read_text",
       "derun_search_output",
+      "derun_list_commands",
       "derun_read_output",
       "derun_wait_output",
     ]);
