@@ -19,7 +19,10 @@ export const oneLine = (text: string, max = 100): string => {
  */
 export const commandLine = (argv: readonly string[], max = 100): string => {
   const program = (argv[0] ?? "").replace(/^.*[\\/]/, "").replace(/\.exe$/, "");
-  const quoted = (word: string) => (word === "" || /[\s"'\\$`]/.test(word) ? JSON.stringify(word) : word);
+  const quoted = (word: string) => {
+    const flat = word.replace(/\s+/g, " ").trim(); // a script given as an argument, on one line
+    return flat === "" || /[\s"'\\$`]/.test(flat) ? `"${flat.replace(/["\\$`]/g, "\\$&")}"` : flat;
+  };
   return oneLine([program, ...argv.slice(1)].map(quoted).join(" "), max);
 };
 
@@ -36,9 +39,11 @@ export const outcome = (fields: {
   return fields.state;
 };
 
-/** "lines 3-7 of 120", or "no lines". */
-export const lineSpan = (first: number | undefined, last: number | undefined, total: number): string =>
-  first === undefined || last === undefined ? `no lines (of ${total})` : `lines ${first}-${last} of ${total}`;
+/** "lines 3-7 of 120", "all 7 lines", or "no lines of 120". */
+export const lineSpan = (first: number | undefined, last: number | undefined, total: number): string => {
+  if (first === undefined || last === undefined) return total === 0 ? "no lines" : `no lines of ${total}`;
+  return first === 1 && last === total ? `all ${total} line${total === 1 ? "" : "s"}` : `lines ${first}-${last} of ${total}`;
+};
 
 /** A byte count for people: 512 B, 1.5 KB, 12 MB. */
 export const size = (bytes: number): string => {

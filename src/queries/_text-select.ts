@@ -34,11 +34,13 @@ export async function selectText(t: Transcript, range: LineRange, options: TextS
     const start = await tailStart(t, range.tail, options.channel);
     await runView(t, start.from, start.starts, lfs - start.lfs + 1, selector, start.after, options);
   } else {
+    // Lines past the last LF are the open ones: start after the last LF and let the selector skip to them.
     const first = "head" in range ? 1 : range.from;
-    const at = first <= 1 ? t.lo : await afterNthLf(t, first - 1, options.channel);
+    const skip = Math.min(first - 1, lfs);
+    const at = skip === 0 ? t.lo : await afterNthLf(t, skip, options.channel);
     if (at !== undefined) {
       const starts = await lineStartsAt(t, at, options.channel);
-      await runView(t, Math.min(at, ...starts.values()), starts, first, selector, at, options);
+      await runView(t, Math.min(at, ...starts.values()), starts, skip + 1, selector, at, options);
     }
   }
   const { lines, truncated } = selector.result();

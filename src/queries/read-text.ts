@@ -60,7 +60,7 @@ export default defineQuery({
     const view =
       r.view === "text"
         ? `text${r.channel ? ` of ${r.channel}` : ""}`
-        : `screen ${r.size}${r.alternate_screen ? ", a full-screen program's last frame" : ""}`;
+        : `screen${r.size?.endsWith("assumed") ? ` (${r.size})` : ""}${r.alternate_screen ? ", a full-screen program's last frame" : ""}`;
     const facts = [subjectText(r), view, lineSpan(r.first_line, r.last_line, r.total_lines)];
     if (r.truncated) facts.push("more lines than max_chars allows");
     facts.push(`bytes ${r.start_cursor}-${r.end_cursor}`);
