@@ -17,7 +17,7 @@ export interface AgentAnswer {
   readonly text: string;
   /** structuredContent, when the tool sends it. */
   readonly result: any;
-  /** Bytes of the whole JSON-RPC response message as it came over stdio (without its newline); for calls made one at a time. */
+  /** Bytes of the JSON-RPC result as it came over stdio (content, structuredContent, isError); for calls made one at a time. */
   readonly bytes: number;
 }
 
@@ -26,18 +26,18 @@ export interface AgentClient extends AsyncDisposable {
   call(name: string, args?: Record<string, unknown>): Promise<AgentAnswer>;
 }
 
-/** A Client over stdio to `derun mcp` reading `stateRoot`. */
-export async function connectAgent(stateRoot: string): Promise<AgentClient> {
+/** A Client over stdio to `derun mcp` reading `stateRoot` (`derun`: the argv that starts derun, default the one under test). */
+export async function connectAgent(stateRoot: string, derun: readonly string[] = derunArgv()): Promise<AgentClient> {
   const client = new Client({ name: "derun-agent-test", version: "0" });
-  const [command = process.execPath, ...args] = derunArgv();
+  const [command = process.execPath, ...args] = derun;
   const transport = new StdioClientTransport({ command, args: [...args, "mcp"], env: derunEnv(stateRoot), cwd: REPO_ROOT, stderr: "pipe" });
   await client.connect(transport);
-  // The SDK parses each line it reads; serialized again it is the line the server wrote
-  // (JSON.stringify both ways, same key order), so its length is the answer's size on the wire.
+  // The SDK parses each line it reads; serialized again it is what the server wrote (JSON.stringify
+  // both ways, same key order), so its length is the answer's size on the wire.
   let lastSize = 0;
   const deliver = transport.onmessage!;
   transport.onmessage = (message: JSONRPCMessage) => {
-    if ("id" in message && "result" in message) lastSize = Buffer.byteLength(JSON.stringify(message));
+    if ("id" in message && "result" in message) lastSize = Buffer.byteLength(JSON.stringify(message.result));
     deliver(message);
   };
   return {
@@ -67,9 +67,9 @@ export async function recordInPty(
   stateRoot: string,
   id: string,
   argv: readonly string[],
-  options: { cols?: number; rows?: number; cwd?: string; env?: Record<string, string>; drive?: (run: PtyRun) => Promise<void> } = {},
+  options: { cols?: number; rows?: number; cwd?: string; env?: Record<string, string>; drive?: (run: PtyRun) => Promise<void>; derun?: readonly string[] } = {},
 ): Promise<{ exitCode: number | null; signalCode: string | null }> {
-  const run = spawnInPty([...derunArgv(), "run", "--session-id", id, "--", ...argv], {
+  const run = spawnInPty([...(options.derun ?? derunArgv()), "run", "--session-id", id, "--", ...argv], {
     env: options.env ?? recordEnv(stateRoot),
     cols: options.cols ?? 120,
     rows: options.rows ?? 30,
@@ -86,8 +86,8 @@ export async function recordInPty(
 }
 
 /** `derun run --session-id id -- argv` with pipes (derun picks its pipe transport). */
-export async function recordWithPipes(stateRoot: string, id: string, argv: readonly string[], options: { cwd?: string } = {}) {
-  return runDerun(["run", "--session-id", id, "--", ...argv], { stateRoot, cwd: options.cwd, env: { LANG: "C.UTF-8" } });
+export async function recordWithPipes(stateRoot: string, id: string, argv: readonly string[], options: { cwd?: string; derun?: string } = {}) {
+  return runDerun(["run", "--session-id", id, "--", ...argv], { stateRoot, cwd: options.cwd, env: { LANG: "C.UTF-8" }, ...(options.derun ? { derun: options.derun } : {}) });
 }
 
 /** The raw transcript of a session, as derun recorded it. */

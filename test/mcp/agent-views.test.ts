@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { tempDir } from "../helpers/cli.ts";
-import { childPid, connectAgent, outputBin, recordInPty, recordWithPipes, type AgentClient } from "./_agent.ts";
-import { cartSuite, cProject, document, sizeReporter, spinnerScript } from "./_programs.ts";
+import { connectAgent, outputBin, type AgentClient } from "./_agent.ts";
+import { recordAll } from "./_recordings.ts";
 
 const root = tempDir("derun-agent-views-");
 const work = tempDir("derun-agent-work-");
@@ -21,58 +21,7 @@ const count = (s: string, part: string) => s.split(part).length - 1;
 const TIMEOUT = 120_000;
 
 beforeAll(async () => {
-  cartSuite(path.join(work.path, "cart"));
-  cProject(path.join(work.path, "c"), 40);
-  const doc = document(path.join(work.path, "doc.txt"), 2000);
-  await recordInPty(root.path, "bun-test", [process.execPath, "test", "--colors", "cart.test.ts"], { cwd: path.join(work.path, "cart") });
-  await recordInPty(root.path, "make", ["make"], { cwd: path.join(work.path, "c") });
-  await recordInPty(root.path, "progress", ["python3", "-c", spinnerScript]);
-  // top still on screen at the end: its derun session ends when top is killed.
-  await recordInPty(root.path, "top", ["top", "-d", "0.1"], {
-    drive: async (run) => {
-      await run.waitFor((o) => count(o, "top - ") >= 10, "ten frames of top");
-      process.kill(childPid(root.path, "top"), "SIGKILL");
-    },
-  });
-  await recordInPty(root.path, "less", ["less", doc], {
-    drive: async (run) => {
-      for (let page = 1; page <= 10; page++) {
-        await run.waitFor((o) => o.includes(`line ${page * 29} of`), `page ${page}`);
-        run.type(page < 10 ? " " : "q");
-      }
-    },
-  });
-  await recordInPty(root.path, "less-killed", ["less", doc], {
-    drive: async (run) => {
-      for (let page = 1; page <= 10; page++) {
-        await run.waitFor((o) => o.includes(`line ${page * 29} of`), `page ${page}`);
-        if (page < 10) run.type(" ");
-      }
-      process.kill(childPid(root.path, "less-killed"), "SIGKILL");
-    },
-  });
-  await recordInPty(root.path, "resize", ["python3", "-c", sizeReporter], {
-    cols: 80,
-    rows: 24,
-    drive: async (run) => {
-      await run.waitFor((o) => o.includes("window 80x24"), "the first size");
-      run.resize(100, 30);
-      await run.waitFor((o) => o.includes("window 100x30"), "the size after the resize");
-      run.type("q\r");
-    },
-  });
-  // A character split between two records for sure: the child waits until derun has recorded its first byte.
-  const bin = path.join(root.path, "sessions", "bytes", "output.bin");
-  const splitter = `
-import os, sys, time
-out = sys.stdout.buffer
-first = b"ok \\xff\\xfe end\\ncaf\\xc3"
-out.write(first); out.flush()
-while os.path.getsize(${JSON.stringify(bin)}) < len(first): time.sleep(0.005)
-out.write(b"\\xa9 au lait\\n"); out.flush()
-sys.stderr.write("bytes done\\n")
-`;
-  await recordWithPipes(root.path, "bytes", ["python3", "-c", splitter]);
+  await recordAll(root.path, work.path);
   agent = await connectAgent(root.path);
 }, TIMEOUT);
 
@@ -95,7 +44,7 @@ describe("one derun_read_text call tells what happened", () => {
     expect(lines.filter((l) => /^✗ totals the cart( \[[\d.]+ms\])?$/.test(l))).toHaveLength(2); // where it failed, and in the summary
     expect(lines.join("\n")).toContain("Expected: 6\nReceived: 5");
     expect(lines).toContain(" 1 fail");
-    expect(lines.filter((l) => l.startsWith("✓ "))).toHaveLength(36);
+    expect(lines.filter((l) => l.startsWith("✓ "))).toHaveLength(48);
     expect(answer.text).not.toContain("\x1b");
     expect(answer.bytes).toBeLessThanOrEqual(raw("bun-test") / 2);
 
@@ -162,6 +111,11 @@ describe("one derun_read_text call tells what happened", () => {
   test("a resize mid-run: the screen is drawn at each size, a wide line is one line, the size at the end is the new one", async () => {
     const answer = await readText({ session_id: "resize" });
     const lines = body(answer.text);
+    if (!lines.includes("window 80x24") || !lines.includes("window 100x30")) {
+      // Say what was recorded, to tell a recording that went wrong from a render that did.
+      const events = fs.readFileSync(path.join(root.path, "sessions", "resize", "events.jsonl"), "utf8");
+      throw new Error(`screen ${JSON.stringify(lines)} from ${JSON.stringify(outputBin(root.path, "resize").toString())} with ${events}`);
+    }
     expect(lines).toContain("window 80x24");
     expect(lines).toContain("window 100x30");
     expect(lines).toContain(`wide:${"-".repeat(100)}:end`);
