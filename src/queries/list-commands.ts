@@ -55,8 +55,8 @@ async function newestCommands(store: Store, limit: number): Promise<CommandRow[]
 export default defineQuery({
   name: "derun_list_commands",
   description: [
-    "Commands the user ran in `derun shell` sessions, newest first (across sessions without session_id):",
-    "command line, cwd, exit code, times. Read one with derun_read_text's command.",
+    "Commands typed in `derun shell` sessions (of all of them without session_id), newest first, with cwd",
+    "and exit code. Read one with derun_read_text's command.",
   ].join(" "),
   input: type({
     "session_id?": sessionIdType,

@@ -9,8 +9,8 @@ import { checkReadMode, readWindowAs } from "./_read-mode.ts";
 export default defineQuery({
   name: "derun_read_output",
   description: [
-    "Read a session's output from a byte cursor (decimal string, default \"0\"), raw by default; repeat with",
-    "next_cursor until eof. To learn what happened, derun_read_text is shorter.",
+    "Raw output from a byte cursor (decimal string, default \"0\"); repeat with next_cursor until eof.",
+    "For what happened, derun_read_text is shorter.",
   ].join(" "),
   input: type({
     ...readArgs,

@@ -23,8 +23,8 @@ type WaitResult = ReadOutputResult & { readonly timed_out: boolean; readonly wai
 export default defineQuery({
   name: "derun_wait_output",
   description: [
-    "Wait for output past cursor, then return it as derun_read_output does; pass next_cursor to the next call.",
-    "With until, wait for a new line (or prompt) matching that regular expression and return it.",
+    "Wait for output past cursor and return it like derun_read_output; pass next_cursor to the next call.",
+    "until: wait for a new line (or prompt) matching this regular expression, and return it.",
   ].join(" "),
   input: type({
     ...readArgs,
