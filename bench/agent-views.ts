@@ -1,6 +1,6 @@
 /**
  * What an agent pays for the agent views, over stdio to the compiled `derun mcp`: the size of each
- * derun_read_text and derun_search_output answer (the whole JSON-RPC message) against the raw bytes
+ * derun_read_text and derun_search_output answer (the JSON-RPC result as sent) against the raw bytes
  * of real recordings made through `derun run` (the agent-view tests' recordings); and on a 1 GB log
  * written with the store's writer, the time and size of one search for its one error line and of
  * the default read_text answer.
@@ -52,7 +52,7 @@ async function answerSizes(ctx: BenchContext): Promise<Figure[]> {
       derun: summarize(reads),
       target: "each within its bound (1/2; build log 3/4; full screen 1/4)",
       met,
-      notes: `default arguments, the whole JSON-RPC message; ${readNotes.join("; ")}`,
+      notes: `default arguments, the JSON-RPC result as sent; ${readNotes.join("; ")}`,
     },
     { name: "search_output answer / raw bytes", unit: "x", derun: summarize(searches), target: "<= 0.5", met: searches.every((r) => r <= 0.5), notes: searchNotes.join("; ") },
   ];

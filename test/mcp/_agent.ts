@@ -1,7 +1,7 @@
 /**
  * What the agent-view tests need: real recordings made by running real programs through `derun run`
  * (on a PTY the test allocates, or with pipes), and the SDK's own Client over stdio to `derun mcp`
- * on the same state root, measuring each answer as sent (the whole JSON-RPC message).
+ * on the same state root, measuring each answer as sent (the JSON-RPC result).
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";

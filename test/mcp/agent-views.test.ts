@@ -1,7 +1,7 @@
 /**
  * The agent views end to end: real programs run through `derun run` (on a PTY, or with pipes), read
  * back by the SDK's own Client over stdio from `derun mcp`. For each recording, the facts an agent
- * needs come back from ONE derun_read_text call whose answer (the whole JSON-RPC message) is at
+ * needs come back from ONE derun_read_text call whose answer (the JSON-RPC result as sent) is at
  * most half the raw bytes (a build log that is nearly all text: three quarters; a full-screen
  * program: a quarter), and a derun_search_output for the error or warning in at most half; no
  * redraw frame survives in the screen view.
