@@ -8,6 +8,8 @@ import { commandLine, oneLine, outcome, SEP } from "./_render.ts";
 
 export interface CommandFacts {
   readonly number: number;
+  /** Still running: no end mark yet (its output so far). */
+  readonly running?: true;
   readonly command_line: string | null;
   readonly cwd: string | null;
   readonly exit_code: number | null;
@@ -36,7 +38,7 @@ export const subjectOf = (t: Transcript): Subject => {
     ...(final?.signal === undefined ? {} : { signal: final.signal }),
     ...(final?.error === undefined ? {} : { error: final.error }),
     session_command: t.info.meta.command,
-    ...(c ? { command: { number: c.number, command_line: c.command_line, cwd: c.cwd, exit_code: c.exit_code, started_at: c.started_at, ended_at: c.ended_at } } : {}),
+    ...(c ? { command: { number: c.number, ...(c.output_end === null && c.ended_at === null ? { running: true as const } : {}), command_line: c.command_line, cwd: c.cwd, exit_code: c.exit_code, started_at: c.started_at, ended_at: c.ended_at } } : {}),
   };
 };
 
@@ -45,7 +47,8 @@ export const subjectText = (s: Subject): string => {
   const session = `session ${s.session_id}`;
   if (!s.command) return `${session}: ${outcome({ state: s.session_state, exit_code: s.exit_code, signal: s.signal, error: s.error })}${SEP}${commandLine(s.session_command)}`;
   const c = s.command;
-  const facts = [`command ${c.number} of ${session}: ${c.exit_code === null ? "no exit status" : `exit ${c.exit_code}`}`];
+  const status = c.running ? "running" : c.exit_code === null ? "no exit status" : `exit ${c.exit_code}`;
+  const facts = [`command ${c.number} of ${session}: ${status}`];
   if (c.cwd) facts.push(`in ${oneLine(c.cwd, 80)}`);
   facts.push(c.command_line === null ? "(command line not recorded)" : `$ ${oneLine(c.command_line, 120)}`);
   return facts.join(SEP);

@@ -8,6 +8,7 @@ import { DerunError } from "../core/errors.ts";
 import type { CommandRecord } from "../core/shell/commands.ts";
 import type { IndexRecord, SessionInfo, Store } from "../core/store.ts";
 import { firstSpanEndingAfter, type ByteWindow } from "../views/window.ts";
+import { runningCommand } from "./_running-command.ts";
 
 /** Bytes read per window when streaming (the views work on whole windows). */
 export const BLOCK = 1 << 20;
@@ -46,15 +47,18 @@ export async function openTranscript(store: Store, sessionId: string, command?: 
   return { store, sessionId, info, lo, hi, spans, channels, ...(record ? { command: record } : {}) };
 }
 
+/** A recorded command, or the one running now (its output so far: `output_end` null). */
 async function findCommand(store: Store, info: SessionInfo, selector: CommandSelector): Promise<CommandRecord> {
   const id = info.meta.session_id;
   const records = await store.commands(id);
-  if (records.length === 0) {
-    const why = info.meta.records_commands ? "no command has finished yet" : "it is not a `derun shell` session";
+  const running = await runningCommand(store, info, records);
+  const all = running ? [...records, running] : records;
+  if (all.length === 0) {
+    const why = info.meta.records_commands ? "no command has run yet" : "it is not a `derun shell` session";
     throw new DerunError("invalid_argument", `session ${id} has no recorded commands: ${why}`);
   }
-  const record = selector === "last" ? records[records.length - 1]! : records.find((r) => r.number === selector);
-  if (!record) throw new DerunError("invalid_argument", `session ${id} has no command ${selector} (its commands are 1-${records.at(-1)!.number})`);
+  const record = selector === "last" ? all[all.length - 1]! : all.find((r) => r.number === selector);
+  if (!record) throw new DerunError("invalid_argument", `session ${id} has no command ${selector} (its commands are 1-${all.at(-1)!.number})`);
   if (record.output_start === null) {
     throw new DerunError("invalid_argument", `command ${record.number} of session ${id} has no recorded output range (the shell sent no output-start mark)`);
   }

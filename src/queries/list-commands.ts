@@ -4,6 +4,7 @@ import type { CommandRecord } from "../core/shell/commands.ts";
 import type { SessionInfo, Store } from "../core/store.ts";
 import { defineQuery } from "./query.ts";
 import { capped, positiveIntegerType, sessionIdType } from "./_args.ts";
+import { runningCommand } from "./_running-command.ts";
 import { oneLine, SEP, size, when } from "./_render.ts";
 
 const DEFAULT_LIMIT = 20;
@@ -18,13 +19,15 @@ export interface CommandRow {
   readonly exit_code: number | null;
   readonly started_at: string | null;
   readonly ended_at: string | null;
-  /** Bytes of output between the command's start and end marks (null: no output range recorded). */
+  /** Bytes of output between the command's start and end marks (null: no output range recorded); so far, when running. */
   readonly output_bytes: number | null;
+  /** No end mark yet: the command is running now. */
+  readonly running?: true;
   /** What the shell's marks did not say (see docs/format.md). */
   readonly missing: readonly string[];
 }
 
-const rowOf = (sessionId: string, r: CommandRecord): CommandRow => ({
+const rowOf = (sessionId: string, r: CommandRecord, outputBytes?: number): CommandRow => ({
   session_id: sessionId,
   number: r.number,
   command_line: r.command_line,
@@ -32,19 +35,27 @@ const rowOf = (sessionId: string, r: CommandRecord): CommandRow => ({
   exit_code: r.exit_code,
   started_at: r.started_at,
   ended_at: r.ended_at,
-  output_bytes: r.output_start === null || r.output_end === null ? null : r.output_end - r.output_start,
+  output_bytes: r.output_start === null ? null : (r.output_end ?? outputBytes ?? r.output_start) - r.output_start,
   missing: r.missing,
+  ...(r.output_end === null && r.ended_at === null ? { running: true as const } : {}),
 });
+
+/** A session's commands, newest first, the running one (if any) at the top. */
+async function commandsOf(store: Store, info: SessionInfo): Promise<CommandRow[]> {
+  const id = info.meta.session_id;
+  const records = await store.commands(id);
+  const running = await runningCommand(store, info, records);
+  return [...records, ...(running ? [running] : [])].map((r) => rowOf(id, r, info.output_bytes)).reverse();
+}
 
 /** The newest `limit` commands of the shell sessions, newest first (sessions are listed newest first). */
 async function newestCommands(store: Store, limit: number): Promise<CommandRow[]> {
   const rows: CommandRow[] = [];
   const shells = (await store.list()).filter((s: SessionInfo) => s.meta.records_commands);
   for (const session of shells) {
-    const id = session.meta.session_id;
     // A session that ended before the oldest row kept so far began cannot hold a newer command.
     if (rows.length >= limit && session.ended_at !== undefined && session.ended_at < (rows[limit - 1]!.started_at ?? "")) continue;
-    rows.push(...(await store.commands(id)).map((r) => rowOf(id, r)));
+    rows.push(...(await commandsOf(store, session)));
     rows.sort((a, b) => (b.started_at ?? "").localeCompare(a.started_at ?? "") || b.number - a.number);
     rows.length = Math.min(rows.length, limit);
   }
@@ -74,17 +85,14 @@ export default defineQuery({
     const limit = capped(input.limit, DEFAULT_LIMIT, MAX_LIMIT);
     let commands: CommandRow[];
     if (input.session_id === undefined) commands = await newestCommands(store, limit);
-    else {
-      const id = (await store.get(input.session_id)).meta.session_id;
-      commands = (await store.commands(id)).map((r) => rowOf(id, r)).reverse().slice(0, limit);
-    }
+    else commands = (await commandsOf(store, await store.get(input.session_id))).slice(0, limit);
     return { schema_version: SCHEMA_VERSION, commands };
   },
   render: ({ commands }) => {
     const rows = commands.map((c) =>
       [
         `${c.session_id} #${c.number}`,
-        c.exit_code === null ? "no exit status" : `exit ${c.exit_code}`,
+        c.running ? "running" : c.exit_code === null ? "no exit status" : `exit ${c.exit_code}`,
         c.output_bytes === null ? "no output range" : size(c.output_bytes),
         when(c.started_at),
         `${c.cwd === null ? "" : `${oneLine(c.cwd, 60)} `}$ ${c.command_line === null ? "(not recorded)" : oneLine(c.command_line, 120)}`,

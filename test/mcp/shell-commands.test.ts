@@ -53,6 +53,20 @@ describe.skipIf(!bash)("a derun shell session, command by command", () => {
     // The whole session's search finds the command's output among the prompts.
     const whole = await agent.call("derun_search_output", { session_id: "sh", pattern: "^failing$" });
     expect(whole.text).toMatch(/\n\d+:failing$/);
+
+    // A command still running is "the last one" too: recorded only when it ends, found from its marks.
+    shell.type("for i in 1 2 3; do echo tick $i; done; sleep 100\r");
+    await shell.running("sleep");
+    const now = await agent.call("derun_list_commands", { session_id: "sh", limit: 1 });
+    expect(now.result.commands).toEqual([expect.objectContaining({ number: 4, running: true, exit_code: null, command_line: "for i in 1 2 3; do echo tick $i; done; sleep 100" })]);
+    expect(now.text.split("\n")[1]).toStartWith("sh #4 · running · ");
+    const running = await agent.call("derun_read_text", { session_id: "sh", command: "last", view: "text" });
+    expect(running.text.split("\n")).toEqual([expect.stringMatching(/^command 4 of session sh: running · in .* · all 3 lines · /), "tick 1", "tick 2", "tick 3"]);
+    shell.type("\x03");
+    await shell.prompts(5);
+    const ended = await agent.call("derun_list_commands", { session_id: "sh", limit: 1 });
+    expect(ended.result.commands[0]).toMatchObject({ number: 4, exit_code: 130 });
+    expect(ended.result.commands[0].running).toBeUndefined();
     await shell.exit();
   });
 });
