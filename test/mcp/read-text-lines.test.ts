@@ -124,6 +124,12 @@ describe("derun_read_text text view: lines and numbers as the whole view has the
       expect(answer.result.error.code).toBe("invalid_argument");
       expect(answer.text).not.toContain("\n");
     }
+    // What the client sent is quoted, never at length.
+    for (const [tool, args] of [["derun_read_text", { session_id: "s", view: "v".repeat(100_000) }], ["derun_search_output", { pattern: "(".repeat(5000) }], ["derun_wait_output", { session_id: "s", cursor: "0", until: "x".repeat(100_000) }]] as const) {
+      const answer = await call(h.client, tool, args);
+      expect(answer).toMatchObject({ isError: true, result: { error: { code: "invalid_argument" } } });
+      expect(answer.text.length).toBeLessThanOrEqual(300);
+    }
   });
 });
 
