@@ -1,6 +1,9 @@
 /**
  * Start-up: the compiled `derun run -- true` vs `script -q -c true /dev/null` and the bare `true`,
- * each run inside a bench-allocated outer PTY (so derun takes its PTY path, as at a user's terminal).
+ * in the two ways derun is started:
+ * - PTY: each inside a bench-allocated outer PTY (so derun takes its PTY path, as at a user's terminal);
+ * - pipe: stdin /dev/null, stdout and stderr pipes, as an agent's shell tool runs a command (derun
+ *   takes its pipe path); timed from spawn to exit and EOF on both pipes.
  * The byte check here is the exit status and an empty transcript.
  */
 import * as fs from "node:fs";
@@ -11,37 +14,54 @@ import { openOuterPty } from "./lib/outer-pty.ts";
 import { ratioFigure, type Figure } from "./lib/report.ts";
 import { summarize } from "./lib/stats.ts";
 
-async function timeInPty(what: string, argv: string[], env: Record<string, string>): Promise<number> {
+type Timer = (what: string, argv: string[], env: Record<string, string>) => Promise<number>;
+
+const timeInPty: Timer = async (what, argv, env) => {
   const pty = openOuterPty(argv, { env });
   const { exitCode, wallMs } = await pty.finished;
   if (exitCode !== 0) throw new Error(`${what} exited ${exitCode}`);
   return wallMs;
-}
+};
 
-export async function startup(ctx: BenchContext): Promise<Figure> {
+const timeInPipes: Timer = async (what, argv, env) => {
+  const started = performance.now();
+  const proc = Bun.spawn(argv, { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [stdout] = await Promise.all([new Response(proc.stdout).bytes(), new Response(proc.stderr).bytes(), proc.exited]);
+  const wallMs = performance.now() - started;
+  if (proc.exitCode !== 0) throw new Error(`${what} exited ${proc.exitCode}`);
+  if (stdout.length !== 0) throw new Error(`${what} printed ${stdout.length} bytes`);
+  return wallMs;
+};
+
+async function measure(ctx: BenchContext, mode: "PTY" | "pipe", time: Timer): Promise<Figure> {
   const reps = ctx.quick ? 5 : 30;
-  const root = stateRoot(ctx.dir, "startup");
+  const root = stateRoot(ctx.dir, `startup-${mode}`);
   const env = derunEnv(root);
   let run = 0;
-  ctx.progress(`start-up: x ${reps}`);
+  ctx.progress(`start-up (${mode}): x ${reps}`);
   const samples = await interleave(reps, {
     derun: async () => {
       const id = `startup-${run++}`;
-      const ms = await timeInPty("derun run -- true", [ctx.derun, "run", "--session-id", id, "--", "true"], env);
+      const ms = await time("derun run -- true", [ctx.derun, "run", "--session-id", id, "--", "true"], env);
       if (fs.statSync(outputBin(root, id)).size !== 0) throw new Error("derun run -- true recorded output");
       return ms;
     },
-    script: async () => timeInPty("script -q -c true", ["script", "-q", "-c", "true", "/dev/null"], env),
-    bare: async () => timeInPty("true", ["true"], env),
+    script: async () => time("script -q -c true", ["script", "-q", "-c", "true", "/dev/null"], env),
+    bare: async () => time("true", ["true"], env),
   });
   const bare = summarize(samples.bare);
+  const how = mode === "PTY" ? "each in its own outer PTY (spawn to exit and EOF)" : "stdin /dev/null, stdout and stderr pipes (spawn to exit and EOF)";
   return ratioFigure({
-    name: "start-up",
+    name: mode === "PTY" ? "start-up" : "start-up (pipe)",
     unit: "ms",
     derun: samples.derun,
     anchor: { name: "script -q -c true", samples: samples.script },
     extra: { "bare true": bare },
     maxRatio: 1.0,
-    notes: `compiled binary, each in its own outer PTY (spawn to exit and EOF); bare \`true\` ${bare.median.toFixed(1)} ms; ${reps} interleaved reps`,
+    notes: `compiled binary, ${how}; bare \`true\` ${bare.median.toFixed(1)} ms; ${reps} interleaved reps`,
   });
+}
+
+export async function startup(ctx: BenchContext): Promise<Figure[]> {
+  return [await measure(ctx, "PTY", timeInPty), await measure(ctx, "pipe", timeInPipes)];
 }

@@ -2,7 +2,7 @@
  * The shape of one derun command module (src/cli/commands/*.ts), apart from the dispatcher that
  * loads them, so commands and dispatcher import this and never each other.
  */
-import type { ArgsDef } from "citty";
+import type { FlagDefs } from "./flags.ts";
 
 /** How derun should end once a command has cleaned up: an exit status, or death by a signal. */
 export type ExitRequest = { readonly kind: "exited"; readonly code: number } | { readonly kind: "signaled"; readonly signal: NodeJS.Signals };
@@ -15,8 +15,14 @@ export interface CommandData {
 
 /** One of derun's commands, as its module exports it. */
 export interface CommandModule {
-  /** The flags `derun <command> --help` lists (the name and description come from the index). */
-  readonly args?: ArgsDef;
+  /** The flags `derun <command> --help` lists and ./flags.ts parses (name and description: the index). */
+  readonly args?: FlagDefs;
+  /** What follows `derun <command>` on help's usage line, when the flags alone do not say it. */
+  readonly usage?: string;
+  /** Real command lines for help's EXAMPLES, each with an optional `# what it does`. */
+  readonly examples?: readonly string[];
+  /** The arguments after `--` are a command to run (shell completion offers commands there). */
+  readonly takesCommand?: boolean;
   /** Runs the command; rejects with a DerunError `usage` for bad flags. */
   run(flags: readonly string[], data: CommandData): Promise<ExitRequest>;
 }

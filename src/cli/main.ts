@@ -4,74 +4,66 @@
  * The dispatcher splits argv at the first `--` before anything parses it: what follows belongs to
  * the user's command, untouched (citty's own `runMain` would take `derun run -- grep --help` as a
  * request for derun's help). Each command parses its own flags strictly. It also owns the exit: 2
- * for usage errors, 1 for derun failures, the command's own status (or signal) otherwise.
+ * for usage errors, 1 for derun failures, the command's own status (or signal) otherwise, and
+ * death by SIGPIPE when the reader of stdout went away (as `cat` dies in `cat | head`).
  *
- * citty renders the help and is loaded only for it: at every start it cost about 1 ms of the 13.
+ * Help (citty) is loaded only for help: at every start it cost about 1 ms of the 13.
  */
-import type { CommandDef } from "citty";
-import pkg from "../../package.json" with { type: "json" };
 import { describeError, isDerunError } from "../core/errors.ts";
 import { dieBySignal } from "../core/run/signals.ts";
-import { exitWith, type CommandData, type CommandModule, type ExitRequest } from "./command.ts";
+import { writeAllSync } from "../core/safe-fs/index.ts";
+import { exitWith, type CommandData, type ExitRequest } from "./command.ts";
 import { commands, isCommandName } from "./commands/index.ts";
-
-/** For usage only: the commands' names and descriptions, without loading their code. */
-const main = {
-  meta: {
-    name: "derun",
-    version: pkg.version,
-    description: "Run commands exactly as without it, and let AI agents read their output over MCP.",
-  },
-  subCommands: Object.fromEntries(Object.entries(commands).map(([name, { description }]) => [name, { meta: { name, description } }])),
-} satisfies CommandDef;
+import { didYouMean, shown } from "./usage.ts";
 
 const isHelp = (arg: string) => arg === "--help" || arg === "-h";
+const isVersion = (arg: string) => arg === "--version" || arg === "-V" || arg === "-v";
+/** Errors a person fixes by changing the command line: exit 2. */
+const USAGE_CODES = ["usage", "invalid_argument", "invalid_session_id", "session_exists"] as const;
 
 export async function runCli(argv: readonly string[]): Promise<never> {
   const split = argv.indexOf("--");
   const own = split === -1 ? argv : argv.slice(0, split);
   const data: CommandData = split === -1 ? {} : { command: argv.slice(split + 1) };
-  const [name, ...flags] = own;
+  const [first, ...flags] = own;
+  const name = first !== undefined && isVersion(first) ? "version" : first;
   try {
-    if (name === "--version" || name === "-v") return finish(exitWith(print(pkg.version)));
-    if (name === undefined || isHelp(name) || name === "help") {
-      const help = await renderUsage(main);
-      if (name === undefined) return usageError("missing command", help);
-      return finish(exitWith(print(help)));
-    }
-    if (!isCommandName(name)) return usageError(`unknown command ${JSON.stringify(name)}`, await renderUsage(main));
-    const command: CommandModule = await commands[name].load();
-    if (flags.some(isHelp)) {
-      const usage: CommandDef = { meta: { name, description: commands[name].description }, ...(command.args ? { args: command.args } : {}) };
-      return finish(exitWith(print(await renderUsage(usage, main))));
-    }
+    if (name === undefined) return usageError("missing command", await (await import("./help.ts")).mainHelp());
+    if (isHelp(name) || name === "help") return finish(exitWith(print(await helpFor(name === "help" ? flags[0] : undefined))));
+    if (!isCommandName(name)) return unknownCommand(name);
+    const command = await commands[name].load();
+    if (flags.some(isHelp)) return finish(exitWith(print(await (await import("./help.ts")).commandHelp(name, command))));
     return finish(await command.run(flags, data));
   } catch (error) {
-    if (isDerunError(error, "usage") || isDerunError(error, "invalid_session_id") || isDerunError(error, "session_exists")) {
-      return usageError(error.message, `Run "derun ${name} --help" for usage.`);
+    if ((error as NodeJS.ErrnoException)?.code === "EPIPE") return finish({ kind: "signaled", signal: "SIGPIPE" });
+    if (USAGE_CODES.some((code) => isDerunError(error, code))) {
+      const help = name !== undefined && isCommandName(name) ? `derun ${name} --help` : "derun --help";
+      return usageError(describeError(error), `Run "${help}" for usage.`);
     }
-    process.stderr.write(`derun: ${describeError(error)}\n`);
+    writeAllSync(2, Buffer.from(`derun: ${describeError(error)}\n`));
     return finish(exitWith(1));
   }
 }
 
-/**
- * citty colours its usage; a pipe or a file gets plain text. citty, node:tty and node:util load
- * here, on the way to help, not at every start (node:tty alone cost 3 to 4 ms).
- */
-async function renderUsage(command: CommandDef<any>, parent?: CommandDef<any>): Promise<string> {
-  const [citty, { isatty }, { stripVTControlCharacters }] = await Promise.all([import("citty"), import("node:tty"), import("node:util")]);
-  const usage = await citty.renderUsage(command, parent);
-  return isatty(1) && !process.env.NO_COLOR ? usage : stripVTControlCharacters(usage);
+async function helpFor(target: string | undefined): Promise<string> {
+  const help = await import("./help.ts");
+  if (target === undefined) return help.mainHelp();
+  if (!isCommandName(target)) return unknownCommand(target);
+  return help.commandHelp(target, await commands[target].load());
 }
 
+function unknownCommand(name: string): never {
+  return usageError(`unknown command ${shown(name)}${didYouMean(name, Object.keys(commands))}`, 'Run "derun --help" for the commands.');
+}
+
+/** Help and version: through write(2), not process.stdout, whose set-up alone cost 4 ms. */
 function print(text: string): number {
-  process.stdout.write(`${text}\n`);
+  writeAllSync(1, Buffer.from(`${text}\n`));
   return 0;
 }
 
 function usageError(message: string, hint: string): never {
-  process.stderr.write(`derun: ${message}\n${hint}\n`);
+  writeAllSync(2, Buffer.from(`derun: ${message}\n${hint}\n`));
   return finish(exitWith(2));
 }
 

@@ -2,55 +2,39 @@
  * Strict parsing of `derun run` flags. Everything after the first `--` is the command, untouched:
  * `derun run -- grep --help` runs grep with `--help`.
  */
-import { DerunError } from "../core/errors.ts";
 import { DEFAULT_RETENTION_SECONDS } from "../core/store.ts";
 import { validateSessionId } from "../core/file-store/index.ts";
+import { isSessionRef } from "../queries/session-ref.ts";
 import { parseRetentionSeconds } from "./duration.ts";
+import { parseFlags, type FlagDefs } from "./flags.ts";
+import { STATE_ROOT_FLAG } from "./state-root.ts";
+import { bounded, shown, usageError } from "./usage.ts";
 
 export interface RunArgs {
   readonly command: readonly string[];
   readonly sessionId?: string;
   readonly retentionSeconds: number;
   readonly transport?: string;
+  /** `--state-root`, when given (it wins over DERUN_STATE_ROOT). */
+  readonly stateRoot?: string;
 }
 
-const usage = (message: string) => new DerunError("usage", message);
-
-/** The flags of `derun run`; each takes a value. */
-const FLAGS = ["session-id", "retention", "transport"] as const;
-type Flag = (typeof FLAGS)[number];
-
-/**
- * `--flag value` and `--flag=value`, the last one winning; anything else starting with `-` is an
- * unknown option. By hand rather than node:util's parseArgs, whose module cost 1.2 ms of every start.
- */
-function parseFlags(flags: readonly string[]): { values: Partial<Record<Flag, string>>; positionals: string[] } {
-  const values: Partial<Record<Flag, string>> = {};
-  const positionals: string[] = [];
-  for (let i = 0; i < flags.length; i++) {
-    const arg = flags[i]!;
-    if (!arg.startsWith("-") || arg === "-") {
-      positionals.push(arg);
-      continue;
-    }
-    const equals = arg.indexOf("=");
-    const name = arg.slice(2, equals === -1 ? undefined : equals);
-    if (!arg.startsWith("--") || !(FLAGS as readonly string[]).includes(name)) {
-      throw usage(`Unknown option '${equals === -1 ? arg : arg.slice(0, equals)}'`);
-    }
-    if (equals !== -1) {
-      values[name as Flag] = arg.slice(equals + 1);
-      continue;
-    }
-    const value = flags[i + 1];
-    if (value === undefined || value.startsWith("-")) {
-      throw usage(`option '--${name}' needs a value (--${name}=<value> for one that starts with '-')`);
-    }
-    values[name as Flag] = value;
-    i += 1;
-  }
-  return { values, positionals };
-}
+/** The flags of `derun run` (and `derun shell`); `--help` renders these. */
+export const RUN_FLAGS = {
+  "session-id": {
+    type: "string",
+    description: "Record under this id (letters, digits, . _ -; at most 128). Default: a new ULID.",
+  },
+  retention: {
+    type: "string",
+    description: "Keep the transcript this long after the command ends, in whole seconds: 3600, 90m, 24h. Default: 24h.",
+  },
+  transport: {
+    type: "string",
+    description: "posix-pty, windows-conpty, pipe, or a plugin's path or package. Default: a PTY when stdin, stdout and stderr are terminals, else pipe. Env: DERUN_TRANSPORT.",
+  },
+  "state-root": STATE_ROOT_FLAG,
+} as const satisfies FlagDefs;
 
 /**
  * @param flags the arguments between `run` and `--`
@@ -61,20 +45,22 @@ export function parseRunArgs(
   command: readonly string[] | undefined,
   env: Record<string, string | undefined>,
 ): RunArgs {
-  const { values, positionals } = parseFlags(flags);
+  const { values, positionals } = parseFlags(flags, RUN_FLAGS);
   if (command === undefined) {
-    throw usage(positionals.length > 0 ? `missing "--" before the command: derun run [flags] -- ${positionals.join(" ")}` : "missing \"--\" and the command to run");
+    throw usageError(positionals.length > 0 ? `missing "--" before the command: derun run [flags] -- ${bounded(positionals.join(" "))}` : "missing \"--\" and the command to run");
   }
-  if (positionals.length > 0) throw usage(`unexpected argument ${JSON.stringify(positionals[0])} before "--"`);
-  if (command.length === 0) throw usage('missing the command after "--"');
+  if (positionals.length > 0) throw usageError(`unexpected argument ${shown(positionals[0]!)} before "--"`);
+  if (command.length === 0) throw usageError('missing the command after "--"');
 
   const sessionId = values["session-id"];
   if (sessionId !== undefined) {
     try {
       validateSessionId(sessionId);
     } catch (error) {
-      throw usage((error as Error).message);
+      throw usageError((error as Error).message);
     }
+    // `last` names the newest session wherever an id is read: a session recorded as `last` could not be named.
+    if (isSessionRef(sessionId)) throw usageError(`invalid session id "last": it stands for the newest session`);
   }
   const transport = values.transport ?? (env.DERUN_TRANSPORT || undefined);
   return {
@@ -82,5 +68,6 @@ export function parseRunArgs(
     retentionSeconds: values.retention === undefined ? DEFAULT_RETENTION_SECONDS : parseRetentionSeconds(values.retention),
     ...(sessionId === undefined ? {} : { sessionId }),
     ...(transport === undefined ? {} : { transport }),
+    ...(values["state-root"] === undefined ? {} : { stateRoot: values["state-root"] }),
   };
 }

@@ -2,7 +2,7 @@
  * What `derun run` and `derun shell` share: open the state root, sweep, run the session through the
  * built-in and third-party transports, and turn its result into derun's own exit.
  */
-import { openFileStore, resolveStateRoot } from "../core/file-store/index.ts";
+import { openFileStore } from "../core/file-store/index.ts";
 import { openLogSink } from "../core/log-sink.ts";
 import { probeTerminal } from "../core/probe.ts";
 import { runSession, type RunRequest } from "../core/run/run-session.ts";
@@ -10,15 +10,26 @@ import { sweepAtStart } from "../core/run/sweep-at-start.ts";
 import { loadTransport } from "../plugins/loader.ts";
 import { chooseTransport } from "../plugins/select.ts";
 import { exitWith, type ExitRequest } from "./command.ts";
+import { stateRootFrom } from "./state-root.ts";
 
-export async function startRun(request: Omit<RunRequest, "cwd" | "env"> & { readonly env?: RunRequest["env"] }): Promise<ExitRequest> {
-  const root = resolveStateRoot(process.env);
+export async function startRun(
+  request: Omit<RunRequest, "cwd" | "env"> & { readonly env?: RunRequest["env"]; readonly stateRoot?: string },
+): Promise<ExitRequest> {
+  const { stateRoot, ...run } = request;
+  const root = stateRootFrom(stateRoot);
   const log = openLogSink(root, { component: "run" });
   const store = openFileStore({ root, log });
-  await sweepAtStart(store, log);
+  await sweepAtStart(store, log, request.retentionSeconds);
   const result = await runSession(
-    { ...request, cwd: process.cwd(), env: request.env ?? process.env },
-    { store, log, probe: probeTerminal(), transports: { choose: chooseTransport, load: (spec) => loadTransport(spec), fallback: "pipe" } },
+    { ...run, cwd: process.cwd(), env: run.env ?? process.env },
+    {
+      store,
+      log,
+      probe: probeTerminal(),
+      transports: { choose: chooseTransport, load: (spec) => loadTransport(spec), fallback: "pipe" },
+      // One line when the recording is incomplete, after the command ended (never inside its output).
+      notice: (line) => process.stderr.write(`derun: ${line}\n`),
+    },
   );
   if (result.kind !== "failed") return result;
   process.stderr.write(`derun: ${result.message}\n`);

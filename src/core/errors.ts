@@ -1,3 +1,5 @@
+import { quote } from "./quote.ts";
+
 /**
  * Errors that cross module boundaries carry a stable `code` so the CLI can map them to exit codes
  * and the MCP adapter to `{ code, message }` tool results, without matching on message text.
@@ -26,7 +28,9 @@ export class DerunError extends Error {
   }
 }
 
-export const sessionNotFound = (id: string) => new DerunError("session_not_found", `session not found: ${id}`);
+/** `session not found: <id>`; an id no session can have (too long, odd characters) is quoted, cut. */
+export const sessionNotFound = (id: string) =>
+  new DerunError("session_not_found", `session not found: ${id.length <= 128 && /^[\x21-\x7e]*$/.test(id) ? id : quote(id)}`);
 
 export const isDerunError = (e: unknown, code?: DerunErrorCode): e is DerunError =>
   e instanceof DerunError && (code === undefined || e.code === code);

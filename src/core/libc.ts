@@ -49,6 +49,9 @@ export const libcPipes = once(() =>
   }).symbols,
 );
 
+/** pipe2 (Linux only: macOS has none): a pipe without the FIFO detour of core/io/fifo-pipe.ts. */
+export const libcPipe2 = once(() => dlopen(LIBC, { pipe2: { args: [FFIType.ptr, FFIType.i32], returns: FFIType.i32 } }).symbols);
+
 /** Allocating pseudo-terminals (core/io/stream-pty.ts; Linux). */
 export const libcPty = once(() =>
   dlopen(LIBC, {
@@ -73,5 +76,24 @@ export const libcPoll = once(() =>
   dlopen(LIBC, {
     // nfds_t: unsigned int on macOS, unsigned long on Linux.
     poll: { args: [FFIType.ptr, darwin ? FFIType.u32 : FFIType.u64, FFIType.i32], returns: FFIType.i32 },
+  }).symbols,
+);
+
+/** Bytes and fds around terminals: typed-ahead input, a child's PTY (core/terminal-takeover.ts, core/pty/). */
+export const libcTtyIo = once(() =>
+  dlopen(LIBC, {
+    read: { args: [FFIType.i32, FFIType.ptr, FFIType.u64], returns: FFIType.i64 },
+    write: { args: [FFIType.i32, FFIType.ptr, FFIType.u64], returns: FFIType.i64 },
+    dup2: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
+    close: { args: [FFIType.i32], returns: FFIType.i32 },
+    getsid: { args: [FFIType.i32], returns: FFIType.i32 },
+  }).symbols,
+);
+
+/** A child's stops and a helper's exit, beside Bun's own reaping (core/pty/). */
+export const libcWait = once(() =>
+  dlopen(LIBC, {
+    waitid: { args: [FFIType.i32, FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
+    waitpid: { args: [FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
   }).symbols,
 );

@@ -96,8 +96,10 @@ export interface SessionInfo {
   readonly state: DerunSessionState;
   /** Bytes covered by complete index lines: the readable length of output.bin. */
   readonly output_bytes: number;
-  /** `ended_at` from final.json, or when the session was found dead, its last-modified time. */
+  /** `ended_at` from final.json; absent while live, and when its derun died without writing it (unknown). */
   readonly ended_at?: string;
+  /** final.json's error, or, for a session whose derun died without final.json, that it did. */
+  readonly error?: string;
   /** When retention GC may remove it: end (or, while unknown, start) + retention_seconds. */
   readonly expires_at?: string;
 }
@@ -162,6 +164,8 @@ export interface SweepOptions {
   /** Default TTL for sessions whose meta.json has no retention_seconds, and for unreadable ones. */
   readonly ttlSeconds?: number;
   readonly now?: Date;
+  /** Decide as a sweep would, remove nothing (outcomes say `remove` for what would go), log nothing. */
+  readonly dryRun?: boolean;
 }
 
 export type CleanupReason =
@@ -177,6 +181,21 @@ export interface SweepOutcome {
   readonly session_id: string;
   readonly cleanup_result: "skip" | "remove" | "error";
   readonly cleanup_reason: CleanupReason;
+}
+
+/**
+ * Why `remove` did what it did: `removed` (a session directory, or an unreadable one), `link_removed`
+ * (`sessions/<id>` was a symlink: the link is gone, its target untouched), `active_session` (its
+ * recording derun is alive; refused without `force`), `not_found`, `remove_error` (see `error`).
+ */
+export type RemoveReason = "removed" | "link_removed" | "active_session" | "not_found" | "remove_error";
+
+export interface RemoveOutcome {
+  readonly session_id: string;
+  readonly removed: boolean;
+  readonly reason: RemoveReason;
+  /** When `reason` is `remove_error`: what failed. */
+  readonly error?: string;
 }
 
 export interface Store {
@@ -216,6 +235,14 @@ export interface Store {
   commands(sessionId: string): Promise<CommandRecord[]>;
   /** Retention GC: remove expired sessions, never live ones. One outcome (and log record) per directory. */
   sweep(options?: SweepOptions): Promise<SweepOutcome[]>;
+  /**
+   * Delete one session now, whatever its retention (a person who printed a secret). A live session
+   * is refused unless `force`, which deletes only: its recording derun is not stopped, and writes
+   * on into files that no longer have a name. Never follows a symlink: a symlinked `sessions/<id>`
+   * loses the link, not its target. One outcome (and log record) per call; never rejects for a
+   * session's own trouble (it is in the outcome).
+   */
+  remove(sessionId: string, options?: { readonly force?: boolean }): Promise<RemoveOutcome>;
 }
 
 export const DEFAULT_RETENTION_SECONDS = 24 * 60 * 60;

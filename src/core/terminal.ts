@@ -9,7 +9,7 @@
 import { ptr } from "bun:ffi";
 import { closeSync, constants, openSync } from "node:fs";
 import type { WindowSize } from "./transport.ts";
-import { libc } from "./libc.ts";
+import { libc, libcTtyIo } from "./libc.ts";
 
 /** A termios struct is 60 bytes on Linux and 72 on macOS; a generous buffer fits both. */
 const TERMIOS_BYTES = 256;
@@ -114,4 +114,21 @@ export function inForegroundOfTerminal(): boolean {
   const c = libc();
   const group = c.getpgrp();
   return [0, 1, 2].some((fd) => isTerminal(fd) && c.tcgetpgrp(fd) === group);
+}
+
+/**
+ * Whether terminal `fd` is derun's controlling terminal and derun a job that a shell can stop and
+ * continue there: then a command that stops must stop derun too, and derun may be started or put
+ * in the background. A session leader (derun under `script`, `ssh -t`, a test's PTY) is not one.
+ */
+export function underJobControl(fd = 0): boolean {
+  if (process.platform === "win32") return false;
+  return libc().tcgetpgrp(fd) >= 0 && libcTtyIo().getsid(0) !== process.pid;
+}
+
+/** Whether derun's process group is the foreground of its controlling terminal `fd`. */
+export function inForeground(fd = 0): boolean {
+  if (process.platform === "win32") return true;
+  const c = libc();
+  return c.tcgetpgrp(fd) === c.getpgrp();
 }

@@ -63,6 +63,37 @@ export interface TransportOpenOptions {
    * transport may reuse the buffer.
    */
   readonly onOutput: (channel: DerunOutputChannel, bytes: Uint8Array) => void;
+  /** derun's own terminal, for a terminal transport (`capabilities.tty`) when derun has one (POSIX). */
+  readonly terminal?: UserTerminalState;
+}
+
+/** What a terminal transport needs to know of the user's terminal to make the child's look the same. */
+export interface UserTerminalState {
+  /** The user's terminal modes (a `struct termios` as tcgetattr filled it): the child's terminal starts with them. */
+  readonly modes: Uint8Array;
+  /**
+   * Keys typed before derun switched its terminal to raw mode, in order, each end of file as the EOF
+   * character. The user's terminal echoed them already: the child's terminal gets them first, unechoed.
+   */
+  readonly typedAhead: Uint8Array;
+  /** derun is a job of a job-control shell: run the child so that Ctrl-Z and friends can stop it. */
+  readonly jobControl: boolean;
+  /** derun is in its terminal's foreground; else the child starts in its terminal's background. */
+  readonly foreground: boolean;
+}
+
+/** A child that can stop and be continued, as a shell's job (a terminal transport's child). */
+export interface ChildJob {
+  /**
+   * `listener(signal)` each time the child stops (Ctrl-Z, SIGTTIN, SIGSTOP...), once what it wrote
+   * before stopping has been delivered to `onOutput`.
+   */
+  onStop(listener: (signal: NodeJS.Signals) => void): void;
+  /**
+   * Continues the stopped child in the foreground or the background of its terminal, after giving
+   * it `typedAhead` (keys the user's terminal echoed while derun took it back), unechoed.
+   */
+  resume(foreground: boolean, typedAhead?: Uint8Array): void;
 }
 
 /** How a child ended. */
@@ -90,6 +121,12 @@ export interface RunningChild extends AsyncDisposable {
    * child SIGPIPE, which a child that ignores SIGPIPE never notices.
    */
   closeOutput?(channel: DerunOutputChannel): void;
+  /** derun's stdin (not a terminal) reached its end: the child's terminal reads an end of file. */
+  endInput?(): void;
+  /** derun's terminal hung up: hang the child's terminal up too (SIGHUP, then EIO on its reads). */
+  hangUp?(): void;
+  /** The child as a job that stops and continues (terminal transports); derun stops and continues with it. */
+  readonly job?: ChildJob;
   /**
    * Resolves once the child has exited and its output has been fully delivered to `onOutput`
    * (end of stream), or a bounded grace window after the exit has passed, whichever is first, so

@@ -3,7 +3,8 @@
  * so the JSON Schema arktype exports is made shorter without changing what it accepts. arktype's
  * `expected` meta (the phrase of one-line errors, no JSON Schema keyword) and `$schema` go; a union
  * of constants becomes an `enum`; a description repeated on each branch of a union stays on the
- * union only; an integer's `exclusiveMinimum: n` becomes `minimum: n + 1`.
+ * union only; an integer's `exclusiveMinimum: n` becomes `minimum: n + 1`, and a `maximum` of
+ * Number.MAX_SAFE_INTEGER (the most a JSON number holds exactly, which no client goes past) goes.
  */
 
 type Schema = Record<string, unknown>;
@@ -33,5 +34,6 @@ export function compactSchema(value: unknown): unknown {
     out.minimum = out.exclusiveMinimum + 1;
     delete out.exclusiveMinimum;
   }
+  if (out.type === "integer" && out.maximum === Number.MAX_SAFE_INTEGER) delete out.maximum;
   return out;
 }

@@ -14,6 +14,8 @@ import {
 import { type } from "arktype";
 import pkg from "../../package.json" with { type: "json" };
 import { SCHEMA_VERSION } from "../core/enums.ts";
+import { quote } from "../core/quote.ts";
+import { argumentMessage } from "./argument-message.ts";
 import { compactSchema } from "./json-schema.ts";
 import { MemoryBound } from "./memory-bound.ts";
 import { DerunError, describeError, type DerunErrorCode } from "../core/errors.ts";
@@ -84,9 +86,9 @@ export const createDerunServer = ({ store, log, signal, tools = queries }: Derun
     memory.check();
     const { name, arguments: args = {} } = request.params;
     const tool = byName.get(name);
-    if (!tool) return failure("invalid_argument", `unknown tool: ${name}`);
+    if (!tool) return failure("invalid_argument", `unknown tool: ${quote(name)}`);
     const input = tool.input(args);
-    if (input instanceof type.errors) return failure("invalid_argument", input.summary);
+    if (input instanceof type.errors) return failure("invalid_argument", argumentMessage(input));
     try {
       const cancel = signal ? AbortSignal.any([extra.signal, signal]) : extra.signal;
       return success(tool, await tool.handler(input, { store, signal: cancel }));

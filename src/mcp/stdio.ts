@@ -3,10 +3,10 @@
  * Owns the server's lifecycle: retention sweeps, and a clean end when stdin closes or a
  * termination signal arrives.
  */
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { describeError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import type { Store } from "../core/store.ts";
+import { LineTransport } from "./line-transport.ts";
 import { createDerunServer } from "./server.ts";
 
 /** Retention GC interval of a running MCP server (docs/format.md, "Retention"). */
@@ -49,6 +49,7 @@ export const serveStdio = async ({ store, log }: { store: Store; log: Logger }):
 
   log.log("info", "mcp_start", {});
   void sweep();
-  await server.connect(new StdioServerTransport(stdin, process.stdout));
+  // Not the SDK's StdioServerTransport: it leaves unparsable requests unanswered (line-transport.ts).
+  await server.connect(new LineTransport(stdin, process.stdout));
   await ended.promise;
 };

@@ -9,19 +9,21 @@
 export type { DerunOutputChannel } from "../core/enums.ts";
 export type {
   ChildExit,
+  ChildJob,
   RunningChild,
   TerminalProbe,
   Transport,
   TransportCapabilities,
   TransportMeta,
   TransportOpenOptions,
+  UserTerminalState,
   WindowSize,
 } from "../core/transport.ts";
 export { defineTransport, SpawnError } from "../core/transport.ts";
 
 // Starting a child and reporting how it ended.
 export { childExitOf, toSpawnError } from "./spawn.ts";
-export { DrainWindow } from "./drain-window.ts";
+export { DrainWindow, systemClock, type DrainClock, type DrainWindowOptions } from "./drain-window.ts";
 
 // Reading its output.
 export { pumpStream, type ChunkReader } from "../core/io/pump.ts";
@@ -31,3 +33,9 @@ export { openStreamPty, type StreamPty } from "../core/io/stream-pty.ts";
 
 // derun's own terminal.
 export { isTerminal, readWindowSize } from "../core/terminal.ts";
+
+// A child's own terminal (PTY transports): Bun's Terminal with the user's modes, a session leader
+// for job control, and the stops of a child without one.
+export { openChildPty, type ChildPty, type ChildPtyOptions } from "../core/pty/child-pty.ts";
+export { LeaderExecError, leaderUnavailable, startUnderLeader, StopReports, type LeaderJob, type LeaderRequest } from "../core/pty/leader.ts";
+export { watchStops } from "../core/pty/stop-watch.ts";

@@ -5,6 +5,7 @@
  * schema is in the model's context on every turn (test/mcp/tools-list-size.test.ts keeps the total).
  */
 import { type } from "arktype";
+import { SESSION_REF_HINT } from "./session-ref.ts";
 
 /**
  * The types below carry `expected` (the phrase in one-line errors: "cursor must be a decimal
@@ -15,14 +16,17 @@ import { type } from "arktype";
 /** A byte offset as a decimal string ("0", "4096"): no sign, no fraction, no exponent. */
 export const cursorType = type(/^[0-9]+$/).configure({ expected: "a decimal string byte offset" });
 
-/** A whole number of at least 1. Capped values are clamped by {@link capped}, not rejected. */
-export const positiveIntegerType = type("number.integer > 0").configure({ expected: "a positive integer" });
+/**
+ * A whole number of at least 1 that a number holds exactly. Capped values are clamped by
+ * {@link capped}, not rejected; 1e40 counts nothing and is refused, not clamped.
+ */
+export const positiveIntegerType = type("0 < number.integer <= 9007199254740991").configure({ expected: "a positive integer" });
 
 /** `encoding` of a read: UTF-8 text (default) or byte-exact base64. */
-const encodingType = type("'text' | 'base64'");
+const encodingType = type("'text' | 'base64'").configure({ expected: '"text" or "base64"' });
 export type Encoding = typeof encodingType.infer;
 
-export const sessionIdType = type("string").configure({ expected: "a string" });
+export const sessionIdType = type("string").configure({ expected: "a string", description: SESSION_REF_HINT });
 
 export const READ_DEFAULT_MAX_BYTES = 65536;
 /** 1 MiB: enough for any single answer a model can use; larger requests are clamped. */
@@ -51,7 +55,7 @@ export const readArgs = {
   session_id: sessionIdType,
   "max_bytes?": positiveIntegerType.configure({ description: `default ${READ_DEFAULT_MAX_BYTES}` }),
   "encoding?": encodingType.configure({ description: "base64: exact bytes" }),
-  "view?": type("'raw' | 'text'").configure({ description: "text: escape codes and redraws removed" }),
+  "view?": type("'raw' | 'text'").configure({ description: "text: no escape codes or redraws" }),
 } as const;
 
 /** A channel of the output: `pty` (a terminal session's one stream), `stdout` or `stderr` (pipe sessions). */

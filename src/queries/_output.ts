@@ -5,7 +5,7 @@
 import { DerunSessionState, type DerunOutputChannel, SCHEMA_VERSION } from "../core/enums.ts";
 import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import type { Encoding } from "./_args.ts";
-import { decodeUtf8, utf8Boundary, utf8SequenceLength } from "./_utf8.ts";
+import { decodeUtf8, utf8Boundary, utf8SequenceHere, utf8SequenceLength } from "./_utf8.ts";
 
 interface ChunkBase {
   readonly channel: DerunOutputChannel;
@@ -95,8 +95,10 @@ const cutForText = (stretches: readonly ChannelStretch[], limit: number, committ
     const atLiveTail = live && stretch.start + length === committedEnd;
     let end = room < length || atLiveTail ? utf8Boundary(stretch.bytes, room) : room;
     if (end === 0 && kept.length === 0 && room < length) {
-      const whole = utf8SequenceLength(stretch.bytes[0]!);
-      end = whole <= length || !atLiveTail ? Math.min(whole, length) : 0;
+      // One whole character, or as much of a cut-short one as there is (never the first byte of
+      // the next one); at a live tail, an incomplete last character waits for its bytes.
+      const here = utf8SequenceHere(stretch.bytes);
+      end = here < length || !atLiveTail || here === utf8SequenceLength(stretch.bytes[0]!) ? here : 0;
     }
     if (end > 0) kept.push({ ...stretch, bytes: stretch.bytes.subarray(0, end) });
     if (end < length) {

@@ -9,6 +9,7 @@ import type { CommandRecord } from "../core/shell/commands.ts";
 import type { IndexRecord, SessionInfo, Store } from "../core/store.ts";
 import { firstSpanEndingAfter, type ByteWindow } from "../views/window.ts";
 import { runningCommand } from "./_running-command.ts";
+import { resolveSessionId } from "./session-ref.ts";
 
 /** Bytes read per window when streaming (the views work on whole windows). */
 export const BLOCK = 1 << 20;
@@ -31,8 +32,12 @@ export interface Transcript {
 /** Which command: its number, or the last one recorded. */
 export type CommandSelector = number | "last";
 
-/** The session's whole committed output, or the output of `command` (DerunError invalid_argument when it has none). */
-export async function openTranscript(store: Store, sessionId: string, command?: CommandSelector): Promise<Transcript> {
+/**
+ * The session's whole committed output, or the output of `command` (DerunError invalid_argument when
+ * it has none). `session` is an id, `last` or `last~N`.
+ */
+export async function openTranscript(store: Store, session: string, command?: CommandSelector): Promise<Transcript> {
+  const sessionId = await resolveSessionId(store, session);
   const info = await store.get(sessionId);
   const all = await store.records(sessionId);
   const record = command === undefined ? undefined : await findCommand(store, info, command);

@@ -28,6 +28,19 @@ export const utf8Boundary = (bytes: Uint8Array, end: number): number => {
   return end;
 };
 
+/**
+ * Bytes of the character that starts at `bytes[0]`, as far as they are there: the lead byte and the
+ * continuation bytes that follow it, at most what the lead byte announces. A sequence cut short
+ * (a lead byte followed by something else) ends where it was cut, so the valid character after it
+ * is never taken with it.
+ */
+export const utf8SequenceHere = (bytes: Uint8Array): number => {
+  const announced = utf8SequenceLength(bytes[0]!);
+  let length = 1;
+  while (length < announced && length < bytes.length && isContinuation(bytes[length]!)) length++;
+  return length;
+};
+
 const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
 /** Decode as UTF-8, invalid bytes as U+FFFD, a leading BOM kept (it is a byte of the output). */

@@ -4,11 +4,12 @@ import { defineQuery } from "./query.ts";
 import { sessionIdType } from "./_args.ts";
 import { commandLine, outcome, SEP } from "./_render.ts";
 import { sessionDetail } from "./_session.ts";
+import { resolveSessionId } from "./session-ref.ts";
 
 /** derun_get_session: everything recorded about one session, except its output. */
 export default defineQuery({
   name: "derun_get_session",
-  description: "One session's facts: state, exit code or signal, command, cwd, times, pid, output size.",
+  description: "One session: state, exit code or signal, command, cwd, times, pid, terminal size, output size.",
   input: type({ session_id: sessionIdType, "+": "reject" }),
   annotations: {
     title: "Get a session",
@@ -18,7 +19,7 @@ export default defineQuery({
     openWorldHint: false,
   },
   async handler(input, { store }) {
-    return { schema_version: SCHEMA_VERSION, session: sessionDetail(await store.get(input.session_id)) };
+    return { schema_version: SCHEMA_VERSION, session: sessionDetail(await store.get(await resolveSessionId(store, input.session_id))) };
   },
   render: ({ session }) => {
     const { session_id, command, ...rest } = session;

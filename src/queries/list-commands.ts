@@ -5,6 +5,7 @@ import type { SessionInfo, Store } from "../core/store.ts";
 import { defineQuery } from "./query.ts";
 import { capped, positiveIntegerType, sessionIdType } from "./_args.ts";
 import { runningCommand } from "./_running-command.ts";
+import { resolveSessionId } from "./session-ref.ts";
 import { oneLine, SEP, size, when } from "./_render.ts";
 
 const DEFAULT_LIMIT = 20;
@@ -66,8 +67,8 @@ async function newestCommands(store: Store, limit: number): Promise<CommandRow[]
 export default defineQuery({
   name: "derun_list_commands",
   description: [
-    "Commands typed in `derun shell` sessions (of all of them without session_id), newest first, with cwd",
-    "and exit code. Read one with derun_read_text's command.",
+    "Commands typed in `derun shell` sessions, newest first (of all sessions without session_id), with cwd",
+    "and exit code.",
   ].join(" "),
   input: type({
     "session_id?": sessionIdType,
@@ -85,7 +86,7 @@ export default defineQuery({
     const limit = capped(input.limit, DEFAULT_LIMIT, MAX_LIMIT);
     let commands: CommandRow[];
     if (input.session_id === undefined) commands = await newestCommands(store, limit);
-    else commands = (await commandsOf(store, await store.get(input.session_id))).slice(0, limit);
+    else commands = (await commandsOf(store, await store.get(await resolveSessionId(store, input.session_id)))).slice(0, limit);
     return { schema_version: SCHEMA_VERSION, commands };
   },
   render: ({ commands }) => {

@@ -5,18 +5,17 @@ import { capped, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT, positiveIntegerType } from 
 import { commandLine, outcome, SEP, size, when } from "./_render.ts";
 import { sessionSummary } from "./_session.ts";
 
-type Row = ReturnType<typeof sessionSummary> & { readonly exit_code?: number; readonly signal?: string };
-
 const states = Object.values(DerunSessionState);
 
 /** derun_list_sessions: which recorded sessions exist, newest first. */
 export default defineQuery({
   name: "derun_list_sessions",
   description: [
-    "Sessions recorded by `derun run` and `derun shell`, newest first: id, state, command, times, output size.",
+    "Recorded sessions (`derun run`, `derun shell`), newest first: id, state, exit code, command, times,",
+    "output size; total counts all in that state.",
   ].join(" "),
   input: type({
-    "state?": type.enumerated(...states),
+    "state?": type.enumerated(...states).configure({ expected: `one of ${states.join(", ")}` }),
     "limit?": positiveIntegerType.configure({ description: `default ${LIST_DEFAULT_LIMIT}` }),
     "+": "reject",
   }),
@@ -30,12 +29,13 @@ export default defineQuery({
   async handler(input, { store }) {
     const limit = capped(input.limit, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT);
     const sessions = (await store.list()).filter((info) => input.state === undefined || info.state === input.state);
-    return { schema_version: SCHEMA_VERSION, sessions: sessions.slice(0, limit).map(sessionSummary) as Row[] };
+    return { schema_version: SCHEMA_VERSION, total: sessions.length, sessions: sessions.slice(0, limit).map(sessionSummary) };
   },
-  render: ({ sessions }) => {
+  render: ({ total, sessions }) => {
     const rows = sessions.map((s) =>
       [s.session_id, outcome(s), size(s.output_bytes), when(s.started_at), s.transport_mode, commandLine(s.command)].join(SEP),
     );
-    return [`${sessions.length} session${sessions.length === 1 ? "" : "s"}, newest first`, ...rows].join("\n");
+    const shown = sessions.length < total ? `${sessions.length} of ${total} sessions` : `${total} session${total === 1 ? "" : "s"}`;
+    return [`${shown}, newest first`, ...rows].join("\n");
   },
 });

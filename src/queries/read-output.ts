@@ -4,6 +4,7 @@ import { capped, cursorType, parseCursor, READ_DEFAULT_MAX_BYTES, READ_MAX_MAX_B
 import type { ReadOutputResult } from "./_output.ts";
 import { renderRead } from "./_output-text.ts";
 import { checkReadMode, readWindowAs } from "./_read-mode.ts";
+import { resolveSessionId } from "./session-ref.ts";
 
 /** derun_read_output: a window of a session's recorded output, from a byte cursor. */
 export default defineQuery({
@@ -27,7 +28,7 @@ export default defineQuery({
   async handler(input, { store }): Promise<ReadOutputResult> {
     checkReadMode(input);
     const maxBytes = capped(input.max_bytes, READ_DEFAULT_MAX_BYTES, READ_MAX_MAX_BYTES);
-    return (await readWindowAs(store, input.session_id, parseCursor(input.cursor), maxBytes, input)).result;
+    return (await readWindowAs(store, await resolveSessionId(store, input.session_id), parseCursor(input.cursor), maxBytes, input)).result;
   },
   render: (result) => renderRead(result),
 });

@@ -25,12 +25,12 @@ function rangeOf(input: { tail_lines?: number; head_lines?: number; from_line?: 
 export default defineQuery({
   name: "derun_read_text",
   description: [
-    "What a session (or one command) printed, as lines a person reads, and how it ended. Default: the last",
-    "lines of the final screen (terminal sessions) or of the text (pipe sessions), within a budget.",
+    "What a session (or one command) printed, as lines, and how it ended. Default: the last lines of the",
+    "final screen (terminal sessions) or of the text (pipe sessions).",
   ].join(" "),
   input: type({
     session_id: sessionIdType,
-    "view?": type("'text' | 'screen'").configure({ description: "screen: as the terminal shows it at the end; text: all lines" }),
+    "view?": type("'text' | 'screen'").configure({ description: "screen: the terminal at the end; text: all lines" }),
     "tail_lines?": positiveIntegerType.configure({ description: `default ${TEXT_DEFAULT_LINES}` }),
     "head_lines?": positiveIntegerType.configure({ description: "count from from_line" }),
     "from_line?": positiveIntegerType,

@@ -28,8 +28,8 @@ export interface SearchOutputResult {
 export default defineQuery({
   name: "derun_search_output",
   description: [
-    "Search the text of a session's output for a regular expression (or literal): matching lines with",
-    `numbers and context, and the count. Without session_id: the ${SEARCH_SESSIONS} newest sessions.`,
+    "Search a session's text output for a regular expression (or literal): matching lines with numbers,",
+    `context, and the count. No session_id: the ${SEARCH_SESSIONS} newest sessions.`,
   ].join(" "),
   input: type({
     pattern: type("string").configure({ expected: "a string" }),

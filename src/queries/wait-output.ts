@@ -16,6 +16,7 @@ import type { ReadOutputResult } from "./_output.ts";
 import { renderRead } from "./_output-text.ts";
 import { checkReadMode, readWindowAs } from "./_read-mode.ts";
 import { waitUntil } from "./_wait-until.ts";
+import { resolveSessionId } from "./session-ref.ts";
 
 type WaitResult = ReadOutputResult & { readonly timed_out: boolean; readonly waited_ms: number; readonly match?: string };
 
@@ -23,13 +24,13 @@ type WaitResult = ReadOutputResult & { readonly timed_out: boolean; readonly wai
 export default defineQuery({
   name: "derun_wait_output",
   description: [
-    "Wait for output past cursor and return it like derun_read_output; pass next_cursor to the next call.",
-    "until: wait for a new line (or prompt) matching this regular expression, and return it.",
+    "Wait for output past cursor; return it like derun_read_output (pass next_cursor on). until: a regex;",
+    "return the first new line (or prompt) matching it.",
   ].join(" "),
   input: type({
     ...readArgs,
     cursor: cursorType,
-    "timeout_ms?": positiveIntegerType.configure({ description: `default ${WAIT_DEFAULT_TIMEOUT_MS}, at most ${WAIT_MAX_TIMEOUT_MS}` }),
+    "timeout_ms?": positiveIntegerType.configure({ description: `default ${WAIT_DEFAULT_TIMEOUT_MS}` }),
     "until?": type("string").configure({ expected: "a string" }),
     "+": "reject",
   }),
@@ -44,12 +45,13 @@ export default defineQuery({
     checkReadMode(input);
     const started = performance.now();
     const timeoutMs = capped(input.timeout_ms, WAIT_DEFAULT_TIMEOUT_MS, WAIT_MAX_TIMEOUT_MS);
+    const sessionId = await resolveSessionId(store, input.session_id);
     let cursor = parseCursor(input.cursor);
-    if (input.until !== undefined) return waitUntil(store, input.session_id, cursor, compilePattern(input.until), timeoutMs, signal);
+    if (input.until !== undefined) return waitUntil(store, sessionId, cursor, compilePattern(input.until), timeoutMs, signal);
     const maxBytes = capped(input.max_bytes, READ_DEFAULT_MAX_BYTES, READ_MAX_MAX_BYTES);
     const elapsed = () => Math.round(performance.now() - started);
     for (;;) {
-      const { result, committedEnd } = await readWindowAs(store, input.session_id, cursor, maxBytes, input);
+      const { result, committedEnd } = await readWindowAs(store, sessionId, cursor, maxBytes, input);
       const remaining = timeoutMs - elapsed();
       if (result.chunks.length > 0 || result.eof || remaining <= 0 || signal.aborted) {
         const timedOut = result.chunks.length === 0 && !result.eof;
@@ -58,7 +60,7 @@ export default defineQuery({
       // Nothing readable: wait past the committed end, not the cursor, so that a character whose
       // last bytes are still missing (held back by the text read) does not wake us at once.
       cursor = Number(result.next_cursor);
-      await store.waitForOutput(input.session_id, committedEnd, remaining, signal);
+      await store.waitForOutput(sessionId, committedEnd, remaining, signal);
     }
   },
   render: (result) => {

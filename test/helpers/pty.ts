@@ -43,6 +43,8 @@ export function spawnInPty(
       },
     },
   });
+  // The PTY may still hold output the program wrote just before exiting: it has all come at EOF.
+  const drained = proc.exited.then(() => Promise.race([eof, Bun.sleep(10_000)])); // a bound for a hung PTY, not a timing assertion
   const output = () => {
     const all = new Uint8Array(length);
     let offset = 0;
@@ -67,21 +69,17 @@ export function spawnInPty(
         };
         waiters.add(check);
         check();
-        proc.exited.then(() => {
-          setTimeout(() => {
-            if (!waiters.has(check)) return;
-            waiters.delete(check);
-            reject(new Error(`program exited before ${what}; output: ${JSON.stringify(new TextDecoder().decode(output()).slice(-500))}`));
-          }, 500);
+        // Once the PTY has drained, nothing more can come (bounded, as `exited` is, for a hung PTY).
+        void drained.then(() => {
+          if (!waiters.has(check)) return;
+          waiters.delete(check);
+          reject(new Error(`program exited before ${what}; output: ${JSON.stringify(new TextDecoder().decode(output()).slice(-500))}`));
         });
       });
     },
-    exited: (async () => {
-      await proc.exited;
-      // The PTY may still hold output the program wrote just before exiting.
-      await Promise.race([eof, Bun.sleep(10_000)]); // a bound for a hung PTY, not a timing assertion
+    exited: drained.then(() => {
       proc.terminal?.close();
       return { exitCode: proc.exitCode, signalCode: proc.signalCode as NodeJS.Signals | null };
-    })(),
+    }),
   };
 }

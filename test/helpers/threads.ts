@@ -1,14 +1,26 @@
 /**
  * For the tests of derun's helper threads (the output writer, the pipe reader): a thread module
- * that never starts, and a look at a process's scheduling state.
+ * that never starts, a look at a process's scheduling state, and at what a pipe still holds.
  */
+import { ptr } from "bun:ffi";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { libc } from "../../src/core/libc.ts";
 
 /** A worker module in `dir` that throws when loaded: the thread never starts. Its file URL. */
 export function workerThatNeverStarts(dir: string): string {
   const file = join(dir, "broken.worker.ts");
   writeFileSync(file, 'throw new Error("this thread never starts");\n');
+  return Bun.pathToFileURL(file).href;
+}
+
+/**
+ * A worker module in `dir` that never finishes loading and never fails: a thread still starting, as
+ * under load when derun runs from source. Its file URL.
+ */
+export function workerStillLoading(dir: string): string {
+  const file = join(dir, "loading.worker.ts");
+  writeFileSync(file, "await new Promise(() => {});\n");
   return Bun.pathToFileURL(file).href;
 }
 
@@ -18,5 +30,28 @@ export function processState(pid: number): string | undefined {
     return readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "")[0];
   } catch {
     return undefined;
+  }
+}
+
+/** Linux's FIONREAD: the bytes a pipe holds that nobody has read yet. */
+const FIONREAD = 0x541b;
+
+/** How many bytes pipe `fd` holds unread (Linux only: ioctl is variadic, see src/core/libc.ts). */
+export function bytesUnread(fd: number): number {
+  if (process.platform !== "linux") throw new Error("bytesUnread: Linux only");
+  const count = new Int32Array(1);
+  if (libc().ioctl(fd, FIONREAD, ptr(count)) !== 0) throw new Error(`FIONREAD failed on fd ${fd}`);
+  return count[0]!;
+}
+
+/**
+ * Resolves once process `pid` is in `state` (a signal sent to it a moment ago lands when the kernel
+ * next schedules it, not at once). Rejects after `timeoutMs`, a bound for a test that went wrong.
+ */
+export async function waitForProcessState(pid: number, state: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (processState(pid) !== state) {
+    if (performance.now() > deadline) throw new Error(`process ${pid} never reached state ${state} (now ${processState(pid)})`);
+    await Bun.sleep(1);
   }
 }

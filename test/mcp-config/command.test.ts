@@ -53,7 +53,8 @@ describe.each([
       [[], `derun: derun mcp config needs a client (${KNOWN})`],
       [["zed"], `derun: unknown MCP client "zed" (${KNOWN})`],
       [["cursor", "extra"], `derun: derun mcp config takes one client and --json (got "extra")`],
-      [["cursor", "--yaml"], `derun: derun mcp config: unknown flag "--yaml" (only --json)`],
+      [["cursor", "--yaml"], `derun: unknown option "--yaml"`],
+      [["cursor", "--jsn"], `derun: unknown option "--jsn" (did you mean "--json"?)`],
       [["codex", "--json"], "derun: Codex has no JSON configuration: run derun mcp config codex"],
     ] as const) {
       const done = await config([...args]);

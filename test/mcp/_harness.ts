@@ -24,10 +24,12 @@ export const call = async (client: Client, name: string, args: Record<string, un
 
 export const tempRoot = (): string => fs.mkdtempSync(path.join(os.tmpdir(), "derun-mcp-test-"));
 
-/** A store in a fresh temp root and a Client connected to a server on it, in memory. */
-export const connectInMemory = async (): Promise<{ root: string; store: Store; client: Client; [Symbol.asyncDispose](): Promise<void> }> => {
+/** A store in a fresh temp root (made by `makeStore`) and a Client connected to a server on it, in memory. */
+export const connectInMemory = async (
+  makeStore: (root: string) => Store = (root) => openFileStore({ root }),
+): Promise<{ root: string; store: Store; client: Client; [Symbol.asyncDispose](): Promise<void> }> => {
   const root = tempRoot();
-  const store = openFileStore({ root });
+  const store = makeStore(root);
   const server = createDerunServer({ store, log: silentLogger });
   const client = new Client({ name: "derun-test", version: "0" });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

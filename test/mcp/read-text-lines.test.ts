@@ -186,3 +186,15 @@ describe("one command of a shell session", () => {
     expect((await call(h.client, "derun_search_output", { command: 1, pattern: "x" })).text).toBe("command needs session_id");
   });
 });
+
+test('"last" and "last~N" name sessions in read_text, search_output and list_commands too', async () => {
+  await using h = await connectInMemory();
+  // Started in this order; ids that sort the same way, should both start in the same millisecond.
+  await session(h.store, "a-older", [["stdout", "older output\n"]]);
+  await session(h.store, "b-newer", [["stdout", "newer output\n"]]);
+  expect((await call(h.client, "derun_read_text", { session_id: "last" })).text).toStartWith("session b-newer: ");
+  expect((await call(h.client, "derun_read_text", { session_id: "last~1" })).text).toStartWith("session a-older: ");
+  expect((await call(h.client, "derun_search_output", { session_id: "last~1", pattern: "output" })).text).toContain("\n1:older output");
+  expect((await call(h.client, "derun_list_commands", { session_id: "last" })).result.commands).toEqual([]);
+  expect((await call(h.client, "derun_read_text", { session_id: "last~5" })).result.error.code).toBe("session_not_found");
+});

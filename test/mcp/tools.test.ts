@@ -4,6 +4,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { call, connectInMemory, sessionOptions, textOf } from "./_harness.ts";
+import { nextMillisecond } from "../helpers/clock.ts";
+import { storeWithParkedWaits } from "../store/helpers.ts";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
@@ -131,7 +133,8 @@ describe("derun_read_output", () => {
 
 describe("live sessions", () => {
   test("eof stays false while the session runs; an incomplete last character waits for its bytes", async () => {
-    await using h = await connectInMemory();
+    let parking!: ReturnType<typeof storeWithParkedWaits>;
+    await using h = await connectInMemory((root) => (parking = storeWithParkedWaits(root)).store);
     await using writer = await h.store.create(sessionOptions("live", "posix-pty"));
     await writer.started({ pid: process.pid, transportMode: "posix-pty", ttyAttached: true });
     const euro = utf8("€");
@@ -145,8 +148,10 @@ describe("live sessions", () => {
     const timedOut = (await call(h.client, "derun_wait_output", { session_id: "live", cursor: "1", timeout_ms: 150 })).result;
     expect(timedOut).toMatchObject({ chunks: [], next_cursor: "1", timed_out: true, eof: false });
 
+    const parksBefore = parking.parks(); // the timed-out wait above parked too
     const waiting = call(h.client, "derun_wait_output", { session_id: "live", cursor: "1", timeout_ms: 20000 });
-    await Bun.sleep(100);
+    // The wait parks before the bytes come (one that wrongly returns at once ends this race too).
+    await Promise.race([parking.parked(parksBefore + 1), waiting]);
     writer.append("pty", euro.subarray(2));
     const woken = (await waiting).result;
     expect(woken).toMatchObject({ next_cursor: "4", timed_out: false, eof: false });
@@ -177,7 +182,7 @@ describe("sessions", () => {
     old.append("stdout", utf8("12345"));
     await old.finalize({ state: "exited", exit_code: 3 });
     await old[Symbol.asyncDispose]();
-    await Bun.sleep(5);
+    await nextMillisecond(); // distinct started_at
     await using live = await h.store.create(sessionOptions("b-live"));
     await live.started({ pid: process.pid, transportMode: "pipe", ttyAttached: false });
 

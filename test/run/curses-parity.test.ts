@@ -16,16 +16,16 @@ function tmux(socket: string, ...args: string[]): string {
   return result.stdout.toString();
 }
 
-/** Poll the pane until `ready(screen)` holds and the screen stops changing. */
-async function settledScreen(socket: string, ready: (screen: string) => boolean): Promise<string> {
-  let previous = "";
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const screen = tmux(socket, "capture-pane", "-p", "-e", "-t", "main");
-    if (ready(screen) && screen === previous) return screen;
-    previous = screen;
-    await Bun.sleep(50);
+/** Poll the pane until `ready(screen)` holds; fails after 30 s (a bound for a hang, not a wait). */
+async function screenWhen(socket: string, ready: (screen: string) => boolean, what: string): Promise<string> {
+  const deadline = performance.now() + 30_000;
+  let screen = "";
+  while (performance.now() < deadline) {
+    screen = tmux(socket, "capture-pane", "-p", "-e", "-t", "main");
+    if (ready(screen)) return screen;
+    await Bun.sleep(50); // polling the screen, not waiting out a time
   }
-  throw new Error(`screen never settled; last:\n${previous}`);
+  throw new Error(`no ${what} on screen after 30 s; last:\n${screen}`);
 }
 
 /** Edit a file in vim inside a fresh 80x24 tmux pane; returns the screen before saving. */
@@ -38,9 +38,11 @@ async function editWithVim(prefix: string[], dir: string, stateRoot: string): Pr
     // we wait would otherwise take the server with it (seen under load: "no server running").
     `${command}; tmux wait-for -S done; sleep 60`);
   try {
-    await settledScreen(socket, (screen) => screen.includes("notes.txt"));
+    // Its message line: vim has set up the terminal and drawn the screen, keys go to it from now.
+    await screenWhen(socket, (screen) => screen.includes('"notes.txt" [New]'), "vim message line");
     tmux(socket, "send-keys", "-t", "main", "i", "hello from derun", "Escape", "o", "second line", "Escape");
-    const screen = await settledScreen(socket, (s) => s.includes("second line"));
+    // The last Escape taken (vim may wait a moment to tell it from a key sequence): the final screen.
+    const screen = await screenWhen(socket, (s) => s.includes("second line") && !s.includes("-- INSERT --"), "edited text in normal mode");
     tmux(socket, "send-keys", "-t", "main", ":wq", "Enter");
     tmux(socket, "wait-for", "done");
     return screen;

@@ -10,7 +10,7 @@ import { closeSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { OutputWriter, type OutputWriterEvents } from "../../src/core/run/output-writer.ts";
 import { randomBytes, sha256, tempDir } from "../helpers/cli.ts";
-import { processState, workerThatNeverStarts } from "../helpers/threads.ts";
+import { processState, waitForProcessState, workerThatNeverStarts } from "../helpers/threads.ts";
 
 const TIMEOUT = 30_000;
 
@@ -84,6 +84,8 @@ describe("OutputWriter", () => {
     // Four times a default pipe buffer: written directly, this blocks until cat runs again.
     const chunk = randomBytes(256 * 1024);
     sink.reader.kill("SIGSTOP");
+    // The stop lands when the kernel next schedules cat: the write must come after it has.
+    await waitForProcessState(sink.reader.pid, "T");
     // Should write() block, this resumes cat later so the test fails instead of hanging.
     const rescue = Bun.spawn(["sh", "-c", `sleep 3; kill -CONT ${sink.reader.pid}`]);
     writer.write(sink.fd, chunk);

@@ -7,11 +7,11 @@ import { join } from "node:path";
 import { runDerun, tempDir, text } from "../helpers/cli.ts";
 
 const cases: [string, string[], RegExp][] = [
-  ["unknown flag", ["run", "--bogus", "--", "echo", "hi"], /Unknown option '--bogus'/],
-  ["unknown flag with a value", ["run", "--bogus=1", "--", "echo"], /Unknown option '--bogus'$/],
-  ["unknown short flag", ["run", "-x", "--", "echo"], /Unknown option '-x'/],
-  ["flag without its value", ["run", "--session-id", "--", "echo"], /option '--session-id' needs a value/],
-  ["flag followed by another flag", ["run", "--retention", "--session-id=a", "--", "echo"], /option '--retention' needs a value/],
+  ["unknown flag", ["run", "--bogus", "--", "echo", "hi"], /unknown option "--bogus"/],
+  ["unknown flag with a value", ["run", "--bogus=1", "--", "echo"], /unknown option "--bogus"$/],
+  ["unknown short flag", ["run", "-x", "--", "echo"], /unknown option "-x"/],
+  ["flag without its value", ["run", "--session-id", "--", "echo"], /option "--session-id" needs a value/],
+  ["flag followed by another flag", ["run", "--retention", "--session-id=a", "--", "echo"], /option "--retention" needs a value/],
   ["bad value in the = form", ["run", "--retention=0s", "--", "echo"], /must be positive/],
   ["missing --", ["run", "echo", "hi"], /missing "--"/],
   ["missing command", ["run", "--"], /missing the command/],
@@ -25,7 +25,13 @@ const cases: [string, string[], RegExp][] = [
   ["session id too long", ["run", "--session-id", "a".repeat(129), "--", "echo"], /invalid session id/],
   ["unknown command", ["frobnicate"], /unknown command "frobnicate"/],
   ["no command", [], /missing command/],
-  ["a flag for mcp", ["mcp", "--bogus"], /derun mcp takes no arguments \(got "--bogus"\)/],
+  ["a flag for mcp", ["mcp", "--bogus"], /unknown option "--bogus"/],
+  ["an argument for mcp", ["mcp", "serve"], /derun mcp takes no arguments \(got "serve"\)/],
+  ["a typo of a command", ["lss"], /unknown command "lss" \(did you mean "ls"\?\)/],
+  ["a typo of a flag", ["run", "--sesion-id", "x", "--", "true"], /unknown option "--sesion-id" \(did you mean "--session-id"\?\)/],
+  ["session id 'last' (it names the newest session)", ["run", "--session-id", "last", "--", "echo"], /invalid session id "last"/],
+  ["an empty --state-root", ["run", "--state-root=", "--", "echo"], /--state-root" needs a directory/],
+  ["unbounded input is quoted bounded", ["x".repeat(5000)], /unknown command "x{100}…"$/],
   ["a command for mcp", ["mcp", "--", "echo"], /derun mcp takes no arguments/],
 ];
 

@@ -162,3 +162,42 @@ export async function screenOf(output: Uint8Array): Promise<string> {
   terminal.dispose();
   return lines.join("\n").trimEnd();
 }
+
+/** The last of the five commands: over two lines, and how the shell reports its line. */
+export const MULTI_LINE: Record<ShellKind, { keys: string; line: string }> = {
+  bash: { keys: 'for i in 1 2; do\recho "item $i"; done\r', line: 'for i in 1 2; do echo "item $i"; done' }, // as bash keeps it in history
+  zsh: { keys: 'for i in 1 2; do\recho "item $i"; done\r', line: 'for i in 1 2; do\necho "item $i"; done' },
+  fish: { keys: 'for i in 1 2\recho "item $i"; end\r', line: 'for i in 1 2\necho "item $i"; end' },
+};
+
+/** The five commands as their records should read: number, command line, exit status. */
+export const FIVE_COMMANDS = (kind: ShellKind): [number, string, number][] => [
+  [1, "sh -c 'echo failing; exit 1'", 1],
+  [2, "printf 'progress 10%%\\rprogress 50%%\\rprogress 100%%\\n'", 0],
+  [3, "less notes.txt", 0],
+  [4, "sleep 100", 130],
+  [5, MULTI_LINE[kind].line, 0],
+];
+
+/**
+ * Types five commands by keys, each once the shell is ready for it (one failing, a progress bar, a
+ * full-screen program, one interrupted by Ctrl-C, one over two lines), from the first prompt to the
+ * sixth.
+ */
+export async function typeFiveCommands(shell: Shell, kind: ShellKind): Promise<void> {
+  await shell.prompts(1);
+  shell.type("sh -c 'echo failing; exit 1'\r");
+  await shell.prompts(2);
+  shell.type("printf 'progress 10%%\\rprogress 50%%\\rprogress 100%%\\n'\r");
+  await shell.prompts(3);
+  shell.type("less notes.txt\r");
+  await shell.until("less showing the file", (_raw, text) => text.includes("(END)"));
+  shell.type("q");
+  await shell.prompts(4);
+  shell.type("sleep 100\r");
+  await shell.running("sleep");
+  shell.type("\x03");
+  await shell.prompts(5);
+  shell.type(MULTI_LINE[kind].keys);
+  await shell.until("the loop's output and the next prompt", (_raw, text) => text.includes("item 2") && count(text, PROMPT) >= 6);
+}

@@ -7,36 +7,9 @@
  */
 import { describe, expect, test } from "bun:test";
 import { openFileStore } from "../../src/core/file-store/index.ts";
-import type { ShellKind } from "../../src/core/shell/init.ts";
 import { derunArgv, derunEnv, tempDir } from "../helpers/cli.ts";
 import { spawnInPty } from "../helpers/pty.ts";
-import { PROMPT, SHELLS, screenOf, shellHome, startShell, type Shell } from "./_shells.ts";
-
-const count = (text: string, part: string) => text.split(part).length - 1;
-const MULTI_LINE: Record<ShellKind, { keys: string; line: string }> = {
-  bash: { keys: 'for i in 1 2; do\recho "item $i"; done\r', line: 'for i in 1 2; do echo "item $i"; done' },
-  zsh: { keys: 'for i in 1 2; do\recho "item $i"; done\r', line: 'for i in 1 2; do\necho "item $i"; done' },
-  fish: { keys: 'for i in 1 2\recho "item $i"; end\r', line: 'for i in 1 2\necho "item $i"; end' },
-};
-
-/** Types the five commands, each once the shell is ready for it, and leaves the shell at its sixth prompt. */
-async function typeFiveCommands(shell: Shell, kind: ShellKind): Promise<void> {
-  await shell.prompts(1);
-  shell.type("sh -c 'echo failing; exit 1'\r");
-  await shell.prompts(2);
-  shell.type("printf 'progress 10%%\\rprogress 50%%\\rprogress 100%%\\n'\r");
-  await shell.prompts(3);
-  shell.type("less notes.txt\r");
-  await shell.until("less showing the file", (_raw, text) => text.includes("(END)"));
-  shell.type("q");
-  await shell.prompts(4);
-  shell.type("sleep 100\r");
-  await shell.running("sleep");
-  shell.type("\x03");
-  await shell.prompts(5);
-  shell.type(MULTI_LINE[kind].keys);
-  await shell.until("the loop's output and the next prompt", (_raw, text) => text.includes("item 2") && count(text, PROMPT) >= 6);
-}
+import { FIVE_COMMANDS, PROMPT, SHELLS, screenOf, shellHome, startShell, typeFiveCommands } from "./_shells.ts";
 
 describe.each(SHELLS)("derun shell running %s", (kind) => {
   test("records each typed command: line, status, cwd, output; the screen is the shell's own", async () => {
@@ -63,13 +36,7 @@ describe.each(SHELLS)("derun shell running %s", (kind) => {
     // The `exit` that ended the shell is a sixth command (fish still reports its status; bash and
     // zsh end first, so the end of the session closes it).
     expect(records[5]).toMatchObject({ number: 6, command_line: "exit" });
-    expect(records.slice(0, 5).map((r) => [r.number, r.command_line, r.exit_code])).toEqual([
-      [1, "sh -c 'echo failing; exit 1'", 1],
-      [2, "printf 'progress 10%%\\rprogress 50%%\\rprogress 100%%\\n'", 0],
-      [3, "less notes.txt", 0],
-      [4, "sleep 100", 130],
-      [5, MULTI_LINE[kind].line, 0],
-    ]);
+    expect(records.slice(0, 5).map((r) => [r.number, r.command_line, r.exit_code])).toEqual(FIVE_COMMANDS(kind));
     const { slices } = await store.read(sessionId, 0, session.output_bytes);
     const recorded = Buffer.concat(slices.map((slice) => slice.bytes));
     const outputOf = (n: number) => recorded.toString("utf8", records[n]!.output_start!, records[n]!.output_end!);

@@ -8,7 +8,7 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { commandsOf, type CommandRecord } from "../../src/core/shell/commands.ts";
 import type { ShellKind } from "../../src/core/shell/init.ts";
-import { PROMPT, SHELLS, screenOf, shellHome, startShell, type Shell } from "./_shells.ts";
+import { FIVE_COMMANDS, PROMPT, SHELLS, screenOf, shellHome, startShell, typeFiveCommands, type Shell } from "./_shells.ts";
 
 // Each wait is bounded at 30 s with the shell's output in the message; bunfig's [test] timeout is
 // not a Bun setting, so the 5 s default would cut a slow machine's run short.
@@ -23,12 +23,6 @@ const recordsOf = (shell: Shell) => commandsOf([{ bytes: shell.run.output(), tim
 const outputOf = (shell: Shell, record: CommandRecord) => decode(shell.run.output().subarray(record.output_start!, record.output_end!));
 const promptOf = (shell: Shell, record: CommandRecord) => decode(shell.run.output().subarray(record.prompt_start!, record.prompt_end!));
 
-const MULTI_LINE: Record<ShellKind, { keys: string; line: string }> = {
-  bash: { keys: 'for i in 1 2; do\recho "item $i"; done\r', line: 'for i in 1 2; do echo "item $i"; done' }, // as bash keeps it in history
-  zsh: { keys: 'for i in 1 2; do\recho "item $i"; done\r', line: 'for i in 1 2; do\necho "item $i"; done' },
-  fish: { keys: 'for i in 1 2\recho "item $i"; end\r', line: 'for i in 1 2\necho "item $i"; end' },
-};
-
 describe.each(SHELLS)("%s with the marks loaded by derun's launch", (kind) => {
   test("five commands typed by keys give five records: line, status, cwd and output", async () => {
     using home = shellHome(kind);
@@ -36,30 +30,11 @@ describe.each(SHELLS)("%s with the marks loaded by derun's launch", (kind) => {
     expect(shell.launch?.marks).toBe("derun");
     await shell.until("the first prompt's mark", (raw) => raw.includes(A_MARK));
 
-    shell.type("sh -c 'echo failing; exit 1'\r");
-    await shell.prompts(2);
-    shell.type("printf 'progress 10%%\\rprogress 50%%\\rprogress 100%%\\n'\r");
-    await shell.prompts(3);
-    shell.type("less notes.txt\r");
-    await shell.until("less showing the file", (_raw, text) => text.includes("(END)"));
-    shell.type("q");
-    await shell.prompts(4);
-    shell.type("sleep 100\r");
-    await shell.running("sleep");
-    shell.type("\x03");
-    await shell.prompts(5);
-    shell.type(MULTI_LINE[kind].keys);
-    await shell.until("the loop's output and the next prompt", (_raw, text) => text.includes("item 2") && count(text, PROMPT) >= 6);
+    await typeFiveCommands(shell, kind);
 
     const { records, sawMarks } = recordsOf(shell);
     expect(sawMarks).toBe(true);
-    expect(records.map((r) => [r.number, r.command_line, r.exit_code])).toEqual([
-      [1, "sh -c 'echo failing; exit 1'", 1],
-      [2, "printf 'progress 10%%\\rprogress 50%%\\rprogress 100%%\\n'", 0],
-      [3, "less notes.txt", 0],
-      [4, "sleep 100", 130],
-      [5, MULTI_LINE[kind].line, 0],
-    ]);
+    expect(records.map((r) => [r.number, r.command_line, r.exit_code])).toEqual(FIVE_COMMANDS(kind));
     for (const record of records) {
       expect(record).toMatchObject({ cwd: home.path, missing: [], started_at: expect.any(String), ended_at: expect.any(String) });
       expect(record.output_end!).toBeGreaterThanOrEqual(record.output_start!);

@@ -2,8 +2,10 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { CreateSessionOptions } from "../../src/core/store.ts";
-import type { LogFields, Logger, LogLevel } from "../../src/core/log.ts";
+import type { CreateSessionOptions, Store } from "../../src/core/store.ts";
+import { silentLogger, type LogFields, type Logger, type LogLevel } from "../../src/core/log.ts";
+import { FileStore } from "../../src/core/file-store/file-store.ts";
+import { OutputWaiter } from "../../src/core/file-store/output-waiter.ts";
 
 export const FIXTURES = path.join(import.meta.dir, "fixtures");
 
@@ -19,6 +21,33 @@ export const sessionOptions = (overrides: Partial<CreateSessionOptions> = {}): C
   ttyAttached: false,
   ...overrides,
 });
+
+/**
+ * A store at `root` whose waits say when they park (their first check found nothing to wake them
+ * for): a test that must know a wait really waits awaits `parked(n)`, until n waits have parked
+ * in all (`parks()` so far).
+ */
+export function storeWithParkedWaits(root: string): { store: Store; parks(): number; parked(count: number): Promise<void> } {
+  let parks = 0;
+  const watchers = new Set<() => void>();
+  const waiter = new OutputWaiter({
+    onParked: () => {
+      parks++;
+      for (const watcher of watchers) watcher();
+    },
+  });
+  const parked = (count: number) =>
+    new Promise<void>((resolve) => {
+      const watcher = () => {
+        if (parks < count) return;
+        watchers.delete(watcher);
+        resolve();
+      };
+      watchers.add(watcher);
+      watcher();
+    });
+  return { store: new FileStore(root, silentLogger, waiter), parks: () => parks, parked };
+}
 
 /** A Logger that keeps its records, for asserting on them. */
 export function memoryLogger(): Logger & { records: Array<{ level: LogLevel; event: string } & LogFields> } {

@@ -10,6 +10,7 @@ import * as path from "node:path";
 import { openFileStore } from "../../src/core/file-store/index.ts";
 import type { ArtifactName } from "../../src/core/file-store/session-paths.ts";
 import { derunArgv, derunEnv, REPO_ROOT } from "../helpers/cli.ts";
+import { nextMillisecond } from "../helpers/clock.ts";
 import { FIXTURES, makeRoot, removeRoot, sessionOptions } from "./helpers.ts";
 
 const BOUND_MS = 20_000;
@@ -102,7 +103,7 @@ describe("a hostile artifact is refused, never waited on", () => {
   for (const { name, plant, finalize, expected } of cases) {
     test(name, async () => {
       await recordSession("good");
-      await Bun.sleep(5); // distinct started_at, so the listing order is known
+      await nextMillisecond(); // distinct started_at, so the listing order is known
       plant(await recordSession("evil", finalize));
       expect(await probe("evil")).toEqual(expected as Record<string, unknown>);
     }, BOUND_MS * 2);

@@ -5,7 +5,8 @@ import * as path from "node:path";
 import { openFileStore } from "../../src/core/file-store/index.ts";
 import type { Store } from "../../src/core/store.ts";
 import { isDerunError } from "../../src/core/errors.ts";
-import { expectLine, makeRoot, removeRoot, sessionOptions, spawnFixture } from "./helpers.ts";
+import { nextMillisecond } from "../helpers/clock.ts";
+import { expectLine, makeRoot, removeRoot, sessionOptions, spawnFixture, storeWithParkedWaits } from "./helpers.ts";
 
 /**
  * A wait timeout far past the test's own (bunfig: 60 s): a wait that should return at once, or on
@@ -103,10 +104,10 @@ describe("waitForOutput", () => {
     const writer = spawnFixture("hold-writer.ts", [root, "live"]);
     try {
       await expectLine(writer, "ready live");
-      let woke = false;
-      const waiting = store.waitForOutput("live", 0, NEVER_MS).then(() => (woke = true));
-      await Bun.sleep(50); // give the wait a chance to (wrongly) return before any byte exists
-      expect(woke).toBe(false);
+      const { store, parked } = storeWithParkedWaits(root);
+      const waiting = store.waitForOutput("live", 0, NEVER_MS).then(() => "returned");
+      // No byte exists yet: the wait parks (one that wrongly returns at once wins this race).
+      expect(await Promise.race([parked(1).then(() => "parked"), waiting])).toBe("parked");
       writer.send("append stdout x");
       await waiting;
       expect((await store.read("live", 0, 10)).output_bytes).toBe(1);
@@ -147,7 +148,7 @@ describe("list", () => {
       for (let n = 0; n <= i; n++) w.append("stdout", new TextEncoder().encode("0123456789"));
       await w.finalize({ state: "exited", exit_code: 0 });
       await w[Symbol.asyncDispose]();
-      await Bun.sleep(5); // distinct started_at
+      await nextMillisecond(); // distinct started_at
     }
     fs.mkdirSync(path.join(root, "sessions", "no-meta"));
     fs.mkdirSync(path.join(root, "sessions", "bad-meta"));

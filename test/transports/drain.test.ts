@@ -1,34 +1,90 @@
 /**
- * The post-exit drain: output that keeps coming after the child's exit (a grandchild finishing its
- * lines) is delivered while it flows; a grandchild that never stops cannot hold `exited` for ever.
+ * The post-exit drain of the pipe transport, on a clock the test moves: output that keeps coming
+ * after the child's exit (a grandchild finishing its lines) holds the drain open however long it
+ * flows in all, and a grandchild that never stops writing cannot hold `exited` past the cap.
  */
 import { describe, expect, test } from "bun:test";
-import { builtinTransports } from "../../src/plugins/index.ts";
-import type { DerunOutputChannel } from "../../src/core/enums.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DrainWindow, type ChildExit } from "../../src/plugin-api/index.ts";
+import { openPipe } from "../../src/plugins/pipe/index.ts";
+import { tempDir } from "../helpers/cli.ts";
+import { manualClock } from "../helpers/clock.ts";
 
-async function collect(name: "pipe" | "posix-pty", script: string) {
-  const transport = (await builtinTransports[name]()).default;
+/** The drain window's defaults: quiet this long gives up, and this long gives up in any case. */
+const IDLE_MS = 200;
+const MAX_MS = 3000;
+
+/** Runs `script` on the pipe transport with a drain window on `clock`; its output as it comes. */
+function start(script: string, cwd: string, clock: ReturnType<typeof manualClock>) {
   let output = "";
-  const child = await transport.open(["sh", "-c", script], {
-    cwd: process.cwd(),
+  const changed = new Set<() => void>();
+  const child = openPipe(["sh", "-c", script], {
+    cwd,
     env: process.env,
-    onOutput: (_channel: DerunOutputChannel, bytes: Uint8Array) => (output += new TextDecoder().decode(bytes)),
-  });
-  const exit = await child.exited;
-  return { exit, output };
+    onOutput: (_channel, bytes) => {
+      output += new TextDecoder().decode(bytes);
+      for (const check of changed) check();
+    },
+  }, new DrainWindow({ clock }));
+  let exit: ChildExit | undefined;
+  void child.exited.then((value) => (exit = value));
+  /** Until the output satisfies `predicate`; fails if the child's `exited` comes first. */
+  const until = (predicate: (output: string) => boolean, what: string) =>
+    Promise.race([
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (!predicate(output)) return;
+          changed.delete(check);
+          resolve();
+        };
+        changed.add(check);
+        check();
+      }),
+      child.exited.then(() => {
+        if (!predicate(output)) throw new Error(`exited before ${what}; output: ${JSON.stringify(output.slice(-200))}`);
+      }),
+    ]);
+  return { child, output: () => output, exit: () => exit, until };
 }
 
 describe("post-exit drain (pipe)", () => {
   test("a grandchild's output that keeps flowing after the exit is all delivered", async () => {
-    const { exit, output } = await collect("pipe", "(for i in $(seq 1 20); do echo line$i; sleep 0.03; done) & exit 0");
-    expect(exit).toEqual({ kind: "exited", code: 0 });
-    expect(output.trim().split("\n")).toEqual(Array.from({ length: 20 }, (_, i) => `line${i + 1}`));
+    using dir = tempDir("derun-drain-");
+    const clock = manualClock();
+    const lines = 10;
+    // Each line waits for the test's go: the lines come after the exit, as slowly as the test likes
+    // (and the grandchild leaves once the directory is gone, should the test fail before the end).
+    const go = `until [ -e go$i ]; do [ -d '${dir.path}' ] || exit; sleep 0.01; done`;
+    const script = `(for i in $(seq 1 ${lines}); do ${go}; echo line$i; done) & exit 0`;
+    const run = start(script, dir.path, clock);
+    await clock.waited(); // the child has exited and the drain is on
+    for (let i = 1; i <= lines; i++) {
+      writeFileSync(join(dir.path, `go${i}`), "");
+      await run.until((output) => output.includes(`line${i}\n`), `line${i}`);
+      // Each gap is within the idle window; all of them together are far past it.
+      clock.advance(IDLE_MS * 0.75);
+    }
+    expect(await run.child.exited).toEqual({ kind: "exited", code: 0 });
+    expect(run.output().trim().split("\n")).toEqual(Array.from({ length: lines }, (_, i) => `line${i + 1}`));
   });
 
-  test("a grandchild that never stops writing does not hold exited", async () => {
-    const { exit, output } = await collect("pipe", "(while :; do echo tick; sleep 0.02; done) & echo started; exit 5");
-    expect(exit).toEqual({ kind: "exited", code: 5 });
+  test("a grandchild that never stops writing does not hold exited past the cap", async () => {
+    using dir = tempDir("derun-drain-");
+    const clock = manualClock();
+    const run = start("(while :; do echo tick; sleep 0.01; done) & echo started; exit 5", dir.path, clock);
+    await clock.waited();
+    for (let elapsed = 0; elapsed < MAX_MS; elapsed += IDLE_MS / 2) {
+      // Output flows through every step, so only the cap can end the drain.
+      const ticks = run.output().length;
+      await run.until((output) => output.length > ticks, "more ticks");
+      expect(run.exit()).toBeUndefined();
+      clock.advance(IDLE_MS / 2);
+    }
+    // At the cap: the drain gives up rather than waiting on the clock again.
+    const outcome = await Promise.race([run.child.exited, clock.waited().then(() => "still draining at the cap")]);
+    expect(outcome).toEqual({ kind: "exited", code: 5 });
     // The grandchild's first tick may come before or after "started": only its presence matters.
-    expect(output.split("\n")).toContain("started");
+    expect(run.output().split("\n")).toContain("started");
   });
 });

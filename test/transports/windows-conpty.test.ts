@@ -8,7 +8,8 @@ import { describe, expect, test } from "bun:test";
 import { EventEmitter } from "node:events";
 import windowsConPty from "../../src/plugins/windows-conpty/index.ts";
 import { exitOf, startConPtyChild, type ConPtyDeps, type PseudoConsole } from "../../src/plugins/windows-conpty/conpty-child.ts";
-import { SpawnError } from "../../src/core/transport.ts";
+import { SpawnError, type ChildExit } from "../../src/core/transport.ts";
+import { manualClock } from "../helpers/clock.ts";
 
 class FakeConsole implements PseudoConsole {
   readonly pid = 4242;
@@ -127,14 +128,20 @@ describe("windows-conpty logic (fake pseudo console)", () => {
   });
 
   test("output that never goes quiet after the exit is cut off by a force-close", async () => {
-    const { child, pty } = start();
+    const clock = manualClock();
+    const { child, pty } = start(undefined, { clock });
+    let exit: ChildExit | undefined;
+    void child.exited.then((value) => (exit = value));
     pty.exit({ exitCode: 0 });
-    const chatter = setInterval(() => pty.emitData("x"), 5);
-    try {
-      expect(await child.exited).toEqual({ kind: "exited", code: 0 });
-    } finally {
-      clearInterval(chatter);
+    // Output every 10 ms of the test's clock, under the 20 ms quiet: only the 150 ms grace ends the drain.
+    for (let elapsed = 0; elapsed < 150; elapsed += 10) {
+      await Promise.race([clock.waited(), child.exited]);
+      expect(exit).toBeUndefined();
+      pty.emitData("x");
+      clock.advance(10);
     }
+    // At the grace: the console is force-closed rather than waited on again.
+    expect(await Promise.race([child.exited, clock.waited().then(() => "still draining")])).toEqual({ kind: "exited", code: 0 });
     expect(pty.kills).toEqual([undefined]);
   });
 

@@ -1,7 +1,7 @@
 /**
  * derun's commands: each one's one-line description, and its module as a lazy import, so that
  * `derun --help` loads no command and `derun run` loads only its own (the mcp command pulls in the
- * MCP SDK: ~200 ms).
+ * MCP SDK: ~200 ms; the session commands arktype and the queries). `help` is the dispatcher's.
  */
 import type { CommandModule } from "../command.ts";
 
@@ -28,6 +28,15 @@ export const commands = {
       "Serve the recorded sessions to an AI agent over MCP on stdin/stdout (read-only). State root: DERUN_STATE_ROOT, else XDG_STATE_HOME/derun, else ~/.local/state/derun.",
     load: () => import("./mcp.ts"),
   },
+  ls: { description: "List the recorded sessions, newest first.", load: () => import("./ls.ts") },
+  show: { description: "Show everything known about one session: state, exit, times, retention and expiry.", load: () => import("./show.ts") },
+  cat: { description: "Print a session's output (--view raw: the exact bytes).", load: () => import("./cat.ts") },
+  tail: { description: "Print the last lines of a session's output; -f follows it live until it ends.", load: () => import("./tail.ts") },
+  export: { description: "Write a session as an asciicast v2 recording, for asciinema's players.", load: () => import("./export.ts") },
+  rm: { description: "Delete sessions now (a running one only with --force).", load: () => import("./rm.ts") },
+  gc: { description: "Remove the sessions whose retention has passed (--dry-run: only list them).", load: () => import("./gc.ts") },
+  completion: { description: "Print the shell completion script for bash, zsh or fish.", load: () => import("./completion.ts") },
+  version: { description: "Print derun's version (also --version, -V).", load: () => import("./version.ts") },
 } as const satisfies Record<string, CommandEntry>;
 
 export type CommandName = keyof typeof commands;

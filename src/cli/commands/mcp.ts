@@ -1,26 +1,33 @@
 /** `derun mcp`: the MCP server on stdin/stdout until stdin closes; `derun mcp config <client>` prints a client's configuration. */
-import type { ArgsDef } from "citty";
-import { DerunError } from "../../core/errors.ts";
 import { openLogSink } from "../../core/log-sink.ts";
-import { openFileStore, resolveStateRoot } from "../../core/file-store/index.ts";
-import { serveStdio } from "../../mcp/stdio.ts";
+import { openFileStore } from "../../core/file-store/index.ts";
 import { exitWith, type CommandData, type ExitRequest } from "../command.ts";
+import { parseFlags, type FlagDefs } from "../flags.ts";
+import { STATE_ROOT_FLAG, stateRootFrom } from "../state-root.ts";
+import { shown, usageError } from "../usage.ts";
 
-/** For `--help` only: `config` is handled before anything else parses. */
+/** `config` is handled before anything else parses. */
 export const args = {
   config: {
     type: "positional",
     required: false,
     description: "derun mcp config <client> [--json] prints what that MCP client needs to start this derun mcp; derun mcp config alone lists the clients.",
+    complete: ["config"],
   },
-} as const satisfies ArgsDef;
+  "state-root": STATE_ROOT_FLAG,
+} as const satisfies FlagDefs;
+
+export const examples = ["derun mcp config claude-code", "derun mcp --state-root /tmp/derun     # serve another state root"];
 
 export async function run(flags: readonly string[], data: CommandData): Promise<ExitRequest> {
   if (flags[0] === "config") return (await import("../mcp-config/command.ts")).runMcpConfig(flags.slice(1), data);
-  const extra = flags[0] ?? (data.command ? "--" : undefined);
-  if (extra !== undefined) throw new DerunError("usage", `derun mcp takes no arguments (got ${JSON.stringify(extra)})`);
-  const root = resolveStateRoot(process.env);
+  const { values, positionals } = parseFlags(flags, { "state-root": STATE_ROOT_FLAG });
+  const extra = positionals[0] ?? (data.command ? "--" : undefined);
+  if (extra !== undefined) throw usageError(`derun mcp takes no arguments (got ${shown(extra)})`);
+  const root = stateRootFrom(values["state-root"]);
   const log = openLogSink(root, { component: "mcp" });
+  // The SDK loads here, not when completion or help read this module's flags.
+  const { serveStdio } = await import("../../mcp/stdio.ts");
   await serveStdio({ store: openFileStore({ root, log }), log });
   return exitWith(0);
 }

@@ -7,8 +7,10 @@ import { isShellKind, SHELL_KINDS, shellInit } from "../../core/shell/init.ts";
 import { exitWith, type CommandData, type ExitRequest } from "../command.ts";
 
 export const args = {
-  shell: { type: "positional", required: true, description: `One of ${SHELL_KINDS.join(", ")}.` },
+  shell: { type: "positional", required: true, description: `One of ${SHELL_KINDS.join(", ")}.`, complete: SHELL_KINDS },
 } as const;
+
+export const examples = ['eval "$(derun shell-init bash)"     # in ~/.bashrc', "derun shell-init fish | source       # in ~/.config/fish/config.fish"];
 
 export async function run(flags: readonly string[], data: CommandData): Promise<ExitRequest> {
   const [kind, extra] = flags;

@@ -4,18 +4,21 @@
  * exit status) from the shell's own integration marks. Bash, zsh and fish get derun's snippet loaded
  * when their startup files do not load it already; any other shell is recorded as one whole session.
  */
-import type { ArgsDef } from "citty";
 import { generateSessionId } from "../../core/file-store/index.ts";
 import { prepareShellLaunch } from "../../core/shell/launch.ts";
 import type { CommandData, ExitRequest } from "../command.ts";
-import { parseRunArgs } from "../run-args.ts";
+import type { FlagDefs } from "../flags.ts";
+import { parseRunArgs, RUN_FLAGS } from "../run-args.ts";
 import { startRun } from "../start-run.ts";
-import { args as runArgs } from "./run.ts";
 
 export const args = {
-  "session-id": runArgs["session-id"],
-  retention: runArgs.retention,
-} as const satisfies ArgsDef;
+  "session-id": RUN_FLAGS["session-id"],
+  retention: RUN_FLAGS.retention,
+  "state-root": RUN_FLAGS["state-root"],
+} as const satisfies FlagDefs;
+export const usage = "[OPTIONS] [-- <shell> [args...]]";
+export const takesCommand = true;
+export const examples = ["derun shell", "derun shell -- zsh -l"];
 
 export async function run(flags: readonly string[], data: CommandData): Promise<ExitRequest> {
   const shell = data.command?.length ? data.command : [process.env.SHELL || "/bin/sh"];

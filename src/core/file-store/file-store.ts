@@ -11,6 +11,7 @@ import {
   type IndexRecord,
   type OutputSlice,
   type ReadResult,
+  type RemoveOutcome,
   type SessionEvent,
   type SessionInfo,
   type SessionWriter,
@@ -22,6 +23,7 @@ import { DerunError, isDerunError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { IndexCache, type SessionIndex } from "./index-cache.ts";
 import { OutputWaiter } from "./output-waiter.ts";
+import { removeSession } from "./remove-session.ts";
 import { sweepSessions } from "./retention.ts";
 import { resolveArtifact } from "./session-paths.ts";
 import type { CommandRecord } from "../shell/commands.ts";
@@ -30,16 +32,19 @@ import { parseCommand, parseEvent } from "./session-events.ts";
 import { readSessionFacts, type SessionFacts } from "./session-facts.ts";
 import { isValidSessionId } from "./session-id.ts";
 import { createSessionWriter } from "./session-writer.ts";
-import { openRegular } from "../safe-fs/index.ts";
+import { openRegular, stateDir } from "../safe-fs/index.ts";
 
 export class FileStore implements Store {
   private readonly indexes = new IndexCache();
-  private readonly waiter = new OutputWaiter();
 
-  /** No I/O here: the state root is touched only when the store is used. */
+  /**
+   * No I/O here: the state root is touched only when the store is used. `waiter` serves every
+   * wait on this store (tests pass one that tells them when a wait parks).
+   */
   constructor(
     readonly root: string,
     private readonly log: Logger,
+    private readonly waiter = new OutputWaiter(),
   ) {}
 
   create(options: CreateSessionOptions): Promise<SessionWriter> {
@@ -49,10 +54,14 @@ export class FileStore implements Store {
   async list(): Promise<SessionInfo[]> {
     let names: string[];
     try {
-      names = fs.readdirSync(path.join(this.root, "sessions"));
+      // A symlinked sessions/ is not followed: nothing is listed through it.
+      const sessions = stateDir(this.root, "sessions");
+      names = sessions.exists ? fs.readdirSync(sessions.path) : [];
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
-      throw e;
+      if (!isDerunError(e, "unsafe_path")) throw e;
+      this.log.log("warn", "unsafe_state_dir", { error: e.message });
+      return [];
     }
     const sessions: SessionInfo[] = [];
     for (const name of names) {
@@ -121,6 +130,10 @@ export class FileStore implements Store {
     return sweepSessions(this.root, options, this.log, (id) => this.indexes.delete(id));
   }
 
+  async remove(sessionId: string, options: { readonly force?: boolean } = {}): Promise<RemoveOutcome> {
+    return removeSession(this.root, sessionId, options.force ?? false, this.log, (id) => this.indexes.delete(id));
+  }
+
   private info(sessionId: string): { info: SessionInfo; index: SessionIndex; facts: SessionFacts } {
     const facts = readSessionFacts(this.root, sessionId);
     const index = this.indexes.get(sessionId, resolveArtifact(facts.dir, "index.jsonl"));
@@ -134,6 +147,7 @@ const toInfo = (facts: SessionFacts, output_bytes: number): SessionInfo => ({
   state: facts.state,
   output_bytes,
   ended_at: facts.ended_at,
+  error: facts.error,
   expires_at: facts.expires_at,
 });
 

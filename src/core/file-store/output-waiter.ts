@@ -30,16 +30,33 @@ interface WatchedDir {
   /** The check of this directory's session: every waiter's check would read the same files. */
   readonly check: ProgressCheck;
   readonly waiters: Set<Waiter>;
+  /** Waiters that came since the last check began: the next check is their first. */
+  arrivals: Waiter[];
   running: boolean;
   again: boolean;
+}
+
+export interface OutputWaiterOptions {
+  /** How often the shared safety poll re-checks every watched directory. */
+  readonly pollIntervalMs?: number;
+  /**
+   * Called once per wait that parks: the first check after it came found nothing to wake it for.
+   * From then on only a change, the safety poll, its timeout or its signal ends it (tests wait on this).
+   */
+  readonly onParked?: (dir: string) => void;
 }
 
 /** The shared watchers and safety poll of one store. */
 export class OutputWaiter {
   private readonly dirs = new Map<string, WatchedDir>();
   private poll: ReturnType<typeof setInterval> | undefined;
+  private readonly pollIntervalMs: number;
+  private readonly onParked: ((dir: string) => void) | undefined;
 
-  constructor(private readonly pollIntervalMs = 1000) {}
+  constructor(options: OutputWaiterOptions = {}) {
+    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.onParked = options.onParked;
+  }
 
   /**
    * Resolve once committed output passes `cursor` or the session is over (as `check` of session
@@ -73,10 +90,11 @@ export class OutputWaiter {
   private add(dir: string, waiter: Waiter, check: ProgressCheck): void {
     let entry = this.dirs.get(dir);
     if (!entry) {
-      entry = { watcher: this.watch(dir), check, waiters: new Set(), running: false, again: false };
+      entry = { watcher: this.watch(dir), check, waiters: new Set(), arrivals: [], running: false, again: false };
       this.dirs.set(dir, entry);
     }
     entry.waiters.add(waiter);
+    entry.arrivals.push(waiter);
     this.poll ??= setInterval(() => this.checkAll(), this.pollIntervalMs);
   }
 
@@ -118,6 +136,8 @@ export class OutputWaiter {
     }
     entry.running = true;
     entry.again = false;
+    const arrivals = entry.arrivals;
+    entry.arrivals = [];
     entry
       .check()
       .then(
@@ -127,6 +147,7 @@ export class OutputWaiter {
       .then((done) => {
         entry.running = false;
         for (const waiter of [...entry.waiters]) if (done(waiter)) waiter.finish();
+        for (const waiter of arrivals) if (entry.waiters.has(waiter)) this.onParked?.(dir);
         if (entry.again && this.dirs.get(dir) === entry) this.checkDir(dir);
       });
   }

@@ -2,13 +2,15 @@
  * Retention GC (docs/format.md, "Retention"). Each directory under `sessions/` gets exactly one outcome and
  * one log record. Readable sessions expire at (end, or last touch if their derun died, or start) +
  * their own retention_seconds; unreadable ones at their newest mtime + the sweep TTL. Sessions whose
- * writer still holds `append.lock` are never removed, and removal never follows a symlink.
+ * writer still holds `append.lock` are never removed, and removal never follows a symlink. A dry run
+ * decides the same and neither removes nor logs.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { DEFAULT_RETENTION_SECONDS, isLiveState, type CleanupReason, type SweepOptions, type SweepOutcome } from "../store.ts";
 import type { Logger } from "../log.ts";
 import { isWriterAlive } from "./liveness.ts";
+import { stateDir } from "../safe-fs/index.ts";
 import { resolveArtifact, resolveSessionDir } from "./session-paths.ts";
 import { lastModified, readSessionFacts, retentionOf } from "./session-facts.ts";
 
@@ -19,22 +21,25 @@ export function sweepSessions(root: string, options: SweepOptions, log: Logger, 
   const sessions = path.join(root, "sessions");
   let names: string[];
   try {
-    names = fs.readdirSync(sessions);
+    // Never through a symlinked sessions/: removing there would remove files outside the root.
+    names = stateDir(root, "sessions").exists ? fs.readdirSync(sessions) : [];
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw e;
   }
   const outcomes: SweepOutcome[] = [];
+  const remove = options.dryRun ? () => {} : removeWithoutFollowing;
   for (const name of names) {
-    const outcome = sweepOne(root, sessions, name, ttlSeconds, now);
+    const outcome = sweepOne(root, sessions, name, ttlSeconds, now, remove);
+    outcomes.push(outcome);
+    if (options.dryRun) continue;
     if (outcome.cleanup_result === "remove") forget(name);
     log.log(outcome.cleanup_result === "error" ? "warn" : "info", "retention_sweep", { ...outcome });
-    outcomes.push(outcome);
   }
   return outcomes;
 }
 
-function sweepOne(root: string, sessions: string, name: string, ttlSeconds: number, now: number): SweepOutcome {
+function sweepOne(root: string, sessions: string, name: string, ttlSeconds: number, now: number, remove: (entry: string) => void): SweepOutcome {
   const entry = path.join(sessions, name);
   const outcome = (cleanup_result: SweepOutcome["cleanup_result"], cleanup_reason: CleanupReason): SweepOutcome => ({
     session_id: name,
@@ -44,7 +49,7 @@ function sweepOne(root: string, sessions: string, name: string, ttlSeconds: numb
   const removeIf = (expired: boolean, reason: CleanupReason, skipReason: CleanupReason): SweepOutcome => {
     if (!expired) return outcome("skip", skipReason);
     try {
-      removeWithoutFollowing(entry);
+      remove(entry);
       return outcome("remove", reason);
     } catch {
       return outcome("error", "remove_error");
@@ -59,7 +64,7 @@ function sweepOne(root: string, sessions: string, name: string, ttlSeconds: numb
   }
   if (facts) {
     if (isLiveState(facts.state)) return outcome("skip", "active_session");
-    const base = Date.parse(facts.ended_at ?? facts.meta.started_at);
+    const base = Date.parse(facts.ended_at ?? facts.last_seen_at ?? facts.meta.started_at);
     const expiresAt = base + retentionOf(facts.meta, ttlSeconds) * 1000;
     return removeIf(!(now < expiresAt), "expired", "not_expired");
   }
@@ -77,7 +82,7 @@ function sweepOne(root: string, sessions: string, name: string, ttlSeconds: numb
 }
 
 /** A writer may hold the lock of a directory whose meta.json is not written yet, or got damaged. */
-function unreadableButLive(root: string, name: string): boolean {
+export function unreadableButLive(root: string, name: string): boolean {
   try {
     const { dir, exists } = resolveSessionDir(root, name);
     return exists && isWriterAlive(resolveArtifact(dir, "append.lock"));
@@ -87,7 +92,7 @@ function unreadableButLive(root: string, name: string): boolean {
 }
 
 /** Remove a directory tree or a single entry; symlinks are unlinked, never followed. */
-function removeWithoutFollowing(entry: string): void {
+export function removeWithoutFollowing(entry: string): void {
   const stat = fs.lstatSync(entry);
   if (!stat.isDirectory()) return fs.unlinkSync(entry);
   for (const child of fs.readdirSync(entry)) removeWithoutFollowing(path.join(entry, child));

@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { DEFAULT_RETENTION_SECONDS, type SessionFinal, type SessionMeta } from "../store.ts";
 import { DerunError, sessionNotFound } from "../errors.ts";
-import type { DerunSessionState } from "../enums.ts";
+import { SCHEMA_VERSION, type DerunSessionState } from "../enums.ts";
 import { isWriterAlive } from "./liveness.ts";
 import { resolveArtifact, resolveSessionDir, type ArtifactName } from "./session-paths.ts";
 import { isValidSessionId } from "./session-id.ts";
@@ -20,29 +20,65 @@ export interface SessionFacts {
   readonly state: DerunSessionState;
   readonly ended_at?: string;
   readonly expires_at?: string;
+  /** Why the session failed: final.json's error, or that its derun is gone without saying how it ended. */
+  readonly error?: string;
+  /** A session whose derun is gone: its newest file time, the last sign of life (what retention counts from). */
+  readonly last_seen_at?: string;
 }
 
 
 /**
  * Read the facts of session `id`. Throws `session_not_found` for an invalid id, a missing directory
- * or a missing meta.json; `unsafe_path` for escapes; `corrupt_session` for unparsable files.
+ * or one with neither meta.json nor final.json; `unsafe_path` for escapes; `corrupt_session` for
+ * unparsable files. The directory's name is the session's id, whatever a (copied) file inside says.
  */
 export function readSessionFacts(root: string, id: string): SessionFacts {
   if (!isValidSessionId(id)) throw sessionNotFound(String(id));
   const { dir, exists } = resolveSessionDir(root, id);
   if (!exists) throw sessionNotFound(id);
-  const meta = readJson(dir, "meta.json", id, isMeta);
-  if (!meta) throw sessionNotFound(id);
-  const final = readJson(dir, "final.json", id, isFinal);
-  const state: DerunSessionState = final
-    ? final.state
-    : isWriterAlive(resolveArtifact(dir, "append.lock"))
-      ? meta.pid === 0 ? "starting" : "running"
-      : "failed";
-  const ended_at = final?.ended_at ?? (state === "failed" ? lastModified(dir).toISOString() : undefined);
-  const expires = Date.parse(ended_at ?? meta.started_at) + retentionOf(meta) * 1000;
-  return { dir, meta, final, state, ended_at, expires_at: Number.isFinite(expires) ? new Date(expires).toISOString() : undefined };
+  const metaOnDisk = readJson(dir, "meta.json", id, isMeta);
+  const finalOnDisk = readJson(dir, "final.json", id, isFinal);
+  if (!metaOnDisk && !finalOnDisk) throw sessionNotFound(id);
+  const final = finalOnDisk && { ...finalOnDisk, session_id: id };
+  const meta = metaOnDisk ? { ...metaOnDisk, session_id: id } : metaFromFinal(final!);
+  if (final) {
+    const expires = Date.parse(final.ended_at) + retentionOf(meta) * 1000;
+    return { dir, meta, final, state: final.state, ended_at: final.ended_at, error: final.error, expires_at: isoOrUndefined(expires) };
+  }
+  if (isWriterAlive(resolveArtifact(dir, "append.lock"))) {
+    return { dir, meta, state: meta.pid === 0 ? "starting" : "running", expires_at: isoOrUndefined(Date.parse(meta.started_at) + retentionOf(meta) * 1000) };
+  }
+  // Its derun is gone without final.json (SIGKILL, a crash, power loss): when it ended is unknown,
+  // so no ended_at; retention counts from the last sign of life.
+  const lastSeen = lastModified(dir);
+  return {
+    dir,
+    meta,
+    state: "failed",
+    error: `derun${meta.derun_pid ? ` (pid ${meta.derun_pid})` : ""} stopped without recording how the session ended (killed or crashed); last sign of life ${lastSeen.toISOString()}`,
+    last_seen_at: lastSeen.toISOString(),
+    expires_at: isoOrUndefined(lastSeen.getTime() + retentionOf(meta) * 1000),
+  };
 }
+
+const isoOrUndefined = (ms: number): string | undefined => (Number.isFinite(ms) ? new Date(ms).toISOString() : undefined);
+
+/**
+ * The meta of a directory holding only final.json (meta.json lost, or never written by an older
+ * writer): what final.json says; the command and start are unknown, the start taken as the end.
+ */
+const metaFromFinal = (final: SessionFinal): SessionMeta => ({
+  schema_version: SCHEMA_VERSION,
+  session_id: final.session_id,
+  command: [],
+  working_directory: "",
+  started_at: final.ended_at,
+  retention_seconds: DEFAULT_RETENTION_SECONDS,
+  transport_mode: "unknown",
+  tty_attached: false,
+  pid: 0,
+  derun_pid: 0,
+});
 
 /** The session's own retention, or `fallback` when meta.json has none that is usable. */
 export const retentionOf = (meta: Partial<SessionMeta>, fallback = DEFAULT_RETENTION_SECONDS): number =>

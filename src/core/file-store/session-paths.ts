@@ -6,6 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { DerunError } from "../errors.ts";
+import { stateDir } from "../safe-fs/index.ts";
 
 /** The files of a session directory. */
 export type ArtifactName = "meta.json" | "final.json" | "output.bin" | "index.jsonl" | "events.jsonl" | "commands.jsonl" | "append.lock";
@@ -24,18 +25,14 @@ export interface SessionDirectory {
 }
 
 /**
- * Resolve `<root>/sessions/<id>` for an id that is already valid. Throws `unsafe_path` when the
- * entry is a symlink, not a directory, or its real path is anywhere but directly under `sessions/`.
+ * Resolve `<root>/sessions/<id>` for an id that is already valid. Throws `unsafe_path` when
+ * `sessions/` or the entry is a symlink or not a directory, or its real path is anywhere but
+ * directly under `sessions/`.
  */
 export function resolveSessionDir(root: string, id: string): SessionDirectory {
-  const sessions = path.join(root, "sessions");
-  let realSessions: string;
-  try {
-    realSessions = fs.realpathSync(sessions);
-  } catch (e) {
-    if (isMissing(e)) return { dir: path.join(path.resolve(sessions), id), exists: false };
-    throw e;
-  }
+  const { path: sessions, exists } = stateDir(root, "sessions");
+  if (!exists) return { dir: path.join(path.resolve(sessions), id), exists: false };
+  const realSessions = fs.realpathSync(sessions);
   const expected = path.join(realSessions, id);
   let stat: fs.Stats;
   try {

@@ -2,13 +2,15 @@
  * The single writer of one session (docs/format.md, "Files of a session"). It holds
  * `append.lock` for its whole life, keeps output.bin and index.jsonl open, and appends with plain
  * synchronous writes: bytes first, then the index line, so the index never describes bytes that
- * are not there.
+ * are not there. A write that fails (a full disk) is cut back off both files, and room kept since
+ * creation (final-reserve.ts) lets final.json still say how the session ended.
  *
  * No fsync at all: `write()` already puts the bytes where every reader and a crash of derun can
  * see them, and an fsync at the end sits on the user's exit path (measured: ~90 ms for 200 MB,
  * the whole gap to `cat | tee`). What only power loss could cost is not worth that to everyone.
  */
 import * as fs from "node:fs";
+import * as path from "node:path";
 import type { CreateSessionOptions, SessionEvent, SessionFinal, SessionMeta, SessionWriter } from "../store.ts";
 import type { CommandRecord } from "../shell/commands.ts";
 import type { WindowSize } from "../transport.ts";
@@ -17,7 +19,8 @@ import { DerunError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { resolveArtifact, resolveSessionDir, type ArtifactName } from "./session-paths.ts";
 import { generateSessionId, validateSessionId } from "./session-id.ts";
-import { ensurePrivateDir, lockFile, openRegular, unlockFile, writeAllSync, writeFileAtomic } from "../safe-fs/index.ts";
+import { ensureStateDir, lockFile, openRegular, unlockFile, writeAllSync, writeFileAtomic } from "../safe-fs/index.ts";
+import { releaseRoom, reserveRoom } from "./final-reserve.ts";
 
 const { O_WRONLY, O_RDWR, O_CREAT, O_APPEND, O_TRUNC } = fs.constants;
 
@@ -29,16 +32,18 @@ export async function createSessionWriter(root: string, options: CreateSessionOp
   const id = options.sessionId === undefined ? generateSessionId() : validateSessionId(options.sessionId);
   const existing = resolveSessionDir(root, id);
   if (existing.exists) refuseExisting(existing.dir, id);
-  ensurePrivateDir(existing.dir);
+  const created = !existing.exists && makeSessionDir(root, id);
   const { dir } = resolveSessionDir(root, id); // re-check: the entry may have been swapped meanwhile
-  const lockFd = openPrivate(dir, "append.lock", O_RDWR | O_CREAT);
-  const fds = [lockFd];
+  const fds: number[] = [];
   try {
+    const lockFd = openPrivate(dir, "append.lock", O_RDWR | O_CREAT);
+    fds.push(lockFd);
     await lockFile(lockFd);
     refuseExisting(dir, id);
     // No meta.json yet, so any output here is debris of a create that died before it: start clean.
     fds.push(openPrivate(dir, "output.bin", O_WRONLY | O_CREAT | O_APPEND | O_TRUNC));
     fds.push(openPrivate(dir, "index.jsonl", O_WRONLY | O_CREAT | O_APPEND | O_TRUNC));
+    reserveRoom(dir);
     const meta: SessionMeta = {
       schema_version: SCHEMA_VERSION,
       session_id: id,
@@ -54,11 +59,26 @@ export async function createSessionWriter(root: string, options: CreateSessionOp
     };
     writeFileAtomic(resolveArtifact(dir, "meta.json"), `${JSON.stringify(meta, null, 2)}\n`);
     log.log("info", "session_created", { session_id: id, transport_mode: meta.transport_mode, tty_attached: meta.tty_attached, state_transition: "starting" });
-    return new FileSessionWriter(dir, meta, lockFd, fds[1]!, fds[2]!, log);
+    return new FileSessionWriter(dir, meta, fds[0]!, fds[1]!, fds[2]!, log);
   } catch (e) {
     for (const fd of fds) fs.closeSync(fd); // closing the lock fd releases the lock
+    // A directory without meta.json is invisible to every reader: leave none behind (a full disk).
+    if (created) fs.rmSync(dir, { recursive: true, force: true });
     throw e;
   }
+}
+
+/** Make `sessions/<id>` (0700, never through a symlink); false if another derun made it first. */
+function makeSessionDir(root: string, id: string): boolean {
+  const sessions = ensureStateDir(root, "sessions");
+  try {
+    fs.mkdirSync(path.join(sessions, id), { mode: 0o700 });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw e;
+  }
+  fs.chmodSync(path.join(sessions, id), 0o700);
+  return true;
 }
 
 function refuseExisting(dir: string, id: string): void {
@@ -80,6 +100,8 @@ function countLineFeeds(bytes: Uint8Array): number {
 class FileSessionWriter implements SessionWriter {
   readonly sessionId: string;
   private offset = 0;
+  /** Bytes of index.jsonl, all whole lines. */
+  private indexBytes = 0;
   private readonly lineFeeds: Partial<Record<DerunOutputChannel, number>> = {};
   /** events.jsonl and commands.jsonl, each opened at its first line: most sessions have none. */
   private eventsFd: number | undefined;
@@ -114,15 +136,18 @@ class FileSessionWriter implements SessionWriter {
     if (this.failure !== undefined) throw new DerunError("internal", "capture stopped after an earlier write failure", { cause: this.failure });
     if (bytes.length === 0) return;
     const offset = this.offset;
+    const timestamp = (at ?? new Date()).toISOString();
+    const line = Buffer.from(`{"offset":${offset},"length":${bytes.length},"channel":"${channel}","timestamp":"${timestamp}"}\n`);
     try {
       writeAllSync(this.outputFd, bytes);
-      const timestamp = (at ?? new Date()).toISOString();
-      writeAllSync(this.indexFd, Buffer.from(`{"offset":${offset},"length":${bytes.length},"channel":"${channel}","timestamp":"${timestamp}"}\n`));
+      writeAllSync(this.indexFd, line);
     } catch (e) {
       this.failure = e;
+      this.rollBack();
       throw e;
     }
     this.offset = offset + bytes.length;
+    this.indexBytes += line.length;
     this.lineFeeds[channel] = (this.lineFeeds[channel] ?? 0) + countLineFeeds(bytes);
     if (this.log.debugEnabled) this.log.log("debug", "chunk_appended", { session_id: this.sessionId, chunk_offset: offset, chunk_size: bytes.length });
   }
@@ -156,7 +181,15 @@ class FileSessionWriter implements SessionWriter {
       // Only while the transcript is whole: after a failed append the counts describe bytes not kept.
       ...(this.failure === undefined ? { output_lines: { ...this.lineFeeds } } : {}),
     };
-    writeFileAtomic(resolveArtifact(this.directory, "final.json"), `${JSON.stringify(record, null, 2)}\n`);
+    const target = resolveArtifact(this.directory, "final.json");
+    const text = `${JSON.stringify(record, null, 2)}\n`;
+    try {
+      writeFileAtomic(target, text);
+    } catch {
+      // A full disk: the room reserved at creation is for this.
+      releaseRoom(this.directory);
+      writeFileAtomic(target, text);
+    }
     this.log.log("info", "session_finalized", { session_id: this.sessionId, state_transition: record.state, exit_code: record.exit_code, signal: record.signal, error: record.error });
   }
 
@@ -164,8 +197,25 @@ class FileSessionWriter implements SessionWriter {
     if (this.closed) return;
     this.closed = true;
     for (const fd of [this.outputFd, this.indexFd, this.eventsFd, this.commandsFd]) if (fd !== undefined) fs.closeSync(fd);
+    releaseRoom(this.directory);
     unlockFile(this.lockFd);
     fs.closeSync(this.lockFd);
+  }
+
+
+  /**
+   * After a failed write (a full disk writes part of a chunk, then fails): cut both files back to
+   * what the index describes, so output.bin holds no byte that no index line covers. Best effort:
+   * readers serve only bytes covered by whole index lines anyway.
+   */
+  private rollBack(): void {
+    for (const [fd, size] of [[this.outputFd, this.offset], [this.indexFd, this.indexBytes]] as const) {
+      try {
+        fs.ftruncateSync(fd, size);
+      } catch {
+        // a file that cannot even be cut stays as it is
+      }
+    }
   }
 
   private assertOpen(): void {

@@ -21,15 +21,26 @@
  * fcntl call is safe there: Linux ABIs (x86-64, arm64) pass variadic arguments in registers like
  * any others. macOS grows its pipes by itself.
  *
- * POSIX only, mkfifo through libc (core/libc.ts; not variadic).
+ * On Linux the same pipe comes without the FIFO: pipe2 (both ends blocking, close-on-exec, as
+ * open() gives them here), then fcntl(F_SETFL, O_NONBLOCK) on derun's end alone, which is a file
+ * description of its own. fcntl is safe there (above). That saves a private directory in /tmp,
+ * mkfifo, two opens and the removal: 1.2 ms per pipe against 0.02 (measured, loaded machine), and
+ * `derun run` in pipe mode makes three of them (stdout, stderr, the reader thread's wake pipe).
+ *
+ * POSIX only, mkfifo and pipe2 through libc (core/libc.ts; not variadic).
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { libcPipes } from "../libc.ts";
+import { ptr } from "bun:ffi";
+import { libcPipe2, libcPipes } from "../libc.ts";
 
 const linux = process.platform === "linux";
+const F_SETFL = 4;
 const F_SETPIPE_SZ = 1031;
+/** Linux's values (asm-generic; x86-64 and arm64 alike). */
+const O_NONBLOCK = 0o4000;
+const O_CLOEXEC = 0o2000000;
 const PIPE_BYTES = 256 * 1024;
 
 /** One output stream's pipe: the child writes to `writeEnd`, derun reads `readEnd`. */
@@ -46,6 +57,7 @@ export interface FifoPipe {
 
 /** Opens a pipe through a short-lived FIFO. Throws when that fails (no libc, no writable temp dir). */
 export function openFifoPipe(): FifoPipe {
+  if (linux) return openLinuxPipe();
   const c = libcPipes();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "derun-fifo-")); // mode 0700
   const fifo = path.join(dir, "p");
@@ -64,6 +76,20 @@ export function openFifoPipe(): FifoPipe {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+function openLinuxPipe(): FifoPipe {
+  const fds = new Int32Array(2);
+  if (libcPipe2().pipe2(ptr(fds), O_CLOEXEC) !== 0) throw new Error("pipe2 failed");
+  const [readEnd, writeEnd] = [fds[0]!, fds[1]!];
+  const c = libcPipes();
+  if (c.fcntl(readEnd, F_SETFL, O_NONBLOCK) !== 0) {
+    fs.closeSync(readEnd);
+    fs.closeSync(writeEnd);
+    throw new Error("fcntl(F_SETFL, O_NONBLOCK) failed on a pipe");
+  }
+  c.fcntl(readEnd, F_SETPIPE_SZ, PIPE_BYTES); // best effort, as above
+  return pipeOf(readEnd, writeEnd);
 }
 
 function pipeOf(readEnd: number, writeEnd: number): FifoPipe {

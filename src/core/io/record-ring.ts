@@ -166,6 +166,11 @@ export class RingProducer extends RingEnd {
   get drained(): boolean {
     return Atomics.load(this.control, RECORDS) === 0;
   }
+
+  /** Records committed and not yet released. */
+  get queuedRecords(): number {
+    return Atomics.load(this.control, RECORDS);
+  }
 }
 
 export class RingConsumer extends RingEnd {
@@ -182,8 +187,9 @@ export class RingConsumer extends RingEnd {
     const length = this.records[this.record * 2 + 1]!;
     this.record = (this.record + 1) % (this.records.length / 2);
     this.position = (this.position + length) % this.data.length;
-    Atomics.sub(this.control, BYTES, length);
+    // The record before its bytes: a producer that sees the room free sees the record released.
     Atomics.sub(this.control, RECORDS, 1);
+    Atomics.sub(this.control, BYTES, length);
     this.announce(CONSUMED);
   }
 

@@ -12,8 +12,16 @@
  *
  * If the thread cannot start (its module did not load), Bun's streams take over after the start
  * timeout; nothing was read by then, so no byte is lost or reordered.
+ *
+ * The thread starts {@link THREAD_DELAY_MS} after the streams open, not at once: most commands an
+ * agent runs are over by then, and a thread costs its own JavaScript VM (measured: `derun run --
+ * true` in pipe mode 25.7 -> 18.4 ms of CPU without it). When the writers are done before that
+ * (`readNow`: the child exited), this thread reads what the pipes hold and the reader thread never
+ * starts. Until the thread starts nothing reads, as before it started when it started at once: the
+ * pipes hold the bytes, and the order across streams of bytes written before anyone read them is
+ * stream by stream, as it always was.
  */
-import { writeSync } from "node:fs";
+import { readSync, writeSync } from "node:fs";
 import { createRecordRing, PRODUCED, RingConsumer, THREAD_START_TIMEOUT_MS, type RecordRingInit } from "./record-ring.ts";
 import { pumpStream } from "./pump.ts";
 import { openFifoPipe, type FifoPipe } from "./fifo-pipe.ts";
@@ -24,6 +32,8 @@ const RING_RECORDS = 1024;
 /** Records delivered before the main thread lets its event loop run (signals, the child's exit). */
 const RECORDS_PER_TURN = 64;
 const WORKER_URL = new URL("./stream-reader.worker.ts", import.meta.url).href;
+/** How long after opening the streams the reader thread starts, unless `readNow` came first. */
+export const THREAD_DELAY_MS = 20;
 
 /** What the main thread sends the reader thread. */
 export interface StreamReaderInit {
@@ -48,58 +58,113 @@ export interface StreamReader {
   ended(index: number): Promise<void>;
   /** Stop reading stream `index`; resolves once nothing reads its fd any more (then it may be closed). */
   stop(index: number): Promise<void>;
+  /**
+   * The writers are done (the child exited): if the reader thread has not started, read what the
+   * streams hold on this thread, at once, and never start it; a stream still open after that (a
+   * grandchild holds it) goes on with Bun's reader. Once the thread runs, this does nothing.
+   */
+  readNow(): void;
 }
 
 export interface StreamReaderOptions {
   /** The reader thread's module (tests point it at a module that never starts). */
   readonly workerUrl?: string;
   readonly startTimeoutMs?: number;
+  /** Start the thread this long after opening (default {@link THREAD_DELAY_MS}). */
+  readonly threadDelayMs?: number;
 }
 
 export function openStreamReader(streams: readonly OutputStream[], options: StreamReaderOptions = {}): StreamReader {
   const init = createRecordRing(RING_BYTES, RING_RECORDS);
-  const ring = new RingConsumer(init);
-  const thread = startThread(init, streams, options.workerUrl ?? WORKER_URL);
-  const ends = streams.map(() => Promise.withResolvers<void>());
-  const ended = streams.map(() => false);
-  const stopped = streams.map(() => false);
-  const bunReaders: ({ cancel(): Promise<void> } | undefined)[] = streams.map(() => undefined);
+  const start = () => startThread(init, streams, options.workerUrl ?? WORKER_URL);
+  return new RingStreamReader(streams, init, start, options.threadDelayMs ?? THREAD_DELAY_MS, options.startTimeoutMs ?? THREAD_START_TIMEOUT_MS);
+}
+
+/** The reader thread and the pipe that wakes it. */
+interface ReaderThread {
+  readonly worker: Worker;
+  readonly wake: FifoPipe;
+}
+
+/** The streams read by the thread through the ring, or by Bun's streams once the thread cannot. */
+class RingStreamReader implements StreamReader {
+  readonly #streams: readonly OutputStream[];
+  #thread: ReaderThread | undefined;
+  readonly #startTimer: ReturnType<typeof setTimeout>;
+  readonly #ring: RingConsumer;
+  readonly #ends: PromiseWithResolvers<void>[];
+  readonly #ended: boolean[];
+  readonly #stopped: boolean[];
+  readonly #bunReaders: ({ cancel(): Promise<void> } | undefined)[];
   /** The thread is gone (finished, failed, or never started): its wake pipe is closed. */
-  let threadGone = false;
+  #threadGone = false;
 
-  const finish = (index: number) => {
-    ended[index] = true;
-    ends[index]!.resolve();
-  };
-  const stopThread = () => {
-    threadGone = true;
-    thread?.worker.terminate();
-    thread?.wake.close();
-  };
+  constructor(streams: readonly OutputStream[], init: RecordRingInit, start: () => ReaderThread | undefined, delayMs: number, startTimeoutMs: number) {
+    this.#streams = streams;
+    this.#ring = new RingConsumer(init);
+    this.#ends = streams.map(() => Promise.withResolvers<void>());
+    this.#ended = streams.map(() => false);
+    this.#stopped = streams.map(() => false);
+    this.#bunReaders = streams.map(() => undefined);
+    this.#startTimer = setTimeout(() => this.#startThread(start), delayMs);
+    void this.#deliverRecords(delayMs + startTimeoutMs);
+  }
 
-  /**
-   * Bun's streams read what the thread did not: all of it when the thread never started, or what
-   * is left when it ended without ending a stream (it failed). The thread no longer reads, so
-   * nothing is read twice or out of order.
-   */
-  const readRestWithBun = () => {
-    stopThread();
-    streams.forEach((stream, index) => {
-      if (ended[index]) return;
-      if (stopped[index]) return finish(index);
+  #startThread(start: () => ReaderThread | undefined): void {
+    if (this.#ring.threadStarted !== undefined) return; // readNow or a stop came first
+    const thread = (this.#thread = start());
+    // A module that fails to load says so at once: no need to wait for the start timeout. A thread
+    // that dies after it started leaves its ring open: close it, and the rest goes to Bun's streams.
+    thread?.worker.addEventListener("error", () => (this.#ring.claim(-1) ? this.#readRestWithBun() : this.#ring.close()));
+    // No thread at all (no pipe for its wake-ups, or no Worker): Bun's streams from here.
+    if (thread === undefined && this.#ring.claim(-1)) this.#readRestWithBun();
+  }
+
+  readNow(): void {
+    // Claiming means the thread never reads: not started, or it will find the ring taken.
+    if (!this.#ring.claim(-1)) return;
+    this.#stopThread();
+    this.#ring.close(); // the delivery loop, waiting for a thread, ends
+    this.#streams.forEach((stream, index) => {
+      if (this.#ended[index]) return;
+      if (this.#stopped[index]) {
+        readWhatIsThere(stream);
+        return this.#finish(index);
+      }
+      if (readWhatIsThere(stream) === "ended") return this.#finish(index);
+      // Still open (a grandchild holds it) or still coming: Bun's reader takes the rest.
       const reader = Bun.file(stream.fd).stream().getReader();
-      bunReaders[index] = reader;
-      void pumpStream(reader, stream.deliver).then(() => finish(index));
+      this.#bunReaders[index] = reader;
+      void pumpStream(reader, stream.deliver).then(() => this.#finish(index));
     });
-  };
-  // A module that fails to load says so at once: no need to wait for the start timeout. A thread
-  // that dies after it started leaves its ring open: close it, and the rest goes to Bun's streams.
-  thread?.worker.addEventListener("error", () => (ring.claim(-1) ? readRestWithBun() : ring.close()));
-  // No thread at all (no FIFO for its wake pipe, or no Worker): Bun's streams from the start.
-  if (thread === undefined && ring.claim(-1)) readRestWithBun();
+  }
 
-  void (async () => {
-    const startTimeout = options.startTimeoutMs ?? THREAD_START_TIMEOUT_MS;
+  ended(index: number): Promise<void> {
+    return this.#ends[index]!.promise;
+  }
+
+  async stop(index: number): Promise<void> {
+    if (this.#stopped[index] || this.#ended[index]) return this.#ends[index]!.promise;
+    this.#stopped[index] = true;
+    const bunReader = this.#bunReaders[index];
+    if (bunReader) {
+      return bunReader.cancel().then(() => {
+        readWhatIsThere(this.#streams[index]!);
+        this.#finish(index);
+      });
+    }
+    // Not started yet: claiming the ring means it never will; the other streams go to Bun.
+    if (this.#ring.claim(-1)) return this.#readRestWithBun();
+    if (this.#threadGone) return this.#ends[index]!.promise;
+    this.#ring.setFlag(index, STOP_REQUESTED);
+    this.#ring.nudge(); // a thread waiting for room
+    writeSync(this.#thread!.wake.writeEnd, "x"); // a thread waiting for readiness (its pipe is open: threadGone is false)
+    return this.#ends[index]!.promise; // its end record: from then on the thread leaves the fd alone
+  }
+
+  /** Hands each record the thread commits to its stream, in ring order, until Bun's streams take over. */
+  async #deliverRecords(startTimeoutMs: number): Promise<void> {
+    const ring = this.#ring;
     let turn = 0;
     for (;;) {
       if (ring.threadStarted === false) return; // Bun's streams took over
@@ -107,41 +172,83 @@ export function openStreamReader(streams: readonly OutputStream[], options: Stre
       const record = ring.head();
       if (record !== undefined) {
         // Also after a stop: these bytes were read before it, and belong in the recording.
-        if (record.bytes.length === 0) finish(record.tag);
-        else streams[record.tag]!.deliver(record.bytes);
+        if (record.bytes.length === 0) this.#finish(record.tag);
+        else this.#streams[record.tag]!.deliver(record.bytes);
         ring.release();
         if (++turn % RECORDS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
         continue;
       }
-      if (ring.closed) return readRestWithBun();
-      const timeout = ring.threadStarted === undefined ? startTimeout : Infinity;
-      if ((await ring.wait(PRODUCED, seen, timeout)) === "timed-out" && ring.claim(-1)) return readRestWithBun();
+      if (ring.closed) return this.#readRestWithBun();
+      const timeout = ring.threadStarted === undefined ? startTimeoutMs : Infinity;
+      if ((await ring.wait(PRODUCED, seen, timeout)) === "timed-out" && ring.claim(-1)) return this.#readRestWithBun();
     }
-  })();
+  }
 
-  return {
-    ended: (index) => ends[index]!.promise,
-    async stop(index) {
-      if (stopped[index] || ended[index]) return ends[index]!.promise;
-      stopped[index] = true;
-      const bunReader = bunReaders[index];
-      if (bunReader) return bunReader.cancel().then(() => finish(index));
-      // Not started yet: claiming the ring means it never will; the other streams go to Bun.
-      if (ring.claim(-1)) return readRestWithBun();
-      if (threadGone) return ends[index]!.promise;
-      ring.setFlag(index, STOP_REQUESTED);
-      ring.nudge(); // a thread waiting for room
-      writeSync(thread!.wake.writeEnd, "x"); // a thread waiting for readiness (its pipe is open: threadGone is false)
-      return ends[index]!.promise; // its end record: from then on the thread leaves the fd alone
-    },
-  };
+  /**
+   * Bun's streams read what the thread did not: all of it when the thread never started, or what
+   * is left when it ended without ending a stream (it failed). The thread no longer reads, so
+   * nothing is read twice or out of order.
+   */
+  #readRestWithBun(): void {
+    this.#stopThread();
+    this.#streams.forEach((stream, index) => {
+      if (this.#ended[index]) return;
+      if (this.#stopped[index]) {
+        readWhatIsThere(stream);
+        return this.#finish(index);
+      }
+      const reader = Bun.file(stream.fd).stream().getReader();
+      this.#bunReaders[index] = reader;
+      void pumpStream(reader, stream.deliver).then(() => this.#finish(index));
+    });
+  }
+
+  #stopThread(): void {
+    clearTimeout(this.#startTimer);
+    this.#threadGone = true;
+    this.#thread?.worker.terminate();
+    this.#thread?.wake.close();
+  }
+
+  #finish(index: number): void {
+    this.#ended[index] = true;
+    this.#ends[index]!.resolve();
+  }
+}
+
+/** The most a stream stopped before anyone read it gives up at once: a few times a pipe's capacity. */
+const STOPPED_UNREAD_MAX_BYTES = 1024 * 1024;
+
+/**
+ * A stream stopped before it was read to the end (the thread had not started when the child exited
+ * and the drain gave up waiting, as on a loaded machine; or Bun's reader had not caught up), or read
+ * by `readNow`: what it holds now was written before and belongs in the output. Its fd is
+ * non-blocking: read until it is empty (EAGAIN: "empty"), at its end (EOF, or EIO for a PTY:
+ * "ended"), or at the bound ("more": a grandchild that keeps writing cannot hold derun).
+ */
+function readWhatIsThere({ fd, deliver }: OutputStream): "ended" | "empty" | "more" {
+  // A Uint8Array, not a Buffer: a consumer's slice() must copy (Buffer's slice is a view).
+  const buffer = new Uint8Array(64 * 1024);
+  for (let total = 0; total < STOPPED_UNREAD_MAX_BYTES; ) {
+    let length: number;
+    try {
+      length = readSync(fd, buffer, 0, Math.min(buffer.length, STOPPED_UNREAD_MAX_BYTES - total), null);
+    } catch (error) {
+      // EAGAIN: nothing more there now; anything else (EIO: a PTY whose writers are gone) ends it
+      return (error as NodeJS.ErrnoException).code === "EAGAIN" ? "empty" : "ended";
+    }
+    if (length <= 0) return "ended";
+    deliver(buffer.subarray(0, length));
+    total += length;
+  }
+  return "more";
 }
 
 /**
  * The reader thread and the pipe that wakes it (a stop interrupts its wait with one byte), or
  * undefined when either cannot be made: then Bun's streams read instead, and the run goes on.
  */
-function startThread(init: RecordRingInit, streams: readonly OutputStream[], workerUrl: string): { worker: Worker; wake: FifoPipe } | undefined {
+function startThread(init: RecordRingInit, streams: readonly OutputStream[], workerUrl: string): ReaderThread | undefined {
   let wake: FifoPipe | undefined;
   try {
     wake = openFifoPipe();

@@ -13,7 +13,7 @@
  */
 import { readSync } from "node:fs";
 import { CONSUMED, RingProducer } from "./record-ring.ts";
-import { openReadiness } from "./readiness.ts";
+import { openReadiness, type Readiness } from "./readiness.ts";
 import { STOP_REQUESTED, type StreamReaderInit } from "./stream-reader.ts";
 
 declare const self: Worker;
@@ -28,83 +28,116 @@ self.onmessage = (event: MessageEvent<StreamReaderInit>) => {
   const readiness = openReadiness([...fds, wakeFd]);
   // Too late: the main thread already reads by itself.
   if (!ring.claim(1)) return readiness.close();
-  const wakeTag = fds.length;
-  const open = new Set(fds.map((_, tag) => tag));
-  const wakeBuffer = new Uint8Array(64);
-  /** Bytes committed that the main thread was not woken for yet. */
-  let unpublished = 0;
-  const publish = () => {
-    if (unpublished === 0) return;
-    ring.publish();
-    unpublished = 0;
-  };
-
-  /** Ends a stream: no more reading of it, and its end record (which needs a record's room). */
-  const end = (tag: number) => {
-    open.delete(tag);
-    readiness.remove(tag);
-    waitForRoom(() => false);
-    ring.commit(tag, 0); // wakes the main thread, for this and anything before it
-    unpublished = 0;
-  };
-  const stopRequested = () => {
-    for (const tag of open) if (ring.flag(tag) === STOP_REQUESTED) return true;
-    return false;
-  };
-  /** Until the ring has room, or `interrupt()`; returns the room (0 when interrupted). */
-  const waitForRoom = (interrupt: () => boolean): number => {
-    for (;;) {
-      const seen = ring.counter(CONSUMED); // before looking: a release after this changes it
-      const room = ring.room();
-      if (room > 0) return room;
-      if (interrupt()) return 0;
-      // Full: the main thread has not taken the bytes yet. Back-pressure reaches the child here.
-      publish();
-      ring.waitSync(CONSUMED, seen);
-    }
-  };
-
   try {
-    while (open.size > 0) {
-      for (const tag of open) if (ring.flag(tag) === STOP_REQUESTED) end(tag); // deleting while iterating a Set is safe
-      if (open.size === 0) break;
-      // Nothing more readable right now: the main thread gets what it has not seen, then wait.
-      let ready = unpublished > 0 ? readiness.wait(0) : readiness.wait(-1);
-      if (ready.length === 0 && unpublished > 0) {
-        publish();
-        ready = readiness.wait(-1);
-      }
-      for (const tag of ready) {
-        if (tag === wakeTag) {
-          try {
-            readSync(wakeFd, wakeBuffer, 0, wakeBuffer.length, null);
-          } catch {
-            // EAGAIN: another wait already took the byte.
-          }
-          continue;
-        }
-        if (!open.has(tag)) continue;
-        const room = waitForRoom(stopRequested);
-        if (room === 0) break; // a stop came in: handle it first
-        let length: number;
-        try {
-          length = readSync(fds[tag]!, ring.region(room), 0, room, null);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === "EAGAIN") continue;
-          end(tag); // EIO and the like end the stream, as EOF does
-          continue;
-        }
-        if (length === 0) {
-          end(tag);
-          continue;
-        }
-        ring.commitQuietly(tag, length);
-        unpublished += length;
-        if (unpublished >= PUBLISH_BYTES) publish();
-      }
-    }
+    new StreamsIntoRing(ring, readiness, fds, wakeFd).run();
   } finally {
     readiness.close();
     ring.close(); // wakes the main thread for anything unpublished too
   }
 };
+
+/** The thread's reading: each readable stream straight into the ring, until every stream has ended. */
+class StreamsIntoRing {
+  readonly #ring: RingProducer;
+  readonly #readiness: Readiness;
+  readonly #fds: readonly number[];
+  readonly #wakeFd: number;
+  /** The readiness index of the wake pipe (after the streams). */
+  readonly #wakeTag: number;
+  readonly #open: Set<number>;
+  readonly #wakeBuffer = new Uint8Array(64);
+  /** Bytes committed that the main thread was not woken for yet. */
+  #unpublished = 0;
+
+  constructor(ring: RingProducer, readiness: Readiness, fds: readonly number[], wakeFd: number) {
+    this.#ring = ring;
+    this.#readiness = readiness;
+    this.#fds = fds;
+    this.#wakeFd = wakeFd;
+    this.#wakeTag = fds.length;
+    this.#open = new Set(fds.map((_, tag) => tag));
+  }
+
+  run(): void {
+    while (this.#open.size > 0) {
+      for (const tag of this.#open) if (this.#ring.flag(tag) === STOP_REQUESTED) this.#end(tag); // deleting while iterating a Set is safe
+      if (this.#open.size === 0) break;
+      for (const tag of this.#waitUntilReadable()) {
+        if (tag === this.#wakeTag) this.#takeWakeByte();
+        else if (this.#open.has(tag) && !this.#readOnce(tag)) break; // a stop came in: handle it first
+      }
+    }
+  }
+
+  /** The readable tags, waiting for some; nothing readable right now: the main thread gets what it has not seen, then wait. */
+  #waitUntilReadable(): number[] {
+    let ready = this.#unpublished > 0 ? this.#readiness.wait(0) : this.#readiness.wait(-1);
+    if (ready.length === 0 && this.#unpublished > 0) {
+      this.#publish();
+      ready = this.#readiness.wait(-1);
+    }
+    return ready;
+  }
+
+  /** One read of stream `tag` into the ring; false when a stop request interrupted the wait for room. */
+  #readOnce(tag: number): boolean {
+    const room = this.#waitForRoom(() => this.#stopRequested());
+    if (room === 0) return false;
+    let length: number;
+    try {
+      length = readSync(this.#fds[tag]!, this.#ring.region(room), 0, room, null);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") this.#end(tag); // EIO and the like end the stream, as EOF does
+      return true;
+    }
+    if (length === 0) {
+      this.#end(tag);
+      return true;
+    }
+    this.#ring.commitQuietly(tag, length);
+    this.#unpublished += length;
+    if (this.#unpublished >= PUBLISH_BYTES) this.#publish();
+    return true;
+  }
+
+  #takeWakeByte(): void {
+    try {
+      readSync(this.#wakeFd, this.#wakeBuffer, 0, this.#wakeBuffer.length, null);
+    } catch {
+      // EAGAIN: another wait already took the byte.
+    }
+  }
+
+  /** Ends a stream: no more reading of it, and its end record (which needs a record's room). */
+  #end(tag: number): void {
+    this.#open.delete(tag);
+    this.#readiness.remove(tag);
+    this.#waitForRoom(() => false);
+    this.#ring.commit(tag, 0); // wakes the main thread, for this and anything before it
+    this.#unpublished = 0;
+  }
+
+  #stopRequested(): boolean {
+    for (const tag of this.#open) if (this.#ring.flag(tag) === STOP_REQUESTED) return true;
+    return false;
+  }
+
+  /** Until the ring has room, or `interrupt()`; returns the room (0 when interrupted). */
+  #waitForRoom(interrupt: () => boolean): number {
+    for (;;) {
+      const seen = this.#ring.counter(CONSUMED); // before looking: a release after this changes it
+      const room = this.#ring.room();
+      if (room > 0) return room;
+      if (interrupt()) return 0;
+      // Full: the main thread has not taken the bytes yet. Back-pressure reaches the child here.
+      this.#publish();
+      this.#ring.waitSync(CONSUMED, seen);
+    }
+  }
+
+  #publish(): void {
+    if (this.#unpublished === 0) return;
+    this.#ring.publish();
+    this.#unpublished = 0;
+  }
+}

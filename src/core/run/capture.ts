@@ -19,10 +19,11 @@ export class Capture {
     private readonly log: Logger,
   ) {}
 
-  append(channel: DerunOutputChannel, bytes: Uint8Array): void {
+  /** Record one chunk; `at` is when it arrived (it is recorded once written to the screen, a moment later). */
+  append(channel: DerunOutputChannel, bytes: Uint8Array, at?: Date): void {
     if (this.#failure !== undefined) return;
     try {
-      this.writer.append(channel, bytes);
+      this.writer.append(channel, bytes, at);
     } catch (error) {
       this.#failure = `capture failed after ${this.#bytes} bytes: ${describeError(error)}`;
       this.log.log("error", "capture_failed", {

@@ -14,8 +14,13 @@ export const channelsOfFd = (fd: number): DerunOutputChannel[] =>
 
 /** Forwards each chunk of the child's output to derun's fd of its channel, in order. */
 export interface Forwarder {
-  /** Never throws, and never alters the chunk. */
-  write(channel: DerunOutputChannel, bytes: Uint8Array): void;
+  /**
+   * Never throws, and never alters the chunk. `written` runs once the bytes reached derun's fd (or
+   * the fd failed), in order: the terminal first, then whatever `written` does (the recording).
+   */
+  write(channel: DerunOutputChannel, bytes: Uint8Array, written?: (bytes: Uint8Array) => void): void;
+  /** Blocks until everything forwarded so far has reached its fd; forwarding goes on after it. */
+  drain(): void;
   /** Blocks until everything forwarded so far has reached its fd (see OutputWriter.close). */
   flush(): void;
 }
@@ -33,7 +38,8 @@ export function createForwarder(onBrokenPipe: (fd: number) => void, log: Logger)
     threadUnavailable: () => log.log("warn", "output_writer_thread_unavailable", {}),
   });
   return {
-    write: (channel, bytes) => writer.write(FD_OF_CHANNEL[channel], bytes),
+    write: (channel, bytes, written) => writer.write(FD_OF_CHANNEL[channel], bytes, written),
+    drain: () => writer.drain(),
     flush: () => writer.close(),
   };
 }

@@ -1,6 +1,6 @@
 /**
- * Where the child's output goes: to derun's own stdout/stderr first, unchanged, then to the
- * session's transcript (the side channel). When a reader of derun's output goes away (EPIPE:
+ * Where the child's output goes: to derun's own stdout/stderr first, unchanged, then, once written
+ * there, to the session's transcript (the side channel). When a reader of derun's output goes away (EPIPE:
  * `derun run -- yes | head`), the child is made to meet the same broken pipe, even when that
  * happens before the transport has returned the child.
  */
@@ -30,19 +30,30 @@ export class OutputPath {
     }, log);
   }
 
-  /** The transport's `onOutput`: the user's stream first, so capture never delays or alters it. */
+  /**
+   * The transport's `onOutput`: the user's stream first. A chunk is recorded once it was written
+   * there, never before, so the transcript is always a prefix of what reached the screen, even
+   * when derun is killed with output still on its way (the writer thread's ring holds up to 1 MiB).
+   */
   readonly onOutput = (channel: DerunOutputChannel, bytes: Uint8Array): void => {
-    this.#forward.write(channel, bytes);
-    this.capture.append(channel, bytes);
-    if (this.commands === undefined) return;
-    if (this.capture.failure === undefined) this.commands.observe(channel, bytes);
-    else this.commands.stop();
+    const at = new Date();
+    this.#forward.write(channel, bytes, (written) => {
+      this.capture.append(channel, written, at);
+      if (this.commands === undefined) return;
+      if (this.capture.failure === undefined) this.commands.observe(channel, written);
+      else this.commands.stop();
+    });
   };
 
   /** The child now exists: it meets the broken pipes seen so far, and those to come. */
   attach(child: RunningChild): void {
     this.#child = child;
     for (const fd of this.#brokenFds) passBrokenPipe(child, fd);
+  }
+
+  /** Blocks until everything forwarded so far has reached derun's fds; forwarding goes on after it. */
+  drain(): void {
+    this.#forward.drain();
   }
 
   /** Blocks until everything forwarded has reached derun's fds (before the terminal is restored). */

@@ -15,6 +15,9 @@
  * - Latency of small output: a chunk of at most DIRECT_MAX_BYTES, while nothing is queued, is
  *   written at once on the main thread (keystroke echo takes no thread hop, and a command that
  *   prints little never starts the thread).
+ * - Terminal first: a write's `written` callback runs once its bytes were written to the fd (or
+ *   dropped after a failure), in order, on the main thread, with a view of the bytes valid during
+ *   the call (the ring's own copy: the main thread alone reuses that room, and only after this).
  */
 import { writeAllSync } from "../safe-fs/write-all.ts";
 import { CONSUMED, createRecordRing, MAX_TAG, RingConsumer, RingProducer, THREAD_START_TIMEOUT_MS, type RecordRingInit } from "../io/record-ring.ts";
@@ -50,8 +53,20 @@ export interface OutputWriterOptions {
   readonly startTimeoutMs?: number;
 }
 
+/** A record in the ring whose bytes wait for their `written` callback. */
+interface Unsettled {
+  /** Records committed up to and including this one: it is written once that many were released. */
+  readonly ticket: number;
+  readonly bytes: Uint8Array;
+  readonly written: (bytes: Uint8Array) => void;
+}
+
 export class OutputWriter {
   #ring: { producer: RingProducer; worker: Worker } | undefined;
+  /** Records ever committed to the current ring. */
+  #committed = 0;
+  readonly #unsettled: Unsettled[] = [];
+  #watching = false;
   /** Tags whose fd failed. */
   readonly #failed = new Set<number>();
   /** The writer thread never started: everything is written on the main thread. */
@@ -66,48 +81,108 @@ export class OutputWriter {
     if (fds.length > MAX_TAG + 1) throw new RangeError(`OutputWriter: at most ${MAX_TAG + 1} fds`);
   }
 
-  /** Write every byte of `bytes` to `fd` (one of `fds`) after everything written before, to any of them. Never throws. */
-  write(fd: number, bytes: Uint8Array): void {
+  /**
+   * Write every byte of `bytes` to `fd` (one of `fds`) after everything written before, to any of
+   * them; then call `written` (see the module doc; more than once, with consecutive parts, when the
+   * bytes went through the ring in pieces). Never throws.
+   */
+  write(fd: number, bytes: Uint8Array, written?: (bytes: Uint8Array) => void): void {
     const tag = this.fds.indexOf(fd);
     if (tag === -1) throw new RangeError(`OutputWriter: fd ${fd} is not one of ${this.fds.join(", ")}`);
-    if (this.#hasFailed(tag)) return;
-    const ring = this.#ring;
-    if (this.#direct || (bytes.length <= DIRECT_MAX_BYTES && (ring === undefined || ring.producer.drained))) {
-      this.#writeDirect(tag, bytes);
+    if (this.#hasFailed(tag)) {
+      // Nothing to write: still reported in order, after what is queued (copied: the caller's view may not last).
+      if (written && this.#unsettled.length > 0) this.#unsettled.push({ ticket: this.#committed, bytes: bytes.slice(), written });
+      else written?.(bytes);
       return;
     }
-    this.#enqueue((ring ?? this.#start()).producer, tag, bytes);
+    const ring = this.#ring;
+    if (this.#direct || (bytes.length <= DIRECT_MAX_BYTES && (ring === undefined || ring.producer.drained))) {
+      this.#settle(); // what went before is written (drained), so recorded before this
+      this.#writeDirect(tag, bytes);
+      written?.(bytes);
+      return;
+    }
+    this.#enqueue((ring ?? this.#start()).producer, tag, bytes, written);
   }
 
   /**
-   * Blocks until every byte handed over has been written (or dropped after a failure), then stops
-   * the thread. Called before derun restores its terminal or exits: raw-mode output must not meet
-   * a cooked terminal.
+   * Blocks until every byte handed over has been written (or dropped after a failure); the thread
+   * stays. Called before derun gives its terminal back while the child is stopped.
    */
-  close(): void {
+  drain(): void {
     const ring = this.#ring;
     if (ring === undefined) return;
     this.#waitUntil(ring.producer, () => ring.producer.drained);
+    this.#settle();
     this.fds.forEach((_, tag) => this.#hasFailed(tag));
+  }
+
+  /**
+   * {@link drain}, then stops the thread. Called before derun restores its terminal or exits:
+   * raw-mode output must not meet a cooked terminal.
+   */
+  close(): void {
+    this.drain();
+    const ring = this.#ring;
+    if (ring === undefined) return;
     ring.producer.close();
     ring.worker.terminate();
     this.#ring = undefined;
   }
 
-  #enqueue(producer: RingProducer, tag: number, bytes: Uint8Array): void {
+  #enqueue(producer: RingProducer, tag: number, bytes: Uint8Array, written?: (bytes: Uint8Array) => void): void {
     let offset = 0;
     while (offset < bytes.length) {
-      if (this.#direct) return this.#writeDirect(tag, bytes.subarray(offset));
+      if (this.#direct) {
+        this.#settle();
+        this.#writeDirect(tag, bytes.subarray(offset));
+        written?.(bytes.subarray(offset));
+        return;
+      }
       const room = producer.room();
+      // Released records' room is reused below: their callbacks run first, while their bytes are
+      // there. After reading the room: release() frees a record before its bytes, so every record
+      // whose room was counted is seen released here.
+      this.#settle();
       if (room === 0) {
         this.#waitUntil(producer, () => producer.room() > 0);
         continue;
       }
       const length = Math.min(room, bytes.length - offset);
-      producer.region(length).set(bytes.subarray(offset, offset + length));
+      const region = producer.region(length);
+      region.set(bytes.subarray(offset, offset + length));
       producer.commit(tag, length);
+      this.#committed += 1;
+      if (written) this.#unsettled.push({ ticket: this.#committed, bytes: region, written });
       offset += length;
     }
+    if (this.#unsettled.length > 0) this.#watch(producer);
+  }
+
+  /** Run the callbacks of every record the thread has released (written or dropped), in order. */
+  #settle(): void {
+    if (this.#unsettled.length === 0) return;
+    const released = this.#ring ? this.#committed - this.#ring.producer.queuedRecords : Infinity;
+    while (this.#unsettled.length > 0 && this.#unsettled[0]!.ticket <= released) {
+      const { bytes, written } = this.#unsettled.shift()!;
+      written(bytes);
+    }
+  }
+
+  /** While callbacks wait, settle each time the thread releases a record, without blocking the event loop. */
+  #watch(producer: RingProducer): void {
+    if (this.#watching) return;
+    this.#watching = true;
+    void (async () => {
+      while (this.#unsettled.length > 0 && this.#ring?.producer === producer) {
+        const seen = producer.counter(CONSUMED);
+        this.#settle();
+        if (this.#unsettled.length === 0) break;
+        // Bounded, so a watcher never outlives its ring for long (close() settles the rest itself).
+        await producer.wait(CONSUMED, seen, 1000);
+      }
+      this.#watching = false;
+    })();
   }
 
   /**
@@ -136,6 +211,8 @@ export class OutputWriter {
       this.#writeDirect(record.tag, record.bytes);
       queued.release();
     }
+    // All written: no ring any more, every callback is due.
+    this.#settle();
   }
 
   #start(): { producer: RingProducer; worker: Worker } {

@@ -6,13 +6,15 @@
 import { describeError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { SessionWriter, Store } from "../store.ts";
-import { enterRawMode, inForegroundOfTerminal, type RawModeHandle } from "../terminal.ts";
+import { inForegroundOfTerminal } from "../terminal.ts";
 import { SpawnError, type ChildExit, type RunningChild, type TerminalProbe, type Transport, type WindowSize } from "../transport.ts";
 import { openChild, type OpenedChild, type TransportSource } from "./open-child.ts";
 import { OutputPath } from "./output-path.ts";
-import { openSession, recordQuietly } from "./session-recording.ts";
+import { openSession, recordingNotice, recordQuietly, type RecordingProblem } from "./session-recording.ts";
 import { FORWARDED_SIGNALS, relaySignals, TERMINAL_SIGNALS, type SignalRelay } from "./signals.ts";
-import { followResize, forwardInput } from "./user-input.ts";
+import { mirrorJob } from "./job-mirror.ts";
+import { followResize, InputForwarder } from "./user-input.ts";
+import { UserTerminal } from "./user-terminal.ts";
 
 export interface RunRequest {
   readonly command: readonly string[];
@@ -33,6 +35,11 @@ export interface RunDeps {
   readonly log: Logger;
   readonly probe: TerminalProbe;
   readonly transports: TransportSource;
+  /**
+   * Told once, after the command ended and the terminal was restored, when the recording is
+   * incomplete (a full disk): one line for derun's stderr, the only line derun adds there.
+   */
+  readonly notice?: (line: string) => void;
 }
 
 /** derun could not run the command: what to say, and the exit status (127/126 as a shell, else 1). */
@@ -48,36 +55,67 @@ export type RunResult = ChildExit | RunFailure;
 const SPAWN_EXIT: Record<SpawnError["errno"], number> = { ENOENT: 127, EACCES: 126, EOTHER: 126 };
 
 /**
- * Run the command. Rejects only for usage-level problems found before anything ran
- * (DerunError `invalid_session_id` / `session_exists`); every later failure is recorded in the
- * session as `failed` and returned. A state directory that cannot be written never stops the
- * command: it runs unrecorded (see session-recording.ts).
+ * Run the command. Rejects only for problems found before anything ran: usage errors (DerunError
+ * `invalid_session_id` / `session_exists`) and a symlink out of the state root (`unsafe_path`);
+ * every later failure is recorded in the session as `failed` and returned. A state directory that
+ * cannot be written (a full disk) never stops the command: it runs unrecorded, and `deps.notice`
+ * hears why once it has ended (see session-recording.ts).
  */
 export async function runSession(request: RunRequest, deps: RunDeps): Promise<RunResult> {
   const { store, log, probe, transports } = deps;
   const spec = transports.choose(request.transport, probe);
-  await using writer = await openSession(store, sessionOptions(request, spec), log);
-  // Handlers go in before the child exists, so a signal in the start-up window reaches it.
-  const relay = relaySignals(FORWARDED_SIGNALS, (signal) => log.log("info", "signal_forwarded", { session_id: writer.sessionId, signal }));
+  let sessionId = "";
+  // Handlers go in before the session is created and the child exists: a signal in the start-up
+  // window reaches the child once it runs, rather than killing derun between mkdir and meta.json.
+  const relay = relaySignals(FORWARDED_SIGNALS, (signal) => log.log("info", "signal_forwarded", { session_id: sessionId, signal }));
+  // Under a file size limit (`ulimit -f`) derun's writes then fail with EFBIG instead of SIGXFSZ
+  // killing it; exec resets a caught signal, so the command keeps the default action.
+  const onFileSizeLimit = () => {};
+  if (process.platform !== "win32") process.on("SIGXFSZ", onFileSizeLimit);
+  const problem: RecordingProblem = {};
+  try {
+    await using writer = await openSession(store, sessionOptions(request, spec), log, (reason) => (problem.unrecorded = reason));
+    sessionId = writer.sessionId;
+    return await runRecorded(request, deps, spec, { writer, relay, problem });
+  } finally {
+    relay.dispose();
+    if (process.platform !== "win32") process.removeListener("SIGXFSZ", onFileSizeLimit);
+    const notice = recordingNotice(problem, sessionId);
+    if (notice !== undefined) deps.notice?.(notice);
+  }
+}
+
+/** The run once its session exists (or is known to be unrecorded). */
+async function runRecorded(
+  request: RunRequest,
+  { log, probe, transports }: RunDeps,
+  spec: string,
+  { writer, relay, problem }: { writer: SessionWriter; relay: SignalRelay; problem: RecordingProblem },
+): Promise<RunResult> {
   const terminal = new UserTerminal();
   try {
     let transport: Transport;
     try {
       transport = await transports.load(spec);
     } catch (error) {
-      return await fail(writer, log, 1, describeError(error));
+      return await fail(writer, log, 1, describeError(error), problem);
     }
     const output = new OutputPath(writer, log, { recordCommands: request.recordCommands ?? false });
-    // Raw before the child starts, or its first output is post-processed by our terminal too.
-    if (transport.capabilities.tty) terminal.enterRaw();
+    const userTerminal = transport.capabilities.tty ? terminal.takeOverForChild() : undefined;
     let opened: OpenedChild;
     try {
       // The size the probe read a moment ago; a resize since then is synced once the child runs.
-      const options = { cwd: request.cwd, env: request.env, onOutput: output.onOutput, ...(probe.size ? { size: probe.size } : {}) };
+      const options = {
+        cwd: request.cwd,
+        env: request.env,
+        onOutput: output.onOutput,
+        ...(probe.size ? { size: probe.size } : {}),
+        ...(userTerminal ? { terminal: userTerminal } : {}),
+      };
       opened = await openChild({ transport, command: request.command, options, probe, transports, log });
     } catch (error) {
       terminal.restore();
-      return await fail(writer, log, error instanceof SpawnError ? SPAWN_EXIT[error.errno] : 1, describeError(error));
+      return await fail(writer, log, error instanceof SpawnError ? SPAWN_EXIT[error.errno] : 1, describeError(error), problem);
     }
     // Disposed on every way out: a child still running then is killed, never orphaned.
     await using child = opened.child;
@@ -87,8 +125,9 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
     const exit = await superviseChild(child, opened.transport, { relay, output, terminal, log, writer, probe });
 
     const error = output.capture.failure ?? startedFailure;
+    problem.capture = output.capture.failure;
     const commands = output.commands?.finish();
-    await recordQuietly(
+    problem.final = await recordQuietly(
       "writing final.json",
       () =>
         writer.finalize({
@@ -103,7 +142,6 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
     log.log("info", "capture_totals", { session_id: writer.sessionId, ...output.capture.totals });
     return exit;
   } finally {
-    relay.dispose();
     terminal.dispose();
   }
 }
@@ -142,22 +180,33 @@ interface Supervision {
   readonly probe: TerminalProbe;
 }
 
-/** Relays signals, keys and resizes to the running child until it has exited and its output is out. */
-async function superviseChild(child: RunningChild, transport: Transport, { relay, output, terminal, log, writer, probe }: Supervision): Promise<ChildExit> {
+/**
+ * Relays signals, keys and resizes to the running child, and its stops to derun's shell, until it
+ * has exited and its output is out.
+ */
+async function superviseChild(child: RunningChild, transport: Transport, supervision: Supervision): Promise<ChildExit> {
+  const { relay, output, terminal, log, writer, probe } = supervision;
   // Without a PTY of its own the child shares derun's process group: when that group is a
   // terminal's foreground, the terminal already delivered Ctrl-C and friends to the child, and
   // forwarding them again would make it see each one twice.
   const terminalSignalsReachChild = !transport.capabilities.tty && inForegroundOfTerminal();
   relay.attach(child, (signal) => !(terminalSignalsReachChild && TERMINAL_SIGNALS.has(signal)));
-  const stopInput = transport.capabilities.input === "forward" ? forwardInput(child, log) : () => {};
+  const input = transport.capabilities.input === "forward" ? new InputForwarder(child, log) : undefined;
   // A resize is recorded like output: a side channel whose failure never reaches the child.
   const recordResize = (size: WindowSize) => void recordQuietly("recording a resize", async () => writer.resized(size), log, writer.sessionId);
-  const stopResize = transport.capabilities.resize ? followResize(child, probe.size, recordResize) : () => {};
+  const resize = transport.capabilities.resize ? followResize(child, probe.size, recordResize) : undefined;
+  const stopMirror = mirrorJob(child, { terminal, input, output, syncSize: () => resize?.sync(), log, sessionId: writer.sessionId });
+  // Forwarded as any signal; when derun's own terminal is gone, the child's terminal goes too (a
+  // child that ignores SIGHUP then meets EIO, as it would on derun's terminal).
+  const onHangUp = () => terminal.hungUp() && child.hangUp?.();
+  process.on("SIGHUP", onHangUp);
   try {
     return await child.exited;
   } finally {
-    stopInput();
-    stopResize();
+    process.removeListener("SIGHUP", onHangUp);
+    stopMirror();
+    void input?.stop();
+    resize?.stop();
     // The last bytes still on their way to the screen were written in raw mode: they land before
     // the terminal is restored (or `\n` of the child's last line would become `\r\n`).
     output.flush();
@@ -165,30 +214,7 @@ async function superviseChild(child: RunningChild, transport: Transport, { relay
   }
 }
 
-/** derun's own terminal: raw while a terminal transport runs, restored on every way out (exit included). */
-class UserTerminal {
-  #raw: RawModeHandle | undefined;
-  readonly #restoreAtExit = () => this.restore();
-
-  constructor() {
-    process.on("exit", this.#restoreAtExit);
-  }
-
-  enterRaw(): void {
-    this.#raw = enterRawMode(0);
-  }
-
-  restore(): void {
-    this.#raw?.restore();
-  }
-
-  dispose(): void {
-    this.restore();
-    process.removeListener("exit", this.#restoreAtExit);
-  }
-}
-
-async function fail(writer: SessionWriter, log: Logger, exitCode: number, message: string): Promise<RunResult> {
-  await recordQuietly("writing final.json", () => writer.finalize({ state: "failed", error: message }), log, writer.sessionId);
+async function fail(writer: SessionWriter, log: Logger, exitCode: number, message: string, problem: RecordingProblem): Promise<RunResult> {
+  problem.final = await recordQuietly("writing final.json", () => writer.finalize({ state: "failed", error: message }), log, writer.sessionId);
   return { kind: "failed", exitCode, message };
 }

@@ -7,18 +7,44 @@ import type { Logger } from "../log.ts";
 import type { CreateSessionOptions, SessionWriter, Store } from "../store.ts";
 
 /**
- * Create the session; when the store cannot (an I/O failure, an unsafe state directory), log why
- * and return a writer that records nothing, so the command still runs exactly as without derun.
- * The user's own mistakes (an invalid or existing --session-id) still reject: they are usage errors.
+ * Create the session; when the store cannot (a full disk, an unwritable state directory), log why,
+ * tell `onUnrecorded`, and return a writer that records nothing, so the command still runs exactly
+ * as without derun. Rejects for the user's own mistakes (an invalid or existing --session-id: usage
+ * errors) and for a symlink out of the state root (`unsafe_path`): recording there would write
+ * elsewhere, and running unrecorded would hide it.
  */
-export async function openSession(store: Store, options: CreateSessionOptions, log: Logger): Promise<SessionWriter> {
+export async function openSession(
+  store: Store,
+  options: CreateSessionOptions,
+  log: Logger,
+  onUnrecorded: (reason: string) => void = () => {},
+): Promise<SessionWriter> {
   try {
     return await store.create(options);
   } catch (error) {
-    if (isDerunError(error, "invalid_session_id") || isDerunError(error, "session_exists")) throw error;
+    if (isDerunError(error, "invalid_session_id") || isDerunError(error, "session_exists") || isDerunError(error, "unsafe_path")) throw error;
     log.log("error", "session_unrecorded", { error: describeError(error) });
+    onUnrecorded(describeError(error));
     return unrecorded;
   }
+}
+
+/** What is wrong with a run's recording: it never began, capture stopped, or final.json failed. */
+export interface RecordingProblem {
+  unrecorded?: string;
+  capture?: string;
+  final?: string;
+}
+
+/**
+ * The one line derun adds to its stderr when the recording is incomplete: printed after the
+ * command ended and the terminal was restored, never inside the command's own output.
+ */
+export function recordingNotice(problem: RecordingProblem, sessionId: string): string | undefined {
+  if (problem.unrecorded !== undefined) return `this run was not recorded: ${problem.unrecorded}`;
+  if (problem.capture !== undefined) return `recording of session ${sessionId} stopped: ${problem.capture}`;
+  if (problem.final !== undefined) return `the end of session ${sessionId} was not recorded: ${problem.final}`;
+  return undefined;
 }
 
 /** The writer of a run that could not be recorded. */

@@ -17,8 +17,12 @@ import { openRegular } from "../safe-fs/index.ts";
 const START_SWEEP_INTERVAL_MS = 60_000;
 const STAMP = "last-sweep";
 
-/** Sweep unless another derun did so within the last minute. Never throws: GC never stops a run. */
-export async function sweepAtStart(store: Store, log: Logger, now: number = Date.now()): Promise<void> {
+/**
+ * Sweep unless another derun did so within the last minute. Never throws: GC never stops a run.
+ * `ttlSeconds` is the sweep TTL of the contract: the run's own retention, by which unreadable
+ * directories (and sessions without a retention of their own) expire.
+ */
+export async function sweepAtStart(store: Store, log: Logger, ttlSeconds: number, now: number = Date.now()): Promise<void> {
   const stamp = join(store.root, STAMP);
   try {
     // The usual case, one syscall: swept a moment ago.
@@ -34,7 +38,7 @@ export async function sweepAtStart(store: Store, log: Logger, now: number = Date
     log.log("warn", "sweep_stamp_failed", { error: describeError(error) });
   }
   try {
-    await store.sweep();
+    await store.sweep({ ttlSeconds, now: new Date(now) });
   } catch (error) {
     log.log("warn", "sweep_failed", { error: describeError(error) });
   }

@@ -1,42 +1,84 @@
 /**
  * What the user does at derun's terminal that the child must see: keystrokes (for transports that
- * forward input) and window resizes. Each relay returns the function that stops it.
+ * forward input), the end of input, a hang-up, and window resizes.
  */
 import { describeError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { readWindowSize } from "../terminal.ts";
+import { isTerminal, readWindowSize } from "../terminal.ts";
 import type { RunningChild, WindowSize } from "../transport.ts";
 
+const openStdin = () => Bun.file(0).stream().getReader();
+type StdinReader = ReturnType<typeof openStdin>;
+
 /**
- * Forward derun's stdin to the child byte for byte.
+ * Forwards derun's stdin to the child byte for byte while started; stopped while derun is stopped
+ * or in the background (a read of the terminal there would stop derun with SIGTTIN).
  *
- * On POSIX through Bun's own fd reader: `process.stdin` builds a Node stream on node:tty and
- * node:net, 3 to 4 ms of every start in a terminal (measured). The reader leaves the terminal's
- * flags alone (it stays blocking for the shell after derun). Windows keeps `process.stdin`, which
- * owns the console's input mode there.
+ * At the end of stdin the child's terminal reads an end of file, as `script` gives it. A terminal
+ * in raw mode ends only when it hangs up, and a read error means the same: then the child's
+ * terminal hangs up too (SIGHUP, EIO), which ends a command that ignores SIGHUP, as without derun.
+ *
+ * On POSIX through Bun's own fd reader (`process.stdin` builds a Node stream on node:tty and
+ * node:net, 3 to 4 ms of every start); `Bun.file(0)` gives a new reader after a cancelled one,
+ * `Bun.stdin` does not. The reader leaves the terminal's flags alone (it stays blocking for the
+ * shell after derun). Windows keeps `process.stdin`, which owns the console's input mode there.
  */
-export function forwardInput(child: RunningChild, log: Logger): () => void {
-  const write = child.write?.bind(child);
-  if (write === undefined) return () => {};
-  if (process.platform === "win32") return forwardProcessStdin(write, log);
-  const reader = Bun.stdin.stream().getReader();
-  let stopped = false;
-  void (async () => {
+export class InputForwarder {
+  readonly #stdinIsTerminal = isTerminal(0);
+  #reader: StdinReader | undefined;
+  /** The cancel of the previous reader: a new one may register fd 0 only once it is done. */
+  #stopped: Promise<void> = Promise.resolve();
+  #ended = false;
+  #stopWindows: (() => void) | undefined;
+
+  constructor(
+    private readonly child: RunningChild,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    const write = this.child.write?.bind(this.child);
+    if (write === undefined || this.#ended || this.#reader || this.#stopWindows) return;
+    if (process.platform === "win32") {
+      this.#stopWindows = forwardProcessStdin(write, this.log);
+      return;
+    }
+    const reader = (this.#reader = openStdin());
+    void this.#stopped.then(() => this.#pump(reader, write));
+  }
+
+  /** Stops reading; resolves once the reader is gone. */
+  stop(): Promise<void> {
+    this.#stopWindows?.();
+    this.#stopWindows = undefined;
+    const reader = this.#reader;
+    this.#reader = undefined;
+    if (reader) this.#stopped = reader.cancel().catch(() => {});
+    return this.#stopped;
+  }
+
+  async #pump(reader: StdinReader, write: (bytes: Uint8Array) => void): Promise<void> {
     try {
       for (;;) {
         const { done, value } = await reader.read();
-        if (done || stopped) return;
+        if (this.#reader !== reader) return;
+        if (done) return this.#end(this.#stdinIsTerminal ? "hang-up" : "end");
         write(value);
       }
     } catch (error) {
-      // A read error on derun's stdin (a hung-up terminal) ends the input, and never reaches the screen.
-      if (!stopped) log.log("warn", "stdin_error", { error: describeError(error) });
+      if (this.#reader !== reader) return;
+      // Never on the screen: a hung-up terminal, most likely.
+      this.log.log("warn", "stdin_error", { error: describeError(error) });
+      this.#end("hang-up");
     }
-  })();
-  return () => {
-    stopped = true;
-    reader.cancel().catch(() => {});
-  };
+  }
+
+  #end(how: "end" | "hang-up"): void {
+    this.#ended = true;
+    this.#reader = undefined;
+    if (how === "end") this.child.endInput?.();
+    else this.child.hangUp?.();
+  }
 }
 
 function forwardProcessStdin(write: (bytes: Uint8Array) => void, log: Logger): () => void {
@@ -52,15 +94,22 @@ function forwardProcessStdin(write: (bytes: Uint8Array) => void, log: Logger): (
   };
 }
 
+/** The child's window size kept in step with derun's terminal. */
+export interface ResizeFollower {
+  /** Gives the child derun's window size now (after a stop, during which SIGWINCH went unheard). */
+  sync(): void;
+  stop(): void;
+}
+
 /**
  * Propagate window size changes of derun's terminal to the child, and sync it once now (a resize
  * during start-up happened before anyone listened), telling `onResized` each size that differs from
  * the last (`initial`, the size the child started with). The terminal may be on stderr alone
  * (`derun run -- make | tee log`), where `pipe` gives the child's stderr a terminal to resize.
  */
-export function followResize(child: RunningChild, initial: WindowSize | undefined, onResized: (size: WindowSize) => void): () => void {
+export function followResize(child: RunningChild, initial: WindowSize | undefined, onResized: (size: WindowSize) => void): ResizeFollower {
   const resize = child.resize?.bind(child);
-  if (resize === undefined) return () => {};
+  if (resize === undefined) return { sync: () => {}, stop: () => {} };
   let last = initial;
   const onResize = () => {
     const size = readWindowSize(1) ?? readWindowSize(2);
@@ -72,5 +121,5 @@ export function followResize(child: RunningChild, initial: WindowSize | undefine
   };
   process.on("SIGWINCH", onResize);
   onResize();
-  return () => process.removeListener("SIGWINCH", onResize);
+  return { sync: onResize, stop: () => process.removeListener("SIGWINCH", onResize) };
 }

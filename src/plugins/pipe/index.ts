@@ -26,6 +26,7 @@ import {
   pumpStream,
   readWindowSize,
   toSpawnError,
+  type ChildExit,
   type DerunOutputChannel,
   type RunningChild,
   type TransportOpenOptions,
@@ -43,6 +44,7 @@ export default defineTransport({
 /** derun's own fd for each output channel of the child. */
 const FD_OF: Record<"stdout" | "stderr", number> = { stdout: 1, stderr: 2 };
 const CHANNELS = ["stdout", "stderr"] as const;
+type Channel = (typeof CHANNELS)[number];
 
 /**
  * Both ends of one output stream when derun made them itself (a stream PTY or a FIFO pipe): the
@@ -59,6 +61,16 @@ interface OwnEnds {
   close(): void;
 }
 
+type PipeChild = Bun.Subprocess<"inherit", "pipe" | number, "pipe" | number>;
+/** derun's own ends of each stream; undefined where Bun made the stream. */
+type StreamEnds = Record<Channel, OwnEnds | undefined>;
+
+/** The streams as derun reads them, and the way to read what they hold now. */
+type Outputs = Record<Channel, Output> & {
+  /** The child exited: a short command is over before the reader thread would start; read what it left, here. */
+  readNow(): void;
+};
+
 /** One output stream as derun reads it. */
 interface Output {
   /** Resolves once the stream has ended: EOF, a read error, or stopped. */
@@ -67,9 +79,41 @@ interface Output {
   stop(): Promise<void>;
 }
 
-function openPipe(command: readonly string[], options: TransportOpenOptions): RunningChild {
+/**
+ * Runs `command` with its output streams on derun's own ends where it can make them. `drain` bounds
+ * the wait for those streams after the exit (tests give one on a clock of their own).
+ */
+export function openPipe(command: readonly string[], options: TransportOpenOptions, drain = new DrainWindow()): RunningChild {
+  const { proc, ends } = spawnOnOwnEnds(command, options);
+  const outputs = outputsOf(ends, proc, (channel, bytes) => {
+    drain.activity();
+    options.onOutput(channel, bytes);
+  });
+  const exited = proc.exited.then(() => drainAfterExit(proc, ends, outputs, drain));
+  return {
+    pid: proc.pid,
+    resize: (size) => resizeTerminalStreams(proc, ends, size),
+    kill: (signal) => proc.kill(signal),
+    /**
+     * Stops reading `channel` and closes derun's end of it, so the child's next write there fails
+     * as it would without derun: EPIPE (or SIGPIPE) on a pipe. On a stream PTY the child gets EIO
+     * instead, as when a terminal goes away. Other channels keep being read and recorded.
+     */
+    closeOutput: (channel) => {
+      if (channel === "stdout" || channel === "stderr") void outputs[channel].stop();
+    },
+    exited,
+    [Symbol.asyncDispose]: async () => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
+
+/** Spawns the child on derun's own ends (Bun's pipes where there are none); only its ends stay open here. */
+function spawnOnOwnEnds(command: readonly string[], options: TransportOpenOptions): { proc: PipeChild; ends: StreamEnds } {
   const ends = { stdout: endsFor("stdout", options.size), stderr: endsFor("stderr", options.size) };
-  let proc: Bun.Subprocess<"inherit", "pipe" | number, "pipe" | number>;
+  let proc: PipeChild;
   try {
     proc = Bun.spawn([...command], {
       cwd: options.cwd,
@@ -86,57 +130,37 @@ function openPipe(command: readonly string[], options: TransportOpenOptions): Ru
   // The child has its own copies now; ours would keep the stream from ever ending.
   ends.stdout?.closeChildEnd();
   ends.stderr?.closeChildEnd();
-  const drain = new DrainWindow();
-  const deliver = (channel: DerunOutputChannel, bytes: Uint8Array) => {
-    drain.activity();
-    options.onOutput(channel, bytes);
-  };
-  const outputs = outputsOf(ends, proc, deliver);
+  return { proc, ends };
+}
+
+/** After the exit: read on until the streams end or `drain` gives up, then close our ends; the child's exit. */
+async function drainAfterExit(proc: PipeChild, ends: StreamEnds, outputs: Outputs, drain: DrainWindow): Promise<ChildExit> {
+  outputs.readNow();
   // A stream stopped early by closeOutput ends at once, so it never holds up this drain.
   const streamsEnd = Promise.all(CHANNELS.map((channel) => outputs[channel].ended));
+  // Not finished in time: a grandchild still holds a stream; stopping it cannot keep derun alive.
+  const finished = await drain.drain(streamsEnd);
+  if (!finished) await Promise.all(CHANNELS.map((channel) => outputs[channel].stop()));
+  // Our ends are closed whichever way the streams ended.
+  ends.stdout?.close();
+  ends.stderr?.close();
+  return childExitOf(proc);
+}
 
-  const exited = proc.exited.then(async () => {
-    // Not finished in time: a grandchild still holds a stream; stopping it cannot keep derun alive.
-    const finished = await drain.drain(streamsEnd);
-    if (!finished) await Promise.all(CHANNELS.map((channel) => outputs[channel].stop()));
-    // Our ends are closed whichever way the streams ended.
-    ends.stdout?.close();
-    ends.stderr?.close();
-    return childExitOf(proc);
-  });
-
-  return {
-    pid: proc.pid,
-    /**
-     * Resizes only the streams that are terminals, each to the size of derun's own terminal on that
-     * fd (`size` when that cannot be read); a no-op when neither is one.
-     *
-     * Then the child gets a SIGWINCH from derun: it shares derun's process group, so the real
-     * terminal signalled it already, but possibly before derun got here, and a child that read the
-     * size right away saw the old one (measured: 3 runs in 10). The second signal makes it read again.
-     */
-    resize: (size) => {
-      let changed = false;
-      for (const channel of CHANNELS) {
-        if (ends[channel]?.resize(size)) changed = true;
-      }
-      if (changed && proc.exitCode === null && proc.signalCode === null) proc.kill("SIGWINCH");
-    },
-    kill: (signal) => proc.kill(signal),
-    /**
-     * Stops reading `channel` and closes derun's end of it, so the child's next write there fails
-     * as it would without derun: EPIPE (or SIGPIPE) on a pipe. On a stream PTY the child gets EIO
-     * instead, as when a terminal goes away. Other channels keep being read and recorded.
-     */
-    closeOutput: (channel) => {
-      if (channel === "stdout" || channel === "stderr") void outputs[channel].stop();
-    },
-    exited,
-    [Symbol.asyncDispose]: async () => {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-      await exited;
-    },
-  };
+/**
+ * Resizes only the streams that are terminals, each to the size of derun's own terminal on that
+ * fd (`size` when that cannot be read); a no-op when neither is one.
+ *
+ * Then the child gets a SIGWINCH from derun: it shares derun's process group, so the real
+ * terminal signalled it already, but possibly before derun got here, and a child that read the
+ * size right away saw the old one (measured: 3 runs in 10). The second signal makes it read again.
+ */
+function resizeTerminalStreams(proc: PipeChild, ends: StreamEnds, size: WindowSize): void {
+  let changed = false;
+  for (const channel of CHANNELS) {
+    if (ends[channel]?.resize(size)) changed = true;
+  }
+  if (changed && proc.exitCode === null && proc.signalCode === null) proc.kill("SIGWINCH");
 }
 
 /**
@@ -177,13 +201,13 @@ function tryOpen<T>(open: () => T): T | undefined {
  * reader by itself); a stream Bun made, by Bun's reader.
  */
 function outputsOf(
-  ends: Record<(typeof CHANNELS)[number], OwnEnds | undefined>,
-  proc: Bun.Subprocess<"inherit", "pipe" | number, "pipe" | number>,
+  ends: StreamEnds,
+  proc: PipeChild,
   deliver: (channel: DerunOutputChannel, bytes: Uint8Array) => void,
-): Record<(typeof CHANNELS)[number], Output> {
+): Outputs {
   const own = CHANNELS.filter((channel) => ends[channel] !== undefined);
   const reader = own.length > 0 ? openStreamReader(own.map((channel) => ({ fd: ends[channel]!.ourEnd, deliver: (bytes: Uint8Array) => deliver(channel, bytes) }))) : undefined;
-  const outputOf = (channel: (typeof CHANNELS)[number]): Output => {
+  const outputOf = (channel: Channel): Output => {
     const channelEnds = ends[channel];
     if (channelEnds && reader) {
       const index = own.indexOf(channel);
@@ -198,5 +222,5 @@ function outputsOf(
     let stopped: Promise<void> | undefined;
     return { ended: pumpStream(bunReader, (bytes) => deliver(channel, bytes)), stop: () => (stopped ??= bunReader.cancel().catch(() => {})) };
   };
-  return { stdout: outputOf("stdout"), stderr: outputOf("stderr") };
+  return { stdout: outputOf("stdout"), stderr: outputOf("stderr"), readNow: () => reader?.readNow() };
 }

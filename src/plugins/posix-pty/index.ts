@@ -1,10 +1,23 @@
 /**
- * posix-pty: the child runs on a pseudo-terminal allocated by Bun itself (inline
- * `Bun.spawn(argv, { terminal })`). Chosen over bun-pty because it hands out the raw bytes, where
- * bun-pty decodes them as UTF-8 and loses every invalid byte. Importing this module has no side
- * effects.
+ * posix-pty: the child runs on a pseudo-terminal of its own: Bun's Terminal, chosen over bun-pty
+ * because it hands out the raw bytes, where bun-pty decodes them as UTF-8 and loses every invalid
+ * byte. The PTY is made before the child, with the user's terminal modes and typed-ahead keys in
+ * it. Under a job-control shell the child runs as the job of a small session leader, so Ctrl-Z,
+ * `fg` and `bg` work on it as without derun; else Bun spawns it as the PTY's session leader.
+ * Importing this module has no side effects.
  */
-import { childExitOf, defineTransport, DrainWindow, toSpawnError, type RunningChild, type TransportOpenOptions } from "../../plugin-api/index.ts";
+import { constants } from "node:os";
+import {
+  defineTransport,
+  DrainWindow,
+  leaderUnavailable,
+  openChildPty,
+  type ChildExit,
+  type ChildPty,
+  type RunningChild,
+  type TransportOpenOptions,
+} from "../../plugin-api/index.ts";
+import { startLed, startSpawned, type StartedChild } from "./_start.ts";
 
 /** Used when the caller has no window size (derun's stdout is not a terminal). */
 const DEFAULT_SIZE = { cols: 80, rows: 24 } as const;
@@ -16,41 +29,46 @@ export default defineTransport({
   open: async (command, options) => openPty(command, options),
 });
 
-function openPty(command: readonly string[], options: TransportOpenOptions): RunningChild {
-  const { cols, rows } = options.size ?? DEFAULT_SIZE;
-  // The terminal's `exit` callback is the end of the stream: EOF, or EIO once the last slave fd is
-  // closed (the kernel hangs up the PTY when the session leader exits). Both are a normal end.
+async function openPty(command: readonly string[], options: TransportOpenOptions): Promise<RunningChild> {
+  // The terminal's `onEnd` is the end of the stream: EOF, or EIO once the last slave fd is closed
+  // (the kernel hangs up the PTY when the session leader exits). Both are a normal end.
   const { promise: streamEnd, resolve: endStream } = Promise.withResolvers<void>();
   const drain = new DrainWindow();
-  let proc: Bun.Subprocess;
+  const user = options.terminal;
+  const pty = openChildPty({
+    size: options.size ?? DEFAULT_SIZE,
+    ...(user ? { modes: user.modes } : {}),
+    onData: (bytes) => {
+      drain.activity();
+      options.onOutput("pty", bytes);
+    },
+    onEnd: () => endStream(),
+  });
+  let started: StartedChild;
   try {
-    proc = Bun.spawn([...command], {
-      cwd: options.cwd,
-      env: options.env,
-      terminal: {
-        cols,
-        rows,
-        data: (_terminal, bytes) => {
-          drain.activity();
-          options.onOutput("pty", bytes);
-        },
-        exit: () => endStream(),
-      },
-    });
+    // Before the child runs: it must find these keys as the first input of its terminal.
+    if (user) pty.typeUnechoed(user.typedAhead);
+    const led = user?.jobControl === true && leaderUnavailable() === undefined;
+    started = led ? await startLed(pty, command, options, user?.foreground ?? true) : startSpawned(pty, command, options);
   } catch (error) {
-    throw toSpawnError(command, options.cwd, error) ?? error;
+    pty.terminal.close();
+    throw error;
   }
-  const terminal = proc.terminal;
-  if (!terminal) throw new Error("posix-pty: Bun did not attach a terminal to the child");
+  pty.releaseSlave();
+  return runningChild(pty, started, drain, streamEnd);
+}
 
-  const exited = proc.exited.then(async () => {
+function runningChild(pty: ChildPty, started: StartedChild, drain: DrainWindow, streamEnd: Promise<void>): RunningChild {
+  const { terminal } = pty;
+  let ended: ChildExit | undefined;
+  const exited = started.exit.then(async (exit) => {
+    ended = exit;
     await drain.drain(streamEnd);
     terminal.close();
-    return childExitOf(proc);
+    return exit;
   });
-
   return {
-    pid: proc.pid,
+    pid: started.pid,
     // Terminal.write accepts every byte and buffers what the PTY cannot take yet (flushing it on
     // writability), so a large paste is never truncated; the return value is not a short count.
     write: (bytes) => {
@@ -59,11 +77,32 @@ function openPty(command: readonly string[], options: TransportOpenOptions): Run
     resize: (size) => {
       if (!terminal.closed) terminal.resize(size.cols, size.rows);
     },
-    kill: (signal) => proc.kill(signal),
+    kill: (signal) => started.kill(signal),
+    endInput: () => {
+      const eof = pty.eofChar();
+      if (eof !== undefined && !terminal.closed) terminal.write(Uint8Array.of(eof));
+    },
+    // Closing every master fd is what hangs up the slave side (as script and sshd do).
+    hangUp: () => terminal.close(),
+    job: {
+      onStop: (listener) =>
+        started.onStop(async (signo) => {
+          // What the child wrote before it stopped (vim leaving its screen) goes out first.
+          await pty.drained();
+          listener(signalName(signo));
+        }),
+      resume: (foreground, typedAhead) => {
+        if (typedAhead) pty.typeUnechoed(typedAhead);
+        started.continueIn(foreground);
+      },
+    },
     exited,
     [Symbol.asyncDispose]: async () => {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+      if (ended === undefined) started.kill("SIGKILL");
       await exited;
     },
   };
 }
+
+const signalName = (signo: number): NodeJS.Signals =>
+  (Object.entries(constants.signals).find(([, number]) => number === signo)?.[0] ?? "SIGSTOP") as NodeJS.Signals;

@@ -5,7 +5,15 @@
  * is not exercised by the Linux test suite.
  */
 import os from "node:os";
-import { SpawnError, type ChildExit, type RunningChild, type TransportOpenOptions, type WindowSize } from "../../plugin-api/index.ts";
+import {
+  SpawnError,
+  systemClock,
+  type ChildExit,
+  type DrainClock,
+  type RunningChild,
+  type TransportOpenOptions,
+  type WindowSize,
+} from "../../plugin-api/index.ts";
 
 /** The part of bun-pty's `IPty` that derun uses. */
 export interface PseudoConsole {
@@ -37,6 +45,8 @@ export interface ConPtyDeps {
   readonly which: (command: string, options: { PATH: string; cwd: string }) => string | null;
   readonly window?: WindowSource;
   readonly drain?: DrainTiming;
+  /** The post-exit drain's clock (tests give one that moves only when told). */
+  readonly clock?: DrainClock;
 }
 
 /**
@@ -58,58 +68,24 @@ const STATUS_CONTROL_C_EXIT = 0xc000013a;
 
 /** Starts `command` on a pseudo console and adapts it to {@link RunningChild}. */
 export function startConPtyChild(command: readonly string[], options: TransportOpenOptions, deps: ConPtyDeps): RunningChild {
-  const env = Object.fromEntries(Object.entries(options.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
-  const [name = "", ...args] = command;
-  const file = deps.which(name, { PATH: env.PATH ?? env.Path ?? "", cwd: options.cwd });
-  if (file === null) throw new SpawnError("ENOENT", `command not found: ${name}`);
-  let size = options.size ?? DEFAULT_SIZE;
+  const clock = deps.clock ?? systemClock;
+  const pty = spawnConsole(command, options, deps);
   let finished = false;
   let killedWith: NodeJS.Signals | undefined;
-  const pty = deps.spawn(file, args, { name: "xterm-256color", cols: size.cols, rows: size.rows, cwd: options.cwd, env });
-
-  const encoder = new TextEncoder();
-  let lastDataAt = Date.now();
-  const dataSubscription = pty.onData((text) => {
-    lastDataAt = Date.now();
-    // bun-pty decodes to a string; ConPTY produced UTF-8 in the first place, so re-encoding
-    // restores those bytes.
-    options.onOutput("pty", encoder.encode(text));
-  });
-
-  const resizeTo = (next: WindowSize) => {
-    if (finished || (next.cols === size.cols && next.rows === size.rows)) return;
-    size = next;
-    pty.resize(next.cols, next.rows);
-  };
-  // Follow the window continuously; the orchestrator's resize() calls land in the same place.
-  const onWindowResize = () => deps.window && resizeTo({ cols: deps.window.columns, rows: deps.window.rows });
-  deps.window?.on("resize", onWindowResize);
-
-  const exitEvent = new Promise<{ exitCode: number; signal?: number | string }>((resolve) => {
-    const subscription = pty.onExit((event) => {
-      subscription.dispose();
-      resolve(event);
-    });
-  });
-  const exited = exitEvent.then(async (event) => {
-    deps.window?.off("resize", onWindowResize);
-    const drained = await drainAfterExit(() => lastDataAt, deps.drain ?? DEFAULT_DRAIN);
+  const output = relayOutput(pty, options.onOutput, clock);
+  const window = followWindow(pty, options.size ?? DEFAULT_SIZE, deps.window, () => finished);
+  const exited = exitEvent(pty).then(async (event) => {
+    window.unfollow();
+    const drained = await drainAfterExit(output.lastDataAt, deps.drain ?? DEFAULT_DRAIN, clock);
     finished = true;
     if (!drained) pty.kill();
-    dataSubscription.dispose();
+    output.dispose();
     return exitOf(event, killedWith);
   });
-
-  // Input is bytes; bun-pty takes strings. A streaming decoder keeps a character split across two
-  // reads intact; bytes that are not UTF-8 cannot cross bun-pty's string API unchanged.
-  const decoder = new TextDecoder();
   return {
     pid: pty.pid,
-    write: (bytes) => {
-      const text = decoder.decode(bytes, { stream: true });
-      if (!finished && text) pty.write(text);
-    },
-    resize: resizeTo,
+    write: inputWriter(pty, () => finished),
+    resize: window.resizeTo,
     kill: (signal) => {
       if (finished) return;
       killedWith = signal;
@@ -123,15 +99,77 @@ export function startConPtyChild(command: readonly string[], options: TransportO
   };
 }
 
+/** Resolves `command[0]` on the child's PATH and starts it on a pseudo console with the defined environment. */
+function spawnConsole(command: readonly string[], options: TransportOpenOptions, deps: ConPtyDeps): PseudoConsole {
+  const env = Object.fromEntries(Object.entries(options.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  const [name = "", ...args] = command;
+  const file = deps.which(name, { PATH: env.PATH ?? env.Path ?? "", cwd: options.cwd });
+  if (file === null) throw new SpawnError("ENOENT", `command not found: ${name}`);
+  const { cols, rows } = options.size ?? DEFAULT_SIZE;
+  return deps.spawn(file, args, { name: "xterm-256color", cols, rows, cwd: options.cwd, env });
+}
+
+/** Hands the console's output on as bytes, noting when it last came (for the post-exit drain). */
+function relayOutput(pty: PseudoConsole, onOutput: TransportOpenOptions["onOutput"], clock: DrainClock) {
+  const encoder = new TextEncoder();
+  let lastDataAt = clock.now();
+  const subscription = pty.onData((text) => {
+    lastDataAt = clock.now();
+    // bun-pty decodes to a string; ConPTY produced UTF-8 in the first place, so re-encoding
+    // restores those bytes.
+    onOutput("pty", encoder.encode(text));
+  });
+  return { lastDataAt: () => lastDataAt, dispose: () => subscription.dispose() };
+}
+
+/**
+ * Keeps the console the size of derun's window, and of each resize() (no-op sizes skipped, none
+ * once `finished`); `unfollow` stops listening to the window.
+ */
+function followWindow(pty: PseudoConsole, initial: WindowSize, window: WindowSource | undefined, finished: () => boolean) {
+  let size = initial;
+  const resizeTo = (next: WindowSize) => {
+    if (finished() || (next.cols === size.cols && next.rows === size.rows)) return;
+    size = next;
+    pty.resize(next.cols, next.rows);
+  };
+  // Follow the window continuously; the orchestrator's resize() calls land in the same place.
+  const onWindowResize = () => window && resizeTo({ cols: window.columns, rows: window.rows });
+  window?.on("resize", onWindowResize);
+  return { resizeTo, unfollow: () => window?.off("resize", onWindowResize) };
+}
+
+/** The console's exit event, once. */
+function exitEvent(pty: PseudoConsole): Promise<{ exitCode: number; signal?: number | string }> {
+  return new Promise((resolve) => {
+    const subscription = pty.onExit((event) => {
+      subscription.dispose();
+      resolve(event);
+    });
+  });
+}
+
+/**
+ * Input is bytes; bun-pty takes strings. A streaming decoder keeps a character split across two
+ * reads intact; bytes that are not UTF-8 cannot cross bun-pty's string API unchanged.
+ */
+function inputWriter(pty: PseudoConsole, finished: () => boolean): (bytes: Uint8Array) => void {
+  const decoder = new TextDecoder();
+  return (bytes) => {
+    const text = decoder.decode(bytes, { stream: true });
+    if (!finished() && text) pty.write(text);
+  };
+}
+
 /** Waits until output has been quiet for `quietMs`; `false` when `graceMs` passed first. */
-async function drainAfterExit(lastDataAt: () => number, timing: DrainTiming): Promise<boolean> {
-  const deadline = Date.now() + timing.graceMs;
+async function drainAfterExit(lastDataAt: () => number, timing: DrainTiming, clock: DrainClock): Promise<boolean> {
+  const deadline = clock.now() + timing.graceMs;
   for (;;) {
     const quietUntil = lastDataAt() + timing.quietMs;
-    const now = Date.now();
+    const now = clock.now();
     if (now >= quietUntil) return true;
     if (now >= deadline) return false;
-    await Bun.sleep(Math.min(quietUntil, deadline) - now);
+    await new Promise<void>((resolve) => clock.after(Math.min(quietUntil, deadline) - now, resolve));
   }
 }
 

@@ -1,0 +1,35 @@
+/** `derun gc`: the retention sweep `derun run` and `derun mcp` do by themselves, now; `--dry-run` only lists. */
+import { SCHEMA_VERSION } from "../../core/enums.ts";
+import { exitWith, type ExitRequest } from "../command.ts";
+import { parseFlags, type FlagDefs } from "../flags.ts";
+import { openReader } from "../reader.ts";
+import { STATE_ROOT_FLAG } from "../state-root.ts";
+import { ui } from "../ui.ts";
+import { shown, usageError } from "../usage.ts";
+
+export const args = {
+  "dry-run": { type: "boolean", description: "Say what would be removed; remove nothing." },
+  json: { type: "boolean", description: "One outcome per directory ({ session_id, cleanup_result, cleanup_reason }), as JSON." },
+  "state-root": STATE_ROOT_FLAG,
+} as const satisfies FlagDefs;
+
+export const examples = ["derun gc --dry-run", "derun gc"];
+
+export async function run(flags: readonly string[]): Promise<ExitRequest> {
+  const { values, positionals } = parseFlags(flags, args);
+  if (positionals.length > 0) throw usageError(`derun gc takes no arguments (got ${shown(positionals[0]!)})`);
+  const dryRun = values["dry-run"] ?? false;
+  const outcomes = await openReader(values["state-root"]).store.sweep({ dryRun });
+  if (values.json) {
+    ui.log(JSON.stringify({ schema_version: SCHEMA_VERSION, dry_run: dryRun, outcomes }));
+  } else {
+    for (const outcome of outcomes) {
+      if (outcome.cleanup_result === "remove") ui.log(`${dryRun ? "would remove" : "removed"} ${outcome.session_id} (${outcome.cleanup_reason.replace(/_/g, " ")})`);
+      if (outcome.cleanup_result === "error") ui.error(`${outcome.session_id}: not removed (${outcome.cleanup_reason.replace(/_/g, " ")})`);
+    }
+    const kept = outcomes.filter((outcome) => outcome.cleanup_result === "skip");
+    const running = kept.filter((outcome) => outcome.cleanup_reason === "active_session").length;
+    ui.info(`kept ${kept.length} session${kept.length === 1 ? "" : "s"}${running ? ` (${running} running)` : ""}`);
+  }
+  return exitWith(outcomes.some((outcome) => outcome.cleanup_result === "error") ? 1 : 0);
+}

@@ -1,0 +1,54 @@
+/** `derun show <id>`: everything known about one session, through the derun_get_session query. */
+import getSession from "../../queries/get-session.ts";
+import { exitWith, type ExitRequest } from "../command.ts";
+import { parseFlags, type FlagDefs } from "../flags.ts";
+import { commandLine, formatBytes, formatDuration, formatRelative, visible } from "../format.ts";
+import { colourOn, paint } from "../paint.ts";
+import { openReader } from "../reader.ts";
+import { STATE_ROOT_FLAG } from "../state-root.ts";
+import { ui } from "../ui.ts";
+import { oneSession, SESSION_ARG } from "./_session-arg.ts";
+
+export const args = {
+  id: SESSION_ARG,
+  json: { type: "boolean", description: "The derun_get_session answer (the same fields), as JSON." },
+  "state-root": STATE_ROOT_FLAG,
+} as const satisfies FlagDefs;
+
+export const examples = ["derun show last", "derun show 01JCZ3T5M7Q8W2E4R6T8Y0U2I4 --json"];
+
+/** `86400` as `24h`, `5400` as `90m`. */
+const wholeUnits = (s: number) => (s % 3600 === 0 ? `${s / 3600}h` : s % 60 === 0 ? `${s / 60}m` : `${s}s`);
+
+export async function run(flags: readonly string[]): Promise<ExitRequest> {
+  const { values, positionals } = parseFlags(flags, args);
+  const reader = openReader(values["state-root"]);
+  const answer = await reader.ask(getSession, { session_id: await reader.session(oneSession("show", positionals)) });
+  if (values.json) {
+    ui.log(JSON.stringify(answer));
+    return exitWith(0);
+  }
+  const s = answer.session;
+  const now = Date.now();
+  const end = s.ended_at === undefined ? now : Date.parse(s.ended_at);
+  const outcome = s.state === "exited" ? ` (exit code ${s.exit_code})` : s.state === "signaled" ? ` (${s.signal})` : "";
+  const size = s.cols !== undefined && s.rows !== undefined ? `, ${s.cols}x${s.rows}` : "";
+  const fields: [string, string | undefined][] = [
+    ["session", s.session_id],
+    ["state", `${s.state}${outcome}`],
+    ["error", s.error === undefined ? undefined : visible(s.error)],
+    ["command", commandLine(s.command)],
+    ["directory", visible(s.working_directory)],
+    ["started", `${s.started_at} (${formatRelative(s.started_at, now)})`],
+    ["ended", s.ended_at === undefined ? undefined : `${s.ended_at} (${formatRelative(s.ended_at, now)})`],
+    ["duration", `${formatDuration(end - Date.parse(s.started_at))}${s.ended_at === undefined ? " so far" : ""}`],
+    ["output", `${formatBytes(s.output_bytes)} (${s.output_bytes} bytes)`],
+    ["transport", `${s.transport_mode}${s.tty_attached ? " (terminal" + size + ")" : " (no terminal)"}`],
+    ["pid", String(s.pid)],
+    ["retention", `${wholeUnits(s.retention_seconds)} after the end`],
+    ["expires", s.expires_at === undefined ? undefined : `${s.expires_at} (${formatRelative(s.expires_at, now)})`],
+  ];
+  const colour = colourOn(1);
+  for (const [name, value] of fields) if (value !== undefined) ui.log(`${paint(colour, "bold", name.padEnd(10))} ${value}`);
+  return exitWith(0);
+}

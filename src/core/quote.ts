@@ -1,0 +1,28 @@
+/**
+ * Quoting what a caller sent inside a message meant for people and models: at most ~100
+ * characters of it, on one line, so an error never grows with its input.
+ */
+
+/** Characters of the input a message may quote. */
+export const QUOTE_MAX_CHARS = 100;
+
+/**
+ * `value` as JSON (strings quoted, numbers as written), cut to {@link QUOTE_MAX_CHARS} characters
+ * with the total length said when cut. Never throws; never contains a line break.
+ */
+export function quote(value: unknown): string {
+  let json: string;
+  try {
+    json = typeof value === "bigint" ? String(value) : (JSON.stringify(value) ?? String(value));
+  } catch {
+    json = Object.prototype.toString.call(value);
+  }
+  // JSON.stringify escapes \n and \r, but not U+2028/U+2029, which some readers take as line breaks.
+  json = json.replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+  if (json.length <= QUOTE_MAX_CHARS) return json;
+  // Cut between UTF-16 code units of one character never: step back off a high surrogate.
+  let end = QUOTE_MAX_CHARS;
+  const code = json.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return `${json.slice(0, end)}... (${json.length} characters)`;
+}

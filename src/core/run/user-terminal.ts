@@ -1,0 +1,74 @@
+/**
+ * derun's own terminal during a run: taken over (raw mode, the keys typed ahead collected) while a
+ * terminal transport runs and derun is in the terminal's foreground; the user's own modes put back
+ * while derun is stopped and on every way out, exit included.
+ */
+import { enterRawMode, inForeground, isTerminal, underJobControl, type RawModeHandle } from "../terminal.ts";
+import { hungUp, takeOverTerminal, type TerminalTakeover } from "../terminal-takeover.ts";
+import { TerminalModes } from "../termios.ts";
+import type { UserTerminalState } from "../transport.ts";
+
+const NOTHING = new Uint8Array(0);
+
+export class UserTerminal {
+  /** stdin is derun's controlling terminal and a shell can stop and continue derun there. */
+  readonly jobControl: boolean;
+  readonly #isTerminal: boolean;
+  #taken: TerminalTakeover | undefined;
+  #windowsRaw: RawModeHandle | undefined;
+  readonly #restoreAtExit = () => this.restore();
+
+  constructor() {
+    this.#isTerminal = isTerminal(0);
+    this.jobControl = this.#isTerminal && underJobControl(0);
+    process.on("exit", this.#restoreAtExit);
+  }
+
+  /** Whether derun's terminal (its stdin) has hung up: the window was closed, the connection lost. */
+  hungUp(): boolean {
+    return this.#isTerminal && process.platform !== "win32" && hungUp(0);
+  }
+
+  /** Whether derun may use its terminal now: always, unless a shell has put it in the background. */
+  get inForeground(): boolean {
+    return !this.jobControl || inForeground(0);
+  }
+
+  /**
+   * For a terminal transport, before the child starts: takes the terminal over when derun is in its
+   * foreground (raw before the child's first output, which must not be post-processed twice), and
+   * says what the child's terminal needs. Undefined when stdin is not a terminal.
+   */
+  takeOverForChild(): UserTerminalState | undefined {
+    if (process.platform === "win32") {
+      this.#windowsRaw = enterRawMode(0);
+      return undefined;
+    }
+    if (!this.#isTerminal) return undefined;
+    const foreground = this.inForeground;
+    const typedAhead = foreground ? this.takeOver() : NOTHING;
+    const modes = this.#taken?.modes ?? TerminalModes.of(0);
+    if (!modes) return undefined;
+    return { modes: modes.struct, typedAhead, jobControl: this.jobControl, foreground };
+  }
+
+  /** Takes the terminal (back) over: raw mode, with the user's modes as they are now; returns the keys typed ahead. */
+  takeOver(): Uint8Array {
+    if (this.#taken || !this.#isTerminal || process.platform === "win32") return NOTHING;
+    this.#taken = takeOverTerminal(0);
+    return this.#taken?.typedAhead ?? NOTHING;
+  }
+
+  /** Puts the user's modes back. Idempotent. */
+  restore(): void {
+    this.#taken?.restore();
+    this.#taken = undefined;
+    this.#windowsRaw?.restore();
+    this.#windowsRaw = undefined;
+  }
+
+  dispose(): void {
+    this.restore();
+    process.removeListener("exit", this.#restoreAtExit);
+  }
+}

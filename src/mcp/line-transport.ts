@@ -1,0 +1,94 @@
+/**
+ * The MCP SDK's Transport over newline-delimited JSON on stdin/stdout, like its StdioServerTransport,
+ * but every line is judged first (json-rpc-check.ts), so each request with an id gets exactly one
+ * answer. A line longer than the bound is answered and skipped, never buffered without end.
+ */
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { checkLine, type NullIdError } from "./json-rpc-check.ts";
+
+/** Longest line read: the SDK's own stdio bound. */
+export const MAX_LINE_BYTES = 10 * 1024 * 1024;
+const NEWLINE = 0x0a;
+
+export class LineTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  /** Bytes of the line being read, not yet ended by a newline. */
+  #parts: Buffer[] = [];
+  #partBytes = 0;
+  /** The line being read is over the bound: drop it up to its newline, answered once. */
+  #skipping = false;
+  #closed = false;
+
+  constructor(
+    private readonly input: NodeJS.ReadableStream,
+    private readonly output: NodeJS.WritableStream,
+    private readonly maxLineBytes = MAX_LINE_BYTES,
+  ) {}
+
+  async start(): Promise<void> {
+    this.input.on("data", this.#onData);
+    this.input.on("error", this.#onError);
+  }
+
+  async send(message: JSONRPCMessage | NullIdError): Promise<void> {
+    if (this.#closed) return;
+    const line = `${JSON.stringify(message)}\n`;
+    if (!this.output.write(line)) await new Promise<void>((resolve) => this.output.once("drain", resolve));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.input.off("data", this.#onData);
+    this.input.off("error", this.#onError);
+    this.#parts = [];
+    this.onclose?.();
+  }
+
+  readonly #onError = (error: Error) => this.onerror?.(error);
+
+  readonly #onData = (chunk: Buffer | string) => {
+    let bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    for (let newline = bytes.indexOf(NEWLINE); newline >= 0 && !this.#closed; newline = bytes.indexOf(NEWLINE)) {
+      this.#take(bytes.subarray(0, newline));
+      this.#endLine();
+      bytes = bytes.subarray(newline + 1);
+    }
+    if (bytes.length > 0) this.#take(bytes);
+  };
+
+  #take(bytes: Buffer): void {
+    if (this.#skipping || bytes.length === 0) return;
+    if (this.#partBytes + bytes.length > this.maxLineBytes) {
+      this.#skipping = true;
+      this.#parts = [];
+      this.#partBytes = 0;
+      void this.send({ jsonrpc: "2.0", id: null, error: { code: ErrorCode.ParseError, message: `Parse error: message longer than ${this.maxLineBytes} bytes` } });
+      return;
+    }
+    this.#parts.push(bytes);
+    this.#partBytes += bytes.length;
+  }
+
+  #endLine(): void {
+    if (this.#skipping) {
+      this.#skipping = false;
+      return;
+    }
+    const line = (this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts)).toString("utf8").replace(/\r$/, "");
+    this.#parts = [];
+    this.#partBytes = 0;
+    const verdict = checkLine(line);
+    if (verdict.kind === "reply") void this.send(verdict.reply);
+    else if (verdict.kind === "message") {
+      try {
+        this.onmessage?.(verdict.message);
+      } catch (error) {
+        this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+  }
+}

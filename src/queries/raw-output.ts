@@ -1,0 +1,72 @@
+/**
+ * The raw view read by streaming: a session's output bytes exactly as recorded, from an offset to
+ * the end, optionally one channel's, optionally following a live session (woken by the store's
+ * file-change wait, as derun_wait_output is) until it ends. And where the last N lines begin,
+ * found by counting LF bytes backward from the end, one block at a time.
+ */
+import type { DerunOutputChannel } from "../core/enums.ts";
+import { isLiveState, type OutputSlice, type SessionInfo, type Store } from "../core/store.ts";
+import { nthLfBackward } from "../views/index.ts";
+
+/** Bytes per store read: big enough to stream fast, small enough to hold. */
+const BLOCK = 1 << 20;
+/** How far back each tail step reads. */
+const TAIL_BLOCK = 64 << 10;
+/** One wait's cap while following; the loop waits again until the session ends. */
+const FOLLOW_WAIT_MS = 60_000;
+const LF = 0x0a;
+
+export interface RawOutputOptions {
+  /** First byte offset (default 0). */
+  readonly from?: number;
+  /** Stop before this offset (default: the end; not with `follow`). */
+  readonly to?: number;
+  /** Only this channel's bytes (pipe sessions: stdout or stderr). */
+  readonly channel?: DerunOutputChannel;
+  /** Keep going while the session is live, ending when it ends. */
+  readonly follow?: boolean;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The recorded bytes from `from` on, in file order, as slices that follow index records. Ends at
+ * the committed end (or, following, once the session has ended and every byte was yielded, or when
+ * `signal` aborts). The slices' bytes are views valid until the next step.
+ */
+export async function* rawOutput(store: Store, sessionId: string, options: RawOutputOptions = {}): AsyncGenerator<OutputSlice> {
+  let cursor = options.from ?? 0;
+  for (;;) {
+    const want = options.to === undefined ? BLOCK : Math.min(BLOCK, options.to - cursor);
+    if (want <= 0) return;
+    const read = await store.read(sessionId, cursor, want);
+    for (const slice of read.slices) if (options.channel === undefined || slice.channel === options.channel) yield slice;
+    cursor = read.next_cursor;
+    if (cursor < read.output_bytes) continue;
+    // At the end of what was committed when the state was read: a session that had ended then has no more.
+    if (!options.follow || !isLiveState(read.state) || options.signal?.aborted) return;
+    await store.waitForOutput(sessionId, cursor, FOLLOW_WAIT_MS, options.signal);
+  }
+}
+
+/**
+ * The offset where the last `lines` lines of the output begin (a last line without its LF counts
+ * as one, as tail(1) counts): 0 when there are no more lines than that, `output_bytes` for 0 lines.
+ * Reads backward from the end in blocks, never the whole transcript.
+ */
+export async function rawTailStart(store: Store, sessionId: string, lines: number, info?: SessionInfo): Promise<number> {
+  const end = (info ?? (await store.get(sessionId))).output_bytes;
+  if (lines <= 0 || end === 0) return end;
+  const last = (await store.read(sessionId, end - 1, 1)).slices[0]?.bytes[0];
+  // The LF that ends the last line is not the boundary before it: look one LF further.
+  let wanted = lines + (last === LF ? 1 : 0);
+  for (let blockEnd = end; blockEnd > 0; ) {
+    const start = Math.max(0, blockEnd - TAIL_BLOCK);
+    const read = await store.read(sessionId, start, blockEnd - start);
+    const bytes = Buffer.concat(read.slices.map((slice) => slice.bytes));
+    const { found, at } = nthLfBackward({ offset: start, bytes }, wanted);
+    if (at !== undefined) return at + 1;
+    wanted -= found;
+    blockEnd = start;
+  }
+  return 0;
+}

@@ -1,0 +1,17 @@
+/** `--state-root` wherever DERUN_STATE_ROOT applies, and the flag wins over the variable. */
+import { expect, test } from "bun:test";
+import { runDerun, tempDir, text } from "../helpers/cli.ts";
+import { sessionIds } from "../helpers/session.ts";
+
+test("run records under --state-root, not DERUN_STATE_ROOT; ls, show and cat read there", async () => {
+  using fromEnv = tempDir();
+  using fromFlag = tempDir();
+  const done = await runDerun(["run", "--state-root", fromFlag.path, "--session-id", "here", "--", "echo", "hi"], { stateRoot: fromEnv.path });
+  expect([done.exitCode, text(done.stdout)]).toEqual([0, "hi\n"]);
+  expect(sessionIds(fromFlag.path)).toEqual(["here"]);
+  expect(sessionIds(fromEnv.path)).toEqual([]);
+  expect(text((await runDerun(["ls", "--ids", `--state-root=${fromFlag.path}`], { stateRoot: fromEnv.path })).stdout)).toBe("here\n");
+  expect(text((await runDerun(["cat", "last", "--state-root", fromFlag.path], { stateRoot: fromEnv.path })).stdout)).toBe("hi\n");
+  const fromEnvOnly = await runDerun(["show", "last"], { stateRoot: fromEnv.path });
+  expect([fromEnvOnly.exitCode, text(fromEnvOnly.stderr)]).toEqual([1, "derun: session not found: last (0 sessions are recorded)\n"]);
+});

@@ -1,0 +1,67 @@
+/**
+ * `derun mcp` driven line by line over real stdio, below any client library: for sending what no
+ * well-behaved client would (broken JSON, batches, wrong types) and reading every line it answers.
+ */
+import { derunArgv, derunEnv, REPO_ROOT } from "../helpers/cli.ts";
+
+export interface RawServer extends AsyncDisposable {
+  /** Write one line (a newline is added). */
+  send(line: string): void;
+  /** Every line the server wrote to stdout so far, parsed. */
+  readonly answers: readonly Record<string, any>[];
+  /** Raw stdout lines, for size checks. */
+  readonly lines: readonly string[];
+  /** Resolves once `done()` holds for the answers so far; rejects if stdout ends first. */
+  until(done: (answers: readonly Record<string, any>[]) => boolean): Promise<void>;
+  /** Close stdin and wait for the exit status. */
+  end(): Promise<number>;
+}
+
+export function startRawServer(stateRoot: string): RawServer {
+  const proc = Bun.spawn([...derunArgv(), "mcp"], { env: derunEnv(stateRoot), stdin: "pipe", stdout: "pipe", stderr: "pipe", cwd: REPO_ROOT });
+  const answers: Record<string, any>[] = [];
+  const lines: string[] = [];
+  let ended = false;
+  let wake = () => {};
+  const reading = (async () => {
+    const decoder = new TextDecoder();
+    let pending = "";
+    for await (const bytes of proc.stdout) {
+      pending += decoder.decode(bytes, { stream: true });
+      let newline: number;
+      while ((newline = pending.indexOf("\n")) >= 0) {
+        const line = pending.slice(0, newline);
+        pending = pending.slice(newline + 1);
+        lines.push(line);
+        answers.push(JSON.parse(line));
+      }
+      wake();
+    }
+    ended = true;
+    wake();
+  })();
+  return {
+    answers,
+    lines,
+    send(line) {
+      proc.stdin.write(`${line}\n`);
+      proc.stdin.flush();
+    },
+    async until(done) {
+      while (!done(answers)) {
+        if (ended) throw new Error(`derun mcp ended its output (exit ${await proc.exited}) after ${answers.length} answers`);
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+    },
+    async end() {
+      proc.stdin.end();
+      const status = await proc.exited;
+      await reading;
+      return status;
+    },
+    async [Symbol.asyncDispose]() {
+      proc.kill("SIGKILL");
+      await proc.exited;
+    },
+  };
+}

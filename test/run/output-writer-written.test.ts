@@ -1,0 +1,46 @@
+/**
+ * OutputWriter's `written` callbacks (what the session records after the terminal has the bytes):
+ * every byte reported once, in order, intact, even while a slow reader keeps the ring full and the
+ * main thread reuses room the moment the writer thread frees it.
+ */
+import { expect, test } from "bun:test";
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { OutputWriter } from "../../src/core/run/output-writer.ts";
+import { randomBytes, sha256, tempDir } from "../helpers/cli.ts";
+
+/** A FIFO drained by a reader that takes 64 KiB at a time and pauses 1 ms between reads. */
+function slowFifo(dir: string) {
+  const fifo = join(dir, "fifo");
+  const out = join(dir, "out");
+  Bun.spawnSync(["mkfifo", fifo]);
+  const script = "import sys,time\nsrc=open(sys.argv[1],'rb',0)\ndst=open(sys.argv[2],'wb')\nwhile True:\n b=src.read(65536)\n if not b: break\n dst.write(b)\n time.sleep(0.001)\n";
+  const reader = Bun.spawn(["python3", "-c", script, fifo, out]);
+  const fd = openSync(fifo, "w");
+  return {
+    fd,
+    async received(): Promise<Uint8Array> {
+      closeSync(fd);
+      await reader.exited;
+      return readFileSync(out);
+    },
+  };
+}
+
+test("written callbacks report every byte once, in order, intact, while the ring is full", async () => {
+  using dir = tempDir("derun-output-written-");
+  const sink = slowFifo(dir.path);
+  const writer = new OutputWriter([sink.fd], { failed: () => {}, threadUnavailable: () => {} });
+  const sizes = [1, 300, 16 * 1024 + 1, 600 * 1024, 7, 250 * 1024, 1024 * 1024 + 3, 12, 90 * 1024, 5, 333 * 1024];
+  const chunks = Array.from({ length: 8 }, () => sizes.map((size) => randomBytes(size))).flat();
+  const recorded: Uint8Array[] = [];
+  let callbacksBeforeClose = 0;
+  for (const chunk of chunks) writer.write(sink.fd, chunk, (bytes) => recorded.push(Uint8Array.from(bytes)));
+  callbacksBeforeClose = recorded.length;
+  writer.close();
+  const all = Buffer.concat(chunks);
+  expect(sha256(Buffer.concat(recorded))).toBe(sha256(all));
+  expect(sha256(await sink.received())).toBe(sha256(all));
+  // Some were still queued when the last write returned: reported later, by close() at the latest.
+  expect(callbacksBeforeClose).toBeLessThan(recorded.length);
+}, 60_000);
