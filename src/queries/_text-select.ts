@@ -31,8 +31,9 @@ export async function selectText(t: Transcript, range: LineRange, options: TextS
   const { lfs, total } = await textLineTotal(t, options.channel, options.signal);
   const selector = new LineSelector<TextLine>(range, { maxChars: options.maxChars });
   if ("tail" in range) {
+    // TailScan's `from` is already where the earliest line still open at the tail began, on any channel.
     const start = await tailStart(t, range.tail, options.channel);
-    await runView(t, start.from, start.starts, lfs - start.lfs + 1, selector, start.after, options);
+    await runView(t, start.from, new Map(), lfs - start.lfs + 1, selector, start.after, options);
   } else {
     // Lines past the last LF are the open ones: start after the last LF and let the selector skip to them.
     const first = "head" in range ? 1 : range.from;
@@ -90,8 +91,7 @@ async function tailStart(t: Transcript, lines: number, channel?: DerunOutputChan
     end = scan.nextEnd(spans);
   }
   result ??= scan.finish();
-  const starts = new Map<DerunOutputChannel, number>();
-  return { from: result.from + shift, after: result.after + shift, lfs: result.lfs, starts };
+  return { from: result.from + shift, after: result.after + shift, lfs: result.lfs };
 }
 
 const clip = (s: ChannelSpan, lo: number, hi: number, shift: number): ChannelSpan => {
