@@ -10,6 +10,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
+import { agentViews } from "./agent-views.ts";
 import type { BenchContext } from "./lib/context.ts";
 import { buildDerun } from "./lib/derun.ts";
 import { renderTable, type Figure } from "./lib/report.ts";
@@ -21,6 +22,7 @@ import { ptyThroughput } from "./pty-throughput.ts";
 import { startup } from "./startup.ts";
 import { tailWake } from "./tail-wake.ts";
 import { views } from "./views.ts";
+import { waitUntilWake } from "./wait-until.ts";
 
 const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure | Figure[]>> = {
   "pty-throughput": ptyThroughput,
@@ -28,9 +30,11 @@ const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure | Figure[]>>
   startup,
   "keystroke-echo": keystrokeEcho,
   "tail-wake": tailWake,
+  "wait-until": waitUntilWake,
   "mcp-read": mcpRead,
   memory,
   views,
+  "agent-views": agentViews,
 };
 
 const { values } = parseArgs({

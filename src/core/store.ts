@@ -218,6 +218,12 @@ export interface Store {
    */
   read(sessionId: string, cursor: number, maxBytes: number): Promise<ReadResult>;
   /**
+   * The committed index records, in offset order (they cover output.bin from 0 without gaps).
+   * Views of several channels need them to know which channel wrote where without reading the bytes.
+   * The array may be shared and grow while the session runs: use the records below `output_bytes`.
+   */
+  records(sessionId: string): Promise<readonly IndexRecord[]>;
+  /**
    * Resolve when committed output extends past `cursor`, when the session is no longer live
    * (ended, or its derun died), when `signal` aborts, or after `timeoutMs`, whichever is first.
    * Woken by file-change notification, with a slow safety poll; many waits share one watcher per

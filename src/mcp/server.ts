@@ -16,6 +16,7 @@ import pkg from "../../package.json" with { type: "json" };
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { quote } from "../core/quote.ts";
 import { argumentMessage } from "./argument-message.ts";
+import { compactSchema } from "./json-schema.ts";
 import { MemoryBound } from "./memory-bound.ts";
 import { DerunError, describeError, type DerunErrorCode } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
@@ -32,27 +33,35 @@ export interface DerunServerOptions {
   readonly tools?: readonly Query<any, object>[];
 }
 
-/**
- * The JSON Schema of a tool's arguments. arktype exports its `expected` meta (the phrase of one-line
- * error messages) as a key, which is no JSON Schema keyword: drop it (no tool has an argument
- * named `expected`). MCP requires the root to be an object schema.
- */
+/** The JSON Schema of a tool's arguments, made short (./json-schema.ts). MCP requires an object schema at the root. */
 const inputSchemaOf = (tool: Query<any, object>): McpTool["inputSchema"] => {
-  const withoutExpected = (key: string, value: unknown) => (key === "expected" ? undefined : value);
-  const schema = JSON.parse(JSON.stringify(tool.input.toJsonSchema(), withoutExpected));
+  const schema = compactSchema(tool.input.toJsonSchema()) as McpTool["inputSchema"];
   if (schema.type !== "object") throw new Error(`tool ${tool.name}: input type must be an object`);
   return schema;
 };
 
-const success = (result: object): CallToolResult => ({
-  content: [{ type: "text", text: JSON.stringify(result) }],
-  structuredContent: result as Record<string, unknown>,
+/**
+ * The text content is the query's rendering for a model. structuredContent carries the whole result
+ * object, except for queries whose answer is lines of output: Claude Code, Codex and VS Code give
+ * the model JSON.stringify(structuredContent) instead of the text whenever it is present, so for
+ * those the text alone is sent (once, and readable as lines in every client).
+ */
+const success = (tool: Query<any, object>, result: object): CallToolResult => ({
+  content: [{ type: "text", text: tool.render(result) }],
+  ...(tool.structured === false ? {} : { structuredContent: result as Record<string, unknown> }),
 });
+
+/** Error messages quote what the client sent: one line, bounded. */
+const MAX_MESSAGE = 300;
+const bounded = (message: string): string => {
+  const line = message.split("\n").join("; ");
+  return line.length > MAX_MESSAGE ? `${line.slice(0, MAX_MESSAGE - 1)}…` : line;
+};
 
 const failure = (code: DerunErrorCode, message: string): CallToolResult => ({
   isError: true,
-  content: [{ type: "text", text: message }],
-  structuredContent: { schema_version: SCHEMA_VERSION, error: { code, message } },
+  content: [{ type: "text", text: bounded(message) }],
+  structuredContent: { schema_version: SCHEMA_VERSION, error: { code, message: bounded(message) } },
 });
 
 /** Build the `derun mcp` server: connect it to a transport to serve. */
@@ -63,7 +72,9 @@ export const createDerunServer = ({ store, log, signal, tools = queries }: Derun
     title: tool.annotations.title,
     description: tool.description,
     inputSchema: inputSchemaOf(tool),
-    annotations: { ...tool.annotations },
+    // destructiveHint and idempotentHint mean something only when readOnlyHint is false (MCP spec),
+    // and the title is listed above: the rest would be bytes in every model's context for nothing.
+    annotations: { readOnlyHint: tool.annotations.readOnlyHint, openWorldHint: tool.annotations.openWorldHint },
   }));
   const server = new Server({ name: pkg.name, version: pkg.version }, { capabilities: { tools: {} } });
 
@@ -80,7 +91,7 @@ export const createDerunServer = ({ store, log, signal, tools = queries }: Derun
     if (input instanceof type.errors) return failure("invalid_argument", argumentMessage(input));
     try {
       const cancel = signal ? AbortSignal.any([extra.signal, signal]) : extra.signal;
-      return success(await tool.handler(input, { store, signal: cancel }));
+      return success(tool, await tool.handler(input, { store, signal: cancel }));
     } catch (error) {
       if (error instanceof DerunError && error.code !== "internal") return failure(error.code, describeError(error));
       log.log("error", "mcp_tool_failed", { tool: name, error: describeError(error) });

@@ -1,15 +1,16 @@
 /**
  * Argument types shared by the tools. Validation lives in the arktype types (so the JSON Schema a
  * client sees states the same rules the server enforces); this module adds the parsing and the
- * caps that arktype cannot express as a plain JSON Schema.
+ * caps that arktype cannot express as a plain JSON Schema. Descriptions are short: every tool's
+ * schema is in the model's context on every turn (test/mcp/tools-list-size.test.ts keeps the total).
  */
 import { type } from "arktype";
 import { SESSION_REF_HINT } from "./session-ref.ts";
 
 /**
  * The types below carry `expected` (the phrase in one-line errors: "cursor must be a decimal
- * string byte offset (was \"-1\")") apart from `description` (the longer text a model reads in
- * the JSON Schema), so each field can be documented without garbling its error message.
+ * string byte offset (was \"-1\")") apart from `description` (the text a model reads in the JSON
+ * Schema), so each field can be documented without garbling its error message.
  */
 
 /** A byte offset as a decimal string ("0", "4096"): no sign, no fraction, no exponent. */
@@ -25,10 +26,7 @@ export const positiveIntegerType = type("0 < number.integer <= 9007199254740991"
 const encodingType = type("'text' | 'base64'").configure({ expected: '"text" or "base64"' });
 export type Encoding = typeof encodingType.infer;
 
-export const sessionIdType = type("string").configure({
-  expected: "a string",
-  description: `the session id from derun_list_sessions, or ${SESSION_REF_HINT}`,
-});
+export const sessionIdType = type("string").configure({ expected: "a string", description: SESSION_REF_HINT });
 
 export const READ_DEFAULT_MAX_BYTES = 65536;
 /** 1 MiB: enough for any single answer a model can use; larger requests are clamped. */
@@ -55,25 +53,22 @@ export const capped = (value: number | undefined, fallback: number, max: number)
 /** Arguments shared by derun_read_output and derun_wait_output, except `cursor`. */
 export const readArgs = {
   session_id: sessionIdType,
-  "max_bytes?": positiveIntegerType.configure({
-    description:
-      `the most bytes to return, a positive integer (default ${READ_DEFAULT_MAX_BYTES}; larger values are clamped to ` +
-      `${READ_MAX_MAX_BYTES}). Text stops before a character that does not fit, unless it is the first one`,
-  }),
-  "encoding?": encodingType.configure({
-    description:
-      '"text" (default): chunks carry `data`, the bytes decoded as UTF-8 (invalid bytes shown as U+FFFD). ' +
-      '"base64": chunks carry `data_base64`, the exact bytes',
-  }),
+  "max_bytes?": positiveIntegerType.configure({ description: `default ${READ_DEFAULT_MAX_BYTES}` }),
+  "encoding?": encodingType.configure({ description: "base64: exact bytes" }),
+  "view?": type("'raw' | 'text'").configure({ description: "text: no escape codes or redraws" }),
 } as const;
 
-/** The paragraph both read tools share: what the cursor and the flags mean. */
-export const READ_NOTES = [
-  "Output is the raw bytes the command wrote to its terminal, including ANSI escape sequences (colors,",
-  "cursor movement, carriage returns); in pipe mode each chunk says whether it came from stdout or stderr.",
-  "A cursor is a decimal string byte offset; every chunk has start_cursor and end_cursor, and next_cursor",
-  "is where the next read starts (text is cut only between characters, so it always starts cleanly).",
-  "at_tail: true means next_cursor is at the end of what is recorded so far (the first bytes of a character",
-  "whose last bytes are not written yet are held back until they are). eof: true means the session has",
-  "ended and no byte will ever follow next_cursor. session_state is the session's state at the read.",
-].join(" ");
+/** A channel of the output: `pty` (a terminal session's one stream), `stdout` or `stderr` (pipe sessions). */
+export const channelType = type("'pty' | 'stdout' | 'stderr'").configure({ expected: '"pty", "stdout" or "stderr"', description: "one stream only" });
+
+/** One recorded command of a `derun shell` session: its number, or "last". */
+export const commandType = type("number.integer > 0 | 'last'").configure({
+  expected: 'a command number or "last"',
+  description: "one command of a shell session",
+});
+
+/** Characters of lines an answer holds by default: a few thousand tokens, comfortable in any context. */
+export const TEXT_DEFAULT_MAX_CHARS = 16000;
+export const TEXT_MAX_MAX_CHARS = 200000;
+/** Lines a read_text answer holds by default (within the character budget). */
+export const TEXT_DEFAULT_LINES = 200;

@@ -2,20 +2,14 @@ import { type } from "arktype";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { defineQuery } from "./query.ts";
 import { sessionIdType } from "./_args.ts";
+import { commandLine, outcome, SEP } from "./_render.ts";
 import { sessionDetail } from "./_session.ts";
 import { resolveSessionId } from "./session-ref.ts";
 
 /** derun_get_session: everything recorded about one session, except its output. */
 export default defineQuery({
   name: "derun_get_session",
-  description: [
-    "Get one recorded session's metadata: state (starting, running, exited, signaled, failed), command,",
-    "working_directory, started_at, ended_at, exit_code (when exited), signal (when signaled), error",
-    "(when failed: for instance the recording derun died), pid, transport_mode, tty_attached, cols and rows",
-    "(the terminal size at start, when there was one),",
-    "output_bytes (committed so far), retention_seconds and expires_at. Use it to learn whether a",
-    "command finished and how; read the output itself with derun_read_output.",
-  ].join(" "),
+  description: "One session: state, exit code or signal, command, cwd, times, pid, terminal size, output size.",
   input: type({ session_id: sessionIdType, "+": "reject" }),
   annotations: {
     title: "Get a session",
@@ -26,5 +20,10 @@ export default defineQuery({
   },
   async handler(input, { store }) {
     return { schema_version: SCHEMA_VERSION, session: sessionDetail(await store.get(await resolveSessionId(store, input.session_id))) };
+  },
+  render: ({ session }) => {
+    const { session_id, command, ...rest } = session;
+    const header = [`session ${session_id}`, outcome(session), commandLine(command, 200)].join(SEP);
+    return [header, ...Object.entries(rest).map(([key, value]) => `${key}: ${value}`)].join("\n");
   },
 });

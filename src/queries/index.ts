@@ -4,8 +4,11 @@
  */
 import type { Query } from "./query.ts";
 import getSession from "./get-session.ts";
+import listCommands from "./list-commands.ts";
 import listSessions from "./list-sessions.ts";
 import readOutput from "./read-output.ts";
+import readText from "./read-text.ts";
+import searchOutput from "./search-output.ts";
 import waitOutput from "./wait-output.ts";
 
-export const queries: readonly Query<any, object>[] = [listSessions, getSession, readOutput, waitOutput];
+export const queries: readonly Query<any, object>[] = [listSessions, getSession, readText, searchOutput, listCommands, readOutput, waitOutput];

@@ -2,6 +2,7 @@ import { type } from "arktype";
 import { DerunSessionState, SCHEMA_VERSION } from "../core/enums.ts";
 import { defineQuery } from "./query.ts";
 import { capped, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT, positiveIntegerType } from "./_args.ts";
+import { commandLine, outcome, SEP, size, when } from "./_render.ts";
 import { sessionSummary } from "./_session.ts";
 
 const states = Object.values(DerunSessionState);
@@ -10,19 +11,12 @@ const states = Object.values(DerunSessionState);
 export default defineQuery({
   name: "derun_list_sessions",
   description: [
-    "List the terminal sessions recorded by `derun run`, newest first: each with its session_id, state",
-    `(${states.join(", ")}), command (argv), started_at, ended_at once ended, exit_code (exited) or signal`,
-    "(signaled), output_bytes recorded so far,",
-    "and transport_mode (posix-pty or windows-conpty: one terminal stream; pipe: stdout and stderr kept apart).",
-    "Use it to find the session_id of a build, test run or server the user started, then read its output",
-    "with derun_read_output, or follow a running one with derun_wait_output. total counts the sessions in the",
-    "state asked for, including those past limit.",
+    "Recorded sessions (`derun run`, `derun shell`), newest first: id, state, exit code, command, times,",
+    "output size; total counts all in that state.",
   ].join(" "),
   input: type({
-    "state?": type.enumerated(...states).configure({ expected: `one of ${states.join(", ")}`, description: "only sessions in this state, e.g. running" }),
-    "limit?": positiveIntegerType.configure({
-      description: `the most sessions to return, a positive integer (default ${LIST_DEFAULT_LIMIT}; larger values are clamped to ${LIST_MAX_LIMIT})`,
-    }),
+    "state?": type.enumerated(...states).configure({ expected: `one of ${states.join(", ")}` }),
+    "limit?": positiveIntegerType.configure({ description: `default ${LIST_DEFAULT_LIMIT}` }),
     "+": "reject",
   }),
   annotations: {
@@ -36,5 +30,12 @@ export default defineQuery({
     const limit = capped(input.limit, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT);
     const sessions = (await store.list()).filter((info) => input.state === undefined || info.state === input.state);
     return { schema_version: SCHEMA_VERSION, total: sessions.length, sessions: sessions.slice(0, limit).map(sessionSummary) };
+  },
+  render: ({ total, sessions }) => {
+    const rows = sessions.map((s) =>
+      [s.session_id, outcome(s), size(s.output_bytes), when(s.started_at), s.transport_mode, commandLine(s.command)].join(SEP),
+    );
+    const shown = sessions.length < total ? `${sessions.length} of ${total} sessions` : `${total} session${total === 1 ? "" : "s"}`;
+    return [`${shown}, newest first`, ...rows].join("\n");
   },
 });

@@ -31,6 +31,14 @@ export interface Query<In = unknown, Out extends object = object> {
   readonly input: Type<In>;
   readonly annotations: QueryAnnotations;
   handler(input: In, context: QueryContext): Promise<Out>;
+  /** The result as a model reads it: a one-line header, then the lines themselves (no JSON). */
+  render(result: Out): string;
+  /**
+   * Whether an MCP answer also carries the result as structuredContent (default true). Answers that
+   * are lines of output say false: clients that read structuredContent show the model only that, and
+   * the lines would cross the wire twice (see src/mcp/server.ts).
+   */
+  readonly structured?: boolean;
 }
 
 /** Identity helper for inference. */

@@ -9,8 +9,8 @@ import type { Store } from "../core/store.ts";
 
 const REF = /^last(?:~([0-9]{1,9}))?$/;
 
-/** What a model reads in each session_id argument's description. */
-export const SESSION_REF_HINT = '"last" for the newest session, "last~N" for the Nth before it';
+/** What a model reads in each session_id argument's description (short: it is in every tool's schema). */
+export const SESSION_REF_HINT = 'id, "last" or "last~N"';
 
 /** Whether `id` is `last` or `last~N` rather than an id. */
 export const isSessionRef = (id: string): boolean => REF.test(id);

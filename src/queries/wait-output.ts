@@ -1,4 +1,5 @@
 import { type } from "arktype";
+import { compilePattern } from "../views/search.ts";
 import { defineQuery } from "./query.ts";
 import {
   capped,
@@ -7,37 +8,30 @@ import {
   positiveIntegerType,
   READ_DEFAULT_MAX_BYTES,
   READ_MAX_MAX_BYTES,
-  READ_NOTES,
   readArgs,
   WAIT_DEFAULT_TIMEOUT_MS,
   WAIT_MAX_TIMEOUT_MS,
 } from "./_args.ts";
-import { readOutput } from "./_output.ts";
+import type { ReadOutputResult } from "./_output.ts";
+import { renderRead } from "./_output-text.ts";
+import { checkReadMode, readWindowAs } from "./_read-mode.ts";
+import { waitUntil } from "./_wait-until.ts";
 import { resolveSessionId } from "./session-ref.ts";
 
-/** derun_wait_output: a read that long-polls until output past the cursor is committed. */
+type WaitResult = ReadOutputResult & { readonly timed_out: boolean; readonly waited_ms: number; readonly match?: string };
+
+/** derun_wait_output: a read that long-polls until output past the cursor is committed, or until a line matches. */
 export default defineQuery({
   name: "derun_wait_output",
   description: [
-    "Wait for new output of a session past a byte cursor, then return it like derun_read_output.",
-    "Returns at once when output past the cursor is already recorded or the session has ended;",
-    "otherwise sleeps until the command prints more or timeout_ms passes (then timed_out is true and",
-    "chunks is empty). To follow a live session: start with cursor \"0\" (or a read's next_cursor), then",
-    "call again with each result's next_cursor until eof is true. waited_ms is how long this call slept.",
-    READ_NOTES,
+    "Wait for output past cursor; return it like derun_read_output (pass next_cursor on). until: a regex;",
+    "return the first new line (or prompt) matching it.",
   ].join(" "),
   input: type({
     ...readArgs,
-    cursor: cursorType.configure({
-      description:
-        "where to wait from: a decimal string byte offset, normally the previous result's next_cursor " +
-        '("0" for the beginning). A cursor past the end is clamped to the end',
-    }),
-    "timeout_ms?": positiveIntegerType.configure({
-      description:
-        `how long to wait at most, in milliseconds, a positive integer (default ${WAIT_DEFAULT_TIMEOUT_MS}; ` +
-        `larger values are clamped to ${WAIT_MAX_TIMEOUT_MS})`,
-    }),
+    cursor: cursorType,
+    "timeout_ms?": positiveIntegerType.configure({ description: `default ${WAIT_DEFAULT_TIMEOUT_MS}` }),
+    "until?": type("string").configure({ expected: "a string" }),
     "+": "reject",
   }),
   annotations: {
@@ -47,16 +41,17 @@ export default defineQuery({
     idempotentHint: false,
     openWorldHint: false,
   },
-  async handler(input, { store, signal }) {
+  async handler(input, { store, signal }): Promise<WaitResult> {
+    checkReadMode(input);
     const started = performance.now();
     const timeoutMs = capped(input.timeout_ms, WAIT_DEFAULT_TIMEOUT_MS, WAIT_MAX_TIMEOUT_MS);
-    const maxBytes = capped(input.max_bytes, READ_DEFAULT_MAX_BYTES, READ_MAX_MAX_BYTES);
-    const encoding = input.encoding ?? "text";
-    const elapsed = () => Math.round(performance.now() - started);
     const sessionId = await resolveSessionId(store, input.session_id);
     let cursor = parseCursor(input.cursor);
+    if (input.until !== undefined) return waitUntil(store, sessionId, cursor, compilePattern(input.until), timeoutMs, signal);
+    const maxBytes = capped(input.max_bytes, READ_DEFAULT_MAX_BYTES, READ_MAX_MAX_BYTES);
+    const elapsed = () => Math.round(performance.now() - started);
     for (;;) {
-      const { result, committedEnd } = await readOutput(store, sessionId, cursor, maxBytes, encoding);
+      const { result, committedEnd } = await readWindowAs(store, sessionId, cursor, maxBytes, input);
       const remaining = timeoutMs - elapsed();
       if (result.chunks.length > 0 || result.eof || remaining <= 0 || signal.aborted) {
         const timedOut = result.chunks.length === 0 && !result.eof;
@@ -67,5 +62,11 @@ export default defineQuery({
       cursor = Number(result.next_cursor);
       await store.waitForOutput(sessionId, committedEnd, remaining, signal);
     }
+  },
+  render: (result) => {
+    const text = renderRead(result, result);
+    if (result.match === undefined) return text;
+    const [header, ...rest] = text.split("\n");
+    return [`${header} · matched ${JSON.stringify(result.match.slice(0, 100))}`, ...rest].join("\n");
   },
 });

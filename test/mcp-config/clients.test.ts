@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
+import { queries } from "../../src/queries/index.ts";
 import { CLI_ENTRY, shellQuote, tempDir } from "../helpers/cli.ts";
 import { compiledBinary } from "../ship/_binary.ts";
 import { clientBin, type ClientKey } from "./_clients.ts";
@@ -70,7 +71,8 @@ async function codexServerTools(env: Record<string, string>, cwd: string): Promi
   }
 }
 
-const DERUN_TOOLS = ["derun_get_session", "derun_list_sessions", "derun_read_output", "derun_wait_output"];
+/** Every tool derun serves, in the order Codex lists them (by name). */
+const DERUN_TOOLS = queries.map((query) => query.name).sort();
 
 /**
  * Each client once per launch and each printed form once: the launches differ only in the command

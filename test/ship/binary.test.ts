@@ -9,6 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
+import { queries } from "../../src/queries/index.ts";
 import { derunEnv, randomBytes, runDerun, sha256, tempDir, text } from "../helpers/cli.ts";
 import { spawnInPty } from "../helpers/pty.ts";
 import { readSession } from "../helpers/session.ts";
@@ -96,7 +97,7 @@ describe("compiled binary", () => {
     await client.connect(new StdioClientTransport({ command: ship.binary, args: ["mcp"], env: derunEnv(state.path), cwd: work.path, stderr: "pipe" }));
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(["derun_get_session", "derun_list_sessions", "derun_read_output", "derun_wait_output"]);
+      expect(tools.map((t) => t.name).sort()).toEqual(queries.map((query) => query.name).sort());
       const answer = await client.callTool({ name: "derun_read_output", arguments: { session_id: "ship-mcp", cursor: "0" } });
       expect(answer.isError).toBeFalsy();
       const result = answer.structuredContent as { chunks: { data: string }[]; eof: boolean; session_state: string };

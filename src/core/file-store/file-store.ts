@@ -8,6 +8,7 @@ import * as path from "node:path";
 import {
   isLiveState,
   type CreateSessionOptions,
+  type IndexRecord,
   type OutputSlice,
   type ReadResult,
   type RemoveOutcome,
@@ -100,6 +101,10 @@ export class FileStore implements Store {
       }
     }
     return { slices, next_cursor: end, output_bytes: index.committed, state: info.state };
+  }
+
+  async records(sessionId: string): Promise<readonly IndexRecord[]> {
+    return this.info(sessionId).index.records;
   }
 
   async waitForOutput(sessionId: string, cursor: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {

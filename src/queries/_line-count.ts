@@ -1,0 +1,82 @@
+/**
+ * How many lines a transcript's text view has, without running the view: a line ends at every LF
+ * byte, so the count is the LF bytes (per channel) plus one for each channel whose last line has no
+ * LF yet. A finished session's counts are in final.json; a live session's are counted once and then
+ * only over the bytes added since, cached per store and session for the life of the server.
+ */
+import type { DerunOutputChannel } from "../core/enums.ts";
+import type { Store } from "../core/store.ts";
+import { chunksOf } from "../views/window.ts";
+import { isWholeSession, lastSpanBefore, readWindow, windowsForward, type Transcript } from "./_transcript.ts";
+
+export type LfCounts = Partial<Record<DerunOutputChannel, number>>;
+
+interface Counted {
+  readonly startedAt: string;
+  to: number;
+  readonly counts: LfCounts;
+}
+
+const cache = new WeakMap<Store, Map<string, Counted>>();
+/** Sessions whose counts are kept; the oldest entry goes first beyond it. */
+const MAX_CACHED = 256;
+
+async function countRange(t: Transcript, from: number, counts: LfCounts, signal?: AbortSignal): Promise<number> {
+  let to = from;
+  for await (const window of windowsForward(t, from, signal)) {
+    for (const chunk of chunksOf(window, t.spans)) {
+      let n = 0;
+      for (let p = chunk.bytes.indexOf(0x0a); p >= 0; p = chunk.bytes.indexOf(0x0a, p + 1)) n++;
+      counts[chunk.channel] = (counts[chunk.channel] ?? 0) + n;
+    }
+    to = window.offset + window.bytes.length;
+  }
+  return to;
+}
+
+/** LF bytes per channel in the transcript's range. */
+export async function lfCounts(t: Transcript, signal?: AbortSignal): Promise<LfCounts> {
+  const recorded = t.info.final?.output_lines;
+  if (isWholeSession(t) && recorded && t.info.final) return recorded;
+  if (!isWholeSession(t)) {
+    const counts: LfCounts = {};
+    await countRange(t, t.lo, counts, signal);
+    return counts;
+  }
+  let sessions = cache.get(t.store);
+  if (!sessions) cache.set(t.store, (sessions = new Map()));
+  let entry = sessions.get(t.sessionId);
+  if (!entry || entry.startedAt !== t.info.meta.started_at || entry.to > t.hi) entry = { startedAt: t.info.meta.started_at, to: 0, counts: {} };
+  sessions.delete(t.sessionId);
+  sessions.set(t.sessionId, entry); // most recently used last
+  if (sessions.size > MAX_CACHED) sessions.delete(sessions.keys().next().value!);
+  const counts = { ...entry.counts };
+  const to = await countRange(t, entry.to, counts, signal);
+  if (to > entry.to && to === t.hi) sessions.set(t.sessionId, { startedAt: entry.startedAt, to, counts });
+  return counts;
+}
+
+/** LF bytes of `channel`, or of all channels. */
+export const lfsIn = (counts: LfCounts, channel?: DerunOutputChannel): number =>
+  channel === undefined ? Object.values(counts).reduce((sum, n) => sum + (n ?? 0), 0) : (counts[channel] ?? 0);
+
+/** The channels (of `channel`, or all) whose last line in the range has no LF: each is one more line. */
+export async function openLastLines(t: Transcript, channel?: DerunOutputChannel): Promise<number> {
+  let open = 0;
+  for (const c of t.channels) {
+    if (channel !== undefined && c !== channel) continue;
+    const i = lastSpanBefore(t, c, t.hi);
+    if (i < 0) continue;
+    const span = t.spans[i]!;
+    const end = Math.min(span.offset + span.length, t.hi);
+    const last = await readWindow(t, end - 1, end);
+    if (last.bytes[0] !== 0x0a) open++;
+  }
+  return open;
+}
+
+/** Lines of the text view in the range: complete lines plus the open last lines. */
+export async function textLineTotal(t: Transcript, channel?: DerunOutputChannel, signal?: AbortSignal): Promise<{ lfs: number; total: number }> {
+  const lfs = lfsIn(await lfCounts(t, signal), channel);
+  return { lfs, total: lfs + (await openLastLines(t, channel)) };
+}

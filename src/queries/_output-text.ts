@@ -1,0 +1,33 @@
+/**
+ * derun_read_output and derun_wait_output answers as a model reads them: a header with the cursors
+ * and whether more will come, then the chunks' text as it is (a `[channel]` line before each chunk
+ * when the answer holds more than one channel; base64 chunks one per line).
+ */
+import type { ReadOutputResult } from "./_output.ts";
+import { SEP } from "./_render.ts";
+
+export interface WaitFacts {
+  readonly timed_out: boolean;
+  readonly waited_ms: number;
+}
+
+const where = (r: ReadOutputResult): string => {
+  if (r.eof) return `end of output, session ${r.session_state}`;
+  if (r.at_tail) return `at the tail, session ${r.session_state}: wait from next_cursor ${r.next_cursor} for more`;
+  return `more follows: read from next_cursor ${r.next_cursor}`;
+};
+
+export function renderRead(r: ReadOutputResult, wait?: WaitFacts): string {
+  const from = r.chunks[0]?.start_cursor ?? r.next_cursor;
+  const facts = [`session ${r.session_id}`, r.chunks.length === 0 ? `no new bytes at ${from}` : `bytes ${from}-${r.next_cursor}`, where(r)];
+  if (wait) facts.push(wait.timed_out ? `timed out after ${wait.waited_ms} ms` : `waited ${wait.waited_ms} ms`);
+  const channels = new Set(r.chunks.map((c) => c.channel));
+  let body = "";
+  for (const chunk of r.chunks) {
+    const data = "data" in chunk ? chunk.data : chunk.data_base64;
+    if ("data_base64" in chunk) body += `${body && !body.endsWith("\n") ? "\n" : ""}[${chunk.channel} ${chunk.start_cursor}-${chunk.end_cursor} base64] ${data}\n`;
+    else if (channels.size > 1) body += `${body && !body.endsWith("\n") ? "\n" : ""}[${chunk.channel}]\n${data}`;
+    else body += data;
+  }
+  return body === "" ? facts.join(SEP) : `${facts.join(SEP)}\n${body}`;
+}

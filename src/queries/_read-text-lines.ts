@@ -1,0 +1,66 @@
+/**
+ * The lines of a derun_read_text answer in either view, with the facts that say which lines they
+ * are: their numbers in the view, how many it has, whether the budget cut some, and the raw byte
+ * range they come from (for the screen, the range rendered).
+ */
+import type { DerunOutputChannel } from "../core/enums.ts";
+import { selectLines, type LineRange } from "../views/lines.ts";
+import { renderTranscript } from "./_screen-render.ts";
+import { selectText } from "./_text-select.ts";
+import type { Transcript } from "./_transcript.ts";
+
+export interface ReadTextLines {
+  readonly view: "text" | "screen";
+  readonly channel?: DerunOutputChannel;
+  readonly total_lines: number;
+  readonly first_line?: number;
+  readonly last_line?: number;
+  /** The budget (max_chars) left out lines that were asked for, or cut a line. */
+  readonly truncated: boolean;
+  /** The raw bytes the lines come from: [start_cursor, end_cursor) of the output. */
+  readonly start_cursor: string;
+  readonly end_cursor: string;
+  /** Screen: the byte the render started from (everything before it is not drawn). */
+  readonly rendered_from?: string;
+  /** Screen: the terminal size at the end, "120x30" ("assumed" when the session recorded none). */
+  readonly size?: string;
+  /** Screen: the lines are the frame of a full-screen program still on screen at the end. */
+  readonly alternate_screen?: boolean;
+  readonly lines: readonly string[];
+}
+
+export async function textLines(t: Transcript, range: LineRange, maxChars: number, channel?: DerunOutputChannel, signal?: AbortSignal): Promise<ReadTextLines> {
+  const selection = await selectText(t, range, { maxChars, channel, signal });
+  const { lines } = selection;
+  const start = lines.reduce((min, l) => Math.min(min, l.line.start), t.hi);
+  const end = lines.reduce((max, l) => Math.max(max, l.line.end), lines.length > 0 ? 0 : t.hi);
+  return {
+    view: "text",
+    ...(channel === undefined ? {} : { channel }),
+    total_lines: selection.total,
+    ...(lines.length > 0 ? { first_line: lines[0]!.number, last_line: lines[lines.length - 1]!.number } : {}),
+    truncated: selection.truncated || lines.some((l) => l.line.cut),
+    start_cursor: String(start),
+    end_cursor: String(end),
+    lines: lines.map((l) => l.line.text),
+  };
+}
+
+export async function screenLines(t: Transcript, range: LineRange, maxChars: number): Promise<ReadTextLines> {
+  const render = await renderTranscript(t);
+  const all = render.lines.map((line) => (line.length > maxChars ? line.slice(0, maxChars) : line));
+  const selection = selectLines(all, range, { maxChars });
+  const { lines } = selection;
+  return {
+    view: "screen",
+    total_lines: all.length,
+    ...(lines.length > 0 ? { first_line: lines[0]!.number, last_line: lines[lines.length - 1]!.number } : {}),
+    truncated: selection.truncated || render.lines.some((line) => line.length > maxChars),
+    start_cursor: String(render.from),
+    end_cursor: String(render.to),
+    rendered_from: String(render.from),
+    size: `${render.size.cols}x${render.size.rows}${render.sizeAssumed ? " assumed" : ""}`,
+    ...(render.alternate ? { alternate_screen: true } : {}),
+    lines: lines.map((l) => l.line),
+  };
+}

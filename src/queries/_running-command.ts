@@ -1,0 +1,50 @@
+/**
+ * The command a live `derun shell` session is running now. commands.jsonl gets a command only when
+ * it ends, but "the command I just ran" is often still running (a dev server, a watch build): its
+ * start is in the marks the shell printed after the last recorded command. Those bytes are scanned
+ * once and then only as they grow, per store and session, for the life of the server.
+ */
+import type { CommandRecord } from "../core/shell/commands.ts";
+import { CommandTracker } from "../core/shell/commands.ts";
+import { MarkParser } from "../core/shell/marks.ts";
+import { isLiveState, type SessionInfo, type Store } from "../core/store.ts";
+
+/** Bytes read per step of the scan. */
+const BLOCK = 1 << 20;
+
+interface Scan {
+  readonly startedAt: string;
+  /** The recorded commands this scan began after. */
+  readonly recorded: number;
+  readonly parser: MarkParser;
+  readonly tracker: CommandTracker;
+}
+
+const scans = new WeakMap<Store, Map<string, Scan>>();
+
+/**
+ * The running command of a live shell session (numbered after `records`), or undefined: the session
+ * ended, records no commands, or sits at its prompt.
+ */
+export async function runningCommand(store: Store, info: SessionInfo, records: readonly CommandRecord[]): Promise<CommandRecord | undefined> {
+  if (!isLiveState(info.state) || !info.meta.records_commands) return undefined;
+  const id = info.meta.session_id;
+  let sessions = scans.get(store);
+  if (!sessions) scans.set(store, (sessions = new Map()));
+  let scan = sessions.get(id);
+  if (!scan || scan.startedAt !== info.meta.started_at || scan.recorded !== records.length) {
+    // Start where the last recorded command ended (its end mark, which the tracker passes over).
+    const last = records.at(-1);
+    const from = last ? (last.output_end ?? last.prompt_end ?? last.prompt_start ?? 0) : 0;
+    scan = { startedAt: info.meta.started_at, recorded: records.length, parser: new MarkParser({ startOffset: from }), tracker: new CommandTracker() };
+    sessions.set(id, scan);
+  }
+  while (scan.parser.offset < info.output_bytes) {
+    const read = await store.read(id, scan.parser.offset, Math.min(BLOCK, info.output_bytes - scan.parser.offset));
+    if (read.slices.length === 0) break;
+    for (const slice of read.slices) scan.tracker.apply(scan.parser.push(slice.bytes), Date.parse(slice.timestamp));
+  }
+  const running = scan.tracker.running;
+  if (!running) return undefined;
+  return { ...running, number: (records.at(-1)?.number ?? 0) + running.number, output_end: null, ended_at: null, exit_code: null };
+}

@@ -1,0 +1,106 @@
+/**
+ * One transcript searched: its text view streamed window by window through TextSearch (never the
+ * whole transcript in memory), lines numbered as derun_read_text numbers them, and the matches as
+ * grep shows them (`N:` a matching line, `N-` context). Long lines are cut around the match.
+ */
+import type { DerunOutputChannel } from "../core/enums.ts";
+import { TextSearch, type SearchMatch } from "../views/search.ts";
+import { TextView, type TextLine } from "../views/text.ts";
+import { chunksOf } from "../views/window.ts";
+import { subjectOf, subjectText, type Subject } from "./_subject.ts";
+import { SEP } from "./_render.ts";
+import { windowsForward, type Transcript } from "./_transcript.ts";
+
+/** Characters shown of a matching line (around the match) and of a context line. */
+const MATCH_LINE_CHARS = 400;
+const CONTEXT_LINE_CHARS = 200;
+
+export interface FoundLine {
+  readonly line: number;
+  readonly text: string;
+}
+
+export interface FoundMatch extends FoundLine {
+  /** Where the match begins in the line's text, and what it matched. */
+  readonly column: number;
+  readonly match: string;
+  /** The line's raw bytes: [start_cursor, end_cursor). */
+  readonly start_cursor: string;
+  readonly end_cursor: string;
+  readonly before: readonly FoundLine[];
+  readonly after: readonly FoundLine[];
+}
+
+export type Found = Subject & {
+  readonly channel?: DerunOutputChannel;
+  readonly lines_searched: number;
+  readonly match_count: number;
+  readonly matches: readonly FoundMatch[];
+};
+
+export interface SearchTranscriptOptions {
+  readonly pattern: string;
+  readonly literal?: boolean;
+  readonly ignoreCase?: boolean;
+  readonly context: number;
+  readonly maxMatches: number;
+  readonly channel?: DerunOutputChannel;
+  readonly signal?: AbortSignal;
+}
+
+export async function searchTranscript(t: Transcript, options: SearchTranscriptOptions): Promise<Found> {
+  const search = new TextSearch(options);
+  const view = new TextView();
+  let number = 1;
+  for await (const window of windowsForward(t, t.lo, options.signal)) {
+    for (const chunk of chunksOf(window, t.spans, options.channel)) {
+      for (const line of view.write(chunk.channel, chunk.bytes, chunk.offset)) search.push(number++, line);
+    }
+  }
+  for (const line of view.partials()) search.push(number++, line);
+  const result = search.result();
+  return {
+    ...subjectOf(t),
+    ...(options.channel === undefined ? {} : { channel: options.channel }),
+    lines_searched: result.linesSearched,
+    match_count: result.matchCount,
+    matches: result.matches.map(found),
+  };
+}
+
+const clip = (text: string, max: number, around = 0): string => {
+  if (text.length <= max) return text;
+  const from = Math.max(0, Math.min(around - max / 4, text.length - max));
+  return `${from > 0 ? "…" : ""}${text.slice(from, from + max)}${from + max < text.length ? "…" : ""}`;
+};
+
+const context = (l: { number: number; line: TextLine }): FoundLine => ({ line: l.number, text: clip(l.line.text, CONTEXT_LINE_CHARS) });
+
+const found = (m: SearchMatch): FoundMatch => ({
+  line: m.number,
+  text: clip(m.line.text, MATCH_LINE_CHARS, m.column),
+  column: m.column,
+  match: m.match,
+  start_cursor: String(m.line.start),
+  end_cursor: String(m.line.end),
+  before: m.before.map(context),
+  after: m.after.map(context),
+});
+
+/** A session's matches: a header line, then grep-style lines (`--` between groups that do not touch). */
+export function renderFound(f: Found): string {
+  const facts = [subjectText(f)];
+  if (f.channel) facts.push(f.channel);
+  facts.push(`${f.match_count} of ${f.lines_searched} lines match`);
+  const out = [`== ${facts.join(SEP)}`];
+  let last = 0;
+  for (const m of f.matches) {
+    const first = m.before[0]?.line ?? m.line;
+    if (last > 0 && first > last + 1) out.push("--");
+    for (const b of m.before) out.push(`${b.line}-${b.text}`);
+    out.push(`${m.line}:${m.text}`);
+    for (const a of m.after) out.push(`${a.line}-${a.text}`);
+    last = m.after.at(-1)?.line ?? m.line;
+  }
+  return out.join("\n");
+}

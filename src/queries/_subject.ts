@@ -1,0 +1,55 @@
+/**
+ * What a view answer is about: a session, or one command of a shell session, with how it ended, so
+ * one answer tells an agent whether the thing failed as well as what it printed.
+ */
+import type { DerunSessionState } from "../core/enums.ts";
+import type { Transcript } from "./_transcript.ts";
+import { commandLine, oneLine, outcome, SEP } from "./_render.ts";
+
+export interface CommandFacts {
+  readonly number: number;
+  /** Still running: no end mark yet (its output so far). */
+  readonly running?: true;
+  readonly command_line: string | null;
+  readonly cwd: string | null;
+  readonly exit_code: number | null;
+  readonly started_at: string | null;
+  readonly ended_at: string | null;
+}
+
+export interface Subject {
+  readonly session_id: string;
+  readonly session_state: DerunSessionState;
+  readonly exit_code?: number;
+  readonly signal?: string;
+  readonly error?: string;
+  /** The session's command (argv). */
+  readonly session_command: readonly string[];
+  readonly command?: CommandFacts;
+}
+
+export const subjectOf = (t: Transcript): Subject => {
+  const final = t.info.final;
+  const c = t.command;
+  return {
+    session_id: t.sessionId,
+    session_state: t.info.state,
+    ...(final?.exit_code === undefined ? {} : { exit_code: final.exit_code }),
+    ...(final?.signal === undefined ? {} : { signal: final.signal }),
+    ...(final?.error === undefined ? {} : { error: final.error }),
+    session_command: t.info.meta.command,
+    ...(c ? { command: { number: c.number, ...(c.output_end === null && c.ended_at === null ? { running: true as const } : {}), command_line: c.command_line, cwd: c.cwd, exit_code: c.exit_code, started_at: c.started_at, ended_at: c.ended_at } } : {}),
+  };
+};
+
+/** "session build: exited 2 · make -j8", or "command 3 of session sh1: exit 1 · in /app · npm test". */
+export const subjectText = (s: Subject): string => {
+  const session = `session ${s.session_id}`;
+  if (!s.command) return `${session}: ${outcome({ state: s.session_state, exit_code: s.exit_code, signal: s.signal, error: s.error })}${SEP}${commandLine(s.session_command)}`;
+  const c = s.command;
+  const status = c.running ? "running" : c.exit_code === null ? "no exit status" : `exit ${c.exit_code}`;
+  const facts = [`command ${c.number} of ${session}: ${status}`];
+  if (c.cwd) facts.push(`in ${oneLine(c.cwd, 80)}`);
+  facts.push(c.command_line === null ? "(command line not recorded)" : `$ ${oneLine(c.command_line, 120)}`);
+  return facts.join(SEP);
+};

@@ -1,0 +1,61 @@
+/**
+ * derun_read_output and derun_wait_output with `view: "text"`: the same byte window as a raw read,
+ * shown as the text view (control sequences removed, redraws collapsed), consecutive lines of one
+ * channel as one chunk. Cursors stay byte offsets. While more bytes follow (or may), the window ends
+ * after its last LF so that no line is split between two reads, unless it holds no LF at all.
+ */
+import { SCHEMA_VERSION, type DerunOutputChannel } from "../core/enums.ts";
+import { isLiveState, type Store } from "../core/store.ts";
+import { TextView, type TextLine } from "../views/text.ts";
+import { chunksOf } from "../views/window.ts";
+import type { OutputChunk, OutputWindow } from "./_output.ts";
+import { utf8Boundary } from "./_utf8.ts";
+
+interface Group {
+  readonly channel: DerunOutputChannel;
+  readonly start: number;
+  end: number;
+  readonly lines: string[];
+  open: boolean;
+}
+
+export async function readTextView(store: Store, sessionId: string, cursor: number, maxBytes: number): Promise<OutputWindow> {
+  const read = await store.read(sessionId, cursor, maxBytes);
+  const live = isLiveState(read.state);
+  const first = read.slices[0];
+  const start = first?.start ?? read.next_cursor;
+  const bytes = read.slices.length === 0 ? new Uint8Array(0) : Buffer.concat(read.slices.map((s) => s.bytes));
+  let length = bytes.length;
+  if (start + length < read.output_bytes || live) {
+    const lf = bytes.lastIndexOf(0x0a);
+    length = lf >= 0 ? lf + 1 : utf8Boundary(bytes, length);
+  }
+  const end = start + length;
+  const spans = read.slices.map((s) => ({ offset: s.start, length: s.end - s.start, channel: s.channel }));
+  const view = new TextView();
+  const lines: TextLine[] = [];
+  for (const chunk of chunksOf({ offset: start, bytes: bytes.subarray(0, length) }, spans)) lines.push(...view.write(chunk.channel, chunk.bytes, chunk.offset));
+  lines.push(...view.partials());
+  const groups: Group[] = [];
+  for (const line of lines) {
+    const last = groups[groups.length - 1];
+    if (last && last.channel === line.channel && !last.open) {
+      last.lines.push(line.text);
+      last.end = line.end;
+      last.open = line.partial;
+    } else groups.push({ channel: line.channel, start: line.start, end: line.end, lines: [line.text], open: line.partial });
+  }
+  const timestampAt = (offset: number) => read.slices.find((s) => s.end > offset)?.timestamp ?? first?.timestamp ?? "";
+  const chunks: OutputChunk[] = groups.map((g) => ({
+    channel: g.channel,
+    start_cursor: String(g.start),
+    end_cursor: String(g.end),
+    timestamp: timestampAt(g.start),
+    data: g.lines.join("\n") + (g.open ? "" : "\n"),
+  }));
+  const atTail = end === read.output_bytes;
+  return {
+    committedEnd: read.output_bytes,
+    result: { schema_version: SCHEMA_VERSION, session_id: sessionId, chunks, next_cursor: String(end), at_tail: atTail, eof: atTail && !live, session_state: read.state },
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * Lines of a transcript's text view by number, reading only what they need: a tail walks back from
+ * the end (TailScan), a head or a range counts LF bytes forward to its first line and runs the view
+ * from there. Line N ends at the N-th LF of the range (of `channel`'s bytes when given), so numbers
+ * are those of the whole view; the lines still open at the end come last.
+ */
+import type { DerunOutputChannel } from "../core/enums.ts";
+import { LineSelector, nthLfBackward, nthLfForward, type LineRange, type NumberedLine } from "../views/lines.ts";
+import { TailScan } from "../views/tail-scan.ts";
+import { TextView, type TextLine } from "../views/text.ts";
+import { chunksOf, type ChannelSpan } from "../views/window.ts";
+import { textLineTotal } from "./_line-count.ts";
+import { BLOCK, lastSpanBefore, readWindow, windowsForward, type Transcript } from "./_transcript.ts";
+
+export interface TextSelection {
+  readonly lines: readonly NumberedLine<TextLine>[];
+  /** Lines of the view in the range. */
+  readonly total: number;
+  /** The budget left out lines of the range asked for. */
+  readonly truncated: boolean;
+}
+
+export interface TextSelectOptions {
+  readonly channel?: DerunOutputChannel;
+  readonly maxChars: number;
+  readonly signal?: AbortSignal;
+}
+
+/** The lines of `range` in the transcript's text view, within `maxChars`. */
+export async function selectText(t: Transcript, range: LineRange, options: TextSelectOptions): Promise<TextSelection> {
+  const { lfs, total } = await textLineTotal(t, options.channel, options.signal);
+  const selector = new LineSelector<TextLine>(range, { maxChars: options.maxChars });
+  if ("tail" in range) {
+    // TailScan's `from` is already where the earliest line still open at the tail began, on any channel.
+    const start = await tailStart(t, range.tail, options.channel);
+    await runView(t, start.from, new Map(), lfs - start.lfs + 1, selector, start.after, options);
+  } else {
+    // Lines past the last LF are the open ones: start after the last LF and let the selector skip to them.
+    const first = "head" in range ? 1 : range.from;
+    const skip = Math.min(first - 1, lfs);
+    const at = skip === 0 ? t.lo : await afterNthLf(t, skip, options.channel);
+    if (at !== undefined) {
+      const starts = await lineStartsAt(t, at, options.channel);
+      await runView(t, Math.min(at, ...starts.values()), starts, skip + 1, selector, at, options);
+    }
+  }
+  const { lines, truncated } = selector.result();
+  return { lines, total, truncated };
+}
+
+/**
+ * Runs the view from `from` (each channel from its own start in `starts`) to the range's end and
+ * offers the selector the lines that end after `after`, numbered from `first`; the open lines last.
+ */
+async function runView(
+  t: Transcript,
+  from: number,
+  starts: ReadonlyMap<DerunOutputChannel, number>,
+  first: number,
+  selector: LineSelector<TextLine>,
+  after: number,
+  options: TextSelectOptions,
+): Promise<void> {
+  const view = new TextView();
+  let number = first;
+  // A line longer than the whole budget is cut to it (the view already cuts at 1 MiB).
+  const clipped = (line: TextLine) => (line.text.length > options.maxChars ? { ...line, text: line.text.slice(0, options.maxChars), cut: true } : line);
+  const offer = (line: TextLine) => line.end <= after || selector.push(number++, clipped(line));
+  for await (const window of windowsForward(t, from, options.signal)) {
+    for (const chunk of chunksOf(window, t.spans, options.channel)) {
+      const start = starts.get(chunk.channel) ?? from;
+      if (chunk.offset + chunk.bytes.length <= start) continue;
+      const bytes = chunk.offset < start ? chunk.bytes.subarray(start - chunk.offset) : chunk.bytes;
+      for (const line of view.write(chunk.channel, bytes, Math.max(start, chunk.offset))) if (!offer(line)) return;
+    }
+  }
+  for (const line of view.partials()) if (!offer(line)) return;
+}
+
+/** Where the tail of `lines` lines begins: TailScan fed backward windows and every record of the range. */
+async function tailStart(t: Transcript, lines: number, channel?: DerunOutputChannel) {
+  // TailScan reads offsets from the output's start; a command's range is shifted to start at 0.
+  const shift = t.lo;
+  const spans: readonly ChannelSpan[] = shift === 0 ? t.spans : t.spans.map((s) => clip(s, t.lo, t.hi, shift));
+  const scan = new TailScan(lines, channel);
+  let end: number | undefined = t.hi - shift;
+  let result;
+  while (end !== undefined && end > 0 && !result) {
+    const window = await readWindow(t, Math.max(t.lo, end + shift - BLOCK), end + shift);
+    result = scan.feed({ offset: window.offset - shift, bytes: window.bytes }, spans);
+    end = scan.nextEnd(spans);
+  }
+  result ??= scan.finish();
+  return { from: result.from + shift, after: result.after + shift, lfs: result.lfs };
+}
+
+const clip = (s: ChannelSpan, lo: number, hi: number, shift: number): ChannelSpan => {
+  const from = Math.max(s.offset, lo);
+  return { offset: from - shift, length: Math.min(s.offset + s.length, hi) - from, channel: s.channel };
+};
+
+/** Just past the `n`-th LF of the range (of `channel`), or undefined when it has fewer. */
+async function afterNthLf(t: Transcript, n: number, channel?: DerunOutputChannel): Promise<number | undefined> {
+  let left = n;
+  for await (const window of windowsForward(t)) {
+    const hit = nthLfForward(window, left, window.offset, channel === undefined ? {} : { channel, spans: t.spans });
+    if (hit.at !== undefined) return hit.at + 1;
+    left -= hit.found;
+  }
+  return undefined;
+}
+
+/**
+ * Where each channel's line open at offset `at` began: just past its last LF before `at`, or its
+ * first byte in the range. Only a merged view of several channels needs this; one channel's line
+ * open at a point just past its LF begins there.
+ */
+async function lineStartsAt(t: Transcript, at: number, channel?: DerunOutputChannel): Promise<Map<DerunOutputChannel, number>> {
+  const starts = new Map<DerunOutputChannel, number>();
+  if (channel !== undefined || t.channels.length <= 1) return starts;
+  for (const c of t.channels) {
+    let before = at;
+    for (let i = lastSpanBefore(t, c, before); ; i = lastSpanBefore(t, c, before)) {
+      if (i < 0) {
+        const firstOfChannel = t.spans.find((s) => s.channel === c);
+        starts.set(c, Math.max(t.lo, Math.min(at, firstOfChannel?.offset ?? at)));
+        break;
+      }
+      const span = t.spans[i]!;
+      const end = Math.min(before, span.offset + span.length);
+      const window = await readWindow(t, Math.max(span.offset, end - BLOCK), end);
+      const hit = nthLfBackward(window, 1, end, { channel: c, spans: t.spans });
+      if (hit.at !== undefined) {
+        starts.set(c, hit.at + 1);
+        break;
+      }
+      before = window.offset;
+      if (before <= t.lo) {
+        starts.set(c, t.lo);
+        break;
+      }
+    }
+  }
+  return starts;
+}

@@ -1,0 +1,109 @@
+/**
+ * A transcript as the view queries read it: one session's committed output, or one recorded
+ * command's part of it, fixed at the moment the query starts (a live session's later bytes wait for
+ * the next call). Windows are read from the store on demand, never the whole range at once.
+ */
+import type { DerunOutputChannel } from "../core/enums.ts";
+import { DerunError } from "../core/errors.ts";
+import type { CommandRecord } from "../core/shell/commands.ts";
+import type { IndexRecord, SessionInfo, Store } from "../core/store.ts";
+import { firstSpanEndingAfter, type ByteWindow } from "../views/window.ts";
+import { runningCommand } from "./_running-command.ts";
+import { resolveSessionId } from "./session-ref.ts";
+
+/** Bytes read per window when streaming (the views work on whole windows). */
+export const BLOCK = 1 << 20;
+
+export interface Transcript {
+  readonly store: Store;
+  readonly sessionId: string;
+  readonly info: SessionInfo;
+  /** The range: `[lo, hi)` of output.bin. */
+  readonly lo: number;
+  readonly hi: number;
+  /** The index records that overlap the range, in order (the first and last may reach past it). */
+  readonly spans: readonly IndexRecord[];
+  /** The channels that wrote in the range, in order of their first byte there. */
+  readonly channels: readonly DerunOutputChannel[];
+  /** Set when the range is one command of a shell session. */
+  readonly command?: CommandRecord;
+}
+
+/** Which command: its number, or the last one recorded. */
+export type CommandSelector = number | "last";
+
+/**
+ * The session's whole committed output, or the output of `command` (DerunError invalid_argument when
+ * it has none). `session` is an id, `last` or `last~N`.
+ */
+export async function openTranscript(store: Store, session: string, command?: CommandSelector): Promise<Transcript> {
+  const sessionId = await resolveSessionId(store, session);
+  const info = await store.get(sessionId);
+  const all = await store.records(sessionId);
+  const record = command === undefined ? undefined : await findCommand(store, info, command);
+  const lo = record ? Math.min(record.output_start!, info.output_bytes) : 0;
+  const hi = record ? Math.min(record.output_end ?? info.output_bytes, info.output_bytes) : info.output_bytes;
+  const first = firstSpanEndingAfter(all, lo);
+  let last = first;
+  while (last < all.length && all[last]!.offset < hi) last++;
+  const spans = hi > lo ? all.slice(first, last) : [];
+  const channels: DerunOutputChannel[] = [];
+  for (const span of spans) if (!channels.includes(span.channel)) channels.push(span.channel);
+  return { store, sessionId, info, lo, hi, spans, channels, ...(record ? { command: record } : {}) };
+}
+
+/** A recorded command, or the one running now (its output so far: `output_end` null). */
+async function findCommand(store: Store, info: SessionInfo, selector: CommandSelector): Promise<CommandRecord> {
+  const id = info.meta.session_id;
+  const records = await store.commands(id);
+  const running = await runningCommand(store, info, records);
+  const all = running ? [...records, running] : records;
+  if (all.length === 0) {
+    const why = info.meta.records_commands ? "no command has run yet" : "it is not a `derun shell` session";
+    throw new DerunError("invalid_argument", `session ${id} has no recorded commands: ${why}`);
+  }
+  const record = selector === "last" ? all[all.length - 1]! : all.find((r) => r.number === selector);
+  if (!record) throw new DerunError("invalid_argument", `session ${id} has no command ${selector} (its commands are 1-${all.at(-1)!.number})`);
+  if (record.output_start === null) {
+    throw new DerunError("invalid_argument", `command ${record.number} of session ${id} has no recorded output range (the shell sent no output-start mark)`);
+  }
+  return record;
+}
+
+/** `[from, to)` of output.bin (clamped to the range) as one window. */
+export async function readWindow(t: Transcript, from: number, to: number): Promise<ByteWindow> {
+  const start = Math.max(t.lo, from);
+  const end = Math.min(t.hi, to);
+  if (end <= start) return { offset: start, bytes: new Uint8Array(0) };
+  const read = await t.store.read(t.sessionId, start, end - start);
+  const first = read.slices[0];
+  if (!first) return { offset: start, bytes: new Uint8Array(0) };
+  const length = read.next_cursor - first.start;
+  // The store cuts its slices from one buffer per read: view them as one, without a copy.
+  const contiguous = read.slices.every((s) => s.bytes.buffer === first.bytes.buffer && s.bytes.byteOffset === first.bytes.byteOffset + (s.start - first.start));
+  const bytes = contiguous ? new Uint8Array(first.bytes.buffer, first.bytes.byteOffset, length) : Buffer.concat(read.slices.map((s) => s.bytes));
+  return { offset: first.start, bytes };
+}
+
+/** Windows of at most `block` bytes from `from` to the range's end, in order. */
+export async function* windowsForward(t: Transcript, from = t.lo, signal?: AbortSignal, block = BLOCK): AsyncGenerator<ByteWindow> {
+  for (let at = Math.max(from, t.lo); at < t.hi; ) {
+    if (signal?.aborted) return; // nobody reads the answer of a cancelled call
+    const window = await readWindow(t, at, at + block);
+    if (window.bytes.length === 0) return;
+    yield window;
+    at = window.offset + window.bytes.length;
+  }
+}
+
+/** Whether the range is the session's whole output (line counts of finished sessions are recorded). */
+export const isWholeSession = (t: Transcript): boolean => t.command === undefined;
+
+/** The last record of `channel` that starts before `before` (index into spans), or -1. */
+export function lastSpanBefore(t: Transcript, channel: DerunOutputChannel, before: number): number {
+  for (let i = firstSpanEndingAfter(t.spans, before - 1); i >= 0; i--) {
+    const span = t.spans[i];
+    if (span && span.channel === channel && span.offset < before) return i;
+  }
+  return -1;
+}

@@ -1,0 +1,77 @@
+/**
+ * derun_wait_output with `until`: the text view of the output past the cursor, line by line as it is
+ * committed, until a line matches the pattern. The line still being written (a prompt, a progress
+ * line) is tested as it stands each time new bytes are committed. Only committed bytes are read, so
+ * the answer never comes before the matching line is on disk.
+ */
+import { SCHEMA_VERSION } from "../core/enums.ts";
+import { isLiveState, type Store } from "../core/store.ts";
+import { TextView, type TextLine } from "../views/text.ts";
+import type { ReadOutputResult } from "./_output.ts";
+import { BLOCK } from "./_transcript.ts";
+
+/** Characters of a line the pattern runs on (as search does: bounded work per line). */
+const MATCH_CHARS = 4096;
+
+export interface UntilResult extends ReadOutputResult {
+  /** What the pattern matched, when it did; the line is the answer's one chunk. */
+  readonly match?: string;
+  readonly timed_out: boolean;
+  readonly waited_ms: number;
+}
+
+export async function waitUntil(
+  store: Store,
+  sessionId: string,
+  cursor: number,
+  pattern: RegExp,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<UntilResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const view = new TextView();
+  const tested = new Map<string, string>(); // an open line's text when last tested, per channel
+  let scanned = cursor;
+  /** The time of the record that completed (or last extended) the line being tested. */
+  let timestamp = "";
+  const answer = (end: number, committed: number, state: ReadOutputResult["session_state"], line?: TextLine, match?: string): UntilResult => {
+    const atTail = end === committed;
+    const chunk = line && { channel: line.channel, start_cursor: String(line.start), end_cursor: String(line.end), timestamp, data: line.text };
+    return {
+      schema_version: SCHEMA_VERSION,
+      session_id: sessionId,
+      chunks: chunk ? [chunk] : [],
+      next_cursor: String(end),
+      at_tail: atTail,
+      eof: atTail && !isLiveState(state),
+      session_state: state,
+      ...(match === undefined ? {} : { match }),
+      timed_out: line === undefined && isLiveState(state),
+      waited_ms: elapsed(),
+    };
+  };
+  const test = (line: TextLine) => pattern.exec(line.text.length > MATCH_CHARS ? line.text.slice(0, MATCH_CHARS) : line.text)?.[0];
+  for (;;) {
+    const read = await store.read(sessionId, scanned, BLOCK);
+    scanned = Math.max(scanned, Math.min(read.next_cursor, read.output_bytes));
+    for (const slice of read.slices) {
+      timestamp = slice.timestamp;
+      for (const line of view.write(slice.channel, slice.bytes, slice.start)) {
+        tested.delete(line.channel);
+        const match = test(line);
+        if (match !== undefined) return { ...answer(line.end, read.output_bytes, read.state, line, match), timed_out: false };
+      }
+    }
+    if (scanned < read.output_bytes && !signal.aborted && elapsed() < timeoutMs) continue; // more committed: read on
+    for (const line of view.partials()) {
+      if (tested.get(line.channel) === line.text) continue;
+      tested.set(line.channel, line.text);
+      const match = test(line);
+      if (match !== undefined) return { ...answer(scanned, read.output_bytes, read.state, line, match), timed_out: false };
+    }
+    const remaining = timeoutMs - elapsed();
+    if (!isLiveState(read.state) || remaining <= 0 || signal.aborted) return answer(scanned, read.output_bytes, read.state);
+    await store.waitForOutput(sessionId, scanned, remaining, signal);
+  }
+}

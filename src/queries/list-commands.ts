@@ -1,0 +1,105 @@
+import { type } from "arktype";
+import { SCHEMA_VERSION } from "../core/enums.ts";
+import type { CommandRecord } from "../core/shell/commands.ts";
+import type { SessionInfo, Store } from "../core/store.ts";
+import { defineQuery } from "./query.ts";
+import { capped, positiveIntegerType, sessionIdType } from "./_args.ts";
+import { runningCommand } from "./_running-command.ts";
+import { resolveSessionId } from "./session-ref.ts";
+import { oneLine, SEP, size, when } from "./_render.ts";
+
+const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 1000;
+
+/** One command as derun_list_commands lists it. */
+export interface CommandRow {
+  readonly session_id: string;
+  readonly number: number;
+  readonly command_line: string | null;
+  readonly cwd: string | null;
+  readonly exit_code: number | null;
+  readonly started_at: string | null;
+  readonly ended_at: string | null;
+  /** Bytes of output between the command's start and end marks (null: no output range recorded); so far, when running. */
+  readonly output_bytes: number | null;
+  /** No end mark yet: the command is running now. */
+  readonly running?: true;
+  /** What the shell's marks did not say (see docs/format.md). */
+  readonly missing: readonly string[];
+}
+
+const rowOf = (sessionId: string, r: CommandRecord, outputBytes?: number): CommandRow => ({
+  session_id: sessionId,
+  number: r.number,
+  command_line: r.command_line,
+  cwd: r.cwd,
+  exit_code: r.exit_code,
+  started_at: r.started_at,
+  ended_at: r.ended_at,
+  output_bytes: r.output_start === null ? null : (r.output_end ?? outputBytes ?? r.output_start) - r.output_start,
+  missing: r.missing,
+  ...(r.output_end === null && r.ended_at === null ? { running: true as const } : {}),
+});
+
+/** A session's commands, newest first, the running one (if any) at the top. */
+async function commandsOf(store: Store, info: SessionInfo): Promise<CommandRow[]> {
+  const id = info.meta.session_id;
+  const records = await store.commands(id);
+  const running = await runningCommand(store, info, records);
+  return [...records, ...(running ? [running] : [])].map((r) => rowOf(id, r, info.output_bytes)).reverse();
+}
+
+/** The newest `limit` commands of the shell sessions, newest first (sessions are listed newest first). */
+async function newestCommands(store: Store, limit: number): Promise<CommandRow[]> {
+  const rows: CommandRow[] = [];
+  const shells = (await store.list()).filter((s: SessionInfo) => s.meta.records_commands);
+  for (const session of shells) {
+    // A session that ended before the oldest row kept so far began cannot hold a newer command.
+    if (rows.length >= limit && session.ended_at !== undefined && session.ended_at < (rows[limit - 1]!.started_at ?? "")) continue;
+    rows.push(...(await commandsOf(store, session)));
+    rows.sort((a, b) => (b.started_at ?? "").localeCompare(a.started_at ?? "") || b.number - a.number);
+    rows.length = Math.min(rows.length, limit);
+  }
+  return rows;
+}
+
+/** derun_list_commands: the commands typed in `derun shell` sessions, each with its exit status. */
+export default defineQuery({
+  name: "derun_list_commands",
+  description: [
+    "Commands typed in `derun shell` sessions, newest first (of all sessions without session_id), with cwd",
+    "and exit code.",
+  ].join(" "),
+  input: type({
+    "session_id?": sessionIdType,
+    "limit?": positiveIntegerType.configure({ description: `default ${DEFAULT_LIMIT}` }),
+    "+": "reject",
+  }),
+  annotations: {
+    title: "List shell commands",
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+  async handler(input, { store }) {
+    const limit = capped(input.limit, DEFAULT_LIMIT, MAX_LIMIT);
+    let commands: CommandRow[];
+    if (input.session_id === undefined) commands = await newestCommands(store, limit);
+    else commands = (await commandsOf(store, await store.get(await resolveSessionId(store, input.session_id)))).slice(0, limit);
+    return { schema_version: SCHEMA_VERSION, commands };
+  },
+  render: ({ commands }) => {
+    const rows = commands.map((c) =>
+      [
+        `${c.session_id} #${c.number}`,
+        c.running ? "running" : c.exit_code === null ? "no exit status" : `exit ${c.exit_code}`,
+        c.output_bytes === null ? "no output range" : size(c.output_bytes),
+        when(c.started_at),
+        `${c.cwd === null ? "" : `${oneLine(c.cwd, 60)} `}$ ${c.command_line === null ? "(not recorded)" : oneLine(c.command_line, 120)}`,
+      ].join(SEP),
+    );
+    const header = commands.length === 0 ? "no commands recorded (only `derun shell` sessions record them)" : `${commands.length} command${commands.length === 1 ? "" : "s"}, newest first`;
+    return [header, ...rows].join("\n");
+  },
+});

@@ -1,0 +1,69 @@
+import { type } from "arktype";
+import { SCHEMA_VERSION } from "../core/enums.ts";
+import { DerunError } from "../core/errors.ts";
+import type { LineRange } from "../views/lines.ts";
+import { defineQuery } from "./query.ts";
+import { capped, channelType, commandType, positiveIntegerType, sessionIdType, TEXT_DEFAULT_LINES, TEXT_DEFAULT_MAX_CHARS, TEXT_MAX_MAX_CHARS } from "./_args.ts";
+import { subjectOf, subjectText, type Subject } from "./_subject.ts";
+import { lineSpan, SEP, withLines } from "./_render.ts";
+import { screenLines, textLines, type ReadTextLines } from "./_read-text-lines.ts";
+import { openTranscript } from "./_transcript.ts";
+
+export type ReadTextResult = Subject & ReadTextLines & { readonly schema_version: typeof SCHEMA_VERSION };
+
+/** Which lines were asked for: a tail by default. */
+function rangeOf(input: { tail_lines?: number; head_lines?: number; from_line?: number }): LineRange {
+  if (input.tail_lines !== undefined && (input.head_lines !== undefined || input.from_line !== undefined)) {
+    throw new DerunError("invalid_argument", "tail_lines goes alone: use head_lines, or from_line with head_lines as the count");
+  }
+  if (input.from_line !== undefined) return { from: input.from_line, count: input.head_lines ?? TEXT_DEFAULT_LINES };
+  if (input.head_lines !== undefined) return { head: input.head_lines };
+  return { tail: input.tail_lines ?? TEXT_DEFAULT_LINES };
+}
+
+/** derun_read_text: what a session (or one command of a shell session) printed, as a person would read it. */
+export default defineQuery({
+  name: "derun_read_text",
+  description: [
+    "What a session (or one command) printed, as lines, and how it ended. Default: the last lines of the",
+    "final screen (terminal sessions) or of the text (pipe sessions).",
+  ].join(" "),
+  input: type({
+    session_id: sessionIdType,
+    "view?": type("'text' | 'screen'").configure({ description: "screen: the terminal at the end; text: all lines" }),
+    "tail_lines?": positiveIntegerType.configure({ description: `default ${TEXT_DEFAULT_LINES}` }),
+    "head_lines?": positiveIntegerType.configure({ description: "count from from_line" }),
+    "from_line?": positiveIntegerType,
+    "channel?": channelType,
+    "max_chars?": positiveIntegerType.configure({ description: `default ${TEXT_DEFAULT_MAX_CHARS}` }),
+    "command?": commandType,
+    "+": "reject",
+  }),
+  annotations: {
+    title: "Read session text",
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+  structured: false,
+  async handler(input, { store, signal }): Promise<ReadTextResult> {
+    const range = rangeOf(input);
+    const t = await openTranscript(store, input.session_id, input.command);
+    const view = input.view ?? (t.info.meta.tty_attached ? "screen" : "text");
+    if (view === "screen" && input.channel !== undefined) throw new DerunError("invalid_argument", 'channel applies to view "text" (a screen shows every stream)');
+    const maxChars = capped(input.max_chars, TEXT_DEFAULT_MAX_CHARS, TEXT_MAX_MAX_CHARS);
+    const lines = view === "screen" ? await screenLines(t, range, maxChars) : await textLines(t, range, maxChars, input.channel, signal);
+    return { schema_version: SCHEMA_VERSION, ...subjectOf(t), ...lines };
+  },
+  render: (r) => {
+    const view =
+      r.view === "text"
+        ? `text${r.channel ? ` of ${r.channel}` : ""}`
+        : `screen${r.size?.endsWith("assumed") ? ` (${r.size})` : ""}${r.alternate_screen ? ", a full-screen program's last frame" : ""}`;
+    const facts = [subjectText(r), view, lineSpan(r.first_line, r.last_line, r.total_lines)];
+    if (r.truncated) facts.push("more lines than max_chars allows");
+    facts.push(`bytes ${r.start_cursor}-${r.end_cursor}`);
+    return withLines(facts.join(SEP), r.lines);
+  },
+});

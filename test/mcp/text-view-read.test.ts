@@ -1,0 +1,71 @@
+/**
+ * derun_read_output and derun_wait_output with `view: "text"`: the same cursors as a raw read, the
+ * chunks shown as the text view; pages end after a line so no line is split between two reads; raw
+ * stays the default and byte-exact.
+ */
+import { describe, expect, test } from "bun:test";
+import { call, connectInMemory, sessionOptions, textOf } from "./_harness.ts";
+
+const utf8 = (s: string) => new TextEncoder().encode(s);
+
+describe("view text", () => {
+  test("escape codes and redraws go, channels stay apart, cursors are byte offsets; raw is unchanged", async () => {
+    await using h = await connectInMemory();
+    const writer = await h.store.create(sessionOptions("v"));
+    const parts: Array<["stdout" | "stderr", string]> = [
+      ["stdout", "\x1b[32mok\x1b[0m 1\n"],
+      ["stdout", "progress 10%\rprogress 100%\n"],
+      ["stderr", "\x1b[31mwarning\x1b[0m: slow\n"],
+      ["stdout", "done\n"],
+    ];
+    for (const [channel, text] of parts) writer.append(channel, utf8(text));
+    await writer.finalize({ state: "exited", exit_code: 0 });
+    await writer[Symbol.asyncDispose]();
+    const text = await call(h.client, "derun_read_output", { session_id: "v", view: "text" });
+    const ends = [0, ...parts.map(([, s]) => utf8(s).length)].map((_, i, all) => all.slice(0, i + 1).reduce((a, b) => a + b, 0));
+    expect(text.result.chunks.map((c: any) => [c.channel, c.start_cursor, c.end_cursor, c.data])).toEqual([
+      ["stdout", "0", String(ends[2]), "ok 1\nprogress 100%\n"],
+      ["stderr", String(ends[2]), String(ends[3]), "warning: slow\n"],
+      ["stdout", String(ends[3]), String(ends[4]), "done\n"],
+    ]);
+    expect(text.result).toMatchObject({ next_cursor: String(ends[4]), eof: true });
+    expect(text.text).toBe(`session v · bytes 0-${ends[4]} · end of output, session exited\n[stdout]\nok 1\nprogress 100%\n[stderr]\nwarning: slow\n[stdout]\ndone\n`);
+    const raw = await call(h.client, "derun_read_output", { session_id: "v" });
+    expect(textOf(raw.result)).toBe(parts.map(([, s]) => s).join(""));
+    const refused = await call(h.client, "derun_read_output", { session_id: "v", view: "text", encoding: "base64" });
+    expect(refused).toMatchObject({ isError: true, text: 'view "text" is text: leave out encoding "base64"' });
+  });
+
+  test("pages end after a line: reading on with next_cursor gives every line once, none split", async () => {
+    await using h = await connectInMemory();
+    const writer = await h.store.create(sessionOptions("pages"));
+    const lines = Array.from({ length: 200 }, (_, i) => `\x1b[2mline\x1b[0m ${i + 1} ${"·".repeat(i % 17)}`);
+    writer.append("stdout", utf8(lines.join("\n") + "\n"));
+    await writer.finalize({ state: "exited", exit_code: 0 });
+    await writer[Symbol.asyncDispose]();
+    let cursor = "0";
+    let text = "";
+    for (let calls = 0; ; calls++) {
+      expect(calls).toBeLessThan(100);
+      const { result } = await call(h.client, "derun_read_output", { session_id: "pages", view: "text", cursor, max_bytes: 500 });
+      for (const chunk of result.chunks) expect(chunk.data.endsWith("\n")).toBe(true);
+      text += textOf(result);
+      cursor = result.next_cursor;
+      if (result.eof) break;
+    }
+    expect(text).toBe(lines.map((l) => Bun.stripANSI(l)).join("\n") + "\n");
+  });
+
+  test("a live session: the line still being written is shown once it is at the tail; wait_output takes view too", async () => {
+    await using h = await connectInMemory();
+    const writer = await h.store.create(sessionOptions("live"));
+    writer.append("stdout", utf8("first\nPassword: "));
+    const read = await call(h.client, "derun_read_output", { session_id: "live", view: "text" });
+    expect(read.result).toMatchObject({ next_cursor: "6", at_tail: false, eof: false });
+    expect(textOf(read.result)).toBe("first\n");
+    const prompt = await call(h.client, "derun_wait_output", { session_id: "live", view: "text", cursor: "6", timeout_ms: 5000 });
+    expect(prompt.result).toMatchObject({ next_cursor: "16", at_tail: true, eof: false, timed_out: false });
+    expect(textOf(prompt.result)).toBe("Password: ");
+    await writer[Symbol.asyncDispose]();
+  });
+});
