@@ -1,5 +1,5 @@
 /**
- * `derun tail -f` on live sessions recorded by real `derun run` processes: every byte arrives in
+ * `derun tail -f --view raw` on live sessions recorded by real `derun run` processes: every byte arrives in
  * order as the command writes it (the test writes the next piece only once the previous one has
  * come out of tail), and tail exits when the session ends, with its status.
  */
@@ -11,8 +11,9 @@ import { spawnInPty } from "../helpers/pty.ts";
 import { readSession } from "../helpers/session.ts";
 import { collect, startLive, waitUntil } from "./_recordings.ts";
 
+/** `derun tail -f --view raw`: these tests hold the follow to every byte. */
 function follow(root: string, ...args: string[]) {
-  const proc = Bun.spawn([...derunArgv(), "tail", "-f", ...args], { env: derunEnv(root), stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([...derunArgv(), "tail", "-f", "--view", "raw", ...args], { env: derunEnv(root), stdout: "pipe", stderr: "pipe" });
   return { proc, out: collect(proc.stdout), err: new Response(proc.stderr).text() };
 }
 
@@ -33,7 +34,7 @@ function watches(pid: number): boolean {
 
 const endsWith = (bytes: Uint8Array, piece: Uint8Array) => Buffer.from(bytes).subarray(-piece.length).equals(piece);
 
-describe("derun tail -f", () => {
+describe("derun tail -f --view raw", () => {
   test("receives every byte of a live pipe session in order and exits with its code", async () => {
     using state = tempDir();
     const live = await startLive(state.path, "live", 7);

@@ -30,7 +30,7 @@ export const commands = {
   },
   ls: { description: "List the recorded sessions, newest first.", load: () => import("./ls.ts") },
   show: { description: "Show everything known about one session: state, exit, times, retention and expiry.", load: () => import("./show.ts") },
-  cat: { description: "Print a session's output (--view raw: the exact bytes).", load: () => import("./cat.ts") },
+  cat: { description: "Print a session's output as text (--view screen: the terminal at the end, raw: the exact bytes).", load: () => import("./cat.ts") },
   tail: { description: "Print the last lines of a session's output; -f follows it live until it ends.", load: () => import("./tail.ts") },
   export: { description: "Write a session as an asciicast v2 recording, for asciinema's players.", load: () => import("./export.ts") },
   rm: { description: "Delete sessions now (a running one only with --force).", load: () => import("./rm.ts") },
