@@ -28,7 +28,7 @@ export const commands = {
       "Serve the recorded sessions to an AI agent over MCP on stdin/stdout (read-only). State root: DERUN_STATE_ROOT, else XDG_STATE_HOME/derun, else ~/.local/state/derun.",
     load: () => import("./mcp.ts"),
   },
-  ls: { description: "List the recorded sessions, newest first.", load: () => import("./ls.ts") },
+  ls: { description: "List the recorded sessions, newest first (--commands: the commands typed in derun shell sessions).", load: () => import("./ls.ts") },
   show: { description: "Show everything known about one session: state, exit, times, retention and expiry.", load: () => import("./show.ts") },
   cat: { description: "Print a session's output as text (--view screen: the terminal at the end, raw: the exact bytes).", load: () => import("./cat.ts") },
   tail: { description: "Print the last lines of a session's output; -f follows it live until it ends.", load: () => import("./tail.ts") },
