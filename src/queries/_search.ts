@@ -8,7 +8,7 @@ import { TextSearch, type SearchMatch } from "../views/search.ts";
 import type { TextLine } from "../views/text.ts";
 import { subjectOf, subjectText, type Subject } from "./_subject.ts";
 import { SEP } from "./_render.ts";
-import { textBatches } from "./_text-stream.ts";
+import { textBatches, type TextStreamOptions } from "./_text-stream.ts";
 import type { Transcript } from "./_transcript.ts";
 
 /** The pattern as search compiles it (the command line checks it before it searches, and colours with it). */
@@ -49,6 +49,8 @@ export interface SearchTranscriptOptions {
   readonly maxMatches: number;
   readonly channel?: DerunOutputChannel;
   readonly signal?: AbortSignal;
+  /** See {@link TextStreamOptions.onWindow}. */
+  readonly onWindow?: () => void;
 }
 
 export async function searchTranscript(t: Transcript, options: SearchTranscriptOptions): Promise<Found> {

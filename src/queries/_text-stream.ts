@@ -13,6 +13,8 @@ export interface TextStreamOptions {
   /** Only this channel's lines (numbered as that channel's view numbers them). */
   readonly channel?: DerunOutputChannel;
   readonly signal?: AbortSignal;
+  /** Called after each window: a long-running caller bounds its memory there (JSC collects lazily). */
+  readonly onWindow?: () => void;
 }
 
 /** Every line of the range's text view, in batches. */
@@ -24,6 +26,7 @@ export async function* textBatches(t: Transcript, options: TextStreamOptions = {
       for (const line of view.write(chunk.channel, chunk.bytes, chunk.offset)) lines.push(line);
     }
     if (lines.length > 0) yield lines;
+    options.onWindow?.();
   }
   const open = view.partials();
   if (open.length > 0) yield open;

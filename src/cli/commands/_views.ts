@@ -10,6 +10,7 @@ import { textBatches } from "../../queries/_text-stream.ts";
 import { openTranscript, type CommandSelector, type Transcript } from "../../queries/_transcript.ts";
 import { rawOutput } from "../../queries/raw-output.ts";
 import type { LineRange } from "../../views/lines.ts";
+import { MemoryBound } from "../../mcp/memory-bound.ts";
 import type { Reader } from "../reader.ts";
 import { ui, writeOut } from "../ui.ts";
 import { usageError } from "../usage.ts";
@@ -77,6 +78,9 @@ export async function printAll(reader: Reader, t: Transcript, view: View, channe
   }
   const out = new LineOut();
   if (view === "screen") out.lines((await screenOf(t, { head: ALL })).lines);
-  else for await (const lines of textBatches(t, { channel })) out.lines(lines.map((line) => line.text));
+  else {
+    const memory = new MemoryBound();
+    for await (const lines of textBatches(t, { channel, onWindow: () => memory.check() })) out.lines(lines.map((line) => line.text));
+  }
   out.flush();
 }

@@ -5,6 +5,7 @@
  * line matched, 1 when none did, 2 on an error (a bad pattern, a missing session).
  */
 import { SCHEMA_VERSION } from "../../core/enums.ts";
+import { MemoryBound } from "../../mcp/memory-bound.ts";
 import { describeError } from "../../core/errors.ts";
 import { compilePattern, searchTranscript, type Found } from "../../queries/_search.ts";
 import { openTranscript } from "../../queries/_transcript.ts";
@@ -57,7 +58,8 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const max = values.max === undefined ? DEFAULT_MAX : positiveInteger("--max", values.max);
   const command = commandSelector(values.command);
   if (command !== undefined && refs.length === 0) throw usageError('--command needs the session it belongs to: derun grep <pattern> <id> --command N|"last"');
-  const options = { pattern, literal: values["fixed-strings"], ignoreCase: values["ignore-case"], context, channel: values.channel };
+  const memory = new MemoryBound(); // a search streams gigabytes through short-lived strings: see MemoryBound
+  const options = { pattern, literal: values["fixed-strings"], ignoreCase: values["ignore-case"], context, channel: values.channel, onWindow: () => memory.check() };
   let highlight: RegExp;
   try {
     highlight = compilePattern(pattern, options);
