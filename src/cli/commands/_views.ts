@@ -5,12 +5,11 @@
  * exactly (colours replay on a terminal).
  */
 import type { DerunOutputChannel } from "../../core/enums.ts";
+import { MemoryBound } from "../../mcp/memory-bound.ts";
 import { screenLines, type ReadTextLines } from "../../queries/_read-text-lines.ts";
 import { textBatches } from "../../queries/_text-stream.ts";
 import { openTranscript, type CommandSelector, type Transcript } from "../../queries/_transcript.ts";
 import { rawOutput } from "../../queries/raw-output.ts";
-import type { LineRange } from "../../views/lines.ts";
-import { MemoryBound } from "../../mcp/memory-bound.ts";
 import type { Reader } from "../reader.ts";
 import { ui, writeOut } from "../ui.ts";
 import { usageError } from "../usage.ts";
@@ -57,8 +56,11 @@ export async function openTarget(reader: Reader, ref: string, view: View, channe
   return t;
 }
 
+/** All the screen's lines, or its last ones. */
+export type ScreenRange = { readonly head: number } | { readonly tail: number };
+
 /** The screen's lines of `range`; says on stderr when the render could not reach back as far as that. */
-export async function screenOf(t: Transcript, range: LineRange): Promise<ReadTextLines> {
+export async function screenOf(t: Transcript, range: ScreenRange): Promise<ReadTextLines> {
   const screen = await screenLines(t, range, ALL);
   const from = Number(screen.rendered_from);
   const wanted = "tail" in range ? range.tail : Number.POSITIVE_INFINITY;
