@@ -19,6 +19,7 @@ const derun = (...args: string[]) => runDerun(args, { stateRoot: root });
 const count = (s: string, part: string) => s.split(part).length - 1;
 const linesOf = (bytes: Uint8Array) => text(bytes).split("\n").slice(0, -1);
 
+// Real programs, recorded one after the other: more than Bun's 5 s on a loaded machine.
 beforeAll(async () => {
   const doc = document(path.join(work.path, "doc.txt"), 2000);
   await recordInPty(root, "progress", ["python3", "-c", spinnerScript]);
@@ -50,7 +51,7 @@ beforeAll(async () => {
   await recordWithPipes(root, "long", ["sh", "-c", "seq 1 300000; printf 'open end'"]);
   // 7.9 MB: more than the 4 MiB the screen renders.
   await recordInPty(root, "big", ["seq", "1", "1000000"]);
-});
+}, 120_000);
 
 afterAll(() => {
   state[Symbol.dispose]();
@@ -74,7 +75,7 @@ describe("cat --view text and --view screen", () => {
       expect(linesOf(cat.stdout)).toEqual(await readTextLines({ session_id: "progress", view }));
     }
     expect(linesOf((await derun("cat", "progress")).stdout)).toEqual(final); // text is the default
-  });
+  }, 60_000);
 
   test("a full-screen program: the screen is its last frame, or, once it has left its alternate screen, nothing of it", async () => {
     const top = await derun("cat", "top", "--view", "screen");
@@ -93,7 +94,7 @@ describe("cat --view text and --view screen", () => {
     const quit = await derun("cat", "less", "--view", "screen");
     expect([quit.exitCode, text(quit.stdout)]).toEqual([0, ""]);
     expect(text((await derun("cat", "less")).stdout)).toContain("line 145 of a document paged with less\n");
-  });
+  }, 60_000);
 
   test("long sessions: the text view whole, its open last line included; the screen says from which byte it rendered", async () => {
     const long = await derun("cat", "long");
@@ -103,27 +104,27 @@ describe("cat --view text and --view screen", () => {
     expect(text(big.stderr)).toMatch(/^derun: the screen is rendered from byte \d+ of 7888896: what came before is not drawn\n$/);
     expect(linesOf(big.stdout).at(-1)).toBe("1000000");
     expect(linesOf(big.stdout)).toEqual(await readTextLines({ session_id: "big", view: "screen" }));
-  });
+  }, 60_000);
 });
 
 describe("tail -n in the text and screen views", () => {
   test("the last N lines of the view are the last N of the whole view (across read blocks, an open last line, every session)", async () => {
     for (const id of ["long", "progress", "less-killed", "top"]) {
       const whole = linesOf((await derun("cat", id)).stdout);
-      for (const n of [1, 2, 10, 29, 150_000, 400_000]) {
+      for (const n of [1, 7, 29, 150_000, 400_000]) {
         const tail = await derun("tail", "-n", String(n), id);
         expect([tail.exitCode, linesOf(tail.stdout)]).toEqual([0, whole.slice(-n)]);
       }
     }
     expect(linesOf((await derun("tail", "long")).stdout)).toEqual(["299992", "299993", "299994", "299995", "299996", "299997", "299998", "299999", "300000", "open end"]);
-  });
+  }, 120_000); // two dozen derun processes
 
   test("--view screen: the bottom of the final screen; -f with it is refused", async () => {
     const screen = linesOf((await derun("cat", "less-killed", "--view", "screen")).stdout);
     expect(linesOf((await derun("tail", "-n", "3", "--view", "screen", "less-killed")).stdout)).toEqual(screen.slice(-3));
     const refused = await derun("tail", "-f", "--view", "screen", "less-killed");
     expect([refused.exitCode, text(refused.stderr).split("\n")[0]]).toEqual([2, "derun: -f follows --view text or raw (a screen is the state at the end)"]);
-  });
+  }, 60_000);
 });
 
 describe("cat and grep stream the text view", () => {
