@@ -6,12 +6,9 @@
  * what it printed is the text view of the whole session.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { derunArgv, derunEnv, runDerun, tempDir, text } from "../helpers/cli.ts";
 import { spawnInPty } from "../helpers/pty.ts";
-import { readSession } from "../helpers/session.ts";
-import { collect, startLive, waitUntil } from "./_recordings.ts";
+import { collect, recordedBytes, startLive, waitUntil } from "./_recordings.ts";
 
 function follow(root: string, ...args: string[]) {
   const proc = Bun.spawn([...derunArgv(), "tail", "-f", ...args], { env: derunEnv(root), stdout: "pipe", stderr: "pipe" });
@@ -25,7 +22,7 @@ describe("derun tail -f --view text", () => {
     using state = tempDir();
     const live = await startLive(state.path, "live", 7);
     live.write("first line\nan open li");
-    await waitUntil(() => readSession(state.path, "live").output.length === 21, "the first bytes recorded");
+    await waitUntil(() => recordedBytes(state.path, "live") === 21, "the first bytes recorded");
     const tail = follow(state.path, "live");
     await waitUntil(() => text(tail.out.bytes()) === "first line\n", "tail printing the complete line");
     // [what the command writes, the line it completes]
@@ -57,7 +54,7 @@ describe("derun tail -f --view text", () => {
     expect(all).toBe(`${expected}the last line has no newline\n`);
     expect(all).toBe(await catText(state.path, "live"));
     expect(await tail.err).toBe("");
-  });
+  }, 60_000);
 
   test.skipIf(process.platform === "win32")("a PTY session driven by keys: its lines as the text view has them, then its exit status", async () => {
     using state = tempDir();
@@ -77,7 +74,7 @@ describe("derun tail -f --view text", () => {
     const all = text(await tail.out.done);
     expect(all).toBe(await catText(state.path, "pty"));
     expect(all.split("\n").filter((line) => line.startsWith("line "))).toEqual(["line 1", "line 2", "line 3"]);
-  });
+  }, 60_000);
 
   test.skipIf(process.platform !== "linux")("-n 0 prints only the lines that come next; a session killed by a signal ends tail with 128+n", async () => {
     using state = tempDir();
@@ -90,7 +87,7 @@ describe("derun tail -f --view text", () => {
     const drained = Promise.all([new Response(proc.stdout).arrayBuffer(), new Response(proc.stderr).arrayBuffer()]);
     proc.stdin.write("before\n");
     proc.stdin.flush();
-    await waitUntil(() => existsSync(join(state.path, "sessions/sig/index.jsonl")) && readSession(state.path, "sig").output.length === 7, "the first line recorded");
+    await waitUntil(() => recordedBytes(state.path, "sig") === 7, "the first line recorded");
     const tail = follow(state.path, "-n", "0", "sig");
     // Lines written until tail prints one: the first ones may come before tail has found the end.
     let n = 0;
@@ -109,5 +106,5 @@ describe("derun tail -f --view text", () => {
     // A suffix of what was written: the lines from the first one tail saw to the last, in order.
     const first = Number(printed[0]!.slice(6));
     expect(printed).toEqual(Array.from({ length: n - first + 1 }, (_, i) => `after ${first + i}`));
-  });
+  }, 60_000);
 });

@@ -4,12 +4,11 @@
  * come out of tail), and tail exits when the session ends, with its status.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readlinkSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, readlinkSync } from "node:fs";
 import { derunArgv, derunEnv, sha256, tempDir, text } from "../helpers/cli.ts";
 import { spawnInPty } from "../helpers/pty.ts";
 import { readSession } from "../helpers/session.ts";
-import { collect, startLive, waitUntil } from "./_recordings.ts";
+import { collect, recordedBytes, startLive, waitUntil } from "./_recordings.ts";
 
 /** `derun tail -f --view raw`: these tests hold the follow to every byte. */
 function follow(root: string, ...args: string[]) {
@@ -39,7 +38,7 @@ describe("derun tail -f --view raw", () => {
     using state = tempDir();
     const live = await startLive(state.path, "live", 7);
     live.write("first line\n");
-    await waitUntil(() => readSession(state.path, "live").output.length === 11, "the first line recorded");
+    await waitUntil(() => recordedBytes(state.path, "live") === 11, "the first line recorded");
     const tail = follow(state.path, "last");
     await waitUntil(() => text(tail.out.bytes()) === "first line\n", "tail printing the first line");
     // Pieces that test the byte path: no newline, a CR redraw, a character split between writes, invalid UTF-8, 64 KiB at once.
@@ -75,7 +74,7 @@ describe("derun tail -f --view raw", () => {
     const drained = Promise.all([new Response(proc.stdout).arrayBuffer(), new Response(proc.stderr).arrayBuffer()]);
     proc.stdin.write("before\n");
     proc.stdin.flush();
-    await waitUntil(() => existsSync(join(state.path, "sessions/sig/index.jsonl")) && readSession(state.path, "sig").output.length === 7, "the first line recorded");
+    await waitUntil(() => recordedBytes(state.path, "sig") === 7, "the first line recorded");
     const tail = follow(state.path, "-n", "0", "sig");
     // tail has found the end and waits once it watches the session's directory (an inotify descriptor): write only then.
     await waitUntil(() => watches(tail.proc.pid), "tail waiting on the session");

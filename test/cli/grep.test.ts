@@ -25,7 +25,7 @@ beforeAll(async () => {
   await recordPipe(root, "tests", "printf 'PASS adds\\nFAIL totals\\nExpected: 6\\nReceived: 5\\nPASS removes\\n'");
   const pty = await recordPty(root, "tty", ["sh", "-c", "printf '\\033[31mERROR\\033[0m: disk full\\nprogress 10%%\\rprogress 100%%\\n'"]);
   expect(pty.exitCode).toBe(0);
-});
+}, 60_000);
 
 afterAll(() => state[Symbol.dispose]());
 
@@ -37,7 +37,7 @@ describe("derun grep", () => {
     expect(cat[1]).toBe("a.c:3: warning: unused x");
     const none = await grep("nothing like this", "build");
     expect([none.exitCode, out(none), text(none.stderr)]).toEqual([1, [], ""]);
-  });
+  }, 60_000);
 
   test("-i, -F, and the text view of a terminal session (colours gone, a redraw collapsed)", async () => {
     expect(out(await grep("-i", "WARNING", "build"))).toEqual(["2:a.c:3: warning: unused x", "5:c.c:9: warning: sign", "7:c.c:12: Warning: shadow"]);
@@ -47,7 +47,7 @@ describe("derun grep", () => {
     expect(out(await grep("progress", "tty"))).toEqual(["2:progress 100%"]);
     expect(out(await grep("--regexp=-", "tests"))).toEqual([]);
     expect(out(await grep("-e", "PASS", "tests"))).toEqual(["1:PASS adds", "5:PASS removes"]);
-  });
+  }, 60_000);
 
   test("several sessions: id:line:, in the order given; without ids the ten newest (not the eleventh)", async () => {
     const two = await grep("-i", "error|fail", "build", "tests", "tty");
@@ -56,7 +56,7 @@ describe("derun grep", () => {
     expect([newest.exitCode, out(newest)]).toEqual([0, ["filler-3:1:filler 3", "filler-2:1:filler 2"]]);
     expect((await grep("needle")).exitCode).toBe(1);
     expect(out(await grep("needle", "old"))).toEqual(["1:a needle in an old session"]);
-  });
+  }, 60_000);
 
   test("-C: context lines as line-text (id-line-text), -- between groups that do not touch, and between sessions", async () => {
     expect(out(await grep("-C", "1", "unused|shadow", "build"))).toEqual(["1-cc a.c", "2:a.c:3: warning: unused x", "3-cc b.c", "--", "6-cc d.c", "7:c.c:12: Warning: shadow", "8-link"]);
@@ -64,7 +64,7 @@ describe("derun grep", () => {
     expect(out(await grep("-C", "1", "warning", "build"))).toEqual(["1-cc a.c", "2:a.c:3: warning: unused x", "3-cc b.c", "4-cc c.c", "5:c.c:9: warning: sign", "6-cc d.c"]);
     expect(out(await grep("-C", "1", "^Received", "tests", "tty"))).toEqual(["tests-3-Expected: 6", "tests:4:Received: 5", "tests-5-PASS removes"]);
     expect(out(await grep("-C", "1", "FAIL|ERROR", "tests", "tty"))).toEqual(["tests-1-PASS adds", "tests:2:FAIL totals", "tests-3-Expected: 6", "--", "tty:1:ERROR: disk full", "tty-2-progress 100%"]);
-  });
+  }, 60_000);
 
   test("errors: a bad pattern is one line and 2; a missing session is 2, after the others are searched", async () => {
     for (const pattern of ["(", "(a+)+$"]) {
@@ -79,7 +79,7 @@ describe("derun grep", () => {
     expect([usage.exitCode, text(usage.stderr).split("\n")[0]]).toEqual([2, "derun: derun grep needs a pattern"]);
     expect((await grep("x", "build", "--command", "last")).exitCode).toBe(2); // build is not a shell session
     expect((await grep("x", "--command", "1")).exitCode).toBe(2);
-  });
+  }, 60_000);
 
   test("--max shows that many and says how many matched; --json has derun_search_output's fields", async () => {
     const capped = await grep("--max", "1", "-i", "warning", "build");
@@ -90,7 +90,7 @@ describe("derun grep", () => {
     expect(json).toEqual(JSON.parse(JSON.stringify(answer)));
     expect(json).toMatchObject({ schema_version: "v1alpha1", pattern: "warning", sessions_searched: 1, match_count: 2, truncated: false });
     expect(json.results[0].matches.map((m: { line: number }) => m.line)).toEqual([2, 5]);
-  });
+  }, 60_000);
 
   test("colour on a terminal: matches bold red, ids magenta, numbers green; none with NO_COLOR or into a pipe", async () => {
     for (const noColor of ["", "1"]) {
@@ -101,5 +101,5 @@ describe("derun grep", () => {
       else expect(screen.split("\r\n")[0]).toBe("\x1b[35mbuild\x1b[39m\x1b[36m:\x1b[39m\x1b[32m2\x1b[39m\x1b[36m:\x1b[39ma.c:3: \x1b[31m\x1b[1mwarn\x1b[22m\x1b[39ming: unused x");
     }
     expect(text((await runDerun(["grep", "warn", "build"], { stateRoot: root, env: { NO_COLOR: "" } })).stdout)).not.toContain("\x1b");
-  });
+  }, 60_000);
 });
