@@ -45,6 +45,7 @@ export const examples = [
   "derun grep -C 2 'FAIL|✗' last             # the newest session, two lines around each match",
   "derun grep -F '[error]' build test        # two sessions, plain text",
   "derun grep --command last warning shell   # only the last command typed in a derun shell",
+  "derun grep --channel stderr -i warn last  # only what it wrote to stderr (pipe sessions)",
   "derun grep --regexp=-v last               # a pattern that starts with -",
   "derun grep --max 5 --json TODO last       # for scripts: the MCP answer's fields",
 ];
