@@ -5,11 +5,14 @@
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
 import { TextSearch, type SearchMatch } from "../views/search.ts";
-import { TextView, type TextLine } from "../views/text.ts";
-import { chunksOf } from "../views/window.ts";
+import type { TextLine } from "../views/text.ts";
 import { subjectOf, subjectText, type Subject } from "./_subject.ts";
 import { SEP } from "./_render.ts";
-import { windowsForward, type Transcript } from "./_transcript.ts";
+import { textBatches, type TextStreamOptions } from "./_text-stream.ts";
+import type { Transcript } from "./_transcript.ts";
+
+/** The pattern as search compiles it (the command line checks it before it searches, and colours with it). */
+export { compilePattern } from "../views/search.ts";
 
 /** Characters shown of a matching line (around the match) and of a context line. */
 const MATCH_LINE_CHARS = 400;
@@ -46,18 +49,14 @@ export interface SearchTranscriptOptions {
   readonly maxMatches: number;
   readonly channel?: DerunOutputChannel;
   readonly signal?: AbortSignal;
+  /** See {@link TextStreamOptions.onWindow}. */
+  readonly onWindow?: () => void;
 }
 
 export async function searchTranscript(t: Transcript, options: SearchTranscriptOptions): Promise<Found> {
   const search = new TextSearch(options);
-  const view = new TextView();
   let number = 1;
-  for await (const window of windowsForward(t, t.lo, options.signal)) {
-    for (const chunk of chunksOf(window, t.spans, options.channel)) {
-      for (const line of view.write(chunk.channel, chunk.bytes, chunk.offset)) search.push(number++, line);
-    }
-  }
-  for (const line of view.partials()) search.push(number++, line);
+  for await (const lines of textBatches(t, options)) for (const line of lines) search.push(number++, line);
   const result = search.result();
   return {
     ...subjectOf(t),

@@ -5,7 +5,7 @@
  * found by counting LF bytes backward from the end, one block at a time.
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
-import { isLiveState, type OutputSlice, type SessionInfo, type Store } from "../core/store.ts";
+import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { nthLfBackward } from "../views/index.ts";
 
 /** Bytes per store read: big enough to stream fast, small enough to hold. */
@@ -49,18 +49,20 @@ export async function* rawOutput(store: Store, sessionId: string, options: RawOu
 }
 
 /**
- * The offset where the last `lines` lines of the output begin (a last line without its LF counts
- * as one, as tail(1) counts): 0 when there are no more lines than that, `output_bytes` for 0 lines.
- * Reads backward from the end in blocks, never the whole transcript.
+ * The offset where the last `lines` lines of the output (or of its range `[lo, hi)`: one command's)
+ * begin (a last line without its LF counts as one, as tail(1) counts): the range's start when there
+ * are no more lines than that, its end for 0 lines. Reads backward from the end in blocks, never the
+ * whole transcript.
  */
-export async function rawTailStart(store: Store, sessionId: string, lines: number, info?: SessionInfo): Promise<number> {
-  const end = (info ?? (await store.get(sessionId))).output_bytes;
-  if (lines <= 0 || end === 0) return end;
+export async function rawTailStart(store: Store, sessionId: string, lines: number, range?: { readonly lo: number; readonly hi: number }): Promise<number> {
+  const lo = range?.lo ?? 0;
+  const end = range?.hi ?? (await store.get(sessionId)).output_bytes;
+  if (lines <= 0 || end <= lo) return end;
   const last = (await store.read(sessionId, end - 1, 1)).slices[0]?.bytes[0];
   // The LF that ends the last line is not the boundary before it: look one LF further.
   let wanted = lines + (last === LF ? 1 : 0);
-  for (let blockEnd = end; blockEnd > 0; ) {
-    const start = Math.max(0, blockEnd - TAIL_BLOCK);
+  for (let blockEnd = end; blockEnd > lo; ) {
+    const start = Math.max(lo, blockEnd - TAIL_BLOCK);
     const read = await store.read(sessionId, start, blockEnd - start);
     const bytes = Buffer.concat(read.slices.map((slice) => slice.bytes));
     const { found, at } = nthLfBackward({ offset: start, bytes }, wanted);
@@ -68,5 +70,5 @@ export async function rawTailStart(store: Store, sessionId: string, lines: numbe
     wanted -= found;
     blockEnd = start;
   }
-  return 0;
+  return lo;
 }

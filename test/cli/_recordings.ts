@@ -6,6 +6,7 @@
 import type { Subprocess } from "bun";
 import { derunArgv, derunEnv, runDerun, text, type Completed } from "../helpers/cli.ts";
 import { spawnInPty } from "../helpers/pty.ts";
+import { readSession } from "../helpers/session.ts";
 
 /** `derun run --session-id id -- sh -c script` in pipe mode; throws unless derun exited with `status`. */
 export async function recordPipe(root: string, id: string, script: string, status = 0): Promise<Completed> {
@@ -80,4 +81,13 @@ export function collect(stream: ReadableStream<Uint8Array>): { bytes(): Uint8Arr
     return Buffer.concat(parts);
   })();
   return { bytes: () => Buffer.concat(parts), done };
+}
+
+/** Bytes in a session's output.bin, or -1 while its files are still being created (meta.json comes after index.jsonl). */
+export function recordedBytes(root: string, id: string): number {
+  try {
+    return readSession(root, id).output.length;
+  } catch {
+    return -1;
+  }
 }

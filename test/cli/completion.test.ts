@@ -44,14 +44,21 @@ describe("completion", () => {
     const loaded = Bun.spawnSync(["bash", "-c", `source ${scripts.bash} && complete -p derun`], { env: shellEnv() });
     expect(text(loaded.stdout)).toBe("complete -F _derun derun\n");
     expect(bashComplete("derun", "s")).toEqual(["shell", "shell-init", "show"]);
-    expect(bashComplete("derun", "tail", "--")).toEqual(["--lines", "--follow", "--view", "--state-root", "--help"]);
+    expect(bashComplete("derun", "tail", "--")).toEqual(["--lines", "--follow", "--view", "--command", "--state-root", "--help"]);
     expect(bashComplete("derun", "ls", "--state", "r")).toEqual(["running"]);
-    expect(bashComplete("derun", "cat", "--view", "")).toEqual(["raw", "text", "screen"]);
+    expect(bashComplete("derun", "cat", "--view", "")).toEqual(["text", "screen", "raw"]);
     expect(bashComplete("derun", "show", "")).toEqual(["from-env", "last", "last~1", "last~2"]);
     expect(bashComplete("derun", "tail", "--state-root", flagged.path, "")).toEqual(["from-flag", "last", "last~1", "last~2"]);
     expect(bashComplete("derun", "run", "--", "derun-no-such-comman")).toEqual([]);
     expect(bashComplete("derun", "run", "--", "bas")).toContain("bash");
     expect(bashComplete("derun", "completion", "")).toEqual(["bash", "zsh", "fish"]);
+    expect(bashComplete("derun", "gr")).toEqual(["grep"]);
+    expect(bashComplete("derun", "grep", "--c")).toEqual(["--context", "--channel", "--command"]);
+    expect(bashComplete("derun", "grep", "-i", "error", "")).toEqual(["from-env", "last", "last~1", "last~2"]);
+    expect(bashComplete("derun", "cat", "--command", "")).toEqual(["last"]);
+    expect(bashComplete("derun", "tail", "--view", "s")).toEqual(["screen"]);
+    expect(bashComplete("derun", "ls", "--co")).toEqual(["--commands"]);
+    expect(bashComplete("derun", "ls", "--commands", "")).toEqual(["from-env", "last", "last~1", "last~2"]);
   });
 
   test.skipIf(!Bun.which("fish"))("fish: complete -C offers the same", () => {
@@ -65,6 +72,9 @@ describe("completion", () => {
     expect(complete("derun show ")).toEqual(["from-env", "last", "last~1", "last~2"]);
     expect(complete(`derun rm --state-root ${flagged.path} `)).toEqual(["from-flag", "last", "last~1", "last~2"]);
     expect(complete("derun tail --fo")).toEqual(["--follow"]);
+    expect(complete("derun gr")).toEqual(["grep"]);
+    expect(complete("derun tail --command ")).toEqual(["last"]);
+    expect(complete("derun grep -C 2 warning ")).toEqual(["from-env", "last", "last~1", "last~2"]);
     expect(complete("derun run -- bas")).toContain("bash");
   });
 
@@ -83,6 +93,12 @@ describe("completion", () => {
       await waitUntil(() => screen().includes("from-env") && screen().includes("last"), "the sessions listed");
       tmux("send-keys", "-t", session, "C-u", `derun tail --state-root ${flagged.path} `, "Tab");
       await waitUntil(() => screen().includes("from-flag"), "the flag's state root's sessions");
+      tmux("send-keys", "-t", session, "C-u", "derun gre", "Tab");
+      await waitUntil(() => /derun grep$/m.test(screen()), "derun gre<Tab> completed to grep");
+      tmux("send-keys", "-t", session, "C-u", "derun cat --comm", "Tab");
+      await waitUntil(() => /derun cat --command=$/m.test(screen()), "--comm<Tab> completed to --command=");
+      tmux("send-keys", "-t", session, "Tab");
+      await waitUntil(() => /derun cat --command=last$/m.test(screen()), "--command's value completed to last");
       tmux("send-keys", "-t", session, "C-u", "derun ls --st", "Tab");
       await waitUntil(() => /derun ls --state$/m.test(screen()), "the common prefix of --state and --state-root");
       tmux("send-keys", "-t", session, "Tab");

@@ -1,18 +1,18 @@
 /**
- * `derun tail -f` on live sessions recorded by real `derun run` processes: every byte arrives in
+ * `derun tail -f --view raw` on live sessions recorded by real `derun run` processes: every byte arrives in
  * order as the command writes it (the test writes the next piece only once the previous one has
  * come out of tail), and tail exits when the session ends, with its status.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readlinkSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, readlinkSync } from "node:fs";
 import { derunArgv, derunEnv, sha256, tempDir, text } from "../helpers/cli.ts";
 import { spawnInPty } from "../helpers/pty.ts";
 import { readSession } from "../helpers/session.ts";
-import { collect, startLive, waitUntil } from "./_recordings.ts";
+import { collect, recordedBytes, startLive, waitUntil } from "./_recordings.ts";
 
+/** `derun tail -f --view raw`: these tests hold the follow to every byte. */
 function follow(root: string, ...args: string[]) {
-  const proc = Bun.spawn([...derunArgv(), "tail", "-f", ...args], { env: derunEnv(root), stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([...derunArgv(), "tail", "-f", "--view", "raw", ...args], { env: derunEnv(root), stdout: "pipe", stderr: "pipe" });
   return { proc, out: collect(proc.stdout), err: new Response(proc.stderr).text() };
 }
 
@@ -33,12 +33,12 @@ function watches(pid: number): boolean {
 
 const endsWith = (bytes: Uint8Array, piece: Uint8Array) => Buffer.from(bytes).subarray(-piece.length).equals(piece);
 
-describe("derun tail -f", () => {
+describe("derun tail -f --view raw", () => {
   test("receives every byte of a live pipe session in order and exits with its code", async () => {
     using state = tempDir();
     const live = await startLive(state.path, "live", 7);
     live.write("first line\n");
-    await waitUntil(() => readSession(state.path, "live").output.length === 11, "the first line recorded");
+    await waitUntil(() => recordedBytes(state.path, "live") === 11, "the first line recorded");
     const tail = follow(state.path, "last");
     await waitUntil(() => text(tail.out.bytes()) === "first line\n", "tail printing the first line");
     // Pieces that test the byte path: no newline, a CR redraw, a character split between writes, invalid UTF-8, 64 KiB at once.
@@ -74,7 +74,7 @@ describe("derun tail -f", () => {
     const drained = Promise.all([new Response(proc.stdout).arrayBuffer(), new Response(proc.stderr).arrayBuffer()]);
     proc.stdin.write("before\n");
     proc.stdin.flush();
-    await waitUntil(() => existsSync(join(state.path, "sessions/sig/index.jsonl")) && readSession(state.path, "sig").output.length === 7, "the first line recorded");
+    await waitUntil(() => recordedBytes(state.path, "sig") === 7, "the first line recorded");
     const tail = follow(state.path, "-n", "0", "sig");
     // tail has found the end and waits once it watches the session's directory (an inotify descriptor): write only then.
     await waitUntil(() => watches(tail.proc.pid), "tail waiting on the session");

@@ -140,21 +140,24 @@ describe("derun cat", () => {
       expect(cat.exitCode).toBe(0);
       expect(sha256(cat.stdout)).toBe(sha256(readSession(root, id).output));
     }
-    expect(sha256((await derun(["cat", "pty-blob"])).stdout)).toBe(sha256(blob));
+    expect(sha256((await derun(["cat", "pty-blob", "--view", "raw"])).stdout)).toBe(sha256(blob));
     const session = readSession(root, "pipe-ok");
-    expect(text((await derun(["cat", "pipe-ok", "--channel", "stderr"])).stdout)).toBe(text(channelBytes(session, "stderr")));
-    expect(text((await derun(["cat", "pipe-ok", "--channel", "stdout"])).stdout)).toBe("out1\nout2\n");
+    expect(text((await derun(["cat", "pipe-ok", "--view", "raw", "--channel", "stderr"])).stdout)).toBe(text(channelBytes(session, "stderr")));
+    expect(text((await derun(["cat", "pipe-ok", "--view", "raw", "--channel", "stdout"])).stdout)).toBe("out1\nout2\n");
     const onPty = await derun(["cat", "pty-blob", "--channel", "stdout"]);
     expect([onPty.exitCode, text(onPty.stderr).split("\n")[0]]).toEqual([2, "derun: session pty-blob was recorded on a terminal: its output is one stream, without --channel"]);
   });
 
-  test("text and screen are refused until they are served, not approximated", async () => {
-    for (const view of ["text", "screen"]) {
-      const cat = await derun(["cat", "pipe-ok", "--view", view]);
-      expect(cat.exitCode).toBe(2);
-      expect(cat.stdout.length).toBe(0);
-      expect(text(cat.stderr)).toStartWith(`derun: --view ${view} is not available yet`);
-    }
+  test("text is the default: lines as the text view has them, each channel's apart; --channel on a screen is refused", async () => {
+    // Which of stdout and stderr was read first is the recording's: lines keep the order of their LFs in output.bin.
+    const lines = text((await derun(["cat", "pipe-ok"])).stdout);
+    expect(lines.split("\n").toSorted()).toEqual(["", "err1", "out1", "out2"]);
+    expect(lines).toBe(text(readSession(root, "pipe-ok").output));
+    expect(text((await derun(["cat", "pipe-ok", "--channel", "stdout"])).stdout)).toBe("out1\nout2\n");
+    // The open last line is a line of the view too: printed with its newline.
+    expect(text((await derun(["cat", "pipe-fail", "--view", "text"])).stdout)).toBe("no newline at the end\n");
+    const screen = await derun(["cat", "pipe-ok", "--view", "screen", "--channel", "stderr"]);
+    expect([screen.exitCode, text(screen.stderr).split("\n")[0]]).toEqual([2, "derun: --channel applies to --view text or raw (a screen shows every stream)"]);
   });
 
   test("a reader that goes away ends cat as it ends cat(1): by SIGPIPE, quietly", async () => {
@@ -175,19 +178,22 @@ describe("derun tail", () => {
   test("-n counts LF bytes from the end, across read blocks, with or without a final newline", async () => {
     const long = readSession(root, "pipe-long").output;
     for (const n of [1, 5, 10, 30_000, 299_999, 300_000, 400_000]) {
-      const tail = await derun(["tail", "-n", String(n), "pipe-long"]);
+      const tail = await derun(["tail", "-n", String(n), "--view", "raw", "pipe-long"]);
       expect(text(tail.stdout)).toBe(lastLines(long, n));
     }
-    expect(text((await derun(["tail", "pipe-long"])).stdout)).toBe(lastLines(long, 10));
-    expect(text((await derun(["tail", "-n1", "pipe-fail"])).stdout)).toBe("no newline at the end");
-    expect(text((await derun(["tail", "-n", "0", "pipe-ok"])).stdout)).toBe("");
+    expect(text((await derun(["tail", "--view", "raw", "pipe-long"])).stdout)).toBe(lastLines(long, 10));
+    expect(text((await derun(["tail", "-n1", "--view", "raw", "pipe-fail"])).stdout)).toBe("no newline at the end");
+    expect(text((await derun(["tail", "-n", "0", "--view", "raw", "pipe-ok"])).stdout)).toBe("");
     expect((await derun(["tail", "-n", "-3", "pipe-ok"])).exitCode).toBe(2);
   });
 
   test("-f on ended sessions prints the tail and exits with the session's status (a signal as 128+n)", async () => {
-    expect((await derun(["tail", "-f", "pipe-fail"])).exitCode).toBe(3);
     expect((await derun(["tail", "-f", "pipe-killed"])).exitCode).toBe(128 + 15);
     expect((await derun(["tail", "-f", "derun-killed"])).exitCode).toBe(1);
+    expect(text((await derun(["tail", "-fn", "2", "--view", "raw", "pipe-ok"])).stdout)).toBe(lastLines(readSession(root, "pipe-ok").output, 2));
     expect(text((await derun(["tail", "-fn", "2", "pipe-ok"])).stdout)).toBe(lastLines(readSession(root, "pipe-ok").output, 2));
+    // The text view's open last line comes once the session has ended, with the exit status.
+    const open = await derun(["tail", "-f", "pipe-fail"]);
+    expect([open.exitCode, text(open.stdout)]).toEqual([3, "no newline at the end\n"]);
   });
 });

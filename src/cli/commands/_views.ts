@@ -1,39 +1,88 @@
 /**
- * The views `cat` and `tail` print. raw is the recorded bytes, exactly (colours replay on a
- * terminal). text and screen are computed by src/views and served by the derun_read_text query;
- * until that query exists they are refused here, never approximated: wiring one is replacing its
- * entry below with a call to that query.
+ * The views `cat` and `tail` print, each read by the helpers the queries answer with (no second
+ * reading or rendering here). text: escape codes removed and redraws collapsed, streamed window by
+ * window; screen: the terminal at the end, rendered from a bounded window; raw: the recorded bytes,
+ * exactly (colours replay on a terminal).
  */
 import type { DerunOutputChannel } from "../../core/enums.ts";
+import { MemoryBound } from "../../mcp/memory-bound.ts";
+import { screenLines, type ReadTextLines } from "../../queries/_read-text-lines.ts";
+import { textBatches } from "../../queries/_text-stream.ts";
+import { openTranscript, type CommandSelector, type Transcript } from "../../queries/_transcript.ts";
 import { rawOutput } from "../../queries/raw-output.ts";
 import type { Reader } from "../reader.ts";
-import { writeOut } from "../ui.ts";
+import { ui, writeOut } from "../ui.ts";
 import { usageError } from "../usage.ts";
 
-export const VIEWS = ["raw", "text", "screen"] as const;
+export const VIEWS = ["text", "screen", "raw"] as const;
 export type View = (typeof VIEWS)[number];
-/** What `cat` and `tail` print without --view (text, once the text view is served). */
-export const DEFAULT_VIEW: View = "raw";
+/** What `cat` and `tail` print without --view. */
+export const DEFAULT_VIEW: View = "text";
 
-export interface ViewRequest {
-  readonly sessionId: string;
-  /** First byte (tail: where its lines begin). */
-  readonly from?: number;
-  readonly channel?: DerunOutputChannel;
-  readonly follow?: boolean;
+export const VIEW_FLAG_HELP = "text: what was printed, escape codes removed and redraws collapsed (the default); screen: the terminal at the end; raw: the exact bytes.";
+
+/** No line budget: the command line prints every line asked for. */
+export const ALL = Number.MAX_SAFE_INTEGER;
+
+/** Lines to stdout, in writes of about 64 KiB (one write per line would cost more than the view). */
+export class LineOut {
+  private pending: string[] = [];
+  private size = 0;
+
+  lines(lines: Iterable<string>): void {
+    for (const line of lines) {
+      this.pending.push(line, "\n");
+      this.size += line.length + 1;
+      if (this.size >= 1 << 16) this.flush();
+    }
+  }
+
+  flush(): void {
+    if (this.size === 0) return;
+    writeOut(this.pending.join(""));
+    [this.pending, this.size] = [[], 0];
+  }
 }
 
-/** Write the raw bytes from `from` on, following the session when asked. */
-async function printRaw(reader: Reader, request: ViewRequest): Promise<void> {
-  for await (const slice of rawOutput(reader.store, request.sessionId, request)) writeOut(slice.bytes);
+/** The session (or one of its commands) a `cat` or `tail` reads, and the view and channel asked for. */
+export async function openTarget(reader: Reader, ref: string, view: View, channel: DerunOutputChannel | undefined, command: CommandSelector | undefined): Promise<Transcript> {
+  const t = await openTranscript(reader.store, await reader.session(ref), command);
+  if (channel === undefined) return t;
+  if (view === "screen") throw usageError("--channel applies to --view text or raw (a screen shows every stream)");
+  // A terminal merges the streams: asking for one of them there would print nothing, silently.
+  if (t.channels.includes("pty")) {
+    throw usageError(`session ${t.sessionId} was recorded on a terminal: its output is one stream, without --channel`);
+  }
+  return t;
 }
 
-const notYet = (view: View) => async (): Promise<void> => {
-  throw usageError(`--view ${view} is not available yet (it comes with the derun_read_text query); use --view raw`);
-};
+/** All the screen's lines, or its last ones. */
+export type ScreenRange = { readonly head: number } | { readonly tail: number };
 
-export const printView: Record<View, (reader: Reader, request: ViewRequest) => Promise<void>> = {
-  raw: printRaw,
-  text: notYet("text"),
-  screen: notYet("screen"),
-};
+/** The screen's lines of `range`; says on stderr when the render could not reach back as far as that. */
+export async function screenOf(t: Transcript, range: ScreenRange): Promise<ReadTextLines> {
+  const screen = await screenLines(t, range, ALL);
+  const from = Number(screen.rendered_from);
+  const wanted = "tail" in range ? range.tail : Number.POSITIVE_INFINITY;
+  if (from > t.lo && screen.total_lines < wanted) {
+    ui.info(`the screen is rendered from byte ${from - t.lo} of ${t.hi - t.lo}${t.command ? ` of command ${t.command.number}` : ""}: what came before is not drawn`);
+  }
+  return screen;
+}
+
+/** `cat`: the whole range in `view`. */
+export async function printAll(reader: Reader, t: Transcript, view: View, channel?: DerunOutputChannel): Promise<void> {
+  if (view === "raw") {
+    // The whole session reads on to what is committed by the time it gets there, as cat(1) would.
+    const range = t.command ? { from: t.lo, to: t.hi } : {};
+    for await (const slice of rawOutput(reader.store, t.sessionId, { ...range, channel })) writeOut(slice.bytes);
+    return;
+  }
+  const out = new LineOut();
+  if (view === "screen") out.lines((await screenOf(t, { head: ALL })).lines);
+  else {
+    const memory = new MemoryBound();
+    for await (const lines of textBatches(t, { channel, onWindow: () => memory.check() })) out.lines(lines.map((line) => line.text));
+  }
+  out.flush();
+}

@@ -1,4 +1,7 @@
-/** `derun ls`: the recorded sessions, newest first, through the derun_list_sessions query. */
+/**
+ * `derun ls`: the recorded sessions, newest first, through the derun_list_sessions query; with
+ * `--commands`, the commands typed in `derun shell` sessions (see ./_command-list.ts).
+ */
 import { isatty } from "node:tty";
 import { DerunSessionState } from "../../core/enums.ts";
 import listSessions from "../../queries/list-sessions.ts";
@@ -11,16 +14,27 @@ import { renderTable, type Cell } from "../table.ts";
 import { colourOn, type Style } from "../paint.ts";
 import { ui } from "../ui.ts";
 import { shown, usageError } from "../usage.ts";
+import { oneSession, SESSION_ARG } from "./_session-arg.ts";
 
 export const args = {
+  id: { ...SESSION_ARG, required: false, description: 'With --commands: the session whose commands to list (its id, "last" or "last~N").' },
+  commands: { type: "boolean", description: "List commands typed in derun shell sessions instead: one session's, or the newest across them (default limit 20)." },
   state: { type: "enum", options: Object.values(DerunSessionState), description: "Only the sessions in this state." },
   limit: { type: "string", valueHint: "n", description: "At most this many (default 50; at most 1000)." },
-  json: { type: "boolean", description: "The derun_list_sessions answer (the same fields), as JSON." },
+  json: { type: "boolean", description: "The derun_list_sessions answer (with --commands: derun_list_commands'), the same fields, as JSON." },
   ids: { type: "boolean", description: "Only the ids, one a line (for scripts and shell completion)." },
   "state-root": STATE_ROOT_FLAG,
 } as const satisfies FlagDefs;
 
-export const examples = ["derun ls", "derun ls --state running", "derun ls --limit 5 --json"];
+export const usage = "[<id> --commands] [options]";
+
+export const examples = [
+  "derun ls",
+  "derun ls --state running",
+  "derun ls --limit 5 --json",
+  "derun ls --commands                # the newest commands typed in derun shell sessions",
+  "derun ls last --commands           # the commands of the newest session, with exit status and cwd",
+];
 
 type Summary = Awaited<ReturnType<typeof listSessions.handler>>["sessions"][number];
 
@@ -36,8 +50,14 @@ const STATE_STYLE: Partial<Record<string, Style>> = { running: "cyan", starting:
 
 export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const { values, positionals } = parseFlags(flags, args);
-  if (positionals.length > 0) throw usageError(`derun ls takes no arguments (got ${shown(positionals[0]!)})`);
   const limit = values.limit === undefined ? undefined : positiveInteger("--limit", values.limit);
+  if (values.commands) {
+    if (values.state !== undefined || values.ids) throw usageError(`--commands lists commands: --${values.ids ? "ids" : "state"} applies to sessions`);
+    const { printCommands } = await import("./_command-list.ts");
+    await printCommands(openReader(values["state-root"]), { ref: oneSession("ls --commands", positionals, true), limit, json: values.json });
+    return exitWith(0);
+  }
+  if (positionals.length > 0) throw usageError(`derun ls takes a session only with --commands (got ${shown(positionals[0]!)}); derun show <id> shows one session`);
   const answer = await openReader(values["state-root"]).ask(listSessions, { state: values.state, limit });
   if (values.json) {
     ui.log(JSON.stringify(answer));

@@ -36,7 +36,8 @@ export async function completionSpec(): Promise<CompletionCommand[]> {
   const modules: CommandModule[] = await Promise.all(names.map((name) => commands[name].load()));
   const spec: CompletionCommand[] = names.map((name, i) => {
     const defs: [string, FlagDef][] = Object.entries(modules[i]!.args ?? {});
-    const positional = defs.find(([, def]) => def.type === "positional")?.[1];
+    // The first positional that completes to something (grep's sessions come after its pattern).
+    const positional = defs.find(([, def]) => def.type === "positional" && def.complete !== undefined)?.[1];
     return {
       name,
       description: commands[name].description,

@@ -1,0 +1,89 @@
+/**
+ * Following a live session, as `derun tail -f` does: the bytes from an offset on as they are
+ * committed, woken by the store's file-change wait (as derun_wait_output is), until the session
+ * ends, or, for one command of a shell session, until that command ends; and the text view of those
+ * bytes, each line once it is complete.
+ *
+ * A command ends where the recorder says it does: its record in commands.jsonl. The recorder writes
+ * that record just after it commits the bytes holding the end mark, so a read can see those bytes
+ * before the record exists; the running-command scan tells that moment apart, and the record is
+ * read again until it is there. No byte past the command's end is ever passed on.
+ */
+import type { CommandRecord } from "../core/shell/commands.ts";
+import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
+import { TextView, type TextLine } from "../views/text.ts";
+import { runningCommand } from "./_running-command.ts";
+
+/** Bytes per store read. */
+const BLOCK = 1 << 20;
+/** One wait's cap; the loop waits again until the end. */
+const FOLLOW_WAIT_MS = 60_000;
+/** Reads of commands.jsonl while a command's end is committed but its record not yet written. */
+const RECORD_TRIES = 400;
+
+export interface FollowOptions {
+  /** First byte offset. */
+  readonly from: number;
+  /** Follow this command of a shell session (running when the follow starts) and stop where it ends. */
+  readonly command?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** How a follow ended: the command's record, when it followed a command that ended. */
+export interface FollowEnd {
+  record?: CommandRecord;
+}
+
+/** Slices from `from` on, one batch per read, until the session (or the command) ends. */
+export async function* followOutput(store: Store, sessionId: string, options: FollowOptions, end: FollowEnd = {}): AsyncGenerator<readonly OutputSlice[]> {
+  let cursor = options.from;
+  for (;;) {
+    const read = await store.read(sessionId, cursor, BLOCK);
+    const record = options.command === undefined ? undefined : await commandEnd(store, sessionId, options.command);
+    const stop = record?.output_end ?? Number.POSITIVE_INFINITY;
+    const slices = read.slices.flatMap((s) => (s.start >= stop ? [] : s.end <= stop ? [s] : [{ ...s, end: stop, bytes: s.bytes.subarray(0, stop - s.start) }]));
+    if (slices.length > 0) yield slices;
+    cursor = read.next_cursor;
+    if (record && cursor >= stop) {
+      end.record = record;
+      return;
+    }
+    if (cursor < read.output_bytes) continue;
+    if (!isLiveState(read.state) || options.signal?.aborted) return;
+    await store.waitForOutput(sessionId, cursor, FOLLOW_WAIT_MS, options.signal);
+  }
+}
+
+/** Command `number`'s record once it has ended; undefined while it runs, or when the session ended without one. */
+async function commandEnd(store: Store, sessionId: string, number: number): Promise<CommandRecord | undefined> {
+  for (let tries = 0; ; tries++) {
+    const records = await store.commands(sessionId);
+    const done = records.find((r) => r.number === number);
+    if (done) return done;
+    const info = await store.get(sessionId);
+    if (!isLiveState(info.state)) return undefined;
+    if ((await runningCommand(store, info, records))?.number === number || tries >= RECORD_TRIES) return undefined;
+    await Bun.sleep(5); // the record is being written this moment (see the module's comment)
+  }
+}
+
+export interface TextFollowOptions extends FollowOptions {
+  /** Lines that end at or before this offset were shown already (a tail): skip them. */
+  readonly after: number;
+}
+
+/**
+ * The text view of {@link followOutput}'s bytes: complete lines in batches as they are committed,
+ * then, once the session (or command) has ended, the lines left open.
+ */
+export async function* followText(store: Store, sessionId: string, options: TextFollowOptions, end: FollowEnd = {}): AsyncGenerator<readonly TextLine[]> {
+  const view = new TextView();
+  for await (const slices of followOutput(store, sessionId, options, end)) {
+    const lines: TextLine[] = [];
+    for (const s of slices) for (const line of view.write(s.channel, s.bytes, s.start)) if (line.end > options.after) lines.push(line);
+    if (lines.length > 0) yield lines;
+  }
+  // Every open line is one not shown yet: the tail leaves its open lines to the follow.
+  const open = view.partials();
+  if (open.length > 0) yield open;
+}
