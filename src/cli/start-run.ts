@@ -1,6 +1,7 @@
 /**
- * What `derun run` and `derun shell` share: open the state root, sweep, run the session through the
- * built-in and third-party transports, and turn its result into derun's own exit.
+ * What `derun run` and `derun shell` share: open the state root, run the session through the
+ * built-in and third-party transports, sweep once the command runs, and turn its result into
+ * derun's own exit.
  */
 import { openFileStore } from "../core/file-store/index.ts";
 import { openLogSink } from "../core/log-sink.ts";
@@ -19,7 +20,9 @@ export async function startRun(
   const root = stateRootFrom(stateRoot);
   const log = openLogSink(root, { component: "run" });
   const store = openFileStore({ root, log });
-  await sweepAtStart(store, log, request.retentionSeconds);
+  // The sweep reads every session directory (at most once a minute): started once the command runs,
+  // it never delays the command's start, and the run waits for it so that it is never cut short.
+  let sweep: Promise<void> = Promise.resolve();
   const result = await runSession(
     { ...run, cwd: process.cwd(), env: run.env ?? process.env },
     {
@@ -29,8 +32,10 @@ export async function startRun(
       transports: { choose: chooseTransport, load: (spec) => loadTransport(spec), fallback: "pipe" },
       // One line when the recording is incomplete, after the command ended (never inside its output).
       notice: (line) => process.stderr.write(`derun: ${line}\n`),
+      onStarted: () => (sweep = sweepAtStart(store, log, request.retentionSeconds)),
     },
   );
+  await sweep;
   if (result.kind !== "failed") return result;
   process.stderr.write(`derun: ${result.message}\n`);
   return exitWith(result.exitCode);

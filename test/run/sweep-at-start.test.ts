@@ -1,9 +1,9 @@
 /**
- * `derun run` removes expired sessions when it starts (docs/format.md, "Retention"), at most once a minute
- * per state root so start-up does not grow with the number of sessions.
+ * `derun run` removes expired sessions once its command runs (docs/format.md, "Retention"), at most
+ * once a minute per state root, so start-up does not grow with the number of sessions.
  */
 import { expect, test } from "bun:test";
-import { utimesSync } from "node:fs";
+import { readFileSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { openFileStore } from "../../src/core/file-store/index.ts";
 import { runDerun, tempDir } from "../helpers/cli.ts";
@@ -40,4 +40,21 @@ test("derun run sweeps expired sessions at start-up, at most once a minute", asy
   utimesSync(join(state.path, "last-sweep"), twoMinutesAgo, twoMinutesAgo);
   await runDerun(["run", "--session-id", "new-3", "--", "true"], { stateRoot: state.path });
   expect(sessionIds(state.path)).toEqual(["new-1", "new-2", "new-3"]);
+});
+
+test("the sweep starts once the command runs, never before it", async () => {
+  using state = tempDir();
+  await expiredSession(state.path, "old-1");
+  await runDerun(["run", "--session-id", "new-1", "--", "true"], { stateRoot: state.path });
+  expect(sessionIds(state.path)).toEqual(["new-1"]);
+  // derun's own log, in the order things happened: the command ran, then old-1 went.
+  const events = readFileSync(join(state.path, "logs", "derun.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { event?: string; session_id?: string; cleanup_result?: string });
+  const at = (match: (e: (typeof events)[number]) => boolean) => events.findIndex(match);
+  const started = at((e) => e.session_id === "new-1" && e.event === "session_started");
+  const removed = at((e) => e.session_id === "old-1" && e.cleanup_result === "remove");
+  expect(started).toBeGreaterThanOrEqual(0);
+  expect(removed).toBeGreaterThan(started);
 });

@@ -1,7 +1,8 @@
 /**
  * One `derun run`: start the command through a transport, forward its bytes to the user unchanged,
  * capture them to the session, and report how it ended. The caller (the CLI) validates flags, runs
- * the retention sweep first, hands in the transports, and turns the result into derun's own exit.
+ * the retention sweep once the command runs (onStarted), hands in the transports, and turns the
+ * result into derun's own exit.
  */
 import { describeError } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -40,6 +41,8 @@ export interface RunDeps {
    * incomplete (a full disk): one line for derun's stderr, the only line derun adds there.
    */
   readonly notice?: (line: string) => void;
+  /** Told once the command runs: work that must not delay its start (the retention sweep). */
+  readonly onStarted?: () => void;
 }
 
 /** derun could not run the command: what to say, and the exit status (127/126 as a shell, else 1). */
@@ -88,7 +91,7 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
 /** The run once its session exists (or is known to be unrecorded). */
 async function runRecorded(
   request: RunRequest,
-  { log, probe, transports }: RunDeps,
+  { log, probe, transports, onStarted }: RunDeps,
   spec: string,
   { writer, relay, problem }: { writer: SessionWriter; relay: SignalRelay; problem: RecordingProblem },
 ): Promise<RunResult> {
@@ -122,6 +125,7 @@ async function runRecorded(
     output.attach(child);
     if (!opened.transport.capabilities.tty) terminal.restore();
     const startedFailure = await recordStart(writer, child, opened, probe, log);
+    onStarted?.();
     const exit = await superviseChild(child, opened.transport, { relay, output, terminal, log, writer, probe });
 
     const error = output.capture.failure ?? startedFailure;
