@@ -1,10 +1,12 @@
 /**
  * One transcript searched: its text view streamed window by window through TextSearch (never the
  * whole transcript in memory), lines numbered as derun_read_text numbers them, and the matches as
- * grep shows them (`N:` a matching line, `N-` context). Long lines are cut around the match.
+ * grep shows them (`N:` a matching line, `N-` context). Long lines are cut around the match. A
+ * regular expression's work on one line cannot be interrupted, so the clock is read between lines:
+ * past the deadline the search stops and says how far it got.
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
-import { TextSearch, type SearchMatch } from "../views/search.ts";
+import { TextSearch, type SearchMatch, type SearchPattern } from "../views/search.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { chunksOf } from "../views/window.ts";
 import { subjectOf, subjectText, type Subject } from "./_subject.ts";
@@ -35,35 +37,55 @@ export type Found = Subject & {
   readonly channel?: DerunOutputChannel;
   readonly lines_searched: number;
   readonly match_count: number;
+  /** Lines longer than the pattern runs on, searched in their first `line_chars` characters only. */
+  readonly long_lines?: number;
+  readonly line_chars?: number;
+  /** The deadline passed: the lines after `lines_searched` were not searched. */
+  readonly stopped?: true;
   readonly matches: readonly FoundMatch[];
 };
 
 export interface SearchTranscriptOptions {
-  readonly pattern: string;
-  readonly literal?: boolean;
-  readonly ignoreCase?: boolean;
+  readonly pattern: SearchPattern;
   readonly context: number;
   readonly maxMatches: number;
   readonly channel?: DerunOutputChannel;
   readonly signal?: AbortSignal;
+  /** performance.now() past which the search stops. */
+  readonly deadline: number;
 }
+
+/** Lines between two looks at the clock, unless a line is long enough to take time on its own. */
+const CLOCK_EVERY = 256;
 
 export async function searchTranscript(t: Transcript, options: SearchTranscriptOptions): Promise<Found> {
   const search = new TextSearch(options);
   const view = new TextView();
   let number = 1;
-  for await (const window of windowsForward(t, t.lo, options.signal)) {
+  let stopped = false;
+  const offer = (line: TextLine) => {
+    search.push(number++, line);
+    if ((number % CLOCK_EVERY === 0 || line.text.length > CLOCK_EVERY) && performance.now() > options.deadline) stopped = true;
+    return !stopped;
+  };
+  scan: for await (const window of windowsForward(t, t.lo, options.signal)) {
     for (const chunk of chunksOf(window, t.spans, options.channel)) {
-      for (const line of view.write(chunk.channel, chunk.bytes, chunk.offset)) search.push(number++, line);
+      for (const line of view.write(chunk.channel, chunk.bytes, chunk.offset)) if (!offer(line)) break scan;
+    }
+    if (performance.now() > options.deadline) {
+      stopped = true;
+      break;
     }
   }
-  for (const line of view.partials()) search.push(number++, line);
+  if (!stopped) for (const line of view.partials()) offer(line);
   const result = search.result();
   return {
     ...subjectOf(t),
     ...(options.channel === undefined ? {} : { channel: options.channel }),
     lines_searched: result.linesSearched,
     match_count: result.matchCount,
+    ...(result.longLines > 0 ? { long_lines: result.longLines, line_chars: options.pattern.lineChars } : {}),
+    ...(stopped ? { stopped: true as const } : {}),
     matches: result.matches.map(found),
   };
 }
@@ -92,6 +114,8 @@ export function renderFound(f: Found): string {
   const facts = [subjectText(f)];
   if (f.channel) facts.push(f.channel);
   facts.push(`${f.match_count} of ${f.lines_searched} lines match`);
+  if (f.stopped) facts.push(`stopped at line ${f.lines_searched}: out of time`);
+  if (f.long_lines) facts.push(`${f.long_lines} line${f.long_lines === 1 ? "" : "s"} longer than ${f.line_chars} characters searched in ${f.long_lines === 1 ? "its" : "their"} start only`);
   const out = [`== ${facts.join(SEP)}`];
   let last = 0;
   for (const m of f.matches) {

@@ -6,12 +6,10 @@
  */
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { isLiveState, type Store } from "../core/store.ts";
+import { matchLine, type SearchPattern } from "../views/search.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import type { ReadOutputResult } from "./_output.ts";
 import { BLOCK } from "./_transcript.ts";
-
-/** Characters of a line the pattern runs on (as search does: bounded work per line). */
-const MATCH_CHARS = 4096;
 
 export interface UntilResult extends ReadOutputResult {
   /** What the pattern matched, when it did; the line is the answer's one chunk. */
@@ -24,7 +22,7 @@ export async function waitUntil(
   store: Store,
   sessionId: string,
   cursor: number,
-  pattern: RegExp,
+  pattern: SearchPattern,
   timeoutMs: number,
   signal: AbortSignal,
 ): Promise<UntilResult> {
@@ -51,7 +49,7 @@ export async function waitUntil(
       waited_ms: elapsed(),
     };
   };
-  const test = (line: TextLine) => pattern.exec(line.text.length > MATCH_CHARS ? line.text.slice(0, MATCH_CHARS) : line.text)?.[0];
+  const test = (line: TextLine) => matchLine(pattern, line.text)?.text;
   for (;;) {
     const read = await store.read(sessionId, scanned, BLOCK);
     scanned = Math.max(scanned, Math.min(read.next_cursor, read.output_bytes));

@@ -43,11 +43,12 @@ export default defineQuery({
   },
   async handler(input, { store, signal }): Promise<WaitResult> {
     checkReadMode(input);
+    const until = input.until === undefined ? undefined : compilePattern(input.until);
     const started = performance.now();
     const timeoutMs = capped(input.timeout_ms, WAIT_DEFAULT_TIMEOUT_MS, WAIT_MAX_TIMEOUT_MS);
     const sessionId = await resolveSessionId(store, input.session_id);
     let cursor = parseCursor(input.cursor);
-    if (input.until !== undefined) return waitUntil(store, sessionId, cursor, compilePattern(input.until), timeoutMs, signal);
+    if (until) return waitUntil(store, sessionId, cursor, until, timeoutMs, signal);
     const maxBytes = capped(input.max_bytes, READ_DEFAULT_MAX_BYTES, READ_MAX_MAX_BYTES);
     const elapsed = () => Math.round(performance.now() - started);
     for (;;) {
