@@ -41,6 +41,19 @@ export const utf8SequenceHere = (bytes: Uint8Array): number => {
   return length;
 };
 
+/**
+ * Where a text read of `bytes` stops when at most `limit` of them fit: {@link utf8Boundary}, or,
+ * when not one whole character fits, after the first character, so that a read always progresses
+ * (at most 3 bytes past `limit`). While more bytes may still come (`live`), a first character cut
+ * short by the end of `bytes` waits for them (0).
+ */
+export const utf8CutAtLeastOne = (bytes: Uint8Array, limit: number, live: boolean): number => {
+  const end = utf8Boundary(bytes, Math.min(limit, bytes.length));
+  if (end > 0 || bytes.length === 0) return end;
+  const here = utf8SequenceHere(bytes);
+  return here < bytes.length || !live || here === utf8SequenceLength(bytes[0]!) ? here : 0;
+};
+
 const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
 /** Decode as UTF-8, invalid bytes as U+FFFD, a leading BOM kept (it is a byte of the output). */

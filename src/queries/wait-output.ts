@@ -1,4 +1,5 @@
 import { type } from "arktype";
+import { isLiveState } from "../core/store.ts";
 import { compilePattern } from "../views/search.ts";
 import { defineQuery } from "./query.ts";
 import {
@@ -54,8 +55,10 @@ export default defineQuery({
     for (;;) {
       const { result, committedEnd } = await readWindowAs(store, sessionId, cursor, maxBytes, input);
       const remaining = timeoutMs - elapsed();
-      if (result.chunks.length > 0 || result.eof || remaining <= 0 || signal.aborted) {
-        const timedOut = result.chunks.length === 0 && !result.eof;
+      // A session that is not live writes nothing more: waiting again would only read the same bytes.
+      const ended = !isLiveState(result.session_state);
+      if (result.chunks.length > 0 || ended || remaining <= 0 || signal.aborted) {
+        const timedOut = result.chunks.length === 0 && !ended;
         return { ...result, timed_out: timedOut, waited_ms: elapsed() };
       }
       // Nothing readable: wait past the committed end, not the cursor, so that a character whose
