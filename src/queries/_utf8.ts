@@ -58,3 +58,10 @@ const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
 /** Decode as UTF-8, invalid bytes as U+FFFD, a leading BOM kept (it is a byte of the output). */
 export const decodeUtf8 = (bytes: Uint8Array): string => decoder.decode(bytes);
+
+/** `text` cut to at most `maxBytes` bytes of UTF-8 between characters (one whole character if none fits). */
+export const clipUtf8 = (text: string, maxBytes: number): string => {
+  if (text.length * 3 <= maxBytes) return text; // a UTF-16 unit is at most 3 bytes of UTF-8
+  const bytes = Buffer.from(text);
+  return bytes.length <= maxBytes ? text : decodeUtf8(bytes.subarray(0, utf8CutAtLeastOne(bytes, maxBytes, false)));
+};

@@ -2,7 +2,8 @@
  * derun_wait_output with `until`: the text view of the output past the cursor, line by line as it is
  * committed, until a line matches the pattern. The line still being written (a prompt, a progress
  * line) is tested as it stands each time new bytes are committed. Only committed bytes are read, so
- * the answer never comes before the matching line is on disk.
+ * the answer never comes before the matching line is on disk. The line's text (and the match) are
+ * clipped to max_bytes; the chunk's cursors still span the whole line.
  */
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { isLiveState, type Store } from "../core/store.ts";
@@ -10,6 +11,7 @@ import { matchLine, type SearchPattern } from "../views/search.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import type { ReadOutputResult } from "./_output.ts";
 import { BLOCK } from "./_transcript.ts";
+import { clipUtf8 } from "./_utf8.ts";
 
 export interface UntilResult extends ReadOutputResult {
   /** What the pattern matched, when it did; the line is the answer's one chunk. */
@@ -24,6 +26,7 @@ export async function waitUntil(
   cursor: number,
   pattern: SearchPattern,
   timeoutMs: number,
+  maxBytes: number,
   signal: AbortSignal,
 ): Promise<UntilResult> {
   const started = performance.now();
@@ -35,7 +38,7 @@ export async function waitUntil(
   let timestamp = "";
   const answer = (end: number, committed: number, state: ReadOutputResult["session_state"], line?: TextLine, match?: string): UntilResult => {
     const atTail = end === committed;
-    const chunk = line && { channel: line.channel, start_cursor: String(line.start), end_cursor: String(line.end), timestamp, data: line.text };
+    const chunk = line && { channel: line.channel, start_cursor: String(line.start), end_cursor: String(line.end), timestamp, data: clipUtf8(line.text, maxBytes) };
     return {
       schema_version: SCHEMA_VERSION,
       session_id: sessionId,
@@ -44,7 +47,7 @@ export async function waitUntil(
       at_tail: atTail,
       eof: atTail && !isLiveState(state),
       session_state: state,
-      ...(match === undefined ? {} : { match }),
+      ...(match === undefined ? {} : { match: clipUtf8(match, maxBytes) }),
       timed_out: line === undefined && isLiveState(state),
       waited_ms: elapsed(),
     };

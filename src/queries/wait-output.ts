@@ -1,4 +1,5 @@
 import { type } from "arktype";
+import { DerunError } from "../core/errors.ts";
 import { isLiveState } from "../core/store.ts";
 import { compilePattern } from "../views/search.ts";
 import { defineQuery } from "./query.ts";
@@ -15,9 +16,15 @@ import {
 } from "./_args.ts";
 import type { ReadOutputResult } from "./_output.ts";
 import { renderRead } from "./_output-text.ts";
-import { checkReadMode, readWindowAs } from "./_read-mode.ts";
+import { checkReadMode, readWindowAs, type ReadMode } from "./_read-mode.ts";
 import { waitUntil } from "./_wait-until.ts";
 import { resolveSessionId } from "./session-ref.ts";
+
+/** `until` answers a line of the text view: raw bytes or base64 cannot be that answer. */
+const checkUntilMode = (mode: ReadMode): void => {
+  if (mode.encoding === "base64") throw new DerunError("invalid_argument", 'until answers a line of the text view: leave out encoding "base64"');
+  if (mode.view === "raw") throw new DerunError("invalid_argument", 'until answers a line of the text view: leave out view "raw"');
+};
 
 type WaitResult = ReadOutputResult & { readonly timed_out: boolean; readonly waited_ms: number; readonly match?: string };
 
@@ -44,13 +51,14 @@ export default defineQuery({
   },
   async handler(input, { store, signal }): Promise<WaitResult> {
     checkReadMode(input);
+    if (input.until !== undefined) checkUntilMode(input);
     const until = input.until === undefined ? undefined : compilePattern(input.until);
     const started = performance.now();
     const timeoutMs = capped(input.timeout_ms, WAIT_DEFAULT_TIMEOUT_MS, WAIT_MAX_TIMEOUT_MS);
     const sessionId = await resolveSessionId(store, input.session_id);
     let cursor = parseCursor(input.cursor);
-    if (until) return waitUntil(store, sessionId, cursor, until, timeoutMs, signal);
     const maxBytes = capped(input.max_bytes, READ_DEFAULT_MAX_BYTES, READ_MAX_MAX_BYTES);
+    if (until) return waitUntil(store, sessionId, cursor, until, timeoutMs, maxBytes, signal);
     const elapsed = () => Math.round(performance.now() - started);
     for (;;) {
       const { result, committedEnd } = await readWindowAs(store, sessionId, cursor, maxBytes, input);
