@@ -44,6 +44,13 @@ export class LineTransport implements Transport {
     if (("result" in message || "error" in message) && message.id !== null && message.id !== undefined) this.#answeredOne(message.id);
   }
 
+  /** Requests passed on whose answer is not written yet. */
+  get unanswered(): number {
+    let count = 0;
+    for (const waiting of this.#unanswered.values()) count += waiting;
+    return count;
+  }
+
   /** Resolves once every request passed on so far has had its answer written (at once if none waits). */
   answered(): Promise<void> {
     if (this.#unanswered.size === 0) return Promise.resolve();
@@ -111,6 +118,11 @@ export class LineTransport implements Transport {
     else if (verdict.kind === "message") {
       const { message } = verdict;
       if ("method" in message && "id" in message) this.#unanswered.set(message.id, (this.#unanswered.get(message.id) ?? 0) + 1);
+      // The SDK writes no answer to a request the client cancelled (MCP): none is awaited.
+      else if ("method" in message && message.method === "notifications/cancelled") {
+        const cancelled = message.params?.requestId;
+        if (typeof cancelled === "string" || typeof cancelled === "number") this.#answeredOne(cancelled);
+      }
       try {
         this.onmessage?.(message);
       } catch (error) {

@@ -47,7 +47,10 @@ export const serveStdio = async ({ store, log }: { store: Store; log: Logger }):
     // Every request read before the end gets its answer ("exactly one answer", docs/mcp.md): the
     // cancelled calls answer with what they have, then the transport closes.
     const grace = Promise.withResolvers<void>();
-    const graceTimer = setTimeout(grace.resolve, ANSWER_GRACE_MS);
+    const graceTimer = setTimeout(() => {
+      log.log("warn", "mcp_unanswered", { requests: transport.unanswered, after_ms: ANSWER_GRACE_MS });
+      grace.resolve();
+    }, ANSWER_GRACE_MS);
     void Promise.race([transport.answered(), grace.promise])
       .then(() => {
         clearTimeout(graceTimer);

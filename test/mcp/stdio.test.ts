@@ -178,11 +178,8 @@ describe("derun mcp lifecycle", () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({ jsonrpc: "2.0", id: 1, result: { serverInfo: { name: "derun" } } });
   }, TIMEOUT);
 
-  test("a wait in flight when stdin closes is answered (the SDK's Client over stdio), then the server exits 0", async () => {
-    const run = startRun("eof-wait", ["sh", "-c", "printf started; exec sleep 30"]);
-    using dir = tempDir();
-    const statusFile = path.join(dir.path, "status");
-    // sh records derun's exit status: the SDK's transport does not tell it.
+  /** The SDK's Client over stdio to `derun mcp`, through sh, which writes derun's exit status to `statusFile` (the SDK's transport does not tell it). */
+  const clientWithStatus = (statusFile: string) => {
     const transport = new StdioClientTransport({
       command: "sh",
       args: ["-c", '"$@"; echo $? > "$0"', statusFile, ...derunArgv(), "mcp"],
@@ -190,7 +187,14 @@ describe("derun mcp lifecycle", () => {
       cwd: REPO_ROOT,
       stderr: "pipe",
     });
-    const eofClient = new Client({ name: "derun-eof", version: "0" });
+    return { transport, client: new Client({ name: "derun-eof", version: "0" }) };
+  };
+
+  test("a wait in flight when stdin closes is answered (the SDK's Client over stdio), then the server exits 0", async () => {
+    const run = startRun("eof-wait", ["sh", "-c", "printf started; exec sleep 30"]);
+    using dir = tempDir();
+    const statusFile = path.join(dir.path, "status");
+    const { transport, client: eofClient } = clientWithStatus(statusFile);
     let childPid = 0;
     try {
       await eofClient.connect(transport);
@@ -213,6 +217,30 @@ describe("derun mcp lifecycle", () => {
           process.kill(childPid, "SIGKILL");
         } catch {}
       }
+    }
+  }, TIMEOUT);
+
+  test("a wait the client cancelled is not waited for when stdin closes (the SDK answers nothing to it)", async () => {
+    const run = startRun("eof-cancel", ["sh", "-c", "exec sleep 30"]);
+    using dir = tempDir();
+    const statusFile = path.join(dir.path, "status");
+    const { transport, client: cancelClient } = clientWithStatus(statusFile);
+    const logFile = path.join(root.path, "logs", "derun.jsonl");
+    const unanswered = () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, "utf8").split("\n").filter((l) => l.includes('"mcp_unanswered"')).length : 0);
+    const before = unanswered();
+    try {
+      await cancelClient.connect(transport);
+      await untilSessionExists("eof-cancel");
+      const cancel = new AbortController();
+      const waiting = cancelClient.callTool({ name: "derun_wait_output", arguments: { session_id: "eof-cancel", cursor: "0", timeout_ms: 60000 } }, undefined, { signal: cancel.signal });
+      cancel.abort("the agent moved on");
+      await expect(waiting).rejects.toThrow();
+      await transport.close();
+      expect(fs.readFileSync(statusFile, "utf8").trim()).toBe("0");
+      // Had the server waited for an answer that never comes, it would have said so when it gave up.
+      expect(unanswered()).toBe(before);
+    } finally {
+      run.kill("SIGKILL");
     }
   }, TIMEOUT);
 
