@@ -103,4 +103,23 @@ describe("view text", () => {
     expect(result).toMatchObject({ next_cursor: "4", timed_out: false, session_state: "exited" });
     expect(textOf(result)).toBe("😀");
   });
+
+  test("a live tail ending inside a character, max_bytes 1: nothing until its last byte, then the whole character", async () => {
+    await using h = await connectInMemory();
+    const writer = await h.store.create(sessionOptions("wide-live"));
+    await writer.started({ pid: process.pid, transportMode: "pipe", ttyAttached: false });
+    const euro = utf8("€");
+    writer.append("stdout", euro.subarray(0, 2));
+    // Once this plain read sees the two bytes, the text read below sees them too.
+    const raw = await call(h.client, "derun_wait_output", { session_id: "wide-live", cursor: "1", encoding: "base64", timeout_ms: 10000 });
+    expect(raw.result.next_cursor).toBe("2");
+    const held = await call(h.client, "derun_read_output", { session_id: "wide-live", view: "text", cursor: "0", max_bytes: 1 });
+    expect(held.result).toMatchObject({ chunks: [], next_cursor: "0", eof: false });
+    const waiting = call(h.client, "derun_wait_output", { session_id: "wide-live", view: "text", cursor: "0", max_bytes: 1, timeout_ms: 20000 });
+    writer.append("stdout", euro.subarray(2));
+    const { result } = await waiting;
+    expect(result).toMatchObject({ next_cursor: "3", timed_out: false });
+    expect(textOf(result)).toBe("€");
+    await writer[Symbol.asyncDispose]();
+  });
 });
