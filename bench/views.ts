@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { countLfs } from "../src/views/lines.ts";
 import { DEFAULT_SCREEN_WINDOW, renderScreen } from "../src/views/screen.ts";
-import { searchText, type SearchOptions } from "../src/views/search.ts";
+import { searchText, type SearchTextOptions } from "../test/views/_search-text.ts";
 import { TailScan } from "../src/views/tail-scan.ts";
 import { TextView, type TextLine } from "../src/views/text.ts";
 import { chunksOf, type ByteWindow, type ChannelChunk, type ChannelSpan } from "../src/views/window.ts";
@@ -146,13 +146,13 @@ function largeTranscript(ctx: BenchContext): Figure[] {
     const textRun = measure(() => textOver(fileChunks(file)));
     const text = mbps(size, textRun.wall);
     figures.push({ name: `text view: ${mb} mixed transcript`, unit: "MB/s", derun: summarize([text]), target: ">= 200 MB/s", met: text >= 200, notes: `streamed from a file in 1 MiB blocks (page cache), one pass, ${cpuNote(size, [textRun.cpu])}` });
-    const searches: Array<[string, SearchOptions]> = [
+    const searches: Array<[string, SearchTextOptions]> = [
       ["literal", { pattern: "ECONNREFUSED", literal: true }],
       ["regex, ignore case", { pattern: String.raw`connection refused: \w+`, ignoreCase: true }],
     ];
     for (const [what, options] of searches) {
       let found = 0;
-      const run = measure(() => (found = searchText(fileChunks(file), { ...options, context: 2, count: true }).matchCount));
+      const run = measure(() => (found = searchText(fileChunks(file), { ...options, context: 2 }).matchCount));
       const rate = mbps(size, run.wall);
       if (found !== 1) throw new Error(`search ${what}: expected one match, found ${found}`);
       figures.push({ name: `search (${what}): ${mb}`, unit: "MB/s", derun: summarize([rate]), target: ">= 100 MB/s", met: rate >= 100, notes: `text view + search with context 2, counting every match, from the file, ${cpuNote(size, [run.cpu])}` });

@@ -1,7 +1,8 @@
 /**
  * The MCP SDK's Transport over newline-delimited JSON on stdin/stdout, like its StdioServerTransport,
  * but every line is judged first (json-rpc-check.ts), so each request with an id gets exactly one
- * answer. A line longer than the bound is answered and skipped, never buffered without end.
+ * answer. A line longer than the bound is answered and skipped, never buffered without end. It
+ * counts the requests passed on and not yet answered, so that a shutdown can wait for their answers.
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
@@ -21,6 +22,9 @@ export class LineTransport implements Transport {
   /** The line being read is over the bound: drop it up to its newline, answered once. */
   #skipping = false;
   #closed = false;
+  /** Requests passed to the SDK whose answer is not written yet, by id (a count: an id may be reused). */
+  readonly #unanswered = new Map<string | number, number>();
+  #allAnswered: PromiseWithResolvers<void> | undefined;
 
   constructor(
     private readonly input: NodeJS.ReadableStream,
@@ -37,6 +41,31 @@ export class LineTransport implements Transport {
     if (this.#closed) return;
     const line = `${JSON.stringify(message)}\n`;
     if (!this.output.write(line)) await new Promise<void>((resolve) => this.output.once("drain", resolve));
+    if (("result" in message || "error" in message) && message.id !== null && message.id !== undefined) this.#answeredOne(message.id);
+  }
+
+  /** Requests passed on whose answer is not written yet. */
+  get unanswered(): number {
+    let count = 0;
+    for (const waiting of this.#unanswered.values()) count += waiting;
+    return count;
+  }
+
+  /** Resolves once every request passed on so far has had its answer written (at once if none waits). */
+  answered(): Promise<void> {
+    if (this.#unanswered.size === 0) return Promise.resolve();
+    this.#allAnswered ??= Promise.withResolvers<void>();
+    return this.#allAnswered.promise;
+  }
+
+  #answeredOne(id: string | number): void {
+    const waiting = this.#unanswered.get(id);
+    if (waiting === undefined) return;
+    if (waiting > 1) this.#unanswered.set(id, waiting - 1);
+    else this.#unanswered.delete(id);
+    if (this.#unanswered.size > 0) return;
+    this.#allAnswered?.resolve();
+    this.#allAnswered = undefined;
   }
 
   async close(): Promise<void> {
@@ -45,6 +74,9 @@ export class LineTransport implements Transport {
     this.input.off("data", this.#onData);
     this.input.off("error", this.#onError);
     this.#parts = [];
+    // Closed: no answer can be written any more, so nobody waits for one.
+    this.#unanswered.clear();
+    this.#allAnswered?.resolve();
     this.onclose?.();
   }
 
@@ -84,8 +116,15 @@ export class LineTransport implements Transport {
     const verdict = checkLine(line);
     if (verdict.kind === "reply") void this.send(verdict.reply);
     else if (verdict.kind === "message") {
+      const { message } = verdict;
+      if ("method" in message && "id" in message) this.#unanswered.set(message.id, (this.#unanswered.get(message.id) ?? 0) + 1);
+      // The SDK writes no answer to a request the client cancelled (MCP): none is awaited.
+      else if ("method" in message && message.method === "notifications/cancelled") {
+        const cancelled = message.params?.requestId;
+        if (typeof cancelled === "string" || typeof cancelled === "number") this.#answeredOne(cancelled);
+      }
       try {
-        this.onmessage?.(verdict.message);
+        this.onmessage?.(message);
       } catch (error) {
         this.onerror?.(error instanceof Error ? error : new Error(String(error)));
       }

@@ -13,8 +13,15 @@ import { createDerunServer } from "./server.ts";
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 /**
+ * How long a shutdown waits for the answers of the calls it cancelled. Cancelled calls answer at
+ * once; the bound only keeps a call that never does from holding the process.
+ */
+const ANSWER_GRACE_MS = 5000;
+
+/**
  * Serve on process.stdin/stdout until stdin ends, the transport closes, or SIGTERM/SIGINT arrives;
- * then cancel calls in flight, close the transport and resolve. The caller exits 0.
+ * then cancel calls in flight, wait for their answers to be written, close the transport and
+ * resolve. The caller exits 0.
  */
 export const serveStdio = async ({ store, log }: { store: Store; log: Logger }): Promise<void> => {
   const { stdin } = process;
@@ -37,7 +44,19 @@ export const serveStdio = async ({ store, log }: { store: Store; log: Logger }):
     process.off("SIGINT", onSigint);
     stdin.off("end", onEnd);
     shutdown.abort();
-    server.close().then(ended.resolve, ended.resolve);
+    // Every request read before the end gets its answer ("exactly one answer", docs/mcp.md): the
+    // cancelled calls answer with what they have, then the transport closes.
+    const grace = Promise.withResolvers<void>();
+    const graceTimer = setTimeout(() => {
+      log.log("warn", "mcp_unanswered", { requests: transport.unanswered, after_ms: ANSWER_GRACE_MS });
+      grace.resolve();
+    }, ANSWER_GRACE_MS);
+    void Promise.race([transport.answered(), grace.promise])
+      .then(() => {
+        clearTimeout(graceTimer);
+        return server.close();
+      })
+      .then(ended.resolve, ended.resolve);
   };
   const onSigterm = () => stop("SIGTERM");
   const onSigint = () => stop("SIGINT");
@@ -47,9 +66,10 @@ export const serveStdio = async ({ store, log }: { store: Store; log: Logger }):
   stdin.on("end", onEnd);
   server.onclose = () => stop("transport_closed");
 
+  // Not the SDK's StdioServerTransport: it leaves unparsable requests unanswered (line-transport.ts).
+  const transport = new LineTransport(stdin, process.stdout);
   log.log("info", "mcp_start", {});
   void sweep();
-  // Not the SDK's StdioServerTransport: it leaves unparsable requests unanswered (line-transport.ts).
-  await server.connect(new LineTransport(stdin, process.stdout));
+  await server.connect(transport);
   await ended.promise;
 };

@@ -33,7 +33,8 @@ export async function runningCommand(store: Store, info: SessionInfo, records: r
   if (!sessions) scans.set(store, (sessions = new Map()));
   let scan = sessions.get(id);
   if (!scan || scan.startedAt !== info.meta.started_at || scan.recorded !== records.length) {
-    // Start where the last recorded command ended (its end mark, which the tracker passes over).
+    // Start at the last recorded command's end mark, or, when it has none (it ended without an
+    // output-start mark, so no output_end), at its prompt: the tracker then sees that command again.
     const last = records.at(-1);
     const from = last ? (last.output_end ?? last.prompt_end ?? last.prompt_start ?? 0) : 0;
     scan = { startedAt: info.meta.started_at, recorded: records.length, parser: new MarkParser({ startOffset: from }), tracker: new CommandTracker() };
@@ -46,5 +47,6 @@ export async function runningCommand(store: Store, info: SessionInfo, records: r
   }
   const running = scan.tracker.running;
   if (!running) return undefined;
-  return { ...running, number: (records.at(-1)?.number ?? 0) + running.number, output_end: null, ended_at: null, exit_code: null };
+  // Numbered after the records, not by the tracker's count, which may include the last record again.
+  return { ...running, number: (records.at(-1)?.number ?? 0) + 1, output_end: null, ended_at: null, exit_code: null };
 }

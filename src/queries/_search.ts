@@ -1,17 +1,19 @@
 /**
  * One transcript searched: its text view streamed window by window through TextSearch (never the
  * whole transcript in memory), lines numbered as derun_read_text numbers them, and the matches as
- * grep shows them (`N:` a matching line, `N-` context). Long lines are cut around the match.
+ * grep shows them (`N:` a matching line, `N-` context). Long lines are cut around the match. A
+ * regular expression's work on one line cannot be interrupted, so the clock is read between lines:
+ * past the deadline the search stops and says how far it got.
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
-import { TextSearch, type SearchMatch } from "../views/search.ts";
+import { TextSearch, type SearchMatch, type SearchPattern } from "../views/search.ts";
 import type { TextLine } from "../views/text.ts";
 import { subjectOf, subjectText, type Subject } from "./_subject.ts";
 import { SEP } from "./_render.ts";
 import { textBatches, type TextStreamOptions } from "./_text-stream.ts";
 import type { Transcript } from "./_transcript.ts";
 
-/** The pattern as search compiles it (the command line checks it before it searches, and colours with it). */
+/** The pattern as search compiles it (the command line compiles it once, and colours with it). */
 export { compilePattern } from "../views/search.ts";
 
 /** Characters shown of a matching line (around the match) and of a context line. */
@@ -38,31 +40,55 @@ export type Found = Subject & {
   readonly channel?: DerunOutputChannel;
   readonly lines_searched: number;
   readonly match_count: number;
+  /** Lines longer than the pattern runs on, searched in their first `line_chars` characters only. */
+  readonly long_lines?: number;
+  readonly line_chars?: number;
+  /** The deadline passed: the lines after `lines_searched` were not searched. */
+  readonly stopped?: true;
   readonly matches: readonly FoundMatch[];
 };
 
 export interface SearchTranscriptOptions {
-  readonly pattern: string;
-  readonly literal?: boolean;
-  readonly ignoreCase?: boolean;
+  readonly pattern: SearchPattern;
   readonly context: number;
   readonly maxMatches: number;
   readonly channel?: DerunOutputChannel;
   readonly signal?: AbortSignal;
+  /** performance.now() past which the search stops (Infinity: never). */
+  readonly deadline: number;
   /** See {@link TextStreamOptions.onWindow}. */
   readonly onWindow?: () => void;
 }
 
+/** Lines between two looks at the clock, unless a line is long enough to take time on its own. */
+const CLOCK_EVERY = 256;
+
 export async function searchTranscript(t: Transcript, options: SearchTranscriptOptions): Promise<Found> {
   const search = new TextSearch(options);
   let number = 1;
-  for await (const lines of textBatches(t, options)) for (const line of lines) search.push(number++, line);
+  let stopped = false;
+  // The batch of lines still open at the end comes last: a search stopped before it never sees it.
+  scan: for await (const lines of textBatches(t, options)) {
+    for (const line of lines) {
+      search.push(number++, line);
+      if ((number % CLOCK_EVERY === 0 || line.text.length > CLOCK_EVERY) && performance.now() > options.deadline) {
+        stopped = true;
+        break scan;
+      }
+    }
+    if (performance.now() > options.deadline) {
+      stopped = true;
+      break;
+    }
+  }
   const result = search.result();
   return {
     ...subjectOf(t),
     ...(options.channel === undefined ? {} : { channel: options.channel }),
     lines_searched: result.linesSearched,
     match_count: result.matchCount,
+    ...(result.longLines > 0 ? { long_lines: result.longLines, line_chars: options.pattern.lineChars } : {}),
+    ...(stopped ? { stopped: true as const } : {}),
     matches: result.matches.map(found),
   };
 }
@@ -91,6 +117,8 @@ export function renderFound(f: Found): string {
   const facts = [subjectText(f)];
   if (f.channel) facts.push(f.channel);
   facts.push(`${f.match_count} of ${f.lines_searched} lines match`);
+  if (f.stopped) facts.push(`stopped at line ${f.lines_searched}: out of time`);
+  if (f.long_lines) facts.push(`${f.long_lines} line${f.long_lines === 1 ? "" : "s"} longer than ${f.line_chars} characters searched in ${f.long_lines === 1 ? "its" : "their"} start only`);
   const out = [`== ${facts.join(SEP)}`];
   let last = 0;
   for (const m of f.matches) {

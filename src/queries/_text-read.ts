@@ -9,7 +9,10 @@ import { isLiveState, type Store } from "../core/store.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { chunksOf } from "../views/window.ts";
 import type { OutputChunk, OutputWindow } from "./_output.ts";
-import { utf8Boundary } from "./_utf8.ts";
+import { utf8CutAtLeastOne } from "./_utf8.ts";
+
+/** Bytes read past max_bytes, so that one whole character can be taken when max_bytes is smaller. */
+const CHARACTER_LOOKAHEAD = 3;
 
 interface Group {
   readonly channel: DerunOutputChannel;
@@ -20,15 +23,15 @@ interface Group {
 }
 
 export async function readTextView(store: Store, sessionId: string, cursor: number, maxBytes: number): Promise<OutputWindow> {
-  const read = await store.read(sessionId, cursor, maxBytes);
+  const read = await store.read(sessionId, cursor, maxBytes + CHARACTER_LOOKAHEAD);
   const live = isLiveState(read.state);
   const first = read.slices[0];
   const start = first?.start ?? read.next_cursor;
   const bytes = read.slices.length === 0 ? new Uint8Array(0) : Buffer.concat(read.slices.map((s) => s.bytes));
-  let length = bytes.length;
+  let length = Math.min(bytes.length, maxBytes);
   if (start + length < read.output_bytes || live) {
-    const lf = bytes.lastIndexOf(0x0a);
-    length = lf >= 0 ? lf + 1 : utf8Boundary(bytes, length);
+    const lf = length === 0 ? -1 : bytes.lastIndexOf(0x0a, length - 1);
+    length = lf >= 0 ? lf + 1 : utf8CutAtLeastOne(bytes, length, live);
   }
   const end = start + length;
   const spans = read.slices.map((s) => ({ offset: s.start, length: s.end - s.start, channel: s.channel }));

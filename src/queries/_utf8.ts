@@ -41,7 +41,27 @@ export const utf8SequenceHere = (bytes: Uint8Array): number => {
   return length;
 };
 
+/**
+ * Where a text read of `bytes` stops when at most `limit` of them fit: {@link utf8Boundary}, or,
+ * when not one whole character fits, after the first character, so that a read always progresses
+ * (at most 3 bytes past `limit`). While more bytes may still come (`live`), a first character cut
+ * short by the end of `bytes` waits for them (0).
+ */
+export const utf8CutAtLeastOne = (bytes: Uint8Array, limit: number, live: boolean): number => {
+  const end = utf8Boundary(bytes, Math.min(limit, bytes.length));
+  if (end > 0 || bytes.length === 0) return end;
+  const here = utf8SequenceHere(bytes);
+  return here < bytes.length || !live || here === utf8SequenceLength(bytes[0]!) ? here : 0;
+};
+
 const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
 /** Decode as UTF-8, invalid bytes as U+FFFD, a leading BOM kept (it is a byte of the output). */
 export const decodeUtf8 = (bytes: Uint8Array): string => decoder.decode(bytes);
+
+/** `text` cut to at most `maxBytes` bytes of UTF-8 between characters (one whole character if none fits). */
+export const clipUtf8 = (text: string, maxBytes: number): string => {
+  if (text.length * 3 <= maxBytes) return text; // a UTF-16 unit is at most 3 bytes of UTF-8
+  const bytes = Buffer.from(text);
+  return bytes.length <= maxBytes ? text : decodeUtf8(bytes.subarray(0, utf8CutAtLeastOne(bytes, maxBytes, false)));
+};

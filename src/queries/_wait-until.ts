@@ -2,16 +2,16 @@
  * derun_wait_output with `until`: the text view of the output past the cursor, line by line as it is
  * committed, until a line matches the pattern. The line still being written (a prompt, a progress
  * line) is tested as it stands each time new bytes are committed. Only committed bytes are read, so
- * the answer never comes before the matching line is on disk.
+ * the answer never comes before the matching line is on disk. The line's text (and the match) are
+ * clipped to max_bytes; the chunk's cursors still span the whole line.
  */
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { isLiveState, type Store } from "../core/store.ts";
+import { matchLine, type SearchPattern } from "../views/search.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import type { ReadOutputResult } from "./_output.ts";
 import { BLOCK } from "./_transcript.ts";
-
-/** Characters of a line the pattern runs on (as search does: bounded work per line). */
-const MATCH_CHARS = 4096;
+import { clipUtf8 } from "./_utf8.ts";
 
 export interface UntilResult extends ReadOutputResult {
   /** What the pattern matched, when it did; the line is the answer's one chunk. */
@@ -24,8 +24,9 @@ export async function waitUntil(
   store: Store,
   sessionId: string,
   cursor: number,
-  pattern: RegExp,
+  pattern: SearchPattern,
   timeoutMs: number,
+  maxBytes: number,
   signal: AbortSignal,
 ): Promise<UntilResult> {
   const started = performance.now();
@@ -37,7 +38,7 @@ export async function waitUntil(
   let timestamp = "";
   const answer = (end: number, committed: number, state: ReadOutputResult["session_state"], line?: TextLine, match?: string): UntilResult => {
     const atTail = end === committed;
-    const chunk = line && { channel: line.channel, start_cursor: String(line.start), end_cursor: String(line.end), timestamp, data: line.text };
+    const chunk = line && { channel: line.channel, start_cursor: String(line.start), end_cursor: String(line.end), timestamp, data: clipUtf8(line.text, maxBytes) };
     return {
       schema_version: SCHEMA_VERSION,
       session_id: sessionId,
@@ -46,12 +47,12 @@ export async function waitUntil(
       at_tail: atTail,
       eof: atTail && !isLiveState(state),
       session_state: state,
-      ...(match === undefined ? {} : { match }),
+      ...(match === undefined ? {} : { match: clipUtf8(match, maxBytes) }),
       timed_out: line === undefined && isLiveState(state),
       waited_ms: elapsed(),
     };
   };
-  const test = (line: TextLine) => pattern.exec(line.text.length > MATCH_CHARS ? line.text.slice(0, MATCH_CHARS) : line.text)?.[0];
+  const test = (line: TextLine) => matchLine(pattern, line.text)?.text;
   for (;;) {
     const read = await store.read(sessionId, scanned, BLOCK);
     scanned = Math.max(scanned, Math.min(read.next_cursor, read.output_bytes));

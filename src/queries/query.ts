@@ -8,10 +8,20 @@
 import type { Type } from "arktype";
 import type { Store } from "../core/store.ts";
 
+/** Limits of the work one call does; tests lower them to reach the paths that large inputs take. */
+export interface QueryLimits {
+  /** Wall-clock budget of one search, in ms: past it, a search answers what it found so far. */
+  readonly searchMs: number;
+}
+
+export const DEFAULT_LIMITS: QueryLimits = { searchMs: 10_000 };
+
 export interface QueryContext {
   readonly store: Store;
   /** Aborted when the client cancels the request or the server shuts down. */
   readonly signal: AbortSignal;
+  /** {@link DEFAULT_LIMITS} where not given. */
+  readonly limits?: Partial<QueryLimits>;
 }
 
 export interface QueryAnnotations {

@@ -6,7 +6,7 @@
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
 import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
-import { nthLfBackward } from "../views/index.ts";
+import { nthLfBackward } from "../views/lines.ts";
 
 /** Bytes per store read: big enough to stream fast, small enough to hold. */
 const BLOCK = 1 << 20;

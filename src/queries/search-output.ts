@@ -1,7 +1,9 @@
 import { type } from "arktype";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { DerunError, isDerunError } from "../core/errors.ts";
-import { defineQuery } from "./query.ts";
+import { quote } from "../core/quote.ts";
+import { compilePattern } from "../views/search.ts";
+import { DEFAULT_LIMITS, defineQuery } from "./query.ts";
 import { capped, channelType, commandType, positiveIntegerType, sessionIdType } from "./_args.ts";
 import { SEP } from "./_render.ts";
 import { searchTranscript, renderFound, type Found } from "./_search.ts";
@@ -20,6 +22,8 @@ export interface SearchOutputResult {
   readonly match_count: number;
   /** More lines matched than are shown. */
   readonly truncated: boolean;
+  /** The search ran out of time after this many ms: later lines and sessions were not searched. */
+  readonly stopped_after_ms?: number;
   /** The sessions with matches (with session_id: that one, matches or not). */
   readonly results: readonly Found[];
 }
@@ -50,19 +54,25 @@ export default defineQuery({
     openWorldHint: false,
   },
   structured: false,
-  async handler(input, { store, signal }): Promise<SearchOutputResult> {
+  async handler(input, { store, signal, limits }): Promise<SearchOutputResult> {
     if (input.command !== undefined && input.session_id === undefined) throw new DerunError("invalid_argument", "command needs session_id");
+    // Before any session is read: a bad pattern is refused even when there is nothing to search.
+    const pattern = compilePattern(input.pattern, { literal: input.literal, ignoreCase: input.ignore_case });
+    const started = performance.now();
+    const deadline = started + (limits?.searchMs ?? DEFAULT_LIMITS.searchMs);
     const ids = input.session_id !== undefined ? [input.session_id] : (await store.list()).slice(0, SEARCH_SESSIONS).map((s) => s.meta.session_id);
     let remaining = capped(input.max_matches, DEFAULT_MATCHES, MAX_MATCHES);
-    const options = { pattern: input.pattern, literal: input.literal, ignoreCase: input.ignore_case, context: Math.min(input.context ?? 0, MAX_CONTEXT), channel: input.channel };
+    const options = { pattern, context: Math.min(input.context ?? 0, MAX_CONTEXT), channel: input.channel, signal, deadline };
     const results: Found[] = [];
     let searched = 0;
     let matchCount = 0;
+    let stopped = false;
     for (const id of ids) {
-      if (remaining === 0 || signal.aborted) break;
+      if (signal.aborted) break;
       let found: Found;
       try {
-        found = await searchTranscript(await openTranscript(store, id, input.command), { ...options, maxMatches: remaining, signal });
+        // Past max_matches the later sessions are still searched: every matching line is counted.
+        found = await searchTranscript(await openTranscript(store, id, input.command), { ...options, maxMatches: remaining });
       } catch (error) {
         // A session removed (or unreadable) between the listing and the search is skipped.
         if (input.session_id === undefined && isDerunError(error) && error.code !== "invalid_argument") continue;
@@ -71,16 +81,29 @@ export default defineQuery({
       searched++;
       matchCount += found.match_count;
       remaining -= found.matches.length;
-      if (found.match_count > 0 || input.session_id !== undefined) results.push(found);
+      if (found.match_count > 0 || input.session_id !== undefined || found.stopped) results.push(found);
+      if (found.stopped) {
+        stopped = true;
+        break;
+      }
     }
     const shown = results.reduce((n, r) => n + r.matches.length, 0);
-    return { schema_version: SCHEMA_VERSION, pattern: input.pattern, sessions_searched: searched, match_count: matchCount, truncated: matchCount > shown, results };
+    return {
+      schema_version: SCHEMA_VERSION,
+      pattern: input.pattern,
+      sessions_searched: searched,
+      match_count: matchCount,
+      truncated: matchCount > shown,
+      ...(stopped ? { stopped_after_ms: Math.round(performance.now() - started) } : {}),
+      results,
+    };
   },
   render: (r) => {
     const shown = r.results.reduce((n, f) => n + f.matches.length, 0);
-    const facts = [`${JSON.stringify(r.pattern.length > 100 ? `${r.pattern.slice(0, 99)}…` : r.pattern)}: ${r.match_count} matching line${r.match_count === 1 ? "" : "s"}`];
+    const facts = [`${quote(r.pattern)}: ${r.match_count} matching line${r.match_count === 1 ? "" : "s"}`];
     facts.push(`${r.sessions_searched} session${r.sessions_searched === 1 ? "" : "s"} searched`);
     if (r.truncated) facts.push(`first ${shown} shown (max_matches)`);
+    if (r.stopped_after_ms !== undefined) facts.push(`stopped after ${(r.stopped_after_ms / 1000).toFixed(1)} s: later lines not searched`);
     return [facts.join(SEP), ...r.results.map(renderFound)].join("\n");
   },
 });

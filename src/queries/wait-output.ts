@@ -1,4 +1,6 @@
 import { type } from "arktype";
+import { DerunError } from "../core/errors.ts";
+import { isLiveState } from "../core/store.ts";
 import { compilePattern } from "../views/search.ts";
 import { defineQuery } from "./query.ts";
 import {
@@ -14,9 +16,15 @@ import {
 } from "./_args.ts";
 import type { ReadOutputResult } from "./_output.ts";
 import { renderRead } from "./_output-text.ts";
-import { checkReadMode, readWindowAs } from "./_read-mode.ts";
+import { checkReadMode, readWindowAs, type ReadMode } from "./_read-mode.ts";
 import { waitUntil } from "./_wait-until.ts";
 import { resolveSessionId } from "./session-ref.ts";
+
+/** `until` answers a line of the text view: raw bytes or base64 cannot be that answer. */
+const checkUntilMode = (mode: ReadMode): void => {
+  if (mode.encoding === "base64") throw new DerunError("invalid_argument", 'until answers a line of the text view: leave out encoding "base64"');
+  if (mode.view === "raw") throw new DerunError("invalid_argument", 'until answers a line of the text view: leave out view "raw"');
+};
 
 type WaitResult = ReadOutputResult & { readonly timed_out: boolean; readonly waited_ms: number; readonly match?: string };
 
@@ -43,18 +51,22 @@ export default defineQuery({
   },
   async handler(input, { store, signal }): Promise<WaitResult> {
     checkReadMode(input);
+    if (input.until !== undefined) checkUntilMode(input);
+    const until = input.until === undefined ? undefined : compilePattern(input.until);
     const started = performance.now();
     const timeoutMs = capped(input.timeout_ms, WAIT_DEFAULT_TIMEOUT_MS, WAIT_MAX_TIMEOUT_MS);
     const sessionId = await resolveSessionId(store, input.session_id);
     let cursor = parseCursor(input.cursor);
-    if (input.until !== undefined) return waitUntil(store, sessionId, cursor, compilePattern(input.until), timeoutMs, signal);
     const maxBytes = capped(input.max_bytes, READ_DEFAULT_MAX_BYTES, READ_MAX_MAX_BYTES);
+    if (until) return waitUntil(store, sessionId, cursor, until, timeoutMs, maxBytes, signal);
     const elapsed = () => Math.round(performance.now() - started);
     for (;;) {
       const { result, committedEnd } = await readWindowAs(store, sessionId, cursor, maxBytes, input);
       const remaining = timeoutMs - elapsed();
-      if (result.chunks.length > 0 || result.eof || remaining <= 0 || signal.aborted) {
-        const timedOut = result.chunks.length === 0 && !result.eof;
+      // A session that is not live writes nothing more: waiting again would only read the same bytes.
+      const ended = !isLiveState(result.session_state);
+      if (result.chunks.length > 0 || ended || remaining <= 0 || signal.aborted) {
+        const timedOut = result.chunks.length === 0 && !ended;
         return { ...result, timed_out: timedOut, waited_ms: elapsed() };
       }
       // Nothing readable: wait past the committed end, not the cursor, so that a character whose

@@ -13,17 +13,24 @@ export class LineEdit {
 
   constructor(readonly max: number) {}
 
-  /** Write `s` at the cursor, overwriting, and move past it. */
+  /**
+   * Write `s` at the cursor, overwriting, and move past it. What falls past `max` is dropped and the
+   * cursor stops there, so writes past the bound cost nothing (not a copy of the line each).
+   */
   put(s: string): void {
-    const { text, col } = this;
+    const { text, col, max } = this;
+    if (col >= max) {
+      this.cut = true;
+      return;
+    }
+    if (col + s.length > max) {
+      s = s.slice(0, max - col);
+      this.cut = true;
+    }
     if (col === text.length) this.text = text + s;
     else if (col > text.length) this.text = text + " ".repeat(col - text.length) + s;
     else this.text = text.slice(0, col) + s + text.slice(col + s.length);
     this.col = col + s.length;
-    if (this.text.length > this.max) {
-      this.text = this.text.slice(0, this.max);
-      this.cut = true;
-    }
   }
 
   /** Cursor to column `col` (0-based), kept within the line's bound. */

@@ -1,12 +1,13 @@
 /**
  * A search pattern from a client, compiled or refused with a clear error. JavaScript's engine
- * backtracks and cannot be interrupted (not even by terminating its worker), so the shapes that
- * make it take exponential or high polynomial time on one line are refused up front: nested
- * unbounded quantifiers (`(a+)+`) and unbounded quantifiers in a row over overlapping characters
- * (`\s*\s*`, `.*.*`). That is a heuristic, not a proof; the search also bounds the line length a
- * regular expression runs on.
+ * backtracks and cannot be interrupted (not even by terminating its worker), so a pattern whose
+ * work on one line could grow exponentially, or as a high power of the line's length, is refused
+ * up front (`_backtracking.ts` says which shapes), and a regular expression runs on a bounded
+ * start of each line. A literal is matched on the whole line: its work is linear.
  */
 import { DerunError } from "../core/errors.ts";
+import { quote } from "../core/quote.ts";
+import { judgeBacktracking, LINE_CHARS } from "./_backtracking.ts";
 
 export const MAX_PATTERN_CHARS = 1000;
 
@@ -15,15 +16,35 @@ export interface PatternOptions {
   readonly ignoreCase?: boolean;
 }
 
-const quote = (pattern: string): string => JSON.stringify(pattern.length > 100 ? `${pattern.slice(0, 100)}…` : pattern);
+/** A compiled pattern and how much of a line it runs on. */
+export interface SearchPattern {
+  readonly source: string;
+  readonly re: RegExp;
+  /** Characters of a line a regular expression runs on (a literal is found anywhere in it). */
+  readonly lineChars: number;
+  /** A literal, lower-cased when case is ignored: found by indexOf, whose work is linear. */
+  readonly literal?: string;
+  readonly ignoreCase: boolean;
+}
+
+/** Where a pattern matched in a line. */
+export interface LineMatch {
+  readonly index: number;
+  readonly text: string;
+}
+
 const refuse = (pattern: string, why: string) => new DerunError("invalid_argument", `invalid pattern ${quote(pattern)}: ${why}`);
 
-/** The pattern as a RegExp (a literal escaped), or a DerunError "invalid_argument" saying why not. */
-export function compilePattern(pattern: string, options: PatternOptions = {}): RegExp {
+/** The pattern compiled (a literal escaped), or a DerunError "invalid_argument" saying why not. */
+export function compilePattern(pattern: string, options: PatternOptions = {}): SearchPattern {
   if (pattern.length === 0) throw refuse(pattern, "it is empty");
   if (pattern.length > MAX_PATTERN_CHARS) throw refuse(pattern, `longer than ${MAX_PATTERN_CHARS} characters`);
   const flags = options.ignoreCase ? "i" : "";
-  if (options.literal) return new RegExp(pattern.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"), flags);
+  const ignoreCase = options.ignoreCase === true;
+  if (options.literal) {
+    const re = new RegExp(pattern.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"), flags);
+    return { source: pattern, re, lineChars: LINE_CHARS, literal: ignoreCase ? pattern.toLowerCase() : pattern, ignoreCase };
+  }
   let re: RegExp;
   try {
     re = new RegExp(pattern, flags);
@@ -31,76 +52,26 @@ export function compilePattern(pattern: string, options: PatternOptions = {}): R
     const message = (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 200);
     throw refuse(pattern, message);
   }
-  const risk = backtrackingRisk(pattern);
-  if (risk) throw refuse(pattern, `${risk}, which can take exponential or polynomial time; simplify it or search a literal`);
-  return re;
+  const verdict = judgeBacktracking(pattern, options.ignoreCase);
+  if (verdict.risk) throw refuse(pattern, `${verdict.risk}, which can take exponential or polynomial time; simplify it or search a literal`);
+  return { source: pattern, re, lineChars: verdict.lineChars, ignoreCase };
 }
 
-interface Atom {
-  readonly key: string;
-  /** Matches many kinds of character: `.`, a negated class or shorthand, a group. */
-  readonly broad: boolean;
-  /** A group whose content has an unbounded quantifier. */
-  readonly nested: boolean;
-}
-
-/** Why the pattern risks catastrophic backtracking, or undefined. */
-export function backtrackingRisk(source: string): string | undefined {
-  // Per open group: whether an unbounded quantifier occurs inside, and the unbounded atoms since the last required one.
-  const frames: Array<{ nested: boolean; run: Atom[] }> = [{ nested: false, run: [] }];
-  let atom: Atom | undefined;
-  for (let i = 0; i < source.length; ) {
-    const frame = frames[frames.length - 1]!;
-    const c = source[i]!;
-    const quantifier = /^(?:[*+?]|\{(\d*)(,?)(\d*)\})\??/.exec(source.slice(i, i + 24));
-    if (atom && quantifier && (quantifier[0][0] !== "{" || quantifier[1] !== "" || quantifier[3] !== "")) {
-      const q = quantifier[0];
-      const unbounded = q[0] === "*" || q[0] === "+" || (quantifier[2] === "," && quantifier[3] === "");
-      const optional = q[0] === "*" || q[0] === "?" || (q[0] === "{" && Number(quantifier[1] || 0) === 0);
-      if (unbounded) {
-        if (atom.nested) return "it nests unbounded quantifiers (like (a+)+)";
-        if (frame.run.some((prev) => overlap(prev, atom!))) return "it repeats unbounded quantifiers over overlapping characters (like \\s*\\s* or .*.*)";
-        // A required repeat (+, {1,}) separates what came before it from what follows; `*` does not.
-        if (optional) frame.run.push(atom);
-        else frame.run = [atom];
-        frame.nested = true;
-      } else if (!optional) frame.run = [];
-      atom = undefined;
-      i += q.length;
-      continue;
-    }
-    if (atom) frame.run = []; // the previous atom was required once: it separates what came before
-    atom = undefined;
-    if (c === "\\") {
-      const key = source.slice(i, i + 2);
-      atom = { key, broad: /^\\[SWD]$/.test(key), nested: false };
-      i += 2;
-    } else if (c === "[") {
-      let j = i + 1;
-      if (source[j] === "^") j++;
-      if (source[j] === "]") j++;
-      while (j < source.length && source[j] !== "]") j += source[j] === "\\" ? 2 : 1;
-      atom = { key: source.slice(i, j + 1), broad: source[i + 1] === "^", nested: false };
-      i = j + 1;
-    } else if (c === "(") {
-      frames.push({ nested: false, run: [] });
-      const prefix = /^\((?:\?(?:[:=!]|<[=!]|<[A-Za-z_$][\w$]*>))?/.exec(source.slice(i, i + 64))!;
-      i += prefix[0].length;
-    } else if (c === ")") {
-      const inner = frames.length > 1 ? frames.pop()! : { nested: false };
-      if (inner.nested) frames[frames.length - 1]!.nested = true;
-      atom = { key: "()", broad: true, nested: inner.nested };
-      i++;
-    } else if (c === "|") {
-      frame.run = [];
-      i++;
-    } else {
-      if (c !== "^" && c !== "$") atom = { key: c, broad: c === ".", nested: false };
-      i++;
+/** The first match in `line`, at most 200 characters of it. */
+export function matchLine(pattern: SearchPattern, line: string): LineMatch | undefined {
+  const { literal } = pattern;
+  if (literal !== undefined) {
+    const folded = pattern.ignoreCase ? line.toLowerCase() : line;
+    // Lower-casing that changes a line's length (rare letters) would shift columns: the expression then.
+    if (folded.length === line.length) {
+      const index = folded.indexOf(literal);
+      return index < 0 ? undefined : { index, text: line.slice(index, index + Math.min(literal.length, 200)) };
     }
   }
-  return undefined;
+  const m = pattern.re.exec(seenInPart(pattern, line) ? line.slice(0, pattern.lineChars) : line);
+  return m ? { index: m.index, text: m[0].slice(0, 200) } : undefined;
 }
 
-/** Could two repeated atoms match the same character (so backtracking can trade characters between them)? */
-const overlap = (a: Atom, b: Atom): boolean => a.broad || b.broad || a.key === b.key;
+/** Whether a regular expression saw only the start of `line` (a literal sees every character). */
+export const seenInPart = (pattern: SearchPattern, line: string): boolean =>
+  line.length > pattern.lineChars && (pattern.literal === undefined || (pattern.ignoreCase && line.toLowerCase().length !== line.length));

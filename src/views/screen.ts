@@ -80,9 +80,23 @@ export interface RenderStart {
  * whether that window begins inside a full-screen program.
  */
 export function alternateScreenAfter(window: ByteWindow): boolean | undefined {
-  const enter = Math.max(-1, ...occurrences(window.bytes, ALT_ENTER));
-  const exit = Math.max(-1, ...occurrences(window.bytes, ALT_EXIT));
+  const enter = occurrences(window.bytes, ALT_ENTER).at(-1) ?? -1;
+  const exit = occurrences(window.bytes, ALT_EXIT).at(-1) ?? -1;
   return enter === exit ? undefined : enter > exit;
+}
+
+/**
+ * The positions that fall in no episode `[from, to)`; both lists ascending, the episodes disjoint.
+ * One pass over each: a window can hold tens of thousands of both.
+ */
+function outside(positions: readonly number[], episodes: readonly (readonly [number, number])[]): number[] {
+  const kept: number[] = [];
+  let e = 0;
+  for (const p of positions) {
+    while (e < episodes.length && episodes[e]![1] <= p) e++;
+    if (e === episodes.length || p < episodes[e]![0]) kept.push(p);
+  }
+  return kept;
 }
 
 /**
@@ -122,12 +136,11 @@ export function findRenderStart(window: ByteWindow, options: { insideAlternate?:
     const at = resets[resets.length - 1] ?? homes[0];
     return { offset: at === undefined ? lineStart() : offset + at, alternate: true };
   }
-  const inside = (p: number) => episodes.some(([from, to]) => p >= from && p < to);
-  const reset = resets.filter((p) => !inside(p)).pop();
+  const reset = outside(resets, episodes).pop();
   if (reset !== undefined) return { offset: offset + reset, alternate: false };
   if (beganInside && offset > 0) return { offset: offset + episodes[0]![1], alternate: false };
   if (offset === 0) return { offset: 0, alternate: false };
-  const home = homes.find((p) => !inside(p));
+  const home = outside(homes, episodes)[0];
   return { offset: home === undefined ? lineStart() : offset + home, alternate: false };
 }
 

@@ -178,6 +178,89 @@ describe("derun mcp lifecycle", () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({ jsonrpc: "2.0", id: 1, result: { serverInfo: { name: "derun" } } });
   }, TIMEOUT);
 
+  /** The SDK's Client over stdio to `derun mcp`, through sh, which writes derun's exit status to `statusFile` (the SDK's transport does not tell it). */
+  const clientWithStatus = (statusFile: string) => {
+    const transport = new StdioClientTransport({
+      command: "sh",
+      args: ["-c", '"$@"; echo $? > "$0"', statusFile, ...derunArgv(), "mcp"],
+      env: derunEnv(root.path),
+      cwd: REPO_ROOT,
+      stderr: "pipe",
+    });
+    return { transport, client: new Client({ name: "derun-eof", version: "0" }) };
+  };
+
+  test("a wait in flight when stdin closes is answered (the SDK's Client over stdio), then the server exits 0", async () => {
+    const run = startRun("eof-wait", ["sh", "-c", "printf started; exec sleep 30"]);
+    using dir = tempDir();
+    const statusFile = path.join(dir.path, "status");
+    const { transport, client: eofClient } = clientWithStatus(statusFile);
+    let childPid = 0;
+    try {
+      await eofClient.connect(transport);
+      await untilSessionExists("eof-wait");
+      const first = (await call(eofClient, "derun_wait_output", { session_id: "eof-wait", cursor: "0", timeout_ms: 20000 })).result;
+      expect(textOf(first)).toBe("started");
+      childPid = (await call(eofClient, "derun_get_session", { session_id: "eof-wait" })).result.session.pid;
+      // Nothing comes past cursor 7 while the session lives: this wait would last a minute.
+      const waiting = call(eofClient, "derun_wait_output", { session_id: "eof-wait", cursor: "7", timeout_ms: 60000 });
+      await transport.close(); // ends the server's stdin, then waits for the process to end
+      const { isError, result } = await waiting;
+      expect(isError).toBe(false);
+      expect(result).toMatchObject({ session_id: "eof-wait", chunks: [], next_cursor: "7", eof: false, session_state: "running" });
+      expect(result.waited_ms).toBeLessThan(60000);
+      expect(fs.readFileSync(statusFile, "utf8").trim()).toBe("0");
+    } finally {
+      run.kill("SIGKILL");
+      if (childPid > 0) {
+        try {
+          process.kill(childPid, "SIGKILL");
+        } catch {}
+      }
+    }
+  }, TIMEOUT);
+
+  test("a wait the client cancelled is not waited for when stdin closes (the SDK answers nothing to it)", async () => {
+    const run = startRun("eof-cancel", ["sh", "-c", "exec sleep 30"]);
+    using dir = tempDir();
+    const statusFile = path.join(dir.path, "status");
+    const { transport, client: cancelClient } = clientWithStatus(statusFile);
+    const logFile = path.join(root.path, "logs", "derun.jsonl");
+    const unanswered = () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, "utf8").split("\n").filter((l) => l.includes('"mcp_unanswered"')).length : 0);
+    const before = unanswered();
+    try {
+      await cancelClient.connect(transport);
+      await untilSessionExists("eof-cancel");
+      const cancel = new AbortController();
+      const waiting = cancelClient.callTool({ name: "derun_wait_output", arguments: { session_id: "eof-cancel", cursor: "0", timeout_ms: 60000 } }, undefined, { signal: cancel.signal });
+      cancel.abort("the agent moved on");
+      await expect(waiting).rejects.toThrow();
+      await transport.close();
+      expect(fs.readFileSync(statusFile, "utf8").trim()).toBe("0");
+      // Had the server waited for an answer that never comes, it would have said so when it gave up.
+      expect(unanswered()).toBe(before);
+    } finally {
+      run.kill("SIGKILL");
+    }
+  }, TIMEOUT);
+
+  test("initialize and a wait_output, then stdin closed: both answered, once each, then exit 0", async () => {
+    const run = startRun("eof-wait-raw", ["sh", "-c", "exec sleep 30"]);
+    try {
+      await untilSessionExists("eof-wait-raw");
+      const wait = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "derun_wait_output", arguments: { session_id: "eof-wait-raw", cursor: "0", timeout_ms: 60000 } } };
+      const server = startServer();
+      server.stdin.write(`${initialize}${JSON.stringify(wait)}\n`);
+      server.stdin.end();
+      expect(await server.exited).toBe(0);
+      const lines = (await new Response(server.stdout).text()).split("\n").filter(Boolean).map((line) => JSON.parse(line));
+      expect(lines.map((line) => line.id)).toEqual([1, 2]);
+      expect(lines[1]).toMatchObject({ result: { structuredContent: { chunks: [], next_cursor: "0", eof: false } } });
+    } finally {
+      run.kill("SIGKILL");
+    }
+  }, TIMEOUT);
+
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     test(`${signal} ends the server with status 0`, async () => {
       const server = startServer();

@@ -68,4 +68,58 @@ describe("view text", () => {
     expect(textOf(prompt.result)).toBe("Password: ");
     await writer[Symbol.asyncDispose]();
   });
+
+  test("max_bytes smaller than the character at the cursor: each read takes one whole character", async () => {
+    await using h = await connectInMemory();
+    const writer = await h.store.create(sessionOptions("wide"));
+    const original = "€漢😀é\n";
+    writer.append("stdout", utf8(original));
+    await writer.finalize({ state: "exited", exit_code: 0 });
+    await writer[Symbol.asyncDispose]();
+    for (const maxBytes of [1, 2, 3]) {
+      let cursor = "0";
+      let text = "";
+      for (let calls = 0; ; calls++) {
+        expect(calls).toBeLessThan(10);
+        const { result } = await call(h.client, "derun_read_output", { session_id: "wide", view: "text", cursor, max_bytes: maxBytes });
+        expect(Number(result.next_cursor)).toBeGreaterThan(Number(cursor));
+        expect(textOf(result)).not.toContain("\uFFFD");
+        text += textOf(result);
+        cursor = result.next_cursor;
+        if (result.eof) break;
+      }
+      expect(text).toBe(original);
+    }
+  });
+
+  test("wait_output on an ended session answers at once, even with max_bytes smaller than a character", async () => {
+    await using h = await connectInMemory();
+    const writer = await h.store.create(sessionOptions("wide-wait"));
+    writer.append("stdout", utf8("😀 done\n"));
+    await writer.finalize({ state: "exited", exit_code: 0 });
+    await writer[Symbol.asyncDispose]();
+    // A long timeout: answering with timed_out would mean the wait did not see the session had ended.
+    const { result } = await call(h.client, "derun_wait_output", { session_id: "wide-wait", view: "text", cursor: "0", max_bytes: 1, timeout_ms: 5000 });
+    expect(result).toMatchObject({ next_cursor: "4", timed_out: false, session_state: "exited" });
+    expect(textOf(result)).toBe("😀");
+  });
+
+  test("a live tail ending inside a character, max_bytes 1: nothing until its last byte, then the whole character", async () => {
+    await using h = await connectInMemory();
+    const writer = await h.store.create(sessionOptions("wide-live"));
+    await writer.started({ pid: process.pid, transportMode: "pipe", ttyAttached: false });
+    const euro = utf8("€");
+    writer.append("stdout", euro.subarray(0, 2));
+    // Once this plain read sees the two bytes, the text read below sees them too.
+    const raw = await call(h.client, "derun_wait_output", { session_id: "wide-live", cursor: "1", encoding: "base64", timeout_ms: 10000 });
+    expect(raw.result.next_cursor).toBe("2");
+    const held = await call(h.client, "derun_read_output", { session_id: "wide-live", view: "text", cursor: "0", max_bytes: 1 });
+    expect(held.result).toMatchObject({ chunks: [], next_cursor: "0", eof: false });
+    const waiting = call(h.client, "derun_wait_output", { session_id: "wide-live", view: "text", cursor: "0", max_bytes: 1, timeout_ms: 20000 });
+    writer.append("stdout", euro.subarray(2));
+    const { result } = await waiting;
+    expect(result).toMatchObject({ next_cursor: "3", timed_out: false });
+    expect(textOf(result)).toBe("€");
+    await writer[Symbol.asyncDispose]();
+  });
 });

@@ -115,4 +115,26 @@ describe("derun_wait_output until", () => {
     }
     await writer[Symbol.asyncDispose]();
   });
+
+  test("max_bytes clips the matching line (its cursors span it whole); base64 or view raw with until are refused", async () => {
+    await open("long");
+    const line = `start ${"é".repeat(450_000)}`;
+    await write("long", `${line}\n`);
+    const found = await agent.call("derun_wait_output", { session_id: "long", cursor: "0", until: "^start", max_bytes: 101, timeout_ms: 10000 });
+    expect(found.result).toMatchObject({ match: "start", next_cursor: String(written), timed_out: false });
+    expect(found.result.chunks).toHaveLength(1);
+    // 101 bytes: "start " and 47 two-byte characters, never half of one.
+    expect(found.result.chunks[0]).toMatchObject({ start_cursor: "0", end_cursor: String(written), data: `start ${"é".repeat(47)}` });
+    const wide = await agent.call("derun_wait_output", { session_id: "long", cursor: "0", until: "é+", max_bytes: 7, timeout_ms: 10000 });
+    expect(wide.result.match).toBe("ééé");
+    for (const mode of [{ encoding: "base64" }, { view: "raw" }]) {
+      const refused = await agent.call("derun_wait_output", { session_id: "long", cursor: "0", until: "start", ...mode });
+      expect(refused.isError).toBe(true);
+      expect(refused.result.error.code).toBe("invalid_argument");
+      expect(refused.text).toBe(`until answers a line of the text view: leave out ${Object.entries(mode).map(([k, v]) => `${k} "${v}"`)[0]}`);
+    }
+    const text = await agent.call("derun_wait_output", { session_id: "long", cursor: "0", until: "start", view: "text", encoding: "text", max_bytes: 4 });
+    expect(text.result.chunks[0].data).toBe("star");
+    await writer[Symbol.asyncDispose]();
+  });
 });

@@ -56,6 +56,27 @@ describe("findRenderStart: a point that needs no earlier state", () => {
     expect(at(50, "bc\ndef")).toBe(53);
     expect(at(50, "no newline")).toBe(60);
   });
+
+  test("clears and homes inside tens of thousands of full-screen episodes are set aside in linear time", () => {
+    const n = 20_000;
+    // A program entered and left n times, each frame cleared; then a cursor home outside them all.
+    const episodes = enc.encode(`x\n${"\x1b[?1049h\x1b[2J\x1b[Hframe\x1b[?1049l".repeat(n)}y\x1b[H`);
+    // The same episodes and bytes, without the clears and homes inside them to test against the episodes.
+    const plain = enc.encode(`x\n${"\x1b[?1049h\x1b[2z\x1b[zframe\x1b[?1049l".repeat(n)}y\x1b[H`);
+    const fastest = (bytes: Uint8Array) => {
+      let best = Infinity;
+      for (let run = 0; run < 5; run++) {
+        const started = performance.now();
+        findRenderStart({ offset: 100, bytes });
+        best = Math.min(best, performance.now() - started);
+      }
+      return best;
+    };
+    fastest(plain); // warm up
+    expect(fastest(episodes)).toBeLessThan(4 * fastest(plain));
+    // Every clear and home but the last home is inside an episode: the render starts at that home.
+    expect(findRenderStart({ offset: 100, bytes: episodes })).toEqual({ offset: 100 + episodes.length - 3, alternate: false });
+  });
 });
 
 describe("screen view on recordings of real programs", () => {

@@ -76,6 +76,28 @@ describe("text view: control sequences and redraws", () => {
     const lines = textLines(one("x".repeat(5000) + "\nshort\n"), { maxLineChars: 100 });
     expect(lines.map((l) => [l.text.length, l.cut])).toEqual([[100, true], [5, false]]);
   });
+
+  test("writes past the cut cost no more than on a short line (linear, not a copy of the line each)", () => {
+    const pairs = "a\x07".repeat(200_000); // a character and a BEL: one put each
+    const long = "x".repeat(1 << 20); // the default maxLineChars: the line is cut at its end
+    const fastest = (s: string) => {
+      const bytes = enc.encode(s);
+      let best = Infinity;
+      for (let run = 0; run < 5; run++) {
+        const started = performance.now();
+        textLines(one(bytes));
+        best = Math.min(best, performance.now() - started);
+      }
+      return best;
+    };
+    fastest(pairs + "\n" + long); // warm up
+    // The same bytes, the puts on a short line first (the linear baseline), then past a full line.
+    const baseline = fastest(pairs + "\n" + long);
+    const pastCut = fastest(long + pairs + "\n");
+    expect(pastCut).toBeLessThan(4 * baseline);
+    const [line] = textLines(one(long + pairs + "\n"));
+    expect([line!.text.length, line!.cut, line!.text === long]).toEqual([1 << 20, true, true]);
+  });
 });
 
 describe("text view: any chunking gives the same lines", () => {

@@ -8,6 +8,7 @@ import { SCHEMA_VERSION } from "../../core/enums.ts";
 import { MemoryBound } from "../../mcp/memory-bound.ts";
 import { describeError } from "../../core/errors.ts";
 import { compilePattern, searchTranscript, type Found } from "../../queries/_search.ts";
+import type { SearchPattern } from "../../views/search.ts";
 import { openTranscript } from "../../queries/_transcript.ts";
 import { SEARCH_SESSIONS, type SearchOutputResult } from "../../queries/search-output.ts";
 import { exitWith, type ExitRequest } from "../command.ts";
@@ -60,14 +61,16 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const command = commandSelector(values.command);
   if (command !== undefined && refs.length === 0) throw usageError('--command needs the session it belongs to: derun grep <pattern> <id> --command N|"last"');
   const memory = new MemoryBound(); // a search streams gigabytes through short-lived strings: see MemoryBound
-  const options = { pattern, literal: values["fixed-strings"], ignoreCase: values["ignore-case"], context, channel: values.channel, onWindow: () => memory.check() };
-  let highlight: RegExp;
+  let compiled: SearchPattern;
   try {
-    highlight = compilePattern(pattern, options);
+    compiled = compilePattern(pattern, { literal: values["fixed-strings"], ignoreCase: values["ignore-case"] });
   } catch (error) {
     ui.error(describeError(error));
     return exitWith(2);
   }
+  // No deadline: a person stops a long grep with Ctrl-C (the pattern check refused runaway shapes).
+  const options = { pattern: compiled, context, channel: values.channel, deadline: Infinity, onWindow: () => memory.check() };
+  const highlight = compiled.re;
 
   const reader = openReader(values["state-root"]);
   // Named sessions must exist; the newest ones are whatever is still there when searched.

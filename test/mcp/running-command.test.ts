@@ -1,0 +1,47 @@
+/**
+ * The running command of a live shell session is numbered as it will be recorded when it ends, also
+ * after a command that ended without an output-start mark (a builtin, in integrations that send no
+ * C for it): the session is written through the store's writer and the same CommandLog `derun
+ * shell` uses, the marks as such an integration writes them, and read back over the SDK's Client.
+ */
+import { describe, expect, test } from "bun:test";
+import { silentLogger } from "../../src/core/log.ts";
+import { CommandLog } from "../../src/core/run/command-log.ts";
+import { call, connectInMemory, sessionOptions } from "./_harness.ts";
+
+const osc = (body: string) => `\x1b]${body}\x07`;
+const A = osc("633;A");
+const B = osc("633;B");
+const C = osc("633;C");
+const D = (code: number) => osc(`633;D;${code}`);
+const E = (line: string) => osc(`633;E;${line}`);
+
+describe("the running command's number", () => {
+  for (const [first, shape] of [
+    [`${A}$ ${B}${E("cd /tmp")}${D(0)}`, "without an output-start mark"],
+    [`${A}$ ${B}${E("ls")}${C}a b\r\n${D(0)}`, "with all its marks"],
+  ] as const) {
+    test(`after a first command ${shape}, the running one is #2 and is recorded as #2`, async () => {
+      await using h = await connectInMemory();
+      const writer = await h.store.create({ ...sessionOptions("sh", "posix-pty"), recordsCommands: true });
+      await writer.started({ pid: process.pid, transportMode: "posix-pty", ttyAttached: true });
+      const log = new CommandLog(writer, silentLogger);
+      const put = (text: string) => {
+        const bytes = new TextEncoder().encode(text);
+        writer.append("pty", bytes);
+        log.observe("pty", bytes);
+      };
+      put(first);
+      put(`${A}$ ${B}${E("sleep 100")}${C}zzz`);
+      const running = await call(h.client, "derun_list_commands", { session_id: "sh" });
+      expect(running.result.commands.map((c: any) => [c.number, c.command_line, c.running ?? false])).toEqual([
+        [2, "sleep 100", true],
+        [1, first.includes("cd") ? "cd /tmp" : "ls", false],
+      ]);
+      put(`${D(0)}${A}$ `);
+      const ended = await call(h.client, "derun_list_commands", { session_id: "sh" });
+      expect(ended.result.commands.map((c: any) => [c.number, c.command_line, c.running ?? false])[0]).toEqual([2, "sleep 100", false]);
+      await writer[Symbol.asyncDispose]();
+    });
+  }
+});
