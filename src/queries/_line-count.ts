@@ -7,7 +7,7 @@
 import type { DerunOutputChannel } from "../core/enums.ts";
 import type { Store } from "../core/store.ts";
 import { chunksOf } from "../views/window.ts";
-import { isWholeSession, lastSpanBefore, readWindow, windowsForward, type Transcript } from "./_transcript.ts";
+import { isWholeSession, readWindow, windowsForward, type Transcript } from "./_transcript.ts";
 
 export type LfCounts = Partial<Record<DerunOutputChannel, number>>;
 
@@ -23,7 +23,7 @@ const MAX_CACHED = 256;
 
 async function countRange(t: Transcript, from: number, counts: LfCounts, signal?: AbortSignal): Promise<number> {
   let to = from;
-  for await (const window of windowsForward(t, from, signal)) {
+  for await (const window of windowsForward(t, from, { signal })) {
     for (const chunk of chunksOf(window, t.spans)) {
       let n = 0;
       for (let p = chunk.bytes.indexOf(0x0a); p >= 0; p = chunk.bytes.indexOf(0x0a, p + 1)) n++;
@@ -65,10 +65,9 @@ export async function openLastLines(t: Transcript, channel?: DerunOutputChannel)
   let open = 0;
   for (const c of t.channels) {
     if (channel !== undefined && c !== channel) continue;
-    const i = lastSpanBefore(t, c, t.hi);
+    const i = t.spans.lastOf(c, t.hi);
     if (i < 0) continue;
-    const span = t.spans[i]!;
-    const end = Math.min(span.offset + span.length, t.hi);
+    const end = Math.min(t.spans.end(i), t.hi);
     const last = await readWindow(t, end - 1, end);
     if (last.bytes[0] !== 0x0a) open++;
   }

@@ -68,7 +68,7 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
     if ((number % CLOCK_EVERY === 0 || line.text.length > CLOCK_EVERY) && performance.now() > options.deadline) stopped = true;
     return !stopped;
   };
-  scan: for await (const window of windowsForward(t, t.lo, options.signal)) {
+  scan: for await (const window of windowsForward(t, t.lo, { signal: options.signal, channel: options.channel })) {
     for (const chunk of chunksOf(window, t.spans, options.channel)) {
       for (const line of view.write(chunk.channel, chunk.bytes, chunk.offset)) if (!offer(line)) break scan;
     }

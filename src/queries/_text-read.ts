@@ -7,7 +7,7 @@
 import { SCHEMA_VERSION, type DerunOutputChannel } from "../core/enums.ts";
 import { isLiveState, type Store } from "../core/store.ts";
 import { TextView, type TextLine } from "../views/text.ts";
-import { chunksOf } from "../views/window.ts";
+import { chunksOf, spanArray } from "../views/window.ts";
 import type { OutputChunk, OutputWindow } from "./_output.ts";
 import { utf8Boundary } from "./_utf8.ts";
 
@@ -31,7 +31,7 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
     length = lf >= 0 ? lf + 1 : utf8Boundary(bytes, length);
   }
   const end = start + length;
-  const spans = read.slices.map((s) => ({ offset: s.start, length: s.end - s.start, channel: s.channel }));
+  const spans = spanArray(read.slices.map((s) => ({ offset: s.start, length: s.end - s.start, channel: s.channel })));
   const view = new TextView();
   const lines: TextLine[] = [];
   for (const chunk of chunksOf({ offset: start, bytes: bytes.subarray(0, length) }, spans)) lines.push(...view.write(chunk.channel, chunk.bytes, chunk.offset));

@@ -6,8 +6,8 @@
 import type { DerunOutputChannel } from "../core/enums.ts";
 import { DerunError } from "../core/errors.ts";
 import type { CommandRecord } from "../core/shell/commands.ts";
-import type { IndexRecord, SessionInfo, Store } from "../core/store.ts";
-import { firstSpanEndingAfter, type ByteWindow } from "../views/window.ts";
+import type { SessionInfo, Store } from "../core/store.ts";
+import { channelsOf, spanRange, type ByteWindow, type RecordSpans } from "../views/window.ts";
 import { runningCommand } from "./_running-command.ts";
 import { resolveSessionId } from "./session-ref.ts";
 
@@ -22,7 +22,7 @@ export interface Transcript {
   readonly lo: number;
   readonly hi: number;
   /** The index records that overlap the range, in order (the first and last may reach past it). */
-  readonly spans: readonly IndexRecord[];
+  readonly spans: RecordSpans;
   /** The channels that wrote in the range, in order of their first byte there. */
   readonly channels: readonly DerunOutputChannel[];
   /** Set when the range is one command of a shell session. */
@@ -43,13 +43,12 @@ export async function openTranscript(store: Store, session: string, command?: Co
   const record = command === undefined ? undefined : await findCommand(store, info, command);
   const lo = record ? Math.min(record.output_start!, info.output_bytes) : 0;
   const hi = record ? Math.min(record.output_end ?? info.output_bytes, info.output_bytes) : info.output_bytes;
-  const first = firstSpanEndingAfter(all, lo);
-  let last = first;
-  while (last < all.length && all[last]!.offset < hi) last++;
-  const spans = hi > lo ? all.slice(first, last) : [];
-  const channels: DerunOutputChannel[] = [];
-  for (const span of spans) if (!channels.includes(span.channel)) channels.push(span.channel);
-  return { store, sessionId, info, lo, hi, spans, channels, ...(record ? { command: record } : {}) };
+  // The records overlapping [lo, hi): a range of the store's, not a copy of each.
+  const first = all.firstEndingAfter(lo);
+  // hi is at most the committed end: the record holding byte hi - 1 exists.
+  const last = hi > lo ? Math.min(all.count, all.firstEndingAfter(hi - 1) + 1) : first;
+  const spans = spanRange(all, first, last);
+  return { store, sessionId, info, lo, hi, spans, channels: channelsOf(spans), ...(record ? { command: record } : {}) };
 }
 
 /** A recorded command, or the one running now (its output so far: `output_end` null). */
@@ -85,10 +84,24 @@ export async function readWindow(t: Transcript, from: number, to: number): Promi
   return { offset: first.start, bytes };
 }
 
+export interface WindowsOptions {
+  readonly signal?: AbortSignal;
+  /** Only this channel's bytes are wanted: stretches holding none of them are not read. */
+  readonly channel?: DerunOutputChannel;
+  readonly block?: number;
+}
+
 /** Windows of at most `block` bytes from `from` to the range's end, in order. */
-export async function* windowsForward(t: Transcript, from = t.lo, signal?: AbortSignal, block = BLOCK): AsyncGenerator<ByteWindow> {
+export async function* windowsForward(t: Transcript, from = t.lo, options: WindowsOptions = {}): AsyncGenerator<ByteWindow> {
+  const { signal, channel, block = BLOCK } = options;
   for (let at = Math.max(from, t.lo); at < t.hi; ) {
     if (signal?.aborted) return; // nobody reads the answer of a cancelled call
+    if (channel !== undefined) {
+      const next = t.spans.firstOf(channel, t.spans.firstEndingAfter(at));
+      if (next < 0) return;
+      at = Math.max(at, t.spans.offset(next));
+      if (at >= t.hi) return;
+    }
     const window = await readWindow(t, at, at + block);
     if (window.bytes.length === 0) return;
     yield window;
@@ -99,11 +112,3 @@ export async function* windowsForward(t: Transcript, from = t.lo, signal?: Abort
 /** Whether the range is the session's whole output (line counts of finished sessions are recorded). */
 export const isWholeSession = (t: Transcript): boolean => t.command === undefined;
 
-/** The last record of `channel` that starts before `before` (index into spans), or -1. */
-export function lastSpanBefore(t: Transcript, channel: DerunOutputChannel, before: number): number {
-  for (let i = firstSpanEndingAfter(t.spans, before - 1); i >= 0; i--) {
-    const span = t.spans[i];
-    if (span && span.channel === channel && span.offset < before) return i;
-  }
-  return -1;
-}

@@ -5,7 +5,7 @@
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
 import { nthLfBackward, pieces, type LineScope } from "./lines.ts";
-import { chunksOf, type ByteWindow, type ChannelSpan } from "./window.ts";
+import { channelsOf, chunksOf, type ByteWindow, type RecordSpans } from "./window.ts";
 
 const LF = 0x0a;
 
@@ -48,13 +48,15 @@ export class TailScan {
   private readonly open = new Map<DerunOutputChannel, OpenLine>();
   private result: TailStart | undefined;
 
+  /** `start`: where the transcript begins (a command's range starts past 0). */
   constructor(
     private readonly lines: number,
     private readonly channel?: DerunOutputChannel,
+    private readonly start = 0,
   ) {}
 
   /** The next window: it ends where the previous began, or at {@link nextEnd}; the answer once known. */
-  feed(window: ByteWindow, spans?: readonly ChannelSpan[]): TailStart | undefined {
+  feed(window: ByteWindow, spans?: RecordSpans): TailStart | undefined {
     if (this.result) return this.result;
     const end = window.offset + window.bytes.length;
     const merged = spans !== undefined && this.channel === undefined;
@@ -67,21 +69,24 @@ export class TailScan {
   }
 
   /**
-   * Where the next window should end: where the last one began, or, for a merged view given all
-   * the index records, the end of the last record of a channel whose line start is still unknown.
-   * Undefined when nothing more is needed (or the start of the output was reached).
+   * Where the next window should end: where the last one began; for one channel given the index
+   * records, the end of its last record before that (the stretch between holds none of its
+   * bytes); for a merged view given them, the end of the last record of a channel whose line
+   * start is still unknown. Undefined when nothing more is needed (or the start was reached).
    */
-  nextEnd(spans?: readonly ChannelSpan[]): number | undefined {
-    if (this.result || this.low <= 0) return undefined;
+  nextEnd(spans?: RecordSpans): number | undefined {
+    if (this.result || this.low <= this.start) return undefined;
+    if (spans !== undefined && this.channel !== undefined && this.after === undefined) {
+      const i = spans.lastOf(this.channel, this.low);
+      // Nothing of the channel before `low`: as good as fed.
+      this.low = i < 0 ? this.start : Math.min(this.low, spans.end(i));
+      return this.low > this.start ? this.low : undefined;
+    }
     if (this.after === undefined || spans === undefined || this.channel !== undefined) return this.low;
     let next: number | undefined;
     for (const channel of this.pending()) {
-      for (let i = spans.length - 1; i >= 0; i--) {
-        const span = spans[i]!;
-        if (span.channel !== channel || span.offset >= this.low) continue;
-        next = Math.max(next ?? 0, Math.min(this.low, span.offset + span.length));
-        break;
-      }
+      const i = spans.lastOf(channel, this.low);
+      if (i >= 0) next = Math.max(next ?? this.start, Math.min(this.low, spans.end(i)));
     }
     return next;
   }
@@ -89,7 +94,7 @@ export class TailScan {
   /** The start of the output was reached (or the caller stops reading): the answer with what was found. */
   finish(): TailStart {
     if (this.result) return this.result;
-    const after = this.after ?? 0;
+    const after = this.after ?? this.start;
     let from = after;
     for (const line of this.open.values()) if (this.needed(line, after)) from = Math.min(from, line.start ?? line.earliest);
     this.result = { from, after, lfs: this.after === undefined ? this.found : Math.max(0, this.found - 1) };
@@ -115,7 +120,7 @@ export class TailScan {
   }
 
   /** Notes each channel's last byte as it first appears, and looks for the starts still unknown. */
-  private trackOpenLines(window: ByteWindow, spans: readonly ChannelSpan[]): void {
+  private trackOpenLines(window: ByteWindow, spans: RecordSpans): void {
     const chunks = [...chunksOf(window, spans)];
     for (let i = chunks.length - 1; i >= 0; i--) {
       const chunk = chunks[i]!;
@@ -130,14 +135,14 @@ export class TailScan {
         line.earliest = Math.min(line.earliest, chunk.offset);
       }
     }
-    // All the records from the output's start: every channel is known, and which wrote nothing before the tail.
-    const complete = spans[0]?.offset === 0;
-    if (complete) for (const span of spans) if (!this.open.has(span.channel)) this.open.set(span.channel, { lastEnd: 0, earliest: Number.POSITIVE_INFINITY });
+    // All the records from the transcript's start: every channel is known, and which wrote nothing before the tail.
+    const complete = spans.count > 0 && spans.offset(0) <= this.start;
+    if (complete) for (const channel of channelsOf(spans)) if (!this.open.has(channel)) this.open.set(channel, { lastEnd: this.start, earliest: Number.POSITIVE_INFINITY });
     if (this.after === undefined) return;
     const after = this.after;
     for (const [channel, line] of this.open) {
       if (line.start !== undefined || line.lastByte === undefined || !this.needed(line, after)) continue;
-      if (complete && !spans.some((span) => span.channel === channel && span.offset < after)) {
+      if (complete && spans.lastOf(channel, after) < 0) {
         line.start = after;
         continue;
       }
@@ -153,7 +158,7 @@ export class TailScan {
 
   /** Channels of a merged view whose last byte or line start is still unknown. */
   private pending(): DerunOutputChannel[] {
-    const after = this.after ?? 0;
+    const after = this.after ?? this.start;
     const out: DerunOutputChannel[] = [];
     for (const [channel, line] of this.open) {
       if (line.lastByte === undefined || (line.start === undefined && this.needed(line, after))) out.push(channel);

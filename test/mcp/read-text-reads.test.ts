@@ -1,0 +1,71 @@
+/**
+ * derun_read_text reads what the lines asked for need, not the whole transcript, on the sessions
+ * where that is easy to get wrong: many small records of two channels (a line of one channel
+ * found by walking back one record per store read), and a channel that wrote little beside one
+ * that wrote megabytes (its tail read by scanning everything). Counted in store reads, the part
+ * of the cost that grows with the session.
+ */
+import { describe, expect, test } from "bun:test";
+import { openFileStore } from "../../src/core/file-store/index.ts";
+import type { Store } from "../../src/core/store.ts";
+import { call, connectInMemory, sessionOptions } from "./_harness.ts";
+
+const utf8 = (s: string) => new TextEncoder().encode(s);
+
+/** A file store that counts its reads. */
+function countingStore(root: string): Store & { reads: number } {
+  const store = openFileStore({ root });
+  const counted = Object.create(store) as Store & { reads: number };
+  counted.reads = 0;
+  counted.read = (...args: Parameters<Store["read"]>) => {
+    counted.reads++;
+    return store.read(...args);
+  };
+  return counted;
+}
+
+describe("read_text reads little of a large transcript", () => {
+  test("a range of stderr lines among 40,000 small records of a stdout progress line", async () => {
+    await using env = await connectInMemory(countingStore);
+    const store = env.store as ReturnType<typeof countingStore>;
+    const writer = await store.create(sessionOptions("steps"));
+    // A progress line drawn one dot per write, while stderr logs a line per step.
+    for (let i = 0; i < 20_000; i++) {
+      writer.append("stdout", utf8("."));
+      writer.append("stderr", utf8(`step ${i}\n`));
+    }
+    await writer.finalize({ state: "exited", exit_code: 0 });
+    await writer[Symbol.asyncDispose]();
+
+    store.reads = 0;
+    const answer = await call(env.client, "derun_read_text", { session_id: "steps", from_line: 18_000, head_lines: 2 });
+    expect(answer.isError).toBe(false);
+    expect(answer.text.split("\n").slice(1)).toEqual(["step 17999", "step 18000"]);
+    // Walking back one record per read took about 18,000.
+    expect(store.reads).toBeLessThan(20);
+  });
+
+  test("the tail of a channel that wrote one line before 8 MiB of another, and of a channel that wrote nothing", async () => {
+    await using env = await connectInMemory(countingStore);
+    const store = env.store as ReturnType<typeof countingStore>;
+    const writer = await store.create(sessionOptions("big"));
+    writer.append("stderr", utf8("warning: deprecated flag\n"));
+    const block = utf8("INFO request handled in 3ms path=/api/items\n".repeat(23_831));
+    for (let i = 0; i < 8; i++) writer.append("stdout", block);
+    writer.append("stdout", utf8("done\n"));
+    await writer.finalize({ state: "exited", exit_code: 0 });
+    await writer[Symbol.asyncDispose]();
+
+    store.reads = 0;
+    const stderr = await call(env.client, "derun_read_text", { session_id: "big", tail_lines: 5, channel: "stderr" });
+    expect(stderr.text.split("\n").slice(1)).toEqual(["warning: deprecated flag"]);
+    // Scanning the transcript took a read per MiB, twice.
+    expect(store.reads).toBeLessThanOrEqual(3);
+
+    store.reads = 0;
+    const pty = await call(env.client, "derun_read_text", { session_id: "big", tail_lines: 5, channel: "pty" });
+    expect(pty.isError).toBe(false);
+    expect(pty.text.split("\n").slice(1)).toEqual([]);
+    expect(store.reads).toBe(0);
+  });
+});
