@@ -11,6 +11,7 @@ import { TextView, type TextLine } from "../views/text.ts";
 import { chunksOf } from "../views/window.ts";
 import { subjectOf, subjectText, type Subject } from "./_subject.ts";
 import { SEP } from "./_render.ts";
+import { giveTurn } from "./_pace.ts";
 import { windowsForward, type Transcript } from "./_transcript.ts";
 
 /** Characters shown of a matching line (around the match) and of a context line. */
@@ -57,6 +58,8 @@ export interface SearchTranscriptOptions {
 
 /** Lines between two looks at the clock, unless a line is long enough to take time on its own. */
 const CLOCK_EVERY = 256;
+/** Bytes given to the view at once: a few ms of work between two chances to give the event loop a turn. */
+const PIECE = 1 << 16;
 
 export async function searchTranscript(t: Transcript, options: SearchTranscriptOptions): Promise<Found> {
   const search = new TextSearch(options);
@@ -70,13 +73,20 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
   };
   scan: for await (const window of windowsForward(t, t.lo, { signal: options.signal, channel: options.channel })) {
     for (const chunk of chunksOf(window, t.spans, options.channel)) {
-      for (const line of view.write(chunk.channel, chunk.bytes, chunk.offset)) if (!offer(line)) break scan;
+      // In pieces, so the event loop gets its turns within a large record too.
+      for (let at = 0; at < chunk.bytes.length; at += PIECE) {
+        for (const line of view.write(chunk.channel, chunk.bytes.subarray(at, at + PIECE), chunk.offset + at)) if (!offer(line)) break scan;
+        await giveTurn();
+        if (options.signal?.aborted) break scan;
+      }
     }
     if (performance.now() > options.deadline) {
       stopped = true;
       break;
     }
   }
+  // A cancelled call (or the server shutting down): what was found so far, marked as stopped.
+  if (options.signal?.aborted) stopped = true;
   if (!stopped) for (const line of view.partials()) offer(line);
   const result = search.result();
   return {

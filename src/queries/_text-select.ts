@@ -32,7 +32,7 @@ export async function selectText(t: Transcript, range: LineRange, options: TextS
   const selector = new LineSelector<TextLine>(range, { maxChars: options.maxChars });
   if ("tail" in range) {
     // TailScan's `from` is already where the earliest line still open at the tail began, on any channel.
-    const start = await tailStart(t, range.tail, options.channel);
+    const start = await tailStart(t, range.tail, options.channel, options.signal);
     await runView(t, start.from, new Map(), lfs - start.lfs + 1, selector, start.after, options);
   } else {
     // Lines past the last LF are the open ones: start after the last LF and let the selector skip to them.
@@ -40,7 +40,7 @@ export async function selectText(t: Transcript, range: LineRange, options: TextS
     const skip = Math.min(first - 1, lfs);
     const at = skip === 0 ? t.lo : await afterNthLf(t, skip, options.channel, options.signal);
     if (at !== undefined) {
-      const starts = await lineStartsAt(t, at, options.channel);
+      const starts = await lineStartsAt(t, at, options.channel, options.signal);
       await runView(t, Math.min(at, ...starts.values()), starts, skip + 1, selector, at, options);
     }
   }
@@ -78,13 +78,13 @@ async function runView(
 }
 
 /** Where the tail of `lines` lines begins: TailScan fed backward windows and every record of the range. */
-async function tailStart(t: Transcript, lines: number, channel?: DerunOutputChannel) {
+async function tailStart(t: Transcript, lines: number, channel?: DerunOutputChannel, signal?: AbortSignal) {
   const scan = new TailScan(lines, channel, t.lo);
   // One channel: nothing after its last record is in scope (and without a record it has no lines).
   const last = channel === undefined ? -1 : t.spans.lastOf(channel, t.hi);
   let end: number | undefined = channel === undefined ? t.hi : last < 0 ? undefined : Math.min(t.hi, t.spans.end(last));
   let result;
-  while (end !== undefined && end > t.lo && !result) {
+  while (end !== undefined && end > t.lo && !result && !signal?.aborted) {
     const window = await readWindow(t, Math.max(t.lo, end - BLOCK), end);
     result = scan.feed(window, t.spans);
     end = scan.nextEnd(t.spans);
@@ -109,7 +109,7 @@ async function afterNthLf(t: Transcript, n: number, channel?: DerunOutputChannel
  * open at a point just past its LF begins there. Reads windows of BLOCK bytes back from the
  * channel's last record before each point, skipping stretches without its bytes.
  */
-async function lineStartsAt(t: Transcript, at: number, channel?: DerunOutputChannel): Promise<Map<DerunOutputChannel, number>> {
+async function lineStartsAt(t: Transcript, at: number, channel?: DerunOutputChannel, signal?: AbortSignal): Promise<Map<DerunOutputChannel, number>> {
   const starts = new Map<DerunOutputChannel, number>();
   if (channel !== undefined || t.channels.length <= 1) return starts;
   for (const c of t.channels) {
@@ -128,7 +128,7 @@ async function lineStartsAt(t: Transcript, at: number, channel?: DerunOutputChan
         starts.set(c, hit.at + 1);
         break;
       }
-      if (window.offset <= t.lo) {
+      if (window.offset <= t.lo || signal?.aborted) {
         starts.set(c, t.lo);
         break;
       }

@@ -8,6 +8,7 @@ import { DerunError } from "../core/errors.ts";
 import type { CommandRecord } from "../core/shell/commands.ts";
 import type { SessionInfo, Store } from "../core/store.ts";
 import { channelsOf, spanRange, type ByteWindow, type RecordSpans } from "../views/window.ts";
+import { giveTurn } from "./_pace.ts";
 import { runningCommand } from "./_running-command.ts";
 import { resolveSessionId } from "./session-ref.ts";
 
@@ -69,11 +70,12 @@ async function findCommand(store: Store, info: SessionInfo, selector: CommandSel
   return record;
 }
 
-/** `[from, to)` of output.bin (clamped to the range) as one window. */
+/** `[from, to)` of output.bin (clamped to the range) as one window, after a turn of the event loop when one is due. */
 export async function readWindow(t: Transcript, from: number, to: number): Promise<ByteWindow> {
   const start = Math.max(t.lo, from);
   const end = Math.min(t.hi, to);
   if (end <= start) return { offset: start, bytes: new Uint8Array(0) };
+  await giveTurn();
   const read = await t.store.read(t.sessionId, start, end - start);
   const first = read.slices[0];
   if (!first) return { offset: start, bytes: new Uint8Array(0) };

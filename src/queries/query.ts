@@ -18,7 +18,11 @@ export const DEFAULT_LIMITS: QueryLimits = { searchMs: 10_000 };
 
 export interface QueryContext {
   readonly store: Store;
-  /** Aborted when the client cancels the request or the server shuts down. */
+  /**
+   * Aborted when the client cancels the request or the server shuts down. The cancel lands only
+   * while the handler awaits a macrotask (store reads are synchronous): long work gives the event
+   * loop turns (./_pace.ts) and stops once this is aborted.
+   */
   readonly signal: AbortSignal;
   /** {@link DEFAULT_LIMITS} where not given. */
   readonly limits?: Partial<QueryLimits>;
