@@ -1,11 +1,13 @@
 /**
  * How many lines a transcript's text view has, without running the view: a line ends at every LF
  * byte, so the count is the LF bytes (per channel) plus one for each channel whose last line has no
- * LF yet. A finished session's counts are in final.json; a live session's are counted once and then
- * only over the bytes added since, cached per store and session for the life of the server.
+ * LF yet and shows something (the view runs over that line only). A finished session's counts are
+ * in final.json; a live session's are counted once and then only over the bytes added since,
+ * cached per store and session for the life of the server.
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
 import type { Store } from "../core/store.ts";
+import { TextView } from "../views/text.ts";
 import { chunksOf } from "../views/window.ts";
 import { isWholeSession, readWindow, windowsForward, type Transcript } from "./_transcript.ts";
 
@@ -60,16 +62,36 @@ export async function lfCounts(t: Transcript, signal?: AbortSignal): Promise<LfC
 export const lfsIn = (counts: LfCounts, channel?: DerunOutputChannel): number =>
   channel === undefined ? Object.values(counts).reduce((sum, n) => sum + (n ?? 0), 0) : (counts[channel] ?? 0);
 
-/** The channels (of `channel`, or all) whose last line in the range has no LF: each is one more line. */
+/** Bytes looked at back from a channel's end for its open line; a longer open line is taken to show something. */
+const OPEN_LINE_PEEK = 1 << 16;
+
+/**
+ * The channels (of `channel`, or all) whose last line in the range has no LF and something drawn
+ * (the text view's partial lines): each is one more line.
+ */
 export async function openLastLines(t: Transcript, channel?: DerunOutputChannel): Promise<number> {
   let open = 0;
   for (const c of t.channels) {
     if (channel !== undefined && c !== channel) continue;
     const i = t.spans.lastOf(c, t.hi);
     if (i < 0) continue;
-    const end = Math.min(t.spans.end(i), t.hi);
-    const last = await readWindow(t, end - 1, end);
-    if (last.bytes[0] !== 0x0a) open++;
+    const window = await readWindow(t, Math.min(t.spans.end(i), t.hi) - OPEN_LINE_PEEK, Math.min(t.spans.end(i), t.hi));
+    const chunks = [...chunksOf(window, t.spans, c)];
+    let from: number | undefined;
+    for (let k = chunks.length - 1; k >= 0 && from === undefined; k--) {
+      const lf = chunks[k]!.bytes.lastIndexOf(0x0a);
+      if (lf >= 0) from = chunks[k]!.offset + lf + 1;
+    }
+    if (from === undefined && window.offset > t.lo) {
+      open++;
+      continue;
+    }
+    const view = new TextView();
+    for (const chunk of chunks) {
+      const skip = Math.max(0, (from ?? 0) - chunk.offset);
+      if (skip < chunk.bytes.length) view.write(c, chunk.bytes.subarray(skip), chunk.offset + skip);
+    }
+    open += view.partials().length;
   }
   return open;
 }

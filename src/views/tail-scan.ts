@@ -30,7 +30,8 @@ interface OpenLine {
 
 /**
  * Finds where the last `lines` lines begin. For one channel (or a session with one), the lines
- * ending after `after` are exactly the tail (a trailing partial line counts as one). In a merged
+ * ending after `after` are the tail and at most one line more (a trailing partial line may show
+ * nothing and be no line: take the last `lines`). In a merged
  * view of several channels (no `channel`, `spans` given) a line of one channel may have begun long
  * before the tail, and each channel's partial line sits at the end of the view: the scan finds
  * where each of those began, and `after` may leave a line or two more than asked (take the last
@@ -61,7 +62,7 @@ export class TailScan {
     const end = window.offset + window.bytes.length;
     const merged = spans !== undefined && this.channel === undefined;
     const contiguous = end >= this.low || this.low === Number.POSITIVE_INFINITY;
-    if (this.after === undefined && contiguous) this.countBack(window, { channel: this.channel, spans }, merged);
+    if (this.after === undefined && contiguous) this.countBack(window, { channel: this.channel, spans });
     this.low = Math.min(this.low, window.offset);
     if (merged) this.trackOpenLines(window, spans);
     if (this.after === undefined || (merged && this.pending().length > 0)) return undefined;
@@ -102,15 +103,15 @@ export class TailScan {
   }
 
   /** Counts LFs back from the window's end until `after` is known. */
-  private countBack(window: ByteWindow, scope: LineScope, merged: boolean): void {
+  private countBack(window: ByteWindow, scope: LineScope): void {
     const end = window.offset + window.bytes.length;
     if (this.want === undefined) {
       const all = pieces(window, scope);
       const last = all[all.length - 1];
       if (!last || last.bytes.length === 0) return; // nothing in scope here yet
-      // One channel: a trailing partial line is the last line, else one more LF bounds the tail.
-      // Merged: partial lines of all channels come last, found below; one more LF is an upper bound.
-      this.want = merged ? this.lines + 1 : this.lines + (last.bytes[last.bytes.length - 1] === LF ? 1 : 0);
+      // One more LF bounds the tail: a trailing partial line may be no line (nothing drawn in it),
+      // and in a merged view the partial lines of all channels come last, found below.
+      this.want = this.lines + 1;
       if (this.lines === 0) this.after = end;
     }
     if (this.after !== undefined) return;

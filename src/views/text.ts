@@ -8,6 +8,8 @@
  * A line ends at every LF byte, always (an LF inside an unfinished sequence ends the sequence), so
  * line N of a channel ends at that channel's N-th LF, and merged line N at the N-th LF of the
  * output. Each channel keeps its own decoder and line, so stdout and stderr never mix in a line.
+ * A line left open with nothing drawn in it (only sequences after the last LF, as programs leave
+ * at exit: "done\n\x1b[?25h") is no line.
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
 import { Controls, Seq } from "./_controls.ts";
@@ -48,6 +50,8 @@ class ChannelState {
   readonly controls: Controls;
   /** Offset of the line's first byte, or -1 when no byte of it has arrived yet. */
   start = -1;
+  /** A printable character (or TAB) of the line has arrived, not only controls. */
+  drawn = false;
   /** Just past the last byte of this channel so far. */
   end = 0;
 
@@ -145,7 +149,10 @@ export class TextView {
       let c = 0;
       // The plain run: printable characters and TAB (C0, DEL and C1 stop it).
       while (j < n && ((c = s.charCodeAt(j)) >= 0x20 ? c < 0x7f || c > 0x9f : c === 0x09)) j++;
-      if (j > i) st.line.put(i === 0 && j === s.length ? s : s.slice(i, j));
+      if (j > i) {
+        st.line.put(i === 0 && j === s.length ? s : s.slice(i, j));
+        st.drawn = true;
+      }
       if (j === n) break;
       if (c === LF) this.endLine(pass, st.line.text, st.line.cut);
       else st.controls.control(c);
@@ -160,14 +167,15 @@ export class TextView {
     st.lfFrom = lf + 1;
     pass.out.push({ text, channel: st.channel, start: st.start, end: offset + lf + 1, partial: false, cut });
     st.line.reset();
+    st.drawn = false;
     st.start = st.lfFrom < bytes.length ? offset + st.lfFrom : -1;
   }
 
-  /** The lines begun but not ended by an LF, one per channel at most, in order of their start. */
+  /** The lines begun but not ended by an LF (with something drawn), one per channel at most, in order of their start. */
   partials(): TextLine[] {
     const out: TextLine[] = [];
     for (const [channel, st] of this.states) {
-      if (st.start < 0) continue;
+      if (st.start < 0 || (!st.drawn && st.line.text.length === 0)) continue;
       out.push({ text: st.line.text, channel, start: st.start, end: st.end, partial: true, cut: st.line.cut });
     }
     return out.sort((a, b) => a.start - b.start);

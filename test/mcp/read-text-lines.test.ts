@@ -90,6 +90,20 @@ describe("derun_read_text text view: lines and numbers as the whole view has the
     });
   }
 
+  test("sequences after the last LF (as programs leave at exit) are no line; a line drawn then erased is one", async () => {
+    await using h = await connectInMemory();
+    await session(h.store, "exit", [["stdout", "one\ndone\n"], ["stderr", "warn\n\x1b[0m"], ["stdout", "\x1b[?25h\x1b]0;title\x07"]]);
+    for (const tail_lines of [1, 2, 3, 10]) {
+      const tail = parse((await call(h.client, "derun_read_text", { session_id: "exit", tail_lines })).text);
+      expect(tail).toMatchObject({ total: 3, last: 3, lines: ["one", "done", "warn"].slice(-tail_lines) });
+    }
+    const stdout = parse((await call(h.client, "derun_read_text", { session_id: "exit", channel: "stdout", tail_lines: 1 })).text);
+    expect(stdout).toMatchObject({ total: 2, first: 2, lines: ["done"] });
+    expect(parse((await call(h.client, "derun_read_text", { session_id: "exit", from_line: 3 })).text).lines).toEqual(["warn"]);
+    await session(h.store, "erased", [["stdout", "one\n50%\r\x1b[K"]]);
+    expect(parse((await call(h.client, "derun_read_text", { session_id: "erased" })).text)).toMatchObject({ total: 2, lines: ["one", ""] });
+  });
+
   test("a live session is counted as it grows (no final.json line counts), open lines included", async () => {
     await using h = await connectInMemory();
     const writer = await h.store.create(sessionOptions("live"));

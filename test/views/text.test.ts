@@ -212,6 +212,16 @@ describe("text view on recordings of real programs", () => {
     }
   });
 
+  test("an open line with nothing drawn, only sequences after the last LF, is no line", () => {
+    const view = new TextView();
+    expect(view.write("stdout", enc.encode("done\n\x1b[?25h\x1b[0m\x07"), 0).map((l) => l.text)).toEqual(["done"]);
+    expect(view.write("stderr", enc.encode("\x1b]0;title\x1b\\"), 13)).toEqual([]);
+    expect(view.partials()).toEqual([]);
+    // Drawn, then erased: a line, empty.
+    view.write("stdout", enc.encode("50%\r\x1b[K"), 27);
+    expect(view.partials().map((l) => [l.channel, l.text, l.start])).toEqual([["stdout", "", 5]]);
+  });
+
   test("streaming write() returns complete lines only; partials() reports the open ones", () => {
     const view = new TextView();
     expect(view.write("stdout", enc.encode("abc"), 0)).toEqual([]);
