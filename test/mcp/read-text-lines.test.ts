@@ -147,6 +147,23 @@ describe("derun_read_text text view: lines and numbers as the whole view has the
   });
 });
 
+describe("derun_read_text screen view", () => {
+  test("says truncated when a line it answers was cut, not for a long line it left out", async () => {
+    await using h = await connectInMemory();
+    const writer = await h.store.create(sessionOptions("tty", "pty"));
+    writer.append("pty", utf8(`${"x".repeat(60)}\r\nshort one\r\nshort two\r\n`));
+    await writer.finalize({ state: "exited", exit_code: 0 });
+    await writer[Symbol.asyncDispose]();
+    const read = async (args: Record<string, unknown>) => (await call(h.client, "derun_read_text", { session_id: "tty", view: "screen", max_chars: 40, ...args })).text;
+    const tail = await read({ tail_lines: 2 });
+    expect(tail.split("\n").slice(1)).toEqual(["short one", "short two"]);
+    expect(tail.split("\n")[0]).not.toContain("more lines than max_chars allows");
+    const head = await read({ head_lines: 1 });
+    expect(head.split("\n").slice(1)).toEqual(["x".repeat(40)]);
+    expect(head.split("\n")[0]).toContain("more lines than max_chars allows");
+  });
+});
+
 describe("one command of a shell session", () => {
   /** A shell-like transcript: prompt, command output, prompt, ... with the records derun shell keeps. */
   async function shellSession(store: Store, id: string) {
