@@ -29,14 +29,16 @@ export interface TextSelectOptions {
 /** The lines of `range` in the transcript's text view, within `maxChars`. */
 export async function selectText(t: Transcript, range: LineRange, options: TextSelectOptions): Promise<TextSelection> {
   const { lfs, total } = await textLineTotal(t, options.channel, options.signal);
-  const selector = new LineSelector<TextLine>(range, { maxChars: options.maxChars });
-  if ("tail" in range) {
+  // Every line costs the budget a character at least: a longer tail would be read only to be dropped.
+  const capped: LineRange = "tail" in range ? { tail: Math.min(range.tail, options.maxChars) } : range;
+  const selector = new LineSelector<TextLine>(capped, { maxChars: options.maxChars });
+  if ("tail" in capped) {
     // TailScan's `from` is already where the earliest line still open at the tail began, on any channel.
-    const start = await tailStart(t, range.tail, options.channel, options.signal);
+    const start = await tailStart(t, capped.tail, options.channel, options.signal);
     await runView(t, start.from, new Map(), lfs - start.lfs + 1, selector, start.after, options);
   } else {
     // Lines past the last LF are the open ones: start after the last LF and let the selector skip to them.
-    const first = "head" in range ? 1 : range.from;
+    const first = "head" in capped ? 1 : capped.from;
     const skip = Math.min(first - 1, lfs);
     const at = skip === 0 ? t.lo : await afterNthLf(t, skip, options.channel, options.signal);
     if (at !== undefined) {
@@ -45,7 +47,9 @@ export async function selectText(t: Transcript, range: LineRange, options: TextS
     }
   }
   const { lines, truncated } = selector.result();
-  return { lines, total, truncated };
+  // Lines past the cap were asked for and exist: the budget left them out.
+  const cut = "tail" in range && "tail" in capped && capped.tail < range.tail && total > capped.tail;
+  return { lines, total, truncated: truncated || cut };
 }
 
 /**

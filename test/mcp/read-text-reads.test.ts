@@ -2,7 +2,8 @@
  * derun_read_text reads what the lines asked for need, not the whole transcript, on the sessions
  * where that is easy to get wrong: many small records of two channels (a line of one channel
  * found by walking back one record per store read), and a channel that wrote little beside one
- * that wrote megabytes (its tail read by scanning everything). Counted in store reads, the part
+ * that wrote megabytes (its tail read by scanning everything), a tail longer than the answer can
+ * carry (every line read only to be dropped). Counted in store reads, the part
  * of the cost that grows with the session.
  */
 import { describe, expect, test } from "bun:test";
@@ -67,5 +68,26 @@ describe("read_text reads little of a large transcript", () => {
     expect(pty.isError).toBe(false);
     expect(pty.text.split("\n").slice(1)).toEqual([]);
     expect(store.reads).toBe(0);
+  });
+
+  test("a tail of a billion lines reads what max_chars can carry, and says the rest was left out", async () => {
+    await using env = await connectInMemory(countingStore);
+    const store = env.store as ReturnType<typeof countingStore>;
+    const writer = await store.create(sessionOptions("lines"));
+    const lines = Array.from({ length: 100_000 }, (_, i) => `line ${String(i).padStart(6, "0")} of the log`);
+    const block = utf8(`${lines.join("\n")}\n`);
+    for (let i = 0; i < 4; i++) writer.append("stdout", block);
+    await writer.finalize({ state: "exited", exit_code: 0 });
+    await writer[Symbol.asyncDispose]();
+
+    store.reads = 0;
+    const answer = await call(env.client, "derun_read_text", { session_id: "lines", tail_lines: 1e9, max_chars: 1000 });
+    const [header, ...shown] = answer.text.split("\n");
+    expect(header).toContain("more lines than max_chars allows");
+    expect(header).toContain("of 400000");
+    expect(shown.at(-1)).toBe("line 099999 of the log");
+    expect(shown.length).toBe(Math.floor(1000 / 23));
+    // All of it, twice (the tail scan, then the view), was about 2 reads per MiB.
+    expect(store.reads).toBeLessThanOrEqual(4);
   });
 });
