@@ -52,6 +52,8 @@ class ChannelState {
   start = -1;
   /** A printable character (or TAB) of the line has arrived, not only controls. */
   drawn = false;
+  /** Offset of the byte that began the sequence the channel's bytes so far end inside, if they do. */
+  openSequence: number | undefined;
   /** Just past the last byte of this channel so far. */
   end = 0;
 
@@ -93,6 +95,7 @@ export class TextView {
     if (st.start < 0) st.start = offset;
     st.end = offset + bytes.length;
     st.lfFrom = 0;
+    st.controls.began = undefined;
     const pass: Pass = { st, bytes, offset, out };
     const s = st.decoder.decode(bytes, { stream: true });
     // A line or sequence left open by the last chunk, and the open end of this one (a sequence or a
@@ -114,7 +117,20 @@ export class TextView {
       from = cut + 1;
     }
     if (from < s.length) this.general(pass, s, from, s.length);
+    // A sequence still open at the end began in this chunk's last part (`s`), or in an earlier chunk.
+    if (st.controls.seq === Seq.Ground) st.openSequence = undefined;
+    else if (st.controls.began !== undefined) st.openSequence = offset + byteOf(s, st.controls.began, bytes);
     return out;
+  }
+
+  /**
+   * Where the earliest sequence still unfinished at the end of what was written began (a byte
+   * offset), on any channel: a reader that stops there leaves no sequence cut in two.
+   */
+  openSequenceStart(): number | undefined {
+    let start: number | undefined;
+    for (const st of this.states.values()) if (st.openSequence !== undefined) start = Math.min(start ?? st.openSequence, st.openSequence);
+    return start;
   }
 
   /**
@@ -155,7 +171,7 @@ export class TextView {
       }
       if (j === n) break;
       if (c === LF) this.endLine(pass, st.line.text, st.line.cut);
-      else st.controls.control(c);
+      else st.controls.control(c, j);
       i = j + 1;
     }
   }
@@ -180,6 +196,29 @@ export class TextView {
     }
     return out.sort((a, b) => a.start - b.start);
   }
+}
+
+/**
+ * The index in `bytes` of the byte that `s[i]` (ESC or a C1 control, decoded from `bytes`) came
+ * from: the k-th such character is the k-th ESC byte, or the k-th C2 xx pair; -1 when a C1
+ * control's first byte ended the previous chunk.
+ */
+function byteOf(s: string, i: number, bytes: Uint8Array): number {
+  const c = s.charCodeAt(i);
+  let k = 0;
+  for (let j = s.indexOf(s[i]!); j < i; j = s.indexOf(s[i]!, j + 1)) k++;
+  if (c === 0x1b) {
+    let at = -1;
+    for (let n = 0; n <= k; n++) at = bytes.indexOf(0x1b, at + 1);
+    return at;
+  }
+  // A lone continuation byte first decodes to c only when its lead byte came in the previous chunk.
+  if (bytes[0] === c) {
+    if (k === 0) return -1;
+    k--;
+  }
+  for (let at = bytes.indexOf(0xc2); at >= 0; at = bytes.indexOf(0xc2, at + 1)) if (bytes[at + 1] === c && k-- === 0) return at;
+  return 0;
 }
 
 /** Every line of `chunks` (file order), the partial ones last: for small inputs and tests. */
