@@ -10,7 +10,7 @@ import { TailScan } from "../views/tail-scan.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { chunksOf } from "../views/window.ts";
 import { textLineTotal } from "./_line-count.ts";
-import { BLOCK, readWindow, windowsForward, type Transcript } from "./_transcript.ts";
+import { readWindow, windowsForward, type Transcript } from "./_transcript.ts";
 
 export interface TextSelection {
   readonly lines: readonly NumberedLine<TextLine>[];
@@ -89,7 +89,7 @@ async function tailStart(t: Transcript, lines: number, channel?: DerunOutputChan
   let end: number | undefined = channel === undefined ? t.hi : last < 0 ? undefined : Math.min(t.hi, t.spans.end(last));
   let result;
   while (end !== undefined && end > t.lo && !result && !signal?.aborted) {
-    const window = await readWindow(t, Math.max(t.lo, end - BLOCK), end);
+    const window = await readWindow(t, Math.max(t.lo, end - t.block), end);
     result = scan.feed(window, t.spans);
     end = scan.nextEnd(t.spans);
   }
@@ -110,7 +110,7 @@ async function afterNthLf(t: Transcript, n: number, channel?: DerunOutputChannel
 /**
  * Where each channel's line open at offset `at` began: just past its last LF before `at`, or its
  * first byte in the range. Only a merged view of several channels needs this; one channel's line
- * open at a point just past its LF begins there. Reads windows of BLOCK bytes back from the
+ * open at a point just past its LF begins there. Reads windows of `t.block` bytes back from the
  * channel's last record before each point, skipping stretches without its bytes.
  */
 async function lineStartsAt(t: Transcript, at: number, channel?: DerunOutputChannel, signal?: AbortSignal): Promise<Map<DerunOutputChannel, number>> {
@@ -126,7 +126,7 @@ async function lineStartsAt(t: Transcript, at: number, channel?: DerunOutputChan
         break;
       }
       end = Math.min(end, t.spans.end(i));
-      const window = await readWindow(t, Math.max(t.lo, end - BLOCK), end);
+      const window = await readWindow(t, Math.max(t.lo, end - t.block), end);
       const hit = nthLfBackward(window, 1, end, { channel: c, spans: t.spans });
       if (hit.at !== undefined) {
         starts.set(c, hit.at + 1);

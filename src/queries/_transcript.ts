@@ -9,16 +9,19 @@ import type { CommandRecord } from "../core/shell/commands.ts";
 import type { SessionInfo, Store } from "../core/store.ts";
 import { channelsOf, spanRange, type ByteWindow, type RecordSpans } from "../views/window.ts";
 import { giveTurn } from "./_pace.ts";
+import { DEFAULT_LIMITS } from "./query.ts";
 import { runningCommand } from "./_running-command.ts";
 import { resolveSessionId } from "./session-ref.ts";
 
-/** Bytes read per window when streaming (the views work on whole windows). */
-export const BLOCK = 1 << 20;
+/** Bytes read per window when streaming, unless a transcript is opened with others (tests). */
+export const BLOCK = DEFAULT_LIMITS.windowBytes;
 
 export interface Transcript {
   readonly store: Store;
   readonly sessionId: string;
   readonly info: SessionInfo;
+  /** Bytes read at once: the most a window holds. */
+  readonly block: number;
   /** The range: `[lo, hi)` of output.bin. */
   readonly lo: number;
   readonly hi: number;
@@ -37,7 +40,7 @@ export type CommandSelector = number | "last";
  * The session's whole committed output, or the output of `command` (DerunError invalid_argument when
  * it has none). `session` is an id, `last` or `last~N`.
  */
-export async function openTranscript(store: Store, session: string, command?: CommandSelector): Promise<Transcript> {
+export async function openTranscript(store: Store, session: string, command?: CommandSelector, block = BLOCK): Promise<Transcript> {
   const sessionId = await resolveSessionId(store, session);
   const info = await store.get(sessionId);
   const all = await store.records(sessionId);
@@ -49,7 +52,7 @@ export async function openTranscript(store: Store, session: string, command?: Co
   // hi is at most the committed end: the record holding byte hi - 1 exists.
   const last = hi > lo ? Math.min(all.count, all.firstEndingAfter(hi - 1) + 1) : first;
   const spans = spanRange(all, first, last);
-  return { store, sessionId, info, lo, hi, spans, channels: channelsOf(spans), ...(record ? { command: record } : {}) };
+  return { store, sessionId, info, block, lo, hi, spans, channels: channelsOf(spans), ...(record ? { command: record } : {}) };
 }
 
 /** A recorded command, or the one running now (its output so far: `output_end` null). */
@@ -90,12 +93,11 @@ export interface WindowsOptions {
   readonly signal?: AbortSignal;
   /** Only this channel's bytes are wanted: stretches holding none of them are not read. */
   readonly channel?: DerunOutputChannel;
-  readonly block?: number;
 }
 
-/** Windows of at most `block` bytes from `from` to the range's end, in order. */
+/** Windows of at most `t.block` bytes from `from` to the range's end, in order. */
 export async function* windowsForward(t: Transcript, from = t.lo, options: WindowsOptions = {}): AsyncGenerator<ByteWindow> {
-  const { signal, channel, block = BLOCK } = options;
+  const { signal, channel } = options;
   for (let at = Math.max(from, t.lo); at < t.hi; ) {
     if (signal?.aborted) return; // nobody reads the answer of a cancelled call
     if (channel !== undefined) {
@@ -104,7 +106,7 @@ export async function* windowsForward(t: Transcript, from = t.lo, options: Windo
       at = Math.max(at, t.spans.offset(next));
       if (at >= t.hi) return;
     }
-    const window = await readWindow(t, at, at + block);
+    const window = await readWindow(t, at, at + t.block);
     if (window.bytes.length === 0) return;
     yield window;
     at = window.offset + window.bytes.length;

@@ -12,9 +12,11 @@ import type { Store } from "../core/store.ts";
 export interface QueryLimits {
   /** Wall-clock budget of one search, in ms: past it, a search answers what it found so far. */
   readonly searchMs: number;
+  /** Bytes read at once when a query streams a transcript (the views work on whole windows). */
+  readonly windowBytes: number;
 }
 
-export const DEFAULT_LIMITS: QueryLimits = { searchMs: 10_000 };
+export const DEFAULT_LIMITS: QueryLimits = { searchMs: 10_000, windowBytes: 1 << 20 };
 
 export interface QueryContext {
   readonly store: Store;

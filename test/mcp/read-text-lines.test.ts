@@ -8,6 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import type { DerunOutputChannel } from "../../src/core/enums.ts";
 import type { Store } from "../../src/core/store.ts";
+import readText from "../../src/queries/read-text.ts";
 import { textLines } from "../../src/views/text.ts";
 import { random } from "../views/_programs.ts";
 import { call, connectInMemory, sessionOptions } from "./_harness.ts";
@@ -61,15 +62,22 @@ function interleaved(seed: number): Part[] {
 }
 
 describe("derun_read_text text view: lines and numbers as the whole view has them", () => {
-  for (const seed of [1, 2, 3]) {
-    test(`interleaved stdout and stderr (seed ${seed}): every tail, head and range, merged and per channel`, async () => {
+  // Windows of a few bytes take the paths of a session many windows long (tail scan, line starts, skips).
+  for (const [seed, windowBytes] of [[1], [2], [3], [1, 3], [2, 16], [3, 100]] as const) {
+    const windows = windowBytes === undefined ? "" : `, windows of ${windowBytes} bytes`;
+    test(`interleaved stdout and stderr (seed ${seed}${windows}): every tail, head and range, merged and per channel`, async () => {
       await using h = await connectInMemory();
       await session(h.store, "mix", interleaved(seed));
       for (const channel of [undefined, "stdout", "stderr"] as const) {
         const oracle = await allLines(h.store, "mix", channel);
         const T = oracle.length;
         const ask = async (args: Record<string, unknown>) => {
-          const answer = await call(h.client, "derun_read_text", { session_id: "mix", view: "text", max_chars: 1e5, ...(channel ? { channel } : {}), ...args });
+          const input = { session_id: "mix", view: "text", max_chars: 1e5, ...(channel ? { channel } : {}), ...args };
+          if (windowBytes !== undefined) {
+            const context = { store: h.store, signal: new AbortController().signal, limits: { windowBytes } };
+            return parse(readText.render(await readText.handler(readText.input.assert(input), context)));
+          }
+          const answer = await call(h.client, "derun_read_text", input);
           expect(answer.isError).toBe(false);
           return parse(answer.text);
         };
