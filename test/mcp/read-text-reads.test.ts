@@ -3,13 +3,16 @@
  * where that is easy to get wrong: many small records of two channels (a line of one channel
  * found by walking back one record per store read), and a channel that wrote little beside one
  * that wrote megabytes (its tail read by scanning everything), a tail longer than the answer can
- * carry (every line read only to be dropped). Counted in store reads, the part
+ * carry (every line read only to be dropped), the screen of a growing session (the scan for a
+ * full-screen program's switch done on every read). Counted in store reads or bytes, the part
  * of the cost that grows with the session.
  */
 import { describe, expect, test } from "bun:test";
 import { openFileStore } from "../../src/core/file-store/index.ts";
 import type { Store } from "../../src/core/store.ts";
-import { call, connectInMemory, sessionOptions } from "./_harness.ts";
+import * as fs from "node:fs";
+import readText from "../../src/queries/read-text.ts";
+import { call, connectInMemory, sessionOptions, tempRoot } from "./_harness.ts";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
@@ -68,6 +71,50 @@ describe("read_text reads little of a large transcript", () => {
     expect(pty.isError).toBe(false);
     expect(pty.text.split("\n").slice(1)).toEqual([]);
     expect(store.reads).toBe(0);
+  });
+
+  test("the screen of a growing full-screen session: the scan for its alternate-screen switch is not done again", async () => {
+    const root = tempRoot();
+    try {
+      const store = openFileStore({ root });
+      let bytes = 0;
+      const counted = Object.create(store) as Store;
+      counted.read = async (...args: Parameters<Store["read"]>) => {
+        const read = await store.read(...args);
+        bytes += read.slices.reduce((n, slice) => n + slice.bytes.length, 0);
+        return read;
+      };
+      const screen = async () => {
+        bytes = 0;
+        const context = { store: counted, signal: new AbortController().signal, limits: { windowBytes: 64 << 10 } };
+        const answer = await readText.handler(readText.input.assert({ session_id: "tui", tail_lines: 2 }), context);
+        return { read: bytes, alternate: answer.alternate_screen === true, lines: answer.lines };
+      };
+      const frames = (from: number, n: number) => utf8(Array.from({ length: n }, (_, i) => `\x1b[Hframe ${from + i} ${"#".repeat(40)}\r\n`).join(""));
+      const writer = await store.create(sessionOptions("tui", "pty"));
+      writer.append("pty", utf8("$ top\r\n\x1b[?1049h"));
+      const written = frames(0, 100_000); // 5.7 MB: the switch is 1.5 MB before the 4 MiB rendered
+      writer.append("pty", written);
+      const first = await screen();
+      expect(first.alternate).toBe(true);
+      expect(first.read).toBeGreaterThan(written.length);
+      // Again: the 4 MiB rendered, and no scan.
+      const again = await screen();
+      expect(again).toMatchObject({ alternate: true, lines: first.lines });
+      expect(again.read).toBeLessThan(4 * (1 << 20) + 1024);
+      // It grows: only the new stretch is scanned; then the program leaves, and that is seen.
+      writer.append("pty", frames(100_000, 10_000));
+      const grown = await screen();
+      expect(grown.alternate).toBe(true);
+      expect(grown.read).toBeLessThan(4.1 * (1 << 20) + 700_000);
+      writer.append("pty", utf8("\x1b[?1049l$ "));
+      writer.append("pty", utf8("plain line\r\n".repeat(400_000)));
+      const left = await screen();
+      expect(left.alternate).toBe(false);
+      await writer[Symbol.asyncDispose]();
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 
   test("a tail of a billion lines reads what max_chars can carry, and says the rest was left out", async () => {
