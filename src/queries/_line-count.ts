@@ -2,8 +2,8 @@
  * How many lines a transcript's text view has, without running the view: a line ends at every LF
  * byte, so the count is the LF bytes (per channel) plus one for each channel whose last line has no
  * LF yet and shows something (the view runs over that line only). A finished session's counts are
- * in final.json; a live session's are counted once and then only over the bytes added since,
- * cached per store and session for the life of the server.
+ * in final.json; a live session's, and a command's, are counted once and then only over the bytes
+ * added since, cached per store and range (session, or command's start) for the life of the server.
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
 import type { Store } from "../core/store.ts";
@@ -20,7 +20,7 @@ interface Counted {
 }
 
 const cache = new WeakMap<Store, Map<string, Counted>>();
-/** Sessions whose counts are kept; the oldest entry goes first beyond it. */
+/** Ranges whose counts are kept; the oldest entry goes first beyond it. */
 const MAX_CACHED = 256;
 
 async function countRange(t: Transcript, from: number, counts: LfCounts, signal?: AbortSignal): Promise<number> {
@@ -40,21 +40,18 @@ async function countRange(t: Transcript, from: number, counts: LfCounts, signal?
 export async function lfCounts(t: Transcript, signal?: AbortSignal): Promise<LfCounts> {
   const recorded = t.info.final?.output_lines;
   if (isWholeSession(t) && recorded && t.info.final) return recorded;
-  if (!isWholeSession(t)) {
-    const counts: LfCounts = {};
-    await countRange(t, t.lo, counts, signal);
-    return counts;
-  }
-  let sessions = cache.get(t.store);
-  if (!sessions) cache.set(t.store, (sessions = new Map()));
-  let entry = sessions.get(t.sessionId);
-  if (!entry || entry.startedAt !== t.info.meta.started_at || entry.to > t.hi) entry = { startedAt: t.info.meta.started_at, to: 0, counts: {} };
-  sessions.delete(t.sessionId);
-  sessions.set(t.sessionId, entry); // most recently used last
-  if (sessions.size > MAX_CACHED) sessions.delete(sessions.keys().next().value!);
+  let ranges = cache.get(t.store);
+  if (!ranges) cache.set(t.store, (ranges = new Map()));
+  // A command's range (it starts past 0) is counted on its own, and grows while the command runs.
+  const key = isWholeSession(t) ? t.sessionId : `${t.sessionId}:${t.lo}`;
+  let entry = ranges.get(key);
+  if (!entry || entry.startedAt !== t.info.meta.started_at || entry.to > t.hi) entry = { startedAt: t.info.meta.started_at, to: t.lo, counts: {} };
+  ranges.delete(key);
+  ranges.set(key, entry); // most recently used last
+  if (ranges.size > MAX_CACHED) ranges.delete(ranges.keys().next().value!);
   const counts = { ...entry.counts };
   const to = await countRange(t, entry.to, counts, signal);
-  if (to > entry.to && to === t.hi) sessions.set(t.sessionId, { startedAt: entry.startedAt, to, counts });
+  if (to > entry.to && to === t.hi) ranges.set(key, { startedAt: entry.startedAt, to, counts });
   return counts;
 }
 

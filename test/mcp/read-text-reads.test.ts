@@ -73,6 +73,32 @@ describe("read_text reads little of a large transcript", () => {
     expect(store.reads).toBe(0);
   });
 
+  test("a command's lines are counted once: reading its tail again does not count its 8 MiB again", async () => {
+    await using env = await connectInMemory(countingStore);
+    const store = env.store as ReturnType<typeof countingStore>;
+    const writer = await store.create({ ...sessionOptions("sh", "posix-pty"), recordsCommands: true });
+    const prompt = utf8("$ make\r\n");
+    writer.append("pty", prompt);
+    const block = utf8("cc -c module.c -o module.o\r\n".repeat(37_450));
+    for (let i = 0; i < 8; i++) writer.append("pty", block);
+    writer.append("pty", utf8("$ "));
+    const end = prompt.length + 8 * block.length;
+    writer.recordCommand({
+      number: 1, command_line: "make", cwd: "/src", prompt_start: null, prompt_end: null, output_start: prompt.length, output_end: end,
+      started_at: "2026-01-01T00:00:01.000Z", ended_at: "2026-01-01T00:00:02.000Z", exit_code: 0, missing: [],
+    });
+    await writer.finalize({ state: "exited", exit_code: 0, command_marks_seen: true });
+    await writer[Symbol.asyncDispose]();
+    const tail = async () => {
+      store.reads = 0;
+      const answer = await call(env.client, "derun_read_text", { session_id: "sh", command: 1, view: "text", tail_lines: 2 });
+      expect(answer.text.split("\n")[0]).toContain("lines 299599-299600 of 299600");
+      return store.reads;
+    };
+    expect(await tail()).toBeGreaterThanOrEqual(8);
+    expect(await tail()).toBeLessThanOrEqual(3);
+  });
+
   test("the screen of a growing full-screen session: the scan for its alternate-screen switch is not done again", async () => {
     const root = tempRoot();
     try {
