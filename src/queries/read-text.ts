@@ -32,7 +32,7 @@ export default defineQuery({
     session_id: sessionIdType,
     "view?": type("'text' | 'screen'").configure({ description: "screen: the terminal at the end; text: all lines" }),
     "tail_lines?": positiveIntegerType.configure({ description: `default ${TEXT_DEFAULT_LINES}` }),
-    "head_lines?": positiveIntegerType.configure({ description: "count from from_line" }),
+    "head_lines?": positiveIntegerType.configure({ description: "the first N lines, or N from from_line" }),
     "from_line?": positiveIntegerType,
     "channel?": channelType,
     "max_chars?": positiveIntegerType.configure({ description: `default ${TEXT_DEFAULT_MAX_CHARS}` }),
