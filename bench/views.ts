@@ -11,7 +11,7 @@ import { DEFAULT_SCREEN_WINDOW, renderScreen } from "../src/views/screen.ts";
 import { searchText, type SearchTextOptions } from "../test/views/_search-text.ts";
 import { TailScan } from "../src/views/tail-scan.ts";
 import { TextView, type TextLine } from "../src/views/text.ts";
-import { chunksOf, type ByteWindow, type ChannelChunk, type ChannelSpan } from "../src/views/window.ts";
+import { chunksOf, spanArray, type ByteWindow, type ChannelChunk, type ChannelSpan, type RecordSpans } from "../src/views/window.ts";
 import type { BenchContext } from "./lib/context.ts";
 import { writeFileOfBlocks } from "./lib/files.ts";
 import type { Figure } from "./lib/report.ts";
@@ -115,7 +115,7 @@ function writeLargeTranscript(file: string, size: number): number {
 }
 
 /** The last `n` lines, read backward from the file in 64 KiB blocks; `spans` for a merged view. */
-function tailOfFile(fd: number, size: number, n: number, spans?: readonly ChannelSpan[]): TextLine[] {
+function tailOfFile(fd: number, size: number, n: number, spans?: RecordSpans): TextLine[] {
   const scan = new TailScan(n);
   const read = (from: number, to: number): ByteWindow => {
     const bytes = new Uint8Array(to - from);
@@ -167,7 +167,7 @@ function largeTranscript(ctx: BenchContext): Figure[] {
     try {
       const spans: ChannelSpan[] = [];
       for (let offset = 0; offset < size; offset += 4096) spans.push({ offset, length: Math.min(4096, size - offset), channel: spans.length % 2 ? "stderr" : "stdout" });
-      for (const [what, recordsOf] of [["one channel", undefined], ["merged stdout+stderr", spans]] as const) {
+      for (const [what, recordsOf] of [["one channel", undefined], ["merged stdout+stderr", spanArray(spans)]] as const) {
         const samples: number[] = [];
         for (let rep = 0; rep < (ctx.quick ? 5 : 30); rep++) {
           let lines: TextLine[] = [];

@@ -60,6 +60,33 @@ export interface IndexRecord {
   readonly timestamp: string;
 }
 
+/**
+ * Where records are and which channel wrote them, by record number (what the views need of
+ * index.jsonl). Kept by column, so a session of a million small writes costs tens of MB, not an
+ * object per record.
+ */
+export interface RecordSpans {
+  /** Records held. */
+  readonly count: number;
+  offset(i: number): number;
+  /** Just past record `i`'s last byte. */
+  end(i: number): number;
+  channel(i: number): DerunOutputChannel;
+  /** The first record that ends after `offset`, or `count` when none does. */
+  firstEndingAfter(offset: number): number;
+  /** The last record of `channel` that starts before `before`, or -1. */
+  lastOf(channel: DerunOutputChannel, before: number): number;
+  /** The first record of `channel` numbered `from` (default 0) or later, or -1. */
+  firstOf(channel: DerunOutputChannel, from?: number): number;
+}
+
+/** The committed records of index.jsonl, in offset order. */
+export interface IndexRecords extends RecordSpans {
+  timestamp(i: number): string;
+  /** Record `i` as an object, made when asked. */
+  record(i: number): IndexRecord;
+}
+
 /** final.json: written once, atomically, when the session ends. */
 export interface SessionFinal {
   readonly schema_version: typeof SCHEMA_VERSION;
@@ -220,9 +247,9 @@ export interface Store {
   /**
    * The committed index records, in offset order (they cover output.bin from 0 without gaps).
    * Views of several channels need them to know which channel wrote where without reading the bytes.
-   * The array may be shared and grow while the session runs: use the records below `output_bytes`.
+   * They may be shared and grow while the session runs: use the records below `output_bytes`.
    */
-  records(sessionId: string): Promise<readonly IndexRecord[]>;
+  records(sessionId: string): Promise<IndexRecords>;
   /**
    * Resolve when committed output extends past `cursor`, when the session is no longer live
    * (ended, or its derun died), when `signal` aborts, or after `timeoutMs`, whichever is first.

@@ -1,13 +1,15 @@
 /**
  * How many lines a transcript's text view has, without running the view: a line ends at every LF
  * byte, so the count is the LF bytes (per channel) plus one for each channel whose last line has no
- * LF yet. A finished session's counts are in final.json; a live session's are counted once and then
- * only over the bytes added since, cached per store and session for the life of the server.
+ * LF yet and shows something (the view runs over that line only). A finished session's counts are
+ * in final.json; a live session's, and a command's, are counted once and then only over the bytes
+ * added since, cached per store and range (session, or command's start) for the life of the server.
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
 import type { Store } from "../core/store.ts";
+import { TextView } from "../views/text.ts";
 import { chunksOf } from "../views/window.ts";
-import { isWholeSession, lastSpanBefore, readWindow, windowsForward, type Transcript } from "./_transcript.ts";
+import { isWholeSession, readWindow, windowsForward, type Transcript } from "./_transcript.ts";
 
 export type LfCounts = Partial<Record<DerunOutputChannel, number>>;
 
@@ -18,12 +20,12 @@ interface Counted {
 }
 
 const cache = new WeakMap<Store, Map<string, Counted>>();
-/** Sessions whose counts are kept; the oldest entry goes first beyond it. */
+/** Ranges whose counts are kept; the oldest entry goes first beyond it. */
 const MAX_CACHED = 256;
 
 async function countRange(t: Transcript, from: number, counts: LfCounts, signal?: AbortSignal): Promise<number> {
   let to = from;
-  for await (const window of windowsForward(t, from, signal)) {
+  for await (const window of windowsForward(t, from, { signal })) {
     for (const chunk of chunksOf(window, t.spans)) {
       let n = 0;
       for (let p = chunk.bytes.indexOf(0x0a); p >= 0; p = chunk.bytes.indexOf(0x0a, p + 1)) n++;
@@ -38,21 +40,18 @@ async function countRange(t: Transcript, from: number, counts: LfCounts, signal?
 export async function lfCounts(t: Transcript, signal?: AbortSignal): Promise<LfCounts> {
   const recorded = t.info.final?.output_lines;
   if (isWholeSession(t) && recorded && t.info.final) return recorded;
-  if (!isWholeSession(t)) {
-    const counts: LfCounts = {};
-    await countRange(t, t.lo, counts, signal);
-    return counts;
-  }
-  let sessions = cache.get(t.store);
-  if (!sessions) cache.set(t.store, (sessions = new Map()));
-  let entry = sessions.get(t.sessionId);
-  if (!entry || entry.startedAt !== t.info.meta.started_at || entry.to > t.hi) entry = { startedAt: t.info.meta.started_at, to: 0, counts: {} };
-  sessions.delete(t.sessionId);
-  sessions.set(t.sessionId, entry); // most recently used last
-  if (sessions.size > MAX_CACHED) sessions.delete(sessions.keys().next().value!);
+  let ranges = cache.get(t.store);
+  if (!ranges) cache.set(t.store, (ranges = new Map()));
+  // A command's range (it starts past 0) is counted on its own, and grows while the command runs.
+  const key = isWholeSession(t) ? t.sessionId : `${t.sessionId}:${t.lo}`;
+  let entry = ranges.get(key);
+  if (!entry || entry.startedAt !== t.info.meta.started_at || entry.to > t.hi) entry = { startedAt: t.info.meta.started_at, to: t.lo, counts: {} };
+  ranges.delete(key);
+  ranges.set(key, entry); // most recently used last
+  if (ranges.size > MAX_CACHED) ranges.delete(ranges.keys().next().value!);
   const counts = { ...entry.counts };
   const to = await countRange(t, entry.to, counts, signal);
-  if (to > entry.to && to === t.hi) sessions.set(t.sessionId, { startedAt: entry.startedAt, to, counts });
+  if (to > entry.to && to === t.hi) ranges.set(key, { startedAt: entry.startedAt, to, counts });
   return counts;
 }
 
@@ -60,17 +59,36 @@ export async function lfCounts(t: Transcript, signal?: AbortSignal): Promise<LfC
 export const lfsIn = (counts: LfCounts, channel?: DerunOutputChannel): number =>
   channel === undefined ? Object.values(counts).reduce((sum, n) => sum + (n ?? 0), 0) : (counts[channel] ?? 0);
 
-/** The channels (of `channel`, or all) whose last line in the range has no LF: each is one more line. */
+/** Bytes looked at back from a channel's end for its open line; a longer open line is taken to show something. */
+const OPEN_LINE_PEEK = 1 << 16;
+
+/**
+ * The channels (of `channel`, or all) whose last line in the range has no LF and something drawn
+ * (the text view's partial lines): each is one more line.
+ */
 export async function openLastLines(t: Transcript, channel?: DerunOutputChannel): Promise<number> {
   let open = 0;
   for (const c of t.channels) {
     if (channel !== undefined && c !== channel) continue;
-    const i = lastSpanBefore(t, c, t.hi);
+    const i = t.spans.lastOf(c, t.hi);
     if (i < 0) continue;
-    const span = t.spans[i]!;
-    const end = Math.min(span.offset + span.length, t.hi);
-    const last = await readWindow(t, end - 1, end);
-    if (last.bytes[0] !== 0x0a) open++;
+    const window = await readWindow(t, Math.min(t.spans.end(i), t.hi) - OPEN_LINE_PEEK, Math.min(t.spans.end(i), t.hi));
+    const chunks = [...chunksOf(window, t.spans, c)];
+    let from: number | undefined;
+    for (let k = chunks.length - 1; k >= 0 && from === undefined; k--) {
+      const lf = chunks[k]!.bytes.lastIndexOf(0x0a);
+      if (lf >= 0) from = chunks[k]!.offset + lf + 1;
+    }
+    if (from === undefined && window.offset > t.lo) {
+      open++;
+      continue;
+    }
+    const view = new TextView();
+    for (const chunk of chunks) {
+      const skip = Math.max(0, (from ?? 0) - chunk.offset);
+      if (skip < chunk.bytes.length) view.write(c, chunk.bytes.subarray(skip), chunk.offset + skip);
+    }
+    open += view.partials().length;
   }
   return open;
 }

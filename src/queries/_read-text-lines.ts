@@ -55,7 +55,8 @@ export async function screenLines(t: Transcript, range: LineRange, maxChars: num
     view: "screen",
     total_lines: all.length,
     ...(lines.length > 0 ? { first_line: lines[0]!.number, last_line: lines[lines.length - 1]!.number } : {}),
-    truncated: selection.truncated || render.lines.some((line) => line.length > maxChars),
+    // Only the lines answered: a long line left out by the range cut nothing of the answer.
+    truncated: selection.truncated || lines.some((l) => render.lines[l.number - 1]!.length > maxChars),
     start_cursor: String(render.from),
     end_cursor: String(render.to),
     rendered_from: String(render.from),

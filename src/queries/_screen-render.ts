@@ -1,15 +1,19 @@
 /**
  * The screen view of a transcript: the last DEFAULT_SCREEN_WINDOW bytes of its range rendered at the
  * recorded size with every resize, from a point that needs no earlier state. A window that begins
- * inside a full-screen program is found by scanning back for the last alternate-screen switch.
+ * inside a full-screen program is found by scanning back for the last alternate-screen switch
+ * (64 windows at most, and only back to where the last read of the range found the state).
  */
 import { alternateScreenAfter, DEFAULT_SCREEN_WINDOW, findRenderStart, renderScreen, type RenderStart, type ScreenRender, type TermSize } from "../views/screen.ts";
-import { BLOCK, readWindow, type Transcript } from "./_transcript.ts";
+import type { Store } from "../core/store.ts";
+import { readWindow, type Transcript } from "./_transcript.ts";
 
 /** The size a session without a recorded one (a pipe session, or one recorded before sizes were) is rendered at. */
 export const ASSUMED_SIZE: TermSize = { cols: 120, rows: 30 };
-/** How far back from the window the scan for an alternate-screen switch looks. */
-const ALTERNATE_SCAN = 64 * BLOCK;
+/** How many windows back from the rendered one the scan for an alternate-screen switch looks. */
+const SCAN_WINDOWS = 64;
+/** Longer than an alternate-screen switch ("\x1b[?1049h"): windows of the scan overlap by this much. */
+const SWITCH_BYTES = 16;
 
 export interface ScreenOfTranscript extends ScreenRender {
   /** The session recorded no size: rendered at {@link ASSUMED_SIZE}. */
@@ -28,15 +32,47 @@ export async function renderTranscript(t: Transcript): Promise<ScreenOfTranscrip
   return { ...render, sizeAssumed: size === ASSUMED_SIZE };
 }
 
-/** Whether a full-screen program holds the alternate screen at offset `at`, by the last switch before it. */
+/** The alternate-screen state found at an offset of a session's range, kept so the next read scans only past it. */
+interface Known {
+  readonly startedAt: string;
+  readonly at: number;
+  readonly inside: boolean;
+}
+
+const known = new WeakMap<Store, Map<string, Known>>();
+/** Ranges whose state is kept; the oldest entry goes first beyond it. */
+const MAX_KNOWN = 256;
+
+/**
+ * Whether a full-screen program holds the alternate screen at offset `at`, by the last switch
+ * before it: scanned back SCAN_WINDOWS windows at most, and only back to where an earlier read of
+ * the range found the state when that is nearer (a live session's screen is read again and again
+ * as it grows).
+ */
 async function insideAlternate(t: Transcript, at: number): Promise<boolean> {
-  const floor = Math.max(t.lo, at - ALTERNATE_SCAN);
+  let ranges = known.get(t.store);
+  if (!ranges) known.set(t.store, (ranges = new Map()));
+  const key = `${t.sessionId}:${t.lo}`;
+  const before = ranges.get(key);
+  const farthest = Math.max(t.lo, at - SCAN_WINDOWS * t.block);
+  const usable = before !== undefined && before.startedAt === t.info.meta.started_at && before.at <= at && before.at >= farthest;
+  // A switch cut by the known point was not seen then: look a few bytes before it.
+  const floor = usable ? Math.max(farthest, before.at - SWITCH_BYTES) : farthest;
+  const inside = (await lastSwitch(t, floor, at)) ?? (usable ? before.inside : false);
+  ranges.delete(key);
+  ranges.set(key, { startedAt: t.info.meta.started_at, at, inside }); // most recently used last
+  if (ranges.size > MAX_KNOWN) ranges.delete(ranges.keys().next().value!);
+  return inside;
+}
+
+/** The state the last alternate-screen switch in [floor, at) leaves, or undefined when there is none. */
+async function lastSwitch(t: Transcript, floor: number, at: number): Promise<boolean | undefined> {
   for (let end = at; end > floor; ) {
     // Overlap the blocks a little so a switch cut by a block boundary is still seen.
-    const window = await readWindow(t, Math.max(floor, end - BLOCK), Math.min(at, end + 16));
+    const window = await readWindow(t, Math.max(floor, end - t.block), Math.min(at, end + SWITCH_BYTES));
     const after = alternateScreenAfter(window);
     if (after !== undefined) return after;
     end = window.offset;
   }
-  return false;
+  return undefined;
 }

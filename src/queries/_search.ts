@@ -81,6 +81,8 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
       break;
     }
   }
+  // A cancelled call (or the server shutting down): what was found so far, marked as stopped.
+  if (options.signal?.aborted) stopped = true;
   const result = search.result();
   return {
     ...subjectOf(t),

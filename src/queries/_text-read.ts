@@ -7,7 +7,7 @@
 import { SCHEMA_VERSION, type DerunOutputChannel } from "../core/enums.ts";
 import { isLiveState, type Store } from "../core/store.ts";
 import { TextView, type TextLine } from "../views/text.ts";
-import { chunksOf } from "../views/window.ts";
+import { chunksOf, spanArray, type RecordSpans } from "../views/window.ts";
 import type { OutputChunk, OutputWindow } from "./_output.ts";
 import { utf8CutAtLeastOne } from "./_utf8.ts";
 
@@ -22,6 +22,15 @@ interface Group {
   open: boolean;
 }
 
+/** The text view's lines of a window, complete then partial, and where a sequence it ends inside began. */
+function viewOf(bytes: Uint8Array, offset: number, spans: RecordSpans): { lines: TextLine[]; open: number | undefined } {
+  const view = new TextView();
+  const lines: TextLine[] = [];
+  for (const chunk of chunksOf({ offset, bytes }, spans)) lines.push(...view.write(chunk.channel, chunk.bytes, chunk.offset));
+  lines.push(...view.partials());
+  return { lines, open: view.openSequenceStart() };
+}
+
 export async function readTextView(store: Store, sessionId: string, cursor: number, maxBytes: number): Promise<OutputWindow> {
   const read = await store.read(sessionId, cursor, maxBytes + CHARACTER_LOOKAHEAD);
   const live = isLiveState(read.state);
@@ -29,16 +38,21 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
   const start = first?.start ?? read.next_cursor;
   const bytes = read.slices.length === 0 ? new Uint8Array(0) : Buffer.concat(read.slices.map((s) => s.bytes));
   let length = Math.min(bytes.length, maxBytes);
-  if (start + length < read.output_bytes || live) {
+  const more = start + length < read.output_bytes || live;
+  if (more) {
     const lf = length === 0 ? -1 : bytes.lastIndexOf(0x0a, length - 1);
     length = lf >= 0 ? lf + 1 : utf8CutAtLeastOne(bytes, length, live);
   }
+  const spans = spanArray(read.slices.map((s) => ({ offset: s.start, length: s.end - s.start, channel: s.channel })));
+  let { lines, open } = viewOf(bytes.subarray(0, length), start, spans);
+  // Nor inside a sequence (the next read would show its rest as text): end before it, or at a
+  // live tail wait for its end; a window that is all one sequence, with more bytes after it, goes whole.
+  const liveEnd = live && start + bytes.length === read.output_bytes;
+  while (more && open !== undefined && (open > start || liveEnd) && Math.max(0, open - start) < length) {
+    length = Math.max(0, open - start);
+    ({ lines, open } = viewOf(bytes.subarray(0, length), start, spans));
+  }
   const end = start + length;
-  const spans = read.slices.map((s) => ({ offset: s.start, length: s.end - s.start, channel: s.channel }));
-  const view = new TextView();
-  const lines: TextLine[] = [];
-  for (const chunk of chunksOf({ offset: start, bytes: bytes.subarray(0, length) }, spans)) lines.push(...view.write(chunk.channel, chunk.bytes, chunk.offset));
-  lines.push(...view.partials());
   const groups: Group[] = [];
   for (const line of lines) {
     const last = groups[groups.length - 1];

@@ -8,9 +8,9 @@ import type { DerunOutputChannel } from "../core/enums.ts";
 import { LineSelector, nthLfBackward, nthLfForward, type LineRange, type NumberedLine } from "../views/lines.ts";
 import { TailScan } from "../views/tail-scan.ts";
 import { TextView, type TextLine } from "../views/text.ts";
-import { chunksOf, type ChannelSpan } from "../views/window.ts";
+import { chunksOf } from "../views/window.ts";
 import { textLineTotal } from "./_line-count.ts";
-import { BLOCK, lastSpanBefore, readWindow, windowsForward, type Transcript } from "./_transcript.ts";
+import { readWindow, windowsForward, type Transcript } from "./_transcript.ts";
 
 export interface TextSelection {
   readonly lines: readonly NumberedLine<TextLine>[];
@@ -29,23 +29,27 @@ export interface TextSelectOptions {
 /** The lines of `range` in the transcript's text view, within `maxChars`. */
 export async function selectText(t: Transcript, range: LineRange, options: TextSelectOptions): Promise<TextSelection> {
   const { lfs, total } = await textLineTotal(t, options.channel, options.signal);
-  const selector = new LineSelector<TextLine>(range, { maxChars: options.maxChars });
-  if ("tail" in range) {
+  // Every line costs the budget a character at least: a longer tail would be read only to be dropped.
+  const capped: LineRange = "tail" in range ? { tail: Math.min(range.tail, options.maxChars) } : range;
+  const selector = new LineSelector<TextLine>(capped, { maxChars: options.maxChars });
+  if ("tail" in capped) {
     // TailScan's `from` is already where the earliest line still open at the tail began, on any channel.
-    const start = await tailStart(t, range.tail, options.channel);
+    const start = await tailStart(t, capped.tail, options.channel, options.signal);
     await runView(t, start.from, new Map(), lfs - start.lfs + 1, selector, start.after, options);
   } else {
     // Lines past the last LF are the open ones: start after the last LF and let the selector skip to them.
-    const first = "head" in range ? 1 : range.from;
+    const first = "head" in capped ? 1 : capped.from;
     const skip = Math.min(first - 1, lfs);
-    const at = skip === 0 ? t.lo : await afterNthLf(t, skip, options.channel);
+    const at = skip === 0 ? t.lo : await afterNthLf(t, skip, options.channel, options.signal);
     if (at !== undefined) {
-      const starts = await lineStartsAt(t, at, options.channel);
+      const starts = await lineStartsAt(t, at, options.channel, options.signal);
       await runView(t, Math.min(at, ...starts.values()), starts, skip + 1, selector, at, options);
     }
   }
   const { lines, truncated } = selector.result();
-  return { lines, total, truncated };
+  // Lines past the cap were asked for and exist: the budget left them out.
+  const cut = "tail" in range && "tail" in capped && capped.tail < range.tail && total > capped.tail;
+  return { lines, total, truncated: truncated || cut };
 }
 
 /**
@@ -66,7 +70,7 @@ async function runView(
   // A line longer than the whole budget is cut to it (the view already cuts at 1 MiB).
   const clipped = (line: TextLine) => (line.text.length > options.maxChars ? { ...line, text: line.text.slice(0, options.maxChars), cut: true } : line);
   const offer = (line: TextLine) => line.end <= after || selector.push(number++, clipped(line));
-  for await (const window of windowsForward(t, from, options.signal)) {
+  for await (const window of windowsForward(t, from, { signal: options.signal, channel: options.channel })) {
     for (const chunk of chunksOf(window, t.spans, options.channel)) {
       const start = starts.get(chunk.channel) ?? from;
       if (chunk.offset + chunk.bytes.length <= start) continue;
@@ -78,31 +82,24 @@ async function runView(
 }
 
 /** Where the tail of `lines` lines begins: TailScan fed backward windows and every record of the range. */
-async function tailStart(t: Transcript, lines: number, channel?: DerunOutputChannel) {
-  // TailScan reads offsets from the output's start; a command's range is shifted to start at 0.
-  const shift = t.lo;
-  const spans: readonly ChannelSpan[] = shift === 0 ? t.spans : t.spans.map((s) => clip(s, t.lo, t.hi, shift));
-  const scan = new TailScan(lines, channel);
-  let end: number | undefined = t.hi - shift;
+async function tailStart(t: Transcript, lines: number, channel?: DerunOutputChannel, signal?: AbortSignal) {
+  const scan = new TailScan(lines, channel, t.lo);
+  // One channel: nothing after its last record is in scope (and without a record it has no lines).
+  const last = channel === undefined ? -1 : t.spans.lastOf(channel, t.hi);
+  let end: number | undefined = channel === undefined ? t.hi : last < 0 ? undefined : Math.min(t.hi, t.spans.end(last));
   let result;
-  while (end !== undefined && end > 0 && !result) {
-    const window = await readWindow(t, Math.max(t.lo, end + shift - BLOCK), end + shift);
-    result = scan.feed({ offset: window.offset - shift, bytes: window.bytes }, spans);
-    end = scan.nextEnd(spans);
+  while (end !== undefined && end > t.lo && !result && !signal?.aborted) {
+    const window = await readWindow(t, Math.max(t.lo, end - t.block), end);
+    result = scan.feed(window, t.spans);
+    end = scan.nextEnd(t.spans);
   }
-  result ??= scan.finish();
-  return { from: result.from + shift, after: result.after + shift, lfs: result.lfs };
+  return result ?? scan.finish();
 }
 
-const clip = (s: ChannelSpan, lo: number, hi: number, shift: number): ChannelSpan => {
-  const from = Math.max(s.offset, lo);
-  return { offset: from - shift, length: Math.min(s.offset + s.length, hi) - from, channel: s.channel };
-};
-
 /** Just past the `n`-th LF of the range (of `channel`), or undefined when it has fewer. */
-async function afterNthLf(t: Transcript, n: number, channel?: DerunOutputChannel): Promise<number | undefined> {
+async function afterNthLf(t: Transcript, n: number, channel?: DerunOutputChannel, signal?: AbortSignal): Promise<number | undefined> {
   let left = n;
-  for await (const window of windowsForward(t)) {
+  for await (const window of windowsForward(t, t.lo, { signal, channel })) {
     const hit = nthLfForward(window, left, window.offset, channel === undefined ? {} : { channel, spans: t.spans });
     if (hit.at !== undefined) return hit.at + 1;
     left -= hit.found;
@@ -113,32 +110,33 @@ async function afterNthLf(t: Transcript, n: number, channel?: DerunOutputChannel
 /**
  * Where each channel's line open at offset `at` began: just past its last LF before `at`, or its
  * first byte in the range. Only a merged view of several channels needs this; one channel's line
- * open at a point just past its LF begins there.
+ * open at a point just past its LF begins there. Reads windows of `t.block` bytes back from the
+ * channel's last record before each point, skipping stretches without its bytes.
  */
-async function lineStartsAt(t: Transcript, at: number, channel?: DerunOutputChannel): Promise<Map<DerunOutputChannel, number>> {
+async function lineStartsAt(t: Transcript, at: number, channel?: DerunOutputChannel, signal?: AbortSignal): Promise<Map<DerunOutputChannel, number>> {
   const starts = new Map<DerunOutputChannel, number>();
   if (channel !== undefined || t.channels.length <= 1) return starts;
   for (const c of t.channels) {
-    let before = at;
-    for (let i = lastSpanBefore(t, c, before); ; i = lastSpanBefore(t, c, before)) {
+    for (let end = at; ; ) {
+      const i = t.spans.lastOf(c, end);
       if (i < 0) {
-        const firstOfChannel = t.spans.find((s) => s.channel === c);
-        starts.set(c, Math.max(t.lo, Math.min(at, firstOfChannel?.offset ?? at)));
+        // None of its bytes before `end`: its line began at its first byte.
+        const first = t.spans.firstOf(c);
+        starts.set(c, Math.max(t.lo, Math.min(at, first < 0 ? at : t.spans.offset(first))));
         break;
       }
-      const span = t.spans[i]!;
-      const end = Math.min(before, span.offset + span.length);
-      const window = await readWindow(t, Math.max(span.offset, end - BLOCK), end);
+      end = Math.min(end, t.spans.end(i));
+      const window = await readWindow(t, Math.max(t.lo, end - t.block), end);
       const hit = nthLfBackward(window, 1, end, { channel: c, spans: t.spans });
       if (hit.at !== undefined) {
         starts.set(c, hit.at + 1);
         break;
       }
-      before = window.offset;
-      if (before <= t.lo) {
+      if (window.offset <= t.lo || signal?.aborted) {
         starts.set(c, t.lo);
         break;
       }
+      end = window.offset;
     }
   }
   return starts;

@@ -6,23 +6,27 @@
 import type { DerunOutputChannel } from "../core/enums.ts";
 import { DerunError } from "../core/errors.ts";
 import type { CommandRecord } from "../core/shell/commands.ts";
-import type { IndexRecord, SessionInfo, Store } from "../core/store.ts";
-import { firstSpanEndingAfter, type ByteWindow } from "../views/window.ts";
+import type { SessionInfo, Store } from "../core/store.ts";
+import { channelsOf, spanRange, type ByteWindow, type RecordSpans } from "../views/window.ts";
+import { giveTurn } from "./_pace.ts";
+import { DEFAULT_LIMITS } from "./query.ts";
 import { runningCommand } from "./_running-command.ts";
 import { resolveSessionId } from "./session-ref.ts";
 
-/** Bytes read per window when streaming (the views work on whole windows). */
-export const BLOCK = 1 << 20;
+/** Bytes read per window when streaming, unless a transcript is opened with others (tests). */
+export const BLOCK = DEFAULT_LIMITS.windowBytes;
 
 export interface Transcript {
   readonly store: Store;
   readonly sessionId: string;
   readonly info: SessionInfo;
+  /** Bytes read at once: the most a window holds. */
+  readonly block: number;
   /** The range: `[lo, hi)` of output.bin. */
   readonly lo: number;
   readonly hi: number;
   /** The index records that overlap the range, in order (the first and last may reach past it). */
-  readonly spans: readonly IndexRecord[];
+  readonly spans: RecordSpans;
   /** The channels that wrote in the range, in order of their first byte there. */
   readonly channels: readonly DerunOutputChannel[];
   /** Set when the range is one command of a shell session. */
@@ -36,20 +40,19 @@ export type CommandSelector = number | "last";
  * The session's whole committed output, or the output of `command` (DerunError invalid_argument when
  * it has none). `session` is an id, `last` or `last~N`.
  */
-export async function openTranscript(store: Store, session: string, command?: CommandSelector): Promise<Transcript> {
+export async function openTranscript(store: Store, session: string, command?: CommandSelector, block = BLOCK): Promise<Transcript> {
   const sessionId = await resolveSessionId(store, session);
   const info = await store.get(sessionId);
   const all = await store.records(sessionId);
   const record = command === undefined ? undefined : await findCommand(store, info, command);
   const lo = record ? Math.min(record.output_start!, info.output_bytes) : 0;
   const hi = record ? Math.min(record.output_end ?? info.output_bytes, info.output_bytes) : info.output_bytes;
-  const first = firstSpanEndingAfter(all, lo);
-  let last = first;
-  while (last < all.length && all[last]!.offset < hi) last++;
-  const spans = hi > lo ? all.slice(first, last) : [];
-  const channels: DerunOutputChannel[] = [];
-  for (const span of spans) if (!channels.includes(span.channel)) channels.push(span.channel);
-  return { store, sessionId, info, lo, hi, spans, channels, ...(record ? { command: record } : {}) };
+  // The records overlapping [lo, hi): a range of the store's, not a copy of each.
+  const first = all.firstEndingAfter(lo);
+  // hi is at most the committed end: the record holding byte hi - 1 exists.
+  const last = hi > lo ? Math.min(all.count, all.firstEndingAfter(hi - 1) + 1) : first;
+  const spans = spanRange(all, first, last);
+  return { store, sessionId, info, block, lo, hi, spans, channels: channelsOf(spans), ...(record ? { command: record } : {}) };
 }
 
 /** A recorded command, or the one running now (its output so far: `output_end` null). */
@@ -70,11 +73,12 @@ async function findCommand(store: Store, info: SessionInfo, selector: CommandSel
   return record;
 }
 
-/** `[from, to)` of output.bin (clamped to the range) as one window. */
+/** `[from, to)` of output.bin (clamped to the range) as one window, after a turn of the event loop when one is due. */
 export async function readWindow(t: Transcript, from: number, to: number): Promise<ByteWindow> {
   const start = Math.max(t.lo, from);
   const end = Math.min(t.hi, to);
   if (end <= start) return { offset: start, bytes: new Uint8Array(0) };
+  await giveTurn();
   const read = await t.store.read(t.sessionId, start, end - start);
   const first = read.slices[0];
   if (!first) return { offset: start, bytes: new Uint8Array(0) };
@@ -85,11 +89,24 @@ export async function readWindow(t: Transcript, from: number, to: number): Promi
   return { offset: first.start, bytes };
 }
 
-/** Windows of at most `block` bytes from `from` to the range's end, in order. */
-export async function* windowsForward(t: Transcript, from = t.lo, signal?: AbortSignal, block = BLOCK): AsyncGenerator<ByteWindow> {
+export interface WindowsOptions {
+  readonly signal?: AbortSignal;
+  /** Only this channel's bytes are wanted: stretches holding none of them are not read. */
+  readonly channel?: DerunOutputChannel;
+}
+
+/** Windows of at most `t.block` bytes from `from` to the range's end, in order. */
+export async function* windowsForward(t: Transcript, from = t.lo, options: WindowsOptions = {}): AsyncGenerator<ByteWindow> {
+  const { signal, channel } = options;
   for (let at = Math.max(from, t.lo); at < t.hi; ) {
     if (signal?.aborted) return; // nobody reads the answer of a cancelled call
-    const window = await readWindow(t, at, at + block);
+    if (channel !== undefined) {
+      const next = t.spans.firstOf(channel, t.spans.firstEndingAfter(at));
+      if (next < 0) return;
+      at = Math.max(at, t.spans.offset(next));
+      if (at >= t.hi) return;
+    }
+    const window = await readWindow(t, at, at + t.block);
     if (window.bytes.length === 0) return;
     yield window;
     at = window.offset + window.bytes.length;
@@ -99,11 +116,3 @@ export async function* windowsForward(t: Transcript, from = t.lo, signal?: Abort
 /** Whether the range is the session's whole output (line counts of finished sessions are recorded). */
 export const isWholeSession = (t: Transcript): boolean => t.command === undefined;
 
-/** The last record of `channel` that starts before `before` (index into spans), or -1. */
-export function lastSpanBefore(t: Transcript, channel: DerunOutputChannel, before: number): number {
-  for (let i = firstSpanEndingAfter(t.spans, before - 1); i >= 0; i--) {
-    const span = t.spans[i];
-    if (span && span.channel === channel && span.offset < before) return i;
-  }
-  return -1;
-}

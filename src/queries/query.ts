@@ -12,13 +12,19 @@ import type { Store } from "../core/store.ts";
 export interface QueryLimits {
   /** Wall-clock budget of one search, in ms: past it, a search answers what it found so far. */
   readonly searchMs: number;
+  /** Bytes read at once when a query streams a transcript (the views work on whole windows). */
+  readonly windowBytes: number;
 }
 
-export const DEFAULT_LIMITS: QueryLimits = { searchMs: 10_000 };
+export const DEFAULT_LIMITS: QueryLimits = { searchMs: 10_000, windowBytes: 1 << 20 };
 
 export interface QueryContext {
   readonly store: Store;
-  /** Aborted when the client cancels the request or the server shuts down. */
+  /**
+   * Aborted when the client cancels the request or the server shuts down. The cancel lands only
+   * while the handler awaits a macrotask (store reads are synchronous): long work gives the event
+   * loop turns (./_pace.ts) and stops once this is aborted.
+   */
   readonly signal: AbortSignal;
   /** {@link DEFAULT_LIMITS} where not given. */
   readonly limits?: Partial<QueryLimits>;

@@ -32,7 +32,7 @@ export default defineQuery({
     session_id: sessionIdType,
     "view?": type("'text' | 'screen'").configure({ description: "screen: the terminal at the end; text: all lines" }),
     "tail_lines?": positiveIntegerType.configure({ description: `default ${TEXT_DEFAULT_LINES}` }),
-    "head_lines?": positiveIntegerType.configure({ description: "count from from_line" }),
+    "head_lines?": positiveIntegerType.configure({ description: "the first N lines, or N from from_line" }),
     "from_line?": positiveIntegerType,
     "channel?": channelType,
     "max_chars?": positiveIntegerType.configure({ description: `default ${TEXT_DEFAULT_MAX_CHARS}` }),
@@ -47,9 +47,9 @@ export default defineQuery({
     openWorldHint: false,
   },
   structured: false,
-  async handler(input, { store, signal }): Promise<ReadTextResult> {
+  async handler(input, { store, signal, limits }): Promise<ReadTextResult> {
     const range = rangeOf(input);
-    const t = await openTranscript(store, input.session_id, input.command);
+    const t = await openTranscript(store, input.session_id, input.command, limits?.windowBytes);
     const view = input.view ?? (t.info.meta.tty_attached ? "screen" : "text");
     if (view === "screen" && input.channel !== undefined) throw new DerunError("invalid_argument", 'channel applies to view "text" (a screen shows every stream)');
     const maxChars = capped(input.max_chars, TEXT_DEFAULT_MAX_CHARS, TEXT_MAX_MAX_CHARS);

@@ -72,7 +72,7 @@ export default defineQuery({
       let found: Found;
       try {
         // Past max_matches the later sessions are still searched: every matching line is counted.
-        found = await searchTranscript(await openTranscript(store, id, input.command), { ...options, maxMatches: remaining });
+        found = await searchTranscript(await openTranscript(store, id, input.command, limits?.windowBytes), { ...options, maxMatches: remaining });
       } catch (error) {
         // A session removed (or unreadable) between the listing and the search is skipped.
         if (input.session_id === undefined && isDerunError(error) && error.code !== "invalid_argument") continue;

@@ -19,20 +19,27 @@ export const enum Seq {
 
 export class Controls {
   seq = Seq.Ground;
+  /**
+   * Where (the `at` given to {@link control}) the ground state was last left for a sequence; a
+   * sequence begun inside another (ESC in a CSI, a string) continues the same stretch.
+   */
+  began: number | undefined;
   private params = "";
   /** The CSI has intermediates or a private marker: none of the line edits apply. */
   private foreign = false;
 
   constructor(private readonly line: LineEdit) {}
 
-  /** A C0 or C1 control in the ground state. */
-  control(c: number): void {
+  /** A C0 or C1 control in the ground state; `at` is noted in {@link began} when it starts a sequence. */
+  control(c: number, at?: number): void {
+    const ground = this.seq === Seq.Ground;
     if (c === 0x0d) this.line.moveTo(0);
     else if (c === 0x08) this.line.moveTo(this.line.col - 1);
     else if (c === 0x1b) this.seq = Seq.Escape;
     else if (c === 0x9b) this.beginCsi();
     else if (c === 0x90 || c === 0x98 || c === 0x9d || c === 0x9e || c === 0x9f) this.seq = Seq.Str;
     // Any other control (BEL, VT, FF, SO/SI, DEL, lone C1...) is dropped.
+    if (ground && this.seq !== Seq.Ground) this.began = at;
   }
 
   private beginCsi(): void {

@@ -7,14 +7,14 @@
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
 import { DerunError } from "../core/errors.ts";
-import { chunksOf, type ByteWindow, type ChannelSpan } from "./window.ts";
+import { chunksOf, type ByteWindow, type RecordSpans } from "./window.ts";
 
 const LF = 0x0a;
 
 /** Which bytes count: all of them, or one channel's (then `spans`, the index records, say whose bytes are whose). */
 export interface LineScope {
   readonly channel?: DerunOutputChannel;
-  readonly spans?: readonly ChannelSpan[];
+  readonly spans?: RecordSpans;
 }
 
 /** Found `found` LFs; `at` is the offset of the wanted one when it was reached. */

@@ -5,7 +5,7 @@
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
 import { nthLfBackward, pieces, type LineScope } from "./lines.ts";
-import { chunksOf, type ByteWindow, type ChannelSpan } from "./window.ts";
+import { channelsOf, chunksOf, type ByteWindow, type RecordSpans } from "./window.ts";
 
 const LF = 0x0a;
 
@@ -30,7 +30,8 @@ interface OpenLine {
 
 /**
  * Finds where the last `lines` lines begin. For one channel (or a session with one), the lines
- * ending after `after` are exactly the tail (a trailing partial line counts as one). In a merged
+ * ending after `after` are the tail and at most one line more (a trailing partial line may show
+ * nothing and be no line: take the last `lines`). In a merged
  * view of several channels (no `channel`, `spans` given) a line of one channel may have begun long
  * before the tail, and each channel's partial line sits at the end of the view: the scan finds
  * where each of those began, and `after` may leave a line or two more than asked (take the last
@@ -48,18 +49,20 @@ export class TailScan {
   private readonly open = new Map<DerunOutputChannel, OpenLine>();
   private result: TailStart | undefined;
 
+  /** `start`: where the transcript begins (a command's range starts past 0). */
   constructor(
     private readonly lines: number,
     private readonly channel?: DerunOutputChannel,
+    private readonly start = 0,
   ) {}
 
   /** The next window: it ends where the previous began, or at {@link nextEnd}; the answer once known. */
-  feed(window: ByteWindow, spans?: readonly ChannelSpan[]): TailStart | undefined {
+  feed(window: ByteWindow, spans?: RecordSpans): TailStart | undefined {
     if (this.result) return this.result;
     const end = window.offset + window.bytes.length;
     const merged = spans !== undefined && this.channel === undefined;
     const contiguous = end >= this.low || this.low === Number.POSITIVE_INFINITY;
-    if (this.after === undefined && contiguous) this.countBack(window, { channel: this.channel, spans }, merged);
+    if (this.after === undefined && contiguous) this.countBack(window, { channel: this.channel, spans });
     this.low = Math.min(this.low, window.offset);
     if (merged) this.trackOpenLines(window, spans);
     if (this.after === undefined || (merged && this.pending().length > 0)) return undefined;
@@ -67,21 +70,24 @@ export class TailScan {
   }
 
   /**
-   * Where the next window should end: where the last one began, or, for a merged view given all
-   * the index records, the end of the last record of a channel whose line start is still unknown.
-   * Undefined when nothing more is needed (or the start of the output was reached).
+   * Where the next window should end: where the last one began; for one channel given the index
+   * records, the end of its last record before that (the stretch between holds none of its
+   * bytes); for a merged view given them, the end of the last record of a channel whose line
+   * start is still unknown. Undefined when nothing more is needed (or the start was reached).
    */
-  nextEnd(spans?: readonly ChannelSpan[]): number | undefined {
-    if (this.result || this.low <= 0) return undefined;
+  nextEnd(spans?: RecordSpans): number | undefined {
+    if (this.result || this.low <= this.start) return undefined;
+    if (spans !== undefined && this.channel !== undefined && this.after === undefined) {
+      const i = spans.lastOf(this.channel, this.low);
+      // Nothing of the channel before `low`: as good as fed.
+      this.low = i < 0 ? this.start : Math.min(this.low, spans.end(i));
+      return this.low > this.start ? this.low : undefined;
+    }
     if (this.after === undefined || spans === undefined || this.channel !== undefined) return this.low;
     let next: number | undefined;
     for (const channel of this.pending()) {
-      for (let i = spans.length - 1; i >= 0; i--) {
-        const span = spans[i]!;
-        if (span.channel !== channel || span.offset >= this.low) continue;
-        next = Math.max(next ?? 0, Math.min(this.low, span.offset + span.length));
-        break;
-      }
+      const i = spans.lastOf(channel, this.low);
+      if (i >= 0) next = Math.max(next ?? this.start, Math.min(this.low, spans.end(i)));
     }
     return next;
   }
@@ -89,7 +95,7 @@ export class TailScan {
   /** The start of the output was reached (or the caller stops reading): the answer with what was found. */
   finish(): TailStart {
     if (this.result) return this.result;
-    const after = this.after ?? 0;
+    const after = this.after ?? this.start;
     let from = after;
     for (const line of this.open.values()) if (this.needed(line, after)) from = Math.min(from, line.start ?? line.earliest);
     this.result = { from, after, lfs: this.after === undefined ? this.found : Math.max(0, this.found - 1) };
@@ -97,15 +103,15 @@ export class TailScan {
   }
 
   /** Counts LFs back from the window's end until `after` is known. */
-  private countBack(window: ByteWindow, scope: LineScope, merged: boolean): void {
+  private countBack(window: ByteWindow, scope: LineScope): void {
     const end = window.offset + window.bytes.length;
     if (this.want === undefined) {
       const all = pieces(window, scope);
       const last = all[all.length - 1];
       if (!last || last.bytes.length === 0) return; // nothing in scope here yet
-      // One channel: a trailing partial line is the last line, else one more LF bounds the tail.
-      // Merged: partial lines of all channels come last, found below; one more LF is an upper bound.
-      this.want = merged ? this.lines + 1 : this.lines + (last.bytes[last.bytes.length - 1] === LF ? 1 : 0);
+      // One more LF bounds the tail: a trailing partial line may be no line (nothing drawn in it),
+      // and in a merged view the partial lines of all channels come last, found below.
+      this.want = this.lines + 1;
       if (this.lines === 0) this.after = end;
     }
     if (this.after !== undefined) return;
@@ -115,7 +121,7 @@ export class TailScan {
   }
 
   /** Notes each channel's last byte as it first appears, and looks for the starts still unknown. */
-  private trackOpenLines(window: ByteWindow, spans: readonly ChannelSpan[]): void {
+  private trackOpenLines(window: ByteWindow, spans: RecordSpans): void {
     const chunks = [...chunksOf(window, spans)];
     for (let i = chunks.length - 1; i >= 0; i--) {
       const chunk = chunks[i]!;
@@ -130,14 +136,14 @@ export class TailScan {
         line.earliest = Math.min(line.earliest, chunk.offset);
       }
     }
-    // All the records from the output's start: every channel is known, and which wrote nothing before the tail.
-    const complete = spans[0]?.offset === 0;
-    if (complete) for (const span of spans) if (!this.open.has(span.channel)) this.open.set(span.channel, { lastEnd: 0, earliest: Number.POSITIVE_INFINITY });
+    // All the records from the transcript's start: every channel is known, and which wrote nothing before the tail.
+    const complete = spans.count > 0 && spans.offset(0) <= this.start;
+    if (complete) for (const channel of channelsOf(spans)) if (!this.open.has(channel)) this.open.set(channel, { lastEnd: this.start, earliest: Number.POSITIVE_INFINITY });
     if (this.after === undefined) return;
     const after = this.after;
     for (const [channel, line] of this.open) {
       if (line.start !== undefined || line.lastByte === undefined || !this.needed(line, after)) continue;
-      if (complete && !spans.some((span) => span.channel === channel && span.offset < after)) {
+      if (complete && spans.lastOf(channel, after) < 0) {
         line.start = after;
         continue;
       }
@@ -153,7 +159,7 @@ export class TailScan {
 
   /** Channels of a merged view whose last byte or line start is still unknown. */
   private pending(): DerunOutputChannel[] {
-    const after = this.after ?? 0;
+    const after = this.after ?? this.start;
     const out: DerunOutputChannel[] = [];
     for (const [channel, line] of this.open) {
       if (line.lastByte === undefined || (line.start === undefined && this.needed(line, after))) out.push(channel);

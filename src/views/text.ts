@@ -8,6 +8,8 @@
  * A line ends at every LF byte, always (an LF inside an unfinished sequence ends the sequence), so
  * line N of a channel ends at that channel's N-th LF, and merged line N at the N-th LF of the
  * output. Each channel keeps its own decoder and line, so stdout and stderr never mix in a line.
+ * A line left open with nothing drawn in it (only sequences after the last LF, as programs leave
+ * at exit: "done\n\x1b[?25h") is no line.
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
 import { Controls, Seq } from "./_controls.ts";
@@ -48,6 +50,10 @@ class ChannelState {
   readonly controls: Controls;
   /** Offset of the line's first byte, or -1 when no byte of it has arrived yet. */
   start = -1;
+  /** A printable character (or TAB) of the line has arrived, not only controls. */
+  drawn = false;
+  /** Offset of the byte that began the sequence the channel's bytes so far end inside, if they do. */
+  openSequence: number | undefined;
   /** Just past the last byte of this channel so far. */
   end = 0;
 
@@ -89,6 +95,7 @@ export class TextView {
     if (st.start < 0) st.start = offset;
     st.end = offset + bytes.length;
     st.lfFrom = 0;
+    st.controls.began = undefined;
     const pass: Pass = { st, bytes, offset, out };
     const s = st.decoder.decode(bytes, { stream: true });
     // A line or sequence left open by the last chunk, and the open end of this one (a sequence or a
@@ -110,7 +117,20 @@ export class TextView {
       from = cut + 1;
     }
     if (from < s.length) this.general(pass, s, from, s.length);
+    // A sequence still open at the end began in this chunk's last part (`s`), or in an earlier chunk.
+    if (st.controls.seq === Seq.Ground) st.openSequence = undefined;
+    else if (st.controls.began !== undefined) st.openSequence = offset + byteOf(s, st.controls.began, bytes);
     return out;
+  }
+
+  /**
+   * Where the earliest sequence still unfinished at the end of what was written began (a byte
+   * offset), on any channel: a reader that stops there leaves no sequence cut in two.
+   */
+  openSequenceStart(): number | undefined {
+    let start: number | undefined;
+    for (const st of this.states.values()) if (st.openSequence !== undefined) start = Math.min(start ?? st.openSequence, st.openSequence);
+    return start;
   }
 
   /**
@@ -145,10 +165,13 @@ export class TextView {
       let c = 0;
       // The plain run: printable characters and TAB (C0, DEL and C1 stop it).
       while (j < n && ((c = s.charCodeAt(j)) >= 0x20 ? c < 0x7f || c > 0x9f : c === 0x09)) j++;
-      if (j > i) st.line.put(i === 0 && j === s.length ? s : s.slice(i, j));
+      if (j > i) {
+        st.line.put(i === 0 && j === s.length ? s : s.slice(i, j));
+        st.drawn = true;
+      }
       if (j === n) break;
       if (c === LF) this.endLine(pass, st.line.text, st.line.cut);
-      else st.controls.control(c);
+      else st.controls.control(c, j);
       i = j + 1;
     }
   }
@@ -160,18 +183,42 @@ export class TextView {
     st.lfFrom = lf + 1;
     pass.out.push({ text, channel: st.channel, start: st.start, end: offset + lf + 1, partial: false, cut });
     st.line.reset();
+    st.drawn = false;
     st.start = st.lfFrom < bytes.length ? offset + st.lfFrom : -1;
   }
 
-  /** The lines begun but not ended by an LF, one per channel at most, in order of their start. */
+  /** The lines begun but not ended by an LF (with something drawn), one per channel at most, in order of their start. */
   partials(): TextLine[] {
     const out: TextLine[] = [];
     for (const [channel, st] of this.states) {
-      if (st.start < 0) continue;
+      if (st.start < 0 || (!st.drawn && st.line.text.length === 0)) continue;
       out.push({ text: st.line.text, channel, start: st.start, end: st.end, partial: true, cut: st.line.cut });
     }
     return out.sort((a, b) => a.start - b.start);
   }
+}
+
+/**
+ * The index in `bytes` of the byte that `s[i]` (ESC or a C1 control, decoded from `bytes`) came
+ * from: the k-th such character is the k-th ESC byte, or the k-th C2 xx pair; -1 when a C1
+ * control's first byte ended the previous chunk.
+ */
+function byteOf(s: string, i: number, bytes: Uint8Array): number {
+  const c = s.charCodeAt(i);
+  let k = 0;
+  for (let j = s.indexOf(s[i]!); j < i; j = s.indexOf(s[i]!, j + 1)) k++;
+  if (c === 0x1b) {
+    let at = -1;
+    for (let n = 0; n <= k; n++) at = bytes.indexOf(0x1b, at + 1);
+    return at;
+  }
+  // A lone continuation byte first decodes to c only when its lead byte came in the previous chunk.
+  if (bytes[0] === c) {
+    if (k === 0) return -1;
+    k--;
+  }
+  for (let at = bytes.indexOf(0xc2); at >= 0; at = bytes.indexOf(0xc2, at + 1)) if (bytes[at + 1] === c && k-- === 0) return at;
+  return 0;
 }
 
 /** Every line of `chunks` (file order), the partial ones last: for small inputs and tests. */

@@ -8,6 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import type { DerunOutputChannel } from "../../src/core/enums.ts";
 import type { Store } from "../../src/core/store.ts";
+import readText from "../../src/queries/read-text.ts";
 import { textLines } from "../../src/views/text.ts";
 import { random } from "../views/_programs.ts";
 import { call, connectInMemory, sessionOptions } from "./_harness.ts";
@@ -61,15 +62,22 @@ function interleaved(seed: number): Part[] {
 }
 
 describe("derun_read_text text view: lines and numbers as the whole view has them", () => {
-  for (const seed of [1, 2, 3]) {
-    test(`interleaved stdout and stderr (seed ${seed}): every tail, head and range, merged and per channel`, async () => {
+  // Windows of a few bytes take the paths of a session many windows long (tail scan, line starts, skips).
+  for (const [seed, windowBytes] of [[1], [2], [3], [1, 3], [2, 16], [3, 100]] as const) {
+    const windows = windowBytes === undefined ? "" : `, windows of ${windowBytes} bytes`;
+    test(`interleaved stdout and stderr (seed ${seed}${windows}): every tail, head and range, merged and per channel`, async () => {
       await using h = await connectInMemory();
       await session(h.store, "mix", interleaved(seed));
       for (const channel of [undefined, "stdout", "stderr"] as const) {
         const oracle = await allLines(h.store, "mix", channel);
         const T = oracle.length;
         const ask = async (args: Record<string, unknown>) => {
-          const answer = await call(h.client, "derun_read_text", { session_id: "mix", view: "text", max_chars: 1e5, ...(channel ? { channel } : {}), ...args });
+          const input = { session_id: "mix", view: "text", max_chars: 1e5, ...(channel ? { channel } : {}), ...args };
+          if (windowBytes !== undefined) {
+            const context = { store: h.store, signal: new AbortController().signal, limits: { windowBytes } };
+            return parse(readText.render(await readText.handler(readText.input.assert(input), context)));
+          }
+          const answer = await call(h.client, "derun_read_text", input);
           expect(answer.isError).toBe(false);
           return parse(answer.text);
         };
@@ -89,6 +97,20 @@ describe("derun_read_text text view: lines and numbers as the whole view has the
       }
     });
   }
+
+  test("sequences after the last LF (as programs leave at exit) are no line; a line drawn then erased is one", async () => {
+    await using h = await connectInMemory();
+    await session(h.store, "exit", [["stdout", "one\ndone\n"], ["stderr", "warn\n\x1b[0m"], ["stdout", "\x1b[?25h\x1b]0;title\x07"]]);
+    for (const tail_lines of [1, 2, 3, 10]) {
+      const tail = parse((await call(h.client, "derun_read_text", { session_id: "exit", tail_lines })).text);
+      expect(tail).toMatchObject({ total: 3, last: 3, lines: ["one", "done", "warn"].slice(-tail_lines) });
+    }
+    const stdout = parse((await call(h.client, "derun_read_text", { session_id: "exit", channel: "stdout", tail_lines: 1 })).text);
+    expect(stdout).toMatchObject({ total: 2, first: 2, lines: ["done"] });
+    expect(parse((await call(h.client, "derun_read_text", { session_id: "exit", from_line: 3 })).text).lines).toEqual(["warn"]);
+    await session(h.store, "erased", [["stdout", "one\n50%\r\x1b[K"]]);
+    expect(parse((await call(h.client, "derun_read_text", { session_id: "erased" })).text)).toMatchObject({ total: 2, lines: ["one", ""] });
+  });
 
   test("a live session is counted as it grows (no final.json line counts), open lines included", async () => {
     await using h = await connectInMemory();
@@ -130,6 +152,23 @@ describe("derun_read_text text view: lines and numbers as the whole view has the
       expect(answer).toMatchObject({ isError: true, result: { error: { code: "invalid_argument" } } });
       expect(answer.text.length).toBeLessThanOrEqual(300);
     }
+  });
+});
+
+describe("derun_read_text screen view", () => {
+  test("says truncated when a line it answers was cut, not for a long line it left out", async () => {
+    await using h = await connectInMemory();
+    const writer = await h.store.create(sessionOptions("tty", "pty"));
+    writer.append("pty", utf8(`${"x".repeat(60)}\r\nshort one\r\nshort two\r\n`));
+    await writer.finalize({ state: "exited", exit_code: 0 });
+    await writer[Symbol.asyncDispose]();
+    const read = async (args: Record<string, unknown>) => (await call(h.client, "derun_read_text", { session_id: "tty", view: "screen", max_chars: 40, ...args })).text;
+    const tail = await read({ tail_lines: 2 });
+    expect(tail.split("\n").slice(1)).toEqual(["short one", "short two"]);
+    expect(tail.split("\n")[0]).not.toContain("more lines than max_chars allows");
+    const head = await read({ head_lines: 1 });
+    expect(head.split("\n").slice(1)).toEqual(["x".repeat(40)]);
+    expect(head.split("\n")[0]).toContain("more lines than max_chars allows");
   });
 });
 

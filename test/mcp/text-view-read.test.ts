@@ -122,4 +122,26 @@ describe("view text", () => {
     expect(textOf(result)).toBe("€");
     await writer[Symbol.asyncDispose]();
   });
+
+  test("a live tail inside an escape sequence: the read ends before it, and a wait answers once it is whole", async () => {
+    await using h = await connectInMemory();
+    const writer = await h.store.create(sessionOptions("seq"));
+    writer.append("stdout", utf8("ok\n\x1b[3"));
+    const first = await call(h.client, "derun_read_output", { session_id: "seq", view: "text" });
+    expect(first.result).toMatchObject({ chunks: [{ data: "ok\n" }], next_cursor: "3" });
+    const held = await call(h.client, "derun_read_output", { session_id: "seq", view: "text", cursor: "3" });
+    expect(held.result).toMatchObject({ chunks: [], next_cursor: "3", at_tail: false });
+    const waiting = call(h.client, "derun_wait_output", { session_id: "seq", view: "text", cursor: "3", timeout_ms: 30_000 });
+    writer.append("stdout", utf8("1mFAILED\x1b[0m\n"));
+    const failed = await waiting;
+    expect(failed.result).toMatchObject({ chunks: [{ start_cursor: "3", data: "FAILED\n" }], timed_out: false });
+    // No LF in the window: it still ends before the sequence.
+    writer.append("stdout", utf8("Password: \x1b]0;ti"));
+    const prompt = await call(h.client, "derun_read_output", { session_id: "seq", view: "text", cursor: failed.result.next_cursor });
+    expect(prompt.result.chunks.map((c: { data: string }) => c.data)).toEqual(["Password: "]);
+    writer.append("stdout", utf8("tle\x07 more"));
+    const rest = await call(h.client, "derun_read_output", { session_id: "seq", view: "text", cursor: prompt.result.next_cursor });
+    expect(rest.result.chunks.map((c: { data: string }) => c.data)).toEqual([" more"]);
+    await writer[Symbol.asyncDispose]();
+  });
 });

@@ -6,7 +6,7 @@
  */
 import type { DerunOutputChannel } from "../../src/core/enums.ts";
 import type { ResizeEvent, TermSize } from "../../src/views/screen.ts";
-import type { ByteWindow, ChannelChunk, ChannelSpan } from "../../src/views/window.ts";
+import { spanArray, type ByteWindow, type ChannelChunk, type ChannelSpan, type RecordSpans } from "../../src/views/window.ts";
 import { spawnInPty, type PtyRun } from "../helpers/pty.ts";
 
 export interface Recording {
@@ -16,7 +16,9 @@ export interface Recording {
   /** output.bin */
   readonly bytes: Uint8Array;
   /** index.jsonl */
-  readonly spans: readonly ChannelSpan[];
+  /** The index records, and the same as the views take them. */
+  readonly records: readonly ChannelSpan[];
+  readonly spans: RecordSpans;
   readonly window: ByteWindow;
 }
 
@@ -32,8 +34,8 @@ export function recording(parts: ReadonlyArray<{ channel: DerunOutputChannel; by
     chunks.push({ channel: part.channel, offset, bytes: bytes.subarray(offset, offset + part.bytes.length) });
     offset += part.bytes.length;
   }
-  const spans = chunks.map((c) => ({ offset: c.offset, length: c.bytes.length, channel: c.channel }));
-  return { size, resizes, chunks, bytes, spans, window: { offset: 0, bytes } };
+  const records = chunks.map((c) => ({ offset: c.offset, length: c.bytes.length, channel: c.channel }));
+  return { size, resizes, chunks, bytes, records, spans: spanArray(records), window: { offset: 0, bytes } };
 }
 
 /** The same bytes cut into records at other places (`cuts`: ascending offsets), each channel's runs kept apart. */

@@ -9,7 +9,7 @@ import type { DerunOutputChannel } from "../../src/core/enums.ts";
 import { countLfs, LineSelector, nthLfBackward, nthLfForward, selectLines } from "../../src/views/lines.ts";
 import { TailScan } from "../../src/views/tail-scan.ts";
 import { TextView, textLines, type TextLine } from "../../src/views/text.ts";
-import { chunksOf, type ByteWindow } from "../../src/views/window.ts";
+import { chunksOf, spanArray, type ByteWindow } from "../../src/views/window.ts";
 import { tempDir } from "../helpers/cli.ts";
 import { recordPipe, recordPty, recording, type Recording } from "./_record.ts";
 import { gitRepoWithFiles, randomCuts } from "./_programs.ts";
@@ -35,7 +35,7 @@ function tailByScan(rec: Recording, n: number, block: number, channel: DerunOutp
   for (let end: number | undefined = rec.bytes.length; end !== undefined && end > 0 && !start; end = scan.nextEnd(allSpans ? rec.spans : undefined)) {
     const offset = Math.max(0, end - block);
     const window: ByteWindow = { offset, bytes: rec.bytes.subarray(offset, end) };
-    const spans = allSpans ? rec.spans : rec.spans.filter((s) => s.offset < end! && s.offset + s.length > offset);
+    const spans = allSpans ? rec.spans : spanArray(rec.records.filter((s) => s.offset < end! && s.offset + s.length > offset));
     start = scan.feed(window, spans);
     read += end - offset;
   }

@@ -234,6 +234,38 @@ describe("text view on recordings of real programs", () => {
     }
   });
 
+  test("openSequenceStart: where the sequence the bytes end inside began, however they are cut", () => {
+    const cases: Array<[string, Uint8Array, number | undefined]> = [
+      ["CSI", enc.encode("ab\x1b[1mcd\x1b[3"), 8],
+      ["OSC with an ESC inside", enc.encode("a\x1b]0;t\x1bxy\x1b]2;z\x1b"), 9],
+      ["ESC in a CSI continues it", enc.encode("a\x1b[3\x1b[1"), 1],
+      ["C1 CSI after UTF-8", Uint8Array.from([0xc3, 0xa9, 0x78, 0xc2, 0x9b, 0x33]), 3],
+      ["closed", enc.encode("a\x1b[1mb\x1b]0;t\x07c"), undefined],
+      ["closed by LF", enc.encode("a\x1b[1\nb"), undefined],
+    ];
+    for (const [name, bytes, want] of cases) {
+      for (const cuts of [[], cutsEverywhere(bytes.length), randomCuts(bytes.length, 3)]) {
+        const view = new TextView();
+        let from = 0;
+        for (const to of [...cuts, bytes.length]) {
+          view.write("stdout", bytes.subarray(from, to), 100 + from);
+          from = to;
+        }
+        expect({ name, cuts, start: view.openSequenceStart() }).toEqual({ name, cuts, start: want === undefined ? undefined : 100 + want });
+      }
+    }
+  });
+
+  test("an open line with nothing drawn, only sequences after the last LF, is no line", () => {
+    const view = new TextView();
+    expect(view.write("stdout", enc.encode("done\n\x1b[?25h\x1b[0m\x07"), 0).map((l) => l.text)).toEqual(["done"]);
+    expect(view.write("stderr", enc.encode("\x1b]0;title\x1b\\"), 13)).toEqual([]);
+    expect(view.partials()).toEqual([]);
+    // Drawn, then erased: a line, empty.
+    view.write("stdout", enc.encode("50%\r\x1b[K"), 27);
+    expect(view.partials().map((l) => [l.channel, l.text, l.start])).toEqual([["stdout", "", 5]]);
+  });
+
   test("streaming write() returns complete lines only; partials() reports the open ones", () => {
     const view = new TextView();
     expect(view.write("stdout", enc.encode("abc"), 0)).toEqual([]);

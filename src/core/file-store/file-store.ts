@@ -8,7 +8,7 @@ import * as path from "node:path";
 import {
   isLiveState,
   type CreateSessionOptions,
-  type IndexRecord,
+  type IndexRecords,
   type OutputSlice,
   type ReadResult,
   type RemoveOutcome,
@@ -90,20 +90,21 @@ export class FileStore implements Store {
     const slices: OutputSlice[] = [];
     if (end > start) {
       const window = readWindow(resolveArtifact(facts.dir, "output.bin"), start, end, sessionId);
-      for (let i = index.firstEndingAfter(start); i < index.records.length; i++) {
-        const record = index.records[i]!;
-        if (record.offset >= end) break;
-        const from = Math.max(record.offset, start);
-        const to = Math.min(record.offset + record.length, end);
+      const { records } = index;
+      for (let i = records.firstEndingAfter(start); i < records.count; i++) {
+        const offset = records.offset(i);
+        if (offset >= end) break;
+        const from = Math.max(offset, start);
+        const to = Math.min(records.end(i), end);
         if (to > from) {
-          slices.push({ channel: record.channel, start: from, end: to, timestamp: record.timestamp, bytes: window.subarray(from - start, to - start) });
+          slices.push(new RecordSlice(records, i, from, to, window.subarray(from - start, to - start)));
         }
       }
     }
     return { slices, next_cursor: end, output_bytes: index.committed, state: info.state };
   }
 
-  async records(sessionId: string): Promise<readonly IndexRecord[]> {
+  async records(sessionId: string): Promise<IndexRecords> {
     return this.info(sessionId).index.records;
   }
 
@@ -138,6 +139,28 @@ export class FileStore implements Store {
     const facts = readSessionFacts(this.root, sessionId);
     const index = this.indexes.get(sessionId, resolveArtifact(facts.dir, "index.jsonl"));
     return { info: toInfo(facts, index.committed), index, facts };
+  }
+}
+
+/**
+ * One record's part of a read. Its time becomes text only when asked: a window of small records
+ * holds thousands of them, and most readers want only the bytes.
+ */
+class RecordSlice implements OutputSlice {
+  readonly channel: OutputSlice["channel"];
+
+  constructor(
+    private readonly records: IndexRecords,
+    private readonly i: number,
+    readonly start: number,
+    readonly end: number,
+    readonly bytes: Uint8Array,
+  ) {
+    this.channel = records.channel(i);
+  }
+
+  get timestamp(): string {
+    return this.records.timestamp(this.i);
   }
 }
 

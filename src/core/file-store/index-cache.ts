@@ -1,11 +1,13 @@
 /**
  * Incremental view of index.jsonl. Each refresh reads only the bytes appended since the last one
  * and parses complete lines; a torn last line stays unread until its newline lands, so readers
- * never serve bytes the index does not describe. Records are found by binary search on offset.
+ * never serve bytes the index does not describe. Records are kept by column (index-records.ts)
+ * and found by binary search on offset.
  */
 import * as fs from "node:fs";
 import type { IndexRecord } from "../store.ts";
 import { DerunOutputChannel } from "../enums.ts";
+import { IndexColumns } from "../index-records.ts";
 import { openRegularIfExists } from "../safe-fs/index.ts";
 
 const READ_BLOCK = 1 << 20;
@@ -15,7 +17,7 @@ const decoder = new TextDecoder();
 
 /** The parsed, committed prefix of one session's index.jsonl. */
 export class SessionIndex {
-  readonly records: IndexRecord[] = [];
+  readonly records = new IndexColumns();
   /** Bytes of output.bin covered by complete, valid index lines. */
   committed = 0;
   private parsedBytes = 0;
@@ -43,19 +45,6 @@ export class SessionIndex {
     }
   }
 
-  /** Index of the first record that ends after `cursor`, or `records.length`. */
-  firstEndingAfter(cursor: number): number {
-    let lo = 0;
-    let hi = this.records.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const r = this.records[mid]!;
-      if (r.offset + r.length > cursor) hi = mid;
-      else lo = mid + 1;
-    }
-    return lo;
-  }
-
   private parseLines(block: Buffer): void {
     let start = 0;
     while (start < block.length) {
@@ -65,7 +54,7 @@ export class SessionIndex {
         this.broken = true;
         return;
       }
-      this.records.push(record);
+      this.records.push(record.length, record.channel, record.timestamp);
       this.committed += record.length;
       this.parsedBytes += end + 1 - start;
       start = end + 1;
@@ -73,7 +62,7 @@ export class SessionIndex {
   }
 
   private reset(fileId: string): void {
-    this.records.length = 0;
+    this.records.clear();
     this.committed = 0;
     this.parsedBytes = 0;
     this.broken = false;
