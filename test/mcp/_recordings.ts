@@ -60,9 +60,12 @@ export async function recordAll(root: string, work: string, derun?: readonly str
     rows: 24,
     derun,
     drive: async (run) => {
-      await run.waitFor((o) => o.includes("window 80x24") && o.includes(":end"), "the first size and its wide line");
+      // The whole wide line, its LF included: resized inside print() (text written, LF not yet), the
+      // SIGWINCH handler would print the new size into the middle of that line.
+      await run.waitFor((o) => o.includes("window 80x24") && o.includes(":end\r\n"), "the first size and its whole wide line");
       run.resize(100, 30);
-      await run.waitFor((o) => o.includes("window 100x30"), "the size after the resize");
+      // And the second wide line whole before the "q" (echoed by the terminal) can land in it.
+      await run.waitFor((o) => o.includes("window 100x30") && count(o, ":end\r\n") >= 2, "the size after the resize and its wide line");
       run.type("q\r");
     },
   });
