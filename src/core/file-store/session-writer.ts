@@ -19,7 +19,7 @@ import { DerunError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { resolveArtifact, resolveSessionDir, type ArtifactName } from "./session-paths.ts";
 import { generateSessionId, validateSessionId } from "./session-id.ts";
-import { ensureStateDir, lockFile, openRegular, unlockFile, writeAllSync, writeFileAtomic } from "../safe-fs/index.ts";
+import { ensureStateDir, openRegular, tryLockFile, unlockFile, writeAllSync, writeFileAtomic } from "../safe-fs/index.ts";
 import { releaseRoom, reserveRoom } from "./final-reserve.ts";
 
 const { O_WRONLY, O_RDWR, O_CREAT, O_APPEND, O_TRUNC } = fs.constants;
@@ -27,6 +27,8 @@ const { O_WRONLY, O_RDWR, O_CREAT, O_APPEND, O_TRUNC } = fs.constants;
 /**
  * Create session directory and files, then return its writer. Order: validate, refuse an existing
  * session (nothing written), mkdir, lock `append.lock`, check again under the lock, write meta.json.
+ * A lock held by someone else is another derun creating or recording this id: refused at once, not
+ * waited for (that would block this run for the whole of the other one).
  */
 export async function createSessionWriter(root: string, options: CreateSessionOptions, log: Logger): Promise<SessionWriter> {
   const id = options.sessionId === undefined ? generateSessionId() : validateSessionId(options.sessionId);
@@ -35,10 +37,12 @@ export async function createSessionWriter(root: string, options: CreateSessionOp
   const created = !existing.exists && makeSessionDir(root, id);
   const { dir } = resolveSessionDir(root, id); // re-check: the entry may have been swapped meanwhile
   const fds: number[] = [];
+  let othersSession = false;
   try {
     const lockFd = openPrivate(dir, "append.lock", O_RDWR | O_CREAT);
     fds.push(lockFd);
-    await lockFile(lockFd);
+    othersSession = !tryLockFile(lockFd);
+    if (othersSession) throw new DerunError("session_exists", `session already exists: ${id}`);
     refuseExisting(dir, id);
     // No meta.json yet, so any output here is debris of a create that died before it: start clean.
     fds.push(openPrivate(dir, "output.bin", O_WRONLY | O_CREAT | O_APPEND | O_TRUNC));
@@ -62,8 +66,9 @@ export async function createSessionWriter(root: string, options: CreateSessionOp
     return new FileSessionWriter(dir, meta, fds[0]!, fds[1]!, fds[2]!, log);
   } catch (e) {
     for (const fd of fds) fs.closeSync(fd); // closing the lock fd releases the lock
-    // A directory without meta.json is invisible to every reader: leave none behind (a full disk).
-    if (created) fs.rmSync(dir, { recursive: true, force: true });
+    // A directory without meta.json is invisible to every reader: leave none behind (a full disk),
+    // unless another derun locked it first (it made the directory a moment after this one did).
+    if (created && !othersSession) fs.rmSync(dir, { recursive: true, force: true });
     throw e;
   }
 }
