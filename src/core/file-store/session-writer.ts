@@ -21,6 +21,7 @@ import { resolveArtifact, resolveSessionDir, type ArtifactName } from "./session
 import { generateSessionId, validateSessionId } from "./session-id.ts";
 import { ensureStateDir, openRegular, tryLockFile, unlockFile, writeAllSync, writeFileAtomic } from "../safe-fs/index.ts";
 import { releaseRoom, reserveRoom } from "./final-reserve.ts";
+import { JsonlAppender } from "./jsonl-appender.ts";
 
 const { O_WRONLY, O_RDWR, O_CREAT, O_APPEND, O_TRUNC } = fs.constants;
 
@@ -108,9 +109,8 @@ class FileSessionWriter implements SessionWriter {
   /** Bytes of index.jsonl, all whole lines. */
   private indexBytes = 0;
   private readonly lineFeeds: Partial<Record<DerunOutputChannel, number>> = {};
-  /** events.jsonl and commands.jsonl, each opened at its first line: most sessions have none. */
-  private eventsFd: number | undefined;
-  private commandsFd: number | undefined;
+  private readonly events: JsonlAppender;
+  private readonly commands: JsonlAppender;
   private failure: unknown;
   private finalized = false;
   private closed = false;
@@ -124,6 +124,8 @@ class FileSessionWriter implements SessionWriter {
     private readonly log: Logger,
   ) {
     this.sessionId = meta.session_id;
+    this.events = new JsonlAppender(() => openPrivate(directory, "events.jsonl", O_WRONLY | O_CREAT | O_APPEND | O_TRUNC));
+    this.commands = new JsonlAppender(() => openPrivate(directory, "commands.jsonl", O_WRONLY | O_CREAT | O_APPEND | O_TRUNC));
   }
 
   async started(update: { pid: number; transportMode: string; ttyAttached: boolean; size?: WindowSize }): Promise<void> {
@@ -159,15 +161,13 @@ class FileSessionWriter implements SessionWriter {
 
   resized(size: WindowSize, at?: Date): void {
     this.assertOpen();
-    this.eventsFd ??= openPrivate(this.directory, "events.jsonl", O_WRONLY | O_CREAT | O_APPEND | O_TRUNC);
     const event: SessionEvent = { type: "resize", offset: this.offset, cols: size.cols, rows: size.rows, timestamp: (at ?? new Date()).toISOString() };
-    writeAllSync(this.eventsFd, Buffer.from(`${JSON.stringify(event)}\n`));
+    this.events.append(event);
   }
 
   recordCommand(record: CommandRecord): void {
     this.assertOpen();
-    this.commandsFd ??= openPrivate(this.directory, "commands.jsonl", O_WRONLY | O_CREAT | O_APPEND | O_TRUNC);
-    writeAllSync(this.commandsFd, Buffer.from(`${JSON.stringify(record)}\n`));
+    this.commands.append(record);
   }
 
   async finalize(final: Omit<SessionFinal, "schema_version" | "session_id" | "ended_at" | "output_lines"> & { ended_at?: string }): Promise<void> {
@@ -201,7 +201,9 @@ class FileSessionWriter implements SessionWriter {
   async [Symbol.asyncDispose](): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const fd of [this.outputFd, this.indexFd, this.eventsFd, this.commandsFd]) if (fd !== undefined) fs.closeSync(fd);
+    for (const fd of [this.outputFd, this.indexFd]) fs.closeSync(fd);
+    this.events.close();
+    this.commands.close();
     releaseRoom(this.directory);
     unlockFile(this.lockFd);
     fs.closeSync(this.lockFd);
