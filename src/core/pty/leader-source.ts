@@ -98,7 +98,8 @@ extern int prctl(int, ...);
 #define CONTROL 4
 
 enum { EV_PID = 1, EV_EXEC_ERROR = 2, EV_STOPPED = 3, EV_EXIT = 4 };
-enum { CMD_FG = 1, CMD_BG = 2 };
+/* CMD_SIGNAL + n: send signal n to the command (never after it was reaped: the leader exits then). */
+enum { CMD_FG = 1, CMD_BG = 2, CMD_SIGNAL = 256 };
 
 static int wake_w = -1;
 static int child_pid = 0;
@@ -318,7 +319,9 @@ static void lead(int slave, int foreground, const char *path, char *const *argv,
     }
     if (fds[1].revents) {
       n = read(CONTROL, &command, sizeof command);
-      if (n == sizeof command) {
+      if (n == sizeof command && command > CMD_SIGNAL) {
+        kill(child, command - CMD_SIGNAL);
+      } else if (n == sizeof command) {
         tcsetpgrp(0, command == CMD_FG ? child : getpgrp());
         kill(-child, SIGCONT_);
       } else if (n <= 0 && !(n < 0 && ERRNO == EINTR_)) {
