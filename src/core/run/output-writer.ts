@@ -81,13 +81,17 @@ export class OutputWriter {
   write(fd: number, bytes: Uint8Array, written?: (bytes: Uint8Array) => void): void {
     const tag = this.fds.indexOf(fd);
     if (tag === -1) throw new RangeError(`OutputWriter: fd ${fd} is not one of ${this.fds.join(", ")}`);
+    const ring = this.#ring;
     if (this.#hasFailed(tag)) {
-      // Nothing to write: still reported in order, after what is queued (copied: the caller's view may not last).
-      if (written && this.#unsettled.length > 0) this.#unsettled.push({ ticket: this.#committed, bytes: bytes.slice(), written });
-      else written?.(bytes);
+      // Nothing to write, but still reported in order, after what is queued: through the ring like
+      // any other chunk (the thread drops it), so what waits is bounded by the ring, not held here.
+      if (written === undefined) return;
+      if (this.#direct || ring === undefined || ring.producer.drained) {
+        this.#settle();
+        written(bytes);
+      } else this.#enqueue(ring.producer, tag, bytes, written);
       return;
     }
-    const ring = this.#ring;
     if (this.#direct || (bytes.length <= DIRECT_MAX_BYTES && (ring === undefined || ring.producer.drained))) {
       this.#settle(); // what went before is written (drained), so recorded before this
       this.#writeDirect(tag, bytes);
@@ -214,6 +218,7 @@ export class OutputWriter {
     worker.unref();
     worker.postMessage({ ring: init, fds: this.fds } satisfies OutputWriterInit);
     this.#ring = { producer: new RingProducer(init), worker };
+    for (const tag of this.#failed) this.#ring.producer.setFlag(tag, WRITE_FAILED.other);
     return this.#ring;
   }
 
@@ -236,6 +241,8 @@ export class OutputWriter {
 
   #fail(tag: number, brokenPipe: boolean): void {
     this.#failed.add(tag);
+    // A failure seen here: the thread drops this fd's records too, never writing after a failure.
+    this.#ring?.producer.setFlag(tag, WRITE_FAILED.other);
     this.events.failed(this.fds[tag]!, brokenPipe);
   }
 }
