@@ -86,9 +86,15 @@ export interface UserTerminalState {
 export interface ChildJob {
   /**
    * `listener(signal)` each time the child stops (Ctrl-Z, SIGTTIN, SIGSTOP...), once what it wrote
-   * before stopping has been delivered to `onOutput`.
+   * before stopping has been delivered to `onOutput`; `stopping()` as soon as the stop is seen,
+   * before that (derun stops reading keys there: the user's shell is about to get them).
    */
-  onStop(listener: (signal: NodeJS.Signals) => void): void;
+  onStop(listener: (signal: NodeJS.Signals) => void, stopping?: () => void): void;
+  /**
+   * The key that stops the child as soon as its terminal receives it (the terminal's suspend
+   * character while it makes signals of keys), or undefined when there is none now. Optional.
+   */
+  stopKey?(): number | undefined;
   /**
    * Continues the stopped child in the foreground or the background of its terminal, after giving
    * it `typedAhead` (keys the user's terminal echoed while derun took it back), unechoed.

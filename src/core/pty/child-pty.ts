@@ -41,6 +41,8 @@ export interface ChildPty {
   drained(maxMs?: number): Promise<void>;
   /** The child's terminal's EOF character now, unless disabled. */
   eofChar(): number | undefined;
+  /** The child's terminal's suspend character now, when it is enabled and keys make signals (ISIG). */
+  stopKey(): number | undefined;
 }
 
 export function openChildPty(options: ChildPtyOptions): ChildPty {
@@ -92,6 +94,10 @@ export function openChildPty(options: ChildPtyOptions): ChildPty {
       await new Promise<void>((resolve) => setImmediate(resolve));
     },
     eofChar: () => TerminalModes.of(master)?.char("VEOF"),
+    stopKey() {
+      const modes = TerminalModes.of(master);
+      return modes?.has(LOCAL.ISIG) ? modes.char("VSUSP") : undefined;
+    },
   };
 }
 

@@ -85,12 +85,14 @@ function runningChild(pty: ChildPty, started: StartedChild, drain: DrainWindow, 
     // Closing every master fd is what hangs up the slave side (as script and sshd do).
     hangUp: () => terminal.close(),
     job: {
-      onStop: (listener) =>
+      onStop: (listener, stopping) =>
         started.onStop(async (signo) => {
+          stopping?.();
           // What the child wrote before it stopped (vim leaving its screen) goes out first.
           await pty.drained();
           listener(signalName(signo));
         }),
+      stopKey: () => (terminal.closed ? undefined : pty.stopKey()),
       resume: (foreground, typedAhead) => {
         if (typedAhead) pty.typeUnechoed(typedAhead);
         started.continueIn(foreground);
