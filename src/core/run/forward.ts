@@ -19,6 +19,8 @@ export interface Forwarder {
    * the fd failed), in order: the terminal first, then whatever `written` does (the recording).
    */
   write(channel: DerunOutputChannel, bytes: Uint8Array, written?: (bytes: Uint8Array) => void): void;
+  /** Runs `then` once everything forwarded so far has reached its fd, after its `written` callbacks. */
+  afterWritten(then: () => void): void;
   /** Blocks until everything forwarded so far has reached its fd; forwarding goes on after it. */
   drain(): void;
   /** {@link drain}, then stops the writer thread: before derun restores its terminal or exits. */
@@ -39,6 +41,7 @@ export function createForwarder(onBrokenPipe: (fd: number) => void, log: Logger)
   });
   return {
     write: (channel, bytes, written) => writer.write(FD_OF_CHANNEL[channel], bytes, written),
+    afterWritten: (then) => writer.afterWritten(then),
     drain: () => writer.drain(),
     flush: () => writer.close(),
   };

@@ -45,6 +45,14 @@ export class OutputPath {
     });
   };
 
+  /**
+   * Runs `then` once the output handed over so far was written and recorded: an event recorded
+   * there (a resize) lands at its place in the transcript, after the output that came before it.
+   */
+  afterOutput(then: () => void): void {
+    this.#forward.afterWritten(then);
+  }
+
   /** The child now exists: it meets the broken pipes seen so far, and those to come. */
   attach(child: RunningChild): void {
     this.#child = child;

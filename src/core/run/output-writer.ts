@@ -22,6 +22,8 @@ const DIRECT_MAX_BYTES = 16 * 1024;
 /** The writer thread's module, next to this one (also in the compiled executable: scripts/build.ts). */
 const WORKER_URL = new URL("./output-writer.worker.ts", import.meta.url).href;
 
+const NOTHING = new Uint8Array(0);
+
 /** What the main thread sends the writer thread: the ring, and the fd of each record tag. */
 export interface OutputWriterInit {
   readonly ring: RecordRingInit;
@@ -99,6 +101,21 @@ export class OutputWriter {
       return;
     }
     this.#enqueue((ring ?? this.#start()).producer, tag, bytes, written);
+  }
+
+  /**
+   * Runs `then` once everything handed over before has been written (or dropped after a failure),
+   * after their `written` callbacks, in order: for what must be recorded where the output then
+   * stands (a resize). Never blocks.
+   */
+  afterWritten(then: () => void): void {
+    const ring = this.#ring;
+    if (this.#direct || ring === undefined || ring.producer.drained) {
+      this.#settle();
+      return then();
+    }
+    this.#unsettled.push({ ticket: this.#committed, bytes: NOTHING, written: then });
+    this.#watch(ring.producer);
   }
 
   /**

@@ -192,8 +192,12 @@ async function superviseChild(child: RunningChild, transport: Transport, supervi
   const terminalSignalsReachChild = !transport.capabilities.tty && inForegroundOfTerminal();
   relay.attach(child, (signal) => !(terminalSignalsReachChild && TERMINAL_SIGNALS.has(signal)));
   const input = transport.capabilities.input === "forward" ? new InputForwarder(child, log) : undefined;
-  // A resize is recorded like output: a side channel whose failure never reaches the child.
-  const recordResize = (size: WindowSize) => void recordQuietly("recording a resize", async () => writer.resized(size), log, writer.sessionId);
+  // A resize is recorded like output, after the output read before it (still on its way to the
+  // screen): a side channel whose failure never reaches the child.
+  const recordResize = (size: WindowSize) => {
+    const at = new Date();
+    output.afterOutput(() => void recordQuietly("recording a resize", async () => writer.resized(size, at), log, writer.sessionId));
+  };
   const resize = transport.capabilities.resize ? followResize(child, probe.size, recordResize) : undefined;
   const stopMirror = mirrorJob(child, { terminal, input, output, syncSize: () => resize?.sync(), log, sessionId: writer.sessionId });
   // Forwarded as any signal; when derun's own terminal is gone, the child's terminal goes too (a
