@@ -74,6 +74,8 @@ export interface UserTerminalState {
   /**
    * Keys typed before derun switched its terminal to raw mode, in order, each end of file as the EOF
    * character. The user's terminal echoed them already: the child's terminal gets them first, unechoed.
+   * Reading it switches derun's terminal to raw mode: read it once the child's terminal exists, just
+   * before the child starts (a transport that fails before then leaves the keys to its fallback).
    */
   readonly typedAhead: Uint8Array;
   /** derun is a job of a job-control shell: run the child so that Ctrl-Z and friends can stop it. */

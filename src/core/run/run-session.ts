@@ -112,11 +112,14 @@ async function runRecorded(
         ...(probe.size ? { size: probe.size } : {}),
         ...(userTerminal ? { terminal: userTerminal } : {}),
       };
-      opened = await openChild({ transport, command: request.command, options, probe, transports, log });
+      opened = await openChild({ transport, command: request.command, options, probe, transports, log, beforeFallback: () => terminal.restore() });
     } catch (error) {
       terminal.restore();
       return await fail(writer, log, error instanceof SpawnError ? SPAWN_EXIT[error.errno] : 1, describeError(error), problem);
     }
+    // A terminal transport takes derun's terminal over by reading the keys typed ahead; one that
+    // did not (a plugin's) still gets it raw, or its output would be post-processed twice.
+    if (opened.transport.capabilities.tty) void userTerminal?.typedAhead;
     // Disposed on every way out: a child still running then is killed, never orphaned.
     await using child = opened.child;
     output.attach(child);
