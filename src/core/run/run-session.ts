@@ -189,11 +189,12 @@ interface Supervision {
  */
 async function superviseChild(child: RunningChild, transport: Transport, supervision: Supervision): Promise<ChildExit> {
   const { relay, output, terminal, log, writer, probe } = supervision;
-  // Without a PTY of its own the child shares derun's process group: when that group is a
+  // Without a PTY of its own the child shares derun's process group: while that group is a
   // terminal's foreground, the terminal already delivered Ctrl-C and friends to the child, and
-  // forwarding them again would make it see each one twice.
-  const terminalSignalsReachChild = !transport.capabilities.tty && inForegroundOfTerminal();
-  relay.attach(child, (signal) => !(terminalSignalsReachChild && TERMINAL_SIGNALS.has(signal)));
+  // forwarding them again would make it see each one twice. Looked at on each signal: a shell's
+  // `fg` and `bg` move derun in and out of the foreground.
+  const terminalSentIt = (signal: NodeJS.Signals) => !transport.capabilities.tty && TERMINAL_SIGNALS.has(signal) && inForegroundOfTerminal();
+  relay.attach(child, (signal) => !terminalSentIt(signal));
   const input = transport.capabilities.input === "forward" ? new InputForwarder(child, log) : undefined;
   // A resize is recorded like output, after the output read before it (still on its way to the
   // screen): a side channel whose failure never reaches the child.
