@@ -9,11 +9,10 @@
  * each EOF as the EOF character, and unechoed (the terminal echoed it already).
  */
 import { ptr } from "bun:ffi";
-import { libcPoll, libcTtyIo } from "./libc.ts";
+import { libcTtyIo } from "./libc.ts";
+import { POLL, pollNow } from "./io/poll-fd.ts";
 import { LOCAL, TerminalModes } from "./termios.ts";
 
-const POLLIN = 0x1;
-const POLLHUP = 0x10;
 const LF = 0x0a;
 /** More than a canonical line can hold (4095 bytes on Linux, 1024 on macOS). */
 const LINE_BYTES = 8192;
@@ -76,18 +75,11 @@ function* readAvailable(fd: number): Generator<Uint8Array> {
 
 /** Whether a read of `fd` returns at once with input (a hung-up terminal does not count). */
 export function readable(fd: number): boolean {
-  const pollfd = new DataView(new ArrayBuffer(8));
-  pollfd.setInt32(0, fd, true);
-  pollfd.setInt16(4, POLLIN, true);
-  if (libcPoll().poll(ptr(pollfd), 1, 0) <= 0) return false;
-  const revents = pollfd.getInt16(6, true);
-  return (revents & POLLIN) !== 0 && (revents & POLLHUP) === 0;
+  const revents = pollNow(fd, POLL.IN);
+  return (revents & POLL.IN) !== 0 && (revents & POLL.HUP) === 0;
 }
 
 /** Whether terminal `fd` has hung up (its other side is gone). */
 export function hungUp(fd: number): boolean {
-  const pollfd = new DataView(new ArrayBuffer(8));
-  pollfd.setInt32(0, fd, true);
-  pollfd.setInt16(4, POLLIN, true);
-  return libcPoll().poll(ptr(pollfd), 1, 0) > 0 && (pollfd.getInt16(6, true) & POLLHUP) !== 0;
+  return (pollNow(fd, POLL.IN) & POLL.HUP) !== 0;
 }

@@ -74,6 +74,8 @@ export interface UserTerminalState {
   /**
    * Keys typed before derun switched its terminal to raw mode, in order, each end of file as the EOF
    * character. The user's terminal echoed them already: the child's terminal gets them first, unechoed.
+   * Reading it switches derun's terminal to raw mode: read it once the child's terminal exists, just
+   * before the child starts (a transport that fails before then leaves the keys to its fallback).
    */
   readonly typedAhead: Uint8Array;
   /** derun is a job of a job-control shell: run the child so that Ctrl-Z and friends can stop it. */
@@ -86,9 +88,15 @@ export interface UserTerminalState {
 export interface ChildJob {
   /**
    * `listener(signal)` each time the child stops (Ctrl-Z, SIGTTIN, SIGSTOP...), once what it wrote
-   * before stopping has been delivered to `onOutput`.
+   * before stopping has been delivered to `onOutput`; `stopping()` as soon as the stop is seen,
+   * before that (derun stops reading keys there: the user's shell is about to get them).
    */
-  onStop(listener: (signal: NodeJS.Signals) => void): void;
+  onStop(listener: (signal: NodeJS.Signals) => void, stopping?: () => void): void;
+  /**
+   * The key that stops the child as soon as its terminal receives it (the terminal's suspend
+   * character while it makes signals of keys), or undefined when there is none now. Optional.
+   */
+  stopKey?(): number | undefined;
   /**
    * Continues the stopped child in the foreground or the background of its terminal, after giving
    * it `typedAhead` (keys the user's terminal echoed while derun took it back), unechoed.
@@ -121,6 +129,12 @@ export interface RunningChild extends AsyncDisposable {
    * child SIGPIPE, which a child that ignores SIGPIPE never notices.
    */
   closeOutput?(channel: DerunOutputChannel): void;
+  /**
+   * derun's own terminal is behind the child's output (true) or caught up (false): hold the child's
+   * output back meanwhile (it blocks in its writes, as on a slow terminal), so derun never holds
+   * more than a moment of output. Optional (a terminal transport's).
+   */
+  holdOutput?(held: boolean): void;
   /** derun's stdin (not a terminal) reached its end: the child's terminal reads an end of file. */
   endInput?(): void;
   /** derun's terminal hung up: hang the child's terminal up too (SIGHUP, then EIO on its reads). */

@@ -4,6 +4,7 @@ import { parseRetentionSeconds } from "../../src/cli/duration.ts";
 describe("--retention durations", () => {
   test.each([
     ["3600", 3600],
+    ["5", 5],
     ["1s", 1],
     ["90m", 5400],
     ["24h", 86400],
@@ -15,10 +16,7 @@ describe("--retention durations", () => {
     expect(parseRetentionSeconds(input)).toBe(seconds);
   });
 
-  test.each(["500ms", "1500ms", "1.5s", "0", "0s", "-5s", "", "5", "abc", "5 s", "5x", "h", "1e3s"].filter((s) => s !== "5"))(
-    "%p is refused",
-    (input) => {
-      expect(() => parseRetentionSeconds(input)).toThrow(/invalid --retention/);
-    },
-  );
+  test.each(["500ms", "1500ms", "1.5s", "0", "0s", "-5s", "", "abc", "5 s", "5x", "h", "1e3s"])("%p is refused", (input) => {
+    expect(() => parseRetentionSeconds(input)).toThrow(/invalid --retention/);
+  });
 });

@@ -8,6 +8,7 @@ import { closeSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { OutputWriter } from "../../src/core/run/output-writer.ts";
 import { randomBytes, sha256, tempDir } from "../helpers/cli.ts";
+import { waitForProcessState } from "../helpers/threads.ts";
 
 /** A FIFO drained by a reader that takes 64 KiB at a time and pauses 1 ms between reads. */
 function slowFifo(dir: string) {
@@ -43,4 +44,26 @@ test("written callbacks report every byte once, in order, intact, while the ring
   expect(sha256(await sink.received())).toBe(sha256(all));
   // Some were still queued when the last write returned: reported later, by close() at the latest.
   expect(callbacksBeforeClose).toBeLessThan(recorded.length);
+}, 60_000);
+
+test("afterWritten runs after the written callbacks of everything handed over before it, and before those after it", async () => {
+  using dir = tempDir("derun-output-written-");
+  const fifo = join(dir.path, "fifo");
+  Bun.spawnSync(["mkfifo", fifo]);
+  const reader = Bun.spawn(["sh", "-c", `exec cat '${fifo}' > /dev/null`]);
+  const fd = openSync(fifo, "w");
+  reader.kill("SIGSTOP"); // the chunk below waits in the ring until cat runs again
+  await waitForProcessState(reader.pid, "T");
+  const writer = new OutputWriter([fd], { failed: () => {}, threadUnavailable: () => {} });
+  const order: string[] = [];
+  writer.afterWritten(() => order.push("mark before anything")); // nothing queued: at once
+  writer.write(fd, randomBytes(600 * 1024), () => order.push("big"));
+  writer.afterWritten(() => order.push("mark"));
+  writer.write(fd, randomBytes(10), () => order.push("small"));
+  expect(order).toEqual(["mark before anything"]); // the big chunk is still on its way
+  reader.kill("SIGCONT");
+  writer.close();
+  closeSync(fd);
+  await reader.exited;
+  expect(order).toEqual(["mark before anything", "big", "mark", "small"]);
 }, 60_000);

@@ -57,3 +57,25 @@ test("create() refuses an id another live process is writing, and leaves that se
     await holder.proc.exited;
   }
 });
+
+test("create() refuses at once an id whose append.lock another process holds before its meta.json exists", async () => {
+  // The moment between another derun's lock and its meta.json: waiting on the lock would block
+  // this run for the whole of that one's.
+  const dir = path.join(root, "sessions", "racing");
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const holder = spawnFixture("lock-holder.ts", [path.join(dir, "append.lock"), path.join(root, "events"), "first"]);
+  try {
+    await expectLine(holder, "locked");
+    const store = openFileStore({ root });
+    // A bound for a create that waits on the lock (the bug), not a timing assertion.
+    const outcome = await Promise.race([
+      store.create(sessionOptions({ sessionId: "racing" })).then(() => "created", (e: unknown) => (e as { code?: string }).code),
+      Bun.sleep(15_000).then(() => "still waiting"),
+    ]);
+    expect(outcome).toBe("session_exists");
+    expect(fs.existsSync(path.join(dir, "meta.json"))).toBe(false);
+  } finally {
+    holder.send("release");
+    await holder.proc.exited;
+  }
+});

@@ -73,6 +73,14 @@ describe("read", () => {
     expect(after.slices.map((s) => text(s.bytes)).join("")).toBe("committeduncommitted");
   });
 
+  test("a missing output.bin is a corrupt session, said in one line, not a raw ENOENT", async () => {
+    await using writer = await store.create(sessionOptions({ sessionId: "gone" }));
+    writer.append("stdout", new TextEncoder().encode("recorded"));
+    fs.rmSync(path.join(root, "sessions", "gone", "output.bin"));
+    const error = await store.read("gone", 0, 100).then(() => undefined, (e: unknown) => e);
+    expect(error).toMatchObject({ code: "corrupt_session", message: "corrupt session gone: output.bin is missing" });
+  });
+
   test("reads see chunks appended after an earlier read (incremental index)", async () => {
     await using writer = await store.create(sessionOptions({ sessionId: "grow" }));
     let expected = "";

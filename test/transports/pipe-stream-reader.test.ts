@@ -7,7 +7,7 @@
  * stopped before) or dies after it started.
  */
 import { describe, expect, test } from "bun:test";
-import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openFifoPipe, type FifoPipe } from "../../src/core/io/fifo-pipe.ts";
 import { openStreamReader, type StreamReaderOptions } from "../../src/core/io/stream-reader.ts";
@@ -15,6 +15,18 @@ import { randomBytes, sha256, tempDir } from "../helpers/cli.ts";
 import { bytesUnread, processState, workerStillLoading, workerThatNeverStarts } from "../helpers/threads.ts";
 
 const TIMEOUT = 30_000;
+
+/** Worker threads of this process waiting in epoll_wait (Linux; 0 elsewhere). */
+function threadsWaitingForReadiness(): number {
+  if (process.platform !== "linux") return 0;
+  return readdirSync("/proc/self/task").filter((task) => {
+    try {
+      return readFileSync(`/proc/self/task/${task}/comm`, "utf8").startsWith("Worker") && readFileSync(`/proc/self/task/${task}/wchan`, "utf8").includes("epoll");
+    } catch {
+      return false; // a thread that just ended
+    }
+  }).length;
+}
 
 /** `argv` with its stdout and stderr on new pipes, both read by one stream reader. */
 function spawnReading(argv: string[], options?: StreamReaderOptions) {
@@ -82,8 +94,11 @@ describe("pipe stream reader", () => {
   }, TIMEOUT);
 
   test("a stop wakes a thread waiting on idle streams", async () => {
+    const before = threadsWaitingForReadiness();
     const run = spawnReading(["sh", "-c", "echo ready; exec sleep 60"]);
     while (run.got.stdout.length === 0) await Bun.sleep(1);
+    // Linux: the reader thread really started and waits on the idle streams (in epoll_wait).
+    if (process.platform === "linux") while (threadsWaitingForReadiness() <= before) await Bun.sleep(1);
     await run.reader.stop(0);
     await run.reader.stop(1);
     run.child.kill();

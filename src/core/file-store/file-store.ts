@@ -179,8 +179,9 @@ const compareDesc = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
 /** Positional read of exactly `[start, end)` of output.bin. */
 function readWindow(outputPath: string, start: number, end: number, sessionId: string): Buffer {
   const buffer = Buffer.allocUnsafe(end - start);
-  const fd = openRegular(outputPath, fs.constants.O_RDONLY);
+  let fd: number | undefined;
   try {
+    fd = openRegular(outputPath, fs.constants.O_RDONLY);
     let got = 0;
     while (got < buffer.length) {
       const n = fs.readSync(fd, buffer, got, buffer.length - got, start + got);
@@ -193,7 +194,7 @@ function readWindow(outputPath: string, start: number, end: number, sessionId: s
     }
     throw e;
   } finally {
-    fs.closeSync(fd);
+    if (fd !== undefined) fs.closeSync(fd);
   }
   return buffer;
 }

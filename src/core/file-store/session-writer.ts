@@ -19,14 +19,17 @@ import { DerunError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { resolveArtifact, resolveSessionDir, type ArtifactName } from "./session-paths.ts";
 import { generateSessionId, validateSessionId } from "./session-id.ts";
-import { ensureStateDir, lockFile, openRegular, unlockFile, writeAllSync, writeFileAtomic } from "../safe-fs/index.ts";
+import { ensureStateDir, openRegular, tryLockFile, unlockFile, writeAllSync, writeFileAtomic } from "../safe-fs/index.ts";
 import { releaseRoom, reserveRoom } from "./final-reserve.ts";
+import { JsonlAppender } from "./jsonl-appender.ts";
 
 const { O_WRONLY, O_RDWR, O_CREAT, O_APPEND, O_TRUNC } = fs.constants;
 
 /**
  * Create session directory and files, then return its writer. Order: validate, refuse an existing
  * session (nothing written), mkdir, lock `append.lock`, check again under the lock, write meta.json.
+ * A lock held by someone else is another derun creating or recording this id: refused at once, not
+ * waited for (that would block this run for the whole of the other one).
  */
 export async function createSessionWriter(root: string, options: CreateSessionOptions, log: Logger): Promise<SessionWriter> {
   const id = options.sessionId === undefined ? generateSessionId() : validateSessionId(options.sessionId);
@@ -35,10 +38,12 @@ export async function createSessionWriter(root: string, options: CreateSessionOp
   const created = !existing.exists && makeSessionDir(root, id);
   const { dir } = resolveSessionDir(root, id); // re-check: the entry may have been swapped meanwhile
   const fds: number[] = [];
+  let othersSession = false;
   try {
     const lockFd = openPrivate(dir, "append.lock", O_RDWR | O_CREAT);
     fds.push(lockFd);
-    await lockFile(lockFd);
+    othersSession = !tryLockFile(lockFd);
+    if (othersSession) throw new DerunError("session_exists", `session already exists: ${id}`);
     refuseExisting(dir, id);
     // No meta.json yet, so any output here is debris of a create that died before it: start clean.
     fds.push(openPrivate(dir, "output.bin", O_WRONLY | O_CREAT | O_APPEND | O_TRUNC));
@@ -62,8 +67,9 @@ export async function createSessionWriter(root: string, options: CreateSessionOp
     return new FileSessionWriter(dir, meta, fds[0]!, fds[1]!, fds[2]!, log);
   } catch (e) {
     for (const fd of fds) fs.closeSync(fd); // closing the lock fd releases the lock
-    // A directory without meta.json is invisible to every reader: leave none behind (a full disk).
-    if (created) fs.rmSync(dir, { recursive: true, force: true });
+    // A directory without meta.json is invisible to every reader: leave none behind (a full disk),
+    // unless another derun locked it first (it made the directory a moment after this one did).
+    if (created && !othersSession) fs.rmSync(dir, { recursive: true, force: true });
     throw e;
   }
 }
@@ -103,9 +109,8 @@ class FileSessionWriter implements SessionWriter {
   /** Bytes of index.jsonl, all whole lines. */
   private indexBytes = 0;
   private readonly lineFeeds: Partial<Record<DerunOutputChannel, number>> = {};
-  /** events.jsonl and commands.jsonl, each opened at its first line: most sessions have none. */
-  private eventsFd: number | undefined;
-  private commandsFd: number | undefined;
+  private readonly events: JsonlAppender;
+  private readonly commands: JsonlAppender;
   private failure: unknown;
   private finalized = false;
   private closed = false;
@@ -119,6 +124,8 @@ class FileSessionWriter implements SessionWriter {
     private readonly log: Logger,
   ) {
     this.sessionId = meta.session_id;
+    this.events = new JsonlAppender(() => openPrivate(directory, "events.jsonl", O_WRONLY | O_CREAT | O_APPEND | O_TRUNC));
+    this.commands = new JsonlAppender(() => openPrivate(directory, "commands.jsonl", O_WRONLY | O_CREAT | O_APPEND | O_TRUNC));
   }
 
   async started(update: { pid: number; transportMode: string; ttyAttached: boolean; size?: WindowSize }): Promise<void> {
@@ -154,15 +161,13 @@ class FileSessionWriter implements SessionWriter {
 
   resized(size: WindowSize, at?: Date): void {
     this.assertOpen();
-    this.eventsFd ??= openPrivate(this.directory, "events.jsonl", O_WRONLY | O_CREAT | O_APPEND | O_TRUNC);
     const event: SessionEvent = { type: "resize", offset: this.offset, cols: size.cols, rows: size.rows, timestamp: (at ?? new Date()).toISOString() };
-    writeAllSync(this.eventsFd, Buffer.from(`${JSON.stringify(event)}\n`));
+    this.events.append(event);
   }
 
   recordCommand(record: CommandRecord): void {
     this.assertOpen();
-    this.commandsFd ??= openPrivate(this.directory, "commands.jsonl", O_WRONLY | O_CREAT | O_APPEND | O_TRUNC);
-    writeAllSync(this.commandsFd, Buffer.from(`${JSON.stringify(record)}\n`));
+    this.commands.append(record);
   }
 
   async finalize(final: Omit<SessionFinal, "schema_version" | "session_id" | "ended_at" | "output_lines"> & { ended_at?: string }): Promise<void> {
@@ -196,7 +201,9 @@ class FileSessionWriter implements SessionWriter {
   async [Symbol.asyncDispose](): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const fd of [this.outputFd, this.indexFd, this.eventsFd, this.commandsFd]) if (fd !== undefined) fs.closeSync(fd);
+    for (const fd of [this.outputFd, this.indexFd]) fs.closeSync(fd);
+    this.events.close();
+    this.commands.close();
     releaseRoom(this.directory);
     unlockFile(this.lockFd);
     fs.closeSync(this.lockFd);

@@ -5,7 +5,8 @@
  * Used by the pipe transport's reader thread (./stream-reader.worker.ts).
  */
 import { ptr } from "bun:ffi";
-import { libcEpoll, libcPoll } from "../libc.ts";
+import { libcEpoll } from "../libc.ts";
+import { POLL, PollSet } from "./poll-fd.ts";
 
 export interface Readiness {
   /**
@@ -26,9 +27,6 @@ const EPOLL_CLOEXEC = 0x80000;
 const EPOLL_EVENT_BYTES = process.arch === "x64" ? 12 : 16;
 const EPOLL_DATA_OFFSET = process.arch === "x64" ? 4 : 8;
 
-const POLLIN = 0x1;
-/** struct pollfd: int fd; short events; short revents. */
-const POLLFD_BYTES = 8;
 
 export function openReadiness(fds: readonly number[]): Readiness {
   return process.platform === "linux" ? openEpoll(fds) : openPoll(fds);
@@ -64,22 +62,13 @@ function openEpoll(fds: readonly number[]): Readiness {
 }
 
 function openPoll(fds: readonly number[]): Readiness {
-  const c = libcPoll();
-  const pollfds = new Uint8Array(fds.length * POLLFD_BYTES);
-  const view = new DataView(pollfds.buffer);
-  fds.forEach((fd, index) => {
-    view.setInt32(index * POLLFD_BYTES, fd, true);
-    view.setInt16(index * POLLFD_BYTES + 4, POLLIN, true);
-  });
+  const set = new PollSet(fds, POLL.IN);
   return {
     wait(timeoutMs) {
-      for (let i = 0; i < fds.length; i++) view.setInt16(i * POLLFD_BYTES + 6, 0, true);
-      if (c.poll(ptr(pollfds), fds.length, timeoutMs) <= 0) return []; // none yet, or EINTR
-      return fds.map((_, index) => index).filter((index) => view.getInt16(index * POLLFD_BYTES + 6, true) !== 0);
+      if (set.poll(timeoutMs) === 0) return []; // none yet, or EINTR
+      return fds.map((_, index) => index).filter((index) => set.revents(index) !== 0);
     },
-    remove(index) {
-      view.setInt32(index * POLLFD_BYTES, -1, true); // poll skips a negative fd
-    },
+    remove: (index) => set.remove(index),
     close() {},
   };
 }

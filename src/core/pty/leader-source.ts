@@ -1,8 +1,16 @@
 /**
  * The C source of the session leader (see leader.ts), compiled at run time by TinyCC through
  * bun:ffi `cc`. No headers: the few declarations and constants it needs are spelled out, per
- * platform. After fork() it makes only async-signal-safe calls. Records on the events pipe are two
- * native ints (kind, value); commands on the control pipe are one int.
+ * platform. Records on the events pipe are two native ints (kind, value); commands on the control
+ * pipe are one int.
+ *
+ * The leader is a fork of derun, a multi-threaded process, that never executes anything else, so
+ * it keeps to plain system-call wrappers that take no lock: close to POSIX's async-signal-safe
+ * list, not on it in three places. Its own fork is _Fork where libc has it (glibc 2.34+), which
+ * runs no atfork handler; elsewhere fork(), whose handlers were registered in derun and run in a
+ * copy with one thread. ioctl, getdtablesize and syscall are not on the list, but are such wrappers
+ * on Linux and macOS. Signals are blocked across each fork and reset in the child before it
+ * unblocks them, so none of derun's handlers ever runs in a copy.
  */
 export const LEADER_SOURCE = String.raw`
 typedef unsigned long size_t;
@@ -26,10 +34,13 @@ extern ssize_t write(int, const void *, size_t);
 extern void _exit(int);
 extern int pipe(int *);
 extern int fcntl(int, int, ...);
+extern int open(const char *, int, ...);
 extern int poll(struct pollfd *, unsigned long, int);
 extern void *signal(int, void *);
 extern int sigprocmask(int, const void *, void *);
 extern int getdtablesize(void);
+/* Weak: 0 where libc has none (glibc before 2.34, macOS). */
+extern int _Fork(void) __attribute__((weak));
 #ifdef __APPLE__
 extern int *__error(void);
 #define ERRNO (*__error())
@@ -37,8 +48,11 @@ extern int *__error(void);
 #define SIGCHLD_ 20
 #define SIGCONT_ 19
 #define SIGTSTP_ 18
+#define SIGUSR1_ 30
+#define SIGUSR2_ 31
 #define NSIG_ 32
 #define SIG_SETMASK_ 3
+#define O_NONBLOCK_ 0x4
 #else
 extern int *__errno_location(void);
 extern long syscall(long, ...);
@@ -47,14 +61,23 @@ extern long syscall(long, ...);
 #define SIGCHLD_ 17
 #define SIGCONT_ 18
 #define SIGTSTP_ 20
+#define SIGUSR1_ 10
+#define SIGUSR2_ 12
 #define NSIG_ 65
 #define SIG_SETMASK_ 2
 #define SYS_close_range_ 436
+#define O_NONBLOCK_ 04000
+#define O_CLOEXEC_ 02000000
+extern int pipe2(int *, int);
+extern int prctl(int, ...);
+#define PR_SET_NAME_ 15
 #endif
 #define SIGHUP_ 1
 #define SIGINT_ 2
 #define SIGQUIT_ 3
 #define SIGPIPE_ 13
+#define SIGALRM_ 14
+#define SIGTERM_ 15
 #define SIGTTIN_ 21
 #define SIGTTOU_ 22
 #define WNOHANG_ 1
@@ -62,6 +85,9 @@ extern long syscall(long, ...);
 #define EINTR_ 4
 #define F_DUPFD_ 0
 #define F_SETFD_ 2
+#define F_GETFL_ 3
+#define F_SETFL_ 4
+#define O_RDONLY_ 0
 #define FD_CLOEXEC_ 1
 #define POLLIN_ 1
 #define SIG_DFL_ ((void *)0)
@@ -72,7 +98,8 @@ extern long syscall(long, ...);
 #define CONTROL 4
 
 enum { EV_PID = 1, EV_EXEC_ERROR = 2, EV_STOPPED = 3, EV_EXIT = 4 };
-enum { CMD_FG = 1, CMD_BG = 2 };
+/* CMD_SIGNAL + n: send signal n to the command (never after it was reaped: the leader exits then). */
+enum { CMD_FG = 1, CMD_BG = 2, CMD_SIGNAL = 256 };
 
 static int wake_w = -1;
 static int child_pid = 0;
@@ -104,12 +131,68 @@ static void report(int kind, int value) {
   write(EVENTS, record, sizeof record);
 }
 
-static void default_signals(void) {
-  unsigned long empty[16];
+static void set_mask(unsigned long fill) {
+  unsigned long set[16];
+  int i;
+  for (i = 0; i < 16; i++) set[i] = fill;
+  sigprocmask(SIG_SETMASK_, set, 0);
+}
+
+/* Every disposition back to the default: a copy of derun must never run derun's handlers. */
+static void default_dispositions(void) {
   int i;
   for (i = 1; i < NSIG_; i++) signal(i, SIG_DFL_);
-  for (i = 0; i < 16; i++) empty[i] = 0;
-  sigprocmask(SIG_SETMASK_, empty, 0);
+}
+
+/* The signals derun forwards to the command itself (and the keyboard's): the leader ignores them,
+ * so a signal meant for derun's whole group, or sent by a pattern that also names the leader, never
+ * ends it and with it the command's terminal. */
+static void ignore_forwarded_signals(void) {
+  signal(SIGHUP_, SIG_IGN_);
+  signal(SIGINT_, SIG_IGN_);
+  signal(SIGQUIT_, SIG_IGN_);
+  signal(SIGTERM_, SIG_IGN_);
+  signal(SIGUSR1_, SIG_IGN_);
+  signal(SIGUSR2_, SIG_IGN_);
+  signal(SIGALRM_, SIG_IGN_);
+  signal(SIGPIPE_, SIG_IGN_);
+  signal(SIGTSTP_, SIG_IGN_);
+  signal(SIGTTIN_, SIG_IGN_);
+  signal(SIGTTOU_, SIG_IGN_);
+}
+
+/* Linux: "derun-leader" as the process name and command line (a fork keeps derun's), so that ps
+ * tells it apart and pkill -f 'derun run' or killall derun do not take it for derun. The command
+ * line is the kernel's argument area (arg_start and arg_end in /proc/self/stat), rewritten in place
+ * as setproctitle does; this copy of it is the leader's own. */
+static void name_process(void) {
+#ifdef PR_SET_NAME_
+  static const char name[] = "derun-leader";
+  char stat[2048];
+  unsigned long start = 0, end = 0, value = 0, k;
+  int fd, n, i, field;
+  prctl(PR_SET_NAME_, name, 0, 0, 0);
+  fd = open("/proc/self/stat", O_RDONLY_);
+  if (fd < 0) return;
+  n = read(fd, stat, sizeof stat);
+  close(fd);
+  /* Fields after the name, which may hold anything and ends at the last ')': arg_start is the
+   * 48th field, arg_end the 49th. */
+  for (i = n - 1; i >= 0 && stat[i] != ')'; i--) {}
+  if (i < 0) return;
+  for (field = 2, i++; i < n && end == 0; i++) {
+    if (stat[i] != ' ') {
+      if (stat[i] >= '0' && stat[i] <= '9') value = value * 10 + (unsigned long)(stat[i] - '0');
+      continue;
+    }
+    if (field == 48) start = value;
+    if (field == 49) end = value;
+    field++;
+    value = 0;
+  }
+  if (start == 0 || end <= start) return;
+  for (k = 0; k < end - start; k++) ((char *)start)[k] = k < sizeof name ? name[k] : 0;
+#endif
 }
 
 /* Keep only the PTY, the events and the control fds, at fixed numbers. */
@@ -131,13 +214,27 @@ static void arrange_fds(int slave, int events_w, int control_r) {
   for (fd = CONTROL + 1; fd < max; fd++) close(fd);
 }
 
-static void cloexec_pipe(int *fds) {
-  if (pipe(fds) != 0) {
-    report(EV_EXEC_ERROR, ERRNO);
-    _exit(0);
-  }
+/* A pipe whose ends close on exec: pipe2 on Linux, in one step; pipe then fcntl elsewhere. 0 or -1. */
+static int cloexec_pipe(int *fds) {
+#ifdef O_CLOEXEC_
+  return pipe2(fds, O_CLOEXEC_);
+#else
+  if (pipe(fds) != 0) return -1;
   fcntl(fds[0], F_SETFD_, FD_CLOEXEC_);
   fcntl(fds[1], F_SETFD_, FD_CLOEXEC_);
+  return 0;
+#endif
+}
+
+static void set_nonblocking(int fd) {
+  fcntl(fd, F_SETFL_, fcntl(fd, F_GETFL_) | O_NONBLOCK_);
+}
+
+/* The pipes the leader makes for itself; a failure is reported as the command's exec error. */
+static void leader_pipe(int *fds) {
+  if (cloexec_pipe(fds) == 0) return;
+  report(EV_EXEC_ERROR, ERRNO);
+  _exit(0);
 }
 
 static void run_command(int foreground, const char *path, char *const *argv, char *const *envp, const char *cwd, int err_w) {
@@ -145,7 +242,8 @@ static void run_command(int foreground, const char *path, char *const *argv, cha
   setpgid(0, 0);
   /* SIGTTOU is still ignored (the leader's), so a background group may take the terminal. */
   if (foreground) tcsetpgrp(0, getpid());
-  default_signals();
+  default_dispositions();
+  set_mask(0);
   if (cwd == 0 || chdir(cwd) == 0) execve(path, argv, envp);
   error = ERRNO;
   write(err_w, &error, sizeof error);
@@ -155,24 +253,24 @@ static void run_command(int foreground, const char *path, char *const *argv, cha
 static void lead(int slave, int foreground, const char *path, char *const *argv, char *const *envp, const char *cwd, int events_w, int control_r) {
   int errors[2], wake[2], child, status, error, n, command, derun_gone = 0;
   struct pollfd fds[2];
-  default_signals();
-  signal(SIGHUP_, SIG_IGN_);
-  signal(SIGINT_, SIG_IGN_);
-  signal(SIGQUIT_, SIG_IGN_);
-  signal(SIGPIPE_, SIG_IGN_);
-  signal(SIGTSTP_, SIG_IGN_);
-  signal(SIGTTIN_, SIG_IGN_);
-  signal(SIGTTOU_, SIG_IGN_);
+  /* Signals are blocked (derun_start_leader): dispositions first, then they may come. */
+  default_dispositions();
+  ignore_forwarded_signals();
+  name_process();
   arrange_fds(slave, events_w, control_r);
   setsid();
   ioctl(0, TIOCSCTTY_, 0);
   fcntl(EVENTS, F_SETFD_, FD_CLOEXEC_);
   fcntl(CONTROL, F_SETFD_, FD_CLOEXEC_);
-  cloexec_pipe(errors);
-  cloexec_pipe(wake);
+  leader_pipe(errors);
+  leader_pipe(wake);
+  /* Written from the SIGCHLD handler, which must never block; read until empty. */
+  set_nonblocking(wake[0]);
+  set_nonblocking(wake[1]);
   wake_w = wake[1];
   signal(SIGCHLD_, (void *)on_child);
-  child = fork();
+  /* Still blocked: the command's copy resets its dispositions before it unblocks them. */
+  child = _Fork ? _Fork() : fork();
   if (child == 0) run_command(foreground, path, argv, envp, cwd, errors[1]);
   if (child < 0) {
     report(EV_EXEC_ERROR, ERRNO);
@@ -182,6 +280,7 @@ static void lead(int slave, int foreground, const char *path, char *const *argv,
   if (foreground) tcsetpgrp(0, child);
   child_pid = child;
   signal(SIGHUP_, (void *)on_hangup);
+  set_mask(0);
   close(errors[1]);
   do n = read(errors[0], &error, sizeof error); while (n < 0 && ERRNO == EINTR_);
   if (n == sizeof error) {
@@ -197,10 +296,15 @@ static void lead(int slave, int foreground, const char *path, char *const *argv,
     fds[1].fd = derun_gone ? -1 : CONTROL;
     fds[1].events = POLLIN_;
     fds[1].revents = 0;
-    if (poll(fds, 2, -1) < 0 && ERRNO != EINTR_) _exit(1);
+    if (poll(fds, 2, -1) < 0) {
+      /* EINTR, or a failure that may pass (ENOMEM): the leader must outlive its command, so it
+       * waits a moment and looks again rather than leave the command's terminal to hang up. */
+      if (ERRNO != EINTR_) poll(fds, 0, 10);
+      continue;
+    }
     if (fds[0].revents) {
       char drained[64];
-      read(wake[0], drained, sizeof drained);
+      while (read(wake[0], drained, sizeof drained) > 0) {}
       for (;;) {
         int got = waitpid(child, &status, WNOHANG_ | WUNTRACED_);
         if (got < 0 && ERRNO == EINTR_) continue;
@@ -215,7 +319,9 @@ static void lead(int slave, int foreground, const char *path, char *const *argv,
     }
     if (fds[1].revents) {
       n = read(CONTROL, &command, sizeof command);
-      if (n == sizeof command) {
+      if (n == sizeof command && command > CMD_SIGNAL) {
+        kill(child, command - CMD_SIGNAL);
+      } else if (n == sizeof command) {
         tcsetpgrp(0, command == CMD_FG ? child : getpgrp());
         kill(-child, SIGCONT_);
       } else if (n <= 0 && !(n < 0 && ERRNO == EINTR_)) {
@@ -230,16 +336,20 @@ static void lead(int slave, int foreground, const char *path, char *const *argv,
 
 /* A pipe whose ends close on exec (derun's own children must not inherit them). 0, or -errno. */
 int derun_pipe(int *fds) {
-  if (pipe(fds) != 0) return -ERRNO;
-  fcntl(fds[0], F_SETFD_, FD_CLOEXEC_);
-  fcntl(fds[1], F_SETFD_, FD_CLOEXEC_);
-  return 0;
+  return cloexec_pipe(fds) == 0 ? 0 : -ERRNO;
 }
 
-/* Starts the leader; returns its pid, or -errno when fork fails. */
+/* Starts the leader; returns its pid, or -errno when fork fails. Signals are blocked across the
+ * fork (the leader resets them before it takes any), and derun's own mask is put back. */
 int derun_start_leader(int slave, int foreground, const char *path, char *const *argv, char *const *envp, const char *cwd, int events_w, int control_r) {
-  int pid = fork();
+  unsigned long all[16], saved[16];
+  int i, pid, error;
+  for (i = 0; i < 16; i++) all[i] = ~0UL;
+  sigprocmask(SIG_SETMASK_, all, saved);
+  pid = fork();
   if (pid == 0) lead(slave, foreground, path, argv, envp, cwd, events_w, control_r);
-  return pid < 0 ? -ERRNO : pid;
+  error = ERRNO;
+  sigprocmask(SIG_SETMASK_, saved, 0);
+  return pid < 0 ? -error : pid;
 }
 `;

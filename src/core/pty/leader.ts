@@ -9,7 +9,7 @@
  */
 import { cc, ptr } from "bun:ffi";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { constants, tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { libcTtyIo, libcWait } from "../libc.ts";
 import { LEADER_SOURCE } from "./leader-source.ts";
@@ -20,6 +20,7 @@ const EV_STOPPED = 3;
 const EV_EXIT = 4;
 const CMD_FG = 1;
 const CMD_BG = 2;
+const CMD_SIGNAL = 256;
 const ENOENT = 2;
 
 type LeaderSymbols = ReturnType<typeof compile>;
@@ -77,7 +78,12 @@ export interface LeaderJob {
   readonly pid: number;
   /** Called with the signal number each time the command stops. */
   onStop(listener: (signo: number) => void): void;
-  /** Continues the command's group, giving it the PTY's foreground or not. */
+  /**
+   * Sends `signal` to the command through the leader, which has not reaped it while it reads this:
+   * never to a process that took the pid over. Nothing once the command has exited.
+   */
+  signal(signal: NodeJS.Signals): void;
+  /** Continues the command's group, giving it the PTY's foreground or not. Nothing once it has exited. */
   continueIn(foreground: boolean): void;
   /** The command's raw wait status, once it has ended and the leader is reaped. */
   readonly status: Promise<number>;
@@ -117,8 +123,17 @@ async function followLeader(leader: number, eventsFd: number, controlFd: number)
   const { promise: started, resolve: start, reject: failStart } = Promise.withResolvers<number>();
   const { promise: status, resolve: end } = Promise.withResolvers<number>();
   const stops = new StopReports();
+  // The control pipe is closed once the command has ended: its fd number may then be anyone's.
+  let controlOpen = true;
+  const closeControl = () => {
+    if (controlOpen) libcTtyIo().close(controlFd);
+    controlOpen = false;
+  };
+  const tell = (command: number) => {
+    if (controlOpen) libcTtyIo().write(controlFd, ptr(Int32Array.of(command)), 4);
+  };
   const finish = (raw: number) => {
-    libcTtyIo().close(controlFd);
+    closeControl();
     reap(leader);
     end(raw);
   };
@@ -143,7 +158,7 @@ async function followLeader(leader: number, eventsFd: number, controlFd: number)
     // The leader died without a word (killed): its own status stands in for the command's.
     if (!exited) {
       failStart(new Error("posix-pty: the session leader ended before the command started"));
-      libcTtyIo().close(controlFd);
+      closeControl();
       end(reap(leader));
     }
   })();
@@ -154,10 +169,11 @@ async function followLeader(leader: number, eventsFd: number, controlFd: number)
   return {
     pid,
     onStop: (listener) => stops.listen(listener),
-    continueIn(foreground) {
-      const command = new Int32Array([foreground ? CMD_FG : CMD_BG]);
-      libcTtyIo().write(controlFd, ptr(command), command.byteLength);
+    signal: (signal) => {
+      const signo = constants.signals[signal];
+      if (signo !== undefined) tell(CMD_SIGNAL + signo);
     },
+    continueIn: (foreground) => tell(foreground ? CMD_FG : CMD_BG),
     status,
   };
 }

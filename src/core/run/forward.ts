@@ -19,6 +19,8 @@ export interface Forwarder {
    * the fd failed), in order: the terminal first, then whatever `written` does (the recording).
    */
   write(channel: DerunOutputChannel, bytes: Uint8Array, written?: (bytes: Uint8Array) => void): void;
+  /** Runs `then` once everything forwarded so far has reached its fd, after its `written` callbacks. */
+  afterWritten(then: () => void): void;
   /** Blocks until everything forwarded so far has reached its fd; forwarding goes on after it. */
   drain(): void;
   /** {@link drain}, then stops the writer thread: before derun restores its terminal or exits. */
@@ -30,15 +32,17 @@ export interface Forwarder {
  * stream is dropped and `onBrokenPipe(fd)` is called once for it, so the child can meet the same
  * broken pipe it would have met without derun. Any other write failure (EIO after a terminal
  * hang-up, which sends its own SIGHUP) drops the stream too. Capture of later output goes on
- * regardless.
+ * regardless. `onBehind` hears when the output falls behind derun's terminal and catches up.
  */
-export function createForwarder(onBrokenPipe: (fd: number) => void, log: Logger): Forwarder {
+export function createForwarder(onBrokenPipe: (fd: number) => void, log: Logger, onBehind: (behind: boolean) => void = () => {}): Forwarder {
   const writer = new OutputWriter([1, 2], {
     failed: (fd, brokenPipe) => brokenPipe && onBrokenPipe(fd),
     threadUnavailable: () => log.log("warn", "output_writer_thread_unavailable", {}),
+    behind: onBehind,
   });
   return {
     write: (channel, bytes, written) => writer.write(FD_OF_CHANNEL[channel], bytes, written),
+    afterWritten: (then) => writer.afterWritten(then),
     drain: () => writer.drain(),
     flush: () => writer.close(),
   };

@@ -41,7 +41,9 @@ export function mirrorJob(child: RunningChild, deps: JobMirrorDeps): () => void 
   const toForeground = () => {
     clearInterval(poll);
     poll = undefined;
-    const typedAhead = terminal.takeOver();
+    // Keys derun read but did not forward came before those the terminal still holds.
+    const kept = input?.takeKept();
+    const typedAhead = kept?.length ? Buffer.concat([kept, terminal.takeOver()]) : terminal.takeOver();
     deps.syncSize();
     if (state === "stopped" || state === "background") job.resume(true, typedAhead);
     state = "foreground";
@@ -72,7 +74,11 @@ export function mirrorJob(child: RunningChild, deps: JobMirrorDeps): () => void 
     else process.kill(process.pid, "SIGSTOP");
   };
 
-  job.onStop((signal) => void onStop(signal));
+  // Keys typed from the moment of the stop are the shell's: reading stops before the output's drain.
+  job.onStop(
+    (signal) => void onStop(signal),
+    () => active && void input?.stop(),
+  );
   process.on("SIGCONT", onContinue);
   if (state === "foreground") input?.start();
   else toBackground();

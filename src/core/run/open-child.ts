@@ -28,6 +28,8 @@ export interface OpenChildRequest {
   readonly probe: TerminalProbe;
   readonly transports: TransportSource;
   readonly log: Logger;
+  /** Before the fallback's child starts: derun's terminal gets the user's modes back (it inherits it). */
+  readonly beforeFallback?: () => void;
 }
 
 export interface OpenedChild {
@@ -55,6 +57,7 @@ async function fallBack(request: OpenChildRequest, reason: string): Promise<Open
   const { transport, transports, command, options, log } = request;
   log.log("warn", "transport_fallback", { transport_mode: transport.meta.name, error: reason, fallback: transports.fallback });
   const fallback = await transports.load(transports.fallback);
+  request.beforeFallback?.();
   return { transport: fallback, child: await fallback.open(command, options), fellBack: true };
 }
 

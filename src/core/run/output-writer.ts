@@ -5,13 +5,16 @@
  * sat blocked about half the time.
  * The thread takes the bytes through a fixed shared ring (../io/record-ring.ts). What it keeps:
  * - order across both fds (`cmd 2>&1 | less` gives derun one pipe as fd 1 and 2): one ring, one thread;
- * - back-pressure: a full ring makes the main thread wait, so a stopped terminal still stops the child;
+ * - back-pressure: past a budget of the terminal's pace the child's output is held back at its own
+ *   terminal (./output-backlog.ts, PTY children), and a full ring makes the main thread wait, so a
+ *   stopped terminal still stops the child;
  * - small output at once: a chunk of at most DIRECT_MAX_BYTES with nothing queued is written on the
  *   main thread (keystroke echo takes no thread hop; a command that prints little starts no thread);
  * - terminal first: `written` runs once the bytes reached the fd (or were dropped after a failure),
  *   in order, on the main thread, with a view valid during the call (the ring's own copy).
  */
 import { writeAllSync } from "../safe-fs/write-all.ts";
+import { OutputBacklog } from "./output-backlog.ts";
 import { CONSUMED, createRecordRing, MAX_TAG, RingConsumer, RingProducer, THREAD_START_TIMEOUT_MS, type RecordRingInit } from "../io/record-ring.ts";
 
 /** Ring size: a few of Bun's 256 KiB PTY reads, so the reader rarely waits on the writer. */
@@ -21,6 +24,8 @@ const RING_RECORDS = 1024;
 const DIRECT_MAX_BYTES = 16 * 1024;
 /** The writer thread's module, next to this one (also in the compiled executable: scripts/build.ts). */
 const WORKER_URL = new URL("./output-writer.worker.ts", import.meta.url).href;
+
+const NOTHING = new Uint8Array(0);
 
 /** What the main thread sends the writer thread: the ring, and the fd of each record tag. */
 export interface OutputWriterInit {
@@ -37,6 +42,8 @@ export interface OutputWriterEvents {
   failed(fd: number, brokenPipe: boolean): void;
   /** The writer thread did not start in time: writes go on, on the main thread. */
   threadUnavailable(): void;
+  /** The output fell behind the terminal (true: hold the child's output back) or caught up (./output-backlog.ts). */
+  behind?(behind: boolean): void;
 }
 
 export interface OutputWriterOptions {
@@ -57,6 +64,9 @@ export class OutputWriter {
   #ring: { producer: RingProducer; worker: Worker } | undefined;
   /** Records ever committed to the current ring. */
   #committed = 0;
+  /** Bytes ever committed to the current ring. */
+  #committedBytes = 0;
+  readonly #backlog = new OutputBacklog((behind) => this.events.behind?.(behind));
   readonly #unsettled: Unsettled[] = [];
   #watching = false;
   /** Tags whose fd failed. */
@@ -81,13 +91,17 @@ export class OutputWriter {
   write(fd: number, bytes: Uint8Array, written?: (bytes: Uint8Array) => void): void {
     const tag = this.fds.indexOf(fd);
     if (tag === -1) throw new RangeError(`OutputWriter: fd ${fd} is not one of ${this.fds.join(", ")}`);
+    const ring = this.#ring;
     if (this.#hasFailed(tag)) {
-      // Nothing to write: still reported in order, after what is queued (copied: the caller's view may not last).
-      if (written && this.#unsettled.length > 0) this.#unsettled.push({ ticket: this.#committed, bytes: bytes.slice(), written });
-      else written?.(bytes);
+      // Nothing to write, but still reported in order, after what is queued: through the ring like
+      // any other chunk (the thread drops it), so what waits is bounded by the ring, not held here.
+      if (written === undefined) return;
+      if (this.#direct || ring === undefined || ring.producer.drained) {
+        this.#settle();
+        written(bytes);
+      } else this.#enqueue(ring.producer, tag, bytes, written);
       return;
     }
-    const ring = this.#ring;
     if (this.#direct || (bytes.length <= DIRECT_MAX_BYTES && (ring === undefined || ring.producer.drained))) {
       this.#settle(); // what went before is written (drained), so recorded before this
       this.#writeDirect(tag, bytes);
@@ -95,6 +109,21 @@ export class OutputWriter {
       return;
     }
     this.#enqueue((ring ?? this.#start()).producer, tag, bytes, written);
+  }
+
+  /**
+   * Runs `then` once everything handed over before has been written (or dropped after a failure),
+   * after their `written` callbacks, in order: for what must be recorded where the output then
+   * stands (a resize). Never blocks.
+   */
+  afterWritten(then: () => void): void {
+    const ring = this.#ring;
+    if (this.#direct || ring === undefined || ring.producer.drained) {
+      this.#settle();
+      return then();
+    }
+    this.#unsettled.push({ ticket: this.#committed, bytes: NOTHING, written: then });
+    this.#watch(ring.producer);
   }
 
   /**
@@ -120,6 +149,7 @@ export class OutputWriter {
     ring.producer.close();
     ring.worker.terminate();
     this.#ring = undefined;
+    this.#backlog.reset();
   }
 
   #enqueue(producer: RingProducer, tag: number, bytes: Uint8Array, written?: (bytes: Uint8Array) => void): void {
@@ -145,10 +175,12 @@ export class OutputWriter {
       region.set(bytes.subarray(offset, offset + length));
       producer.commit(tag, length);
       this.#committed += 1;
+      this.#committedBytes += length;
       if (written) this.#unsettled.push({ ticket: this.#committed, bytes: region, written });
       offset += length;
     }
     if (this.#unsettled.length > 0) this.#watch(producer);
+    if (!this.#direct) this.#backlog.committed(producer, RING_BYTES, () => this.#committedBytes - producer.queuedBytes);
   }
 
   /** Run the callbacks of every record the thread has released (written or dropped), in order. */
@@ -197,6 +229,7 @@ export class OutputWriter {
     this.#direct = true;
     this.#ring = undefined;
     ring.worker.terminate();
+    this.#backlog.reset();
     this.events.threadUnavailable();
     const queued = new RingConsumer(ring.producer.init);
     for (let record = queued.head(); record; record = queued.head()) {
@@ -214,6 +247,7 @@ export class OutputWriter {
     worker.unref();
     worker.postMessage({ ring: init, fds: this.fds } satisfies OutputWriterInit);
     this.#ring = { producer: new RingProducer(init), worker };
+    for (const tag of this.#failed) this.#ring.producer.setFlag(tag, WRITE_FAILED.other);
     return this.#ring;
   }
 
@@ -236,6 +270,8 @@ export class OutputWriter {
 
   #fail(tag: number, brokenPipe: boolean): void {
     this.#failed.add(tag);
+    // A failure seen here: the thread drops this fd's records too, never writing after a failure.
+    this.#ring?.producer.setFlag(tag, WRITE_FAILED.other);
     this.events.failed(this.fds[tag]!, brokenPipe);
   }
 }

@@ -115,11 +115,14 @@ async function runRecorded(
         ...(probe.size ? { size: probe.size } : {}),
         ...(userTerminal ? { terminal: userTerminal } : {}),
       };
-      opened = await openChild({ transport, command: request.command, options, probe, transports, log });
+      opened = await openChild({ transport, command: request.command, options, probe, transports, log, beforeFallback: () => terminal.restore() });
     } catch (error) {
       terminal.restore();
       return await fail(writer, log, error instanceof SpawnError ? SPAWN_EXIT[error.errno] : 1, describeError(error), problem);
     }
+    // A terminal transport takes derun's terminal over by reading the keys typed ahead; one that
+    // did not (a plugin's) still gets it raw, or its output would be post-processed twice.
+    if (opened.transport.capabilities.tty) void userTerminal?.typedAhead;
     // Disposed on every way out: a child still running then is killed, never orphaned.
     await using child = opened.child;
     output.attach(child);
@@ -190,14 +193,19 @@ interface Supervision {
  */
 async function superviseChild(child: RunningChild, transport: Transport, supervision: Supervision): Promise<ChildExit> {
   const { relay, output, terminal, log, writer, probe } = supervision;
-  // Without a PTY of its own the child shares derun's process group: when that group is a
+  // Without a PTY of its own the child shares derun's process group: while that group is a
   // terminal's foreground, the terminal already delivered Ctrl-C and friends to the child, and
-  // forwarding them again would make it see each one twice.
-  const terminalSignalsReachChild = !transport.capabilities.tty && inForegroundOfTerminal();
-  relay.attach(child, (signal) => !(terminalSignalsReachChild && TERMINAL_SIGNALS.has(signal)));
+  // forwarding them again would make it see each one twice. Looked at on each signal: a shell's
+  // `fg` and `bg` move derun in and out of the foreground.
+  const terminalSentIt = (signal: NodeJS.Signals) => !transport.capabilities.tty && TERMINAL_SIGNALS.has(signal) && inForegroundOfTerminal();
+  relay.attach(child, (signal) => !terminalSentIt(signal));
   const input = transport.capabilities.input === "forward" ? new InputForwarder(child, log) : undefined;
-  // A resize is recorded like output: a side channel whose failure never reaches the child.
-  const recordResize = (size: WindowSize) => void recordQuietly("recording a resize", async () => writer.resized(size), log, writer.sessionId);
+  // A resize is recorded like output, after the output read before it (still on its way to the
+  // screen): a side channel whose failure never reaches the child.
+  const recordResize = (size: WindowSize) => {
+    const at = new Date();
+    output.afterOutput(() => void recordQuietly("recording a resize", async () => writer.resized(size, at), log, writer.sessionId));
+  };
   const resize = transport.capabilities.resize ? followResize(child, probe.size, recordResize) : undefined;
   const stopMirror = mirrorJob(child, { terminal, input, output, syncSize: () => resize?.sync(), log, sessionId: writer.sessionId });
   // Forwarded as any signal; when derun's own terminal is gone, the child's terminal goes too (a

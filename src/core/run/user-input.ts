@@ -8,6 +8,8 @@ import { isTerminal, readWindowSize } from "../terminal.ts";
 import type { RunningChild, WindowSize } from "../transport.ts";
 
 const openStdin = () => Bun.file(0).stream().getReader();
+/** How long reading waits after the stop key for the child's stop (a loaded machine reports it late). */
+const STOP_KEY_WAIT_MS = 300;
 type StdinReader = ReturnType<typeof openStdin>;
 
 /**
@@ -30,6 +32,10 @@ export class InputForwarder {
   #stopped: Promise<void> = Promise.resolve();
   #ended = false;
   #stopWindows: (() => void) | undefined;
+  /** Keys read and not forwarded (read after a stop, or after the stop key): typed ahead for the resume. */
+  #kept: Uint8Array[] = [];
+  /** Reading paused at the stop key; reading resumes when no stop follows in time. */
+  #stopKeyWait: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly child: RunningChild,
@@ -47,23 +53,49 @@ export class InputForwarder {
     void this.#stopped.then(() => this.#pump(reader, write));
   }
 
-  /** Stops reading; resolves once the reader is gone. */
+  /** Stops reading; resolves once the reader is gone. Keys it read meanwhile are kept ({@link takeKept}). */
   stop(): Promise<void> {
+    clearTimeout(this.#stopKeyWait);
+    this.#stopKeyWait = undefined;
     this.#stopWindows?.();
     this.#stopWindows = undefined;
     const reader = this.#reader;
     this.#reader = undefined;
-    if (reader) this.#stopped = reader.cancel().catch(() => {});
+    if (reader) {
+      const keep = (bytes: Uint8Array) => this.#kept.push(bytes.slice());
+      this.#stopped = takeQueued(reader, keep)
+        .then(() => reader.cancel())
+        .catch(() => {});
+    }
     return this.#stopped;
+  }
+
+  /** The keys read since the last stop that never reached the child, in order; forgets them. */
+  takeKept(): Uint8Array {
+    const kept = Buffer.concat(this.#kept);
+    this.#kept = [];
+    return kept;
   }
 
   async #pump(reader: StdinReader, write: (bytes: Uint8Array) => void): Promise<void> {
     try {
       for (;;) {
         const { done, value } = await reader.read();
-        if (this.#reader !== reader) return;
+        if (this.#reader !== reader) {
+          // Stopped while this read was under way: what it read is the user's, typed ahead.
+          if (!done && value.length > 0) this.#kept.push(value.slice());
+          return;
+        }
         if (done) return this.#end(this.#stdinIsTerminal ? "hang-up" : "end");
-        write(value);
+        const stopKey = this.child.job?.stopKey?.();
+        const at = stopKey === undefined ? -1 : value.indexOf(stopKey);
+        if (at === -1) {
+          write(value);
+          continue;
+        }
+        write(value.subarray(0, at + 1));
+        if (at + 1 < value.length) this.#kept.push(value.slice(at + 1));
+        return this.#pauseAtStopKey(write);
       }
     } catch (error) {
       if (this.#reader !== reader) return;
@@ -73,11 +105,46 @@ export class InputForwarder {
     }
   }
 
+  /**
+   * The child is about to stop: the keys typed next are for the shell that gets the terminal back,
+   * so they stay in the terminal. A child that does not stop (it ignores SIGTSTP) gets them, and
+   * the kept ones first, after a moment.
+   */
+  #pauseAtStopKey(write: (bytes: Uint8Array) => void): void {
+    void this.stop();
+    this.#stopKeyWait = setTimeout(() => {
+      this.#stopKeyWait = undefined;
+      const kept = this.takeKept();
+      if (kept.length > 0) write(kept);
+      this.start();
+    }, STOP_KEY_WAIT_MS);
+  }
+
   #end(how: "end" | "hang-up"): void {
     this.#ended = true;
     this.#reader = undefined;
     if (how === "end") this.child.endInput?.();
     else this.child.hangUp?.();
+  }
+}
+
+const NOTHING_QUEUED: unique symbol = Symbol("nothing queued");
+
+/**
+ * Takes the chunks Bun's stream already read from the terminal and holds (it reads ahead, and a
+ * cancel drops them), without waiting for more; a read still pending keeps what it gets too.
+ */
+async function takeQueued(reader: StdinReader, keep: (bytes: Uint8Array) => void): Promise<void> {
+  for (;;) {
+    const read = reader.read();
+    // A read of a queued chunk is settled already, so it wins the race.
+    const got = await Promise.race<Awaited<typeof read> | typeof NOTHING_QUEUED>([read, NOTHING_QUEUED]);
+    if (got === NOTHING_QUEUED) {
+      void read.then(({ done, value }) => void (done || keep(value)), () => {});
+      return;
+    }
+    if (got.done) return;
+    keep(got.value);
   }
 }
 

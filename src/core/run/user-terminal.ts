@@ -35,9 +35,11 @@ export class UserTerminal {
   }
 
   /**
-   * For a terminal transport, before the child starts: takes the terminal over when derun is in its
-   * foreground (raw before the child's first output, which must not be post-processed twice), and
-   * says what the child's terminal needs. Undefined when stdin is not a terminal.
+   * For a terminal transport, before the child starts: says what the child's terminal needs. The
+   * terminal is taken over when the transport reads `typedAhead` (once its own terminal exists, just
+   * before the child starts: raw before the child's first output, which must not be post-processed
+   * twice), and only when derun is in its foreground; a transport that fails before that leaves the
+   * keys in the terminal for the fallback's child. Undefined when stdin is not a terminal.
    */
   takeOverForChild(): UserTerminalState | undefined {
     if (process.platform === "win32") {
@@ -46,10 +48,18 @@ export class UserTerminal {
     }
     if (!this.#isTerminal) return undefined;
     const foreground = this.inForeground;
-    const typedAhead = foreground ? this.takeOver() : NOTHING;
-    const modes = this.#taken?.modes ?? TerminalModes.of(0);
+    const modes = TerminalModes.of(0);
     if (!modes) return undefined;
-    return { modes: modes.struct, typedAhead, jobControl: this.jobControl, foreground };
+    let typedAhead: Uint8Array | undefined;
+    const takeOver = () => (typedAhead ??= foreground ? this.takeOver() : NOTHING);
+    return {
+      modes: modes.struct,
+      get typedAhead() {
+        return takeOver();
+      },
+      jobControl: this.jobControl,
+      foreground,
+    };
   }
 
   /** Takes the terminal (back) over: raw mode, with the user's modes as they are now; returns the keys typed ahead. */

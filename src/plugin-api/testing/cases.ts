@@ -43,7 +43,7 @@ export function shapeCases({ name, load, caps, run, test }: Battery): void {
   test("write() and resize() are there exactly where the capabilities say", async () => {
     const c = await run("exit 0");
     expect(typeof c.child.write === "function").toBe(caps.input === "forward");
-    if (caps.resize) expect(typeof c.child.resize).toBe("function");
+    expect(typeof c.child.resize === "function").toBe(caps.resize);
     expect(await c.child.exited).toEqual({ kind: "exited", code: 0 });
   });
 }

@@ -21,14 +21,15 @@ export async function openCollecting(
   extra: Partial<Omit<TransportOpenOptions, "onOutput">> = {},
 ): Promise<Collected> {
   const chunks: Array<{ channel: DerunOutputChannel; bytes: Uint8Array }> = [];
-  let onChunk = () => {};
+  /** The checks of the waitFor calls still waiting (several may wait at once). */
+  const waiting = new Set<() => void>();
   const child = await transport.open(command, {
     cwd: process.cwd(),
     env: process.env,
     ...extra,
     onOutput: (channel, bytes) => {
       chunks.push({ channel, bytes: bytes.slice() });
-      onChunk();
+      for (const check of waiting) check();
     },
   });
   const bytes = (channel?: DerunOutputChannel) =>
@@ -37,11 +38,17 @@ export async function openCollecting(
   const waitFor = (needle: string) =>
     new Promise<void>((resolve, reject) => {
       const check = () => {
-        if (text().includes(needle)) resolve();
+        if (!text().includes(needle)) return;
+        waiting.delete(check);
+        resolve();
       };
-      onChunk = check;
+      waiting.add(check);
       check();
-      child.exited.then(() => (text().includes(needle) ? resolve() : reject(new Error(`exited before "${needle}"`))));
+      child.exited.then(() => {
+        waiting.delete(check);
+        if (text().includes(needle)) resolve();
+        else reject(new Error(`exited before "${needle}"`));
+      });
     });
   return { child, chunks, bytes, text, waitFor };
 }

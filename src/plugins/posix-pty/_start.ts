@@ -40,7 +40,7 @@ export async function startLed(pty: ChildPty, command: readonly string[], option
   const { pid } = job;
   return {
     pid,
-    kill: (signal) => signalQuietly(pid, signal),
+    kill: (signal) => job.signal(signal),
     onStop: (listener) => job.onStop(listener),
     continueIn: (inForeground) => job.continueIn(inForeground),
     exit: job.status.then(exitOfStatus),
@@ -69,12 +69,14 @@ export function startSpawned(pty: ChildPty, command: readonly string[], options:
   }
   const stops = new StopReports();
   const unwatch = watchStops(proc.pid, (signo) => stops.report(signo));
+  // Bun reaped it: its pid, and the group named by it, may be anyone's by now.
+  const running = () => proc.exitCode === null && proc.signalCode === null;
   return {
     pid: proc.pid,
     kill: (signal) => proc.kill(signal),
     onStop: (listener) => stops.listen(listener),
     // Its own group is the PTY's foreground for good: only a SIGSTOP can have stopped it.
-    continueIn: () => signalQuietly(-proc.pid, "SIGCONT"),
+    continueIn: () => running() && signalQuietly(-proc.pid, "SIGCONT"),
     exit: proc.exited.then(() => {
       unwatch();
       return childExitOf(proc);

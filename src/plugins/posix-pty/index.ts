@@ -78,6 +78,7 @@ function runningChild(pty: ChildPty, started: StartedChild, drain: DrainWindow, 
       if (!terminal.closed) terminal.resize(size.cols, size.rows);
     },
     kill: (signal) => started.kill(signal),
+    holdOutput: (held) => void pty.holdOutput(held),
     endInput: () => {
       const eof = pty.eofChar();
       if (eof !== undefined && !terminal.closed) terminal.write(Uint8Array.of(eof));
@@ -85,12 +86,14 @@ function runningChild(pty: ChildPty, started: StartedChild, drain: DrainWindow, 
     // Closing every master fd is what hangs up the slave side (as script and sshd do).
     hangUp: () => terminal.close(),
     job: {
-      onStop: (listener) =>
+      onStop: (listener, stopping) =>
         started.onStop(async (signo) => {
+          stopping?.();
           // What the child wrote before it stopped (vim leaving its screen) goes out first.
           await pty.drained();
           listener(signalName(signo));
         }),
+      stopKey: () => (terminal.closed ? undefined : pty.stopKey()),
       resume: (foreground, typedAhead) => {
         if (typedAhead) pty.typeUnechoed(typedAhead);
         started.continueIn(foreground);

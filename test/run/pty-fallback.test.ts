@@ -1,0 +1,50 @@
+/**
+ * A terminal transport that cannot open here (no PTY) gives way to pipe, whose child inherits
+ * derun's terminal: that child finds the user's terminal modes from its start (not derun's raw
+ * mode) and the keys typed before derun started (derun has not taken them from the terminal).
+ * A real PTY as the user's terminal; a plugin transport that fails as a PTY shortage would.
+ */
+import { expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { derunArgv, derunEnv, REPO_ROOT, tempDir, text } from "../helpers/cli.ts";
+import { onlySession } from "../helpers/session.ts";
+import { spawnInPty } from "../helpers/pty.ts";
+
+const PLUGIN = `import { defineTransport } from ${JSON.stringify(join(REPO_ROOT, "src/plugin-api/index.ts"))};
+export default defineTransport({
+  meta: { name: "no-pty", description: "a terminal transport that finds no PTY" },
+  capabilities: { tty: true, resize: true, signals: true, input: "forward" },
+  supports: () => true,
+  open: async () => {
+    throw new Error("no PTY available");
+  },
+});
+`;
+
+/** Its modes first thing, then a line read from the terminal. */
+const COMMAND = ["sh", "-c", 'stty -g; read line; echo "got [$line]"'];
+
+test.skipIf(process.platform === "win32")(
+  "the fallback's child starts on the user's terminal modes and reads the keys typed before derun started",
+  async () => {
+    using dir = tempDir("derun-pty-fallback-");
+    const plugin = join(dir.path, "no-pty.ts");
+    writeFileSync(plugin, PLUGIN);
+    const env = derunEnv(join(dir.path, "state"));
+    const outputs: string[] = [];
+    for (const argv of [[...derunArgv(), "run", "--transport", plugin, "--", ...COMMAND], COMMAND]) {
+      const run = spawnInPty(argv, { env, cols: 100, rows: 30, cwd: REPO_ROOT });
+      // At once: long before derun could take the terminal over.
+      run.type("typed-ahead\r");
+      await run.waitFor((out) => out.includes("got ["), "the line read");
+      expect((await run.exited).exitCode).toBe(0);
+      outputs.push(text(run.output()));
+    }
+    const [viaDerun, bare] = outputs as [string, string];
+    expect(viaDerun).toContain("got [typed-ahead]");
+    expect(viaDerun).toBe(bare);
+    expect(onlySession(join(dir.path, "state")).meta).toMatchObject({ transport_mode: "pipe" });
+  },
+  60_000,
+);
