@@ -11,7 +11,7 @@ import { channelsOf, spanRange, type ByteWindow, type RecordSpans } from "../vie
 import { giveTurn } from "./_pace.ts";
 import { DEFAULT_LIMITS } from "./query.ts";
 import { runningCommand } from "./_running-command.ts";
-import { resolveSessionId } from "./session-ref.ts";
+import { resolveSessionId } from "./_session-ref.ts";
 
 /** Bytes read per window when streaming, unless a transcript is opened with others (tests). */
 export const BLOCK = DEFAULT_LIMITS.windowBytes;

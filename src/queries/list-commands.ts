@@ -5,7 +5,7 @@ import type { SessionInfo, Store } from "../core/store.ts";
 import { defineQuery } from "./query.ts";
 import { capped, positiveIntegerType, sessionIdType } from "./_args.ts";
 import { runningCommand } from "./_running-command.ts";
-import { resolveSessionId } from "./session-ref.ts";
+import { resolveSessionId } from "./_session-ref.ts";
 import { oneLine, SEP, size, when } from "./_render.ts";
 
 const DEFAULT_LIMIT = 20;

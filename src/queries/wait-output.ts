@@ -18,7 +18,7 @@ import type { ReadOutputResult } from "./_output.ts";
 import { renderRead } from "./_output-text.ts";
 import { checkReadMode, readWindowAs, type ReadMode } from "./_read-mode.ts";
 import { waitUntil } from "./_wait-until.ts";
-import { resolveSessionId } from "./session-ref.ts";
+import { resolveSessionId } from "./_session-ref.ts";
 
 /** `until` answers a line of the text view: raw bytes or base64 cannot be that answer. */
 const checkUntilMode = (mode: ReadMode): void => {
