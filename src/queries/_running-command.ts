@@ -18,6 +18,8 @@ interface Scan {
   readonly recorded: number;
   readonly parser: MarkParser;
   readonly tracker: CommandTracker;
+  /** Where the next read starts: past every channel's bytes, of which the parser sees only pty's. */
+  at: number;
 }
 
 const scans = new WeakMap<Store, Map<string, Scan>>();
@@ -37,13 +39,15 @@ export async function runningCommand(store: Store, info: SessionInfo, records: r
     // output-start mark, so no output_end), at its prompt: the tracker then sees that command again.
     const last = records.at(-1);
     const from = last ? (last.output_end ?? last.prompt_end ?? last.prompt_start ?? 0) : 0;
-    scan = { startedAt: info.meta.started_at, recorded: records.length, parser: new MarkParser({ startOffset: from }), tracker: new CommandTracker() };
+    scan = { startedAt: info.meta.started_at, recorded: records.length, parser: new MarkParser({ startOffset: from }), tracker: new CommandTracker(), at: from };
     sessions.set(id, scan);
   }
-  while (scan.parser.offset < info.output_bytes) {
-    const read = await store.read(id, scan.parser.offset, Math.min(BLOCK, info.output_bytes - scan.parser.offset));
+  while (scan.at < info.output_bytes) {
+    const read = await store.read(id, scan.at, Math.min(BLOCK, info.output_bytes - scan.at));
     if (read.slices.length === 0) break;
-    for (const slice of read.slices) scan.tracker.apply(scan.parser.push(slice.bytes), Date.parse(slice.timestamp));
+    // As the recording derun's CommandLog does: marks come from a terminal, only pty bytes are parsed.
+    for (const slice of read.slices) if (slice.channel === "pty") scan.tracker.apply(scan.parser.push(slice.bytes), Date.parse(slice.timestamp));
+    scan.at = read.next_cursor;
   }
   const running = scan.tracker.running;
   if (!running) return undefined;

@@ -62,7 +62,17 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
       last.open = line.partial;
     } else groups.push({ channel: line.channel, start: line.start, end: line.end, lines: [line.text], open: line.partial });
   }
-  const timestampAt = (offset: number) => read.slices.find((s) => s.end > offset)?.timestamp ?? first?.timestamp ?? "";
+  // A group's time is its first byte's record's. Binary search: a line of one channel finished after
+  // another's may start before it, so group starts are not in order.
+  const timestampAt = (offset: number) => {
+    let [lo, hi] = [0, read.slices.length];
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (read.slices[mid]!.end > offset) hi = mid;
+      else lo = mid + 1;
+    }
+    return read.slices[lo]?.timestamp ?? first?.timestamp ?? "";
+  };
   const chunks: OutputChunk[] = groups.map((g) => ({
     channel: g.channel,
     start_cursor: String(g.start),
