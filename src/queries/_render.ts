@@ -4,18 +4,13 @@
  * header stays one bounded line.
  */
 import type { DerunSessionState } from "../core/enums.ts";
+import { visible } from "../core/quote.ts";
 
 export const SEP = " · ";
 
-/** A C0 control as ^X (ESC as ^[, DEL as ^?), a C1 control as U+FFFD: seen, never acted on by a terminal. */
-const visible = (c: string): string => {
-  const code = c.charCodeAt(0);
-  return code < 0x20 ? `^${String.fromCharCode(code + 0x40)}` : code === 0x7f ? "^?" : "\ufffd";
-};
-
-/** `text` on one line, at most `max` characters (an ellipsis marks the cut), control characters shown, not kept. */
+/** `text` on one line, at most `max` characters (an ellipsis marks the cut), control characters shown as `\xNN`, not kept. */
 export const oneLine = (text: string, max = 100): string => {
-  const flat = text.replace(/[\r\n\t]+/g, " ").replace(/[\x00-\x1f\x7f-\x9f]/g, visible);
+  const flat = visible(text.replace(/[\r\n\t]+/g, " "));
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 };
 
