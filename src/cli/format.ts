@@ -3,6 +3,7 @@
  * lines (shell-quoted, control characters made visible so a recorded argv cannot drive the
  * terminal), and text cut to a terminal's width in columns (Bun.stringWidth), not in characters.
  */
+import { visible } from "../core/quote.ts";
 import { shellLine } from "../core/shell-quote.ts";
 
 /** `1.2 KiB`, `3 B`. */
@@ -39,10 +40,7 @@ export function formatRelative(iso: string, now: number = Date.now()): string {
   return delta >= 0 ? `${span} ago` : `in ${span}`;
 }
 
-const CONTROL = /[\x00-\x1f\x7f-\x9f]/g;
-
-/** Control characters as `\xNN`, so printing `text` cannot move the cursor or change colours. */
-export const visible = (text: string): string => text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+export { visible };
 
 /** A recorded argv as one shell-quoted line. */
 export const commandLine = (argv: readonly string[]): string => visible(shellLine(argv, process.platform));

@@ -3,6 +3,11 @@
  * characters of it, on one line, so an error never grows with its input.
  */
 
+const CONTROL = /[\x00-\x1f\x7f-\x9f]/g;
+
+/** Control characters as `\xNN`, so printing `text` cannot move the cursor or change colours. */
+export const visible = (text: string): string => text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+
 /** Characters of the input a message may quote. */
 export const QUOTE_MAX_CHARS = 100;
 

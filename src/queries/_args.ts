@@ -5,7 +5,7 @@
  * schema is in the model's context on every turn (test/mcp/tools-list-size.test.ts keeps the total).
  */
 import { type } from "arktype";
-import { SESSION_REF_HINT } from "./session-ref.ts";
+import { SESSION_REF_HINT } from "./_session-ref.ts";
 
 /**
  * The types below carry `expected` (the phrase in one-line errors: "cursor must be a decimal

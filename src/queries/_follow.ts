@@ -13,9 +13,10 @@ import type { CommandRecord } from "../core/shell/commands.ts";
 import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { runningCommand } from "./_running-command.ts";
+import { DEFAULT_LIMITS } from "./query.ts";
 
 /** Bytes per store read. */
-const BLOCK = 1 << 20;
+const BLOCK = DEFAULT_LIMITS.windowBytes;
 /** One wait's cap; the loop waits again until the end. */
 const FOLLOW_WAIT_MS = 60_000;
 /** Reads of commands.jsonl while a command's end is committed but its record not yet written. */

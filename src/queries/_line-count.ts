@@ -6,9 +6,10 @@
  * added since, cached per store and range (session, or command's start) for the life of the server.
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
-import type { Store } from "../core/store.ts";
 import { TextView } from "../views/text.ts";
+import { countLfs } from "../views/lines.ts";
 import { chunksOf } from "../views/window.ts";
+import { StoreCache } from "./_store-cache.ts";
 import { isWholeSession, readWindow, windowsForward, type Transcript } from "./_transcript.ts";
 
 export type LfCounts = Partial<Record<DerunOutputChannel, number>>;
@@ -19,18 +20,12 @@ interface Counted {
   readonly counts: LfCounts;
 }
 
-const cache = new WeakMap<Store, Map<string, Counted>>();
-/** Ranges whose counts are kept; the oldest entry goes first beyond it. */
-const MAX_CACHED = 256;
+const cache = new StoreCache<Counted>();
 
 async function countRange(t: Transcript, from: number, counts: LfCounts, signal?: AbortSignal): Promise<number> {
   let to = from;
   for await (const window of windowsForward(t, from, { signal })) {
-    for (const chunk of chunksOf(window, t.spans)) {
-      let n = 0;
-      for (let p = chunk.bytes.indexOf(0x0a); p >= 0; p = chunk.bytes.indexOf(0x0a, p + 1)) n++;
-      counts[chunk.channel] = (counts[chunk.channel] ?? 0) + n;
-    }
+    for (const chunk of chunksOf(window, t.spans)) counts[chunk.channel] = (counts[chunk.channel] ?? 0) + countLfs(chunk);
     to = window.offset + window.bytes.length;
   }
   return to;
@@ -40,18 +35,14 @@ async function countRange(t: Transcript, from: number, counts: LfCounts, signal?
 export async function lfCounts(t: Transcript, signal?: AbortSignal): Promise<LfCounts> {
   const recorded = t.info.final?.output_lines;
   if (isWholeSession(t) && recorded && t.info.final) return recorded;
-  let ranges = cache.get(t.store);
-  if (!ranges) cache.set(t.store, (ranges = new Map()));
   // A command's range (it starts past 0) is counted on its own, and grows while the command runs.
   const key = isWholeSession(t) ? t.sessionId : `${t.sessionId}:${t.lo}`;
-  let entry = ranges.get(key);
+  let entry = cache.get(t.store, key);
   if (!entry || entry.startedAt !== t.info.meta.started_at || entry.to > t.hi) entry = { startedAt: t.info.meta.started_at, to: t.lo, counts: {} };
-  ranges.delete(key);
-  ranges.set(key, entry); // most recently used last
-  if (ranges.size > MAX_CACHED) ranges.delete(ranges.keys().next().value!);
+  cache.set(t.store, key, entry);
   const counts = { ...entry.counts };
   const to = await countRange(t, entry.to, counts, signal);
-  if (to > entry.to && to === t.hi) ranges.set(key, { startedAt: entry.startedAt, to, counts });
+  if (to > entry.to && to === t.hi) cache.set(t.store, key, { startedAt: entry.startedAt, to, counts });
   return counts;
 }
 

@@ -5,6 +5,7 @@
 import { DerunSessionState, type DerunOutputChannel, SCHEMA_VERSION } from "../core/enums.ts";
 import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import type { Encoding } from "./_args.ts";
+import { joined } from "./_joined.ts";
 import { decodeUtf8, utf8Boundary, utf8SequenceHere, utf8SequenceLength } from "./_utf8.ts";
 
 interface ChunkBase {
@@ -25,6 +26,17 @@ export interface ReadOutputResult {
   readonly eof: boolean;
   readonly session_state: DerunSessionState;
 }
+
+/** The result of a read ending at `next`: at the tail when `atTail`, at its end once the session is no longer live too. */
+export const readResult = (sessionId: string, chunks: OutputChunk[], next: number, atTail: boolean, state: DerunSessionState): ReadOutputResult => ({
+  schema_version: SCHEMA_VERSION,
+  session_id: sessionId,
+  chunks,
+  next_cursor: String(next),
+  at_tail: atTail,
+  eof: atTail && !isLiveState(state),
+  session_state: state,
+});
 
 export interface OutputWindow {
   readonly result: ReadOutputResult;
@@ -64,20 +76,6 @@ const coalesce = (slices: readonly OutputSlice[]): ChannelStretch[] => {
   }
   flush();
   return stretches;
-};
-
-/**
- * The parts as one: a wider view when each follows the last in the same buffer (the store reads
- * one window per call, so its slices do: no copy of up to 1 MiB per read), a copy otherwise.
- */
-const joined = (parts: readonly Uint8Array[]): Uint8Array => {
-  const first = parts[0]!;
-  let length = 0;
-  for (const part of parts) {
-    if (part.buffer !== first.buffer || part.byteOffset !== first.byteOffset + length) return Buffer.concat(parts);
-    length += part.byteLength;
-  }
-  return new Uint8Array(first.buffer, first.byteOffset, length);
 };
 
 /**
@@ -143,16 +141,5 @@ export const readOutput = async (
   const last = kept.at(-1);
   const next = last ? last.start + last.bytes.length : start;
   const atTail = next === read.output_bytes || withheldAtTail;
-  return {
-    committedEnd: read.output_bytes,
-    result: {
-      schema_version: SCHEMA_VERSION,
-      session_id: sessionId,
-      chunks: kept.map((stretch) => toChunk(stretch, encoding)),
-      next_cursor: String(next),
-      at_tail: atTail,
-      eof: atTail && !live,
-      session_state: read.state,
-    },
-  };
+  return { committedEnd: read.output_bytes, result: readResult(sessionId, kept.map((stretch) => toChunk(stretch, encoding)), next, atTail, read.state) };
 };

@@ -26,6 +26,8 @@ export interface ReadTextLines {
   readonly size?: string;
   /** Screen: the lines are the frame of a full-screen program still on screen at the end. */
   readonly alternate_screen?: boolean;
+  /** Screen: the scrollback is full, so the first lines rendered may have scrolled out of it. */
+  readonly scrolled_out?: boolean;
   readonly lines: readonly string[];
 }
 
@@ -62,6 +64,7 @@ export async function screenLines(t: Transcript, range: LineRange, maxChars: num
     rendered_from: String(render.from),
     size: `${render.size.cols}x${render.size.rows}${render.sizeAssumed ? " assumed" : ""}`,
     ...(render.alternate ? { alternate_screen: true } : {}),
+    ...(render.scrollbackFull ? { scrolled_out: true } : {}),
     lines: lines.map((l) => l.line),
   };
 }

@@ -4,12 +4,13 @@
  * header stays one bounded line.
  */
 import type { DerunSessionState } from "../core/enums.ts";
+import { visible } from "../core/quote.ts";
 
 export const SEP = " · ";
 
-/** `text` on one line, at most `max` characters (an ellipsis marks the cut). */
+/** `text` on one line, at most `max` characters (an ellipsis marks the cut), control characters shown as `\xNN`, not kept. */
 export const oneLine = (text: string, max = 100): string => {
-  const flat = text.replace(/[\r\n\t]+/g, " ");
+  const flat = visible(text.replace(/[\r\n\t]+/g, " "));
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 };
 

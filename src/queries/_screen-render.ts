@@ -5,7 +5,7 @@
  * (64 windows at most, and only back to where the last read of the range found the state).
  */
 import { alternateScreenAfter, DEFAULT_SCREEN_WINDOW, findRenderStart, renderScreen, type RenderStart, type ScreenRender, type TermSize } from "../views/screen.ts";
-import type { Store } from "../core/store.ts";
+import { StoreCache } from "./_store-cache.ts";
 import { readWindow, type Transcript } from "./_transcript.ts";
 
 /** The size a session without a recorded one (a pipe session, or one recorded before sizes were) is rendered at. */
@@ -39,9 +39,7 @@ interface Known {
   readonly inside: boolean;
 }
 
-const known = new WeakMap<Store, Map<string, Known>>();
-/** Ranges whose state is kept; the oldest entry goes first beyond it. */
-const MAX_KNOWN = 256;
+const known = new StoreCache<Known>();
 
 /**
  * Whether a full-screen program holds the alternate screen at offset `at`, by the last switch
@@ -50,18 +48,14 @@ const MAX_KNOWN = 256;
  * as it grows).
  */
 async function insideAlternate(t: Transcript, at: number): Promise<boolean> {
-  let ranges = known.get(t.store);
-  if (!ranges) known.set(t.store, (ranges = new Map()));
   const key = `${t.sessionId}:${t.lo}`;
-  const before = ranges.get(key);
+  const before = known.get(t.store, key);
   const farthest = Math.max(t.lo, at - SCAN_WINDOWS * t.block);
   const usable = before !== undefined && before.startedAt === t.info.meta.started_at && before.at <= at && before.at >= farthest;
   // A switch cut by the known point was not seen then: look a few bytes before it.
   const floor = usable ? Math.max(farthest, before.at - SWITCH_BYTES) : farthest;
   const inside = (await lastSwitch(t, floor, at)) ?? (usable ? before.inside : false);
-  ranges.delete(key);
-  ranges.set(key, { startedAt: t.info.meta.started_at, at, inside }); // most recently used last
-  if (ranges.size > MAX_KNOWN) ranges.delete(ranges.keys().next().value!);
+  known.set(t.store, key, { startedAt: t.info.meta.started_at, at, inside });
   return inside;
 }
 

@@ -5,6 +5,8 @@
 import type { DerunSessionState } from "../core/enums.ts";
 import type { Transcript } from "./_transcript.ts";
 import { commandLine, oneLine, outcome, SEP } from "./_render.ts";
+import { isRunning } from "./_running-command.ts";
+import type { CommandRecord } from "../core/shell/commands.ts";
 
 export interface CommandFacts {
   readonly number: number;
@@ -28,6 +30,16 @@ export interface Subject {
   readonly command?: CommandFacts;
 }
 
+const factsOf = (c: CommandRecord): CommandFacts => ({
+  number: c.number,
+  ...(isRunning(c) ? { running: true as const } : {}),
+  command_line: c.command_line,
+  cwd: c.cwd,
+  exit_code: c.exit_code,
+  started_at: c.started_at,
+  ended_at: c.ended_at,
+});
+
 export const subjectOf = (t: Transcript): Subject => {
   const final = t.info.final;
   const c = t.command;
@@ -38,7 +50,7 @@ export const subjectOf = (t: Transcript): Subject => {
     ...(final?.signal === undefined ? {} : { signal: final.signal }),
     ...(final?.error === undefined ? {} : { error: final.error }),
     session_command: t.info.meta.command,
-    ...(c ? { command: { number: c.number, ...(c.output_end === null && c.ended_at === null ? { running: true as const } : {}), command_line: c.command_line, cwd: c.cwd, exit_code: c.exit_code, started_at: c.started_at, ended_at: c.ended_at } } : {}),
+    ...(c ? { command: factsOf(c) } : {}),
   };
 };
 

@@ -4,11 +4,12 @@
  * channel as one chunk. Cursors stay byte offsets. While more bytes follow (or may), the window ends
  * after its last LF so that no line is split between two reads, unless it holds no LF at all.
  */
-import { SCHEMA_VERSION, type DerunOutputChannel } from "../core/enums.ts";
+import type { DerunOutputChannel } from "../core/enums.ts";
 import { isLiveState, type Store } from "../core/store.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { chunksOf, spanArray, type RecordSpans } from "../views/window.ts";
-import type { OutputChunk, OutputWindow } from "./_output.ts";
+import { joined } from "./_joined.ts";
+import { readResult, type OutputChunk, type OutputWindow } from "./_output.ts";
 import { utf8CutAtLeastOne } from "./_utf8.ts";
 
 /** Bytes read past max_bytes, so that one whole character can be taken when max_bytes is smaller. */
@@ -36,7 +37,7 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
   const live = isLiveState(read.state);
   const first = read.slices[0];
   const start = first?.start ?? read.next_cursor;
-  const bytes = read.slices.length === 0 ? new Uint8Array(0) : Buffer.concat(read.slices.map((s) => s.bytes));
+  const bytes = joined(read.slices.map((s) => s.bytes));
   let length = Math.min(bytes.length, maxBytes);
   const more = start + length < read.output_bytes || live;
   if (more) {
@@ -62,7 +63,17 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
       last.open = line.partial;
     } else groups.push({ channel: line.channel, start: line.start, end: line.end, lines: [line.text], open: line.partial });
   }
-  const timestampAt = (offset: number) => read.slices.find((s) => s.end > offset)?.timestamp ?? first?.timestamp ?? "";
+  // A group's time is its first byte's record's. Binary search: a line of one channel finished after
+  // another's may start before it, so group starts are not in order.
+  const timestampAt = (offset: number) => {
+    let [lo, hi] = [0, read.slices.length];
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (read.slices[mid]!.end > offset) hi = mid;
+      else lo = mid + 1;
+    }
+    return read.slices[lo]?.timestamp ?? first?.timestamp ?? "";
+  };
   const chunks: OutputChunk[] = groups.map((g) => ({
     channel: g.channel,
     start_cursor: String(g.start),
@@ -70,9 +81,5 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
     timestamp: timestampAt(g.start),
     data: g.lines.join("\n") + (g.open ? "" : "\n"),
   }));
-  const atTail = end === read.output_bytes;
-  return {
-    committedEnd: read.output_bytes,
-    result: { schema_version: SCHEMA_VERSION, session_id: sessionId, chunks, next_cursor: String(end), at_tail: atTail, eof: atTail && !live, session_state: read.state },
-  };
+  return { committedEnd: read.output_bytes, result: readResult(sessionId, chunks, end, end === read.output_bytes, read.state) };
 }

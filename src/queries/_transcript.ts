@@ -11,10 +11,8 @@ import { channelsOf, spanRange, type ByteWindow, type RecordSpans } from "../vie
 import { giveTurn } from "./_pace.ts";
 import { DEFAULT_LIMITS } from "./query.ts";
 import { runningCommand } from "./_running-command.ts";
-import { resolveSessionId } from "./session-ref.ts";
-
-/** Bytes read per window when streaming, unless a transcript is opened with others (tests). */
-export const BLOCK = DEFAULT_LIMITS.windowBytes;
+import { joined } from "./_joined.ts";
+import { resolveSessionId } from "./_session-ref.ts";
 
 export interface Transcript {
   readonly store: Store;
@@ -40,7 +38,7 @@ export type CommandSelector = number | "last";
  * The session's whole committed output, or the output of `command` (DerunError invalid_argument when
  * it has none). `session` is an id, `last` or `last~N`.
  */
-export async function openTranscript(store: Store, session: string, command?: CommandSelector, block = BLOCK): Promise<Transcript> {
+export async function openTranscript(store: Store, session: string, command?: CommandSelector, block = DEFAULT_LIMITS.windowBytes): Promise<Transcript> {
   const sessionId = await resolveSessionId(store, session);
   const info = await store.get(sessionId);
   const all = await store.records(sessionId);
@@ -82,11 +80,7 @@ export async function readWindow(t: Transcript, from: number, to: number): Promi
   const read = await t.store.read(t.sessionId, start, end - start);
   const first = read.slices[0];
   if (!first) return { offset: start, bytes: new Uint8Array(0) };
-  const length = read.next_cursor - first.start;
-  // The store cuts its slices from one buffer per read: view them as one, without a copy.
-  const contiguous = read.slices.every((s) => s.bytes.buffer === first.bytes.buffer && s.bytes.byteOffset === first.bytes.byteOffset + (s.start - first.start));
-  const bytes = contiguous ? new Uint8Array(first.bytes.buffer, first.bytes.byteOffset, length) : Buffer.concat(read.slices.map((s) => s.bytes));
-  return { offset: first.start, bytes };
+  return { offset: first.start, bytes: joined(read.slices.map((s) => s.bytes)) };
 }
 
 export interface WindowsOptions {

@@ -5,16 +5,16 @@
  * the answer never comes before the matching line is on disk. The line's text (and the match) are
  * clipped to max_bytes; the chunk's cursors still span the whole line.
  */
-import { SCHEMA_VERSION } from "../core/enums.ts";
 import { isLiveState, type Store } from "../core/store.ts";
 import { matchLine, type SearchPattern } from "../views/search.ts";
 import { TextView, type TextLine } from "../views/text.ts";
-import type { ReadOutputResult } from "./_output.ts";
-import { BLOCK } from "./_transcript.ts";
+import { readResult, type ReadOutputResult } from "./_output.ts";
+import { DEFAULT_LIMITS } from "./query.ts";
 import { clipUtf8 } from "./_utf8.ts";
 
-export interface UntilResult extends ReadOutputResult {
-  /** What the pattern matched, when it did; the line is the answer's one chunk. */
+/** derun_wait_output's result: a read, and how the wait went. */
+export interface WaitResult extends ReadOutputResult {
+  /** With `until`: what the pattern matched, when it did; the line is the answer's one chunk. */
   readonly match?: string;
   readonly timed_out: boolean;
   readonly waited_ms: number;
@@ -28,7 +28,7 @@ export async function waitUntil(
   timeoutMs: number,
   maxBytes: number,
   signal: AbortSignal,
-): Promise<UntilResult> {
+): Promise<WaitResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const view = new TextView();
@@ -36,17 +36,10 @@ export async function waitUntil(
   let scanned = cursor;
   /** The time of the record that completed (or last extended) the line being tested. */
   let timestamp = "";
-  const answer = (end: number, committed: number, state: ReadOutputResult["session_state"], line?: TextLine, match?: string): UntilResult => {
-    const atTail = end === committed;
+  const answer = (end: number, committed: number, state: ReadOutputResult["session_state"], line?: TextLine, match?: string): WaitResult => {
     const chunk = line && { channel: line.channel, start_cursor: String(line.start), end_cursor: String(line.end), timestamp, data: clipUtf8(line.text, maxBytes) };
     return {
-      schema_version: SCHEMA_VERSION,
-      session_id: sessionId,
-      chunks: chunk ? [chunk] : [],
-      next_cursor: String(end),
-      at_tail: atTail,
-      eof: atTail && !isLiveState(state),
-      session_state: state,
+      ...readResult(sessionId, chunk ? [chunk] : [], end, end === committed, state),
       ...(match === undefined ? {} : { match: clipUtf8(match, maxBytes) }),
       timed_out: line === undefined && isLiveState(state),
       waited_ms: elapsed(),
@@ -54,7 +47,7 @@ export async function waitUntil(
   };
   const test = (line: TextLine) => matchLine(pattern, line.text)?.text;
   for (;;) {
-    const read = await store.read(sessionId, scanned, BLOCK);
+    const read = await store.read(sessionId, scanned, DEFAULT_LIMITS.windowBytes);
     scanned = Math.max(scanned, Math.min(read.next_cursor, read.output_bytes));
     for (const slice of read.slices) {
       timestamp = slice.timestamp;

@@ -4,7 +4,7 @@ import { defineQuery } from "./query.ts";
 import { sessionIdType } from "./_args.ts";
 import { commandLine, outcome, SEP } from "./_render.ts";
 import { sessionDetail } from "./_session.ts";
-import { resolveSessionId } from "./session-ref.ts";
+import { resolveSessionId } from "./_session-ref.ts";
 
 /** derun_get_session: everything recorded about one session, except its output. */
 export default defineQuery({

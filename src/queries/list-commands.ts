@@ -3,13 +3,12 @@ import { SCHEMA_VERSION } from "../core/enums.ts";
 import type { CommandRecord } from "../core/shell/commands.ts";
 import type { SessionInfo, Store } from "../core/store.ts";
 import { defineQuery } from "./query.ts";
-import { capped, positiveIntegerType, sessionIdType } from "./_args.ts";
-import { runningCommand } from "./_running-command.ts";
-import { resolveSessionId } from "./session-ref.ts";
+import { capped, LIST_MAX_LIMIT, positiveIntegerType, sessionIdType } from "./_args.ts";
+import { isRunning, runningCommand } from "./_running-command.ts";
+import { resolveSessionId } from "./_session-ref.ts";
 import { oneLine, SEP, size, when } from "./_render.ts";
 
 const DEFAULT_LIMIT = 20;
-const MAX_LIMIT = 1000;
 
 /** One command as derun_list_commands lists it. */
 export interface CommandRow {
@@ -38,7 +37,7 @@ const rowOf = (sessionId: string, r: CommandRecord, outputBytes?: number): Comma
   ended_at: r.ended_at,
   output_bytes: r.output_start === null ? null : (r.output_end ?? outputBytes ?? r.output_start) - r.output_start,
   missing: r.missing,
-  ...(r.output_end === null && r.ended_at === null ? { running: true as const } : {}),
+  ...(isRunning(r) ? { running: true as const } : {}),
 });
 
 /** A session's commands, newest first, the running one (if any) at the top. */
@@ -83,7 +82,7 @@ export default defineQuery({
     openWorldHint: false,
   },
   async handler(input, { store }) {
-    const limit = capped(input.limit, DEFAULT_LIMIT, MAX_LIMIT);
+    const limit = capped(input.limit, DEFAULT_LIMIT, LIST_MAX_LIMIT);
     let commands: CommandRow[];
     if (input.session_id === undefined) commands = await newestCommands(store, limit);
     else commands = (await commandsOf(store, await store.get(await resolveSessionId(store, input.session_id)))).slice(0, limit);

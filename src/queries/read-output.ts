@@ -4,7 +4,7 @@ import { capped, cursorType, parseCursor, READ_DEFAULT_MAX_BYTES, READ_MAX_MAX_B
 import type { ReadOutputResult } from "./_output.ts";
 import { renderRead } from "./_output-text.ts";
 import { checkReadMode, readWindowAs } from "./_read-mode.ts";
-import { resolveSessionId } from "./session-ref.ts";
+import { resolveSessionId } from "./_session-ref.ts";
 
 /** derun_read_output: a window of a session's recorded output, from a byte cursor. */
 export default defineQuery({

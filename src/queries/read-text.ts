@@ -63,6 +63,7 @@ export default defineQuery({
         : `screen${r.size?.endsWith("assumed") ? ` (${r.size})` : ""}${r.alternate_screen ? ", a full-screen program's last frame" : ""}`;
     const facts = [subjectText(r), view, lineSpan(r.first_line, r.last_line, r.total_lines)];
     if (r.truncated) facts.push("more lines than max_chars allows");
+    if (r.scrolled_out) facts.push("earlier lines scrolled out of the scrollback");
     facts.push(`bytes ${r.start_cursor}-${r.end_cursor}`);
     return withLines(facts.join(SEP), r.lines);
   },

@@ -14,19 +14,16 @@ import {
   WAIT_DEFAULT_TIMEOUT_MS,
   WAIT_MAX_TIMEOUT_MS,
 } from "./_args.ts";
-import type { ReadOutputResult } from "./_output.ts";
 import { renderRead } from "./_output-text.ts";
 import { checkReadMode, readWindowAs, type ReadMode } from "./_read-mode.ts";
-import { waitUntil } from "./_wait-until.ts";
-import { resolveSessionId } from "./session-ref.ts";
+import { waitUntil, type WaitResult } from "./_wait-until.ts";
+import { resolveSessionId } from "./_session-ref.ts";
 
 /** `until` answers a line of the text view: raw bytes or base64 cannot be that answer. */
 const checkUntilMode = (mode: ReadMode): void => {
   if (mode.encoding === "base64") throw new DerunError("invalid_argument", 'until answers a line of the text view: leave out encoding "base64"');
   if (mode.view === "raw") throw new DerunError("invalid_argument", 'until answers a line of the text view: leave out view "raw"');
 };
-
-type WaitResult = ReadOutputResult & { readonly timed_out: boolean; readonly waited_ms: number; readonly match?: string };
 
 /** derun_wait_output: a read that long-polls until output past the cursor is committed, or until a line matches. */
 export default defineQuery({

@@ -79,8 +79,6 @@ export interface NumberedLine<T> {
 
 export interface LineSelection<T> {
   readonly lines: readonly NumberedLine<T>[];
-  /** The highest line number offered: the view's line count when every line was offered. */
-  readonly seen: number;
   /** Lines in the range were left out to stay within `maxChars`. */
   readonly truncated: boolean;
 }
@@ -102,7 +100,6 @@ export class LineSelector<T extends Text> {
   private kept: NumberedLine<T>[] = [];
   private head = 0;
   private chars = 0;
-  private seen = 0;
   private offered = 0;
   private full = false;
   private readonly maxChars: number;
@@ -116,7 +113,6 @@ export class LineSelector<T extends Text> {
 
   /** Offer line `number`; returns false once no later line can be selected (a tail always wants more). */
   push(number: number, line: T): boolean {
-    this.seen = Math.max(this.seen, number);
     this.offered++;
     const r = this.range;
     if ("tail" in r) {
@@ -151,7 +147,7 @@ export class LineSelector<T extends Text> {
     const r = this.range;
     // Fewer lines than the range holds, of those offered: the budget left some out.
     const truncated = "tail" in r ? lines.length < Math.min(r.tail, this.offered) : this.full;
-    return { lines, seen: this.seen, truncated };
+    return { lines, truncated };
   }
 }
 

@@ -170,6 +170,21 @@ describe("derun_read_text screen view", () => {
     expect(head.split("\n").slice(1)).toEqual(["x".repeat(40)]);
     expect(head.split("\n")[0]).toContain("more lines than max_chars allows");
   });
+
+  test("says when earlier lines scrolled out of the scrollback, and only then", async () => {
+    await using h = await connectInMemory();
+    for (const [id, count] of [["long", 12_000], ["short", 50]] as const) {
+      const writer = await h.store.create(sessionOptions(id, "pty"));
+      writer.append("pty", utf8(Array.from({ length: count }, (_, i) => `line ${i + 1}\r\n`).join("")));
+      await writer.finalize({ state: "exited", exit_code: 0 });
+      await writer[Symbol.asyncDispose]();
+    }
+    const long = await call(h.client, "derun_read_text", { session_id: "long", view: "screen", head_lines: 1 });
+    expect(long.text.split("\n")[0]).toContain("earlier lines scrolled out of the scrollback");
+    expect(long.text.split("\n")[1]).not.toBe("line 1");
+    const short = await call(h.client, "derun_read_text", { session_id: "short", view: "screen", head_lines: 1 });
+    expect(short.text.split("\n")).toEqual([expect.not.stringContaining("scrolled out"), "line 1"]);
+  });
 });
 
 describe("one command of a shell session", () => {

@@ -1,15 +1,18 @@
 /**
- * derun_wait_output with `until`, over stdio, while this test writes the session step by step with
- * the store's own writer: the answer comes once the matching line is committed and not before (a
- * line split over several records, a non-matching line first), a prompt matches without its LF,
- * and a session that ends, a timeout and a bad pattern each give their own answer.
+ * derun_wait_output with `until` while this test writes the session step by step with the store's
+ * own writer: the answer comes once the matching line is committed and not before (a line split
+ * over several records, a non-matching line first), a prompt matches without its LF, and a session
+ * that ends, a timeout and a bad pattern each give their own answer. "Not before" is seen in this
+ * process, where the store says when a wait parks: after each write the call must park again (it
+ * read the new bytes and did not answer), not answer. The rest runs over stdio.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { openFileStore } from "../../src/core/file-store/index.ts";
 import type { SessionWriter } from "../../src/core/store.ts";
 import { tempDir } from "../helpers/cli.ts";
-import { connectAgent, type AgentAnswer, type AgentClient } from "./_agent.ts";
-import { sessionOptions } from "./_harness.ts";
+import { connectAgent, type AgentClient } from "./_agent.ts";
+import { call, connectInMemory, sessionOptions, type Answer } from "./_harness.ts";
+import { storeWithParkedWaits } from "../store/helpers.ts";
 
 const root = tempDir("derun-wait-until-");
 const store = openFileStore({ root: root.path });
@@ -23,13 +26,6 @@ afterAll(async () => {
   await agent[Symbol.asyncDispose]();
   root[Symbol.dispose]();
 });
-
-/** A call in flight, and whether its answer has come. */
-function pending(call: Promise<AgentAnswer>) {
-  const state = { settled: false };
-  const answer = call.finally(() => (state.settled = true));
-  return { answer, get settled() { return state.settled; } };
-}
 
 /** Until the server reads `bytes` committed bytes in session `id` (another call sees them: the wait's wake came from the same change). */
 async function committed(id: string, bytes: number): Promise<void> {
@@ -50,57 +46,6 @@ describe("derun_wait_output until", () => {
     written += utf8(text).length;
     await committed(id, written);
   };
-
-  test("returns once the matching line is written, not before: a line split over records, non-matching lines first", async () => {
-    await open("server");
-    await write("server", "booting\n");
-    const wait = pending(agent.call("derun_wait_output", { session_id: "server", cursor: "0", until: "listening on port \\d+", timeout_ms: 60000 }));
-    await write("server", "\x1b[2mloading config\x1b[0m\n");
-    expect(wait.settled).toBe(false);
-    await write("server", "listen");
-    expect(wait.settled).toBe(false);
-    await write("server", "ing on port ");
-    expect(wait.settled).toBe(false);
-    const before = written;
-    await write("server", "8080\nready for requests\n");
-    const { result, text } = await wait.answer;
-    expect(result).toMatchObject({ match: "listening on port 8080", timed_out: false, eof: false, session_state: "running" });
-    expect(result.chunks).toHaveLength(1);
-    expect(result.chunks[0]).toMatchObject({ channel: "stdout", data: "listening on port 8080", end_cursor: String(before + 5) });
-    expect(result.next_cursor).toBe(String(before + 5));
-    expect(text.split("\n")[0]).toContain('matched "listening on port 8080"');
-    // The next wait goes on after the matching line.
-    const next = await agent.call("derun_wait_output", { session_id: "server", cursor: result.next_cursor, until: "^ready", timeout_ms: 10000 });
-    expect(next.result.match).toBe("ready");
-    await writer[Symbol.asyncDispose]();
-  });
-
-  test("a prompt matches while it is the line being written; colours do not get in the way", async () => {
-    await open("prompt");
-    await write("prompt", "connecting\n");
-    const wait = pending(agent.call("derun_wait_output", { session_id: "prompt", cursor: "0", until: "^Password: $", timeout_ms: 60000 }));
-    await write("prompt", "\x1b[1mPass");
-    expect(wait.settled).toBe(false);
-    await write("prompt", "word:\x1b[0m ");
-    const { result } = await wait.answer;
-    expect(result).toMatchObject({ match: "Password: ", next_cursor: String(written), at_tail: true, timed_out: false });
-    await writer[Symbol.asyncDispose]();
-  });
-
-  test("the session ends without a match: eof, no match; a timeout: timed_out at the committed end", async () => {
-    await open("ends");
-    await write("ends", "step 1\n");
-    const timedOut = await agent.call("derun_wait_output", { session_id: "ends", cursor: "0", until: "never printed", timeout_ms: 300 });
-    expect(timedOut.result).toMatchObject({ timed_out: true, eof: false, next_cursor: "7", chunks: [] });
-    expect(timedOut.result.match).toBeUndefined();
-    const wait = pending(agent.call("derun_wait_output", { session_id: "ends", cursor: "7", until: "never printed", timeout_ms: 60000 }));
-    await write("ends", "step 2\n");
-    expect(wait.settled).toBe(false);
-    await writer.finalize({ state: "exited", exit_code: 3 });
-    await writer[Symbol.asyncDispose]();
-    const { result } = await wait.answer;
-    expect(result).toMatchObject({ eof: true, timed_out: false, session_state: "exited", next_cursor: "14", chunks: [] });
-  });
 
   test("a line already written past the cursor answers at once; bad patterns are one-line invalid_argument", async () => {
     await open("early");
@@ -138,3 +83,92 @@ describe("derun_wait_output until", () => {
     await writer[Symbol.asyncDispose]();
   });
 });
+
+describe("derun_wait_output until, not before the match", () => {
+  /** A server in this process on a store whose waits say when they park; `write` appends, then waits for the call's next park or its answer. */
+  async function parking(id: string) {
+    let parks!: () => number;
+    let parked!: (count: number) => Promise<void>;
+    const h = await connectInMemory((root) => {
+      const watched = storeWithParkedWaits(root);
+      ({ parks, parked } = watched);
+      return watched.store;
+    });
+    const writer = await h.store.create(sessionOptions(id));
+    await writer.started({ pid: process.pid, transportMode: "pipe", ttyAttached: false });
+    let written = 0;
+    /** "parked" when the call read up to here and waits again, "answered" when it answered instead. */
+    const next = async (answer: Promise<Answer>, before: number) =>
+      Promise.race([parked(before + 1).then(() => "parked"), answer.then(() => "answered")]);
+    return {
+      h,
+      writer,
+      get written() {
+        return written;
+      },
+      start(args: Record<string, unknown>) {
+        const before = parks();
+        const answer = call(h.client, "derun_wait_output", { session_id: id, ...args });
+        return { answer, first: next(answer, before) };
+      },
+      /** Append `text` (committed once append returns); resolves with what the call did next. */
+      async write(text: string, answer?: Promise<Answer>) {
+        const before = parks();
+        writer.append("stdout", utf8(text));
+        written += utf8(text).length;
+        return answer ? next(answer, before) : undefined;
+      },
+      async [Symbol.asyncDispose]() {
+        await writer[Symbol.asyncDispose]();
+        await h[Symbol.asyncDispose]();
+      },
+    };
+  }
+
+  test("returns once the matching line is written, not before: a line split over records, non-matching lines first", async () => {
+    await using s = await parking("server");
+    await s.write("booting\n");
+    const wait = s.start({ cursor: "0", until: "listening on port \\d+", timeout_ms: 60000 });
+    expect(await wait.first).toBe("parked");
+    expect(await s.write("\x1b[2mloading config\x1b[0m\n", wait.answer)).toBe("parked");
+    expect(await s.write("listen", wait.answer)).toBe("parked");
+    expect(await s.write("ing on port ", wait.answer)).toBe("parked");
+    const before = s.written;
+    expect(await s.write("8080\nready for requests\n", wait.answer)).toBe("answered");
+    const { result, text } = await wait.answer;
+    expect(result).toMatchObject({ match: "listening on port 8080", timed_out: false, eof: false, session_state: "running" });
+    expect(result.chunks).toHaveLength(1);
+    expect(result.chunks[0]).toMatchObject({ channel: "stdout", data: "listening on port 8080", end_cursor: String(before + 5) });
+    expect(result.next_cursor).toBe(String(before + 5));
+    expect(text.split("\n")[0]).toContain('matched "listening on port 8080"');
+    // The next wait goes on after the matching line.
+    const next = await call(s.h.client, "derun_wait_output", { session_id: "server", cursor: result.next_cursor, until: "^ready", timeout_ms: 10000 });
+    expect(next.result.match).toBe("ready");
+  });
+
+  test("a prompt matches while it is the line being written; colours do not get in the way", async () => {
+    await using s = await parking("prompt");
+    await s.write("connecting\n");
+    const wait = s.start({ cursor: "0", until: "^Password: $", timeout_ms: 60000 });
+    expect(await wait.first).toBe("parked");
+    expect(await s.write("\x1b[1mPass", wait.answer)).toBe("parked");
+    expect(await s.write("word:\x1b[0m ", wait.answer)).toBe("answered");
+    const { result } = await wait.answer;
+    expect(result).toMatchObject({ match: "Password: ", next_cursor: String(s.written), at_tail: true, timed_out: false });
+  });
+
+  test("the session ends without a match: eof, no match; a timeout: timed_out at the committed end", async () => {
+    await using s = await parking("ends");
+    await s.write("step 1\n");
+    const timedOut = await call(s.h.client, "derun_wait_output", { session_id: "ends", cursor: "0", until: "never printed", timeout_ms: 300 });
+    expect(timedOut.result).toMatchObject({ timed_out: true, eof: false, next_cursor: "7", chunks: [] });
+    expect(timedOut.result.match).toBeUndefined();
+    const wait = s.start({ cursor: "7", until: "never printed", timeout_ms: 60000 });
+    expect(await wait.first).toBe("parked");
+    expect(await s.write("step 2\n", wait.answer)).toBe("parked");
+    await s.writer.finalize({ state: "exited", exit_code: 3 });
+    const { result } = await wait.answer;
+    expect(result).toMatchObject({ eof: true, timed_out: false, session_state: "exited", next_cursor: "14", chunks: [] });
+  });
+});
+

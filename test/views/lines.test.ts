@@ -148,7 +148,7 @@ describe("selecting lines", () => {
     expect(selectLines(lines, { from: 4, count: 3 }).lines.map((l) => l.line)).toEqual(["line 4", "line 5", "line 6"]);
     expect(selectLines(lines, { from: 9, count: 5 }).lines.map((l) => l.number)).toEqual([9, 10]);
     expect(selectLines(lines, { tail: 3 }, { first: 101 }).lines.map((l) => l.number)).toEqual([108, 109, 110]);
-    expect(selectLines(lines, { tail: 50 })).toMatchObject({ seen: 10, truncated: false });
+    expect(selectLines(lines, { tail: 50 })).toMatchObject({ lines: { length: 10 }, truncated: false });
   });
 
   test("a character budget keeps whole lines, always at least one, and says it cut", () => {

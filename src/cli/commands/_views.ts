@@ -9,7 +9,7 @@ import { MemoryBound } from "../../mcp/memory-bound.ts";
 import { screenLines, type ReadTextLines } from "../../queries/_read-text-lines.ts";
 import { textBatches } from "../../queries/_text-stream.ts";
 import { openTranscript, type CommandSelector, type Transcript } from "../../queries/_transcript.ts";
-import { rawOutput } from "../../queries/raw-output.ts";
+import { rawOutput } from "../../queries/_raw-output.ts";
 import type { Reader } from "../reader.ts";
 import { ui, writeOut } from "../ui.ts";
 import { usageError } from "../usage.ts";

@@ -24,10 +24,10 @@ export class CommandLog {
     private readonly log: Logger,
   ) {}
 
-  /** Bytes just recorded on `channel`. Marks come from a terminal: only the `pty` channel is read. */
-  observe(channel: DerunOutputChannel, bytes: Uint8Array): void {
+  /** Bytes just recorded on `channel` at `at` (their index record's time). Marks come from a terminal: only the `pty` channel is read. */
+  observe(channel: DerunOutputChannel, bytes: Uint8Array, at = new Date()): void {
     if (this.#stopped || channel !== "pty") return;
-    const done = this.#tracker.apply(this.#parser.push(bytes), Date.now());
+    const done = this.#tracker.apply(this.#parser.push(bytes), at.getTime());
     for (const record of done) this.#keep(record);
   }
 

@@ -49,7 +49,7 @@ export class OutputPath {
     this.#forward.write(channel, bytes, (written) => {
       this.capture.append(channel, written, at);
       if (this.commands === undefined) return;
-      if (this.capture.failure === undefined) this.commands.observe(channel, written);
+      if (this.capture.failure === undefined) this.commands.observe(channel, written, at);
       else this.commands.stop();
     });
   };

@@ -6,7 +6,7 @@
  * loaded after the user's `.zshrc`; the last file read hands ZDOTDIR back for good, so shells
  * started later read the user's files only. The user's `DERUN_ZDOTDIR` is the ZDOTDIR they had.
  */
-const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+import { singleQuoted as quote } from "../shell-quote.ts";
 
 export function zshStartupFiles(dir: string, snippet: string): Record<string, string> {
   const here = quote(dir);

@@ -16,6 +16,7 @@ import * as path from "node:path";
 import { isShellKind, shellInit, SNIPPET_SIGNS, type ShellKind } from "./init.ts";
 import { readShellArgs } from "./_shell-args.ts";
 import { zshStartupFiles } from "./_zdotdir.ts";
+import { singleQuoted } from "../shell-quote.ts";
 
 export interface ShellLaunchInput {
   /** The shell to start: a path or a name on PATH (`$SHELL`). */
@@ -53,7 +54,7 @@ export function shellKindOf(shell: string): ShellKind | undefined {
 
 /** `text` as one single-quoted word for bash, zsh and fish (fish reads `\'` inside single quotes). */
 const quoteFor = (kind: ShellKind, text: string) =>
-  kind === "fish" ? `'${text.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'` : `'${text.replaceAll("'", `'\\''`)}'`;
+  kind === "fish" ? `'${text.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'` : singleQuoted(text);
 
 /**
  * The argv, environment and files that start `input.shell` with the marks loaded. `dir` is where

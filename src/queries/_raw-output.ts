@@ -7,9 +7,11 @@
 import type { DerunOutputChannel } from "../core/enums.ts";
 import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { nthLfBackward } from "../views/lines.ts";
+import { joined } from "./_joined.ts";
+import { DEFAULT_LIMITS } from "./query.ts";
 
 /** Bytes per store read: big enough to stream fast, small enough to hold. */
-const BLOCK = 1 << 20;
+const BLOCK = DEFAULT_LIMITS.windowBytes;
 /** How far back each tail step reads. */
 const TAIL_BLOCK = 64 << 10;
 /** One wait's cap while following; the loop waits again until the session ends. */
@@ -64,7 +66,7 @@ export async function rawTailStart(store: Store, sessionId: string, lines: numbe
   for (let blockEnd = end; blockEnd > lo; ) {
     const start = Math.max(lo, blockEnd - TAIL_BLOCK);
     const read = await store.read(sessionId, start, blockEnd - start);
-    const bytes = Buffer.concat(read.slices.map((slice) => slice.bytes));
+    const bytes = joined(read.slices.map((slice) => slice.bytes));
     const { found, at } = nthLfBackward({ offset: start, bytes }, wanted);
     if (at !== undefined) return at + 1;
     wanted -= found;
