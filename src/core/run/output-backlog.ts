@@ -4,10 +4,7 @@
  * child's output is held back at its own terminal (the child blocks in its writes, as it would on a
  * slow terminal without derun) until the ring is down to half of it. So a Ctrl-C on a slow terminal
  * ends the command and derun within about that time, not after the whole ring (1 MiB: 16 s at
- * 64 KB/s), and the ring does not fill, so the main thread does not wait for room: keys, resizes
- * and signals go on. Only a transport that can hold its child's output back (posix-pty) has this;
- * with others a full ring still makes the main thread wait. Holding ends with TCOON, which also
- * ends a Ctrl-S stop of the child's terminal that came meanwhile.
+ * 64 KB/s), and the main thread never waits for room: keys, resizes and signals go on.
  */
 import { CONSUMED, type RingProducer } from "../io/record-ring.ts";
 
