@@ -87,7 +87,6 @@ export const libcTtyIo = once(() =>
     dup2: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
     close: { args: [FFIType.i32], returns: FFIType.i32 },
     getsid: { args: [FFIType.i32], returns: FFIType.i32 },
-    tcflow: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
   }).symbols,
 );
 

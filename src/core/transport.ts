@@ -129,12 +129,6 @@ export interface RunningChild extends AsyncDisposable {
    * child SIGPIPE, which a child that ignores SIGPIPE never notices.
    */
   closeOutput?(channel: DerunOutputChannel): void;
-  /**
-   * derun's own terminal is behind the child's output (true) or caught up (false): hold the child's
-   * output back meanwhile (it blocks in its writes, as on a slow terminal), so derun never holds
-   * more than a moment of output. Optional (a terminal transport's).
-   */
-  holdOutput?(held: boolean): void;
   /** derun's stdin (not a terminal) reached its end: the child's terminal reads an end of file. */
   endInput?(): void;
   /** derun's terminal hung up: hang the child's terminal up too (SIGHUP, then EIO on its reads). */

@@ -17,9 +17,6 @@ import { LOCAL, TerminalModes } from "../termios.ts";
 import type { WindowSize } from "../transport.ts";
 
 const darwin = process.platform === "darwin";
-/** tcflow actions. */
-const TCOOFF = darwin ? 1 : 0;
-const TCOON = darwin ? 2 : 1;
 
 export interface ChildPtyOptions {
   readonly size: WindowSize;
@@ -46,12 +43,6 @@ export interface ChildPty {
   eofChar(): number | undefined;
   /** The child's terminal's suspend character now, when it is enabled and keys make signals (ISIG). */
   stopKey(): number | undefined;
-  /**
-   * Suspends (or restarts) the output of the child's terminal, as tcflow(TCOOFF) does: the child
-   * blocks in its writes while derun's own terminal is behind. Keys, signal keys and the output
-   * already read are untouched. False when it could not (the terminal is gone).
-   */
-  holdOutput(held: boolean): boolean;
 }
 
 export function openChildPty(options: ChildPtyOptions): ChildPty {
@@ -103,19 +94,6 @@ export function openChildPty(options: ChildPtyOptions): ChildPty {
       await new Promise<void>((resolve) => setImmediate(resolve));
     },
     eofChar: () => TerminalModes.of(master)?.char("VEOF"),
-    holdOutput(held) {
-      if (terminal.closed) return false;
-      let fd: number;
-      try {
-        // The slave side: on the master, TCOOFF would stop derun's input to the child instead.
-        fd = openSync(slavePathOf(master), constants.O_RDWR | constants.O_NOCTTY | constants.O_NONBLOCK);
-      } catch {
-        return false;
-      }
-      const done = libcTtyIo().tcflow(fd, held ? TCOOFF : TCOON) === 0;
-      libcTtyIo().close(fd);
-      return done;
-    },
     stopKey() {
       const modes = TerminalModes.of(master);
       return modes?.has(LOCAL.ISIG) ? modes.char("VSUSP") : undefined;

@@ -32,13 +32,12 @@ export interface Forwarder {
  * stream is dropped and `onBrokenPipe(fd)` is called once for it, so the child can meet the same
  * broken pipe it would have met without derun. Any other write failure (EIO after a terminal
  * hang-up, which sends its own SIGHUP) drops the stream too. Capture of later output goes on
- * regardless. `onBehind` hears when the output falls behind derun's terminal and catches up.
+ * regardless.
  */
-export function createForwarder(onBrokenPipe: (fd: number) => void, log: Logger, onBehind: (behind: boolean) => void = () => {}): Forwarder {
+export function createForwarder(onBrokenPipe: (fd: number) => void, log: Logger): Forwarder {
   const writer = new OutputWriter([1, 2], {
     failed: (fd, brokenPipe) => brokenPipe && onBrokenPipe(fd),
     threadUnavailable: () => log.log("warn", "output_writer_thread_unavailable", {}),
-    behind: onBehind,
   });
   return {
     write: (channel, bytes, written) => writer.write(FD_OF_CHANNEL[channel], bytes, written),

@@ -20,23 +20,14 @@ export class OutputPath {
   #child: RunningChild | undefined;
   /** derun's fds whose reader went away, remembered until the child exists. */
   readonly #brokenFds = new Set<number>();
-  /** The output is behind derun's terminal: the child's output is held back. */
-  #behind = false;
 
   constructor(writer: SessionWriter, log: Logger, options: { readonly recordCommands?: boolean } = {}) {
     this.capture = new Capture(writer, log);
     this.commands = options.recordCommands ? new CommandLog(writer, log) : undefined;
-    this.#forward = createForwarder(
-      (fd) => {
-        this.#brokenFds.add(fd);
-        if (this.#child) passBrokenPipe(this.#child, fd);
-      },
-      log,
-      (behind) => {
-        this.#behind = behind;
-        this.#child?.holdOutput?.(behind);
-      },
-    );
+    this.#forward = createForwarder((fd) => {
+      this.#brokenFds.add(fd);
+      if (this.#child) passBrokenPipe(this.#child, fd);
+    }, log);
   }
 
   /**
@@ -66,7 +57,6 @@ export class OutputPath {
   attach(child: RunningChild): void {
     this.#child = child;
     for (const fd of this.#brokenFds) passBrokenPipe(child, fd);
-    if (this.#behind) child.holdOutput?.(true);
   }
 
   /** Blocks until everything forwarded so far has reached derun's fds; forwarding goes on after it. */

@@ -5,16 +5,13 @@
  * sat blocked about half the time.
  * The thread takes the bytes through a fixed shared ring (../io/record-ring.ts). What it keeps:
  * - order across both fds (`cmd 2>&1 | less` gives derun one pipe as fd 1 and 2): one ring, one thread;
- * - back-pressure: past a budget of the terminal's pace the child's output is held back at its own
- *   terminal (./output-backlog.ts, PTY children), and a full ring makes the main thread wait, so a
- *   stopped terminal still stops the child;
+ * - back-pressure: a full ring makes the main thread wait, so a stopped terminal still stops the child;
  * - small output at once: a chunk of at most DIRECT_MAX_BYTES with nothing queued is written on the
  *   main thread (keystroke echo takes no thread hop; a command that prints little starts no thread);
  * - terminal first: `written` runs once the bytes reached the fd (or were dropped after a failure),
  *   in order, on the main thread, with a view valid during the call (the ring's own copy).
  */
 import { writeAllSync } from "../safe-fs/write-all.ts";
-import { OutputBacklog } from "./output-backlog.ts";
 import { CONSUMED, createRecordRing, MAX_TAG, RingConsumer, RingProducer, THREAD_START_TIMEOUT_MS, type RecordRingInit } from "../io/record-ring.ts";
 
 /** Ring size: a few of Bun's 256 KiB PTY reads, so the reader rarely waits on the writer. */
@@ -42,8 +39,6 @@ export interface OutputWriterEvents {
   failed(fd: number, brokenPipe: boolean): void;
   /** The writer thread did not start in time: writes go on, on the main thread. */
   threadUnavailable(): void;
-  /** The output fell behind the terminal (true: hold the child's output back) or caught up (./output-backlog.ts). */
-  behind?(behind: boolean): void;
 }
 
 export interface OutputWriterOptions {
@@ -64,9 +59,6 @@ export class OutputWriter {
   #ring: { producer: RingProducer; worker: Worker } | undefined;
   /** Records ever committed to the current ring. */
   #committed = 0;
-  /** Bytes ever committed to the current ring. */
-  #committedBytes = 0;
-  readonly #backlog = new OutputBacklog((behind) => this.events.behind?.(behind));
   readonly #unsettled: Unsettled[] = [];
   #watching = false;
   /** Tags whose fd failed. */
@@ -149,7 +141,6 @@ export class OutputWriter {
     ring.producer.close();
     ring.worker.terminate();
     this.#ring = undefined;
-    this.#backlog.reset();
   }
 
   #enqueue(producer: RingProducer, tag: number, bytes: Uint8Array, written?: (bytes: Uint8Array) => void): void {
@@ -175,12 +166,10 @@ export class OutputWriter {
       region.set(bytes.subarray(offset, offset + length));
       producer.commit(tag, length);
       this.#committed += 1;
-      this.#committedBytes += length;
       if (written) this.#unsettled.push({ ticket: this.#committed, bytes: region, written });
       offset += length;
     }
     if (this.#unsettled.length > 0) this.#watch(producer);
-    if (!this.#direct) this.#backlog.committed(producer, RING_BYTES, () => this.#committedBytes - producer.queuedBytes);
   }
 
   /** Run the callbacks of every record the thread has released (written or dropped), in order. */
@@ -229,7 +218,6 @@ export class OutputWriter {
     this.#direct = true;
     this.#ring = undefined;
     ring.worker.terminate();
-    this.#backlog.reset();
     this.events.threadUnavailable();
     const queued = new RingConsumer(ring.producer.init);
     for (let record = queued.head(); record; record = queued.head()) {

@@ -78,7 +78,6 @@ function runningChild(pty: ChildPty, started: StartedChild, drain: DrainWindow, 
       if (!terminal.closed) terminal.resize(size.cols, size.rows);
     },
     kill: (signal) => started.kill(signal),
-    holdOutput: (held) => void pty.holdOutput(held),
     endInput: () => {
       const eof = pty.eofChar();
       if (eof !== undefined && !terminal.closed) terminal.write(Uint8Array.of(eof));
