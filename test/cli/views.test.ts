@@ -154,9 +154,12 @@ describe("cat and grep stream the text view", () => {
     expect([large.exitCode, large.lines]).toEqual([0, 2_500_000]);
     expect(large.end.endsWith(`2499999 ${line}\n`)).toBe(true);
     // A cat that held the transcript (or its lines) would need 230 MB more than for the small one.
-    expect(large.peak - small.peak).toBeLessThan(100 * 1024 * 1024);
+    // The bound leaves room for garbage the collector has not reached yet: on a loaded machine its
+    // thread lags (grep measured 116 MiB over the small cat there, 46 MiB on a quiet one).
+    const BOUND = 160 * 1024 * 1024;
+    expect(large.peak - small.peak).toBeLessThan(BOUND);
     const search = await peakOf("grep", "request-id=x", "large");
     expect(search.exitCode).toBe(1);
-    expect(search.peak - small.peak).toBeLessThan(100 * 1024 * 1024);
+    expect(search.peak - small.peak).toBeLessThan(BOUND);
   }, 180_000);
 });
