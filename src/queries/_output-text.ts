@@ -22,12 +22,16 @@ export function renderRead(r: ReadOutputResult, wait?: WaitFacts): string {
   const facts = [`session ${r.session_id}`, r.chunks.length === 0 ? `no new bytes at ${from}` : `bytes ${from}-${r.next_cursor}`, where(r)];
   if (wait) facts.push(wait.timed_out ? `timed out after ${wait.waited_ms} ms` : `waited ${wait.waited_ms} ms`);
   const channels = new Set(r.chunks.map((c) => c.channel));
-  let body = "";
+  const parts: string[] = [];
+  let endsWithLf = true; // nothing yet: no separator needed
   for (const chunk of r.chunks) {
     const data = "data" in chunk ? chunk.data : chunk.data_base64;
-    if ("data_base64" in chunk) body += `${body && !body.endsWith("\n") ? "\n" : ""}[${chunk.channel} ${chunk.start_cursor}-${chunk.end_cursor} base64] ${data}\n`;
-    else if (channels.size > 1) body += `${body && !body.endsWith("\n") ? "\n" : ""}[${chunk.channel}]\n${data}`;
-    else body += data;
+    if ("data_base64" in chunk) parts.push(`${endsWithLf ? "" : "\n"}[${chunk.channel} ${chunk.start_cursor}-${chunk.end_cursor} base64] ${data}\n`);
+    else if (channels.size > 1) parts.push(`${endsWithLf ? "" : "\n"}[${chunk.channel}]\n${data}`);
+    else parts.push(data);
+    const last = parts[parts.length - 1]!;
+    if (last.length > 0) endsWithLf = last.endsWith("\n");
   }
+  const body = parts.join("");
   return body === "" ? facts.join(SEP) : `${facts.join(SEP)}\n${body}`;
 }

@@ -69,7 +69,7 @@ async function runView(
   let number = first;
   // A line longer than the whole budget is cut to it (the view already cuts at 1 MiB).
   const clipped = (line: TextLine) => (line.text.length > options.maxChars ? { ...line, text: line.text.slice(0, options.maxChars), cut: true } : line);
-  const offer = (line: TextLine) => line.end <= after || selector.push(number++, clipped(line));
+  const offer = (line: TextLine) => (!line.partial && line.end <= after) || selector.push(number++, clipped(line));
   for await (const window of windowsForward(t, from, { signal: options.signal, channel: options.channel })) {
     for (const chunk of chunksOf(window, t.spans, options.channel)) {
       const start = starts.get(chunk.channel) ?? from;

@@ -112,6 +112,18 @@ describe("derun_read_text text view: lines and numbers as the whole view has the
     expect(parse((await call(h.client, "derun_read_text", { session_id: "erased" })).text)).toMatchObject({ total: 2, lines: ["one", ""] });
   });
 
+  test("an open line begun before the other channel's complete lines is the last line (a prompt being typed)", async () => {
+    await using h = await connectInMemory();
+    for (const finished of [true, false]) {
+      const id = finished ? "prompt-done" : "prompt-live";
+      await session(h.store, id, [["stderr", "Password: "], ["stdout", "one\ntwo\n"]], finished);
+      const ask = async (args: Record<string, unknown>) => parse((await call(h.client, "derun_read_text", { session_id: id, ...args })).text);
+      expect(await ask({ tail_lines: 1 })).toMatchObject({ total: 3, first: 3, lines: ["Password: "] });
+      expect((await ask({ from_line: 3 })).lines).toEqual(["Password: "]);
+      expect((await ask({})).lines).toEqual(["one", "two", "Password: "]);
+    }
+  });
+
   test("a live session is counted as it grows (no final.json line counts), open lines included", async () => {
     await using h = await connectInMemory();
     const writer = await h.store.create(sessionOptions("live"));
