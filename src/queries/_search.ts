@@ -67,19 +67,19 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
   const search = new TextSearch(options);
   let number = 1;
   let stopped = false;
-  // The batch of lines still open at the end comes last: a search stopped before it never sees it.
+  // The clock is read before a line, so "stopped" always means lines were left unsearched; the batch
+  // of lines still open at the end comes last, and a search stopped before it never sees it.
+  let long = false;
   scan: for await (const lines of textBatches(t, options)) {
     for (const line of lines) {
-      search.push(number++, line);
-      if ((number % CLOCK_EVERY === 0 || line.text.length > CLOCK_EVERY) && performance.now() > options.deadline) {
+      if ((long || number % CLOCK_EVERY === 0) && performance.now() > options.deadline) {
         stopped = true;
         break scan;
       }
+      search.push(number++, line);
+      long = line.text.length > CLOCK_EVERY;
     }
-    if (performance.now() > options.deadline) {
-      stopped = true;
-      break;
-    }
+    long = true; // a batch is a window's worth of work: look at the clock before the next one
   }
   // A cancelled call (or the server shutting down): what was found so far, marked as stopped.
   if (options.signal?.aborted) stopped = true;
