@@ -21,8 +21,8 @@ export async function startRun(
   const log = openLogSink(root, { component: "run" });
   const store = openFileStore({ root, log });
   // The sweep reads every session directory (at most once a minute): started once the command runs,
-  // it never delays the command's start, and the run waits for it so that it is never cut short.
-  let sweep: Promise<void> = Promise.resolve();
+  // it never delays the command's start, and the run waits for it so that it is not cut short.
+  const sweep = new SweepBesideRun();
   const result = await runSession(
     { ...run, cwd: process.cwd(), env: run.env ?? process.env },
     {
@@ -32,11 +32,39 @@ export async function startRun(
       transports: { choose: chooseTransport, load: (spec) => loadTransport(spec), fallback: "pipe" },
       // One line when the recording is incomplete, after the command ended (never inside its output).
       notice: (line) => process.stderr.write(`derun: ${line}\n`),
-      onStarted: () => (sweep = sweepAtStart(store, log, request.retentionSeconds)),
+      onStarted: () => sweep.start(() => sweepAtStart(store, log, request.retentionSeconds)),
     },
   );
-  await sweep;
+  await sweep.finish();
   if (result.kind !== "failed") return result;
   process.stderr.write(`derun: ${result.message}\n`);
   return exitWith(result.exitCode);
+}
+
+/** Signals that would end derun with their own status while it finishes the sweep. */
+const ENDING_SIGNALS = process.platform === "win32" ? (["SIGINT"] as const) : (["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const);
+
+/**
+ * The sweep beside the running command. Once the command has ended, a signal (Ctrl-C, a kill) cuts
+ * the sweep short instead of replacing the command's exit status with derun's death by that signal:
+ * the listeners go in with the sweep, so there is no moment between the run's own signal handling
+ * and the wait without one. A sweep cut short only leaves expired sessions for the next one.
+ */
+class SweepBesideRun {
+  #sweep: Promise<void> = Promise.resolve();
+  readonly #signalled = Promise.withResolvers<void>();
+  readonly #onSignal = () => this.#signalled.resolve();
+
+  start(sweep: () => Promise<void>): void {
+    for (const signal of ENDING_SIGNALS) process.on(signal, this.#onSignal);
+    this.#sweep = sweep();
+  }
+
+  async finish(): Promise<void> {
+    try {
+      await Promise.race([this.#sweep, this.#signalled.promise]);
+    } finally {
+      for (const signal of ENDING_SIGNALS) process.removeListener(signal, this.#onSignal);
+    }
+  }
 }

@@ -3,10 +3,10 @@
  * once a minute per state root, so start-up does not grow with the number of sessions.
  */
 import { expect, test } from "bun:test";
-import { readFileSync, utimesSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { openFileStore } from "../../src/core/file-store/index.ts";
-import { runDerun, tempDir } from "../helpers/cli.ts";
+import { derunArgv, derunEnv, runDerun, tempDir } from "../helpers/cli.ts";
 import { sessionIds } from "../helpers/session.ts";
 
 /** A finished session that expired an hour ago: a real writer, finalized with an old end time. */
@@ -58,3 +58,24 @@ test("the sweep starts once the command runs, never before it", async () => {
   expect(started).toBeGreaterThanOrEqual(0);
   expect(removed).toBeGreaterThan(started);
 });
+
+test("a signal while derun finishes the sweep, after the command ended, leaves the command's exit status", async () => {
+  using state = tempDir();
+  // Enough directories that the sweep outlasts the command: unreadable ones, not yet expired.
+  for (let i = 0; i < 6000; i++) mkdirSync(join(state.path, "sessions", `stray-${i}`), { recursive: true });
+  const proc = Bun.spawn([...derunArgv(), "run", "--session-id", "ends-3", "--", "sh", "-c", "exit 3"], {
+    env: derunEnv(state.path),
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  // The command has ended (final.json is written before the sweep is awaited): signal derun then.
+  const final = join(state.path, "sessions", "ends-3", "final.json");
+  while (!existsSync(final) && proc.exitCode === null) await Bun.sleep(1);
+  const stillSweeping = proc.exitCode === null;
+  proc.kill("SIGTERM");
+  expect(await proc.exited).toBe(3);
+  expect(proc.signalCode).toBeNull();
+  // The case under test happened: derun was still sweeping when the signal came.
+  expect(stillSweeping).toBe(true);
+}, 60_000);

@@ -19,7 +19,7 @@ import { DerunError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { resolveArtifact, resolveSessionDir, type ArtifactName } from "./session-paths.ts";
 import { generateSessionId, validateSessionId } from "./session-id.ts";
-import { ensureStateDir, openRegular, tryLockFile, unlockFile, writeAllSync, writeFileAtomic } from "../safe-fs/index.ts";
+import { ensureStateDir, lockFile, openRegular, tryLockFile, unlockFile, writeAllSync, writeFileAtomic } from "../safe-fs/index.ts";
 import { releaseRoom, reserveRoom } from "./final-reserve.ts";
 import { JsonlAppender } from "./jsonl-appender.ts";
 
@@ -28,8 +28,11 @@ const { O_WRONLY, O_RDWR, O_CREAT, O_APPEND, O_TRUNC } = fs.constants;
 /**
  * Create session directory and files, then return its writer. Order: validate, refuse an existing
  * session (nothing written), mkdir, lock `append.lock`, check again under the lock, write meta.json.
- * A lock held by someone else is another derun creating or recording this id: refused at once, not
- * waited for (that would block this run for the whole of the other one).
+ * A lock held on a directory another derun made is that derun creating or recording this id:
+ * refused at once, not waited for (that would block this run for the whole of the other one). On a
+ * directory this run made (mkdir is exclusive) no other derun can hold it, only a reader asking for
+ * a moment whether the session is live (the retention sweep does, on a directory without
+ * meta.json): that is waited out.
  */
 export async function createSessionWriter(root: string, options: CreateSessionOptions, log: Logger): Promise<SessionWriter> {
   const id = options.sessionId === undefined ? generateSessionId() : validateSessionId(options.sessionId);
@@ -42,7 +45,8 @@ export async function createSessionWriter(root: string, options: CreateSessionOp
   try {
     const lockFd = openPrivate(dir, "append.lock", O_RDWR | O_CREAT);
     fds.push(lockFd);
-    othersSession = !tryLockFile(lockFd);
+    if (created) await lockFile(lockFd);
+    else othersSession = !tryLockFile(lockFd);
     if (othersSession) throw new DerunError("session_exists", `session already exists: ${id}`);
     refuseExisting(dir, id);
     // No meta.json yet, so any output here is debris of a create that died before it: start clean.
