@@ -14,6 +14,11 @@ import { utf8CutAtLeastOne } from "./_utf8.ts";
 
 /** Bytes read past max_bytes, so that one whole character can be taken when max_bytes is smaller. */
 const CHARACTER_LOOKAHEAD = 3;
+/**
+ * The longest control sequence a read takes whole when it is longer than max_bytes (an OSC 8 link,
+ * a window title): past this the sequence is cut as any window is.
+ */
+const SEQUENCE_LIMIT = 4096;
 
 interface Group {
   readonly channel: DerunOutputChannel;
@@ -32,19 +37,43 @@ function viewOf(bytes: Uint8Array, offset: number, spans: RecordSpans): { lines:
   return { lines, open: view.openSequenceStart() };
 }
 
+type Read = Awaited<ReturnType<Store["read"]>>;
+
+const spansOf = (read: Read) => spanArray(read.slices.map((s) => ({ offset: s.start, length: s.end - s.start, channel: s.channel })));
+
+/**
+ * The length of the control sequence that begins at `start` (it did not end within the window), read
+ * whole up to SEQUENCE_LIMIT bytes: found by halving, as a sequence once ended stays ended. Length 0
+ * while a live session is still writing it (wait for its end); undefined when it is longer than that.
+ */
+async function sequenceLength(store: Store, sessionId: string, start: number): Promise<{ read: Read; length: number } | undefined> {
+  const read = await store.read(sessionId, start, SEQUENCE_LIMIT);
+  const bytes = joined(read.slices.map((s) => s.bytes));
+  const spans = spansOf(read);
+  const ended = (length: number) => viewOf(bytes.subarray(0, length), start, spans).open !== start;
+  if (!ended(bytes.length)) return isLiveState(read.state) && start + bytes.length === read.output_bytes ? { read, length: 0 } : undefined;
+  let [lo, hi] = [1, bytes.length]; // ended(hi) holds
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ended(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  return { read, length: hi };
+}
+
 export async function readTextView(store: Store, sessionId: string, cursor: number, maxBytes: number): Promise<OutputWindow> {
-  const read = await store.read(sessionId, cursor, maxBytes + CHARACTER_LOOKAHEAD);
+  let read = await store.read(sessionId, cursor, maxBytes + CHARACTER_LOOKAHEAD);
   const live = isLiveState(read.state);
   const first = read.slices[0];
   const start = first?.start ?? read.next_cursor;
-  const bytes = joined(read.slices.map((s) => s.bytes));
+  let bytes = joined(read.slices.map((s) => s.bytes));
   let length = Math.min(bytes.length, maxBytes);
   const more = start + length < read.output_bytes || live;
   if (more) {
     const lf = length === 0 ? -1 : bytes.lastIndexOf(0x0a, length - 1);
     length = lf >= 0 ? lf + 1 : utf8CutAtLeastOne(bytes, length, live);
   }
-  const spans = spanArray(read.slices.map((s) => ({ offset: s.start, length: s.end - s.start, channel: s.channel })));
+  let spans = spansOf(read);
   let { lines, open } = viewOf(bytes.subarray(0, length), start, spans);
   // Nor inside a sequence (the next read would show its rest as text): end before it, or at a
   // live tail wait for its end; a window that is all one sequence, with more bytes after it, goes whole.
@@ -52,6 +81,17 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
   while (more && open !== undefined && (open > start || liveEnd) && Math.max(0, open - start) < length) {
     length = Math.max(0, open - start);
     ({ lines, open } = viewOf(bytes.subarray(0, length), start, spans));
+  }
+  // The window is all one sequence that goes on past it (longer than max_bytes): take it whole, as
+  // a character is taken whole, or the next read would start inside it and show its rest as text.
+  if (more && open === start && !liveEnd) {
+    const whole = await sequenceLength(store, sessionId, start);
+    if (whole !== undefined) {
+      ({ read, length } = whole);
+      bytes = joined(read.slices.map((s) => s.bytes));
+      spans = spansOf(read);
+      ({ lines } = viewOf(bytes.subarray(0, length), start, spans));
+    }
   }
   const end = start + length;
   const groups: Group[] = [];

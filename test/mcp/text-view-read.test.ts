@@ -145,3 +145,45 @@ describe("view text", () => {
     await writer[Symbol.asyncDispose]();
   });
 });
+
+describe("view text: a control sequence longer than max_bytes", () => {
+  /** Every page of a text read of `id` with `maxBytes`, each chunk's channel and data. */
+  async function pages(client: Parameters<typeof call>[0], id: string, maxBytes: number): Promise<string[]> {
+    const got: string[] = [];
+    let cursor = "0";
+    for (let calls = 0; calls < 500; calls++) {
+      const { result } = await call(client, "derun_read_output", { session_id: id, view: "text", cursor, max_bytes: maxBytes });
+      for (const chunk of result.chunks) got.push(chunk.data);
+      expect(Number(result.next_cursor)).toBeGreaterThan(Number(cursor));
+      cursor = result.next_cursor;
+      if (result.eof) return got;
+    }
+    throw new Error("no end after 500 pages");
+  }
+
+  test("is taken whole: no page starts inside it, so none of it shows as text", async () => {
+    await using h = await connectInMemory();
+    const link = `\x1b]8;;https://example.com/${"x".repeat(80)}\x1b\\link\x1b]8;;\x1b\\\n`;
+    const writer = await h.store.create(sessionOptions("long-seq"));
+    writer.append("stdout", utf8(`ok\n${link}\x1b[31mred\x1b[0m\ndone\n`));
+    await writer.finalize({ state: "exited", exit_code: 0 });
+    await writer[Symbol.asyncDispose]();
+    for (const maxBytes of [1, 2, 5, 64]) expect((await pages(h.client, "long-seq", maxBytes)).join("")).toBe("ok\nlink\nred\ndone\n");
+  });
+
+  test("still being written at a live tail: the read waits for its end", async () => {
+    await using h = await connectInMemory();
+    const writer = await h.store.create(sessionOptions("live-seq"));
+    await writer.started({ pid: process.pid, transportMode: "pipe", ttyAttached: false });
+    writer.append("stdout", utf8(`\x1b]0;${"t".repeat(40)}`));
+    const held = await call(h.client, "derun_read_output", { session_id: "live-seq", view: "text", max_bytes: 8 });
+    expect(held.result).toMatchObject({ chunks: [], next_cursor: "0" });
+    writer.append("stdout", utf8("\x07after\n"));
+    const { result } = await call(h.client, "derun_read_output", { session_id: "live-seq", view: "text", max_bytes: 8 });
+    expect(result.chunks).toEqual([]);
+    expect(Number(result.next_cursor)).toBe(45);
+    const rest = await call(h.client, "derun_read_output", { session_id: "live-seq", view: "text", cursor: result.next_cursor });
+    expect(textOf(rest.result)).toBe("after\n");
+    await writer[Symbol.asyncDispose]();
+  });
+});
