@@ -42,8 +42,10 @@ export interface LiveSession {
   readonly exited: Promise<number | null>;
 }
 
-export async function startLive(root: string, id: string, status = 0): Promise<LiveSession> {
-  const proc = Bun.spawn([...derunArgv(), "run", "--session-id", id, "--", "sh", "-c", `cat; exit ${status}`], {
+/** A running `cat` session fed through `write`; once its stdin ends it exits with `status`, or kills itself with SIGTERM. */
+export async function startLive(root: string, id: string, status: number | "SIGTERM" = 0): Promise<LiveSession> {
+  const ending = status === "SIGTERM" ? "kill -TERM $$" : `exit ${status}`;
+  const proc = Bun.spawn([...derunArgv(), "run", "--session-id", id, "--", "sh", "-c", `cat; ${ending}`], {
     env: derunEnv(root),
     stdin: "pipe",
     stdout: "pipe",

@@ -78,27 +78,19 @@ describe("derun tail -f --view text", () => {
 
   test.skipIf(process.platform !== "linux")("-n 0 prints only the lines that come next; a session killed by a signal ends tail with 128+n", async () => {
     using state = tempDir();
-    const proc = Bun.spawn([...derunArgv(), "run", "--session-id", "sig", "--", "sh", "-c", "cat; kill -TERM $$"], {
-      env: derunEnv(state.path),
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const drained = Promise.all([new Response(proc.stdout).arrayBuffer(), new Response(proc.stderr).arrayBuffer()]);
-    proc.stdin.write("before\n");
-    proc.stdin.flush();
+    const live = await startLive(state.path, "sig", "SIGTERM");
+    live.write("before\n");
     await waitUntil(() => recordedBytes(state.path, "sig") === 7, "the first line recorded");
     const tail = follow(state.path, "-n", "0", "sig");
     // Lines written until tail prints one: the first ones may come before tail has found the end.
     let n = 0;
     await waitUntil(() => {
-      proc.stdin.write(`after ${++n}\n`);
-      proc.stdin.flush();
+      live.write(`after ${++n}\n`);
       return text(tail.out.bytes()).length > 0;
     }, "tail printing a line written after it started");
-    proc.stdin.end();
-    await Promise.all([drained, proc.exited]);
-    expect(proc.signalCode).toBe("SIGTERM");
+    live.end();
+    await live.exited;
+    expect(live.proc.signalCode).toBe("SIGTERM");
     expect(await tail.proc.exited).toBe(128 + 15);
     const printed = text(await tail.out.done).split("\n").slice(0, -1);
     expect(printed).not.toContain("before");

@@ -65,25 +65,17 @@ describe("derun tail -f --view raw", () => {
 
   test.skipIf(process.platform !== "linux")("-n 0 prints only what comes next; a session killed by a signal ends tail with 128+n", async () => {
     using state = tempDir();
-    const proc = Bun.spawn([...derunArgv(), "run", "--session-id", "sig", "--", "sh", "-c", "cat; kill -TERM $$"], {
-      env: derunEnv(state.path),
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const drained = Promise.all([new Response(proc.stdout).arrayBuffer(), new Response(proc.stderr).arrayBuffer()]);
-    proc.stdin.write("before\n");
-    proc.stdin.flush();
+    const live = await startLive(state.path, "sig", "SIGTERM");
+    live.write("before\n");
     await waitUntil(() => recordedBytes(state.path, "sig") === 7, "the first line recorded");
     const tail = follow(state.path, "-n", "0", "sig");
     // tail has found the end and waits once it watches the session's directory (an inotify descriptor): write only then.
     await waitUntil(() => watches(tail.proc.pid), "tail waiting on the session");
-    proc.stdin.write("after\n");
-    proc.stdin.flush();
+    live.write("after\n");
     await waitUntil(() => text(tail.out.bytes()) === "after\n", "tail printing the line written after it started");
-    proc.stdin.end();
-    await Promise.all([drained, proc.exited]);
-    expect(proc.signalCode).toBe("SIGTERM");
+    live.end();
+    await live.exited;
+    expect(live.proc.signalCode).toBe("SIGTERM");
     expect(await tail.proc.exited).toBe(128 + 15);
     expect(text(await tail.out.done)).toBe("after\n");
   });
