@@ -8,7 +8,7 @@ import { openFileStore, validateSessionId } from "../core/file-store/index.ts";
 import { openLogSink } from "../core/log-sink.ts";
 import type { Store } from "../core/store.ts";
 import type { Query } from "../queries/query.ts";
-import { isSessionRef, resolveSessionId } from "../queries/_session-ref.ts";
+import { isSessionRef, resolveSessionId } from "../transcript/index.ts";
 import { stateRootFrom } from "./state-root.ts";
 import { shown, usageError } from "./usage.ts";
 

@@ -17,7 +17,7 @@ import { SCHEMA_VERSION } from "../core/enums.ts";
 import { quote } from "../core/quote.ts";
 import { argumentMessage } from "./argument-message.ts";
 import { compactSchema } from "./json-schema.ts";
-import { MemoryBound } from "./memory-bound.ts";
+import { MemoryBound } from "../transcript/index.ts";
 import { DerunError, describeError, type DerunErrorCode } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import type { Store } from "../core/store.ts";

@@ -5,7 +5,7 @@
  * schema is in the model's context on every turn (test/mcp/tools-list-size.test.ts keeps the total).
  */
 import { type } from "arktype";
-import { SESSION_REF_HINT } from "./_session-ref.ts";
+import { SESSION_REF_HINT } from "../transcript/index.ts";
 
 /**
  * The types below carry `expected` (the phrase in one-line errors: "cursor must be a decimal
@@ -24,7 +24,7 @@ export const positiveIntegerType = type("0 < number.integer <= 9007199254740991"
 
 /** `encoding` of a read: UTF-8 text (default) or byte-exact base64. */
 const encodingType = type("'text' | 'base64'").configure({ expected: '"text" or "base64"' });
-export type Encoding = typeof encodingType.infer;
+export type { Encoding } from "../transcript/index.ts";
 
 export const sessionIdType = type("string").configure({ expected: "a string", description: SESSION_REF_HINT });
 

@@ -3,8 +3,7 @@
  * and whether more will come, then the chunks' text as it is (a `[channel]` line before each chunk
  * when the answer holds more than one channel; base64 chunks one per line).
  */
-import type { ReadOutputResult } from "./_output.ts";
-import { SEP } from "./_render.ts";
+import { type ReadOutputResult, SEP } from "../transcript/index.ts";
 
 export interface WaitFacts {
   readonly timed_out: boolean;

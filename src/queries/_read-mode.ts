@@ -2,8 +2,7 @@
 import { DerunError } from "../core/errors.ts";
 import type { Store } from "../core/store.ts";
 import type { Encoding } from "./_args.ts";
-import { readOutput, type OutputWindow } from "./_output.ts";
-import { readTextView } from "./_text-read.ts";
+import { readOutput, type OutputWindow, readTextView } from "../transcript/index.ts";
 
 export interface ReadMode {
   readonly encoding?: Encoding;

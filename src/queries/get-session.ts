@@ -2,9 +2,7 @@ import { type } from "arktype";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { defineQuery } from "./query.ts";
 import { sessionIdType } from "./_args.ts";
-import { commandLine, outcome, SEP } from "./_render.ts";
-import { sessionDetail } from "./_session.ts";
-import { resolveSessionId } from "./_session-ref.ts";
+import { commandLine, outcome, SEP, sessionDetail, resolveSessionId } from "../transcript/index.ts";
 
 /** derun_get_session: everything recorded about one session, except its output. */
 export default defineQuery({

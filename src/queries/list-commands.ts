@@ -4,9 +4,7 @@ import type { CommandRecord } from "../core/shell/commands.ts";
 import type { SessionInfo, Store } from "../core/store.ts";
 import { defineQuery } from "./query.ts";
 import { capped, LIST_MAX_LIMIT, positiveIntegerType, sessionIdType } from "./_args.ts";
-import { isRunning, runningCommand } from "./_running-command.ts";
-import { resolveSessionId } from "./_session-ref.ts";
-import { oneLine, SEP, size, when } from "./_render.ts";
+import { isRunning, runningCommand, resolveSessionId, oneLine, SEP, size, when, readCommands } from "../transcript/index.ts";
 
 const DEFAULT_LIMIT = 20;
 
@@ -43,7 +41,7 @@ const rowOf = (sessionId: string, r: CommandRecord, outputBytes?: number): Comma
 /** A session's commands, newest first, the running one (if any) at the top. */
 async function commandsOf(store: Store, info: SessionInfo): Promise<CommandRow[]> {
   const id = info.meta.session_id;
-  const records = await store.commands(id);
+  const records = await readCommands(store, id);
   const running = await runningCommand(store, info, records);
   return [...records, ...(running ? [running] : [])].map((r) => rowOf(id, r, info.output_bytes)).reverse();
 }

@@ -2,8 +2,7 @@ import { type } from "arktype";
 import { DerunSessionState, SCHEMA_VERSION } from "../core/enums.ts";
 import { defineQuery } from "./query.ts";
 import { capped, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT, positiveIntegerType } from "./_args.ts";
-import { commandLine, outcome, SEP, size, when } from "./_render.ts";
-import { sessionSummary } from "./_session.ts";
+import { commandLine, outcome, SEP, size, when, sessionSummary } from "../transcript/index.ts";
 
 const states = Object.values(DerunSessionState);
 

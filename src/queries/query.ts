@@ -7,23 +7,16 @@
  */
 import type { Type } from "arktype";
 import type { Store } from "../core/store.ts";
+import type { QueryLimits } from "../transcript/index.ts";
 
-/** Limits of the work one call does; tests lower them to reach the paths that large inputs take. */
-export interface QueryLimits {
-  /** Wall-clock budget of one search, in ms: past it, a search answers what it found so far. */
-  readonly searchMs: number;
-  /** Bytes read at once when a query streams a transcript (the views work on whole windows). */
-  readonly windowBytes: number;
-}
-
-export const DEFAULT_LIMITS: QueryLimits = { searchMs: 10_000, windowBytes: 1 << 20 };
+export { DEFAULT_LIMITS, type QueryLimits } from "../transcript/index.ts";
 
 export interface QueryContext {
   readonly store: Store;
   /**
    * Aborted when the client cancels the request or the server shuts down. The cancel lands only
    * while the handler awaits a macrotask (store reads are synchronous): long work gives the event
-   * loop turns (./_pace.ts) and stops once this is aborted.
+   * loop turns (src/transcript/pace.ts) and stops once this is aborted.
    */
   readonly signal: AbortSignal;
   /** {@link DEFAULT_LIMITS} where not given. */

@@ -1,10 +1,9 @@
 import { type } from "arktype";
 import { defineQuery } from "./query.ts";
 import { capped, cursorType, parseCursor, READ_DEFAULT_MAX_BYTES, READ_MAX_MAX_BYTES, readArgs } from "./_args.ts";
-import type { ReadOutputResult } from "./_output.ts";
+import { type ReadOutputResult, resolveSessionId } from "../transcript/index.ts";
 import { renderRead } from "./_output-text.ts";
 import { checkReadMode, readWindowAs } from "./_read-mode.ts";
-import { resolveSessionId } from "./_session-ref.ts";
 
 /** derun_read_output: a window of a session's recorded output, from a byte cursor. */
 export default defineQuery({

@@ -4,10 +4,7 @@ import { DerunError } from "../core/errors.ts";
 import type { LineRange } from "../views/lines.ts";
 import { defineQuery } from "./query.ts";
 import { capped, channelType, commandType, positiveIntegerType, sessionIdType, TEXT_DEFAULT_LINES, TEXT_DEFAULT_MAX_CHARS, TEXT_MAX_MAX_CHARS } from "./_args.ts";
-import { subjectOf, subjectText, type Subject } from "./_subject.ts";
-import { lineSpan, SEP, withLines } from "./_render.ts";
-import { screenLines, textLines, type ReadTextLines } from "./_read-text-lines.ts";
-import { openTranscript } from "./_transcript.ts";
+import { subjectOf, subjectText, type Subject, lineSpan, SEP, withLines, screenLines, textLines, type ReadTextLines, openTranscript } from "../transcript/index.ts";
 
 export type ReadTextResult = Subject & ReadTextLines & { readonly schema_version: typeof SCHEMA_VERSION };
 

@@ -5,9 +5,7 @@ import { quote } from "../core/quote.ts";
 import { compilePattern } from "../views/search.ts";
 import { DEFAULT_LIMITS, defineQuery } from "./query.ts";
 import { capped, channelType, commandType, positiveIntegerType, sessionIdType } from "./_args.ts";
-import { SEP } from "./_render.ts";
-import { searchTranscript, renderFound, type Found } from "./_search.ts";
-import { openTranscript } from "./_transcript.ts";
+import { SEP, searchTranscript, renderFound, type Found, openTranscript } from "../transcript/index.ts";
 
 const DEFAULT_MATCHES = 20;
 const MAX_MATCHES = 200;

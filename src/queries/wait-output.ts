@@ -16,8 +16,7 @@ import {
 } from "./_args.ts";
 import { renderRead } from "./_output-text.ts";
 import { checkReadMode, readWindowAs, type ReadMode } from "./_read-mode.ts";
-import { waitUntil, type WaitResult } from "./_wait-until.ts";
-import { resolveSessionId } from "./_session-ref.ts";
+import { waitUntil, type WaitResult, resolveSessionId } from "../transcript/index.ts";
 
 /** `until` answers a line of the text view: raw bytes or base64 cannot be that answer. */
 const checkUntilMode = (mode: ReadMode): void => {

@@ -4,7 +4,7 @@
  * a real `derun mcp` is measured in bench/memory.ts.
  */
 import { expect, test } from "bun:test";
-import { MemoryBound } from "../../src/mcp/memory-bound.ts";
+import { MemoryBound } from "../../src/transcript/index.ts";
 
 const MiB = 1024 * 1024;
 

@@ -6,7 +6,7 @@
  */
 import { expect, test } from "bun:test";
 import type { DerunOutputChannel } from "../../src/core/enums.ts";
-import { readResult, type OutputChunk } from "../../src/queries/_output.ts";
+import { readResult, type OutputChunk } from "../../src/transcript/index.ts";
 import { renderRead } from "../../src/queries/_output-text.ts";
 
 const T = "2026-11-23T00:00:00.000Z";

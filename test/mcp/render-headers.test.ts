@@ -3,7 +3,7 @@
  * no control character a terminal would act on; each is shown as \xNN (as the CLI shows them) and the line stays bounded.
  */
 import { expect, test } from "bun:test";
-import { commandLine, oneLine } from "../../src/queries/_render.ts";
+import { commandLine, oneLine } from "../../src/transcript/index.ts";
 
 test("control characters in a header are shown as \\xNN, not kept", () => {
   expect(oneLine("a\x1b[31mred\x07\x7f\x9bz")).toBe("a\\x1b[31mred\\x07\\x7f\\x9bz");

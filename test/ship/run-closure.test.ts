@@ -1,7 +1,7 @@
 /**
  * `derun run` pays for no other command: bundled as scripts/build.ts bundles the binary (code
  * splitting, ESM), the modules `derun run -- true` evaluates are the entry's static imports plus
- * those of the run command's chunk, and none of them is a session command, a query, a view, the
+ * those of the run command's chunk, and none of them is a session command, a query, the read engine, a view, the
  * MCP server, or arktype, consola or citty (those load through the lazy command map only).
  */
 import { expect, test } from "bun:test";
@@ -36,7 +36,7 @@ test("the run command's static module closure holds none of the other commands' 
   const modules = new Set([...closure].flatMap(modulesOf));
   expect(modules.has("src/core/run/run-session.ts")).toBe(true); // the analysis sees the run path
   const forbidden = [...modules].filter((module) =>
-    /^src\/(cli\/commands\/(?!run\.ts|index\.ts)|cli\/(completion|help|ui|reader|table|format)|queries\/(?!_session-ref\.ts)|views\/|mcp\/)|^node_modules\/(arktype|@ark|consola|citty|@modelcontextprotocol|zod)\//.test(module),
+    /^src\/(cli\/commands\/(?!run\.ts|index\.ts)|cli\/(completion|help|ui|reader|table|format)|queries\/|transcript\/|views\/|mcp\/)|^node_modules\/(arktype|@ark|consola|citty|@modelcontextprotocol|zod)\//.test(module),
   );
   expect(forbidden).toEqual([]);
 });

@@ -4,7 +4,7 @@
  * touch (also from one session to the next). In colour, as grep's defaults: ids magenta, line
  * numbers green, separators cyan, every match in the line bold red.
  */
-import type { Found, FoundLine } from "../../queries/_search.ts";
+import type { Found, FoundLine } from "../../transcript/index.ts";
 import { paint } from "../paint.ts";
 import type { LineOut } from "./_views.ts";
 

@@ -5,10 +5,7 @@
  */
 import { constants } from "node:os";
 import type { SessionInfo } from "../../core/store.ts";
-import { followOutput, followText, type FollowEnd } from "../../queries/_follow.ts";
-import { selectText } from "../../queries/_text-select.ts";
-import type { Transcript } from "../../queries/_transcript.ts";
-import { rawOutput, rawTailStart } from "../../queries/_raw-output.ts";
+import { followOutput, followText, type FollowEnd, selectText, type Transcript, rawOutput, rawTailStart } from "../../transcript/index.ts";
 import type { Reader } from "../reader.ts";
 import { writeOut } from "../ui.ts";
 import { ALL, LineOut, screenOf, type View } from "./_views.ts";

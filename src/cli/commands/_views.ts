@@ -5,11 +5,7 @@
  * exactly (colours replay on a terminal).
  */
 import type { DerunOutputChannel } from "../../core/enums.ts";
-import { MemoryBound } from "../../mcp/memory-bound.ts";
-import { screenLines, type ReadTextLines } from "../../queries/_read-text-lines.ts";
-import { textBatches } from "../../queries/_text-stream.ts";
-import { openTranscript, type CommandSelector, type Transcript } from "../../queries/_transcript.ts";
-import { rawOutput } from "../../queries/_raw-output.ts";
+import { MemoryBound, screenLines, type ReadTextLines, textBatches, openTranscript, type CommandSelector, type Transcript, rawOutput } from "../../transcript/index.ts";
 import type { Reader } from "../reader.ts";
 import { ui, writeOut } from "../ui.ts";
 import { usageError } from "../usage.ts";

@@ -1,10 +1,10 @@
 /**
- * `derun export <id>`: the session as an asciicast v2 file (see src/queries/_asciicast.ts), on stdout
+ * `derun export <id>`: the session as an asciicast v2 file (see src/transcript/asciicast.ts), on stdout
  * or into `-o FILE` (created 0600 like the transcript it copies; an existing file is replaced).
  */
 import * as fs from "node:fs";
 import { writeAllSync } from "../../core/safe-fs/index.ts";
-import { asciicastLines } from "../../queries/_asciicast.ts";
+import { asciicastLines } from "../../transcript/index.ts";
 import { exitWith, type ExitRequest } from "../command.ts";
 import { parseFlags, type FlagDefs } from "../flags.ts";
 import { openReader } from "../reader.ts";

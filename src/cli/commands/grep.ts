@@ -5,11 +5,9 @@
  * line matched, 1 when none did, 2 on an error (a bad pattern, a missing session).
  */
 import { SCHEMA_VERSION } from "../../core/enums.ts";
-import { MemoryBound } from "../../mcp/memory-bound.ts";
+import { MemoryBound, compilePattern, searchTranscript, type Found, openTranscript } from "../../transcript/index.ts";
 import { describeError } from "../../core/errors.ts";
-import { compilePattern, searchTranscript, type Found } from "../../queries/_search.ts";
 import type { SearchPattern } from "../../views/search.ts";
-import { openTranscript } from "../../queries/_transcript.ts";
 import { SEARCH_SESSIONS, type SearchOutputResult } from "../../queries/search-output.ts";
 import { exitWith, type ExitRequest } from "../command.ts";
 import { parseFlags, positiveInteger, type FlagDefs } from "../flags.ts";

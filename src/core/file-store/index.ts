@@ -9,7 +9,7 @@ import { FileStore } from "./file-store.ts";
 import { resolveStateRoot } from "./state-root.ts";
 
 export { resolveStateRoot } from "./state-root.ts";
-export { validateSessionId, generateSessionId } from "./session-id.ts";
+export { validateSessionId, generateSessionId, isSessionRef, SESSION_REF } from "./session-id.ts";
 
 /** A Store rooted at `root` (default: {@link resolveStateRoot}). Does no I/O until used. */
 export function openFileStore(options: { root?: string; log?: Logger } = {}): Store {

@@ -11,6 +11,12 @@ const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 /** Whether `id` may name a directory directly under `sessions/`. */
 export const isValidSessionId = (id: unknown): id is string => typeof id === "string" && SESSION_ID_PATTERN.test(id);
 
+/** `last` and `last~N`: readers take them for the newest sessions, so `derun run` refuses them as ids. */
+export const SESSION_REF = /^last(?:~([0-9]{1,9}))?$/;
+
+/** Whether `id` is `last` or `last~N` rather than an id. */
+export const isSessionRef = (id: string): boolean => SESSION_REF.test(id);
+
 /** Returns `id` unchanged, or throws DerunError `invalid_session_id` with a one-line message. */
 export function validateSessionId(id: string): string {
   if (isValidSessionId(id)) return id;

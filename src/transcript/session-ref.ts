@@ -4,16 +4,13 @@
  * as an explicit id, so the word is never ambiguous.
  */
 import { DerunError } from "../core/errors.ts";
-import { validateSessionId } from "../core/file-store/index.ts";
+import { isSessionRef, SESSION_REF, validateSessionId } from "../core/file-store/index.ts";
 import type { Store } from "../core/store.ts";
-
-const REF = /^last(?:~([0-9]{1,9}))?$/;
 
 /** What a model reads in each session_id argument's description (short: it is in every tool's schema). */
 export const SESSION_REF_HINT = 'id, "last" or "last~N"';
 
-/** Whether `id` is `last` or `last~N` rather than an id. */
-export const isSessionRef = (id: string): boolean => REF.test(id);
+export { isSessionRef };
 
 /**
  * The session id `id` stands for: itself, or the id of the session `last~N` names. Rejects with
@@ -21,7 +18,7 @@ export const isSessionRef = (id: string): boolean => REF.test(id);
  * message then quotes at most 100 characters of it).
  */
 export async function resolveSessionId(store: Store, id: string): Promise<string> {
-  const ref = REF.exec(id);
+  const ref = SESSION_REF.exec(id);
   if (!ref) {
     try {
       return validateSessionId(id);

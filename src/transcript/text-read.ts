@@ -8,9 +8,9 @@ import type { DerunOutputChannel } from "../core/enums.ts";
 import { isLiveState, type Store } from "../core/store.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { chunksOf, spanArray, type RecordSpans } from "../views/window.ts";
-import { joined } from "./_joined.ts";
-import { readResult, type OutputChunk, type OutputWindow } from "./_output.ts";
-import { utf8CutAtLeastOne } from "./_utf8.ts";
+import { joined } from "./joined.ts";
+import { readResult, type OutputChunk, type OutputWindow } from "./output.ts";
+import { utf8CutAtLeastOne } from "./utf8.ts";
 
 /** Bytes read past max_bytes, so that one whole character can be taken when max_bytes is smaller. */
 const CHARACTER_LOOKAHEAD = 3;

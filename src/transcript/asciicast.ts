@@ -11,7 +11,7 @@
  */
 import { shellLine } from "../core/shell-quote.ts";
 import type { SessionEvent, SessionInfo, Store } from "../core/store.ts";
-import { rawOutput } from "./_raw-output.ts";
+import { rawOutput } from "./raw-output.ts";
 
 /** The size asciinema assumes when a recording does not say (and derun had no terminal). */
 export const DEFAULT_COLS = 80;

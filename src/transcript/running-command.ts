@@ -8,8 +8,8 @@ import type { CommandRecord } from "../core/shell/commands.ts";
 import { CommandTracker } from "../core/shell/commands.ts";
 import { MarkParser } from "../core/shell/marks.ts";
 import { isLiveState, type SessionInfo, type Store } from "../core/store.ts";
-import { StoreCache } from "./_store-cache.ts";
-import { DEFAULT_LIMITS } from "./query.ts";
+import { StoreCache } from "./store-cache.ts";
+import { DEFAULT_LIMITS } from "./limits.ts";
 
 /** Bytes read per step of the scan. */
 const BLOCK = DEFAULT_LIMITS.windowBytes;

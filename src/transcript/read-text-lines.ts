@@ -5,9 +5,9 @@
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
 import { selectLines, type LineRange } from "../views/lines.ts";
-import { renderTranscript } from "./_screen-render.ts";
-import { selectText } from "./_text-select.ts";
-import type { Transcript } from "./_transcript.ts";
+import { renderTranscript } from "./screen-render.ts";
+import { selectText } from "./text-select.ts";
+import type { Transcript } from "./transcript.ts";
 
 export interface ReadTextLines {
   readonly view: "text" | "screen";

@@ -9,8 +9,8 @@ import type { DerunOutputChannel } from "../core/enums.ts";
 import { TextView } from "../views/text.ts";
 import { countLfs } from "../views/lines.ts";
 import { chunksOf } from "../views/window.ts";
-import { StoreCache } from "./_store-cache.ts";
-import { isWholeSession, readWindow, windowsForward, type Transcript } from "./_transcript.ts";
+import { StoreCache } from "./store-cache.ts";
+import { isWholeSession, readWindow, windowsForward, type Transcript } from "./transcript.ts";
 
 export type LfCounts = Partial<Record<DerunOutputChannel, number>>;
 

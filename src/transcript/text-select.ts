@@ -9,8 +9,8 @@ import { LineSelector, nthLfBackward, nthLfForward, type LineRange, type Numbere
 import { TailScan } from "../views/tail-scan.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { chunksOf } from "../views/window.ts";
-import { textLineTotal } from "./_line-count.ts";
-import { readWindow, windowsForward, type Transcript } from "./_transcript.ts";
+import { textLineTotal } from "./line-count.ts";
+import { readWindow, windowsForward, type Transcript } from "./transcript.ts";
 
 export interface TextSelection {
   readonly lines: readonly NumberedLine<TextLine>[];

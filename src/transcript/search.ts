@@ -8,10 +8,10 @@
 import type { DerunOutputChannel } from "../core/enums.ts";
 import { TextSearch, type SearchMatch, type SearchPattern } from "../views/search.ts";
 import type { TextLine } from "../views/text.ts";
-import { subjectOf, subjectText, type Subject } from "./_subject.ts";
-import { SEP } from "./_render.ts";
-import { textBatches, type TextStreamOptions } from "./_text-stream.ts";
-import type { Transcript } from "./_transcript.ts";
+import { subjectOf, subjectText, type Subject } from "./subject.ts";
+import { SEP } from "./render.ts";
+import { textBatches, type TextStreamOptions } from "./text-stream.ts";
+import type { Transcript } from "./transcript.ts";
 
 /** The pattern as search compiles it (the command line compiles it once, and colours with it). */
 export { compilePattern } from "../views/search.ts";

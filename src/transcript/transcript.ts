@@ -8,11 +8,11 @@ import { DerunError } from "../core/errors.ts";
 import type { CommandRecord } from "../core/shell/commands.ts";
 import type { SessionInfo, Store } from "../core/store.ts";
 import { channelsOf, spanRange, type ByteWindow, type RecordSpans } from "../views/window.ts";
-import { giveTurn } from "./_pace.ts";
-import { DEFAULT_LIMITS } from "./query.ts";
-import { runningCommand } from "./_running-command.ts";
-import { joined } from "./_joined.ts";
-import { resolveSessionId } from "./_session-ref.ts";
+import { giveTurn } from "./pace.ts";
+import { DEFAULT_LIMITS } from "./limits.ts";
+import { runningCommand } from "./running-command.ts";
+import { joined } from "./joined.ts";
+import { resolveSessionId } from "./session-ref.ts";
 
 export interface Transcript {
   readonly store: Store;

@@ -9,8 +9,8 @@
 import type { DerunOutputChannel } from "../core/enums.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { chunksOf } from "../views/window.ts";
-import { giveTurn } from "./_pace.ts";
-import { windowsForward, type Transcript } from "./_transcript.ts";
+import { giveTurn } from "./pace.ts";
+import { windowsForward, type Transcript } from "./transcript.ts";
 
 /** Bytes given to the view at once: a few ms of work between two chances to give the event loop a turn. */
 const PIECE = 1 << 16;

@@ -4,9 +4,11 @@
  */
 import { DerunSessionState, type DerunOutputChannel, SCHEMA_VERSION } from "../core/enums.ts";
 import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
-import type { Encoding } from "./_args.ts";
-import { joined } from "./_joined.ts";
-import { decodeUtf8, utf8Boundary, utf8SequenceHere, utf8SequenceLength } from "./_utf8.ts";
+import { joined } from "./joined.ts";
+import { decodeUtf8, utf8Boundary, utf8SequenceHere, utf8SequenceLength } from "./utf8.ts";
+
+/** How a read hands out its bytes: UTF-8 text, or byte-exact base64. */
+export type Encoding = "text" | "base64";
 
 interface ChunkBase {
   readonly channel: DerunOutputChannel;

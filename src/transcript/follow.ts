@@ -12,8 +12,8 @@
 import type { CommandRecord } from "../core/shell/commands.ts";
 import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { TextView, type TextLine } from "../views/text.ts";
-import { runningCommand } from "./_running-command.ts";
-import { DEFAULT_LIMITS } from "./query.ts";
+import { runningCommand } from "./running-command.ts";
+import { DEFAULT_LIMITS } from "./limits.ts";
 
 /** Bytes per store read. */
 const BLOCK = DEFAULT_LIMITS.windowBytes;

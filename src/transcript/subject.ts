@@ -3,9 +3,9 @@
  * one answer tells an agent whether the thing failed as well as what it printed.
  */
 import type { DerunSessionState } from "../core/enums.ts";
-import type { Transcript } from "./_transcript.ts";
-import { commandLine, oneLine, outcome, SEP } from "./_render.ts";
-import { isRunning } from "./_running-command.ts";
+import type { Transcript } from "./transcript.ts";
+import { commandLine, oneLine, outcome, SEP } from "./render.ts";
+import { isRunning } from "./running-command.ts";
 import type { CommandRecord } from "../core/shell/commands.ts";
 
 export interface CommandFacts {

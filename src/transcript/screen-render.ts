@@ -5,8 +5,8 @@
  * (64 windows at most, and only back to where the last read of the range found the state).
  */
 import { alternateScreenAfter, DEFAULT_SCREEN_WINDOW, findRenderStart, renderScreen, type RenderStart, type ScreenRender, type TermSize } from "../views/screen.ts";
-import { StoreCache } from "./_store-cache.ts";
-import { readWindow, type Transcript } from "./_transcript.ts";
+import { StoreCache } from "./store-cache.ts";
+import { readWindow, type Transcript } from "./transcript.ts";
 
 /** The size a session without a recorded one (a pipe session, or one recorded before sizes were) is rendered at. */
 export const ASSUMED_SIZE: TermSize = { cols: 120, rows: 30 };

@@ -8,9 +8,9 @@
 import { isLiveState, type Store } from "../core/store.ts";
 import { matchLine, type SearchPattern } from "../views/search.ts";
 import { TextView, type TextLine } from "../views/text.ts";
-import { readResult, type ReadOutputResult } from "./_output.ts";
-import { DEFAULT_LIMITS } from "./query.ts";
-import { clipUtf8 } from "./_utf8.ts";
+import { readResult, type ReadOutputResult } from "./output.ts";
+import { DEFAULT_LIMITS } from "./limits.ts";
+import { clipUtf8 } from "./utf8.ts";
 
 /** derun_wait_output's result: a read, and how the wait went. */
 export interface WaitResult extends ReadOutputResult {

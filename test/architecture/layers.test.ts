@@ -1,0 +1,100 @@
+/**
+ * The layers, read from the imports themselves: cli -> mcp -> queries -> transcript -> views -> core,
+ * and plugins -> plugin-api -> core. Nothing imports upward, a transport imports only the plugin
+ * API, and the bytes of a session (output, index, events, commands) are read only by the read engine
+ * (src/transcript), so every byte that leaves a session for a reader passes one place.
+ */
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { dirname, join, normalize, relative } from "node:path";
+import { Glob } from "bun";
+
+const ROOT = join(import.meta.dir, "../..");
+
+/** What each layer may import besides itself. */
+const ALLOWED: Record<string, readonly string[]> = {
+  cli: ["mcp", "queries", "transcript", "views", "core", "plugins", "plugin-api"],
+  mcp: ["queries", "transcript", "core"],
+  queries: ["transcript", "views", "core"],
+  transcript: ["views", "core"],
+  views: ["core"],
+  core: [],
+  "plugin-api": ["core"],
+  plugins: ["plugin-api", "core"],
+};
+
+interface Import {
+  readonly from: string;
+  readonly to: string;
+}
+
+function sourceImports(): Import[] {
+  const imports: Import[] = [];
+  for (const file of new Glob("src/**/*.ts").scanSync(ROOT)) {
+    const text = readFileSync(join(ROOT, file), "utf8");
+    for (const match of text.matchAll(/(?:\bfrom|\bimport\(?)\s*["'](\.{1,2}\/[^"']+)["']/g)) {
+      imports.push({ from: file, to: normalize(join(dirname(file), match[1]!)) });
+    }
+  }
+  return imports;
+}
+
+/** `src/<layer>/...` -> layer; anything else (package.json) -> undefined. */
+const layerOf = (path: string): string | undefined => {
+  const parts = relative(ROOT, join(ROOT, path)).split("/");
+  return parts[0] === "src" && parts.length > 2 ? parts[1] : undefined;
+};
+
+const imports = sourceImports();
+
+describe("layers", () => {
+  test("the scan sees the source's imports", () => {
+    // Guards the test itself: a broken pattern would find nothing and pass.
+    expect(imports.length).toBeGreaterThan(300);
+    expect(imports.some((i) => i.from.startsWith("src/queries/") && i.to.startsWith("src/transcript/"))).toBe(true);
+  });
+
+  test("every layer imports only the layers below it", () => {
+    const wrong = imports
+      .filter(({ from, to }) => {
+        const a = layerOf(from);
+        const b = layerOf(to);
+        return a !== undefined && b !== undefined && a !== b && !ALLOWED[a]?.includes(b);
+      })
+      .map(({ from, to }) => `${from} -> ${to}`);
+    expect(wrong).toEqual([]);
+  });
+
+  test("a built-in transport imports only the plugin API and its own files", () => {
+    const wrong = imports
+      .filter(({ from, to }) => {
+        const plugin = from.match(/^src\/plugins\/([^/]+)\//)?.[1];
+        if (plugin === undefined) return false; // the registry, loader and selection sit beside them
+        return !to.startsWith(`src/plugins/${plugin}/`) && !to.startsWith("src/plugin-api/");
+      })
+      .map(({ from, to }) => `${from} -> ${to}`);
+    expect(wrong).toEqual([]);
+  });
+
+  test("outside the read engine, layers above it import only its entry module", () => {
+    const wrong = imports
+      .filter(({ from, to }) => !from.startsWith("src/transcript/") && to.startsWith("src/transcript/") && to !== "src/transcript/index.ts")
+      .map(({ from, to }) => `${from} -> ${to}`);
+    expect(wrong).toEqual([]);
+  });
+
+  test("only the read engine (and the store itself) reads a session's bytes", () => {
+    // The Store's byte reads: output, its index, events, the shell's command records.
+    const read = /\bstore\.(read|records|events|commands)\(/;
+    const wrong: string[] = [];
+    for (const file of new Glob("src/**/*.ts").scanSync(ROOT)) {
+      if (file.startsWith("src/transcript/") || file.startsWith("src/core/")) continue;
+      readFileSync(join(ROOT, file), "utf8")
+        .split("\n")
+        .forEach((line, i) => {
+          if (read.test(line)) wrong.push(`${file}:${i + 1}: ${line.trim()}`);
+        });
+    }
+    expect(wrong).toEqual([]);
+  });
+});
