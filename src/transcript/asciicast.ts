@@ -1,38 +1,42 @@
 /**
- * A session as an asciicast v2 recording (docs.asciinema.org/manual/asciicast/v2), for asciinema's
- * players: a header (the terminal size the command started with, from meta.json, else 80x24; start
- * time; duration and command), then one `[t, "o", text]` per index record at its own time since the
- * start, `[t, "r", "COLSxROWS"]` where the window was resized, and a final `[t, "m", "exited 0"]`
- * marker with the exit status (v2 has no exit event; a marker is what its players show).
+ * A session as an asciinema recording, in either of asciinema's formats
+ * (docs.asciinema.org/manual/asciicast/v2 and .../v3):
  *
- * Text is UTF-8 decoded with one streaming decoder, so a character split across records is never
- * split across events; bytes that are not UTF-8 become U+FFFD (the format carries text, not bytes).
- * Both channels of a pipe session are output (`o`) in recorded order.
+ * - v2 (asciinema 2; the default): a header with `width`/`height`, then `[t, code, data]` events at
+ *   their time since the start. v2 has no exit event: the status is a final marker `exited 0`.
+ * - v3 (asciinema 3 writes it by default): a header with `term: { cols, rows }`, then events at their
+ *   interval since the previous event; a marker `m` at each command a `derun shell` ran, with its
+ *   command line, and the exit status as an `x` event.
+ *
+ * Both: one `o` per index record (both channels of a pipe session, in recorded order), `r` where the
+ * window was resized. Text is UTF-8 decoded with one streaming decoder, so a character split across
+ * records is never split across events; bytes that are not UTF-8 become U+FFFD (the format carries
+ * text, not bytes).
  */
+import { constants } from "node:os";
 import { shellLine } from "../core/shell-quote.ts";
-import type { SessionEvent, SessionInfo, Store } from "../core/store.ts";
+import type { SessionInfo, Store } from "../core/store.ts";
+import { readCommands } from "./commands.ts";
 import { rawOutput } from "./raw-output.ts";
 
 /** The size asciinema assumes when a recording does not say (and derun had no terminal). */
 export const DEFAULT_COLS = 80;
 export const DEFAULT_ROWS = 24;
 
-/** The header of a v2 file: required `version`, `width`, `height`; the rest as known. */
-export function asciicastHeader(info: SessionInfo): Record<string, unknown> {
+export type AsciicastVersion = 2 | 3;
+
+/** The header: the terminal size the command started with (from meta.json, else 80x24), start, command. */
+export function asciicastHeader(info: SessionInfo, version: AsciicastVersion = 2): Record<string, unknown> {
   const started = Date.parse(info.meta.started_at);
   const ended = info.ended_at === undefined ? NaN : Date.parse(info.ended_at);
-  return {
-    version: 2,
-    width: info.meta.cols ?? DEFAULT_COLS,
-    height: info.meta.rows ?? DEFAULT_ROWS,
-    timestamp: Math.floor(started / 1000),
-    ...(Number.isFinite(ended) ? { duration: seconds(ended - started) } : {}),
-    command: shellLine(info.meta.command, "linux"),
-    title: `derun ${info.meta.session_id}`,
-  };
+  const cols = info.meta.cols ?? DEFAULT_COLS;
+  const rows = info.meta.rows ?? DEFAULT_ROWS;
+  const rest = { timestamp: Math.floor(started / 1000), command: shellLine(info.meta.command, "linux"), title: `derun ${info.meta.session_id}` };
+  if (version === 3) return { version: 3, term: { cols, rows }, ...rest };
+  return { version: 2, width: cols, height: rows, ...(Number.isFinite(ended) ? { duration: seconds(ended - started) } : {}), ...rest };
 }
 
-/** The exit marker's label: `exited 0`, `signaled SIGTERM`, `failed`; none while the session runs. */
+/** The v2 exit marker's label: `exited 0`, `signaled SIGTERM`, `failed`; none while the session runs. */
 export function exitLabel(info: SessionInfo): string | undefined {
   if (info.state === "exited") return `exited ${info.final?.exit_code ?? "?"}`;
   if (info.state === "signaled") return `signaled ${info.final?.signal ?? "?"}`;
@@ -40,37 +44,81 @@ export function exitLabel(info: SessionInfo): string | undefined {
   return undefined;
 }
 
+/**
+ * The v3 exit status: the exit code, or 128 + the signal's number as a shell reports it (v3's `x`
+ * is a status, and asciinema itself records the shell's); none while the session runs or when it
+ * failed without a status.
+ */
+export function exitStatus(info: SessionInfo): number | undefined {
+  if (info.state === "exited") return info.final?.exit_code ?? undefined;
+  if (info.state === "signaled") {
+    const signo = constants.signals[info.final?.signal as NodeJS.Signals];
+    return signo === undefined ? undefined : 128 + signo;
+  }
+  return undefined;
+}
+
 const seconds = (ms: number): number => Math.round(Math.max(0, ms)) / 1000;
+
+/** Something that happens at a byte offset of the output: a resize, or a shell command's start. */
+interface Mark {
+  readonly offset: number;
+  readonly timestamp: string;
+  readonly code: "r" | "m";
+  readonly data: string;
+}
+
+async function marksOf(store: Store, info: SessionInfo, version: AsciicastVersion): Promise<Mark[]> {
+  const id = info.meta.session_id;
+  const marks: Mark[] = (await store.events(id)).map((e) => ({ offset: e.offset, timestamp: e.timestamp, code: "r", data: `${e.cols}x${e.rows}` }));
+  if (version === 3 && info.meta.records_commands) {
+    for (const c of await readCommands(store, id)) {
+      if (c.output_start === null || c.started_at === null) continue;
+      marks.push({ offset: c.output_start, timestamp: c.started_at, code: "m", data: c.command_line ?? "" });
+    }
+  }
+  // Stable: at one offset a resize stays before a command's marker, as recorded.
+  return marks.sort((a, b) => a.offset - b.offset);
+}
 
 /**
  * The lines of the asciicast file (each without its newline): the header, then the events in time
  * order. Reads the output once, in blocks; holds one block at a time.
  */
-export async function* asciicastLines(store: Store, sessionId: string): AsyncGenerator<string> {
+export async function* asciicastLines(store: Store, sessionId: string, version: AsciicastVersion = 2): AsyncGenerator<string> {
   const info = await store.get(sessionId);
-  const resizes: readonly SessionEvent[] = await store.events(sessionId);
+  const marks = await marksOf(store, info, version);
   const started = Date.parse(info.meta.started_at);
-  yield JSON.stringify(asciicastHeader(info));
+  yield JSON.stringify(asciicastHeader(info, version));
 
   // Players expect times that never go back: a clock step or a late record keeps the previous time.
+  // Times are whole milliseconds, so v3's intervals add up to v2's times exactly.
   let last = 0;
-  const at = (timestamp: string) => (last = Math.max(last, seconds(Date.parse(timestamp) - started) || 0));
-  const event = (time: number, code: string, data: string) => `[${time}, ${JSON.stringify(code)}, ${JSON.stringify(data)}]`;
+  let previous = 0;
+  const at = (timestamp: string) => (last = Math.max(last, Math.round(Date.parse(timestamp) - started) || 0));
+  const event = (ms: number, code: string, data: string) => {
+    const time = version === 3 ? (ms - previous) / 1000 : ms / 1000;
+    previous = ms;
+    return `[${time}, ${JSON.stringify(code)}, ${JSON.stringify(data)}]`;
+  };
 
   const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
-  let nextResize = 0;
+  let next = 0;
   for await (const slice of rawOutput(store, sessionId, { to: info.output_bytes })) {
-    // A resize applies to the bytes from its offset on: it goes before them.
-    for (; nextResize < resizes.length && resizes[nextResize]!.offset <= slice.start; nextResize++) {
-      const resize = resizes[nextResize]!;
-      yield event(at(resize.timestamp), "r", `${resize.cols}x${resize.rows}`);
-    }
+    // A resize or a command applies to the bytes from its offset on: it goes before them.
+    for (; next < marks.length && marks[next]!.offset <= slice.start; next++) yield event(at(marks[next]!.timestamp), marks[next]!.code, marks[next]!.data);
     const text = decoder.decode(slice.bytes, { stream: true });
     if (text.length > 0) yield event(at(slice.timestamp), "o", text);
   }
   const rest = decoder.decode();
   if (rest.length > 0) yield event(last, "o", rest);
-  for (; nextResize < resizes.length; nextResize++) yield event(at(resizes[nextResize]!.timestamp), "r", `${resizes[nextResize]!.cols}x${resizes[nextResize]!.rows}`);
-  const label = exitLabel(info);
-  if (label !== undefined) yield event(info.ended_at === undefined ? last : at(info.ended_at), "m", label);
+  for (; next < marks.length; next++) yield event(at(marks[next]!.timestamp), marks[next]!.code, marks[next]!.data);
+  const end = info.ended_at === undefined ? last : at(info.ended_at);
+  if (version === 2) {
+    const label = exitLabel(info);
+    if (label !== undefined) yield event(end, "m", label);
+  } else {
+    const status = exitStatus(info);
+    if (status !== undefined) yield event(end, "x", String(status));
+  }
 }

@@ -1,5 +1,5 @@
 /**
- * `derun export <id>`: the session as an asciicast v2 file (see src/transcript/asciicast.ts), on stdout
+ * `derun export <id>`: the session as an asciicast v2 or v3 file (see src/transcript/asciicast.ts), on stdout
  * or into `-o FILE` (created 0600 like the transcript it copies; an existing file is replaced).
  */
 import * as fs from "node:fs";
@@ -15,12 +15,20 @@ import { oneSession, SESSION_ARG } from "./_session-arg.ts";
 
 export const args = {
   id: SESSION_ARG,
-  format: { type: "enum", options: ["asciicast"], description: "asciicast: asciinema's v2 format (the default and only one)." },
+  format: {
+    type: "enum",
+    options: ["asciicast", "asciicast-v2", "asciicast-v3"],
+    description: "asciicast (= asciicast-v2, the default): asciinema 2's format; asciicast-v3: asciinema 3's, with each shell command as a marker and the exit status.",
+  },
   output: { type: "string", alias: "o", valueHint: "file", complete: "file", description: "Write to this file instead of stdout." },
   "state-root": STATE_ROOT_FLAG,
 } as const satisfies FlagDefs;
 
-export const examples = ["derun export last -o build.cast && asciinema play build.cast", "derun export last~2 | asciinema cat -"];
+export const examples = [
+  "derun export last -o build.cast && asciinema play build.cast",
+  "derun export last~2 | asciinema cat -",
+  "derun export last --format asciicast-v3 -o build.cast",
+];
 
 /** Batch lines into writes of about this many bytes. */
 const FLUSH_AT = 64 << 10;
@@ -29,6 +37,7 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const { values, positionals } = parseFlags(flags, args);
   const reader = openReader(values["state-root"]);
   const sessionId = await reader.session(oneSession("export", positionals));
+  const version = values.format === "asciicast-v3" ? 3 : 2;
   const toFile = values.output !== undefined && values.output !== "-";
   const fd = toFile ? fs.openSync(values.output!, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC, 0o600) : 1;
   try {
@@ -38,7 +47,7 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
       writeAllSync(fd, Buffer.from(pending.join("")));
       [pending, size] = [[], 0];
     };
-    for await (const line of asciicastLines(reader.store, sessionId)) {
+    for await (const line of asciicastLines(reader.store, sessionId, version)) {
       pending.push(line, "\n");
       size += line.length + 1;
       if (size >= FLUSH_AT) flush();
@@ -47,6 +56,6 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   } finally {
     if (toFile) fs.closeSync(fd);
   }
-  if (toFile) ui.info(`wrote ${sessionId} to ${shown(values.output!)} (asciicast v2)`);
+  if (toFile) ui.info(`wrote ${sessionId} to ${shown(values.output!)} (asciicast v${version})`);
   return exitWith(0);
 }
