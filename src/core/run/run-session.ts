@@ -12,7 +12,7 @@ import { SpawnError, type ChildExit, type RunningChild, type TerminalProbe, type
 import { openChild, type OpenedChild, type TransportSource } from "./open-child.ts";
 import { OutputPath } from "./output-path.ts";
 import { openSession, recordingNotice, recordQuietly, type RecordingProblem } from "./session-recording.ts";
-import { FORWARDED_SIGNALS, relaySignals, TERMINAL_SIGNALS, type SignalRelay } from "./signals.ts";
+import { FORWARDED_SIGNALS, inheritedIgnored, relaySignals, TERMINAL_SIGNALS, type SignalRelay } from "./signals.ts";
 import { mirrorJob } from "./job-mirror.ts";
 import { followResize, InputForwarder } from "./user-input.ts";
 import { UserTerminal } from "./user-terminal.ts";
@@ -112,6 +112,7 @@ async function runRecorded(
         cwd: request.cwd,
         env: request.env,
         onOutput: output.onOutput,
+        ignoredSignals: inheritedIgnored(),
         ...(probe.size ? { size: probe.size } : {}),
         ...(userTerminal ? { terminal: userTerminal } : {}),
       };
@@ -211,7 +212,9 @@ async function superviseChild(child: RunningChild, transport: Transport, supervi
   // Forwarded as any signal; when derun's own terminal is gone, the child's terminal goes too (a
   // child that ignores SIGHUP then meets EIO, as it would on derun's terminal).
   const onHangUp = () => terminal.hungUp() && child.hangUp?.();
-  process.on("SIGHUP", onHangUp);
+  // Not when derun's caller ignores SIGHUP (`nohup`): then so do derun and the command.
+  const hangUps = !inheritedIgnored().includes("SIGHUP");
+  if (hangUps) process.on("SIGHUP", onHangUp);
   try {
     return await child.exited;
   } finally {
