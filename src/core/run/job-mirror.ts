@@ -54,10 +54,20 @@ export function mirrorJob(child: RunningChild, deps: JobMirrorDeps): () => void 
     state = "background";
     poll ??= setInterval(() => terminal.inForeground && toForeground(), FOREGROUND_POLL_MS);
   };
-  const onContinue = () => {
-    if (state === "foreground") return;
+  const continueNow = () => {
+    continuing = undefined;
+    if (!active || state === "foreground") return;
     if (terminal.inForeground) toForeground();
     else toBackground();
+  };
+  // A shell's `kill %1` sends a stopped job SIGTERM and then SIGCONT, and Bun may hand derun the
+  // SIGCONT first (each signal is queued by the thread that caught it). Continuing the child a turn
+  // of the event loop later lets a signal that came with the SIGCONT reach it first, pending while
+  // it is stopped, so it acts the moment the child continues, as without derun; continued at once,
+  // a child that stops again at once (a read in the background) would keep it pending for good.
+  let continuing: ReturnType<typeof setTimeout> | undefined;
+  const onContinue = () => {
+    continuing ??= setTimeout(() => setImmediate(continueNow), 0);
   };
   const onStop = async (signal: NodeJS.Signals) => {
     if (!active || state === "stopped") return;
@@ -85,6 +95,7 @@ export function mirrorJob(child: RunningChild, deps: JobMirrorDeps): () => void 
   return () => {
     active = false;
     clearInterval(poll);
+    clearTimeout(continuing);
     process.removeListener("SIGCONT", onContinue);
   };
 }
