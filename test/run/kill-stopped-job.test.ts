@@ -42,13 +42,20 @@ async function jobPid(pane: ShellPane): Promise<number> {
   return Number([...screen.matchAll(/^job-pid (\d+)$/gm)].at(-1)?.[1]);
 }
 
-/** `kill %1`, then: the job's process is gone, and bash reports it Terminated. */
+/**
+ * `kill %1`, then: the job's process is gone, and what bash reports of it once it has noticed (it
+ * reaps on SIGCHLD, after the process is gone): the screen once `jobs` no longer lists it as stopped.
+ */
 async function killJob(pane: ShellPane, pid: number, spec: string): Promise<string> {
   pane.run(`kill ${spec}`);
   await pane.prompt();
   await until(`the job (pid ${pid}) to end`, () => (stateOf(pid) === undefined ? true : undefined));
-  pane.run("jobs");
-  return pane.prompt();
+  for (let attempt = 0; ; attempt++) {
+    pane.run("jobs | sed 's/^/listed /'");
+    const screen = await pane.prompt();
+    if (!/^listed .*Stopped/m.test(screen.slice(screen.lastIndexOf("$ jobs")))) return screen;
+    if (attempt === 100) throw new Error(`bash still lists the job as stopped:\n${screen}`);
+  }
 }
 
 describe.skipIf(!hasTmux || process.platform !== "linux")("kill %1 of a stopped job ends it, as bare (tmux)", () => {
