@@ -70,10 +70,11 @@ describe.skipIf(!linux)("signals the caller ignores stay ignored for the command
     await using pane = await openShellPane(dir.path, derunEnv(state.path), derunArgv());
     // A subshell that ignores them, then the command as its job, as a script's `cmd &` gets them.
     pane.run(`(${TRAP_TTY}; ${SHOW} | sed 's/^/bare /')`);
+    await pane.prompt();
     pane.run(`(${TRAP_TTY}; derun run -- ${SHOW}) 2>&1 | sed 's/^/derun /'`);
     await pane.prompt();
     pane.run(`(${TRAP_TTY}; derun run -- sh -c ${shellQuote(`${SHOW} | sed 's/^/led /'`)})`);
-    const screen = await pane.settled((s) => /^led SigIgn/m.test(s) && /^derun SigIgn/m.test(s) && s.endsWith("\n$"), "both masks");
+    const screen = await pane.settled((s) => /^bare SigIgn/m.test(s) && /^led SigIgn/m.test(s) && /^derun SigIgn/m.test(s) && s.endsWith("\n$"), "all three masks");
     const bare = /^bare SigIgn:\s*(\S+)/m.exec(screen)?.[1];
     expect(bare).toBeDefined();
     expect(/^derun SigIgn:\s*(\S+)/m.exec(screen)?.[1]).toBe(bare);
