@@ -40,6 +40,18 @@ export function errno(): number {
   return pointer === null ? 0 : read.i32(pointer as never, 0);
 }
 
+/**
+ * What derun's own death and its inherited signal dispositions need (core/run/signals.ts): a
+ * disposition read without changing it, and no core file of derun's. prctl is variadic: Linux only.
+ */
+export const libcSignals = once(() =>
+  dlopen(LIBC, {
+    sigaction: { args: [FFIType.i32, FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
+    setrlimit: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
+    ...(darwin ? {} : { prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 } }),
+  }).symbols,
+);
+
 /** Making pipes (core/io/fifo-pipe.ts). fcntl is variadic: Linux only. */
 export const libcPipes = once(() =>
   dlopen(LIBC, {

@@ -65,6 +65,12 @@ export interface TransportOpenOptions {
   readonly onOutput: (channel: DerunOutputChannel, bytes: Uint8Array) => void;
   /** derun's own terminal, for a terminal transport (`capabilities.tty`) when derun has one (POSIX). */
   readonly terminal?: UserTerminalState;
+  /**
+   * Signals derun's caller left ignored (`nohup`, a script's `cmd &`): the child must start with
+   * them ignored, as `exec` would leave them (POSIX; `spawnIgnoring` in derun/plugin does it for a
+   * `Bun.spawn`, which resets every disposition). Absent or empty: none.
+   */
+  readonly ignoredSignals?: readonly NodeJS.Signals[];
 }
 
 /** What a terminal transport needs to know of the user's terminal to make the child's look the same. */

@@ -22,7 +22,7 @@ export type {
 export { defineTransport, SpawnError } from "../core/transport.ts";
 
 // Starting a child and reporting how it ended.
-export { childExitOf, toSpawnError } from "./spawn.ts";
+export { childExitOf, spawnIgnoring, toSpawnError } from "./spawn.ts";
 export { DrainWindow, systemClock, type DrainClock, type DrainWindowOptions } from "./drain-window.ts";
 
 // Reading its output.

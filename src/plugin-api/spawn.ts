@@ -6,6 +6,7 @@
  */
 import fs from "node:fs";
 import os from "node:os";
+import { isAbsolute, resolve } from "node:path";
 import { SpawnError, type ChildExit } from "../core/transport.ts";
 
 /** A {@link SpawnError} for a command start failure, or `undefined` if `error` is something else. */
@@ -34,4 +35,26 @@ export function childExitOf(proc: {
   // Bun reports a signal it has no name for as its number; name it if the OS table knows it.
   const named = Object.entries(os.constants.signals).find(([, number]) => number === signalCode)?.[0];
   return named ? { kind: "signaled", signal: named as NodeJS.Signals } : { kind: "exited", code: 128 + signalCode };
+}
+
+/**
+ * The argv to hand `Bun.spawn` so that the command starts with `ignored` ignored: Bun's spawn resets
+ * every signal disposition in the child, so a POSIX shell sets them (`trap ''`) and executes the
+ * command in its place (an ignored signal stays ignored across exec; the shell leaves no process
+ * of its own). `command` unchanged when `ignored` is empty. The command is looked up first, as
+ * `Bun.spawn` would, so that one not found or not executable is still a {@link SpawnError}.
+ */
+export function spawnIgnoring(command: readonly string[], ignored: readonly NodeJS.Signals[] | undefined, cwd: string, env: Record<string, string | undefined>): string[] {
+  if (!ignored?.length || process.platform === "win32") return [...command];
+  const name = command[0] ?? "";
+  const path = name.includes("/") ? (isAbsolute(name) ? name : resolve(cwd, name)) : Bun.which(name, { PATH: env.PATH ?? "", cwd });
+  if (path === null || !fs.existsSync(path)) throw toSpawnError(command, cwd, { code: "ENOENT" });
+  try {
+    fs.accessSync(path, fs.constants.X_OK);
+    if (fs.statSync(path).isDirectory()) throw new Error("a directory");
+  } catch {
+    throw toSpawnError(command, cwd, { code: "EACCES" });
+  }
+  const numbers = ignored.map((signal) => os.constants.signals[signal]).join(" ");
+  return ["/bin/sh", "-c", `trap '' ${numbers}; exec "$@"`, "sh", ...command];
 }

@@ -66,6 +66,15 @@ static void default_dispositions(void) {
   for (i = 1; i < NSIG_; i++) signal(i, SIG_DFL_);
 }
 
+/* Signals derun's caller ignored (bit n-1 for signal n): the command starts with them ignored, as
+ * exec leaves them. */
+static unsigned long long ignored_mask = 0;
+static void ignore_inherited(void) {
+  int i;
+  for (i = 1; i < NSIG_ && i <= 64; i++)
+    if (ignored_mask & (1ULL << (i - 1))) signal(i, SIG_IGN_);
+}
+
 /* The signals derun forwards to the command itself (and the keyboard's): the leader ignores them,
  * so a signal meant for derun's whole group, or sent by a pattern that also names the leader, never
  * ends it and with it the command's terminal. */
@@ -165,6 +174,7 @@ static void run_command(int foreground, const char *path, char *const *argv, cha
   /* SIGTTOU is still ignored (the leader's), so a background group may take the terminal. */
   if (foreground) tcsetpgrp(0, getpid());
   default_dispositions();
+  ignore_inherited();
   set_mask(0);
   if (cwd == 0 || chdir(cwd) == 0) execve(path, argv, envp);
   error = ERRNO;
@@ -263,9 +273,10 @@ int derun_pipe(int *fds) {
 
 /* Starts the leader; returns its pid, or -errno when fork fails. Signals are blocked across the
  * fork (the leader resets them before it takes any), and derun's own mask is put back. */
-int derun_start_leader(int slave, int foreground, const char *path, char *const *argv, char *const *envp, const char *cwd, int events_w, int control_r) {
+int derun_start_leader(int slave, int foreground, const char *path, char *const *argv, char *const *envp, const char *cwd, int events_w, int control_r, unsigned long long ignored) {
   unsigned long all[16], saved[16];
   int i, pid, error;
+  ignored_mask = ignored;
   for (i = 0; i < 16; i++) all[i] = ~0UL;
   sigprocmask(SIG_SETMASK_, all, saved);
   pid = fork();

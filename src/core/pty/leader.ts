@@ -35,7 +35,7 @@ function compile() {
     return cc({
       source,
       symbols: {
-        derun_start_leader: { args: ["i32", "i32", "ptr", "ptr", "ptr", "ptr", "i32", "i32"], returns: "i32" },
+        derun_start_leader: { args: ["i32", "i32", "ptr", "ptr", "ptr", "ptr", "i32", "i32", "u64"], returns: "i32" },
         derun_pipe: { args: ["ptr"], returns: "i32" },
       },
     }).symbols;
@@ -70,7 +70,16 @@ export interface LeaderRequest {
   readonly command: readonly string[];
   readonly cwd: string;
   readonly env: Record<string, string | undefined>;
+  /** Signals the command starts with ignored (derun's caller ignored them); every other one has its default. */
+  readonly ignored?: readonly NodeJS.Signals[];
 }
+
+/** Signal numbers as a mask, bit n-1 for signal n (the leader's `ignored`). */
+const maskOf = (signals: readonly NodeJS.Signals[]): bigint =>
+  signals.reduce((mask, signal) => {
+    const signo = constants.signals[signal];
+    return signo && signo <= 64 ? mask | (1n << BigInt(signo - 1)) : mask;
+  }, 0n);
 
 /** A command running as the leader's job. */
 export interface LeaderJob {
@@ -106,7 +115,7 @@ export async function startUnderLeader(request: LeaderRequest): Promise<LeaderJo
   const argv = cStrings(request.command);
   const envp = cStrings(Object.entries(request.env).flatMap(([key, value]) => (value === undefined ? [] : [`${key}=${value}`])));
   const cwd = cString(request.cwd);
-  const leader = lib.derun_start_leader(request.slave, request.foreground ? 1 : 0, ptr(path), ptr(argv.array), ptr(envp.array), ptr(cwd), events[1], control[0]);
+  const leader = lib.derun_start_leader(request.slave, request.foreground ? 1 : 0, ptr(path), ptr(argv.array), ptr(envp.array), ptr(cwd), events[1], control[0], maskOf(request.ignored ?? []));
   const io = libcTtyIo();
   io.close(events[1]);
   io.close(control[0]);

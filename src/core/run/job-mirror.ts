@@ -13,6 +13,11 @@ import type { UserTerminal } from "./user-terminal.ts";
 
 /** How often derun looks whether a `fg` made it the foreground (the shell sends no SIGCONT to a running job). */
 const FOREGROUND_POLL_MS = 50;
+/**
+ * How long after derun continued the command a signal forwarded to it still counts as one that came
+ * with derun's SIGCONT (see onStop): Bun may hand derun a signal caught on another thread well after.
+ */
+const WITH_CONTINUE_MS = 500;
 /** Stops a shell reports as the job's own ("Stopped", "Stopped (tty input)"...): derun takes the same. */
 const JOB_STOPS = new Set<NodeJS.Signals>(["SIGTSTP", "SIGTTIN", "SIGTTOU"]);
 
@@ -26,14 +31,24 @@ export interface JobMirrorDeps {
   readonly sessionId: string;
 }
 
-/** Mirrors the child's stops until the returned function is called. Starts `input` when derun may read its terminal. */
-export function mirrorJob(child: RunningChild, deps: JobMirrorDeps): () => void {
+export interface JobMirror {
+  /** derun forwarded a signal to the command. */
+  forwarded(): void;
+  /** Stop mirroring. */
+  stop(): void;
+}
+
+/** Mirrors the child's stops until stopped. Starts `input` when derun may read its terminal. */
+export function mirrorJob(child: RunningChild, deps: JobMirrorDeps): JobMirror {
   const { terminal, input, output, log, sessionId } = deps;
   const job = child.job;
   if (job === undefined) {
     input?.start();
-    return () => {};
+    return { forwarded: () => {}, stop: () => {} };
   }
+  // When derun last continued the command, and whether it forwarded a signal since.
+  let continuedAt = Number.NEGATIVE_INFINITY;
+  let forwardedSince = false;
   let state: "foreground" | "background" | "stopped" = terminal.inForeground ? "foreground" : "background";
   let poll: ReturnType<typeof setInterval> | undefined;
   let active = true;
@@ -45,22 +60,47 @@ export function mirrorJob(child: RunningChild, deps: JobMirrorDeps): () => void 
     const kept = input?.takeKept();
     const typedAhead = kept?.length ? Buffer.concat([kept, terminal.takeOver()]) : terminal.takeOver();
     deps.syncSize();
-    if (state === "stopped" || state === "background") job.resume(true, typedAhead);
+    if (state === "stopped" || state === "background") resume(true, typedAhead);
     state = "foreground";
     input?.start();
   };
+  const resume = (foreground: boolean, typedAhead?: Uint8Array) => {
+    continuedAt = performance.now();
+    forwardedSince = false;
+    job.resume(foreground, typedAhead);
+  };
   const toBackground = () => {
-    if (state === "stopped") job.resume(false);
+    if (state === "stopped") resume(false);
     state = "background";
     poll ??= setInterval(() => terminal.inForeground && toForeground(), FOREGROUND_POLL_MS);
   };
-  const onContinue = () => {
-    if (state === "foreground") return;
+  const continueNow = () => {
+    continuing = undefined;
+    if (!active || state === "foreground") return;
     if (terminal.inForeground) toForeground();
     else toBackground();
   };
+  // A shell's `kill %1` sends a stopped job SIGTERM and then SIGCONT, and Bun may hand derun the
+  // SIGCONT first (each signal is queued by the thread that caught it). Continuing the child a turn
+  // of the event loop later lets a signal that came with the SIGCONT reach it first, pending while
+  // it is stopped, so it acts the moment the child continues, as without derun; continued at once,
+  // a child that stops again at once (a read in the background) would keep it pending for good.
+  let continuing: ReturnType<typeof setTimeout> | undefined;
+  const onContinue = () => {
+    continuing ??= setTimeout(() => setImmediate(continueNow), 0);
+  };
   const onStop = async (signal: NodeJS.Signals) => {
     if (!active || state === "stopped") return;
+    // Stopped again just after derun continued it, with a signal forwarded meanwhile: that signal
+    // came with derun's SIGCONT (`kill %1`) but reached the command only after it had stopped again
+    // (a read in the background), and waits there. Continued once more, the command takes it, as
+    // it would have without derun; a command that lives on stops again, and derun with it.
+    if (forwardedSince && performance.now() - continuedAt < WITH_CONTINUE_MS) {
+      log.log("info", "child_continued_for_signal", { session_id: sessionId, signal });
+      resume(state === "foreground");
+      if (state === "foreground") input?.start();
+      return;
+    }
     state = "stopped";
     clearInterval(poll);
     poll = undefined;
@@ -82,9 +122,13 @@ export function mirrorJob(child: RunningChild, deps: JobMirrorDeps): () => void 
   process.on("SIGCONT", onContinue);
   if (state === "foreground") input?.start();
   else toBackground();
-  return () => {
-    active = false;
-    clearInterval(poll);
-    process.removeListener("SIGCONT", onContinue);
+  return {
+    forwarded: () => void (forwardedSince = true),
+    stop: () => {
+      active = false;
+      clearInterval(poll);
+      clearTimeout(continuing);
+      process.removeListener("SIGCONT", onContinue);
+    },
   };
 }

@@ -12,8 +12,8 @@ import { SpawnError, type ChildExit, type RunningChild, type TerminalProbe, type
 import { openChild, type OpenedChild, type TransportSource } from "./open-child.ts";
 import { OutputPath } from "./output-path.ts";
 import { openSession, recordingNotice, recordQuietly, type RecordingProblem } from "./session-recording.ts";
-import { FORWARDED_SIGNALS, relaySignals, TERMINAL_SIGNALS, type SignalRelay } from "./signals.ts";
-import { mirrorJob } from "./job-mirror.ts";
+import { FORWARDED_SIGNALS, inheritedIgnored, relaySignals, TERMINAL_SIGNALS, type SignalRelay } from "./signals.ts";
+import { mirrorJob, type JobMirror } from "./job-mirror.ts";
 import { followResize, InputForwarder } from "./user-input.ts";
 import { UserTerminal } from "./user-terminal.ts";
 
@@ -112,6 +112,7 @@ async function runRecorded(
         cwd: request.cwd,
         env: request.env,
         onOutput: output.onOutput,
+        ignoredSignals: inheritedIgnored(),
         ...(probe.size ? { size: probe.size } : {}),
         ...(userTerminal ? { terminal: userTerminal } : {}),
       };
@@ -198,7 +199,12 @@ async function superviseChild(child: RunningChild, transport: Transport, supervi
   // forwarding them again would make it see each one twice. Looked at on each signal: a shell's
   // `fg` and `bg` move derun in and out of the foreground.
   const terminalSentIt = (signal: NodeJS.Signals) => !transport.capabilities.tty && TERMINAL_SIGNALS.has(signal) && inForegroundOfTerminal();
-  relay.attach(child, (signal) => !terminalSentIt(signal));
+  let mirror: JobMirror | undefined;
+  relay.attach(child, (signal) => {
+    if (terminalSentIt(signal)) return false;
+    mirror?.forwarded();
+    return true;
+  });
   const input = transport.capabilities.input === "forward" ? new InputForwarder(child, log) : undefined;
   // A resize is recorded like output, after the output read before it (still on its way to the
   // screen): a side channel whose failure never reaches the child.
@@ -207,16 +213,18 @@ async function superviseChild(child: RunningChild, transport: Transport, supervi
     output.afterOutput(() => void recordQuietly("recording a resize", async () => writer.resized(size, at), log, writer.sessionId));
   };
   const resize = transport.capabilities.resize ? followResize(child, probe.size, recordResize) : undefined;
-  const stopMirror = mirrorJob(child, { terminal, input, output, syncSize: () => resize?.sync(), log, sessionId: writer.sessionId });
+  mirror = mirrorJob(child, { terminal, input, output, syncSize: () => resize?.sync(), log, sessionId: writer.sessionId });
   // Forwarded as any signal; when derun's own terminal is gone, the child's terminal goes too (a
   // child that ignores SIGHUP then meets EIO, as it would on derun's terminal).
   const onHangUp = () => terminal.hungUp() && child.hangUp?.();
-  process.on("SIGHUP", onHangUp);
+  // Not when derun's caller ignores SIGHUP (`nohup`): then so do derun and the command.
+  const hangUps = !inheritedIgnored().includes("SIGHUP");
+  if (hangUps) process.on("SIGHUP", onHangUp);
   try {
     return await child.exited;
   } finally {
     process.removeListener("SIGHUP", onHangUp);
-    stopMirror();
+    mirror.stop();
     void input?.stop();
     resize?.stop();
     // The last bytes still on their way to the screen were written in raw mode: they land before

@@ -3,7 +3,8 @@
  */
 import { constants } from "node:os";
 import type { RunningChild } from "../transport.ts";
-import { libc } from "../libc.ts";
+import { ptr } from "bun:ffi";
+import { libc, libcSignals } from "../libc.ts";
 
 /**
  * Signals a user or a supervisor sends to derun that belong to the command. Any signal whose default
@@ -42,6 +43,10 @@ export function relaySignals(
   signals: readonly NodeJS.Signals[],
   onSignal: (signal: NodeJS.Signals) => void = () => {},
 ): SignalRelay {
+  // A signal derun's caller ignores is not derun's to forward: it stays ignored, in derun as in the
+  // command (see inheritedIgnored), as `exec` would leave it.
+  const ignored = inheritedIgnored();
+  signals = signals.filter((signal) => !ignored.includes(signal));
   let child: RunningChild | undefined;
   let forwards: (signal: NodeJS.Signals) => boolean = () => true;
   const pending: NodeJS.Signals[] = [];
@@ -68,6 +73,49 @@ export function relaySignals(
   };
 }
 
+/** Bun ignores these itself before derun's first line runs: whether the caller did is unknowable. */
+const SET_BY_BUN: ReadonlySet<string> = new Set(["SIGPIPE", "SIGXFSZ"]);
+/** Where the handler is in a `struct sigaction` (first, on Linux and macOS), and SIG_IGN's value. */
+const SIGACTION_BYTES = 256;
+const SIG_IGN = 1n;
+let ignoredAtStart: readonly NodeJS.Signals[] | undefined;
+
+/**
+ * The signals derun's caller left ignored (`nohup`, a script's `cmd &`, `trap '' INT`): an ignored
+ * signal stays ignored across exec, and the command must start with it ignored as it would without
+ * derun. Read on first use, which must come before derun installs any handler of its own (the
+ * relay's, at the start of a run); the same list after that. Empty on Windows.
+ */
+export function inheritedIgnored(): readonly NodeJS.Signals[] {
+  if (ignoredAtStart) return ignoredAtStart;
+  if (process.platform === "win32") return (ignoredAtStart = []);
+  const action = new BigUint64Array(SIGACTION_BYTES / 8);
+  const { sigaction } = libcSignals();
+  ignoredAtStart = (Object.entries(constants.signals) as [NodeJS.Signals, number][]).flatMap(([name, signo]) => {
+    if (SET_BY_BUN.has(name) || name === "SIGKILL" || name === "SIGSTOP") return [];
+    action[0] = 0n;
+    return sigaction(signo, null, ptr(action)) === 0 && action[0] === SIG_IGN ? [name] : [];
+  });
+  return ignoredAtStart;
+}
+
+/** Signals whose default action also writes a core file. */
+const DUMPS_CORE: ReadonlySet<string> = new Set(["SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS", "SIGFPE", "SIGSEGV", "SIGSYS", "SIGXCPU", "SIGXFSZ"]);
+const RLIMIT_CORE = 4; // Linux and macOS
+const PR_SET_DUMPABLE = 4;
+
+/**
+ * derun dies of a core-dumping signal only to tell its parent how the command ended: a core of
+ * derun's (gigabytes of a runtime's address space) would take the place of the command's, the
+ * one the user wanted (`core_pattern` = `core`). A core limit of 0, and on Linux not dumpable
+ * at all (which a `core_pattern` that pipes to a collector also obeys).
+ */
+function noCoreOfOurOwn(): void {
+  const c = libcSignals();
+  c.setrlimit(RLIMIT_CORE, ptr(new BigUint64Array(2)));
+  if (process.platform === "linux") (c as { prctl?: (...args: number[]) => number }).prctl?.(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
+
 /**
  * Terminate derun by `signal`, so its parent sees exactly the child's death (a shell prints
  * "Terminated", `$?` is 128+n, WIFSIGNALED holds). Falls back to exit 128+n if the signal does not
@@ -79,7 +127,10 @@ export function dieBySignal(signal: NodeJS.Signals): never {
   try {
     // The runtime itself may ignore a signal (Bun ignores SIGPIPE): put its default action back,
     // or the kill below does nothing and derun would not die of it.
-    if (process.platform !== "win32") libc().signal(signo, null);
+    if (process.platform !== "win32") {
+      if (DUMPS_CORE.has(signal)) noCoreOfOurOwn();
+      libc().signal(signo, null);
+    }
     process.kill(process.pid, signal);
     // A signal sent to our own multi-threaded process may land on another thread a moment later:
     // give it that moment rather than racing it with exit().

@@ -21,6 +21,7 @@ import {
   openStreamReader,
   pumpStream,
   readWindowSize,
+  spawnIgnoring,
   toSpawnError,
   type ChildExit,
   type DerunOutputChannel,
@@ -111,7 +112,7 @@ function spawnOnOwnEnds(command: readonly string[], options: TransportOpenOption
   const ends = { stdout: endsFor("stdout", options.size), stderr: endsFor("stderr", options.size) };
   let proc: PipeChild;
   try {
-    proc = Bun.spawn([...command], {
+    proc = Bun.spawn(spawnIgnoring(command, options.ignoredSignals, options.cwd, options.env), {
       cwd: options.cwd,
       env: options.env,
       stdin: "inherit",

@@ -6,6 +6,7 @@ import { constants } from "node:os";
 import {
   childExitOf,
   LeaderExecError,
+  spawnIgnoring,
   startUnderLeader,
   StopReports,
   toSpawnError,
@@ -32,7 +33,7 @@ const ERRNO_CODES: Record<number, string> = { 2: "ENOENT", 8: "ENOEXEC", 13: "EA
 export async function startLed(pty: ChildPty, command: readonly string[], options: TransportOpenOptions, foreground: boolean): Promise<StartedChild> {
   let job;
   try {
-    job = await startUnderLeader({ slave: pty.slave, foreground, command, cwd: options.cwd, env: options.env });
+    job = await startUnderLeader({ slave: pty.slave, foreground, command, cwd: options.cwd, env: options.env, ignored: options.ignoredSignals ?? [] });
   } catch (error) {
     const code = error instanceof LeaderExecError ? ERRNO_CODES[error.errno] : undefined;
     throw (code && toSpawnError(command, options.cwd, { code })) || error;
@@ -56,7 +57,7 @@ export async function startLed(pty: ChildPty, command: readonly string[], option
 export function startSpawned(pty: ChildPty, command: readonly string[], options: TransportOpenOptions): StartedChild {
   let proc: Bun.Subprocess;
   try {
-    proc = Bun.spawn([...command], {
+    proc = Bun.spawn(spawnIgnoring(command, options.ignoredSignals, options.cwd, options.env), {
       cwd: options.cwd,
       env: options.env,
       stdin: Bun.file(pty.slavePath),
