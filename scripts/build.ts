@@ -26,6 +26,7 @@ const ENTRY = path.join(ROOT, "src/cli/index.ts");
 const WORKERS = [
   path.join(ROOT, "src/core/run/output-writer.worker.ts"),
   path.join(ROOT, "src/core/io/stream-reader.worker.ts"),
+  path.join(ROOT, "src/plugins/windows-conpty/conpty-io.worker.ts"),
 ];
 
 /** Release targets: Bun's compile target and the artifact's platform suffix. */
