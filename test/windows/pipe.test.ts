@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { tempDir, text } from "../helpers/cli.ts";
-import { runWine, setUpLane, stdinFile, suiteName, wineCommand, wineMissing } from "./wine.ts";
+import { runWine, setUpLane, stdinFile, suiteName, wineCommand, wineMissing, winePrefix, windowsPath } from "./wine.ts";
 
 const state = tempDir("derun-wine-");
 afterAll(() => state[Symbol.dispose]());
@@ -58,6 +58,32 @@ describe.skipIf(wineMissing !== undefined)(suiteName("derun.exe under Wine: pipe
     expect(cat.exitCode, failed(cat)).toBe(0);
     expect(text(cat.stdout)).toContain("out");
     expect(text(cat.stdout)).toContain("err");
+    // The exact bytes: derun.exe's stdout adds no CR and drops none.
+    const raw = await runWine(["cat", id, "--view", "raw"], { stateRoot: state.path });
+    expect(raw.exitCode, failed(raw)).toBe(0);
+    expect(Buffer.from(raw.stdout)).toEqual(readFileSync(join(state.path, "sessions", id, "output.bin")));
+  });
+
+  test("the default state root is %LOCALAPPDATA%\\derun\\state; rm removes a session there", async () => {
+    const sessionId = `default-root-${Date.now()}`;
+    using local = tempDir("derun-localappdata-");
+    // Windows honours LOCALAPPDATA from the environment; Wine sets its own (the prefix's).
+    const env = { LOCALAPPDATA: windowsPath(local.path) };
+    const run = await runWine(["run", "--session-id", sessionId, "--", "cmd", "/c", "echo here"], { stateRoot: undefined, env });
+    expect(run.exitCode, failed(run)).toBe(0);
+    const prefix = await winePrefix();
+    const roots =
+      prefix === undefined
+        ? [join(local.path, "derun", "state")]
+        : readdirSync(join(prefix, "drive_c", "users")).map((user) => join(prefix, "drive_c", "users", user, "AppData", "Local", "derun", "state"));
+    const [dir] = roots.map((root) => join(root, "sessions", sessionId)).filter((candidate) => existsSync(candidate));
+    expect(dir, `no session ${sessionId} under ${roots.join(", ")}`).toBeDefined();
+    expect(JSON.parse(readFileSync(join(dir!, "final.json"), "utf8"))).toMatchObject({ state: "exited", exit_code: 0 });
+    const ls = await runWine(["ls", "--json"], { stateRoot: undefined, env });
+    expect(JSON.parse(text(ls.stdout)).sessions).toContainEqual(expect.objectContaining({ session_id: sessionId, state: "exited" }));
+    const rm = await runWine(["rm", sessionId], { stateRoot: undefined, env });
+    expect(rm.exitCode, failed(rm)).toBe(0);
+    expect(existsSync(dir!)).toBe(false);
   });
 
   test("mcp serves it: initialize, tools/list, tools/call (stdin from a file)", async () => {
