@@ -4,6 +4,9 @@
  *   bun scripts/build.ts            dist/derun (dist/derun.exe on Windows) for this machine
  *   bun scripts/build.ts --release  dist/derun-<version>-<os>-<arch>[.exe] for every release target,
  *                                   plus dist/SHA256SUMS (the `sha256sum -c` format)
+ *   bun scripts/build.ts --target bun-windows-x64
+ *                                   dist/derun.exe (dist/derun for the other targets) for that one
+ *                                   release target, cross-compiled (the Windows lane under Wine)
  *   --outdir <dir>                  write there instead of dist/ (tests build into a temp dir)
  *
  * The executable ignores bunfig.toml and .env in the user's working directory: derun runs in
@@ -20,7 +23,11 @@ import pkg from "../package.json" with { type: "json" };
 const ROOT = path.resolve(import.meta.dir, "..");
 const ENTRY = path.join(ROOT, "src/cli/index.ts");
 /** Worker modules are separate entrypoints: Bun bundles them into the executable only when listed. */
-const WORKERS = [path.join(ROOT, "src/core/run/output-writer.worker.ts"), path.join(ROOT, "src/core/io/stream-reader.worker.ts")];
+const WORKERS = [
+  path.join(ROOT, "src/core/run/output-writer.worker.ts"),
+  path.join(ROOT, "src/core/io/stream-reader.worker.ts"),
+  path.join(ROOT, "src/plugins/windows-conpty/conpty-io.worker.ts"),
+];
 
 /** Release targets: Bun's compile target and the artifact's platform suffix. */
 const RELEASE_TARGETS = [
@@ -60,9 +67,12 @@ async function sha256(file: string): Promise<string> {
   return new Bun.CryptoHasher("sha256").update(await Bun.file(file).arrayBuffer()).digest("hex");
 }
 
-async function buildLocal(outdir: string): Promise<void> {
-  const outfile = path.join(outdir, process.platform === "win32" ? "derun.exe" : "derun");
-  await compile(outfile);
+async function buildLocal(outdir: string, target?: string): Promise<void> {
+  const known = RELEASE_TARGETS.find((release) => release.target === target);
+  if (target !== undefined && !known) throw new Error(`unknown --target ${target} (one of ${RELEASE_TARGETS.map((release) => release.target).join(", ")})`);
+  const windows = known ? known.suffix.startsWith("windows") : process.platform === "win32";
+  const outfile = path.join(outdir, windows ? "derun.exe" : "derun");
+  await compile(outfile, known?.target);
   console.log(`built ${outfile}`);
 }
 
@@ -81,20 +91,21 @@ async function buildRelease(outdir: string): Promise<void> {
 
 const { values, positionals } = (() => {
   try {
-    return parseArgs({ options: { release: { type: "boolean" }, outdir: { type: "string" } }, strict: true, allowPositionals: true });
+    return parseArgs({ options: { release: { type: "boolean" }, target: { type: "string" }, outdir: { type: "string" } }, strict: true, allowPositionals: true });
   } catch (error) {
-    console.error(`build: ${error instanceof Error ? error.message : String(error)} (usage: bun scripts/build.ts [--release] [--outdir <dir>])`);
+    console.error(`build: ${error instanceof Error ? error.message : String(error)} (usage: bun scripts/build.ts [--release | --target <bun-target>] [--outdir <dir>])`);
     process.exit(2);
   }
 })();
 if (positionals.length > 0) {
-  console.error(`build: unexpected argument ${JSON.stringify(positionals[0])} (usage: bun scripts/build.ts [--release] [--outdir <dir>])`);
+  console.error(`build: unexpected argument ${JSON.stringify(positionals[0])} (usage: bun scripts/build.ts [--release | --target <bun-target>] [--outdir <dir>])`);
   process.exit(2);
 }
 const outdir = path.resolve(values.outdir ?? path.join(ROOT, "dist"));
 fs.mkdirSync(outdir, { recursive: true });
 try {
-  await (values.release ? buildRelease(outdir) : buildLocal(outdir));
+  if (values.release && values.target !== undefined) throw new Error("--release builds every target; give --target alone for one");
+  await (values.release ? buildRelease(outdir) : buildLocal(outdir, values.target));
 } catch (error) {
   console.error(`build: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);

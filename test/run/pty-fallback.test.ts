@@ -2,6 +2,7 @@
  * A terminal transport that cannot open here (no PTY) gives way to pipe, whose child inherits
  * derun's terminal: that child finds the user's terminal modes from its start (not derun's raw
  * mode) and the keys typed before derun started (derun has not taken them from the terminal).
+ * Once the command has ended, one line on derun's stderr says it fell back, and why.
  * A real PTY as the user's terminal; a plugin transport that fails as a PTY shortage would.
  */
 import { expect, test } from "bun:test";
@@ -41,7 +42,12 @@ test.skipIf(process.platform === "win32")(
       expect((await run.exited).exitCode).toBe(0);
       outputs.push(text(run.output()));
     }
-    const [viaDerun, bare] = outputs as [string, string];
+    const [withNotice, bare] = outputs as [string, string];
+    // The fallback is told on derun's stderr, one line, after everything the command wrote.
+    const notice = /derun: transport no-pty could not start \([^\n]*no PTY available\); the command ran through pipe\r\n$/;
+    expect(withNotice).toMatch(notice);
+    expect(withNotice.indexOf("derun:")).toBeGreaterThan(withNotice.indexOf("got [typed-ahead]"));
+    const viaDerun = withNotice.replace(notice, "");
     expect(viaDerun).toContain("got [typed-ahead]");
     // The same lines: the modes, the terminal's echo of the typed line, what was read. Where the
     // echo lands beside the modes' line depends on when the keys came, with or without derun.

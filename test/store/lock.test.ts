@@ -3,7 +3,7 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { openFileStore } from "../../src/core/file-store/index.ts";
-import { tryLockFile } from "../../src/core/safe-fs/file-lock.ts";
+import { openLock } from "../../src/core/safe-fs/file-lock.ts";
 import { expectLine, makeRoot, removeRoot, sessionOptions, spawnFixture } from "./helpers.ts";
 
 let root: string;
@@ -34,12 +34,15 @@ test("a second process blocks on the lock until the first releases it", async ()
 test("a writer holds append.lock for its whole life, even against another open of the same file", async () => {
   const store = openFileStore({ root });
   const writer = await store.create(sessionOptions({ sessionId: "held" }));
-  const probe = fs.openSync(path.join(root, "sessions", "held", "append.lock"), "r");
+  const lockPath = path.join(root, "sessions", "held", "append.lock");
+  const probe = fs.openSync(lockPath, "r");
+  const lock = openLock(probe, lockPath);
   try {
-    expect(tryLockFile(probe)).toBe(false);
+    expect(lock.tryLock()).toBe(false);
     await writer[Symbol.asyncDispose]();
-    expect(tryLockFile(probe)).toBe(true);
+    expect(lock.tryLock()).toBe(true);
   } finally {
+    lock.close();
     fs.closeSync(probe);
   }
 });

@@ -1,50 +1,56 @@
 /**
- * windows-conpty's logic, driven by a fake pseudo console. ConPTY itself (bun-pty on Windows)
- * cannot run on Linux, so this checks what derun adds around it: output re-encoding, input
- * decoding, resize following, the post-exit drain and its force-close, exit mapping, start errors.
- * The real bun-pty pairing is verified only on Windows.
+ * windows-conpty's logic, driven by a fake pseudo console: what derun adds around the console
+ * (bytes passed through unchanged both ways, resize following, the post-exit drain and close,
+ * exit mapping, start errors), plus conpty.ts's command line and environment block. The real
+ * console (kernel32) runs under Wine in test/windows/conpty.test.ts.
  */
 import { describe, expect, test } from "bun:test";
 import { EventEmitter } from "node:events";
 import windowsConPty from "../../src/plugins/windows-conpty/index.ts";
 import { exitOf, startConPtyChild, type ConPtyDeps, type PseudoConsole } from "../../src/plugins/windows-conpty/conpty-child.ts";
+import { environmentBlock, quoteArgument } from "../../src/plugins/windows-conpty/conpty.ts";
 import { SpawnError, type ChildExit } from "../../src/core/transport.ts";
 import { manualClock } from "../helpers/clock.ts";
 
 class FakeConsole implements PseudoConsole {
   readonly pid = 4242;
-  readonly written: string[] = [];
+  readonly written: Uint8Array[] = [];
   readonly resizes: Array<[number, number]> = [];
-  readonly kills: Array<string | undefined> = [];
+  kills = 0;
+  closes = 0;
   private readonly events = new EventEmitter();
   constructor(
     readonly file: string,
     readonly args: string[],
     readonly options: { cols: number; rows: number; cwd: string; env: Record<string, string> },
   ) {}
-  onData(listener: (data: string) => void) {
+  onData(listener: (bytes: Uint8Array) => void) {
     this.events.on("data", listener);
     return { dispose: () => void this.events.off("data", listener) };
   }
-  onExit(listener: (event: { exitCode: number; signal?: number | string }) => void) {
+  onExit(listener: (event: { exitCode: number }) => void) {
     this.events.on("exit", listener);
     return { dispose: () => void this.events.off("exit", listener) };
   }
-  write(data: string) {
-    this.written.push(data);
+  write(bytes: Uint8Array) {
+    this.written.push(bytes.slice());
   }
   resize(cols: number, rows: number) {
     this.resizes.push([cols, rows]);
   }
-  /** Like bun-pty: kill() closes the console and reports exit code 0 with the signal. */
-  kill(signal?: string) {
-    this.kills.push(signal);
-    this.exit({ exitCode: 0, ...(signal ? { signal } : {}) });
+  /** Like TerminateProcess(h, 1): the process ends with exit code 1. */
+  kill() {
+    this.kills += 1;
+    this.exit({ exitCode: 1 });
   }
-  emitData(text: string) {
-    this.events.emit("data", text);
+  async close() {
+    this.closes += 1;
+    this.emitData("[last frame]"); // ClosePseudoConsole flushes the console's last frame
   }
-  exit(event: { exitCode: number; signal?: number | string }) {
+  emitData(text: string | Uint8Array) {
+    this.events.emit("data", typeof text === "string" ? Buffer.from(text) : text);
+  }
+  exit(event: { exitCode: number }) {
     this.events.emit("exit", event);
   }
 }
@@ -82,23 +88,26 @@ describe("windows-conpty logic (fake pseudo console)", () => {
     expect("EMPTY" in pty.options.env).toBe(false);
   });
 
-  test("string output is re-encoded to UTF-8 bytes on channel pty", async () => {
+  test("output bytes reach channel pty unchanged, bytes that are not UTF-8 included, the console's last frame last", async () => {
     const { child, pty, output, bytes } = start();
-    pty.emitData("héllo ─ ");
+    const odd = Uint8Array.of(0x68, 0xff, 0xfe, 0xe2, 0x9c); // h, two invalid bytes, a cut-off ✓
+    pty.emitData(odd);
     pty.emitData("\x1b[31m✓\x1b[0m");
     pty.exit({ exitCode: 0 });
     expect(await child.exited).toEqual({ kind: "exited", code: 0 });
     expect(output.every(([channel]) => channel === "pty")).toBe(true);
-    expect(bytes()).toEqual(Buffer.from("héllo ─ \x1b[31m✓\x1b[0m", "utf8"));
+    expect(bytes()).toEqual(Buffer.concat([odd, Buffer.from("\x1b[31m✓\x1b[0m[last frame]")]));
+    expect(pty.closes).toBe(1);
   });
 
-  test("input bytes become text, a character split across writes included", () => {
+  test("input bytes go to the console unchanged, split characters and invalid bytes included", () => {
     const { child, pty } = start();
     const check = Buffer.from("✓", "utf8");
     child.write!(Buffer.from("ab"));
     child.write!(check.subarray(0, 1));
     child.write!(check.subarray(1));
-    expect(pty.written.join("")).toBe("ab✓");
+    child.write!(Uint8Array.of(0xff));
+    expect(Buffer.concat(pty.written)).toEqual(Buffer.concat([Buffer.from("ab✓"), Uint8Array.of(0xff)]));
   });
 
   test("follows the window's resize events and resize() calls, skipping no-op sizes", async () => {
@@ -117,17 +126,17 @@ describe("windows-conpty logic (fake pseudo console)", () => {
     expect(window.listenerCount("resize")).toBe(0);
   });
 
-  test("output that arrives just after the exit is still delivered, without a force-close", async () => {
+  test("output that arrives just after the exit is still delivered, before the console is closed", async () => {
     const { child, pty, bytes } = start();
     pty.emitData("before ");
     pty.exit({ exitCode: 3 });
     pty.emitData("after");
     expect(await child.exited).toEqual({ kind: "exited", code: 3 });
-    expect(bytes().toString()).toBe("before after");
-    expect(pty.kills).toEqual([]);
+    expect(bytes().toString()).toBe("before after[last frame]");
+    expect([pty.kills, pty.closes]).toEqual([0, 1]);
   });
 
-  test("output that never goes quiet after the exit is cut off by a force-close", async () => {
+  test("output that never goes quiet after the exit is cut off by closing the console at the grace", async () => {
     const clock = manualClock();
     const { child, pty } = start(undefined, { clock });
     let exit: ChildExit | undefined;
@@ -140,29 +149,45 @@ describe("windows-conpty logic (fake pseudo console)", () => {
       pty.emitData("x");
       clock.advance(10);
     }
-    // At the grace: the console is force-closed rather than waited on again.
+    // At the grace: the console is closed rather than waited on again.
     expect(await Promise.race([child.exited, clock.waited().then(() => "still draining")])).toEqual({ kind: "exited", code: 0 });
-    expect(pty.kills).toEqual([undefined]);
+    expect([pty.kills, pty.closes]).toEqual([0, 1]);
   });
 
-  test("kill() reports the signal it sent (bun-pty itself reports exit code 0)", async () => {
+  test("kill() ends the process and the exit names the signal sent (TerminateProcess gives only a code)", async () => {
     const { child, pty } = start();
     child.kill("SIGTERM");
     expect(await child.exited).toEqual({ kind: "signaled", signal: "SIGTERM" });
-    expect(pty.kills).toEqual(["SIGTERM"]);
+    expect([pty.kills, pty.closes]).toEqual([1, 1]);
   });
 
   test("disposing a running child kills it", async () => {
     const { child, pty } = start();
     await child[Symbol.asyncDispose]();
-    expect(pty.kills).toEqual(["SIGKILL"]);
+    expect([pty.kills, pty.closes]).toEqual([1, 1]);
+    expect(await child.exited).toEqual({ kind: "signaled", signal: "SIGKILL" });
   });
 
   test("exit mapping", () => {
     expect(exitOf({ exitCode: 7 })).toEqual({ kind: "exited", code: 7 });
-    expect(exitOf({ exitCode: 0, signal: 15 })).toEqual({ kind: "signaled", signal: "SIGTERM" });
-    expect(exitOf({ exitCode: 0, signal: "SIGHUP" })).toEqual({ kind: "signaled", signal: "SIGHUP" });
+    expect(exitOf({ exitCode: 1 }, "SIGTERM")).toEqual({ kind: "signaled", signal: "SIGTERM" });
+    expect(exitOf({ exitCode: 0xc000013a })).toEqual({ kind: "signaled", signal: "SIGINT" });
     expect(exitOf({ exitCode: 0xc000013a | 0 })).toEqual({ kind: "signaled", signal: "SIGINT" });
+  });
+
+  test("command line: arguments quoted as the C runtime parses them back", () => {
+    expect(quoteArgument("plain")).toBe("plain");
+    expect(quoteArgument("")).toBe('""');
+    expect(quoteArgument("echo out & exit 3")).toBe('"echo out & exit 3"');
+    expect(quoteArgument("C:\\Program Files\\x\\")).toBe('"C:\\Program Files\\x\\\\"');
+    expect(quoteArgument('say "hi"')).toBe('"say \\"hi\\""');
+    expect(quoteArgument('a\\"b')).toBe('"a\\\\\\"b"');
+    expect(quoteArgument("no\\space")).toBe("no\\space");
+  });
+
+  test("environment block: K=V, NUL-separated, sorted case-insensitively, ended by an empty entry", () => {
+    const block = environmentBlock({ b: "2", Path: "C:\\x", A: "1" }).toString("utf16le");
+    expect(block).toBe("A=1\0b=2\0Path=C:\\x\0\0");
   });
 
   test("a command not on PATH is SpawnError ENOENT; a console that cannot start is a plain error", () => {

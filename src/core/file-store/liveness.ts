@@ -4,7 +4,7 @@
  * now?" is an exact answer that PID reuse cannot fool. The probe releases the lock at once.
  */
 import * as fs from "node:fs";
-import { openRegularIfExists, tryLockFile, unlockFile } from "../safe-fs/index.ts";
+import { openLock, openRegularIfExists } from "../safe-fs/index.ts";
 
 /**
  * Whether a live writer holds the lock file at `lockPath` (a path already checked by session-paths.ts).
@@ -14,9 +14,14 @@ export function isWriterAlive(lockPath: string): boolean {
   const fd = openRegularIfExists(lockPath, fs.constants.O_RDONLY);
   if (fd === undefined) return false;
   try {
-    if (!tryLockFile(fd)) return true;
-    unlockFile(fd);
-    return false;
+    const lock = openLock(fd, lockPath);
+    try {
+      if (!lock.tryLock()) return true;
+      lock.unlock();
+      return false;
+    } finally {
+      lock.close();
+    }
   } finally {
     fs.closeSync(fd);
   }

@@ -19,7 +19,7 @@ import { DerunError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { resolveArtifact, resolveSessionDir, type ArtifactName } from "./session-paths.ts";
 import { generateSessionId, validateSessionId } from "./session-id.ts";
-import { ensureStateDir, lockFile, openRegular, tryLockFile, unlockFile, writeAllSync, writeFileAtomic } from "../safe-fs/index.ts";
+import { ensureStateDir, openLock, openRegular, writeAllSync, writeFileAtomic, type FileLock } from "../safe-fs/index.ts";
 import { releaseRoom, reserveRoom } from "./final-reserve.ts";
 import { JsonlAppender } from "./jsonl-appender.ts";
 
@@ -42,11 +42,13 @@ export async function createSessionWriter(root: string, options: CreateSessionOp
   const { dir } = resolveSessionDir(root, id); // re-check: the entry may have been swapped meanwhile
   const fds: number[] = [];
   let othersSession = false;
+  let lock: FileLock | undefined;
   try {
     const lockFd = openPrivate(dir, "append.lock", O_RDWR | O_CREAT);
     fds.push(lockFd);
-    if (created) await lockFile(lockFd);
-    else othersSession = !tryLockFile(lockFd);
+    lock = openLock(lockFd, resolveArtifact(dir, "append.lock"));
+    if (created) await lock.lock();
+    else othersSession = !lock.tryLock();
     if (othersSession) throw new DerunError("session_exists", `session already exists: ${id}`);
     refuseExisting(dir, id);
     // No meta.json yet, so any output here is debris of a create that died before it: start clean.
@@ -68,9 +70,10 @@ export async function createSessionWriter(root: string, options: CreateSessionOp
     };
     writeFileAtomic(resolveArtifact(dir, "meta.json"), `${JSON.stringify(meta, null, 2)}\n`);
     log.log("info", "session_created", { session_id: id, transport_mode: meta.transport_mode, tty_attached: meta.tty_attached, state_transition: "starting" });
-    return new FileSessionWriter(dir, meta, fds[0]!, fds[1]!, fds[2]!, log);
+    return new FileSessionWriter(dir, meta, { fd: fds[0]!, lock }, fds[1]!, fds[2]!, log);
   } catch (e) {
-    for (const fd of fds) fs.closeSync(fd); // closing the lock fd releases the lock
+    lock?.close(); // closing the lock (and its fd) releases it
+    for (const fd of fds) fs.closeSync(fd);
     // A directory without meta.json is invisible to every reader: leave none behind (a full disk),
     // unless another derun locked it first (it made the directory a moment after this one did).
     if (created && !othersSession) fs.rmSync(dir, { recursive: true, force: true });
@@ -122,7 +125,7 @@ class FileSessionWriter implements SessionWriter {
   constructor(
     readonly directory: string,
     private meta: SessionMeta,
-    private readonly lockFd: number,
+    private readonly appendLock: { readonly fd: number; readonly lock: FileLock },
     private readonly outputFd: number,
     private readonly indexFd: number,
     private readonly log: Logger,
@@ -209,8 +212,9 @@ class FileSessionWriter implements SessionWriter {
     this.events.close();
     this.commands.close();
     releaseRoom(this.directory);
-    unlockFile(this.lockFd);
-    fs.closeSync(this.lockFd);
+    this.appendLock.lock.unlock();
+    this.appendLock.lock.close();
+    fs.closeSync(this.appendLock.fd);
   }
 
 

@@ -1,7 +1,8 @@
 /**
  * Starting the child through the chosen transport, with the one fallback derun allows: a
  * terminal transport, built-in or third-party, that cannot open here (no PTY could be allocated, no
- * ConPTY) gives way to the fallback (`pipe`), announced in the log. A SpawnError is the command's own
+ * ConPTY) gives way to the fallback (`pipe`), announced in the log and, once the command has ended,
+ * on derun's stderr (run-session.ts). A SpawnError is the command's own
  * failure and would fail the same way through any transport, so it is never a reason to fall back;
  * nor is the failure of a transport that is not a terminal (a sandbox that refuses to run must not
  * run the command unsandboxed). A transport that says it cannot run here at all was chosen
@@ -37,6 +38,8 @@ export interface OpenedChild {
   readonly transport: Transport;
   readonly child: RunningChild;
   readonly fellBack: boolean;
+  /** After a fallback: why the chosen transport could not open. */
+  readonly fallbackReason?: string;
 }
 
 /** Opens the child on `transport`, or on the fallback as above. Rejects with the reason it could not. */
@@ -58,7 +61,7 @@ async function fallBack(request: OpenChildRequest, reason: string): Promise<Open
   log.log("warn", "transport_fallback", { transport_mode: transport.meta.name, error: reason, fallback: transports.fallback });
   const fallback = await transports.load(transports.fallback);
   request.beforeFallback?.();
-  return { transport: fallback, child: await fallback.open(command, options), fellBack: true };
+  return { transport: fallback, child: await fallback.open(command, options), fellBack: true, fallbackReason: reason };
 }
 
 /** For error messages: which of derun's standard streams are terminals. */

@@ -29,22 +29,33 @@ export async function openSession(
   }
 }
 
-/** What is wrong with a run's recording: it never began, capture stopped, or final.json failed. */
+/**
+ * What is wrong with a run's recording: it never began, capture stopped, or final.json failed;
+ * or the command ran through another transport than the one chosen (`fellBack`: what to say).
+ */
 export interface RecordingProblem {
   unrecorded?: string;
   capture?: string;
   final?: string;
+  fellBack?: string;
 }
 
 /**
- * The one line derun adds to its stderr when the recording is incomplete: printed after the
- * command ended and the terminal was restored, never inside the command's own output.
+ * The one line derun adds to its stderr when the recording is incomplete or the transport fell
+ * back: printed after the command ended and the terminal was restored, never inside the command's
+ * own output.
  */
 export function recordingNotice(problem: RecordingProblem, sessionId: string): string | undefined {
-  if (problem.unrecorded !== undefined) return `this run was not recorded: ${problem.unrecorded}`;
-  if (problem.capture !== undefined) return `recording of session ${sessionId} stopped: ${problem.capture}`;
-  if (problem.final !== undefined) return `the end of session ${sessionId} was not recorded: ${problem.final}`;
-  return undefined;
+  const recording =
+    problem.unrecorded !== undefined
+      ? `this run was not recorded: ${problem.unrecorded}`
+      : problem.capture !== undefined
+        ? `recording of session ${sessionId} stopped: ${problem.capture}`
+        : problem.final !== undefined
+          ? `the end of session ${sessionId} was not recorded: ${problem.final}`
+          : undefined;
+  const parts = [problem.fellBack, recording].filter((part) => part !== undefined);
+  return parts.length > 0 ? parts.join("; ") : undefined;
 }
 
 /** The writer of a run that could not be recorded. */

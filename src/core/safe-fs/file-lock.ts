@@ -1,17 +1,41 @@
 /**
  * Advisory whole-file locks through `bun:ffi` (a native addon would have to be built for every Bun
- * and platform, and could not live in the single-file executable). POSIX uses libc `flock(2)`,
- * whose locks belong to the open file description and are dropped by the kernel when the holder
- * dies; Windows uses kernel32 `LockFileEx`/`UnlockFileEx` on the fd's OS handle, which behaves the
- * same way.
+ * and platform, and could not live in the single-file executable). Both kinds are dropped by the
+ * system when the holder dies, so "can I take it now?" is an exact liveness answer.
+ *
+ * POSIX: libc `flock(2)` on the fd, whose lock belongs to the open file description.
+ * Windows: kernel32 `LockFileEx` on a handle derun opens itself with `CreateFileW` on the same
+ * path. Bun's descriptors cannot be turned into OS handles from outside: its C runtime is linked
+ * statically, so ucrtbase's `_get_osfhandle` knows none of them (it returned -1, LockFileEx failed
+ * with ERROR_INVALID_HANDLE, and the old code read that as "held" and waited forever).
  */
 import { dlopen, FFIType } from "bun:ffi";
 import { errno, libc } from "../libc.ts";
 
-interface LockApi {
-  /** Try once; `true` if the exclusive lock is now held through `fd`, `false` if someone else holds it. */
-  tryLock(fd: number): boolean;
-  unlock(fd: number): void;
+/** An exclusive lock on one file, taken and released through what {@link openLock} opened. */
+export interface FileLock {
+  /** Try once: `true` if now held here, `false` if someone else holds it; any other failure throws. */
+  tryLock(): boolean;
+  /** Take it, waiting (without blocking the event loop, backing off 5 ms to 100 ms) while held elsewhere. */
+  lock(signal?: AbortSignal): Promise<void>;
+  /** Release it (closing releases it too). */
+  unlock(): void;
+  /** Close what this lock opened beyond `fd` (the Windows handle); `fd` stays the caller's to close. */
+  close(): void;
+}
+
+/** The lock of `file`, open at `fd` (a regular file the caller has checked). */
+export function openLock(fd: number, file: string): FileLock {
+  const api = process.platform === "win32" ? windowsLock(file) : posixLock(fd, file);
+  return {
+    ...api,
+    async lock(signal) {
+      for (let delay = 5; !api.tryLock(); delay = Math.min(delay * 2, 100)) {
+        signal?.throwIfAborted();
+        await Bun.sleep(delay);
+      }
+    },
+  };
 }
 
 const LOCK_EX = 2;
@@ -20,9 +44,9 @@ const LOCK_UN = 8;
 const EWOULDBLOCK = new Set([11, 35]); // EAGAIN on Linux, on macOS
 const EINTR = 4;
 
-function posixApi(): LockApi {
+function posixLock(fd: number, file: string): Omit<FileLock, "lock"> {
   const { flock } = libc();
-  const call = (fd: number, op: number): number => {
+  const call = (op: number): number => {
     for (;;) {
       if (flock(fd, op) === 0) return 0;
       const code = errno();
@@ -30,58 +54,63 @@ function posixApi(): LockApi {
     }
   };
   return {
-    tryLock(fd) {
-      const code = call(fd, LOCK_EX | LOCK_NB);
+    tryLock() {
+      const code = call(LOCK_EX | LOCK_NB);
       if (code === 0) return true;
       if (EWOULDBLOCK.has(code)) return false;
-      throw new Error(`flock failed: errno ${code}`);
+      throw new Error(`cannot lock ${file}: flock failed with errno ${code}`);
     },
-    unlock(fd) {
-      call(fd, LOCK_UN);
-    },
+    unlock: () => void call(LOCK_UN),
+    close() {},
   };
 }
 
-function windowsApi(): LockApi {
-  const LOCKFILE_FAIL_IMMEDIATELY = 1;
-  const LOCKFILE_EXCLUSIVE_LOCK = 2;
-  const kernel32 = dlopen("kernel32.dll", {
-    LockFileEx: { args: [FFIType.ptr, FFIType.u32, FFIType.u32, FFIType.u32, FFIType.u32, FFIType.ptr], returns: FFIType.i32 },
-    UnlockFileEx: { args: [FFIType.ptr, FFIType.u32, FFIType.u32, FFIType.u32, FFIType.ptr], returns: FFIType.i32 },
-  });
-  const crt = dlopen("ucrtbase.dll", { _get_osfhandle: { args: [FFIType.i32], returns: FFIType.ptr } });
-  // OVERLAPPED is 32 bytes on x64; all zero means "from offset 0". The whole file = 0xFFFFFFFF x2.
-  // Passed as a typed array so it stays alive for the duration of the call.
+const GENERIC_READ = 0x80000000;
+const FILE_SHARE_ALL = 0x1 | 0x2 | 0x4; // read, write, delete: the lock must not stop anyone opening or removing the file
+const OPEN_EXISTING = 3;
+const FILE_ATTRIBUTE_NORMAL = 0x80;
+const LOCKFILE_FAIL_IMMEDIATELY = 1;
+const LOCKFILE_EXCLUSIVE_LOCK = 2;
+const ERROR_LOCK_VIOLATION = 33;
+const INVALID_HANDLE_VALUE = -1n;
+
+const kernel32 = (() => {
+  let symbols: ReturnType<typeof open> | undefined;
+  // HANDLE is pointer-sized: i64, so INVALID_HANDLE_VALUE comes back exactly as -1n.
+  const open = () =>
+    dlopen("kernel32.dll", {
+      CreateFileW: { args: [FFIType.ptr, FFIType.u32, FFIType.u32, FFIType.ptr, FFIType.u32, FFIType.u32, FFIType.i64], returns: FFIType.i64 },
+      LockFileEx: { args: [FFIType.i64, FFIType.u32, FFIType.u32, FFIType.u32, FFIType.u32, FFIType.ptr], returns: FFIType.i32 },
+      UnlockFileEx: { args: [FFIType.i64, FFIType.u32, FFIType.u32, FFIType.u32, FFIType.ptr], returns: FFIType.i32 },
+      CloseHandle: { args: [FFIType.i64], returns: FFIType.i32 },
+      GetLastError: { args: [], returns: FFIType.u32 },
+    }).symbols;
+  return () => (symbols ??= open());
+})();
+
+/** A NUL-terminated UTF-16 string for the W functions. */
+const wide = (text: string): Buffer => Buffer.from(`${text}\0`, "utf16le");
+
+function windowsLock(file: string): Omit<FileLock, "lock"> {
+  const k = kernel32();
+  // Read access is enough for LockFileEx; the file is never read or written through this handle.
+  const handle = k.CreateFileW(wide(file), GENERIC_READ, FILE_SHARE_ALL, null, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, 0n);
+  if (handle === INVALID_HANDLE_VALUE) throw new Error(`cannot lock ${file}: CreateFileW failed with Windows error ${k.GetLastError()}`);
+  // OVERLAPPED (32 bytes on x64), all zero: the range starts at offset 0; 0xFFFFFFFF x2 = the whole file.
   const overlapped = () => new Uint8Array(32);
+  let closed = false;
   return {
-    tryLock(fd) {
-      const handle = crt.symbols._get_osfhandle(fd);
-      const flags = LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY;
-      return kernel32.symbols.LockFileEx(handle, flags, 0, 0xffffffff, 0xffffffff, overlapped()) !== 0;
+    tryLock() {
+      if (k.LockFileEx(handle, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 0xffffffff, 0xffffffff, overlapped()) !== 0) return true;
+      const code = k.GetLastError();
+      if (code === ERROR_LOCK_VIOLATION) return false;
+      throw new Error(`cannot lock ${file}: LockFileEx failed with Windows error ${code}`);
     },
-    unlock(fd) {
-      const handle = crt.symbols._get_osfhandle(fd);
-      kernel32.symbols.UnlockFileEx(handle, 0, 0xffffffff, 0xffffffff, overlapped());
+    unlock: () => void k.UnlockFileEx(handle, 0, 0xffffffff, 0xffffffff, overlapped()),
+    close() {
+      if (closed) return;
+      closed = true;
+      k.CloseHandle(handle);
     },
   };
-}
-
-let api: LockApi | undefined;
-const lockApi = (): LockApi => (api ??= process.platform === "win32" ? windowsApi() : posixApi());
-
-/** Take the exclusive lock on `fd` if free; never waits. */
-export const tryLockFile = (fd: number): boolean => lockApi().tryLock(fd);
-
-/** Release the lock held through `fd` (closing the fd releases it too). */
-export const unlockFile = (fd: number): void => lockApi().unlock(fd);
-
-/**
- * Take the exclusive lock on `fd`, waiting (without blocking the event loop) while another open
- * file holds it. Retries back off from 5 ms to 100 ms.
- */
-export async function lockFile(fd: number, signal?: AbortSignal): Promise<void> {
-  for (let delay = 5; !tryLockFile(fd); delay = Math.min(delay * 2, 100)) {
-    signal?.throwIfAborted();
-    await Bun.sleep(delay);
-  }
 }

@@ -4,7 +4,7 @@
  * sink both go through this index.
  */
 export { writeFileAtomic } from "./atomic-write.ts";
-export { lockFile, tryLockFile, unlockFile } from "./file-lock.ts";
+export { openLock, type FileLock } from "./file-lock.ts";
 export { MAX_JSON_BYTES, openRegular, openRegularIfExists, readBoundedSync, type OpenRegularOptions } from "./open-regular.ts";
 export { ensurePrivateDir, O_NOFOLLOW } from "./private-dir.ts";
 export { ensureStateDir, stateDir, type StateDirName } from "./state-dir.ts";

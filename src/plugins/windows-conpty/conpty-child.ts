@@ -1,10 +1,8 @@
 /**
  * The logic of the windows-conpty transport, with the pseudo-console factory injected so it can be
  * unit-tested on any OS (test/transports/windows-conpty.test.ts drives it with a fake). The real
- * factory is bun-pty's `spawn` (ConPTY through portable-pty); that pairing runs only on Windows and
- * is not exercised by the Linux test suite.
+ * factory is conpty.ts (kernel32 through bun:ffi), run by test/windows/conpty.test.ts under Wine.
  */
-import os from "node:os";
 import {
   SpawnError,
   systemClock,
@@ -15,14 +13,19 @@ import {
   type WindowSize,
 } from "../../plugin-api/index.ts";
 
-/** The part of bun-pty's `IPty` that derun uses. */
+/** A child on a pseudo console, as conpty.ts starts one. */
 export interface PseudoConsole {
   readonly pid: number;
-  onData(listener: (data: string) => void): { dispose(): void };
-  onExit(listener: (event: { exitCode: number; signal?: number | string }) => void): { dispose(): void };
-  write(data: string): void;
+  /** The console's output, the bytes as they came. */
+  onData(listener: (bytes: Uint8Array) => void): { dispose(): void };
+  /** The process's exit code (a u32, as GetExitCodeProcess gives it). */
+  onExit(listener: (event: { exitCode: number }) => void): { dispose(): void };
+  write(bytes: Uint8Array): void;
   resize(cols: number, rows: number): void;
-  kill(signal?: string): void;
+  /** End the process (TerminateProcess); its exit then comes through onExit. */
+  kill(): void;
+  /** After the exit: close the console; resolves once its last output has come through onData. */
+  close(): Promise<void>;
 }
 
 export type PseudoConsoleFactory = (
@@ -41,7 +44,7 @@ export interface WindowSource {
 
 export interface ConPtyDeps {
   readonly spawn: PseudoConsoleFactory;
-  /** Resolves `command[0]` on PATH (Bun.which); bun-pty reports every start failure alike. */
+  /** Resolves `command[0]` on PATH (Bun.which): CreateProcessW searches no PATH of the child's. */
   readonly which: (command: string, options: { PATH: string; cwd: string }) => string | null;
   readonly window?: WindowSource;
   readonly drain?: DrainTiming;
@@ -51,8 +54,9 @@ export interface ConPtyDeps {
 
 /**
  * After the exit, ConPTY may still be relaying the last output through conhost. We keep reading
- * until the output has been quiet for `quietMs`; if it never goes quiet within `graceMs` (something
- * still writes to the console) we force-close the pseudo console with kill() and stop waiting.
+ * until the output has been quiet for `quietMs`, or at most `graceMs` (something still writes to
+ * the console), then close the console, which flushes its last frame and ends what is still
+ * attached; the exit is reported once that output is in.
  */
 export interface DrainTiming {
   readonly quietMs: number;
@@ -76,9 +80,9 @@ export function startConPtyChild(command: readonly string[], options: TransportO
   const window = followWindow(pty, options.size ?? DEFAULT_SIZE, deps.window, () => finished);
   const exited = exitEvent(pty).then(async (event) => {
     window.unfollow();
-    const drained = await drainAfterExit(output.lastDataAt, deps.drain ?? DEFAULT_DRAIN, clock);
+    await drainAfterExit(output.lastDataAt, deps.drain ?? DEFAULT_DRAIN, clock);
     finished = true;
-    if (!drained) pty.kill();
+    await pty.close();
     output.dispose();
     return exitOf(event, killedWith);
   });
@@ -86,14 +90,19 @@ export function startConPtyChild(command: readonly string[], options: TransportO
     pid: pty.pid,
     write: inputWriter(pty, () => finished),
     resize: window.resizeTo,
+    // Windows has no signals to send: any of them ends the process, and the exit names the signal.
+    // (Ctrl-C reaches the child as the key, through the console's input.)
     kill: (signal) => {
       if (finished) return;
       killedWith = signal;
-      pty.kill(signal);
+      pty.kill();
     },
     exited,
     [Symbol.asyncDispose]: async () => {
-      if (!finished) pty.kill("SIGKILL");
+      if (!finished) {
+        killedWith ??= "SIGKILL";
+        pty.kill();
+      }
       await exited;
     },
   };
@@ -109,15 +118,12 @@ function spawnConsole(command: readonly string[], options: TransportOpenOptions,
   return deps.spawn(file, args, { name: "xterm-256color", cols, rows, cwd: options.cwd, env });
 }
 
-/** Hands the console's output on as bytes, noting when it last came (for the post-exit drain). */
+/** Hands the console's output on, noting when it last came (for the post-exit drain). */
 function relayOutput(pty: PseudoConsole, onOutput: TransportOpenOptions["onOutput"], clock: DrainClock) {
-  const encoder = new TextEncoder();
   let lastDataAt = clock.now();
-  const subscription = pty.onData((text) => {
+  const subscription = pty.onData((bytes) => {
     lastDataAt = clock.now();
-    // bun-pty decodes to a string; ConPTY produced UTF-8 in the first place, so re-encoding
-    // restores those bytes.
-    onOutput("pty", encoder.encode(text));
+    onOutput("pty", bytes);
   });
   return { lastDataAt: () => lastDataAt, dispose: () => subscription.dispose() };
 }
@@ -140,7 +146,7 @@ function followWindow(pty: PseudoConsole, initial: WindowSize, window: WindowSou
 }
 
 /** The console's exit event, once. */
-function exitEvent(pty: PseudoConsole): Promise<{ exitCode: number; signal?: number | string }> {
+function exitEvent(pty: PseudoConsole): Promise<{ exitCode: number }> {
   return new Promise((resolve) => {
     const subscription = pty.onExit((event) => {
       subscription.dispose();
@@ -149,15 +155,10 @@ function exitEvent(pty: PseudoConsole): Promise<{ exitCode: number; signal?: num
   });
 }
 
-/**
- * Input is bytes; bun-pty takes strings. A streaming decoder keeps a character split across two
- * reads intact; bytes that are not UTF-8 cannot cross bun-pty's string API unchanged.
- */
+/** The user's keys, as bytes, into the console's input (none once the console closes). */
 function inputWriter(pty: PseudoConsole, finished: () => boolean): (bytes: Uint8Array) => void {
-  const decoder = new TextDecoder();
   return (bytes) => {
-    const text = decoder.decode(bytes, { stream: true });
-    if (!finished() && text) pty.write(text);
+    if (!finished() && bytes.length > 0) pty.write(bytes);
   };
 }
 
@@ -173,14 +174,9 @@ async function drainAfterExit(lastDataAt: () => number, timing: DrainTiming, clo
   }
 }
 
-/** Maps bun-pty's exit event. Its kill() reports exit code 0, so a kill we sent names the signal. */
-export function exitOf(event: { exitCode: number; signal?: number | string }, killedWith?: NodeJS.Signals): ChildExit {
-  const signal = typeof event.signal === "number" ? signalName(event.signal) : (event.signal as NodeJS.Signals | undefined);
-  if (signal) return { kind: "signaled", signal };
+/** Maps the exit code: a kill derun sent names its signal; Ctrl-C's status is SIGINT. */
+export function exitOf(event: { exitCode: number }, killedWith?: NodeJS.Signals): ChildExit {
   if (killedWith) return { kind: "signaled", signal: killedWith };
   if (event.exitCode >>> 0 === STATUS_CONTROL_C_EXIT) return { kind: "signaled", signal: "SIGINT" };
   return { kind: "exited", code: event.exitCode };
 }
-
-const signalName = (number: number): NodeJS.Signals | undefined =>
-  Object.entries(os.constants.signals).find(([, value]) => value === number)?.[0] as NodeJS.Signals | undefined;

@@ -1,20 +1,21 @@
 /**
- * windows-conpty: the child runs on a Windows pseudo console through `bun-pty` (an optional
- * dependency). bun-pty dlopens its native library when imported, so it is imported inside `open()`
- * only; importing this module has no side effects. Verified here only through its logic's unit
- * tests with a fake pseudo console; the real ConPTY path runs on Windows alone.
+ * windows-conpty: the child runs on a Windows pseudo console, created through kernel32 directly
+ * (conpty.ts; docs/windows.md says why not bun-pty). kernel32 is bound inside `open()` only:
+ * importing this module has no side effects. Its logic is unit-tested with a fake console
+ * (test/transports/windows-conpty.test.ts); the real console runs under Wine in the Windows lane
+ * (test/windows/conpty.test.ts) and on the release workflow's Windows runner.
  */
 import { defineTransport } from "../../plugin-api/index.ts";
 import { startConPtyChild } from "./conpty-child.ts";
 
 export default defineTransport({
-  meta: { name: "windows-conpty", description: "Windows pseudo console (ConPTY) through bun-pty" },
+  meta: { name: "windows-conpty", description: "Windows pseudo console (ConPTY)" },
   capabilities: { tty: true, resize: true, signals: true, input: "forward" },
   supports: (probe) => probe.platform === "win32" && probe.stdinIsTty && probe.stdoutIsTty,
   open: async (command, options) => {
-    const { spawn } = await import("bun-pty");
+    const { spawnPseudoConsole } = await import("./conpty.ts");
     return startConPtyChild(command, options, {
-      spawn,
+      spawn: spawnPseudoConsole,
       which: (name, where) => Bun.which(name, where),
       ...(process.stdout.isTTY ? { window: process.stdout } : {}),
     });

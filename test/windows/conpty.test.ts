@@ -1,0 +1,88 @@
+/**
+ * The real derun.exe under Wine, windows-conpty transport (docs/windows.md): started in a real PTY
+ * (on Windows itself: a pseudo console; so derun's stdin and stdout are consoles and the transport
+ * applies), the child runs on a
+ * pseudo console made through kernel32 from the compiled binary: not fallen back (no notice on
+ * stderr, meta.json says windows-conpty), exit code passed, output on the screen and in
+ * output.bin, keys typed reach the child. What Wine 8 cannot do is skipped by name.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir, text } from "../helpers/cli.ts";
+import { spawnInConsole } from "./console-host.ts";
+import { setUpLane, suiteName, wineCommand, wineMissing } from "./wine.ts";
+
+const state = tempDir("derun-wine-conpty-");
+afterAll(() => state[Symbol.dispose]());
+
+/** `wine derun.exe run --transport windows-conpty -- ...command` in a fresh PTY, with its only session. */
+async function runInPty(command: string[], keys?: { after: string; type: string }) {
+  rmSync(join(state.path, "sessions"), { recursive: true, force: true });
+  const { argv, env } = await wineCommand(state.path);
+  const run = spawnInConsole([...argv, "run", "--transport", "windows-conpty", "--", ...command], { env, cols: 100, rows: 30 });
+  // A bound for a hung run, not a timing assertion: the test fails saying so.
+  const bound = setTimeout(() => run.kill(), 120_000);
+  try {
+    if (keys) {
+      await run.waitFor((out) => out.includes(keys.after), keys.after);
+      run.type(keys.type);
+    }
+    const exit = await run.exited;
+    const [id] = readdirSync(join(state.path, "sessions"));
+    const dir = join(state.path, "sessions", id!);
+    const json = (name: string) => JSON.parse(readFileSync(join(dir, name), "utf8"));
+    return { exit, screen: text(run.output()), meta: json("meta.json"), final: json("final.json"), output: readFileSync(join(dir, "output.bin")).toString("utf8") };
+  } finally {
+    clearTimeout(bound);
+  }
+}
+
+describe.skipIf(wineMissing !== undefined)(suiteName("derun.exe under Wine: windows-conpty transport"), () => {
+  beforeAll(() => setUpLane(), 600_000);
+
+  test("cmd /c exit 7 exits 7 on a pseudo console, not fallen back", async () => {
+    const { exit, screen, meta, final } = await runInPty(["cmd", "/c", "exit 7"]);
+    expect(exit.signalCode, "killed: the run hung").toBeNull();
+    expect(exit.exitCode).toBe(7);
+    // The console's size is derun's window's, handed to CreatePseudoConsole.
+    expect(meta).toMatchObject({ transport_mode: "windows-conpty", tty_attached: true, cols: 100, rows: 30 });
+    expect(meta.pid).toBeGreaterThan(0);
+    expect(final).toMatchObject({ state: "exited", exit_code: 7 });
+    expect(screen).not.toContain("derun:"); // a fallback would be told here
+  });
+
+  test("cmd /c echo hello leaves hello on the screen and in output.bin, channel pty", async () => {
+    const { exit, screen, meta, final, output } = await runInPty(["cmd", "/c", "echo hello"]);
+    expect(exit.exitCode).toBe(0);
+    expect(meta.transport_mode).toBe("windows-conpty");
+    expect(final).toMatchObject({ state: "exited", exit_code: 0, output_lines: { pty: expect.any(Number) } });
+    expect(screen).toContain("hello");
+    expect(output).toContain("hello");
+  });
+
+  test("keys typed reach the child through the console's input", async () => {
+    const { exit, screen, meta, output } = await runInPty(["cmd", "/c", "set /p line=name? & call echo got [%line%]"], { after: "name?", type: "wine\r" });
+    expect(exit.exitCode).toBe(0);
+    expect(meta.transport_mode).toBe("windows-conpty");
+    expect(screen).toContain("got [wine]");
+    expect(output).toContain("got [wine]");
+  });
+
+  test("Ctrl-C typed ends the child through its console, and the session records the end", async () => {
+    // ping runs about a minute unless Ctrl-C reaches it: as a key (0x03) into the console's input,
+    // which the console turns into CTRL_C_EVENT for the child.
+    const { exit, final } = await runInPty(["cmd", "/c", "ping -n 60 127.0.0.1"], { after: "Reply from", type: "\x03" });
+    expect(exit.signalCode, "killed: Ctrl-C did not end the run").toBeNull();
+    expect(["exited", "signaled"]).toContain(final.state);
+  });
+
+  // Windows ends a console child on Ctrl-C with STATUS_CONTROL_C_EXIT, which derun records as SIGINT;
+  // Wine 8's child exits 0. Checked by the unit test of the mapping (test/transports/windows-conpty.test.ts).
+  test.skip("Ctrl-C's exit is recorded as SIGINT [skipped: under Wine 8 the child exits 0 after Ctrl-C]", () => {});
+
+  // Wine 8's ResizePseudoConsole returns E_NOTIMPL: the console keeps its first size whatever derun
+  // asks, so under Wine this is skipped by name. Nothing here checks resizes on Windows either yet:
+  // see docs/windows.md, "What is verified where".
+  test.skip("resizes follow the user's window [skipped: ResizePseudoConsole is E_NOTIMPL in Wine 8]", () => {});
+});
