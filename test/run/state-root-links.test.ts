@@ -16,12 +16,12 @@ const TIMEOUT = 30_000;
 /** Every file below `dir`, relative, for "nothing was written here". */
 const filesBelow = (dir: string): string[] => (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort();
 
-async function expectRefused(stateRoot: string, id: string, outside: string): Promise<void> {
+async function expectRefused(stateRoot: string, id: string, outside: string, why = { exit: 1, message: /^derun: [^\n]*(unsafe|symlink|link)[^\n]*\n$/ }): Promise<void> {
   const before = filesBelow(outside);
   const done = await runDerun(["run", "--session-id", id, "--", "printf", "ran"], { stateRoot });
-  expect(done.exitCode).toBe(1);
+  expect(done.exitCode).toBe(why.exit);
   expect(text(done.stdout)).toBe(""); // the command was not started
-  expect(text(done.stderr)).toMatch(/^derun: [^\n]*(unsafe|symlink|link)[^\n]*\n$/);
+  expect(text(done.stderr)).toMatch(why.message);
   expect(filesBelow(outside)).toEqual(before);
 }
 
@@ -66,14 +66,15 @@ describe("symlinks below the state root", () => {
   }, TIMEOUT);
 
   for (const artifact of ["output.bin", "index.jsonl", "append.lock", "meta.json"]) {
-    test(`an artifact (${artifact}) that is a symlink out of the root: refused, exit 1`, async () => {
+    test(`an artifact (${artifact}) that is a symlink out of the root: its directory, not made by this run, is refused`, async () => {
       using root = tempDir();
       using outside = tempDir();
       const dir = path.join(root.path, "sessions", "art");
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
       fs.writeFileSync(path.join(outside.path, "target"), "");
       fs.symlinkSync(path.join(outside.path, "target"), path.join(dir, artifact));
-      await expectRefused(root.path, "art", outside.path);
+      // Only the run whose mkdir made a session directory records into it: this one is someone else's.
+      await expectRefused(root.path, "art", outside.path, { exit: 2, message: /^derun: session already exists: art\n/ });
       expect(fs.readFileSync(path.join(outside.path, "target"), "utf8")).toBe("");
     }, TIMEOUT);
   }
