@@ -2,7 +2,7 @@ import { type } from "arktype";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { defineQuery } from "./query.ts";
 import { sessionIdType } from "./_args.ts";
-import { commandLine, outcome, SEP } from "./_render.ts";
+import { commandLine, oneLine, outcome, SEP } from "./_render.ts";
 import { sessionDetail } from "./_session.ts";
 import { resolveSessionId } from "./_session-ref.ts";
 
@@ -23,7 +23,7 @@ export default defineQuery({
   },
   render: ({ session }) => {
     const { session_id, command, ...rest } = session;
-    const header = [`session ${session_id}`, outcome(session), commandLine(command, 200)].join(SEP);
-    return [header, ...Object.entries(rest).map(([key, value]) => `${key}: ${value}`)].join("\n");
+    const header = [`session ${oneLine(session_id)}`, outcome(session), commandLine(command, 200)].join(SEP);
+    return [header, ...Object.entries(rest).map(([key, value]) => `${key}: ${oneLine(String(value), 1000)}`)].join("\n");
   },
 });
