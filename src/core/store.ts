@@ -203,7 +203,8 @@ export type CleanupReason =
   | "unreadable_not_expired"
   | "unreadable_expired"
   | "unreadable_stat_error"
-  | "remove_error";
+  | "remove_error"
+  | "removed_elsewhere"; // another sweep (or derun rm) removed it meanwhile: counted as removed
 
 export interface SweepOutcome {
   readonly session_id: string;
