@@ -9,6 +9,7 @@
  * (citty) is loaded only for help, not at every start.
  */
 import { describeError, isDerunError } from "../core/errors.ts";
+import { visible } from "../core/quote.ts";
 import { dieBySignal } from "../core/run/signals.ts";
 import { writeAllSync } from "../core/safe-fs/index.ts";
 import { exitWith, type CommandData, type ExitRequest } from "./command.ts";
@@ -39,7 +40,7 @@ export async function runCli(argv: readonly string[]): Promise<never> {
       const help = name !== undefined && isCommandName(name) ? `derun ${name} --help` : "derun --help";
       return usageError(describeError(error), `Run "${help}" for usage.`);
     }
-    writeAllSync(2, Buffer.from(`derun: ${describeError(error)}\n`));
+    writeAllSync(2, Buffer.from(`derun: ${visible(describeError(error))}\n`));
     return finish(exitWith(1));
   }
 }
@@ -62,7 +63,7 @@ function print(text: string): number {
 }
 
 function usageError(message: string, hint: string): never {
-  writeAllSync(2, Buffer.from(`derun: ${message}\n${hint}\n`));
+  writeAllSync(2, Buffer.from(`derun: ${visible(message)}\n${hint}\n`));
   return finish(exitWith(2));
 }
 

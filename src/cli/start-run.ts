@@ -8,6 +8,7 @@ import { openLogSink } from "../core/log-sink.ts";
 import { probeTerminal } from "../core/probe.ts";
 import { runSession, type RunRequest } from "../core/run/run-session.ts";
 import { sweepAtStart } from "../core/run/sweep-at-start.ts";
+import { visible } from "../core/quote.ts";
 import { loadTransport } from "../plugins/loader.ts";
 import { chooseTransport } from "../plugins/select.ts";
 import { exitWith, type ExitRequest } from "./command.ts";
@@ -31,13 +32,13 @@ export async function startRun(
       probe: probeTerminal(),
       transports: { choose: chooseTransport, load: (spec) => loadTransport(spec), fallback: "pipe" },
       // One line when the recording is incomplete, after the command ended (never inside its output).
-      notice: (line) => process.stderr.write(`derun: ${line}\n`),
+      notice: (line) => process.stderr.write(`derun: ${visible(line)}\n`),
       onStarted: () => sweep.start(() => sweepAtStart(store, log, request.retentionSeconds)),
     },
   );
   await sweep.finish();
   if (result.kind !== "failed") return result;
-  process.stderr.write(`derun: ${result.message}\n`);
+  process.stderr.write(`derun: ${visible(result.message)}\n`);
   return exitWith(result.exitCode);
 }
 

@@ -3,7 +3,7 @@
  * spaces apart, the last one never padded and cut to what is left of the terminal's width. When
  * that leaves the last column too little, the columns named droppable go first, in their order.
  */
-import { fitWidth } from "./format.ts";
+import { fitWidth, visible } from "./format.ts";
 import { paint, type Style } from "./paint.ts";
 
 export interface Cell {
@@ -22,7 +22,9 @@ export interface TableOptions {
 const GAP = "  ";
 const MIN_LAST = 24;
 
-export function renderTable(rows: readonly (readonly Cell[])[], options: TableOptions): string[] {
+export function renderTable(cells: readonly (readonly Cell[])[], options: TableOptions): string[] {
+  // Cells hold what programs and the file system said: no control character reaches the terminal.
+  const rows = cells.map((row) => row.map((cell) => ({ ...cell, text: visible(cell.text) })));
   const columns = Math.max(0, ...rows.map((row) => row.length));
   const widths = Array.from({ length: columns - 1 }, (_, i) => Math.max(0, ...rows.map((row) => Bun.stringWidth(row[i]?.text ?? ""))));
   const kept = new Set(widths.keys());

@@ -7,6 +7,7 @@
  */
 import { createConsola, type ConsolaReporter, type LogObject } from "consola/core";
 import { writeAllSync } from "../core/safe-fs/index.ts";
+import { visible } from "../core/quote.ts";
 import { colourOn, paint, type Style } from "./paint.ts";
 
 /** Write everything to stdout (a closed reader surfaces as EPIPE, which the dispatcher turns into SIGPIPE). */
@@ -21,7 +22,8 @@ const reporter: ConsolaReporter = {
     const on = colourOn(2);
     const style = LEVEL_STYLE[entry.type];
     const tag = `${entry.tag || "derun"}:`;
-    writeAllSync(2, Buffer.from(`${style ? paint(on, style, tag) : tag} ${message}\n`));
+    // A notice quotes ids, paths and errors from outside: none of their control characters is kept.
+    writeAllSync(2, Buffer.from(`${style ? paint(on, style, tag) : tag} ${visible(message)}\n`));
   },
 };
 

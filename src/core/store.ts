@@ -203,7 +203,8 @@ export type CleanupReason =
   | "unreadable_not_expired"
   | "unreadable_expired"
   | "unreadable_stat_error"
-  | "remove_error";
+  | "remove_error"
+  | "removed_elsewhere"; // another sweep (or derun rm) removed it meanwhile: counted as removed
 
 export interface SweepOutcome {
   readonly session_id: string;
@@ -235,7 +236,7 @@ export interface Store {
    * cases nothing is written.
    */
   create(options: CreateSessionOptions): Promise<SessionWriter>;
-  /** All readable sessions, newest first. Unreadable directories are skipped, never fatal. */
+  /** All readable sessions, newest first. Unreadable directories are skipped, never fatal; a symlinked `sessions/` rejects (`unsafe_path`). */
   list(): Promise<SessionInfo[]>;
   /** Rejects with DerunError `session_not_found` (also for invalid ids). */
   get(sessionId: string): Promise<SessionInfo>;
@@ -268,7 +269,8 @@ export interface Store {
    * is refused unless `force`, which deletes only: its recording derun is not stopped, and writes
    * on into files that no longer have a name. Never follows a symlink: a symlinked `sessions/<id>`
    * loses the link, not its target. One outcome (and log record) per call; never rejects for a
-   * session's own trouble (it is in the outcome).
+   * session's own trouble (it is in the outcome). Rejects (`unsafe_path`) when `sessions/` itself
+   * is a symlink, as every reader does.
    */
   remove(sessionId: string, options?: { readonly force?: boolean }): Promise<RemoveOutcome>;
 }

@@ -14,7 +14,7 @@ import {
 import { type } from "arktype";
 import pkg from "../../package.json" with { type: "json" };
 import { SCHEMA_VERSION } from "../core/enums.ts";
-import { quote } from "../core/quote.ts";
+import { quote, visible } from "../core/quote.ts";
 import { argumentMessage } from "./argument-message.ts";
 import { compactSchema } from "./json-schema.ts";
 import { MemoryBound } from "../transcript/index.ts";
@@ -54,7 +54,7 @@ const success = (tool: Query<any, object>, result: object): CallToolResult => ({
 /** Error messages quote what the client sent: one line, bounded. */
 const MAX_MESSAGE = 300;
 const bounded = (message: string): string => {
-  const line = message.split("\n").join("; ");
+  const line = visible(message.split("\n").join("; "));
   return line.length > MAX_MESSAGE ? `${line.slice(0, MAX_MESSAGE - 1)}…` : line;
 };
 

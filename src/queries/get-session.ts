@@ -2,7 +2,7 @@ import { type } from "arktype";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { defineQuery } from "./query.ts";
 import { sessionIdType } from "./_args.ts";
-import { commandLine, outcome, SEP, sessionDetail, resolveSessionId } from "../transcript/index.ts";
+import { commandLine, oneLine, outcome, SEP, sessionDetail, resolveSessionId } from "../transcript/index.ts";
 
 /** derun_get_session: everything recorded about one session, except its output. */
 export default defineQuery({
@@ -21,7 +21,7 @@ export default defineQuery({
   },
   render: ({ session }) => {
     const { session_id, command, ...rest } = session;
-    const header = [`session ${session_id}`, outcome(session), commandLine(command, 200)].join(SEP);
-    return [header, ...Object.entries(rest).map(([key, value]) => `${key}: ${value}`)].join("\n");
+    const header = [`session ${oneLine(session_id)}`, outcome(session), commandLine(command, 200)].join(SEP);
+    return [header, ...Object.entries(rest).map(([key, value]) => `${key}: ${oneLine(String(value), 1000)}`)].join("\n");
   },
 });

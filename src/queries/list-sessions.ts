@@ -2,7 +2,7 @@ import { type } from "arktype";
 import { DerunSessionState, SCHEMA_VERSION } from "../core/enums.ts";
 import { defineQuery } from "./query.ts";
 import { capped, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT, positiveIntegerType } from "./_args.ts";
-import { commandLine, outcome, SEP, size, when, sessionSummary } from "../transcript/index.ts";
+import { commandLine, oneLine, outcome, SEP, size, when, sessionSummary } from "../transcript/index.ts";
 
 const states = Object.values(DerunSessionState);
 
@@ -32,7 +32,7 @@ export default defineQuery({
   },
   render: ({ total, sessions }) => {
     const rows = sessions.map((s) =>
-      [s.session_id, outcome(s), size(s.output_bytes), when(s.started_at), s.transport_mode, commandLine(s.command)].join(SEP),
+      [s.session_id, outcome(s), size(s.output_bytes), oneLine(when(s.started_at)), oneLine(s.transport_mode), commandLine(s.command)].join(SEP),
     );
     const shown = sessions.length < total ? `${sessions.length} of ${total} sessions` : `${total} session${total === 1 ? "" : "s"}`;
     return [`${shown}, newest first`, ...rows].join("\n");

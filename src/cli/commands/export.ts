@@ -1,9 +1,13 @@
 /**
- * `derun export <id>`: the session as an asciicast v2 or v3 file (see src/transcript/asciicast.ts), on stdout
- * or into `-o FILE` (created 0600 like the transcript it copies; an existing file is replaced).
+ * `derun export <id>`: the session as an asciicast v2 or v3 file (see src/transcript/asciicast.ts), on
+ * stdout or into `-o FILE`: a new file of mode 0600 like the transcript it copies, written beside it
+ * and renamed over it, so an existing file is replaced (not written into, its mode not kept). A
+ * symlink or anything but a regular file there is refused: never followed, and never replaced either
+ * (a link in /dev or a shared directory is not derun's to remove).
  */
 import * as fs from "node:fs";
-import { writeAllSync } from "../../core/safe-fs/index.ts";
+import { DerunError } from "../../core/errors.ts";
+import { openAtomic, writeAllSync } from "../../core/safe-fs/index.ts";
 import { asciicastLines } from "../../transcript/index.ts";
 import { exitWith, type ExitRequest } from "../command.ts";
 import { parseFlags, type FlagDefs } from "../flags.ts";
@@ -39,7 +43,9 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const sessionId = await reader.session(oneSession("export", positionals));
   const version = values.format === "asciicast-v3" ? 3 : 2;
   const toFile = values.output !== undefined && values.output !== "-";
-  const fd = toFile ? fs.openSync(values.output!, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC, 0o600) : 1;
+  if (toFile) refuseOddTarget(values.output!);
+  const file = toFile ? openAtomic(values.output!) : undefined;
+  const fd = file?.fd ?? 1;
   try {
     let pending: string[] = [];
     let size = 0;
@@ -53,9 +59,23 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
       if (size >= FLUSH_AT) flush();
     }
     flush();
-  } finally {
-    if (toFile) fs.closeSync(fd);
+  } catch (e) {
+    file?.abort();
+    throw e;
   }
+  file?.commit();
   if (toFile) ui.info(`wrote ${sessionId} to ${shown(values.output!)} (asciicast v${version})`);
   return exitWith(0);
+}
+
+function refuseOddTarget(target: string): void {
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(target);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw e;
+  }
+  if (stat.isSymbolicLink()) throw new DerunError("unsafe_path", `${shown(target)} is a symlink: derun export -o does not write through one`);
+  if (!stat.isFile()) throw new DerunError("unsafe_path", `${shown(target)} is not a regular file`);
 }

@@ -4,6 +4,7 @@ import { exitWith, type ExitRequest } from "../command.ts";
 import { parseFlags, type FlagDefs } from "../flags.ts";
 import { openReader } from "../reader.ts";
 import { STATE_ROOT_FLAG } from "../state-root.ts";
+import { visible } from "../format.ts";
 import { ui } from "../ui.ts";
 import { shown, usageError } from "../usage.ts";
 
@@ -24,8 +25,8 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
     ui.log(JSON.stringify({ schema_version: SCHEMA_VERSION, dry_run: dryRun, outcomes }));
   } else {
     for (const outcome of outcomes) {
-      if (outcome.cleanup_result === "remove") ui.log(`${dryRun ? "would remove" : "removed"} ${outcome.session_id} (${outcome.cleanup_reason.replace(/_/g, " ")})`);
-      if (outcome.cleanup_result === "error") ui.error(`${outcome.session_id}: not removed (${outcome.cleanup_reason.replace(/_/g, " ")})`);
+      if (outcome.cleanup_result === "remove") ui.log(`${dryRun ? "would remove" : "removed"} ${visible(outcome.session_id)} (${outcome.cleanup_reason.replace(/_/g, " ")})`);
+      if (outcome.cleanup_result === "error") ui.error(`${visible(outcome.session_id)}: not removed (${outcome.cleanup_reason.replace(/_/g, " ")})`);
     }
     const kept = outcomes.filter((outcome) => outcome.cleanup_result === "skip");
     const running = kept.filter((outcome) => outcome.cleanup_reason === "active_session").length;

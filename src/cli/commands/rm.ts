@@ -10,6 +10,7 @@ import { exitWith, type ExitRequest } from "../command.ts";
 import { parseFlags, type FlagDefs } from "../flags.ts";
 import { openReader } from "../reader.ts";
 import { STATE_ROOT_FLAG } from "../state-root.ts";
+import { visible } from "../format.ts";
 import { ui } from "../ui.ts";
 import { usageError } from "../usage.ts";
 import { SESSION_ARG } from "./_session-arg.ts";
@@ -50,7 +51,7 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   for (const id of new Set(ids)) outcomes.push(await reader.store.remove(id, { force: values.force }));
   if (values.json) ui.log(JSON.stringify({ schema_version: SCHEMA_VERSION, outcomes }));
   for (const outcome of values.json ? [] : outcomes) {
-    const line = `${outcome.session_id}: ${SAID[outcome.reason]}${outcome.reason === "remove_error" ? ` (${outcome.error})` : ""}`;
+    const line = visible(`${outcome.session_id}: ${SAID[outcome.reason]}${outcome.reason === "remove_error" ? ` (${outcome.error})` : ""}`);
     if (outcome.removed) ui.log(line);
     else ui.error(line);
   }

@@ -53,15 +53,13 @@ export class FileStore implements Store {
 
   async list(): Promise<SessionInfo[]> {
     let names: string[];
+    // A symlinked sessions/ is not followed: refused (unsafe_path) as every reader refuses it.
+    const dir = stateDir(this.root, "sessions");
     try {
-      // A symlinked sessions/ is not followed: nothing is listed through it.
-      const sessions = stateDir(this.root, "sessions");
-      names = sessions.exists ? fs.readdirSync(sessions.path) : [];
+      names = dir.exists ? fs.readdirSync(dir.path) : [];
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
-      if (!isDerunError(e, "unsafe_path")) throw e;
-      this.log.log("warn", "unsafe_state_dir", { error: e.message });
-      return [];
+      throw e;
     }
     const sessions: SessionInfo[] = [];
     for (const name of names) {

@@ -15,7 +15,7 @@ const RESERVE_BYTES = 16 * 1024;
 
 /** Write the reserve into the real session directory `dir`; throws when even that does not fit. */
 export function reserveRoom(dir: string): void {
-  const fd = openRegular(path.join(dir, RESERVE_NAME), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC, { mode: 0o600 });
+  const fd = openRegular(path.join(dir, RESERVE_NAME), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, { mode: 0o600 });
   try {
     writeAllSync(fd, new Uint8Array(RESERVE_BYTES));
   } finally {

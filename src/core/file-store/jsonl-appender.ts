@@ -15,7 +15,7 @@ export class JsonlAppender {
   #bytes = 0;
   #broken: unknown;
 
-  /** `open` creates (truncates) the file; called at the first line. */
+  /** `open` creates the file (new: O_EXCL); called at the first line. */
   constructor(private readonly open: () => number) {}
 
   /** Appends `record` as one line. Throws on I/O failure, leaving the file as it was. */

@@ -6,6 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describeError } from "../errors.ts";
+import { stateDir } from "../safe-fs/index.ts";
 import type { Logger } from "../log.ts";
 import { isLiveState, type RemoveOutcome, type RemoveReason } from "../store.ts";
 import { removeWithoutFollowing, unreadableButLive } from "./retention.ts";
@@ -22,7 +23,11 @@ export function removeSession(root: string, id: string, force: boolean, log: Log
     return result;
   };
   if (!isValidSessionId(id)) return outcome(false, "not_found");
-  const entry = path.join(root, "sessions", id);
+  // A symlinked sessions/ is refused as every reader and the sweep refuse it (unsafe_path, thrown):
+  // removing through it would remove files outside the state root.
+  const sessions = stateDir(root, "sessions");
+  if (!sessions.exists) return outcome(false, "not_found");
+  const entry = path.join(sessions.path, id);
   let stat: fs.Stats;
   try {
     stat = fs.lstatSync(entry);

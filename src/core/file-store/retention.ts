@@ -47,7 +47,29 @@ export async function sweepSessions(root: string, options: SweepOptions, log: Lo
   return outcomes;
 }
 
+/**
+ * One directory's outcome. Another sweep (a second `derun gc`, another derun's start) may remove
+ * the same directory meanwhile: an entry found gone, or going, counts as removed (`removed_elsewhere`),
+ * not as a failure.
+ */
 function sweepOne(root: string, sessions: string, name: string, ttlSeconds: number, now: number, remove: (entry: string) => void): SweepOutcome {
+  const decided = decide(root, sessions, name, ttlSeconds, now, remove);
+  if (decided.cleanup_result === "remove" || !isGone(path.join(sessions, name))) return decided;
+  return { session_id: name, cleanup_result: "remove", cleanup_reason: "removed_elsewhere" };
+}
+
+const isGone = (entry: string): boolean => {
+  try {
+    fs.lstatSync(entry);
+    return false;
+  } catch (e) {
+    return isMissing(e);
+  }
+};
+
+const isMissing = (e: unknown): boolean => (e as NodeJS.ErrnoException)?.code === "ENOENT";
+
+function decide(root: string, sessions: string, name: string, ttlSeconds: number, now: number, remove: (entry: string) => void): SweepOutcome {
   const entry = path.join(sessions, name);
   const outcome = (cleanup_result: SweepOutcome["cleanup_result"], cleanup_reason: CleanupReason): SweepOutcome => ({
     session_id: name,
@@ -99,10 +121,17 @@ export function unreadableButLive(root: string, name: string): boolean {
   }
 }
 
-/** Remove a directory tree or a single entry; symlinks are unlinked, never followed. */
+/**
+ * Remove a directory tree or a single entry; symlinks are unlinked, never followed. What vanishes
+ * meanwhile (another sweep removing the same tree) is already what this wants: not an error.
+ */
 export function removeWithoutFollowing(entry: string): void {
-  const stat = fs.lstatSync(entry);
-  if (!stat.isDirectory()) return fs.unlinkSync(entry);
-  for (const child of fs.readdirSync(entry)) removeWithoutFollowing(path.join(entry, child));
-  fs.rmdirSync(entry);
+  try {
+    const stat = fs.lstatSync(entry);
+    if (!stat.isDirectory()) return fs.unlinkSync(entry);
+    for (const child of fs.readdirSync(entry)) removeWithoutFollowing(path.join(entry, child));
+    fs.rmdirSync(entry);
+  } catch (e) {
+    if (!isMissing(e)) throw e;
+  }
 }

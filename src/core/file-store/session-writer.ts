@@ -23,37 +23,31 @@ import { ensureStateDir, openLock, openRegular, writeAllSync, writeFileAtomic, t
 import { releaseRoom, reserveRoom } from "./final-reserve.ts";
 import { JsonlAppender } from "./jsonl-appender.ts";
 
-const { O_WRONLY, O_RDWR, O_CREAT, O_APPEND, O_TRUNC } = fs.constants;
+const { O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND } = fs.constants;
 
 /**
  * Create session directory and files, then return its writer. Order: validate, refuse an existing
- * session (nothing written), mkdir, lock `append.lock`, check again under the lock, write meta.json.
- * A lock held on a directory another derun made is that derun creating or recording this id:
- * refused at once, not waited for (that would block this run for the whole of the other one). On a
- * directory this run made (mkdir is exclusive) no other derun can hold it, only a reader asking for
- * a moment whether the session is live (the retention sweep does, on a directory without
- * meta.json): that is waited out.
+ * session (nothing written), mkdir, lock `append.lock`, write meta.json. Only the run whose mkdir
+ * made the directory records into it: a directory that was there already is another run's (one
+ * racing for the same id, or one that died before its meta.json) and is refused at once, never
+ * waited for and never cleaned up by this run. The lock on the directory this run made can be held
+ * only by a reader asking for a moment whether the session is live (the retention sweep does, on a
+ * directory without meta.json): that is waited out.
  */
 export async function createSessionWriter(root: string, options: CreateSessionOptions, log: Logger): Promise<SessionWriter> {
   const id = options.sessionId === undefined ? generateSessionId() : validateSessionId(options.sessionId);
   const existing = resolveSessionDir(root, id);
-  if (existing.exists) refuseExisting(existing.dir, id);
-  const created = !existing.exists && makeSessionDir(root, id);
+  if (existing.exists || !makeSessionDir(root, id)) throw new DerunError("session_exists", `session already exists: ${id}`);
   const { dir } = resolveSessionDir(root, id); // re-check: the entry may have been swapped meanwhile
   const fds: number[] = [];
-  let othersSession = false;
   let lock: FileLock | undefined;
   try {
-    const lockFd = openPrivate(dir, "append.lock", O_RDWR | O_CREAT);
+    const lockFd = openPrivate(dir, "append.lock", O_RDWR | O_CREAT | O_EXCL);
     fds.push(lockFd);
     lock = openLock(lockFd, resolveArtifact(dir, "append.lock"));
-    if (created) await lock.lock();
-    else othersSession = !lock.tryLock();
-    if (othersSession) throw new DerunError("session_exists", `session already exists: ${id}`);
-    refuseExisting(dir, id);
-    // No meta.json yet, so any output here is debris of a create that died before it: start clean.
-    fds.push(openPrivate(dir, "output.bin", O_WRONLY | O_CREAT | O_APPEND | O_TRUNC));
-    fds.push(openPrivate(dir, "index.jsonl", O_WRONLY | O_CREAT | O_APPEND | O_TRUNC));
+    await lock.lock();
+    fds.push(openPrivate(dir, "output.bin", O_WRONLY | O_CREAT | O_EXCL | O_APPEND));
+    fds.push(openPrivate(dir, "index.jsonl", O_WRONLY | O_CREAT | O_EXCL | O_APPEND));
     reserveRoom(dir);
     const meta: SessionMeta = {
       schema_version: SCHEMA_VERSION,
@@ -72,11 +66,11 @@ export async function createSessionWriter(root: string, options: CreateSessionOp
     log.log("info", "session_created", { session_id: id, transport_mode: meta.transport_mode, tty_attached: meta.tty_attached, state_transition: "starting" });
     return new FileSessionWriter(dir, meta, { fd: fds[0]!, lock }, fds[1]!, fds[2]!, log);
   } catch (e) {
-    lock?.close(); // closing the lock (and its fd) releases it
+    lock?.close(); // the Windows handle; the fd below is the lock on POSIX, and closing it releases it
     for (const fd of fds) fs.closeSync(fd);
-    // A directory without meta.json is invisible to every reader: leave none behind (a full disk),
-    // unless another derun locked it first (it made the directory a moment after this one did).
-    if (created && !othersSession) fs.rmSync(dir, { recursive: true, force: true });
+    // A directory without meta.json is invisible to every reader: leave none behind (a full disk).
+    // It is this run's own (its mkdir made it), so no other run's files are in it.
+    fs.rmSync(dir, { recursive: true, force: true });
     throw e;
   }
 }
@@ -92,12 +86,6 @@ function makeSessionDir(root: string, id: string): boolean {
   }
   fs.chmodSync(path.join(sessions, id), 0o700);
   return true;
-}
-
-function refuseExisting(dir: string, id: string): void {
-  for (const name of ["meta.json", "final.json"] as const) {
-    if (fs.existsSync(resolveArtifact(dir, name))) throw new DerunError("session_exists", `session already exists: ${id}`);
-  }
 }
 
 /** Open an artifact (a regular file, links not followed), 0600 whatever the umask. */
@@ -131,8 +119,8 @@ class FileSessionWriter implements SessionWriter {
     private readonly log: Logger,
   ) {
     this.sessionId = meta.session_id;
-    this.events = new JsonlAppender(() => openPrivate(directory, "events.jsonl", O_WRONLY | O_CREAT | O_APPEND | O_TRUNC));
-    this.commands = new JsonlAppender(() => openPrivate(directory, "commands.jsonl", O_WRONLY | O_CREAT | O_APPEND | O_TRUNC));
+    this.events = new JsonlAppender(() => openPrivate(directory, "events.jsonl", O_WRONLY | O_CREAT | O_EXCL | O_APPEND));
+    this.commands = new JsonlAppender(() => openPrivate(directory, "commands.jsonl", O_WRONLY | O_CREAT | O_EXCL | O_APPEND));
   }
 
   async started(update: { pid: number; transportMode: string; ttyAttached: boolean; size?: WindowSize }): Promise<void> {

@@ -3,7 +3,7 @@
  * write access could have planted a FIFO, a device, a huge file or a symlink: the store and the log
  * sink both go through this index.
  */
-export { writeFileAtomic } from "./atomic-write.ts";
+export { openAtomic, writeFileAtomic, type AtomicFile } from "./atomic-write.ts";
 export { openLock, type FileLock } from "./file-lock.ts";
 export { MAX_JSON_BYTES, openRegular, openRegularIfExists, readBoundedSync, type OpenRegularOptions } from "./open-regular.ts";
 export { ensurePrivateDir, O_NOFOLLOW } from "./private-dir.ts";
