@@ -7,6 +7,7 @@ import { openFileStore } from "../core/file-store/index.ts";
 import { openLogSink } from "../core/log-sink.ts";
 import { probeTerminal } from "../core/probe.ts";
 import { runSession, type RunRequest } from "../core/run/run-session.ts";
+import { inheritedIgnored } from "../core/run/signals.ts";
 import { sweepAtStart } from "../core/run/sweep-at-start.ts";
 import { visible } from "../core/quote.ts";
 import { loadTransport } from "../plugins/loader.ts";
@@ -42,8 +43,14 @@ export async function startRun(
   return exitWith(result.exitCode);
 }
 
-/** Signals that would end derun with their own status while it finishes the sweep. */
-const ENDING_SIGNALS = process.platform === "win32" ? (["SIGINT"] as const) : (["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const);
+/**
+ * Signals that would end derun with their own status while it finishes the sweep; not one derun's
+ * caller ignores (a listener removed leaves the default action, and derun would die of it).
+ */
+const endingSignals = (): NodeJS.Signals[] =>
+  (process.platform === "win32" ? (["SIGINT"] as const) : (["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const)).filter(
+    (signal) => !inheritedIgnored().includes(signal),
+  );
 
 /**
  * The sweep beside the running command. Once the command has ended, a signal (Ctrl-C, a kill) cuts
@@ -57,7 +64,7 @@ class SweepBesideRun {
   readonly #onSignal = () => this.#signalled.resolve();
 
   start(sweep: () => Promise<void>): void {
-    for (const signal of ENDING_SIGNALS) process.on(signal, this.#onSignal);
+    for (const signal of endingSignals()) process.on(signal, this.#onSignal);
     this.#sweep = sweep();
   }
 
@@ -65,7 +72,7 @@ class SweepBesideRun {
     try {
       await Promise.race([this.#sweep, this.#signalled.promise]);
     } finally {
-      for (const signal of ENDING_SIGNALS) process.removeListener(signal, this.#onSignal);
+      for (const signal of endingSignals()) process.removeListener(signal, this.#onSignal);
     }
   }
 }

@@ -98,6 +98,15 @@ describe.skipIf(!linux)("signals the caller ignores stay ignored for the command
         : proc.pid;
       // Ready once it is sleep (a shell may run first, and sets the dispositions).
       await until("sleep", () => (readFileSync(`/proc/${command}/comm`, "utf8").trim() === "sleep" ? true : undefined));
+      if (viaDerun) {
+        // derun itself keeps them ignored, also once its retention sweep has run beside the command
+        // (a listener of its own, once removed, would leave the default action: death).
+        const log = join(state.path, "logs", "derun.jsonl");
+        await until("the retention sweep", () => (existsSync(log) && readFileSync(log, "utf8").includes('"retention_sweep"') ? true : undefined));
+        const derunPid = onlySession(state.path).meta.derun_pid as number;
+        const ignored = BigInt(`0x${sigIgnOf(readFileSync(`/proc/${derunPid}/status`, "utf8"))}`);
+        expect(ignored & 0b11n).toBe(0b11n); // SIGHUP (1) and SIGINT (2)
+      }
       process.kill(-proc.pid, "SIGHUP");
       process.kill(proc.pid, "SIGINT");
       process.kill(-proc.pid, "SIGTERM");

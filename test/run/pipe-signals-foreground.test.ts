@@ -3,7 +3,9 @@
  * itself while that group is the terminal's foreground; derun forwards a terminal's signals only
  * while it is not. Which it is is looked at on each signal: a job started in the background and
  * brought to the foreground with `fg` sees one Ctrl-C once (it saw it twice when derun decided at
- * its start). A real terminal (tmux) with a user's interactive bash; the command counts.
+ * its start). A SIGINT a process sends to derun itself with kill() is told from the terminal's
+ * (src/core/run/signal-origin.ts) and forwarded, also while derun is in the foreground. A real
+ * terminal (tmux) with a user's interactive bash; the command counts.
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -69,6 +71,35 @@ describe.skipIf(!hasTmux || process.platform !== "linux")("pipe mode: a terminal
       process.kill(target, "SIGUSR1");
       const total = await until("the total", () => /^total (\d+)$/m.exec(readFileSync(counts, "utf8"))?.[1]);
       expect(Number(total)).toBe(1);
+      await pane.prompt();
+    }, TIMEOUT);
+  }
+
+  for (const viaDerun of [true, false]) {
+    test(`in the foreground, kill -INT to the process, then Ctrl-C: each arrives once (${viaDerun ? "through derun" : "bare"})`, async () => {
+      using state = tempDir();
+      using dir = tempDir("derun-pipe-fg-");
+      const counter = join(dir.path, "counter.py");
+      const counts = join(dir.path, "counts");
+      writeFileSync(counter, COUNTER);
+      await using pane = await openShellPane(dir.path, derunEnv(state.path), derunArgv());
+      pane.run(`${viaDerun ? "derun run -- " : ""}python3 ${counter} ${counts} | cat`);
+      const screen = await pane.settled((s) => /ready \d+$/m.test(s), "ready");
+      const command = Number(/ready (\d+)$/m.exec(screen)![1]);
+      const target = viaDerun ? await until("derun's pid", () => Number(onlySession(state.path).meta.derun_pid) || undefined) : command;
+      // derun tells who sent a signal from a moment just after the command started (it says so in its log).
+      const log = join(state.path, "logs", "derun.jsonl");
+      if (viaDerun) await until("derun watching who sends signals", () => (existsSync(log) && readFileSync(log, "utf8").includes('"signal_origins_watched"') ? true : undefined));
+      const ints = () => (existsSync(counts) ? readFileSync(counts, "utf8").split("\n").filter((line) => line === "INT").length : 0);
+      // The signal a user or an agent sends to the process it started: derun cannot let the
+      // terminal have sent it (it did not), so it passes it on.
+      process.kill(target, "SIGINT");
+      await until("the kill's SIGINT", () => (ints() >= 1 ? true : undefined));
+      pane.keys("C-c");
+      await until("the Ctrl-C's SIGINT", () => (ints() >= 2 ? true : undefined));
+      process.kill(target, "SIGUSR1");
+      const total = await until("the total", () => /^total (\d+)$/m.exec(readFileSync(counts, "utf8"))?.[1]);
+      expect(Number(total)).toBe(2);
       await pane.prompt();
     }, TIMEOUT);
   }

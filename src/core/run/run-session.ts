@@ -7,13 +7,14 @@
 import { describeError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { SessionWriter, Store } from "../store.ts";
-import { inForegroundOfTerminal } from "../terminal.ts";
+import { inForegroundOfTerminal, isTerminal } from "../terminal.ts";
 import { SpawnError, type ChildExit, type RunningChild, type TerminalProbe, type Transport, type WindowSize } from "../transport.ts";
 import { openChild, type OpenedChild, type TransportSource } from "./open-child.ts";
 import { OutputPath } from "./output-path.ts";
 import { openSession, recordingNotice, recordQuietly, type RecordingProblem } from "./session-recording.ts";
 import { FORWARDED_SIGNALS, inheritedIgnored, relaySignals, TERMINAL_SIGNALS, type SignalRelay } from "./signals.ts";
 import { mirrorJob, type JobMirror } from "./job-mirror.ts";
+import { watchSignalOrigins, type SignalOrigins } from "./signal-origin.ts";
 import { followResize, InputForwarder } from "./user-input.ts";
 import { UserTerminal } from "./user-terminal.ts";
 
@@ -198,8 +199,15 @@ async function superviseChild(child: RunningChild, transport: Transport, supervi
   // Without a PTY of its own the child shares derun's process group: while that group is a
   // terminal's foreground, the terminal already delivered Ctrl-C and friends to the child, and
   // forwarding them again would make it see each one twice. Looked at on each signal: a shell's
-  // `fg` and `bg` move derun in and out of the foreground.
-  const terminalSentIt = (signal: NodeJS.Signals) => !transport.capabilities.tty && TERMINAL_SIGNALS.has(signal) && inForegroundOfTerminal();
+  // `fg` and `bg` move derun in and out of the foreground. One that a process sent with kill()
+  // (`kill -INT <derun pid>`) reached only derun, and is forwarded, where derun can tell (Linux).
+  let origins: SignalOrigins | undefined;
+  const terminalSentIt = (signal: NodeJS.Signals) => {
+    if (transport.capabilities.tty || !TERMINAL_SIGNALS.has(signal)) return false;
+    // Asked on every delivery of a terminal's signal: each answer takes one count.
+    if (origins?.sentByKill(signal)) return false;
+    return inForegroundOfTerminal();
+  };
   let mirror: JobMirror | undefined;
   relay.attach(child, (signal) => {
     if (terminalSentIt(signal)) return false;
@@ -221,9 +229,13 @@ async function superviseChild(child: RunningChild, transport: Transport, supervi
   // Not when derun's caller ignores SIGHUP (`nohup`): then so do derun and the command.
   const hangUps = !inheritedIgnored().includes("SIGHUP");
   if (hangUps) process.on("SIGHUP", onHangUp);
+  // After the last listener: its handler is the one the C handler goes in front of.
+  if (!transport.capabilities.tty) origins = watchOrigins();
+  if (origins) log.log("info", "signal_origins_watched", { session_id: writer.sessionId });
   try {
     return await child.exited;
   } finally {
+    origins?.dispose();
     process.removeListener("SIGHUP", onHangUp);
     mirror.stop();
     void input?.stop();
@@ -233,6 +245,16 @@ async function superviseChild(child: RunningChild, transport: Transport, supervi
     output.flush();
     terminal.restore();
   }
+}
+
+/**
+ * Who sends derun the signals a terminal also sends, while one of derun's streams is a terminal
+ * (only then can a terminal send them); the relay's handlers must be in already.
+ */
+function watchOrigins(): SignalOrigins | undefined {
+  if (process.platform === "win32" || ![0, 1, 2].some((fd) => isTerminal(fd))) return undefined;
+  const ignored = inheritedIgnored();
+  return watchSignalOrigins([...TERMINAL_SIGNALS].filter((signal) => !ignored.includes(signal)));
 }
 
 async function fail(writer: SessionWriter, log: Logger, exitCode: number, message: string, problem: RecordingProblem): Promise<RunResult> {
