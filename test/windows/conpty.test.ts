@@ -7,20 +7,20 @@
  * output.bin, keys typed reach the child. What Wine 8 cannot do is skipped by name.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir, text } from "../helpers/cli.ts";
 import { spawnInConsole } from "./console-host.ts";
-import { setUpLane, suiteName, wineCommand, wineMissing } from "./wine.ts";
+import { setUpLane, suiteName, wineCommand, wineMissing, WINE_TEST_TIMEOUT_MS } from "./wine.ts";
 
 const state = tempDir("derun-wine-conpty-");
 afterAll(() => state[Symbol.dispose]());
 
 /** `wine derun.exe run --transport windows-conpty -- ...command` in a fresh PTY, with its only session. */
-async function runInPty(command: string[], keys?: { after: string; type: string }) {
+async function runInPty(command: string[], keys?: { after: string; type: string }, cwd?: string) {
   rmSync(join(state.path, "sessions"), { recursive: true, force: true });
   const { argv, env } = await wineCommand(state.path);
-  const run = spawnInConsole([...argv, "run", "--transport", "windows-conpty", "--", ...command], { env, cols: 100, rows: 30 });
+  const run = spawnInConsole([...argv, "run", "--transport", "windows-conpty", "--", ...command], { env, cols: 100, rows: 30, ...(cwd ? { cwd } : {}) });
   // A bound for a hung run, not a timing assertion: the test fails saying so.
   const bound = setTimeout(() => run.kill(), 120_000);
   try {
@@ -50,7 +50,7 @@ describe.skipIf(wineMissing !== undefined)(suiteName("derun.exe under Wine: wind
     expect(meta.pid).toBeGreaterThan(0);
     expect(final).toMatchObject({ state: "exited", exit_code: 7 });
     expect(screen).not.toContain("derun:"); // a fallback would be told here
-  });
+  }, WINE_TEST_TIMEOUT_MS);
 
   test("cmd /c echo hello leaves hello on the screen and in output.bin, channel pty", async () => {
     const { exit, screen, meta, final, output } = await runInPty(["cmd", "/c", "echo hello"]);
@@ -59,7 +59,18 @@ describe.skipIf(wineMissing !== undefined)(suiteName("derun.exe under Wine: wind
     expect(final).toMatchObject({ state: "exited", exit_code: 0, output_lines: { pty: expect.any(Number) } });
     expect(screen).toContain("hello");
     expect(output).toContain("hello");
-  });
+  }, WINE_TEST_TIMEOUT_MS);
+
+  test("a .cmd file in the working directory is found there, as the pipe transport finds it", async () => {
+    using dir = tempDir("derun-wine-cmd-");
+    writeFileSync(join(dir.path, "hello.cmd"), "@echo from-cmd-file\r\n@exit /b 5\r\n");
+    const { exit, screen, meta, final } = await runInPty(["hello.cmd"], undefined, dir.path);
+    expect(screen).not.toContain("command not found");
+    expect(exit.exitCode).toBe(5);
+    expect(meta.transport_mode).toBe("windows-conpty");
+    expect(final).toMatchObject({ state: "exited", exit_code: 5 });
+    expect(screen).toContain("from-cmd-file");
+  }, WINE_TEST_TIMEOUT_MS);
 
   test("keys typed reach the child through the console's input", async () => {
     const { exit, screen, meta, output } = await runInPty(["cmd", "/c", "set /p line=name? & call echo got [%line%]"], { after: "name?", type: "wine\r" });
@@ -67,7 +78,7 @@ describe.skipIf(wineMissing !== undefined)(suiteName("derun.exe under Wine: wind
     expect(meta.transport_mode).toBe("windows-conpty");
     expect(screen).toContain("got [wine]");
     expect(output).toContain("got [wine]");
-  });
+  }, WINE_TEST_TIMEOUT_MS);
 
   test("Ctrl-C typed ends the child through its console, and the session records the end", async () => {
     // ping runs about a minute unless Ctrl-C reaches it: as a key (0x03) into the console's input,
@@ -75,7 +86,7 @@ describe.skipIf(wineMissing !== undefined)(suiteName("derun.exe under Wine: wind
     const { exit, final } = await runInPty(["cmd", "/c", "ping -n 60 127.0.0.1"], { after: "Reply from", type: "\x03" });
     expect(exit.signalCode, "killed: Ctrl-C did not end the run").toBeNull();
     expect(["exited", "signaled"]).toContain(final.state);
-  });
+  }, WINE_TEST_TIMEOUT_MS);
 
   // Windows ends a console child on Ctrl-C with STATUS_CONTROL_C_EXIT, which derun records as SIGINT;
   // Wine 8's child exits 0. Checked by the unit test of the mapping (test/transports/windows-conpty.test.ts).
