@@ -67,9 +67,7 @@ async function sha256(file: string): Promise<string> {
   return new Bun.CryptoHasher("sha256").update(await Bun.file(file).arrayBuffer()).digest("hex");
 }
 
-async function buildLocal(outdir: string, target?: string): Promise<void> {
-  const known = RELEASE_TARGETS.find((release) => release.target === target);
-  if (target !== undefined && !known) throw new Error(`unknown --target ${target} (one of ${RELEASE_TARGETS.map((release) => release.target).join(", ")})`);
+async function buildLocal(outdir: string, known?: (typeof RELEASE_TARGETS)[number]): Promise<void> {
   const windows = known ? known.suffix.startsWith("windows") : process.platform === "win32";
   const outfile = path.join(outdir, windows ? "derun.exe" : "derun");
   await compile(outfile, known?.target);
@@ -97,15 +95,19 @@ const { values, positionals } = (() => {
     process.exit(2);
   }
 })();
-if (positionals.length > 0) {
-  console.error(`build: unexpected argument ${JSON.stringify(positionals[0])} (usage: bun scripts/build.ts [--release | --target <bun-target>] [--outdir <dir>])`);
+const usage = "(usage: bun scripts/build.ts [--release | --target <bun-target>] [--outdir <dir>])";
+const usageError = (problem: string): never => {
+  console.error(`build: ${problem} ${usage}`);
   process.exit(2);
-}
+};
+if (positionals.length > 0) usageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+if (values.release && values.target !== undefined) usageError("--release builds every target; give --target alone for one");
+const target = RELEASE_TARGETS.find((release) => release.target === values.target);
+if (values.target !== undefined && !target) usageError(`unknown --target ${values.target} (one of ${RELEASE_TARGETS.map((release) => release.target).join(", ")})`);
 const outdir = path.resolve(values.outdir ?? path.join(ROOT, "dist"));
 fs.mkdirSync(outdir, { recursive: true });
 try {
-  if (values.release && values.target !== undefined) throw new Error("--release builds every target; give --target alone for one");
-  await (values.release ? buildRelease(outdir) : buildLocal(outdir, values.target));
+  await (values.release ? buildRelease(outdir) : buildLocal(outdir, target));
 } catch (error) {
   console.error(`build: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);

@@ -16,7 +16,7 @@ command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || missing+=(gcc-mingw-w64-x86
 if [ ${#missing[@]} -gt 0 ]; then
   echo "wine-setup: installing ${missing[*]}" >&2
   if [ "$(id -u)" -ne 0 ]; then echo "wine-setup: need root to install ${missing[*]}" >&2 && exit 1; fi
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >&2
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"; } >&2
 fi
 
 source=test/windows/bcryptprimitives.c

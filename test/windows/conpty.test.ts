@@ -7,25 +7,26 @@
  * output.bin, keys typed reach the child. What Wine 8 cannot do is skipped by name.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir, text } from "../helpers/cli.ts";
-import { spawnInConsole } from "./console-host.ts";
-import { setUpLane, suiteName, wineCommand, wineMissing } from "./wine.ts";
+import { spawnInConsole, type ConsoleRun } from "./console-host.ts";
+import { nativeWindows, setUpLane, suiteName, wineCommand, wineMissing, WINE_TEST_TIMEOUT_MS } from "./wine.ts";
 
 const state = tempDir("derun-wine-conpty-");
 afterAll(() => state[Symbol.dispose]());
 
 /** `wine derun.exe run --transport windows-conpty -- ...command` in a fresh PTY, with its only session. */
-async function runInPty(command: string[], keys?: { after: string; type: string }) {
+async function runInPty(command: string[], keys?: { after: string; type: string; beforeTyping?: (run: ConsoleRun) => Promise<void> }, cwd?: string) {
   rmSync(join(state.path, "sessions"), { recursive: true, force: true });
   const { argv, env } = await wineCommand(state.path);
-  const run = spawnInConsole([...argv, "run", "--transport", "windows-conpty", "--", ...command], { env, cols: 100, rows: 30 });
+  const run = spawnInConsole([...argv, "run", "--transport", "windows-conpty", "--", ...command], { env, cols: 100, rows: 30, ...(cwd ? { cwd } : {}) });
   // A bound for a hung run, not a timing assertion: the test fails saying so.
   const bound = setTimeout(() => run.kill(), 120_000);
   try {
     if (keys) {
       await run.waitFor((out) => out.includes(keys.after), keys.after);
+      await keys.beforeTyping?.(run);
       run.type(keys.type);
     }
     const exit = await run.exited;
@@ -35,6 +36,18 @@ async function runInPty(command: string[], keys?: { after: string; type: string 
     return { exit, screen: text(run.output()), meta: json("meta.json"), final: json("final.json"), output: readFileSync(join(dir, "output.bin")).toString("utf8") };
   } finally {
     clearTimeout(bound);
+  }
+}
+
+/** Resolves once the only session's events.jsonl records a resize to cols x rows. */
+async function waitForResizeEvent(cols: number, rows: number): Promise<void> {
+  for (;;) {
+    const sessions = join(state.path, "sessions");
+    const [id] = existsSync(sessions) ? readdirSync(sessions) : [];
+    const events = id ? join(sessions, id, "events.jsonl") : "";
+    const lines = events && existsSync(events) ? readFileSync(events, "utf8").trim().split("\n").filter(Boolean) : [];
+    if (lines.map((line) => JSON.parse(line)).some((event) => event.type === "resize" && event.cols === cols && event.rows === rows)) return;
+    await Bun.sleep(100);
   }
 }
 
@@ -50,7 +63,7 @@ describe.skipIf(wineMissing !== undefined)(suiteName("derun.exe under Wine: wind
     expect(meta.pid).toBeGreaterThan(0);
     expect(final).toMatchObject({ state: "exited", exit_code: 7 });
     expect(screen).not.toContain("derun:"); // a fallback would be told here
-  });
+  }, WINE_TEST_TIMEOUT_MS);
 
   test("cmd /c echo hello leaves hello on the screen and in output.bin, channel pty", async () => {
     const { exit, screen, meta, final, output } = await runInPty(["cmd", "/c", "echo hello"]);
@@ -59,7 +72,18 @@ describe.skipIf(wineMissing !== undefined)(suiteName("derun.exe under Wine: wind
     expect(final).toMatchObject({ state: "exited", exit_code: 0, output_lines: { pty: expect.any(Number) } });
     expect(screen).toContain("hello");
     expect(output).toContain("hello");
-  });
+  }, WINE_TEST_TIMEOUT_MS);
+
+  test("a .cmd file in the working directory is found there, as the pipe transport finds it", async () => {
+    using dir = tempDir("derun-wine-cmd-");
+    writeFileSync(join(dir.path, "hello.cmd"), "@echo from-cmd-file\r\n@exit /b 5\r\n");
+    const { exit, screen, meta, final } = await runInPty(["hello.cmd"], undefined, dir.path);
+    expect(screen).not.toContain("command not found");
+    expect(exit.exitCode).toBe(5);
+    expect(meta.transport_mode).toBe("windows-conpty");
+    expect(final).toMatchObject({ state: "exited", exit_code: 5 });
+    expect(screen).toContain("from-cmd-file");
+  }, WINE_TEST_TIMEOUT_MS);
 
   test("keys typed reach the child through the console's input", async () => {
     const { exit, screen, meta, output } = await runInPty(["cmd", "/c", "set /p line=name? & call echo got [%line%]"], { after: "name?", type: "wine\r" });
@@ -67,7 +91,7 @@ describe.skipIf(wineMissing !== undefined)(suiteName("derun.exe under Wine: wind
     expect(meta.transport_mode).toBe("windows-conpty");
     expect(screen).toContain("got [wine]");
     expect(output).toContain("got [wine]");
-  });
+  }, WINE_TEST_TIMEOUT_MS);
 
   test("Ctrl-C typed ends the child through its console, and the session records the end", async () => {
     // ping runs about a minute unless Ctrl-C reaches it: as a key (0x03) into the console's input,
@@ -75,14 +99,38 @@ describe.skipIf(wineMissing !== undefined)(suiteName("derun.exe under Wine: wind
     const { exit, final } = await runInPty(["cmd", "/c", "ping -n 60 127.0.0.1"], { after: "Reply from", type: "\x03" });
     expect(exit.signalCode, "killed: Ctrl-C did not end the run").toBeNull();
     expect(["exited", "signaled"]).toContain(final.state);
-  });
+  }, WINE_TEST_TIMEOUT_MS);
 
-  // Windows ends a console child on Ctrl-C with STATUS_CONTROL_C_EXIT, which derun records as SIGINT;
-  // Wine 8's child exits 0. Checked by the unit test of the mapping (test/transports/windows-conpty.test.ts).
-  test.skip("Ctrl-C's exit is recorded as SIGINT [skipped: under Wine 8 the child exits 0 after Ctrl-C]", () => {});
+  // Windows ends a console child on Ctrl-C with STATUS_CONTROL_C_EXIT, which derun records as SIGINT
+  // (the mapping is unit-tested in test/transports/windows-conpty.test.ts); Wine 8's child exits 0.
+  (nativeWindows ? test : test.skip)(
+    nativeWindows ? "Ctrl-C's exit is recorded as SIGINT" : "Ctrl-C's exit is recorded as SIGINT [skipped: under Wine 8 the child exits 0 after Ctrl-C]",
+    async () => {
+      const { final } = await runInPty(["cmd", "/c", "ping -n 60 127.0.0.1"], { after: "Reply from", type: "\x03" });
+      expect(final).toMatchObject({ state: "signaled", signal: "SIGINT" });
+    },
+    WINE_TEST_TIMEOUT_MS,
+  );
 
-  // Wine 8's ResizePseudoConsole returns E_NOTIMPL: the console keeps its first size whatever derun
-  // asks, so under Wine this is skipped by name. Nothing here checks resizes on Windows either yet:
-  // see docs/windows.md, "What is verified where".
-  test.skip("resizes follow the user's window [skipped: ResizePseudoConsole is E_NOTIMPL in Wine 8]", () => {});
+  // Under Wine 8 derun's console reports no resize (none reaches events.jsonl), and
+  // ResizePseudoConsole is E_NOTIMPL. On Windows: the host console is resized while the child waits
+  // for Enter; once derun recorded the new size, `mode con` must report it.
+  (nativeWindows ? test : test.skip)(
+    nativeWindows
+      ? "resizes follow the user's window"
+      : "resizes follow the user's window [skipped: under Wine 8 derun's console reports no resize, and ResizePseudoConsole is E_NOTIMPL]",
+    async () => {
+      const { screen } = await runInPty(["cmd", "/c", "set /p x=ready? & mode con"], {
+        after: "ready?",
+        type: "\r",
+        beforeTyping: async (run) => {
+          run.resize(120, 40);
+          await waitForResizeEvent(120, 40);
+        },
+      });
+      expect(screen).toMatch(/Columns:\s+120/);
+      expect(screen).toMatch(/Lines:\s+40/);
+    },
+    WINE_TEST_TIMEOUT_MS,
+  );
 });

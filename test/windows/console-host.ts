@@ -10,18 +10,20 @@ import { nativeWindows } from "./wine.ts";
 export interface ConsoleRun {
   output(): Uint8Array;
   type(bytes: string): void;
+  /** Resize the terminal derun runs in. */
+  resize(cols: number, rows: number): void;
   waitFor(predicate: (output: string) => boolean, what?: string): Promise<void>;
   kill(): void;
   readonly exited: Promise<{ exitCode: number | null; signalCode: NodeJS.Signals | null }>;
 }
 
-export function spawnInConsole(argv: readonly string[], options: { env: Record<string, string>; cols: number; rows: number }): ConsoleRun {
+export function spawnInConsole(argv: readonly string[], options: { env: Record<string, string>; cols: number; rows: number; cwd?: string }): ConsoleRun {
   if (!nativeWindows) {
     const run = spawnInPty(argv, options);
-    return { output: run.output, type: run.type, waitFor: run.waitFor, kill: () => run.proc.kill("SIGKILL"), exited: run.exited };
+    return { output: run.output, type: run.type, resize: run.resize, waitFor: run.waitFor, kill: () => run.proc.kill("SIGKILL"), exited: run.exited };
   }
   const [file = "", ...args] = argv;
-  const host = spawnPseudoConsole(Bun.which(file) ?? file, args, { name: "", cols: options.cols, rows: options.rows, cwd: process.cwd(), env: options.env });
+  const host = spawnPseudoConsole(Bun.which(file) ?? file, args, { name: "", cols: options.cols, rows: options.rows, cwd: options.cwd ?? process.cwd(), env: options.env });
   const chunks: Uint8Array[] = [];
   const waiters = new Set<() => void>();
   const output = () => Buffer.concat(chunks);
@@ -36,6 +38,7 @@ export function spawnInConsole(argv: readonly string[], options: { env: Record<s
   return {
     output,
     type: (bytes) => host.write(Buffer.from(bytes)),
+    resize: (cols, rows) => host.resize(cols, rows),
     waitFor: (predicate, what = "output") =>
       new Promise<void>((resolve, reject) => {
         const check = () => {

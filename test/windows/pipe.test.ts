@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { tempDir, text } from "../helpers/cli.ts";
-import { runWine, setUpLane, stdinFile, suiteName, wineCommand, wineMissing, winePrefix, windowsPath } from "./wine.ts";
+import { runWine, setUpLane, stdinFile, suiteName, wineCommand, wineMissing, winePrefix, windowsPath, WINE_TEST_TIMEOUT_MS } from "./wine.ts";
 
 const state = tempDir("derun-wine-");
 afterAll(() => state[Symbol.dispose]());
@@ -26,7 +26,7 @@ describe.skipIf(wineMissing !== undefined)(suiteName("derun.exe under Wine: pipe
     const call = await runWine(["--version"], { stateRoot: state.path });
     expect(call.exitCode, failed(call)).toBe(0);
     expect(text(call.stdout).trim()).toBe(pkg.version);
-  });
+  }, WINE_TEST_TIMEOUT_MS);
 
   let id = "";
   test("run --transport pipe: stdout and stderr apart, exit 3, every session file", async () => {
@@ -47,7 +47,7 @@ describe.skipIf(wineMissing !== undefined)(suiteName("derun.exe under Wine: pipe
     const byChannel = (channel: string) =>
       index.filter((entry) => entry.channel === channel).map((entry) => output.subarray(entry.offset, entry.offset + entry.length).toString()).join("");
     expect([byChannel("stdout"), byChannel("stderr")]).toEqual(["out \r\n", "err  \r\n"]);
-  });
+  }, WINE_TEST_TIMEOUT_MS);
 
   test("ls and cat read that session", async () => {
     expect(id).not.toBe("");
@@ -62,7 +62,7 @@ describe.skipIf(wineMissing !== undefined)(suiteName("derun.exe under Wine: pipe
     const raw = await runWine(["cat", id, "--view", "raw"], { stateRoot: state.path });
     expect(raw.exitCode, failed(raw)).toBe(0);
     expect(Buffer.from(raw.stdout)).toEqual(readFileSync(join(state.path, "sessions", id, "output.bin")));
-  });
+  }, WINE_TEST_TIMEOUT_MS);
 
   test("the default state root is %LOCALAPPDATA%\\derun\\state; rm removes a session there", async () => {
     const sessionId = `default-root-${Date.now()}`;
@@ -84,7 +84,7 @@ describe.skipIf(wineMissing !== undefined)(suiteName("derun.exe under Wine: pipe
     const rm = await runWine(["rm", sessionId], { stateRoot: undefined, env });
     expect(rm.exitCode, failed(rm)).toBe(0);
     expect(existsSync(dir!)).toBe(false);
-  });
+  }, WINE_TEST_TIMEOUT_MS);
 
   test("mcp serves it: initialize, tools/list, tools/call (stdin from a file)", async () => {
     expect(id).not.toBe("");
@@ -105,7 +105,7 @@ describe.skipIf(wineMissing !== undefined)(suiteName("derun.exe under Wine: pipe
       ["stdout", "out \r\n"],
       ["stderr", "err  \r\n"],
     ]);
-  });
+  }, WINE_TEST_TIMEOUT_MS);
 
   test("a running session is seen running, and failed once its derun is killed (the liveness probe)", async () => {
     rmSync(join(state.path, "sessions"), { recursive: true, force: true });
@@ -141,5 +141,5 @@ describe.skipIf(wineMissing !== undefined)(suiteName("derun.exe under Wine: pipe
       derun.kill("SIGKILL");
       await derun.exited;
     }
-  });
+  }, WINE_TEST_TIMEOUT_MS);
 });

@@ -28,6 +28,9 @@ export const suiteName = (name: string): string => (wineMissing ? `${name} [skip
 /** One call's bound: Wine on a loaded machine can take several seconds just to start a process. */
 export const WINE_TIMEOUT_MS = 120_000;
 
+/** One test's bound (`bun test --timeout 60000` is too short for a few Wine calls on a loaded machine). */
+export const WINE_TEST_TIMEOUT_MS = 400_000;
+
 interface Lane {
   readonly prefix: string;
   readonly exe: string;

@@ -63,8 +63,10 @@ export const spawnPseudoConsole: PseudoConsoleFactory = (file, args, options) =>
     opened.push(child.handle);
     return new ConPty(pseudoConsole, child, input.write, output.read);
   } catch (error) {
-    if (pseudoConsole !== undefined) k.ClosePseudoConsole(pseudoConsole);
+    // Our ends first: a console that cannot write its output any more does not wait in its close
+    // for a reader (ClosePseudoConsole may, before Windows 11 24H2).
     closeAll();
+    if (pseudoConsole !== undefined) k.ClosePseudoConsole(pseudoConsole);
     throw error;
   }
 };

@@ -16,7 +16,8 @@ export default defineTransport({
     const { spawnPseudoConsole } = await import("./conpty.ts");
     return startConPtyChild(command, options, {
       spawn: spawnPseudoConsole,
-      which: (name, where) => Bun.which(name, where),
+      // The working directory before PATH, as Windows and Bun.spawn (the pipe transport) search.
+      which: (name, where) => Bun.which(name, { PATH: `${where.cwd};${where.PATH}`, cwd: where.cwd }),
       ...(process.stdout.isTTY ? { window: process.stdout } : {}),
     });
   },
