@@ -51,6 +51,13 @@ export interface ScreenRender {
  */
 export const DEFAULT_SCREEN_WINDOW = 4 * 1024 * 1024;
 const DEFAULT_SCROLLBACK = 10_000;
+/**
+ * A line cut by the window's start is left out only up to this length. A longer one (a progress
+ * line redrawn with carriage returns, a minified blob) is rendered from the cut: a terminal would
+ * show its tail too, its start long wrapped out of sight, and leaving it out would show nothing
+ * of the window at all when it is the only line.
+ */
+const CUT_LINE_MAX = 64 * 1024;
 
 const ascii = (s: string) => new TextEncoder().encode(s);
 const RESETS = ["\x1b[2J", "\x1b[3J", "\x1bc"].map(ascii);
@@ -105,7 +112,8 @@ function outside(positions: readonly number[], episodes: readonly (readonly [num
  * alternate screen (or, if it began before the window, its last clear). Else the last full clear
  * (ED 2/3, RIS) outside alternate screens; else, when the window begins inside one, its exit; else
  * the first cursor home (a program repainting in place draws from there; rows it does not redraw
- * inside the window stay blank); else the first line start. `insideAlternate` says the window
+ * inside the window stay blank); else the first line start, unless the line cut by the window's
+ * start is longer than {@link CUT_LINE_MAX} (then the window's start). `insideAlternate` says the window
  * begins inside an alternate screen (see {@link alternateScreenAfter}); an exit before any entry
  * in the window says so too.
  */
@@ -128,7 +136,7 @@ export function findRenderStart(window: ByteWindow, options: { insideAlternate?:
   const homes = occurrences(bytes, CURSOR_HOME);
   const lineStart = () => {
     const lf = bytes.indexOf(0x0a);
-    return lf < 0 ? offset + bytes.length : offset + lf + 1;
+    return lf < 0 || lf >= CUT_LINE_MAX ? offset : offset + lf + 1;
   };
   if (openedAt > 0 || (openedAt === 0 && !beganInside)) return { offset: offset + openedAt, alternate: false };
   if (openedAt === 0) {

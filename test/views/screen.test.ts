@@ -44,6 +44,7 @@ describe("findRenderStart: a point that needs no earlier state", () => {
     const s = "ow 3\r\n\x1b[H\x1b[2Jframe 1\x1b[H\x1b[2Jframe 2";
     expect(at(9, s, true)).toEqual({ alternate: 9 + s.lastIndexOf("\x1b[2J") });
     expect(at(9, "tail of a frame\r\nrow 2", true)).toEqual({ alternate: 9 + 17 });
+    expect(at(9, "one long row, no line feed", true)).toEqual({ alternate: 9 });
     expect(at(9, "frame\x1b[2Jframe\x1b[?1049l$ \x1b[2Jclear\n", true)).toBe(9 + 24);
   });
 
@@ -51,10 +52,11 @@ describe("findRenderStart: a point that needs no earlier state", () => {
     expect(at(9, "ow 3\r\n\x1b[Hrow 1\r\nrow 2\x1b[Hrow 1")).toBe(9 + 6);
   });
 
-  test("no marker: the transcript start, else the first line start", () => {
+  test("no marker: the transcript start, else the first line start, unless the cut line is long or never ends", () => {
     expect(at(0, "abc\ndef")).toBe(0);
     expect(at(50, "bc\ndef")).toBe(53);
-    expect(at(50, "no newline")).toBe(60);
+    expect(at(50, "no newline")).toBe(50);
+    expect(at(50, `${"x".repeat(100_000)}\nlast`)).toBe(50);
   });
 
   test("clears and homes inside tens of thousands of full-screen episodes are set aside in linear time", () => {
