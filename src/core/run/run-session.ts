@@ -112,6 +112,7 @@ async function runRecorded(
         cwd: request.cwd,
         env: request.env,
         onOutput: output.onOutput,
+        ...(probe.stdoutIsStderr ? { mergeOutputs: true } : {}),
         ...(probe.size ? { size: probe.size } : {}),
         ...(userTerminal ? { terminal: userTerminal } : {}),
       };
@@ -169,7 +170,14 @@ async function recordStart(writer: SessionWriter, child: RunningChild, opened: O
   const size = probe.size ? { size: probe.size } : {};
   const failure = await recordQuietly(
     "recording the child's PID",
-    () => writer.started({ pid: child.pid, transportMode: transport.meta.name, ttyAttached: transport.capabilities.tty, ...size }),
+    () =>
+      writer.started({
+        pid: child.pid,
+        transportMode: transport.meta.name,
+        ttyAttached: transport.capabilities.tty,
+        ...size,
+        ...(child.outputsMerged ? { outputsMerged: true } : {}),
+      }),
     log,
     writer.sessionId,
   );
