@@ -7,7 +7,7 @@ import { capped, channelType, commandType, positiveIntegerType, sessionIdType, T
 import { subjectOf, subjectText, type Subject } from "./_subject.ts";
 import { lineSpan, SEP, withLines } from "./_render.ts";
 import { screenLines, textLines, type ReadTextLines } from "./_read-text-lines.ts";
-import { openTranscript } from "./_transcript.ts";
+import { openTranscript, withoutPromptFiller } from "./_transcript.ts";
 
 export type ReadTextResult = Subject & ReadTextLines & { readonly schema_version: typeof SCHEMA_VERSION };
 
@@ -49,8 +49,9 @@ export default defineQuery({
   structured: false,
   async handler(input, { store, signal, limits }): Promise<ReadTextResult> {
     const range = rangeOf(input);
-    const t = await openTranscript(store, input.session_id, input.command, limits?.windowBytes);
-    const view = input.view ?? (t.info.meta.tty_attached ? "screen" : "text");
+    const opened = await openTranscript(store, input.session_id, input.command, limits?.windowBytes);
+    const view = input.view ?? (opened.info.meta.tty_attached ? "screen" : "text");
+    const t = view === "text" ? await withoutPromptFiller(opened) : opened;
     if (view === "screen" && input.channel !== undefined) throw new DerunError("invalid_argument", 'channel applies to view "text" (a screen shows every stream)');
     const maxChars = capped(input.max_chars, TEXT_DEFAULT_MAX_CHARS, TEXT_MAX_MAX_CHARS);
     const lines = view === "screen" ? await screenLines(t, range, maxChars) : await textLines(t, range, maxChars, input.channel, signal);

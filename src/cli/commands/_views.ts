@@ -8,7 +8,7 @@ import type { DerunOutputChannel } from "../../core/enums.ts";
 import { MemoryBound } from "../../mcp/memory-bound.ts";
 import { screenLines, type ReadTextLines } from "../../queries/_read-text-lines.ts";
 import { textBatches } from "../../queries/_text-stream.ts";
-import { openTranscript, type CommandSelector, type Transcript } from "../../queries/_transcript.ts";
+import { openTranscript, withoutPromptFiller, type CommandSelector, type Transcript } from "../../queries/_transcript.ts";
 import { rawOutput } from "../../queries/_raw-output.ts";
 import type { Reader } from "../reader.ts";
 import { ui, writeOut } from "../ui.ts";
@@ -46,7 +46,8 @@ export class LineOut {
 
 /** The session (or one of its commands) a `cat` or `tail` reads, and the view and channel asked for. */
 export async function openTarget(reader: Reader, ref: string, view: View, channel: DerunOutputChannel | undefined, command: CommandSelector | undefined): Promise<Transcript> {
-  const t = await openTranscript(reader.store, await reader.session(ref), command);
+  const opened = await openTranscript(reader.store, await reader.session(ref), command);
+  const t = view === "text" ? await withoutPromptFiller(opened) : opened;
   if (channel === undefined) return t;
   if (view === "screen") throw usageError("--channel applies to --view text or raw (a screen shows every stream)");
   // A terminal merges the streams: asking for one of them there would print nothing, silently.
