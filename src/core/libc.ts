@@ -109,3 +109,13 @@ export const libcWait = once(() =>
     waitpid: { args: [FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
   }).symbols,
 );
+
+/**
+ * kcmp(2) through syscall (Linux only; syscall is variadic, see the top): whether two fds of this
+ * process share one open file description (core/same-open-file.ts).
+ */
+export const libcKcmp = once(() =>
+  dlopen(LIBC, {
+    syscall: { args: [FFIType.i64, FFIType.i64, FFIType.i64, FFIType.i64, FFIType.i64, FFIType.i64], returns: FFIType.i64 },
+  }).symbols,
+);

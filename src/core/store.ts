@@ -38,6 +38,11 @@ export interface SessionMeta {
   readonly rows?: number;
   /** A shell session (`derun shell`): its commands are recorded in commands.jsonl (added field). */
   readonly records_commands?: boolean;
+  /**
+   * The command's stdout and stderr were one stream, recorded as channel `stdout` in the order
+   * written: derun's own were (`2>&1`, or both the same terminal) (added field).
+   */
+  readonly merged_output?: boolean;
 }
 
 /** events.jsonl: one line per event that is not output; only resizes so far. */
@@ -165,6 +170,16 @@ export interface CreateSessionOptions {
   readonly recordsCommands?: boolean;
 }
 
+/** What meta.json learns once the child runs. */
+export interface StartedUpdate {
+  readonly pid: number;
+  readonly transportMode: string;
+  readonly ttyAttached: boolean;
+  readonly size?: WindowSize;
+  /** See {@link SessionMeta.merged_output}. */
+  readonly outputsMerged?: boolean;
+}
+
 /**
  * The single writer of one session (the `derun run` process). Holds `append.lock` for its whole
  * life, so a second appender blocks until it is disposed.
@@ -173,7 +188,7 @@ export interface SessionWriter extends AsyncDisposable {
   readonly sessionId: string;
   readonly directory: string;
   /** Rewrite meta.json (atomically) once the child runs; the transport may differ after a fallback. */
-  started(update: { pid: number; transportMode: string; ttyAttached: boolean; size?: WindowSize }): Promise<void>;
+  started(update: StartedUpdate): Promise<void>;
   /** Record that the child's window is now `size` (events.jsonl). Throws on I/O failure, like append. */
   resized(size: WindowSize, at?: Date): void;
   /** Append one finished command of a shell session (commands.jsonl). Throws on I/O failure. */

@@ -4,8 +4,10 @@
  * What the user typed (or a harness queued) before derun switched to raw mode is still in the
  * terminal's input queue, already echoed, in canonical form: whole lines, a partial line, and EOF
  * marks. A mark turns into a NUL byte once the mode is switched, so the queue is read in two steps:
- * the complete lines and EOFs while still canonical (with VEOF disabled first, so no new mark can
- * slip in between), then the partial line once raw. The result reaches the child once, in order,
+ * the complete lines and EOFs while still canonical (in the user's modes, then once more with VEOF
+ * and ECHO disabled, so no new mark can slip in between and nothing is echoed that the terminal
+ * would not echo), then the partial line once raw. A key arriving in the short second step is not
+ * echoed (no terminal mode can echo every key but the EOF character). The result reaches the child once, in order,
  * each EOF as the EOF character, and unechoed (the terminal echoed it already).
  */
 import { ptr } from "bun:ffi";
@@ -33,7 +35,14 @@ export function takeOverTerminal(fd = 0): TerminalTakeover | undefined {
   const modes = TerminalModes.of(fd);
   if (!modes) return undefined;
   const typed: number[] = [];
-  if (modes.has(LOCAL.ICANON) && modes.withoutChar("VEOF").applyTo(fd)) readCanonical(fd, modes, typed);
+  if (modes.has(LOCAL.ICANON)) {
+    // In the user's own modes first: what is queued now was echoed as the terminal echoes it.
+    readCanonical(fd, modes, typed);
+    // Then VEOF off (a mark arriving now would turn into a NUL once raw) and ECHO off with it: with
+    // VEOF off, an EOF arriving in this short window is an ordinary control character, echoed as
+    // `^D`, where the terminal echoes no EOF at all.
+    if (modes.withoutChar("VEOF").without(LOCAL.ECHO).applyTo(fd)) readCanonical(fd, modes, typed);
+  }
   if (!modes.raw().applyTo(fd)) {
     modes.applyTo(fd);
     return undefined;

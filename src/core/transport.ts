@@ -16,6 +16,11 @@ export interface TerminalProbe {
   readonly stdoutIsTty: boolean;
   /** `isatty(2)`. */
   readonly stderrIsTty: boolean;
+  /**
+   * fds 1 and 2 are one stream: the same pipe, socket or terminal, or one open file description of a
+   * regular file (`2>&1`). See core/same-open-file.ts. Absent means no.
+   */
+  readonly stdoutIsStderr?: boolean;
   /** `process.platform` at probe time. */
   readonly platform: NodeJS.Platform;
   /** The window size of the controlling terminal when stdout is one. */
@@ -63,6 +68,12 @@ export interface TransportOpenOptions {
    * transport may reuse the buffer.
    */
   readonly onOutput: (channel: DerunOutputChannel, bytes: Uint8Array) => void;
+  /**
+   * derun's stdout and stderr are one stream (`2>&1`): give the child one stream for both, delivered
+   * as channel `stdout`, so its writes keep their order. A transport that does so says
+   * {@link RunningChild.outputsMerged}; one that does not keeps the channels apart.
+   */
+  readonly mergeOutputs?: boolean;
   /** derun's own terminal, for a terminal transport (`capabilities.tty`) when derun has one (POSIX). */
   readonly terminal?: UserTerminalState;
   /**
@@ -119,6 +130,8 @@ export type ChildExit =
 export interface RunningChild extends AsyncDisposable {
   /** The child's process id. */
   readonly pid: number;
+  /** The child's stdout and stderr are one stream, delivered as channel `stdout` (see `mergeOutputs`). */
+  readonly outputsMerged?: boolean;
   /**
    * Forward input bytes to the child, unchanged. Required when `capabilities.input` is `"forward"`;
    * an inheriting transport leaves it out.

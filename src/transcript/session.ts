@@ -34,6 +34,7 @@ export const sessionDetail = (info: SessionInfo) =>
     pid: info.meta.pid,
     transport_mode: info.meta.transport_mode,
     tty_attached: info.meta.tty_attached,
+    merged_output: info.meta.merged_output,
     cols: info.meta.cols,
     rows: info.meta.rows,
     output_bytes: info.output_bytes,

@@ -7,6 +7,7 @@ import type { DerunOutputChannel } from "../core/enums.ts";
 import { DerunError } from "../core/errors.ts";
 import type { CommandRecord } from "../core/shell/commands.ts";
 import type { SessionInfo, Store } from "../core/store.ts";
+import { promptFillerStart } from "../views/prompt-filler.ts";
 import { channelsOf, spanRange, type ByteWindow, type RecordSpans } from "../views/window.ts";
 import { giveTurn } from "./pace.ts";
 import { DEFAULT_LIMITS } from "./limits.ts";
@@ -52,6 +53,23 @@ export async function openTranscript(store: Store, session: string, command?: Co
   const spans = spanRange(all, first, last);
   return { store, sessionId, info, block, lo, hi, spans, channels: channelsOf(spans), ...(record ? { command: record } : {}) };
 }
+
+/** Enough for a filler across the widest terminal (the mark, its colours, a line of spaces). */
+const FILLER_BYTES = 4096;
+
+/**
+ * For the text view of a finished command of a zsh session: the range without zsh's PROMPT_SP
+ * filler at its end (views/prompt-filler.ts), which zsh prints after the command and before the
+ * hooks that mark its end. Every other range, and every other view, is left as recorded.
+ */
+export async function withoutPromptFiller(t: Transcript): Promise<Transcript> {
+  if (t.command?.output_end == null || !/^-?zsh/.test(basename(t.info.meta.command[0] ?? ""))) return t;
+  const window = await readWindow(t, t.hi - FILLER_BYTES, t.hi);
+  const start = promptFillerStart(window.bytes);
+  return start === undefined ? t : { ...t, hi: window.offset + start };
+}
+
+const basename = (path: string): string => path.slice(path.lastIndexOf("/") + 1);
 
 /** A recorded command, or the one running now (its output so far: `output_end` null). */
 async function findCommand(store: Store, info: SessionInfo, selector: CommandSelector): Promise<CommandRecord> {

@@ -37,7 +37,8 @@ describe.each(SHELLS)("%s under derun shell, command by command", (kind) => {
     expect(lines(await derun("ls", "--commands"))[0]).toMatch(/^SESSION +# +EXIT +DURATION +CWD +COMMAND$/);
 
     // One command's output, as derun_read_text has it. zsh ends a command's output with a line of
-    // blanks (its PROMPT_SP, drawn before the end mark), which the text view keeps: compared without.
+    // blanks (its PROMPT_SP, drawn before the end mark), which the text view leaves out and the
+    // screen view keeps: compared without.
     const read = async (command: number | "last", view: string) => (await agent.call("derun_read_text", { session_id: "sh", command, view })).text.split("\n").slice(1);
     const inked = (all: string[]) => all.filter((line) => line.trim() !== "");
     for (const [command, view] of [[1, "text"], [2, "text"], [2, "screen"], [3, "screen"], ["last", "text"], ["last", "screen"]] as const) {

@@ -40,7 +40,7 @@ describe("probeTerminal", () => {
     const viaPipes = Bun.spawn([process.execPath, "-e", script], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
     viaPipes.stdin.end();
     const piped = JSON.parse(await new Response(viaPipes.stdout).text());
-    expect(piped).toEqual({ stdinIsTty: false, stdoutIsTty: false, stderrIsTty: false, platform: process.platform });
+    expect(piped).toEqual({ stdinIsTty: false, stdoutIsTty: false, stderrIsTty: false, stdoutIsStderr: false, platform: process.platform });
 
     let output = "";
     const { promise: streamEnd, resolve: endStream } = Promise.withResolvers<void>();
@@ -49,7 +49,7 @@ describe("probeTerminal", () => {
     });
     await Promise.all([viaPty.exited, streamEnd]);
     const json = JSON.parse(output.slice(output.indexOf("{")).trim());
-    expect(json).toEqual({ stdinIsTty: true, stdoutIsTty: true, stderrIsTty: true, platform: process.platform, size: { cols: 77, rows: 19 } });
+    expect(json).toEqual({ stdinIsTty: true, stdoutIsTty: true, stderrIsTty: true, stdoutIsStderr: true, platform: process.platform, size: { cols: 77, rows: 19 } });
     expect(probeTerminal().platform).toBe(process.platform);
   });
 });

@@ -5,7 +5,7 @@
  * exactly (colours replay on a terminal).
  */
 import type { DerunOutputChannel } from "../../core/enums.ts";
-import { MemoryBound, screenLines, type ReadTextLines, textBatches, openTranscript, type CommandSelector, type Transcript, rawOutput } from "../../transcript/index.ts";
+import { MemoryBound, screenLines, type ReadTextLines, textBatches, openTranscript, withoutPromptFiller, type CommandSelector, type Transcript, rawOutput } from "../../transcript/index.ts";
 import type { Reader } from "../reader.ts";
 import { ui, writeOut } from "../ui.ts";
 import { usageError } from "../usage.ts";
@@ -42,7 +42,8 @@ export class LineOut {
 
 /** The session (or one of its commands) a `cat` or `tail` reads, and the view and channel asked for. */
 export async function openTarget(reader: Reader, ref: string, view: View, channel: DerunOutputChannel | undefined, command: CommandSelector | undefined): Promise<Transcript> {
-  const t = await openTranscript(reader.store, await reader.session(ref), command);
+  const opened = await openTranscript(reader.store, await reader.session(ref), command);
+  const t = view === "text" ? await withoutPromptFiller(opened) : opened;
   if (channel === undefined) return t;
   if (view === "screen") throw usageError("--channel applies to --view text or raw (a screen shows every stream)");
   // A terminal merges the streams: asking for one of them there would print nothing, silently.

@@ -11,7 +11,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { CreateSessionOptions, SessionEvent, SessionFinal, SessionMeta, SessionWriter } from "../store.ts";
+import type { CreateSessionOptions, SessionEvent, SessionFinal, SessionMeta, SessionWriter, StartedUpdate } from "../store.ts";
 import type { CommandRecord } from "../shell/commands.ts";
 import type { WindowSize } from "../transport.ts";
 import { SCHEMA_VERSION, type DerunOutputChannel } from "../enums.ts";
@@ -123,10 +123,11 @@ class FileSessionWriter implements SessionWriter {
     this.commands = new JsonlAppender(() => openPrivate(directory, "commands.jsonl", O_WRONLY | O_CREAT | O_EXCL | O_APPEND));
   }
 
-  async started(update: { pid: number; transportMode: string; ttyAttached: boolean; size?: WindowSize }): Promise<void> {
+  async started(update: StartedUpdate): Promise<void> {
     this.assertOpen();
     const size = update.size ? { cols: update.size.cols, rows: update.size.rows } : {};
-    this.meta = { ...this.meta, pid: update.pid, transport_mode: update.transportMode, tty_attached: update.ttyAttached, ...size };
+    const merged = update.outputsMerged ? { merged_output: true } : {};
+    this.meta = { ...this.meta, pid: update.pid, transport_mode: update.transportMode, tty_attached: update.ttyAttached, ...size, ...merged };
     writeFileAtomic(resolveArtifact(this.directory, "meta.json"), `${JSON.stringify(this.meta, null, 2)}\n`);
     this.log.log("info", "session_started", { session_id: this.sessionId, transport_mode: update.transportMode, tty_attached: update.ttyAttached, state_transition: "running" });
   }

@@ -114,6 +114,7 @@ async function runRecorded(
         env: request.env,
         onOutput: output.onOutput,
         ignoredSignals: inheritedIgnored(),
+        ...(probe.stdoutIsStderr ? { mergeOutputs: true } : {}),
         ...(probe.size ? { size: probe.size } : {}),
         ...(userTerminal ? { terminal: userTerminal } : {}),
       };
@@ -172,7 +173,14 @@ async function recordStart(writer: SessionWriter, child: RunningChild, opened: O
   const size = probe.size ? { size: probe.size } : {};
   const failure = await recordQuietly(
     "recording the child's PID",
-    () => writer.started({ pid: child.pid, transportMode: transport.meta.name, ttyAttached: transport.capabilities.tty, ...size }),
+    () =>
+      writer.started({
+        pid: child.pid,
+        transportMode: transport.meta.name,
+        ttyAttached: transport.capabilities.tty,
+        ...size,
+        ...(child.outputsMerged ? { outputsMerged: true } : {}),
+      }),
     log,
     writer.sessionId,
   );

@@ -24,7 +24,10 @@ if [[ -n "${DERUN_SESSION_ID-}" && $- == *i* && -z "${__derun_marks-}" ]] &&
     __derun_cwd_raw=
     __derun_cwd=
     __derun_ps1=
-    __derun_ps0='${__derun_nil[__derun_ran=1]-}$(__derun_preexec \!)'
+    __derun_prompts=0 __derun_prompts_seen=-1 __derun_warned=0
+    # Arithmetic in a subscript is evaluated by the shell itself (the substitution is a subshell):
+    # the command runs, and whether a prompt ran the hooks since the last one is noted, warned once.
+    __derun_ps0='${__derun_nil[__derun_ran=1]-}$(__derun_preexec \!)${__derun_nil[__derun_warned|=__derun_prompts==__derun_prompts_seen,__derun_prompts_seen=__derun_prompts]-}'
 
     # $1 with backslashes doubled and ;, control characters as \xHH, into __derun_escaped.
     __derun_escape() {
@@ -61,6 +64,16 @@ if [[ -n "${DERUN_SESSION_ID-}" && $- == *i* && -z "${__derun_marks-}" ]] &&
     # Last in PROMPT_COMMAND: (re)wrap the prompt the user's own hooks left in PS1, arm PS0.
     __derun_prompt_end() {
       local code=$?
+      ((__derun_prompts++))
+      # PROMPT_COMMAND='...' at the prompt replaced element 0, and __derun_precmd with it: put it
+      # back in front. The command that replaced it ends here, its status unknown.
+      if [[ ${PROMPT_COMMAND@a} == *a* && "${PROMPT_COMMAND[*]}" != *__derun_precmd* ]]; then
+        PROMPT_COMMAND[0]=__derun_precmd${PROMPT_COMMAND[0]:+$'\n'${PROMPT_COMMAND[0]}}
+        if [[ -n $__derun_ran ]]; then
+          __derun_ran=
+          [[ $__derun_marks == full ]] && printf '\e]133;D\a'
+        fi
+      fi
       __derun_hist_next=${HISTCMD-}
       if [[ $__derun_marks == full && ${PS1-} != "$__derun_ps1" ]]; then
         __derun_ps1='\[\e]133;A\a\]'${PS1-}'\[\e]133;B\a\]'
@@ -74,8 +87,12 @@ if [[ -n "${DERUN_SESSION_ID-}" && $- == *i* && -z "${__derun_marks-}" ]] &&
       return "$code"
     }
 
-    # Run from PS0 in a command substitution: prints the command line (E), then C.
+    # Run from PS0 in a command substitution: prints the command line (E), then C. Once, when no
+    # prompt ran derun's hooks since the last command (PROMPT_COMMAND replaced as a whole), says so.
     __derun_preexec() {
+      if ((__derun_prompts == __derun_prompts_seen && !__derun_warned)); then
+        printf '%s\n' "derun: commands from here on are not recorded: PROMPT_COMMAND no longer runs derun's hooks (it was replaced). To record them again: PROMPT_COMMAND=\"__derun_precmd\"\$'\\n'\"\$PROMPT_COMMAND\"\$'\\n'__derun_prompt_end" >&2
+      fi
       local entry= entry_text='^ *[0-9]+[ *] (.*)$' repeat=
       # A repeated line is not saved under ignoredups: take it to be the entry it repeats.
       [[ ${HISTCONTROL-} == *ignoredups* || ${HISTCONTROL-} == *ignoreboth* ]] && [[ -z ${HISTIGNORE-} ]] && repeat=1
@@ -91,7 +108,12 @@ if [[ -n "${DERUN_SESSION_ID-}" && $- == *i* && -z "${__derun_marks-}" ]] &&
     }
 
     unset __derun_nil
-    if [[ -v PROMPT_COMMAND && ${PROMPT_COMMAND@a} == *a* ]]; then
+    if ((BASH_VERSINFO[0] > 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] >= 1))); then
+      # An array (bash 5.1+), __derun_precmd at the head of element 0, which is what `PROMPT_COMMAND=...`
+      # at the prompt replaces (with the user's old hook, as without derun): __derun_prompt_end, an
+      # element of its own, then puts __derun_precmd back.
+      PROMPT_COMMAND=("__derun_precmd${PROMPT_COMMAND[0]:+$'\n'${PROMPT_COMMAND[0]}}" "${PROMPT_COMMAND[@]:1}" __derun_prompt_end)
+    elif [[ -v PROMPT_COMMAND && ${PROMPT_COMMAND@a} == *a* ]]; then
       PROMPT_COMMAND=(__derun_precmd "${PROMPT_COMMAND[@]}" __derun_prompt_end)
     else
       PROMPT_COMMAND=__derun_precmd${PROMPT_COMMAND:+$'\n'$PROMPT_COMMAND}$'\n'__derun_prompt_end

@@ -6,7 +6,9 @@
  * closed stdin stays closed and EOF arrives when it would. stdout and stderr are each a real pipe
  * (core/io/fifo-pipe.ts: not Bun's socket, which breaks `echo x > /dev/stderr`), or, where derun's
  * own fd 1 or 2 is a terminal (Linux), a PTY of its own (core/io/stream-pty.ts), so the child sees
- * a terminal exactly where it would without derun (`derun run -- make | tee log`).
+ * a terminal exactly where it would without derun (`derun run -- make | tee log`). When derun's own
+ * stdout and stderr are one stream (`2>&1`; TransportOpenOptions.mergeOutputs), the child gets one
+ * stream for both, recorded as `stdout`, so its writes to the two keep their order.
  *
  * When a reader of derun's own output goes away, closeOutput closes derun's end of that stream, so
  * the child meets the broken pipe itself (EPIPE or SIGPIPE, whichever it chose), as without derun.
@@ -59,8 +61,11 @@ interface OwnEnds {
 }
 
 type PipeChild = Bun.Subprocess<"inherit", "pipe" | number, "pipe" | number>;
-/** derun's own ends of each stream; undefined where Bun made the stream. */
-type StreamEnds = Record<Channel, OwnEnds | undefined>;
+/**
+ * derun's own ends of each stream; undefined where Bun made the stream. `merged`: the child writes
+ * stdout and stderr into the one stream of `stdout` (`stderr` is then undefined and never read).
+ */
+type StreamEnds = Record<Channel, OwnEnds | undefined> & { readonly merged: boolean };
 
 /** The streams as derun reads them, and the way to read what they hold now. */
 type Outputs = Record<Channel, Output> & {
@@ -89,6 +94,7 @@ export function openPipe(command: readonly string[], options: TransportOpenOptio
   const exited = proc.exited.then(() => drainAfterExit(proc, ends, outputs, drain));
   return {
     pid: proc.pid,
+    ...(ends.merged ? { outputsMerged: true } : {}),
     resize: (size) => resizeTerminalStreams(proc, ends, size),
     kill: (signal) => proc.kill(signal),
     /**
@@ -109,7 +115,7 @@ export function openPipe(command: readonly string[], options: TransportOpenOptio
 
 /** Spawns the child on derun's own ends (Bun's pipes where there are none); only its ends stay open here. */
 function spawnOnOwnEnds(command: readonly string[], options: TransportOpenOptions): { proc: PipeChild; ends: StreamEnds } {
-  const ends = { stdout: endsFor("stdout", options.size), stderr: endsFor("stderr", options.size) };
+  const ends = ownEnds(options);
   let proc: PipeChild;
   try {
     proc = Bun.spawn(spawnIgnoring(command, options.ignoredSignals, options.cwd, options.env), {
@@ -117,7 +123,8 @@ function spawnOnOwnEnds(command: readonly string[], options: TransportOpenOption
       env: options.env,
       stdin: "inherit",
       stdout: ends.stdout?.childEnd ?? "pipe",
-      stderr: ends.stderr?.childEnd ?? "pipe",
+      // Merged: the child's fd 2 is its fd 1's stream, as `2>&1` made derun's.
+      stderr: (ends.merged ? ends.stdout?.childEnd : ends.stderr?.childEnd) ?? "pipe",
     });
   } catch (error) {
     ends.stdout?.close();
@@ -156,6 +163,16 @@ function resizeTerminalStreams(proc: PipeChild, ends: StreamEnds, size: WindowSi
     if (ends[channel]?.resize(size)) changed = true;
   }
   if (changed && proc.exitCode === null && proc.signalCode === null) proc.kill("SIGWINCH");
+}
+
+/**
+ * The ends for both streams: one for both when derun's stdout and stderr are one stream (and derun
+ * could make it: Bun's own pipes cannot be shared), else one each.
+ */
+function ownEnds(options: TransportOpenOptions): StreamEnds {
+  const stdout = endsFor("stdout", options.size);
+  if (options.mergeOutputs === true && stdout) return { stdout, stderr: undefined, merged: true };
+  return { stdout, stderr: endsFor("stderr", options.size), merged: false };
 }
 
 /**
@@ -201,8 +218,11 @@ function outputsOf(
   deliver: (channel: DerunOutputChannel, bytes: Uint8Array) => void,
 ): Outputs {
   const own = CHANNELS.filter((channel) => ends[channel] !== undefined);
+  // Merged, nothing writes to a stderr of its own: it is over before it began.
+  const none: Output = { ended: Promise.resolve(), stop: async () => {} };
   const reader = own.length > 0 ? openStreamReader(own.map((channel) => ({ fd: ends[channel]!.ourEnd, deliver: (bytes: Uint8Array) => deliver(channel, bytes) }))) : undefined;
   const outputOf = (channel: Channel): Output => {
+    if (channel === "stderr" && ends.merged) return none;
     const channelEnds = ends[channel];
     if (channelEnds && reader) {
       const index = own.indexOf(channel);
