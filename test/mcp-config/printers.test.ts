@@ -113,9 +113,8 @@ describe("each client's output has the client's documented shape", () => {
     }
   });
 
-  test("codex: the TOML table parses to command, args and env (https://github.com/openai/codex/blob/main/docs/config.md)", () => {
-    const text = mcpClients.codex.text(launch);
-    const toml = Bun.TOML.parse(text.slice(text.indexOf("[mcp_servers.derun]"))) as Record<string, unknown>;
+  test("codex: what it prints is TOML alone, and parses to command, args and env (https://github.com/openai/codex/blob/main/docs/config.md)", () => {
+    const toml = Bun.TOML.parse(mcpClients.codex.text(launch)) as Record<string, unknown>;
     expect(toml).toEqual({ mcp_servers: { derun: { command: launch.command, args: ["mcp"], env } } });
     expect(mcpClients.codex.json).toBeUndefined();
   });
@@ -141,7 +140,7 @@ describe("the command lines survive a shell word for word", () => {
     expect(await shellWords(mcpClients["claude-code"].text(launch))).toEqual(["mcp", "add", "--scope", "user", "derun", "-e", setEnv, "--", launch.command, "mcp"]);
   });
   test("codex mcp add", async () => {
-    const line = mcpClients.codex.text(launch).split("\n").find((l) => l.startsWith("codex "))!;
+    const line = mcpClients.codex.hint!(launch).replace(/^.*?: (?=codex )/, "");
     expect(await shellWords(line)).toEqual(["mcp", "add", "derun", "--env", setEnv, "--", launch.command, "mcp"]);
   });
   test("gemini mcp add", async () => {

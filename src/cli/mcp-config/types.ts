@@ -21,8 +21,10 @@ export interface McpClient {
   readonly title: string;
   /** One line: where the printed configuration goes. */
   readonly where: string;
-  /** Ready to paste: a command line, a file's content, or both with `#` comment lines between. */
+  /** Ready to paste, alone on stdout: one command line, or a file's content in that file's format. */
   text(launch: McpLaunch): string;
+  /** More for the person, on stderr after `where`: another way to add it, a step the client needs. */
+  hint?(launch: McpLaunch): string;
   /** The client's own JSON shape, where it has one (`--json`). */
   json?(launch: McpLaunch): unknown;
 }
