@@ -52,7 +52,7 @@ describe.each([
   test("no client, an unknown one, a stray argument, or --json where the client has none: exit 2, one line naming the clients", async () => {
     for (const [args, message] of [
       [["zed"], `derun: unknown MCP client "zed" (${KNOWN})`],
-      [["cursor", "extra"], `derun: derun mcp config takes one client and --json (got "extra")`],
+      [["cursor", "extra"], `derun: derun mcp config takes one client and its flags (got "extra")`],
       [["cursor", "--yaml"], `derun: unknown option "--yaml"`],
       [["cursor", "--jsn"], `derun: unknown option "--jsn" (did you mean "--json"?)`],
       [["codex", "--json"], "derun: Codex has no JSON configuration: run derun mcp config codex"],

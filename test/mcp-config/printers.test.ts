@@ -7,6 +7,10 @@ import { describe, expect, test } from "bun:test";
 import { type } from "arktype";
 import pkg from "../../package.json" with { type: "json" };
 import { launchOf, mcpClientNames, mcpClients, type Invocation, type McpLaunch } from "../../src/cli/mcp-config/index.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { remoteLaunch } from "../../src/cli/mcp-config/remote.ts";
+import { tempDir } from "../helpers/cli.ts";
 import { exec } from "./_exec.ts";
 
 const posix = (over: Partial<Invocation> = {}): Invocation => ({
@@ -150,6 +154,31 @@ describe("the command lines survive a shell word for word", () => {
     const windows: McpLaunch = { command: "C:\\Program Files\\derun\\derun.exe", args: ["mcp"], stateRoot: "C:\\Users\\me\\AppData\\Local\\derun\\state", platform: "win32" };
     expect(mcpClients["claude-code"].text(windows)).toBe(
       'claude mcp add --scope user derun -e "DERUN_STATE_ROOT=C:\\Users\\me\\AppData\\Local\\derun\\state" -- "C:\\Program Files\\derun\\derun.exe" mcp',
+    );
+  });
+});
+
+describe("a derun on another machine (--ssh, --container)", () => {
+  const env = { PATH: "/usr/bin:/bin" };
+  const viaSsh = remoteLaunch({ kind: "ssh", destination: "me@build-box" }, { derun: "~/.local/bin/derun", stateRoot: "/srv/derun state", env, platform: "linux" });
+  test("ssh: -T, no password prompt, and one remote command line quoted for the remote shell (~/ left to expand there)", () => {
+    expect(viaSsh.args).toEqual(["-T", "-o", "BatchMode=yes", "me@build-box", "~/.local/bin/derun mcp --state-root '/srv/derun state'"]);
+    expect(viaSsh.stateRoot).toBeUndefined();
+  });
+  test("no client hands it a local DERUN_STATE_ROOT: it reads that machine's", () => {
+    for (const name of mcpClientNames) {
+      expect(mcpClients[name].text(viaSsh)).not.toContain("DERUN_STATE_ROOT");
+      if (mcpClients[name].json) expect(JSON.stringify(mcpClients[name].json!(viaSsh))).not.toContain('"env"');
+    }
+    expect(Bun.TOML.parse(mcpClients.codex.text(viaSsh))).toEqual({ mcp_servers: { derun: { command: viaSsh.command, args: viaSsh.args } } });
+  });
+  test("container: exec -i <name> derun mcp, words as they are (no shell)", () => {
+    using engines = tempDir("derun-engine-");
+    writeFileSync(join(engines.path, "podman"), "#!/bin/sh\n", { mode: 0o755 });
+    const inBox = remoteLaunch({ kind: "container", name: "box", engine: "podman" }, { derun: "derun", env: { PATH: engines.path }, platform: "linux" });
+    expect(inBox).toEqual({ command: join(engines.path, "podman"), args: ["exec", "-i", "box", "derun", "mcp"], platform: "linux" });
+    expect(() => remoteLaunch({ kind: "container", name: "box", engine: "docker" }, { derun: "derun", env: { PATH: engines.path }, platform: "linux" })).toThrow(
+      "docker is not on PATH",
     );
   });
 });

@@ -6,7 +6,7 @@
  * env) and `codex mcp add <name> [--env KEY=VALUE] -- <command>...`.
  */
 import { shellLine, tomlString } from "./quote.ts";
-import { SERVER_NAME, type McpClient, type McpLaunch } from "./types.ts";
+import { envWords, SERVER_NAME, type McpClient, type McpLaunch } from "./types.ts";
 
 /** The table for ~/.codex/config.toml. */
 export const codexToml = (launch: McpLaunch): string =>
@@ -14,12 +14,12 @@ export const codexToml = (launch: McpLaunch): string =>
     `[mcp_servers.${SERVER_NAME}]`,
     `command = ${tomlString(launch.command)}`,
     `args = [${launch.args.map(tomlString).join(", ")}]`,
-    `env = { DERUN_STATE_ROOT = ${tomlString(launch.stateRoot)} }`,
+    ...(launch.stateRoot === undefined ? [] : [`env = { DERUN_STATE_ROOT = ${tomlString(launch.stateRoot)} }`]),
   ].join("\n");
 
 /** The `codex mcp add` line that writes the same table. */
 export const codexAddLine = (launch: McpLaunch): string =>
-  shellLine(["codex", "mcp", "add", SERVER_NAME, "--env", `DERUN_STATE_ROOT=${launch.stateRoot}`, "--", launch.command, ...launch.args], launch.platform);
+  shellLine(["codex", "mcp", "add", SERVER_NAME, ...envWords(launch, "--env"), "--", launch.command, ...launch.args], launch.platform);
 
 export const codex: McpClient = {
   title: "Codex",
