@@ -57,6 +57,15 @@ describe("the command a client starts", () => {
     expect(launchOf(posix({ main: "/tmp/bunx-1000-derun@0.1.0/node_modules/derun/src/cli/index.ts" })).args).toEqual(pinned);
   });
 
+  test("the binary npm's launcher started from bunx's cache: bun x derun@<this version>, where bun is on PATH", () => {
+    const execPath = "/home/me/.bun/install/cache/.bunx-1000/derun@latest/node_modules/derun-linux-x64/bin/derun";
+    const main = "/$bunfs/root/derun";
+    expect(launchOf(posix({ execPath, main, bunOnPath: "/home/me/.bun/bin/bun" }))).toMatchObject({ command: "/home/me/.bun/bin/bun", args: ["x", `derun@${pkg.version}`, "mcp"] });
+    expect(launchOf(posix({ execPath, main }))).toMatchObject({ command: execPath, args: ["mcp"] });
+    const global = "/usr/lib/node_modules/derun-linux-x64/bin/derun";
+    expect(launchOf(posix({ execPath: global, main, bunOnPath: "/usr/bin/bun" }))).toMatchObject({ command: global, args: ["mcp"] });
+  });
+
   test("bunx of a tarball is not the registry package: its entry script", () => {
     const main = "/home/me/.bun/install/cache/.bunx-1000/@/tmp/derun-0.1.0.tgz/node_modules/derun/src/cli/index.ts";
     expect(launchOf(posix({ main })).args).toEqual([main, "mcp"]);
