@@ -19,6 +19,7 @@ import { mcpRead } from "./mcp-read.ts";
 import { memory } from "./memory.ts";
 import { pipeThroughput } from "./pipe-throughput.ts";
 import { ptyThroughput } from "./pty-throughput.ts";
+import { launcherStartup } from "./launcher-startup.ts";
 import { slowTerminal } from "./slow-terminal.ts";
 import { startup } from "./startup.ts";
 import { tailWake } from "./tail-wake.ts";
@@ -29,6 +30,7 @@ const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure | Figure[]>>
   "pty-throughput": ptyThroughput,
   "pipe-throughput": pipeThroughput,
   startup,
+  "launcher-startup": launcherStartup,
   "keystroke-echo": keystrokeEcho,
   "slow-terminal": slowTerminal,
   "tail-wake": tailWake,

@@ -18,6 +18,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import platforms from "../bin/platforms.json" with { type: "json" };
 import pkg from "../package.json" with { type: "json" };
 
 const ROOT = path.resolve(import.meta.dir, "..");
@@ -29,14 +30,8 @@ const WORKERS = [
   path.join(ROOT, "src/plugins/windows-conpty/conpty-io.worker.ts"),
 ];
 
-/** Release targets: Bun's compile target and the artifact's platform suffix. */
-const RELEASE_TARGETS = [
-  { target: "bun-linux-x64", suffix: "linux-x64" },
-  { target: "bun-linux-arm64", suffix: "linux-arm64" },
-  { target: "bun-darwin-x64", suffix: "darwin-x64" },
-  { target: "bun-darwin-arm64", suffix: "darwin-arm64" },
-  { target: "bun-windows-x64", suffix: "windows-x64" },
-] as const satisfies ReadonlyArray<{ target: Bun.Build.CompileTarget; suffix: string }>;
+/** Release targets: Bun's compile target and the artifact's platform suffix (bin/platforms.json, shared with npm's packages). */
+const RELEASE_TARGETS = Object.values(platforms).map(({ name, target }) => ({ target: target as Bun.Build.CompileTarget, suffix: name.replace(/^derun-/, "") }));
 
 /** Compiles one executable; throws with Bun's own messages (and what to check) on failure. */
 async function compile(outfile: string, target?: Bun.Build.CompileTarget): Promise<void> {

@@ -1,11 +1,13 @@
 /**
  * The release's dry run: `npm publish --dry-run` (no login needed; `--force` so that the check does
  * not depend on which versions the registry already has) and `bun pm pack --dry-run`, whose file
- * lists must both be exactly the package's expected files: every tracked file under src/ and
- * package.json, README.md, LICENSE. So a test, a script or a stray local file that must not ship
+ * lists must both be exactly the package's expected files: every tracked file under src/ and bin/
+ * (the launcher) and package.json, README.md, LICENSE. So a test, a script or a stray local file that must not ship
  * fails here, and so does a source file that would be missing. Also checks that `bin`, `exports`
  * and every relative import in a shipped file point at shipped files (a module under src/ that
- * imports from test/ would break only once installed), and that the bin starts with Bun's shebang.
+ * imports from test/ would break only once installed), and that the bin starts with Node's shebang
+ * (the launcher runs under Node or Bun). The release publishes what `bun scripts/pack.ts --all`
+ * makes of these files: the same list, with the platform packages as optional dependencies.
  *
  *   bun scripts/check-package.ts     prints one summary line; exit 1 with the differences
  */
@@ -27,7 +29,7 @@ function fail(message: string): never {
 }
 
 async function expectedFiles(): Promise<string[]> {
-  const tracked = await run(["git", "ls-files", "-z", "--", "src"]);
+  const tracked = await run(["git", "ls-files", "-z", "--", "src", "bin"]);
   if (tracked.code !== 0) fail(`git ls-files failed: ${tracked.stderr.trim()}`);
   return [...ALWAYS, ...tracked.stdout.split("\0").filter(Boolean)].sort();
 }
@@ -62,12 +64,12 @@ const targets = [...Object.values(pkg.bin), ...Object.values(pkg.exports)].map((
 for (const target of targets) if (!expected.includes(target)) problems.push(`package.json points at ${target}, which is not shipped`);
 for (const bin of Object.values(pkg.bin)) {
   const head = (await Bun.file(path.join(ROOT, bin)).text()).split("\n")[0];
-  if (head !== "#!/usr/bin/env bun") problems.push(`bin ${bin} starts with ${JSON.stringify(head)}, not #!/usr/bin/env bun`);
+  if (head !== "#!/usr/bin/env node") problems.push(`bin ${bin} starts with ${JSON.stringify(head)}, not #!/usr/bin/env node`);
 }
 
 /** Relative specifiers of static and dynamic imports and `new URL("./x", import.meta.url)`. */
 const RELATIVE = /(?:\bfrom\s*|\bimport\s*\(\s*|\bnew URL\(\s*)"(\.{1,2}\/[^"]+)"/g;
-for (const file of expected.filter((name) => name.endsWith(".ts"))) {
+for (const file of expected.filter((name) => /\.(ts|js)$/.test(name))) {
   const source = await Bun.file(path.join(ROOT, file)).text();
   for (const [, specifier] of source.matchAll(RELATIVE)) {
     const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier!));

@@ -7,14 +7,16 @@
 import type { ArgsDef, CommandDef } from "citty";
 import pkg from "../../package.json" with { type: "json" };
 import type { CommandModule } from "./command.ts";
-import { commands, type CommandName } from "./commands/index.ts";
+import { commands, HELP_DESCRIPTION, type CommandName } from "./commands/index.ts";
 import { colourOn, paint } from "./paint.ts";
 
 const DESCRIPTION = "Run commands exactly as without it, and let AI agents read their output over MCP.";
 
 const main = {
   meta: { name: "derun", version: pkg.version, description: DESCRIPTION },
-  subCommands: Object.fromEntries(Object.entries(commands).map(([name, { description }]) => [name, { meta: { name, description } }])),
+  subCommands: Object.fromEntries(
+    [...Object.entries(commands), ["help", { description: HELP_DESCRIPTION }] as const].map(([name, { description }]) => [name, { meta: { name, description } }]),
+  ),
 } satisfies CommandDef;
 
 const MAIN_EXAMPLES = [
@@ -26,6 +28,10 @@ const MAIN_EXAMPLES = [
 
 /** The list of commands. */
 export const mainHelp = (): Promise<string> => render(main, undefined, "<command> [options]", MAIN_EXAMPLES);
+
+/** `derun help help`. */
+export const helpHelp = (): Promise<string> =>
+  render({ meta: { name: "help", description: HELP_DESCRIPTION } }, main, "[<command>]", ["derun help run                  # the flags of derun run", "derun run --help                # the same"]);
 
 /** One command's help. */
 export async function commandHelp(name: CommandName, command: CommandModule): Promise<string> {

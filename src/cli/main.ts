@@ -48,6 +48,7 @@ export async function runCli(argv: readonly string[]): Promise<never> {
 async function helpFor(target: string | undefined): Promise<string> {
   const help = await import("./help.ts");
   if (target === undefined) return help.mainHelp();
+  if (target === "help") return help.helpHelp();
   if (!isCommandName(target)) return unknownCommand(target);
   return help.commandHelp(target, await commands[target].load());
 }

@@ -14,6 +14,7 @@ const bin = tempDir("derun-completion-bin-");
 const env = tempDir("derun-completion-env-");
 const flagged = tempDir("derun-completion-flag-");
 const scripts: Record<string, string> = {};
+const CLIENTS = ["claude-code", "claude-desktop", "codex", "cursor", "vscode", "gemini"];
 
 beforeAll(async () => {
   // `derun` on PATH, as a user has it: a script starting the derun under test.
@@ -61,6 +62,17 @@ describe("completion", () => {
     expect(bashComplete("derun", "ls", "--commands", "")).toEqual(["from-env", "last", "last~1", "last~2"]);
   });
 
+  test("bash: derun mcp config <Tab> offers the MCP clients, once; help is a command, and help help", () => {
+    expect(bashComplete("derun", "mcp", "")).toEqual(["config"]);
+    expect(bashComplete("derun", "mcp", "config", "")).toEqual(CLIENTS);
+    expect(bashComplete("derun", "mcp", "config", "c")).toEqual(["claude-code", "claude-desktop", "codex", "cursor"]);
+    expect(bashComplete("derun", "mcp", "config", "--state-root", flagged.path, "")).toEqual(CLIENTS);
+    expect(bashComplete("derun", "mcp", "config", "codex", "")).toEqual([]);
+    expect(bashComplete("derun", "mcp", "config", "--j")).toEqual(["--json"]);
+    expect(bashComplete("derun", "he")).toEqual(["help"]);
+    expect(bashComplete("derun", "help", "he")).toEqual(["help"]);
+  });
+
   test.skipIf(!Bun.which("fish"))("fish: complete -C offers the same", () => {
     const complete = (line: string) => {
       const done = Bun.spawnSync(["fish", "--no-config", "-c", `source ${scripts.fish}; complete -C ${JSON.stringify(line)}`], { env: shellEnv() });
@@ -76,6 +88,10 @@ describe("completion", () => {
     expect(complete("derun tail --command ")).toEqual(["last"]);
     expect(complete("derun grep -C 2 warning ")).toEqual(["from-env", "last", "last~1", "last~2"]);
     expect(complete("derun run -- bas")).toContain("bash");
+    expect(complete("derun mcp ")).toEqual(["config"]);
+    expect(complete("derun mcp config ")).toEqual([...CLIENTS].sort());
+    expect(complete("derun mcp config codex ")).toEqual([]);
+    expect(complete("derun mcp config --j")).toEqual(["--json"]);
   });
 
   test.skipIf(!Bun.which("zsh") || !Bun.which("tmux"))("zsh: the completion system, driven by keys in tmux", async () => {
@@ -103,6 +119,10 @@ describe("completion", () => {
       await waitUntil(() => /derun ls --state$/m.test(screen()), "the common prefix of --state and --state-root");
       tmux("send-keys", "-t", session, "Tab");
       await waitUntil(() => /--state-root +-- Where sessions are kept/.test(screen()), "the flags with descriptions");
+      tmux("send-keys", "-t", session, "C-u", "derun mcp config cod", "Tab");
+      await waitUntil(() => /derun mcp config codex$/m.test(screen()), "derun mcp config cod<Tab> completed to codex");
+      tmux("send-keys", "-t", session, "C-u", "derun mcp config claude-d", "Tab");
+      await waitUntil(() => /derun mcp config claude-desktop$/m.test(screen()), "claude-d<Tab> completed to claude-desktop");
     } catch (error) {
       throw new Error(`${(error as Error).message}; the screen:\n${screen()}`);
     } finally {

@@ -50,4 +50,13 @@ describe("help", () => {
     const unknown = await runDerun(["help", "tial"], { stateRoot: state.path });
     expect([unknown.exitCode, text(unknown.stderr).split("\n")[0]]).toEqual([2, 'derun: unknown command "tial" (did you mean "tail"?)']);
   });
+
+  test("help is listed among the commands, and derun help help explains it", async () => {
+    using state = tempDir();
+    const main = text((await runDerun(["--help"], { stateRoot: state.path })).stdout);
+    expect(main).toMatch(/^ +help +Show the help of derun, or of one command \(derun help <command>\)\.$/m);
+    const help = await runDerun(["help", "help"], { stateRoot: state.path });
+    expect(help.exitCode).toBe(0);
+    expect(text(help.stdout)).toMatch(/^USAGE derun help \[<command>\]$/m);
+  });
 });

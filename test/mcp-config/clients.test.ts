@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { queries } from "../../src/queries/index.ts";
-import { CLI_ENTRY, shellQuote, tempDir } from "../helpers/cli.ts";
+import { CLI_ENTRY, derunEnv, shellQuote, tempDir } from "../helpers/cli.ts";
 import { compiledBinary } from "../ship/_binary.ts";
 import { clientBin, type ClientKey } from "./_clients.ts";
 import { exec, mcpStarts, printedConfig, type Ran } from "./_exec.ts";
@@ -141,8 +141,8 @@ describe.each([
     const { home, project } = freshHome();
     const env = clientEnv(home, "codex", { CODEX_HOME: join(home, ".codex") });
     mkdirSync(env.CODEX_HOME!, { recursive: true });
-    const printed = await printedConfig(derun, "codex", state.path, project);
-    const line = printed.split("\n").find((l) => l.startsWith("codex mcp add "))!;
+    const hint = (await exec([...derun, "mcp", "config", "codex"], { env: derunEnv(state.path), cwd: project })).stderr;
+    const line = /run once: (codex mcp add .*)$/m.exec(hint)![1]!;
     expectOk(await pasteIntoShell(line, env, project));
     const before = await mcpStarts(state.path);
     expect(await codexServerTools(env, project)).toEqual(DERUN_TOOLS);
@@ -152,8 +152,7 @@ describe.each([
   form("codex toml", "codex")("Codex: the printed [mcp_servers.derun] table as ~/.codex/config.toml", async () => {
     const { home, project } = freshHome();
     const env = clientEnv(home, "codex", { CODEX_HOME: join(home, ".codex") });
-    const printed = await printedConfig(derun, "codex", state.path, project);
-    const toml = printed.slice(printed.indexOf("[mcp_servers.derun]"));
+    const toml = await printedConfig(derun, "codex", state.path, project);
     mkdirSync(env.CODEX_HOME!, { recursive: true });
     writeFileSync(join(env.CODEX_HOME!, "config.toml"), toml);
     const got = await exec([binOf("codex"), "mcp", "get", "derun", "--json"], { env, cwd: project });

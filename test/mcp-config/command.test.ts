@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { realpathSync } from "node:fs";
 import { CLI_ENTRY, derunEnv, tempDir } from "../helpers/cli.ts";
 import { compiledBinary } from "../ship/_binary.ts";
 import { exec, printedConfig } from "./_exec.ts";
@@ -50,9 +51,8 @@ describe.each([
 
   test("no client, an unknown one, a stray argument, or --json where the client has none: exit 2, one line naming the clients", async () => {
     for (const [args, message] of [
-      [[], `derun: derun mcp config needs a client (${KNOWN})`],
       [["zed"], `derun: unknown MCP client "zed" (${KNOWN})`],
-      [["cursor", "extra"], `derun: derun mcp config takes one client and --json (got "extra")`],
+      [["cursor", "extra"], `derun: derun mcp config takes one client and its flags (got "extra")`],
       [["cursor", "--yaml"], `derun: unknown option "--yaml"`],
       [["cursor", "--jsn"], `derun: unknown option "--jsn" (did you mean "--json"?)`],
       [["codex", "--json"], "derun: Codex has no JSON configuration: run derun mcp config codex"],
@@ -60,6 +60,30 @@ describe.each([
       const done = await config([...args]);
       expect({ exitCode: done.exitCode, stdout: done.stdout, first: done.stderr.split("\n")[0] }).toEqual({ exitCode: 2, stdout: "", first: message });
     }
+  }, TIMEOUT);
+
+  test("derun mcp config alone lists the clients, one a line, and exits 0", async () => {
+    const done = await config([]);
+    expect(done.exitCode).toBe(0);
+    expect(done.stdout.split("\n").filter(Boolean).map((line) => line.split(/ +/)[0])).toEqual(KNOWN.replace("known clients: ", "").split(", "));
+    expect(done.stdout).toContain("Claude Desktop");
+    expect(done.stderr).toBe("derun: derun mcp config <client> prints what that client needs to start derun mcp\n");
+  }, TIMEOUT);
+
+  test("codex: stdout is the TOML table alone (it parses, and can be appended to config.toml); the codex mcp add line is on stderr", async () => {
+    const done = await config(["codex"]);
+    expect(done.exitCode).toBe(0);
+    const server = (Bun.TOML.parse(done.stdout) as { mcp_servers: { derun: ServerEntry } }).mcp_servers.derun;
+    // The command may be the PATH's name for the same file (/usr/bin/bun for bun's real path).
+    expect({ ...server, command: realpathSync(server.command) }).toEqual({ command: realpathSync(derun[0]!), args: [...derun.slice(1), "mcp"], env: { DERUN_STATE_ROOT: state.path } });
+    expect(done.stderr).toContain("derun: or, instead of the table, run once: codex mcp add derun --env");
+  }, TIMEOUT);
+
+  test("gemini: the hint says how to trust the folder, on stderr", async () => {
+    const done = await config(["gemini"]);
+    expect(done.stdout.split("\n").filter(Boolean)).toHaveLength(1);
+    expect(done.stderr).toContain("in a folder Gemini CLI does not trust, derun shows as Disabled: trust the folder");
+    expect(done.stderr).toContain("/permissions");
   }, TIMEOUT);
 
   test("a long unknown name is quoted to 100 characters", async () => {
@@ -74,7 +98,7 @@ describe.each([
       expect(done.exitCode).toBe(0);
       expect(done.stdout).toContain(state.path);
       expect(done.stdout).toContain(derun.at(-1)!);
-      expect(done.stderr.trimEnd().split("\n")).toHaveLength(1);
+      expect(done.stderr.trimEnd().split("\n")).toHaveLength(client === "codex" || client === "gemini" ? 2 : 1);
       expect(done.stderr).toContain(`derun mcp must read the state root your derun run writes: ${state.path}`);
     }
   }, TIMEOUT);

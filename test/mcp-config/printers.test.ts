@@ -7,6 +7,10 @@ import { describe, expect, test } from "bun:test";
 import { type } from "arktype";
 import pkg from "../../package.json" with { type: "json" };
 import { launchOf, mcpClientNames, mcpClients, type Invocation, type McpLaunch } from "../../src/cli/mcp-config/index.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { remoteLaunch } from "../../src/cli/mcp-config/remote.ts";
+import { tempDir } from "../helpers/cli.ts";
 import { exec } from "./_exec.ts";
 
 const posix = (over: Partial<Invocation> = {}): Invocation => ({
@@ -51,6 +55,15 @@ describe("the command a client starts", () => {
     const pinned = ["x", `derun@${pkg.version}`, "mcp"];
     expect(launchOf(posix({ main: "/home/me/.bun/install/cache/.bunx-1000/derun@latest/node_modules/derun/src/cli/index.ts" })).args).toEqual(pinned);
     expect(launchOf(posix({ main: "/tmp/bunx-1000-derun@0.1.0/node_modules/derun/src/cli/index.ts" })).args).toEqual(pinned);
+  });
+
+  test("the binary npm's launcher started from bunx's cache: bun x derun@<this version>, where bun is on PATH", () => {
+    const execPath = "/home/me/.bun/install/cache/.bunx-1000/derun@latest/node_modules/derun-linux-x64/bin/derun";
+    const main = "/$bunfs/root/derun";
+    expect(launchOf(posix({ execPath, main, bunOnPath: "/home/me/.bun/bin/bun" }))).toMatchObject({ command: "/home/me/.bun/bin/bun", args: ["x", `derun@${pkg.version}`, "mcp"] });
+    expect(launchOf(posix({ execPath, main }))).toMatchObject({ command: execPath, args: ["mcp"] });
+    const global = "/usr/lib/node_modules/derun-linux-x64/bin/derun";
+    expect(launchOf(posix({ execPath: global, main, bunOnPath: "/usr/bin/bun" }))).toMatchObject({ command: global, args: ["mcp"] });
   });
 
   test("bunx of a tarball is not the registry package: its entry script", () => {
@@ -113,9 +126,8 @@ describe("each client's output has the client's documented shape", () => {
     }
   });
 
-  test("codex: the TOML table parses to command, args and env (https://github.com/openai/codex/blob/main/docs/config.md)", () => {
-    const text = mcpClients.codex.text(launch);
-    const toml = Bun.TOML.parse(text.slice(text.indexOf("[mcp_servers.derun]"))) as Record<string, unknown>;
+  test("codex: what it prints is TOML alone, and parses to command, args and env (https://github.com/openai/codex/blob/main/docs/config.md)", () => {
+    const toml = Bun.TOML.parse(mcpClients.codex.text(launch)) as Record<string, unknown>;
     expect(toml).toEqual({ mcp_servers: { derun: { command: launch.command, args: ["mcp"], env } } });
     expect(mcpClients.codex.json).toBeUndefined();
   });
@@ -141,7 +153,7 @@ describe("the command lines survive a shell word for word", () => {
     expect(await shellWords(mcpClients["claude-code"].text(launch))).toEqual(["mcp", "add", "--scope", "user", "derun", "-e", setEnv, "--", launch.command, "mcp"]);
   });
   test("codex mcp add", async () => {
-    const line = mcpClients.codex.text(launch).split("\n").find((l) => l.startsWith("codex "))!;
+    const line = mcpClients.codex.hint!(launch).replace(/^.*?: (?=codex )/, "");
     expect(await shellWords(line)).toEqual(["mcp", "add", "derun", "--env", setEnv, "--", launch.command, "mcp"]);
   });
   test("gemini mcp add", async () => {
@@ -151,6 +163,31 @@ describe("the command lines survive a shell word for word", () => {
     const windows: McpLaunch = { command: "C:\\Program Files\\derun\\derun.exe", args: ["mcp"], stateRoot: "C:\\Users\\me\\AppData\\Local\\derun\\state", platform: "win32" };
     expect(mcpClients["claude-code"].text(windows)).toBe(
       'claude mcp add --scope user derun -e "DERUN_STATE_ROOT=C:\\Users\\me\\AppData\\Local\\derun\\state" -- "C:\\Program Files\\derun\\derun.exe" mcp',
+    );
+  });
+});
+
+describe("a derun on another machine (--ssh, --container)", () => {
+  const env = { PATH: "/usr/bin:/bin" };
+  const viaSsh = remoteLaunch({ kind: "ssh", destination: "me@build-box" }, { derun: "~/.local/bin/derun", stateRoot: "/srv/derun state", env, platform: "linux" });
+  test("ssh: -T, no password prompt, and one remote command line quoted for the remote shell (~/ left to expand there)", () => {
+    expect(viaSsh.args).toEqual(["-T", "-o", "BatchMode=yes", "me@build-box", "~/.local/bin/derun mcp --state-root '/srv/derun state'"]);
+    expect(viaSsh.stateRoot).toBeUndefined();
+  });
+  test("no client hands it a local DERUN_STATE_ROOT: it reads that machine's", () => {
+    for (const name of mcpClientNames) {
+      expect(mcpClients[name].text(viaSsh)).not.toContain("DERUN_STATE_ROOT");
+      if (mcpClients[name].json) expect(JSON.stringify(mcpClients[name].json!(viaSsh))).not.toContain('"env"');
+    }
+    expect(Bun.TOML.parse(mcpClients.codex.text(viaSsh))).toEqual({ mcp_servers: { derun: { command: viaSsh.command, args: viaSsh.args } } });
+  });
+  test("container: exec -i <name> derun mcp, words as they are (no shell)", () => {
+    using engines = tempDir("derun-engine-");
+    writeFileSync(join(engines.path, "podman"), "#!/bin/sh\n", { mode: 0o755 });
+    const inBox = remoteLaunch({ kind: "container", name: "box", engine: "podman" }, { derun: "derun", env: { PATH: engines.path }, platform: "linux" });
+    expect(inBox).toEqual({ command: join(engines.path, "podman"), args: ["exec", "-i", "box", "derun", "mcp"], platform: "linux" });
+    expect(() => remoteLaunch({ kind: "container", name: "box", engine: "docker" }, { derun: "derun", env: { PATH: engines.path }, platform: "linux" })).toThrow(
+      "docker is not on PATH",
     );
   });
 });

@@ -37,11 +37,11 @@ afterAll(() => {
 });
 
 describe("npm package", () => {
-  test("the tarball holds the sources, package.json and README, and no tests, examples or scripts", () => {
+  test("the tarball holds the sources, the launcher, package.json and README, and no tests, examples or scripts", () => {
     expect(packed).toContain("package/package.json");
     expect(packed).toContain("package/src/cli/index.ts");
     expect(packed).toContain("package/src/plugin-api/index.ts");
-    for (const path of packed) expect(path).toMatch(/^package\/(src\/|package\.json$|README\.md$|LICENSE$)/);
+    for (const path of packed) expect(path).toMatch(/^package\/(src\/|bin\/|package\.json$|README\.md$|LICENSE$)/);
   });
 
   test("bunx derun run -- echo ok, from an empty directory with only the tarball installed", async () => {

@@ -1,5 +1,5 @@
 /**
- * The transport the README shows plugin authors, taken from the README itself, passes the suite it
+ * The transport docs/plugins.md shows plugin authors, taken from that page itself, passes the suite it
  * tells them to run: the example cannot drift from working code.
  */
 import { afterAll } from "bun:test";
@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { testTransport } from "derun/plugin/testing";
 import { REPO_ROOT } from "../helpers/cli.ts";
 
-const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+const readme = readFileSync(join(REPO_ROOT, "docs", "plugins.md"), "utf8");
 const example = /```ts\n(import \{[^}]*defineTransport[^`]*?)```/.exec(readme)?.[1];
-if (example === undefined) throw new Error("README.md has no transport example (a ts block importing defineTransport)");
+if (example === undefined) throw new Error("docs/plugins.md has no transport example (a ts block importing defineTransport)");
 // Beside the repository's node_modules and tsconfig, so `derun/plugin` resolves as in a plugin package.
 const dir = mkdtempSync(join(REPO_ROOT, "test", "transports", ".readme-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -42,4 +42,7 @@ export const commands = {
 
 export type CommandName = keyof typeof commands;
 
+/** `help` is the dispatcher's own command (main.ts), not a module here; help and completion list it. */
+export const HELP_DESCRIPTION = "Show the help of derun, or of one command (derun help <command>).";
+
 export const isCommandName = (name: string): name is CommandName => Object.hasOwn(commands, name);

@@ -11,13 +11,19 @@ export const args = {
   config: {
     type: "positional",
     required: false,
-    description: "derun mcp config <client> [--json] prints what that MCP client needs to start this derun mcp; derun mcp config alone lists the clients.",
+    description:
+      "derun mcp config <client> [--json] prints what that MCP client needs to start this derun mcp (--ssh <host> or --container <name>: the derun mcp of that machine); derun mcp config alone lists the clients.",
     complete: ["config"],
   },
   "state-root": STATE_ROOT_FLAG,
 } as const satisfies FlagDefs;
 
-export const examples = ["derun mcp config claude-code", "derun mcp --state-root /tmp/derun     # serve another state root"];
+export const examples = [
+  "derun mcp config claude-code",
+  "derun mcp config codex >> ~/.codex/config.toml",
+  "derun mcp config cursor --ssh me@build-box     # sessions recorded on build-box",
+  "derun mcp --state-root /tmp/derun     # serve another state root",
+];
 
 export async function run(flags: readonly string[], data: CommandData): Promise<ExitRequest> {
   if (flags[0] === "config") return (await import("../mcp-config/command.ts")).runMcpConfig(flags.slice(1), data);

@@ -3,18 +3,37 @@
  * files) and recorded sessions, read at each completion from `derun ls --ids` under the state root
  * the command line names (`--state-root`), else the environment's. After `--`, commands and files.
  */
-import { brief, type Completion, type CompletionCommand } from "./spec.ts";
+import { brief, type Completion, type CompletionCommand, type CompletionFlag } from "./spec.ts";
 
 const kind = (value: Completion | "any"): string => (typeof value === "string" ? value : value.join(" "));
 
-const flagWords = (command: CompletionCommand) => command.flags.flatMap((flag) => [`--${flag.long}`, ...flag.short.map((s) => `-${s}`)]).join(" ");
+const flagWords = (command: { readonly flags: readonly CompletionFlag[] }) => command.flags.flatMap((flag) => [`--${flag.long}`, ...flag.short.map((s) => `-${s}`)]).join(" ");
+
+const prevCases = (flags: readonly CompletionFlag[], indent: string): string[] => {
+  const valued = flags.filter((flag) => flag.value !== undefined);
+  const cases = valued.map((flag) => `${indent}  ${[`--${flag.long}`, ...flag.short.map((s) => `-${s}`)].join("|")}) _derun_values '${kind(flag.value!)}'; return ;;`);
+  return cases.length ? [`${indent}case $prev in`, ...cases, `${indent}esac`] : [];
+};
+
+/** `derun mcp config <client>`: the subcommand's flags, and its argument once (words: those after the command). */
+function subCase(command: CompletionCommand): string[] {
+  const sub = command.sub;
+  if (sub === undefined) return [];
+  return [
+    `      if [[ $sub == ${sub.name} ]]; then`,
+    ...prevCases(sub.flags, "        "),
+    `        if [[ $cur == -* ]]; then _derun_values '${flagWords(sub)}'; return; fi`,
+    `        if ((nwords == 1)); then _derun_values '${sub.positional.join(" ")}'; else _derun_values none; fi`,
+    "        return",
+    "      fi",
+  ];
+}
 
 function commandCase(command: CompletionCommand): string {
-  const valued = command.flags.filter((flag) => flag.value !== undefined);
-  const prevCases = valued.map((flag) => `        ${[`--${flag.long}`, ...flag.short.map((s) => `-${s}`)].join("|")}) _derun_values '${kind(flag.value!)}'; return ;;`);
   return [
     `    ${command.name}) # ${brief(command.description).replaceAll("\n", " ")}`,
-    ...(prevCases.length ? ["      case $prev in", ...prevCases, "      esac"] : []),
+    ...subCase(command),
+    ...prevCases(command.flags, "      "),
     `      if [[ $cur == -* ]]; then _derun_values '${flagWords(command)}'; return; fi`,
     `      _derun_values '${command.positional === undefined ? "none" : kind(command.positional)}'`,
     "      ;;",
@@ -23,6 +42,8 @@ function commandCase(command: CompletionCommand): string {
 
 export function bashScript(spec: readonly CompletionCommand[]): string {
   const takesCommand = spec.filter((command) => command.takesCommand).map((command) => command.name);
+  // Flags whose value is the next word: skipped when counting the words after the command.
+  const valued = new Set(spec.flatMap((command) => [...command.flags, ...(command.sub?.flags ?? [])]).filter((flag) => flag.value !== undefined && flag.long !== "state-root").flatMap((flag) => [`--${flag.long}`, ...flag.short.map((s) => `-${s}`)]));
   return `# derun completion for bash. Load it in ~/.bashrc with: source <(derun completion bash)
 _derun_sessions() {
   local root=()
@@ -42,13 +63,17 @@ _derun_values() {
   esac
 }
 _derun() {
-  local cur=\${COMP_WORDS[COMP_CWORD]} prev=\${COMP_WORDS[COMP_CWORD-1]} cmd= dashdash=0 _derun_root= i
+  local cur=\${COMP_WORDS[COMP_CWORD]} prev=\${COMP_WORDS[COMP_CWORD-1]} cmd= sub= nwords=0 dashdash=0 _derun_root= i
   for ((i = 1; i < COMP_CWORD; i++)); do
     case \${COMP_WORDS[i]} in
       --) dashdash=$i; break ;;
-      --state-root) _derun_root=\${COMP_WORDS[i+1]} ;;
+      --state-root) _derun_root=\${COMP_WORDS[i+1]}; ((i++)) ;;
+      ${[...valued].join(" | ")}) ((i++)) ;;
       -*) ;;
-      *) [[ -z $cmd ]] && cmd=\${COMP_WORDS[i]} ;;
+      *)
+        if [[ -z $cmd ]]; then cmd=\${COMP_WORDS[i]}
+        else ((nwords++)); [[ -z $sub ]] && sub=\${COMP_WORDS[i]}
+        fi ;;
     esac
   done
   if ((dashdash)); then

@@ -24,7 +24,14 @@ function flagLine(command: string, flag: CompletionFlag): string {
 
 function commandLines(command: CompletionCommand): string[] {
   const lines = command.flags.map((flag) => flagLine(command.name, flag));
-  if (command.positional !== undefined) lines.push(`complete -c derun -n ${sq(`__derun_using ${command.name}`)} ${values(command.positional)}`);
+  const sub = command.sub;
+  const notInSub = sub ? `; and not __derun_in_sub ${command.name} ${sub.name}` : "";
+  if (command.positional !== undefined) lines.push(`complete -c derun -n ${sq(`__derun_using ${command.name}${notInSub}`)} ${values(command.positional)}`);
+  if (sub !== undefined) {
+    const inSub = `__derun_in_sub ${command.name} ${sub.name}`;
+    lines.push(`complete -c derun -n ${sq(`${inSub}; and test (count (__derun_words)) -eq 2`)} ${values(sub.positional)}`);
+    for (const flag of sub.flags) lines.push(flagLine(command.name, flag).replace(sq(`__derun_using ${command.name}`), sq(inSub)));
+  }
   return lines;
 }
 
@@ -50,6 +57,19 @@ function __derun_command
         return 0
     end
     return 1
+end
+# The words that are not flags, after derun and before any --.
+function __derun_words
+    for word in (commandline -opc)[2..-1]
+        test "$word" = -- && return
+        string match -q -- '-*' $word && continue
+        echo $word
+    end
+end
+# derun <name> <sub> ... (derun mcp config ...).
+function __derun_in_sub -a name sub
+    set -l words (__derun_words)
+    test "$words[1]" = $name; and test "$words[2]" = $sub
 end
 function __derun_using -a name
     test "$(__derun_command)" = $name; and not contains -- -- (commandline -opc)

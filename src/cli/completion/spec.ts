@@ -3,8 +3,8 @@
  * descriptions, each module's flags), so a new flag completes without touching the scripts.
  */
 import type { CommandModule } from "../command.ts";
-import { commands, type CommandName } from "../commands/index.ts";
-import type { FlagDef } from "../flags.ts";
+import { commands, HELP_DESCRIPTION, type CommandName } from "../commands/index.ts";
+import type { FlagDef, FlagDefs } from "../flags.ts";
 
 export type Completion = "session" | "dir" | "file" | "command" | readonly string[];
 
@@ -25,11 +25,26 @@ export interface CompletionCommand {
   readonly positional?: Completion;
   /** The arguments after `--` are a command to run. */
   readonly takesCommand: boolean;
+  /** A subcommand (`derun mcp config`): its name, what its first argument completes to, its flags. */
+  readonly sub?: { readonly name: string; readonly positional: readonly string[]; readonly flags: readonly CompletionFlag[] };
 }
 
 const HELP_FLAG: CompletionFlag = { long: "help", short: ["h"], description: "Show this command's help." };
 
 const valueOf = (def: FlagDef): CompletionFlag["value"] => (def.type === "boolean" ? undefined : (def.complete ?? def.options ?? "any"));
+
+const flagsOf = (defs: FlagDefs): CompletionFlag[] => [
+  ...Object.entries(defs)
+    .filter(([, def]) => def.type !== "positional")
+    .map(([long, def]) => ({ long, short: [def.alias ?? []].flat(), description: def.description, value: valueOf(def) })),
+  HELP_FLAG,
+];
+
+/** `derun mcp config <client>`: the one subcommand, completed with the client names. */
+async function mcpConfig(): Promise<CompletionCommand["sub"]> {
+  const [{ mcpClientNames }, { FLAGS }] = await Promise.all([import("../mcp-config/index.ts"), import("../mcp-config/command.ts")]);
+  return { name: "config", positional: mcpClientNames, flags: flagsOf(FLAGS) };
+}
 
 export async function completionSpec(): Promise<CompletionCommand[]> {
   const names = Object.keys(commands) as CommandName[];
@@ -41,12 +56,14 @@ export async function completionSpec(): Promise<CompletionCommand[]> {
     return {
       name,
       description: commands[name].description,
-      flags: [...defs.filter(([, def]) => def.type !== "positional").map(([long, def]) => ({ long, short: [def.alias ?? []].flat(), description: def.description, value: valueOf(def) })), HELP_FLAG],
+      flags: flagsOf(modules[i]!.args ?? {}),
       ...(positional?.complete ? { positional: positional.complete } : {}),
       takesCommand: modules[i]!.takesCommand ?? false,
     };
   });
-  spec.push({ name: "help", description: "Show the help of derun or of one command.", flags: [], positional: names, takesCommand: false });
+  const mcp = spec.find((command) => command.name === "mcp");
+  if (mcp) Object.assign(mcp, { sub: await mcpConfig() });
+  spec.push({ name: "help", description: HELP_DESCRIPTION, flags: [], positional: [...names, "help"], takesCommand: false });
   return spec;
 }
 

@@ -37,7 +37,20 @@ function commandCase(command: CompletionCommand): string {
         "        if (( sep < CURRENT )); then words=(${words[sep+1,-1]}); (( CURRENT -= sep )); _normal; return; fi",
       ]
     : [];
-  return [`      ${command.name})`, ...dashdash, `        _arguments -s ${specs.join(" \\\n          ")} && ret=0`, "        ;;"].join("\n");
+  const sub = command.sub;
+  if (sub === undefined) return [`      ${command.name})`, ...dashdash, `        _arguments -s ${specs.join(" \\\n          ")} && ret=0`, "        ;;"].join("\n");
+  // `derun mcp config <client>`: past the subcommand's name, its own flags and one argument.
+  const subSpecs = [...sub.flags.map(flagSpec), `'1:${sub.name} argument:(${sub.positional.join(" ")})'`];
+  return [
+    `      ${command.name})`,
+    `        if (( CURRENT > 2 )) && [[ $words[2] == ${sub.name} ]]; then`,
+    "          shift words; (( CURRENT-- ))",
+    `          _arguments -s ${subSpecs.join(" \\\n            ")} && ret=0`,
+    "        else",
+    `          _arguments -s ${specs.join(" \\\n            ")} && ret=0`,
+    "        fi",
+    "        ;;",
+  ].join("\n");
 }
 
 export function zshScript(spec: readonly CompletionCommand[]): string {

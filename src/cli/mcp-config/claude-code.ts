@@ -5,15 +5,15 @@
  * <command> [args...]", `--env`/`-e`, `--scope user`); `--json` is what `claude mcp add-json` takes.
  */
 import { shellLine } from "./quote.ts";
-import { launchEnv, SERVER_NAME, type McpClient, type McpLaunch } from "./types.ts";
+import { envField, envWords, SERVER_NAME, type McpClient, type McpLaunch } from "./types.ts";
 
 export const claudeCode: McpClient = {
   title: "Claude Code",
   where: "run it once in a shell; `claude mcp list` then shows derun as connected",
   text: (launch: McpLaunch) =>
     shellLine(
-      ["claude", "mcp", "add", "--scope", "user", SERVER_NAME, "-e", `DERUN_STATE_ROOT=${launch.stateRoot}`, "--", launch.command, ...launch.args],
+      ["claude", "mcp", "add", "--scope", "user", SERVER_NAME, ...envWords(launch, "-e"), "--", launch.command, ...launch.args],
       launch.platform,
     ),
-  json: (launch: McpLaunch) => ({ type: "stdio", command: launch.command, args: launch.args, env: launchEnv(launch) }),
+  json: (launch: McpLaunch) => ({ type: "stdio", command: launch.command, args: launch.args, ...envField(launch) }),
 };

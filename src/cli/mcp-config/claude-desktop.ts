@@ -4,10 +4,10 @@
  * Format: https://modelcontextprotocol.io/quickstart/user ("mcpServers", "command", "args", "env").
  */
 import { jsonText } from "./quote.ts";
-import { launchEnv, SERVER_NAME, type McpClient, type McpLaunch } from "./types.ts";
+import { envField, SERVER_NAME, type McpClient, type McpLaunch } from "./types.ts";
 
 const json = (launch: McpLaunch) => ({
-  mcpServers: { [SERVER_NAME]: { command: launch.command, args: launch.args, env: launchEnv(launch) } },
+  mcpServers: { [SERVER_NAME]: { command: launch.command, args: launch.args, ...envField(launch) } },
 });
 
 export const claudeDesktop: McpClient = {

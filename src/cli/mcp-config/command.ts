@@ -1,7 +1,9 @@
 /**
- * `derun mcp config <client> [--json]`: prints that client's configuration for this machine (the
- * absolute command that starts this derun's `derun mcp`, and the state root in use) on stdout,
- * ready to paste, and one line on stderr saying where it goes.
+ * `derun mcp config <client> [--json] [--ssh <host> | --container <name>]`: prints that client's configuration for this machine (the
+ * absolute command that starts this derun's `derun mcp`, and the state root in use) alone on stdout,
+ * ready to paste or to redirect into the client's file, and on stderr where it goes (and the
+ * client's hint). `derun mcp config` alone lists the clients. With --ssh or --container the
+ * configuration starts `derun mcp` on that machine instead (./remote.ts).
  */
 import { DerunError } from "../../core/errors.ts";
 import { exitWith, type CommandData, type ExitRequest } from "../command.ts";
@@ -9,28 +11,48 @@ import { parseFlags } from "../flags.ts";
 import { STATE_ROOT_FLAG, stateRootFrom } from "../state-root.ts";
 import { jsonText } from "./quote.ts";
 import { currentLaunch, isMcpClientName, mcpClientNames, mcpClients } from "./index.ts";
+import { remoteLaunch, remoteTarget, remoteWhere } from "./remote.ts";
 
-const FLAGS = {
+export const FLAGS = {
   json: { type: "boolean", description: "The client's own JSON shape, where it has one." },
-  "state-root": { ...STATE_ROOT_FLAG, description: "The state root the client's derun mcp reads (default: this environment's)." },
+  "state-root": {
+    ...STATE_ROOT_FLAG,
+    description: "The state root the client's derun mcp reads (default: this environment's; with --ssh or --container, that machine's default).",
+  },
+  ssh: { type: "string", valueHint: "[user@]host", description: "Start derun mcp on that host over ssh (ssh -T host derun mcp): for sessions recorded there." },
+  container: { type: "string", valueHint: "name", description: "Start derun mcp in that running container (docker exec -i name derun mcp)." },
+  engine: { type: "enum", options: ["docker", "podman"], description: "The container engine for --container (default: docker if on PATH, else podman)." },
+  derun: { type: "string", valueHint: "path", description: "The derun command on the other machine (default: derun, found on its PATH)." },
 } as const;
 
 export async function runMcpConfig(flags: readonly string[], data: CommandData): Promise<ExitRequest> {
   const known = `known clients: ${mcpClientNames.join(", ")}`;
   const { values, positionals } = parseFlags(flags, FLAGS);
   const [name, extra = data.command ? "--" : undefined] = positionals;
-  if (name === undefined) throw new DerunError("usage", `derun mcp config needs a client (${known})`);
+  if (name === undefined) return listClients();
   if (!isMcpClientName(name)) throw new DerunError("usage", `unknown MCP client ${quoted(name)} (${known})`);
-  if (extra !== undefined) throw new DerunError("usage", `derun mcp config takes one client and --json (got ${quoted(extra)})`);
+  if (extra !== undefined) throw new DerunError("usage", `derun mcp config takes one client and its flags (got ${quoted(extra)})`);
   const client = mcpClients[name];
   const root = values["state-root"];
-  const launch = currentLaunch(root === undefined ? process.env : { ...process.env, DERUN_STATE_ROOT: stateRootFrom(root) });
   if (values.json && !client.json) throw new DerunError("usage", `${client.title} has no JSON configuration: run derun mcp config ${name}`);
+  const target = remoteTarget(values, process.env);
+  if (root === "") throw new DerunError("usage", 'option "--state-root" needs a directory');
+  if (values.derun !== undefined && (target === undefined || values.derun === "")) throw new DerunError("usage", "--derun names the derun on another machine: give it with --ssh or --container");
+  const remote = target && { derun: values.derun ?? "derun", ...(root === undefined ? {} : { stateRoot: root }), env: process.env, platform: process.platform };
+  const launch = target && remote ? remoteLaunch(target, remote) : currentLaunch(root === undefined ? process.env : { ...process.env, DERUN_STATE_ROOT: stateRootFrom(root) });
   const text = values.json && client.json ? jsonText(client.json(launch)) : client.text(launch);
   process.stdout.write(`${text}\n`);
-  process.stderr.write(
-    `derun: ${client.title}: ${client.where}. derun mcp must read the state root your derun run writes: ${launch.stateRoot}\n`,
-  );
+  const hint = client.hint ? `derun: ${client.hint(launch)}\n` : "";
+  const reads = target && remote ? remoteWhere(target, remote) : `derun mcp must read the state root your derun run writes: ${launch.stateRoot}`;
+  process.stderr.write(`derun: ${client.title}: ${client.where}. ${reads}\n${hint}`);
+  return exitWith(0);
+}
+
+/** The clients, one a line (name, then title), on stdout; how to use one on stderr. */
+function listClients(): ExitRequest {
+  const width = Math.max(...mcpClientNames.map((name) => name.length));
+  process.stdout.write(mcpClientNames.map((name) => `${name.padEnd(width)}  ${mcpClients[name].title}\n`).join(""));
+  process.stderr.write("derun: derun mcp config <client> prints what that client needs to start derun mcp\n");
   return exitWith(0);
 }
 

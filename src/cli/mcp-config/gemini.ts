@@ -5,17 +5,20 @@
  * ("mcpServers": command, args, env; `gemini mcp add [options] <name> <commandOrUrl> [args...]`).
  */
 import { shellLine } from "./quote.ts";
-import { launchEnv, SERVER_NAME, type McpClient, type McpLaunch } from "./types.ts";
+import { envField, envWords, SERVER_NAME, type McpClient, type McpLaunch } from "./types.ts";
 
 export const gemini: McpClient = {
   title: "Gemini CLI",
   where: "run it once in a shell (or merge the --json form into ~/.gemini/settings.json); `gemini mcp list` then shows derun as connected",
+  // Gemini CLI leaves MCP servers off in a folder it does not trust ("Disabled" in `gemini mcp list`).
+  hint: () =>
+    "in a folder Gemini CLI does not trust, derun shows as Disabled: trust the folder when gemini asks on its first start there, or with /permissions inside gemini (choices are kept in ~/.gemini/trustedFolders.json)",
   text: (launch: McpLaunch) =>
     shellLine(
-      ["gemini", "mcp", "add", "--scope", "user", "-e", `DERUN_STATE_ROOT=${launch.stateRoot}`, SERVER_NAME, launch.command, ...launch.args],
+      ["gemini", "mcp", "add", "--scope", "user", ...envWords(launch, "-e"), SERVER_NAME, launch.command, ...launch.args],
       launch.platform,
     ),
   json: (launch: McpLaunch) => ({
-    mcpServers: { [SERVER_NAME]: { command: launch.command, args: launch.args, env: launchEnv(launch) } },
+    mcpServers: { [SERVER_NAME]: { command: launch.command, args: launch.args, ...envField(launch) } },
   }),
 };

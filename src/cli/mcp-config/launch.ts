@@ -24,6 +24,8 @@ export interface Invocation {
   readonly main: string;
   readonly platform: NodeJS.Platform;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** `bun` on PATH, absolute: for a compiled binary that npm's launcher started from bunx's cache. */
+  readonly bunOnPath?: string;
 }
 
 /** Bun's virtual root for a compiled executable's bundled modules. */
@@ -34,7 +36,11 @@ export function launchOf(invocation: Invocation): McpLaunch {
   const { main, platform, env } = invocation;
   const execPath = invocation.execAlias ?? invocation.execPath;
   const stateRoot = resolveStateRoot(env, platform);
-  if (isCompiled(main)) return { command: execPath, args: ["mcp"], stateRoot, platform };
+  if (isCompiled(main)) {
+    // The binary of the platform package that bunx installed into its cache: that goes too (see below).
+    if (invocation.bunOnPath && fromBunxRegistry(invocation.execPath)) return { command: invocation.bunOnPath, args: ["x", `${pkg.name}@${pkg.version}`, "mcp"], stateRoot, platform };
+    return { command: execPath, args: ["mcp"], stateRoot, platform };
+  }
   // bunx keeps its install in a cache that `bun pm cache rm`, a reboot (older Bun: under the temp
   // directory) or the next version replaces, so the client runs this version through bunx instead.
   if (fromBunxRegistry(main)) return { command: execPath, args: ["x", `${pkg.name}@${pkg.version}`, "mcp"], stateRoot, platform };
@@ -42,8 +48,9 @@ export function launchOf(invocation: Invocation): McpLaunch {
 }
 
 /**
- * Whether `main` lies in bunx's install of the registry package: `<cache>/.bunx-<uid>/derun@<tag>/`
- * (Bun 1.4) or `<tmp>/bunx-<uid>-derun@<tag>/` (older). A tarball run by bunx (`@/path/x.tgz`) is not.
+ * Whether `main` (or the binary) lies in bunx's install of the registry package:
+ * `<cache>/.bunx-<uid>/derun@<tag>/` (Bun 1.4) or `<tmp>/bunx-<uid>-derun@<tag>/` (older). A tarball
+ * run by bunx (`@/path/x.tgz`) is not.
  */
 function fromBunxRegistry(main: string): boolean {
   const segments = main.split(/[\\/]/);
@@ -56,7 +63,8 @@ function fromBunxRegistry(main: string): boolean {
 export function currentLaunch(env: Readonly<Record<string, string | undefined>> = process.env): McpLaunch {
   const main = resolvedMain();
   const execAlias = aliasOnPath(isCompiled(main) ? "derun" : "bun", process.execPath, env);
-  return launchOf({ execPath: process.execPath, execAlias, main, platform: process.platform, env });
+  const bun = isCompiled(main) && fromBunxRegistry(process.execPath) ? Bun.which("bun", { PATH: env.PATH ?? "" }) : null;
+  return launchOf({ execPath: process.execPath, execAlias, main, platform: process.platform, env, ...(bun && path.isAbsolute(bun) ? { bunOnPath: bun } : {}) });
 }
 
 /** `name` as found on PATH, when it is the very file running now. */

@@ -5,10 +5,10 @@
  * fields type, command, args, env, envFile).
  */
 import { jsonText } from "./quote.ts";
-import { launchEnv, SERVER_NAME, type McpClient, type McpLaunch } from "./types.ts";
+import { envField, SERVER_NAME, type McpClient, type McpLaunch } from "./types.ts";
 
 const json = (launch: McpLaunch) => ({
-  servers: { [SERVER_NAME]: { type: "stdio", command: launch.command, args: launch.args, env: launchEnv(launch) } },
+  servers: { [SERVER_NAME]: { type: "stdio", command: launch.command, args: launch.args, ...envField(launch) } },
 });
 
 export const vscode: McpClient = {
