@@ -54,7 +54,7 @@ function stageMain(dir: string): void {
   }
   const { scripts: _scripts, devDependencies: _dev, packageManager: _pm, ...manifest } = pkg as typeof pkg & Record<string, unknown>;
   const binaries = Object.fromEntries(Object.values(platforms).map(({ name }) => [name, pkg.version]));
-  writeJson(path.join(dir, "package.json"), { ...manifest, optionalDependencies: { ...pkg.optionalDependencies, ...binaries } });
+  writeJson(path.join(dir, "package.json"), { ...manifest, optionalDependencies: { ...(manifest.optionalDependencies as Record<string, string> | undefined), ...binaries } });
 }
 
 function stagePlatform(dir: string, platform: Platform, binary: string): void {
