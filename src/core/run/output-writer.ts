@@ -23,7 +23,7 @@ const RING_RECORDS = 1024;
 /** The least backlog a slow terminal is allowed, and the share of its pace a backlog may hold. */
 const PACED_MIN_BYTES = 32 * 1024;
 const PACED_SECONDS = 0.25;
-/** A pace is read over at least this long a wait (shorter ones are mostly scheduling noise). */
+/** A pace is read over at least this long between two looks (shorter spans are mostly scheduling noise). */
 const PACE_SAMPLE_MS = 20;
 /** Larger chunks go through the thread even when it is idle. */
 const DIRECT_MAX_BYTES = 16 * 1024;
