@@ -161,6 +161,11 @@ export class RingProducer extends RingEnd {
     return Atomics.load(this.control, RECORDS) === 0;
   }
 
+  /** Bytes committed and not yet released. */
+  get queuedBytes(): number {
+    return Atomics.load(this.control, BYTES);
+  }
+
   /** Records committed and not yet released. */
   get queuedRecords(): number {
     return Atomics.load(this.control, RECORDS);

@@ -6,6 +6,9 @@
  * The thread takes the bytes through a fixed shared ring (../io/record-ring.ts). What it keeps:
  * - order across both fds (`cmd 2>&1 | less` gives derun one pipe as fd 1 and 2): one ring, one thread;
  * - back-pressure: a full ring makes the main thread wait, so a stopped terminal still stops the child;
+ * - a backlog sized to the terminal's pace: a new chunk waits until less than a quarter second of
+ *   what the terminal takes is queued (at least PACED_MIN_BYTES, and that until the thread's
+ *   writes show the pace), so a Ctrl-C on a slow terminal is not followed by the whole ring;
  * - small output at once: a chunk of at most DIRECT_MAX_BYTES with nothing queued is written on the
  *   main thread (keystroke echo takes no thread hop; a command that prints little starts no thread);
  * - terminal first: `written` runs once the bytes reached the fd (or were dropped after a failure),
@@ -17,6 +20,11 @@ import { CONSUMED, createRecordRing, MAX_TAG, RingConsumer, RingProducer, THREAD
 /** Ring size: a few of Bun's 256 KiB PTY reads, so the reader rarely waits on the writer. */
 const RING_BYTES = 1024 * 1024;
 const RING_RECORDS = 1024;
+/** The least backlog a slow terminal is allowed, and the share of its pace a backlog may hold. */
+const PACED_MIN_BYTES = 32 * 1024;
+const PACED_SECONDS = 0.25;
+/** A pace is read over at least this long between two looks (shorter spans are mostly scheduling noise). */
+const PACE_SAMPLE_MS = 20;
 /** Larger chunks go through the thread even when it is idle. */
 const DIRECT_MAX_BYTES = 16 * 1024;
 /** The writer thread's module, next to this one (also in the compiled executable: scripts/build.ts). */
@@ -45,6 +53,8 @@ export interface OutputWriterOptions {
   /** The writer thread's module (tests point it at a module that never starts). */
   readonly workerUrl?: string;
   readonly startTimeoutMs?: number;
+  /** The least backlog a chunk may find queued without waiting (default PACED_MIN_BYTES; tests raise it). */
+  readonly minBacklogBytes?: number;
 }
 
 /** A record in the ring whose bytes wait for their `written` callback. */
@@ -65,6 +75,14 @@ export class OutputWriter {
   readonly #failed = new Set<number>();
   /** The writer thread never started: everything is written on the main thread. */
   #direct = false;
+  /**
+   * Bytes a new chunk may find queued without waiting: the least until the terminal shows its pace
+   * (a slow one fills the ring before its first write returns), then a quarter second of it.
+   */
+  #budget: number;
+  /** Bytes ever committed to the current ring, and the last look at what the thread had written. */
+  #committedBytes = 0;
+  #look = { at: 0, released: 0, queued: 0 };
 
   /** @param fds the fds this writer writes (derun's 1 and 2); each is a record tag, its index. */
   constructor(
@@ -73,6 +91,7 @@ export class OutputWriter {
     private readonly options: OutputWriterOptions = {},
   ) {
     if (fds.length > MAX_TAG + 1) throw new RangeError(`OutputWriter: at most ${MAX_TAG + 1} fds`);
+    this.#budget = this.#minBacklog;
   }
 
   /**
@@ -100,7 +119,10 @@ export class OutputWriter {
       written?.(bytes);
       return;
     }
-    this.#enqueue((ring ?? this.#start()).producer, tag, bytes, written);
+    const producer = (ring ?? this.#start()).producer;
+    this.#measurePace(producer);
+    if (producer.queuedBytes > this.#budget) this.#waitUntil(producer, () => producer.queuedBytes <= this.#budget);
+    this.#enqueue(producer, tag, bytes, written);
   }
 
   /**
@@ -166,6 +188,7 @@ export class OutputWriter {
       region.set(bytes.subarray(offset, offset + length));
       producer.commit(tag, length);
       this.#committed += 1;
+      this.#committedBytes += length;
       if (written) this.#unsettled.push({ ticket: this.#committed, bytes: region, written });
       offset += length;
     }
@@ -207,10 +230,38 @@ export class OutputWriter {
     const timeout = this.options.startTimeoutMs ?? THREAD_START_TIMEOUT_MS;
     for (;;) {
       const seen = producer.counter(CONSUMED); // before looking: a release after this changes it
+      this.#measurePace(producer);
       if (ready()) return;
       // A started thread that is slow (a stopped terminal) is waited for as long as it takes.
       if (producer.waitSync(CONSUMED, seen, timeout) === "timed-out" && producer.claim(-1)) return this.#takeOver();
     }
+  }
+
+  get #minBacklog(): number {
+    return this.options.minBacklogBytes ?? PACED_MIN_BYTES;
+  }
+
+  /**
+   * What the thread wrote since the last look, over the time since: the terminal's pace when bytes
+   * were queued at both looks (the thread was busy). The backlog allowed follows the pace, and
+   * doubles each time the thread is found with nothing left to write.
+   */
+  #measurePace(producer: RingProducer): void {
+    const now = performance.now();
+    const look = this.#look;
+    if (now - look.at < PACE_SAMPLE_MS) return;
+    const queued = producer.queuedBytes;
+    const released = this.#committedBytes - queued;
+    const written = released - look.released;
+    // A stopped terminal (Ctrl-S, a suspended reader) takes nothing: that says nothing of its pace.
+    if (look.queued > 0 && queued > 0 && written > 0) {
+      const pace = (written * 1000) / (now - look.at);
+      this.#budget = Math.min(RING_BYTES, Math.max(this.#minBacklog, Math.round(pace * PACED_SECONDS)));
+    } else if (queued === 0) {
+      // The terminal kept up: let more be queued, step by step (a burst must not fill the ring).
+      this.#budget = Math.min(RING_BYTES, this.#budget * 2);
+    }
+    this.#look = { at: now, released, queued };
   }
 
   #takeOver(): void {
@@ -235,6 +286,8 @@ export class OutputWriter {
     worker.unref();
     worker.postMessage({ ring: init, fds: this.fds } satisfies OutputWriterInit);
     this.#ring = { producer: new RingProducer(init), worker };
+    this.#committedBytes = 0;
+    this.#look = { at: performance.now(), released: 0, queued: 0 };
     for (const tag of this.#failed) this.#ring.producer.setFlag(tag, WRITE_FAILED.other);
     return this.#ring;
   }
