@@ -10,6 +10,7 @@ import listSessions from "./list-sessions.ts";
 import readOutput from "./read-output.ts";
 import readText from "./read-text.ts";
 import searchOutput from "./search-output.ts";
+import waitCommand from "./wait-command.ts";
 import waitOutput from "./wait-output.ts";
 
-export const queries: readonly Query<any, object>[] = [listSessions, getSession, readText, searchOutput, listCommands, readOutput, waitOutput, lastFailure];
+export const queries: readonly Query<any, object>[] = [listSessions, getSession, readText, searchOutput, listCommands, readOutput, waitOutput, waitCommand, lastFailure];

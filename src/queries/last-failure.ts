@@ -10,8 +10,8 @@ export type LastFailureResult = FailureReport & { readonly schema_version: typeo
 export default defineQuery({
   name: "derun_last_failure",
   description: [
-    "Why the newest failed command (non-zero exit or signal) failed: how it ended, its error lines with",
-    "context, then its last lines.",
+    "Why the newest failed command (non-zero exit or signal) failed: its error lines with context, then",
+    "its last lines.",
   ].join(" "),
   input: type({
     "session_id?": sessionIdType,
@@ -20,7 +20,7 @@ export default defineQuery({
     "+": "reject",
   }),
   annotations: {
-    title: "Explain the last failure",
+    title: "Last failure",
     readOnlyHint: true,
     destructiveHint: false,
     idempotentHint: false,

@@ -30,3 +30,4 @@ export * from "./utf8.ts";
 export * from "./wait-until.ts";
 export * from "./failure-find.ts";
 export * from "./failure-report.ts";
+export * from "./wait-end.ts";

@@ -27,3 +27,19 @@ test("derun why: none recorded (exit 1), the newest failure (exit 0), a session 
   const usage = await runDerun(["why", "--command", "1"], { stateRoot: state.path });
   expect([usage.exitCode, text(usage.stderr)]).toEqual([2, expect.stringContaining("--command needs the session")]);
 });
+
+test("derun wait: a session ending wakes it (exit 0); nothing ending times out (exit 1)", async () => {
+  using state = tempDir();
+  const waiting = runDerun(["wait", "--failed", "--timeout", "60000"], { stateRoot: state.path });
+  // Whether the wait was armed before this run or not, its end is seen: a wait armed after it would time out.
+  for (let i = 0; ; i++) {
+    await runDerun(["run", "--session-id", `fails-${i}`, "--", "sh", "-c", "echo broke; exit 5"], { stateRoot: state.path });
+    const done = await Promise.race([waiting.then(() => true), Bun.sleep(500).then(() => false)]);
+    if (done) break;
+  }
+  const woke = await waiting;
+  expect(woke.exitCode).toBe(0);
+  expect(text(woke.stdout)).toMatch(/^session fails-\d+: exited 5 · sh -c "echo broke; exit 5" · waited \d+ ms · text lines 1-1 of 1\nbroke\n$/);
+  const none = await runDerun(["wait", "--timeout", "200"], { stateRoot: state.path });
+  expect([none.exitCode, text(none.stdout)]).toEqual([1, expect.stringMatching(/^nothing ended in \d+ ms \(timed out\)\n$/)]);
+});

@@ -34,6 +34,7 @@ export const commands = {
   tail: { description: "Print the last lines of a session's output; -f follows it live until it ends.", load: () => import("./tail.ts") },
   grep: { description: "Search the text of sessions for a pattern, as grep does (exit 0: a line matched, 1: none, 2: an error).", load: () => import("./grep.ts") },
   why: { description: "Explain the newest failed command (derun shell or derun run): its error lines, then its last lines.", load: () => import("./why.ts") },
+  wait: { description: "Wait until the next shell command or session ends, then print it and its last lines (--failed: only a failure).", load: () => import("./wait.ts") },
   export: { description: "Write a session as an asciicast v2 recording, for asciinema's players.", load: () => import("./export.ts") },
   rm: { description: "Delete sessions now (a running one only with --force).", load: () => import("./rm.ts") },
   gc: { description: "Remove the sessions whose retention has passed (--dry-run: only list them).", load: () => import("./gc.ts") },
