@@ -5,12 +5,15 @@
 import { describe, expect, test } from "bun:test";
 import { ClearScan } from "../../src/views/clear-screen.ts";
 import { FailureLines } from "../../src/views/failure.ts";
-import { FAILURE_RULES, failureRuleOf, NOT_FAILURE_LINES } from "../../src/views/failure-rules.ts";
+import { ANY_RULE, FAILURE_RULES, failureRuleOf, NOT_FAILURE_LINES } from "../../src/views/failure-rules.ts";
 
 describe("failure rules", () => {
   for (const rule of FAILURE_RULES) {
     test(`${rule.name} matches its examples, as the first rule that does`, () => {
-      for (const example of rule.examples) expect([example, failureRuleOf(example)?.name]).toEqual([example, rule.name]);
+      for (const example of rule.examples) {
+        expect([example, failureRuleOf(example)?.name]).toEqual([example, rule.name]);
+        expect([example, ANY_RULE.test(example)]).toEqual([example, true]); // the quick test lets it through
+      }
     });
   }
   test("lines near a failure line are none", () => {
