@@ -1,10 +1,12 @@
 import { type } from "arktype";
+import type { Store } from "../core/store.ts";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { defineQuery } from "./query.ts";
 import { capped, positiveIntegerType, sessionIdType, WAIT_DEFAULT_TIMEOUT_MS, WAIT_MAX_TIMEOUT_MS } from "./_args.ts";
 import { rowOf, type CommandRow } from "./_command-row.ts";
 import {
   openTranscript,
+  readCommands,
   resolveSessionId,
   sessionSummary,
   SEP,
@@ -38,6 +40,28 @@ export interface WaitCommandResult {
   readonly lines: readonly string[];
 }
 
+/** The last lines of what ended (the text view of its range). */
+async function tailOf(store: Store, sessionId: string, command: number | undefined, signal?: AbortSignal) {
+  const t = await openTranscript(store, sessionId, command);
+  return { t, tail: await textLines(t, { tail: TAIL_LINES }, TAIL_CHARS, undefined, signal) };
+}
+
+/**
+ * The first tail a server reads runs cold code (about 100 ms of a loaded machine's time, against
+ * a few ms warm): read one while nothing has ended, so the answer that is due comes at once.
+ */
+let warmed = false;
+async function warmUp(store: Store): Promise<void> {
+  if (warmed) return;
+  warmed = true;
+  const newest = (await store.list())[0];
+  if (!newest) return;
+  const id = newest.meta.session_id;
+  // A shell's commands are what end most: their path (the command's range) is the one to warm.
+  const last = newest.meta.records_commands ? (await readCommands(store, id)).findLast((c) => c.output_start !== null) : undefined;
+  await tailOf(store, id, last?.number);
+}
+
 /** derun_wait_command: the agent woken when the next command (or session) ends. */
 export default defineQuery({
   name: "derun_wait_command",
@@ -59,14 +83,14 @@ export default defineQuery({
     const started = performance.now();
     const timeoutMs = capped(input.timeout_ms, WAIT_DEFAULT_TIMEOUT_MS, WAIT_MAX_TIMEOUT_MS);
     const sessionId = input.session_id === undefined ? undefined : await resolveSessionId(store, input.session_id);
+    void warmUp(store).catch(() => undefined);
     const ended = await waitForEnd(store, { sessionId, failedOnly: input.failed_only }, timeoutMs, signal);
     const waited = Math.round(performance.now() - started);
     if (!ended) return { schema_version: SCHEMA_VERSION, timed_out: true, waited_ms: waited, lines: [] };
     const id = ended.info.meta.session_id;
     const record = ended.command ? { command: rowOf(id, ended.command) } : { session: sessionSummary(ended.info) };
     try {
-      const t = await openTranscript(store, id, ended.command?.number);
-      const tail = await textLines(t, { tail: TAIL_LINES }, TAIL_CHARS, undefined, signal);
+      const { t, tail } = await tailOf(store, id, ended.command?.number, signal);
       const lines = tail.first_line === undefined ? {} : { first_line: tail.first_line, last_line: tail.last_line };
       return { schema_version: SCHEMA_VERSION, timed_out: false, waited_ms: waited, ...record, subject: subjectOf(t), ...lines, total_lines: tail.total_lines, lines: tail.lines };
     } catch {

@@ -43,17 +43,28 @@ export async function waitForEnd(store: Store, wanted: EndWanted, timeoutMs: num
   const before = await ends(store, wanted, new Set());
   // A session over at the start has nothing more to end.
   const settled = new Set([...before.values()].filter((e) => !e.command).map((e) => e.info.meta.session_id));
-  for (;;) {
-    await watch.changed;
-    const remaining = timeoutMs - (performance.now() - started);
-    if (remaining > 0 && !signal.aborted) watch = await store.watchEnds(remaining, signal);
+  const look = async (): Promise<Ended | undefined> => {
     const fresh = [...(await ends(store, wanted, settled)).entries()]
       .filter(([key]) => !before.has(key))
       .map(([, e]) => e)
       .filter((e) => !wanted.failedOnly || (e.command ? commandFailed(e.command) : sessionFailed(e.info)));
     // The first to end; a command before the session it ended with.
     fresh.sort((a, b) => endedAt(a).localeCompare(endedAt(b)) || (a.command ? -1 : 1));
-    if (fresh[0]) return fresh[0];
-    if (remaining <= 0 || signal.aborted) return undefined;
+    return fresh[0];
+  };
+  for (;;) {
+    await watch.changed;
+    // Looked at first (the answer is due now), then again once the next watch is armed: an end
+    // between the two looks is seen by the second.
+    const found = await look();
+    const remaining = timeoutMs - (performance.now() - started);
+    if (found || remaining <= 0 || signal.aborted) return found;
+    const stop = new AbortController();
+    watch = await store.watchEnds(remaining, AbortSignal.any([signal, stop.signal]));
+    const meanwhile = await look();
+    if (meanwhile) {
+      stop.abort(); // its watches close
+      return meanwhile;
+    }
   }
 }

@@ -1,6 +1,9 @@
-/** `derun why`: the newest failure explained as derun_last_failure explains it, with grep's exit codes. */
+/** `derun why` and `derun wait`: the newest failure explained as derun_last_failure explains it, and the wait for the next end, with grep's exit codes. */
 import { expect, test } from "bun:test";
-import { runDerun, tempDir, text } from "../helpers/cli.ts";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { derunArgv, derunEnv, runDerun, tempDir, text } from "../helpers/cli.ts";
+import { watched } from "../helpers/inotify.ts";
 
 test("derun why: none recorded (exit 1), the newest failure (exit 0), a session named, bad usage (exit 2)", async () => {
   using state = tempDir();
@@ -28,18 +31,16 @@ test("derun why: none recorded (exit 1), the newest failure (exit 0), a session 
   expect([usage.exitCode, text(usage.stderr)]).toEqual([2, expect.stringContaining("--command needs the session")]);
 });
 
-test("derun wait: a session ending wakes it (exit 0); nothing ending times out (exit 1)", async () => {
+test.skipIf(process.platform !== "linux")("derun wait: a session ending wakes it (exit 0); nothing ending times out (exit 1)", async () => {
   using state = tempDir();
-  const waiting = runDerun(["wait", "--failed", "--timeout", "60000"], { stateRoot: state.path });
-  // Whether the wait was armed before this run or not, its end is seen: a wait armed after it would time out.
-  for (let i = 0; ; i++) {
-    await runDerun(["run", "--session-id", `fails-${i}`, "--", "sh", "-c", "echo broke; exit 5"], { stateRoot: state.path });
-    const done = await Promise.race([waiting.then(() => true), Bun.sleep(500).then(() => false)]);
-    if (done) break;
-  }
-  const woke = await waiting;
-  expect(woke.exitCode).toBe(0);
-  expect(text(woke.stdout)).toMatch(/^session fails-\d+: exited 5 · sh -c "echo broke; exit 5" · waited \d+ ms · text lines 1-1 of 1\nbroke\n$/);
+  mkdirSync(join(state.path, "sessions"), { recursive: true, mode: 0o700 });
+  const waiting = Bun.spawn([...derunArgv(), "wait", "--failed", "--timeout", "60000"], { env: derunEnv(state.path), stdout: "pipe", stderr: "pipe" });
+  await watched(() => waiting.pid, join(state.path, "sessions"));
+  await runDerun(["run", "--session-id", "fine", "--", "sh", "-c", "echo ok"], { stateRoot: state.path });
+  await runDerun(["run", "--session-id", "fails", "--", "sh", "-c", "echo broke; exit 5"], { stateRoot: state.path });
+  const [stdout, code] = await Promise.all([new Response(waiting.stdout).text(), waiting.exited]);
+  expect(code).toBe(0);
+  expect(stdout).toMatch(/^session fails: exited 5 · sh -c "echo broke; exit 5" · waited \d+ ms · text lines 1-1 of 1\nbroke\n$/);
   const none = await runDerun(["wait", "--timeout", "200"], { stateRoot: state.path });
   expect([none.exitCode, text(none.stdout)]).toEqual([1, expect.stringMatching(/^nothing ended in \d+ ms \(timed out\)\n$/)]);
 });
