@@ -15,6 +15,7 @@ import type { BenchContext } from "./lib/context.ts";
 import { buildDerun } from "./lib/derun.ts";
 import { renderTable, type Figure } from "./lib/report.ts";
 import { keystrokeEcho } from "./keystroke-echo.ts";
+import { lastFailure } from "./last-failure.ts";
 import { mcpRead } from "./mcp-read.ts";
 import { memory } from "./memory.ts";
 import { pipeThroughput } from "./pipe-throughput.ts";
@@ -39,6 +40,7 @@ const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure | Figure[]>>
   memory,
   views,
   "agent-views": agentViews,
+  "last-failure": lastFailure,
 };
 
 const { values } = parseArgs({

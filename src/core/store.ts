@@ -273,6 +273,14 @@ export interface Store {
    * session.
    */
   waitForOutput(sessionId: string, cursor: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Watch for the next change that may mean something ended: a session created or removed, or a
+   * live session's final.json or commands.jsonl written; woken by file-change notification, with a
+   * slow safety poll (so `changed` may also resolve with nothing ended: look again). Resolves once
+   * the watches are in place: what the caller reads after that, it reads before any change they
+   * report. `changed` resolves at the change, after `timeoutMs`, or when `signal` aborts.
+   */
+  watchEnds(timeoutMs: number, signal?: AbortSignal): Promise<{ readonly changed: Promise<void> }>;
   /** The session's events (resizes), in order; at most a few MB of them are read. */
   events(sessionId: string): Promise<SessionEvent[]>;
   /** The recorded commands of a shell session, in order (none for other sessions). */

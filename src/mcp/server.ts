@@ -7,7 +7,14 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
   type CallToolResult,
   type Tool as McpTool,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -23,6 +30,9 @@ import type { Logger } from "../core/log.ts";
 import type { Store } from "../core/store.ts";
 import type { Query } from "../queries/query.ts";
 import { queries } from "../queries/index.ts";
+import { getPrompt, PROMPTS } from "./prompts.ts";
+import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
+import { Subscriptions } from "./subscriptions.ts";
 
 export interface DerunServerOptions {
   readonly store: Store;
@@ -76,9 +86,50 @@ export const createDerunServer = ({ store, log, signal, tools = queries }: Derun
     // and the title is listed above: the rest would be bytes in every model's context for nothing.
     annotations: { readOnlyHint: tool.annotations.readOnlyHint, openWorldHint: tool.annotations.openWorldHint },
   }));
-  const server = new Server({ name: pkg.name, version: pkg.version }, { capabilities: { tools: {} } });
+  const server = new Server(
+    { name: pkg.name, version: pkg.version },
+    // Resources and prompts are a layer over the same queries, for clients that offer them to people.
+    { capabilities: { tools: {}, resources: { subscribe: true, listChanged: true }, prompts: {} } },
+  );
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
+
+  // The watch loops of subscriptions end with the server.
+  const open = new AbortController();
+  signal?.addEventListener("abort", () => open.abort(), { once: true });
+  const subscriptions = new Subscriptions(
+    store,
+    {
+      updated: (uri) => void server.sendResourceUpdated({ uri }).catch(() => undefined),
+      listChanged: () => void server.sendResourceListChanged().catch(() => undefined),
+    },
+    open.signal,
+  );
+  const close = server.close.bind(server);
+  server.close = async () => {
+    open.abort();
+    subscriptions.close();
+    await close();
+  };
+  const requestSignal = (extra: { signal: AbortSignal }) => (signal ? AbortSignal.any([extra.signal, signal]) : extra.signal);
+  server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
+    subscriptions.watchList();
+    return { resources: await listResources(store, requestSignal(extra)) };
+  });
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => ({
+    contents: [{ uri: request.params.uri, mimeType: "text/plain", text: await readResource(store, request.params.uri, requestSignal(extra)) }],
+  }));
+  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    subscriptions.subscribe(request.params.uri);
+    return {};
+  });
+  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    subscriptions.unsubscribe(request.params.uri);
+    return {};
+  });
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: PROMPTS }));
+  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => getPrompt(store, request.params.name, request.params.arguments, requestSignal(extra)));
 
   const memory = new MemoryBound();
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {

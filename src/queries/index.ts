@@ -4,11 +4,13 @@
  */
 import type { Query } from "./query.ts";
 import getSession from "./get-session.ts";
+import lastFailure from "./last-failure.ts";
 import listCommands from "./list-commands.ts";
 import listSessions from "./list-sessions.ts";
 import readOutput from "./read-output.ts";
 import readText from "./read-text.ts";
 import searchOutput from "./search-output.ts";
+import waitCommand from "./wait-command.ts";
 import waitOutput from "./wait-output.ts";
 
-export const queries: readonly Query<any, object>[] = [listSessions, getSession, readText, searchOutput, listCommands, readOutput, waitOutput];
+export const queries: readonly Query<any, object>[] = [listSessions, getSession, readText, searchOutput, listCommands, readOutput, waitOutput, waitCommand, lastFailure];

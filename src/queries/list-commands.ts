@@ -1,42 +1,14 @@
 import { type } from "arktype";
 import { SCHEMA_VERSION } from "../core/enums.ts";
-import type { CommandRecord } from "../core/shell/commands.ts";
 import type { SessionInfo, Store } from "../core/store.ts";
 import { defineQuery } from "./query.ts";
 import { capped, LIST_MAX_LIMIT, positiveIntegerType, sessionIdType } from "./_args.ts";
-import { isRunning, runningCommand, resolveSessionId, oneLine, SEP, size, when, readCommands } from "../transcript/index.ts";
+import { runningCommand, resolveSessionId, oneLine, SEP, size, when, readCommands } from "../transcript/index.ts";
+import { rowOf, type CommandRow } from "./_command-row.ts";
+
+export type { CommandRow };
 
 const DEFAULT_LIMIT = 20;
-
-/** One command as derun_list_commands lists it. */
-export interface CommandRow {
-  readonly session_id: string;
-  readonly number: number;
-  readonly command_line: string | null;
-  readonly cwd: string | null;
-  readonly exit_code: number | null;
-  readonly started_at: string | null;
-  readonly ended_at: string | null;
-  /** Bytes of output between the command's start and end marks (null: no output range recorded); so far, when running. */
-  readonly output_bytes: number | null;
-  /** No end mark yet: the command is running now. */
-  readonly running?: true;
-  /** What the shell's marks did not say (see docs/format.md). */
-  readonly missing: readonly string[];
-}
-
-const rowOf = (sessionId: string, r: CommandRecord, outputBytes?: number): CommandRow => ({
-  session_id: sessionId,
-  number: r.number,
-  command_line: r.command_line,
-  cwd: r.cwd,
-  exit_code: r.exit_code,
-  started_at: r.started_at,
-  ended_at: r.ended_at,
-  output_bytes: r.output_start === null ? null : (r.output_end ?? outputBytes ?? r.output_start) - r.output_start,
-  missing: r.missing,
-  ...(isRunning(r) ? { running: true as const } : {}),
-});
 
 /** A session's commands, newest first, the running one (if any) at the top. */
 async function commandsOf(store: Store, info: SessionInfo): Promise<CommandRow[]> {

@@ -28,3 +28,6 @@ export * from "./text-stream.ts";
 export * from "./transcript.ts";
 export * from "./utf8.ts";
 export * from "./wait-until.ts";
+export * from "./failure-find.ts";
+export * from "./failure-report.ts";
+export * from "./wait-end.ts";

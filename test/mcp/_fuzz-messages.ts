@@ -113,7 +113,7 @@ export function fuzzLines(seed: number, count: number, sessionId: string): FuzzL
       return { line, expect: { kind: "answer", id, codes: [INVALID_PARAMS, INVALID_REQUEST], mustFail: true } };
     }],
     [4, () => {
-      const { id, line } = request(pick(["resources/list", "nope", "", text(20)]));
+      const { id, line } = request(pick(["tools/remove", "nope", "", text(20)]));
       return { line, expect: { kind: "answer", id, codes: [METHOD_NOT_FOUND, INVALID_REQUEST], mustFail: true } };
     }],
     [8, () => {

@@ -1,12 +1,12 @@
 /**
  * Every tool's name, description and argument schema sit in an agent's context on every turn: the
- * whole tools/list answer, as sent over stdio, stays under 5,000 characters.
+ * whole tools/list answer, as sent over stdio, stays under 6,000 characters.
  */
 import { expect, test } from "bun:test";
 import { tempDir } from "../helpers/cli.ts";
 import { connectAgent } from "./_agent.ts";
 
-const BUDGET = 5000;
+const BUDGET = 6000;
 
 test(`tools/list is under ${BUDGET} characters, each tool's description short`, async () => {
   using root = tempDir();
@@ -14,6 +14,7 @@ test(`tools/list is under ${BUDGET} characters, each tool's description short`, 
   const { tools } = await agent.client.listTools();
   const size = JSON.stringify({ tools }).length;
   expect(size).toBeLessThan(BUDGET);
+  if (process.env.SHOW_SIZE) console.log(`tools/list: ${size} characters`);
   for (const tool of tools) expect(tool.description!.length).toBeLessThanOrEqual(300);
-  expect(tools.length).toBe(7);
+  expect(tools.length).toBe(9);
 });

@@ -22,6 +22,8 @@ describe("tools/list and initialize", () => {
       "derun_list_commands",
       "derun_read_output",
       "derun_wait_output",
+    "derun_wait_command",
+    "derun_last_failure",
     ]);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe("object");

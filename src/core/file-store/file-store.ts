@@ -23,6 +23,7 @@ import { DerunError, isDerunError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { IndexCache, type SessionIndex } from "./index-cache.ts";
 import { OutputWaiter } from "./output-waiter.ts";
+import { waitForChange } from "./change-waiter.ts";
 import { removeSession } from "./remove-session.ts";
 import { sweepSessions } from "./retention.ts";
 import { resolveArtifact } from "./session-paths.ts";
@@ -115,6 +116,19 @@ export class FileStore implements Store {
       return { committed: info.output_bytes, live: isLiveState(info.state) };
     };
     await this.waiter.wait(facts.dir, cursor, progress, timeoutMs, signal);
+  }
+
+  async watchEnds(timeoutMs: number, signal?: AbortSignal): Promise<{ readonly changed: Promise<void> }> {
+    const liveDirs: string[] = [];
+    for (const info of await this.list()) {
+      if (!isLiveState(info.state)) continue;
+      try {
+        liveDirs.push(readSessionFacts(this.root, info.meta.session_id).dir);
+      } catch {
+        // removed meanwhile: sessions/ is watched
+      }
+    }
+    return { changed: waitForChange({ root: this.root, liveDirs, timeoutMs, signal }) };
   }
 
   async events(sessionId: string): Promise<SessionEvent[]> {

@@ -6,6 +6,9 @@
 import bash from "./init.bash" with { type: "text" };
 import fish from "./init.fish" with { type: "text" };
 import zsh from "./init.zsh" with { type: "text" };
+import autoBash from "./auto.bash" with { type: "text" };
+import autoFish from "./auto.fish" with { type: "text" };
+import autoZsh from "./auto.zsh" with { type: "text" };
 
 export const SHELL_KINDS = ["bash", "zsh", "fish"] as const;
 export type ShellKind = (typeof SHELL_KINDS)[number];
@@ -14,8 +17,14 @@ const SNIPPETS: Readonly<Record<ShellKind, string>> = { bash, zsh, fish };
 
 export const isShellKind = (name: string): name is ShellKind => (SHELL_KINDS as readonly string[]).includes(name);
 
-/** The snippet for `kind`, as `derun shell-init <kind>` prints it. */
-export const shellInit = (kind: ShellKind): string => SNIPPETS[kind];
+const AUTO: Readonly<Record<ShellKind, string>> = { bash: autoBash, zsh: autoZsh, fish: autoFish };
+
+/**
+ * The snippet for `kind`, as `derun shell-init <kind>` prints it; with `auto`, the auto-start
+ * (auto.<kind>) before it: outside derun it starts the shell inside `derun shell`, and inside, the
+ * snippet marks the commands (the rc file holds this one line, so derun shell loads no other).
+ */
+export const shellInit = (kind: ShellKind, auto = false): string => (auto ? `${AUTO[kind]}\n${SNIPPETS[kind]}` : SNIPPETS[kind]);
 
 /**
  * Text that shows a startup file already loads the snippet: the documented set-up line

@@ -1,0 +1,128 @@
+/**
+ * resources/subscribe and the notifications that follow it: for each subscribed derun:// URI, a
+ * loop that waits on the store's file-change wakeups (new output of a live session; a session or
+ * command ending) and sends notifications/resources/updated when what the resource reads has
+ * changed, at most every MIN_INTERVAL_MS (a busy session writes many times a second). And, once a
+ * client has listed the resources, notifications/resources/list_changed when sessions appear or go.
+ */
+import type { Store } from "../core/store.ts";
+import { isLiveState } from "../core/store.ts";
+import { findFailure } from "../transcript/index.ts";
+import { parseResourceUri, type ResourceTarget } from "./resources.ts";
+
+const MIN_INTERVAL_MS = 250;
+/** The longest single wait: each loop looks again at least this often. */
+const WAIT_MS = 60_000;
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+
+/** What the resource shows, in a word: when it changes, the resource has. */
+async function fingerprint(store: Store, target: ResourceTarget): Promise<{ key: string; live?: { id: string; bytes: number } }> {
+  try {
+    if (target.kind === "last-failure") {
+      const t = await findFailure(store, {});
+      return { key: `${t.sessionId}#${t.command?.number ?? ""}` };
+    }
+    const info = target.kind === "last" ? (await store.list())[0] : await store.get(target.sessionId);
+    if (!info) return { key: "none" };
+    const key = `${info.meta.session_id}:${info.state}:${info.output_bytes}`;
+    return isLiveState(info.state) ? { key, live: { id: info.meta.session_id, bytes: info.output_bytes } } : { key };
+  } catch {
+    return { key: "none" }; // no such session (yet), or none failed: a change will say
+  }
+}
+
+export class Subscriptions {
+  readonly #loops = new Map<string, AbortController>();
+  #listing: AbortController | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly notify: { updated(uri: string): void; listChanged(): void },
+    private readonly signal: AbortSignal,
+  ) {}
+
+  /** Throws McpError for a URI that names no resource. */
+  subscribe(uri: string): void {
+    const target = parseResourceUri(uri);
+    if (this.#loops.has(uri) || this.signal.aborted) return;
+    const stop = new AbortController();
+    this.#loops.set(uri, stop);
+    void this.#follow(uri, target, AbortSignal.any([stop.signal, this.signal])).catch(() => undefined);
+  }
+
+  unsubscribe(uri: string): void {
+    this.#loops.get(uri)?.abort();
+    this.#loops.delete(uri);
+  }
+
+  /** The client listed the resources: from now on it hears when the list changes. */
+  watchList(): void {
+    if (this.#listing || this.signal.aborted) return;
+    this.#listing = new AbortController();
+    void this.#followList(AbortSignal.any([this.#listing.signal, this.signal])).catch(() => undefined);
+  }
+
+  close(): void {
+    for (const stop of this.#loops.values()) stop.abort();
+    this.#loops.clear();
+    this.#listing?.abort();
+  }
+
+  async #follow(uri: string, target: ResourceTarget, signal: AbortSignal): Promise<void> {
+    let seen = await fingerprint(this.store, target);
+    while (!signal.aborted) {
+      // Each round's watches end with it.
+      const round = new AbortController();
+      const roundSignal = AbortSignal.any([signal, round.signal]);
+      let notified = false;
+      try {
+        // Armed before looking again, so a change in between is not missed.
+        const ends = await this.store.watchEnds(WAIT_MS, roundSignal);
+        const output = seen.live ? this.store.waitForOutput(seen.live.id, seen.live.bytes, WAIT_MS, roundSignal) : undefined;
+        const now = await fingerprint(this.store, target);
+        if (now.key === seen.key) await Promise.race([ends.changed, ...(output ? [output] : [])]);
+        else {
+          seen = now;
+          this.notify.updated(uri);
+          notified = true;
+        }
+      } finally {
+        round.abort();
+      }
+      if (notified) await pause(MIN_INTERVAL_MS, signal);
+    }
+  }
+
+  async #followList(signal: AbortSignal): Promise<void> {
+    const ids = async () => (await this.store.list()).map((s) => s.meta.session_id).join(" ");
+    let seen = await ids();
+    while (!signal.aborted) {
+      const round = new AbortController();
+      let notified = false;
+      try {
+        const ends = await this.store.watchEnds(WAIT_MS, AbortSignal.any([signal, round.signal]));
+        const now = await ids();
+        if (now === seen) await ends.changed;
+        else {
+          seen = now;
+          this.notify.listChanged();
+          notified = true;
+        }
+      } finally {
+        round.abort();
+      }
+      if (notified) await pause(MIN_INTERVAL_MS, signal);
+    }
+  }
+}
