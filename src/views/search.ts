@@ -9,7 +9,7 @@ import type { NumberedLine } from "./lines.ts";
 import { matchLine, seenInPart, type SearchPattern } from "./_pattern.ts";
 import type { TextLine } from "./text.ts";
 
-export { compilePattern, matchLine, MAX_PATTERN_CHARS, type PatternOptions, type SearchPattern } from "./_pattern.ts";
+export { compilePattern, matchesIn, matchLine, MAX_PATTERN_CHARS, type PatternOptions, type SearchPattern } from "./_pattern.ts";
 
 export interface SearchOptions {
   readonly pattern: SearchPattern;

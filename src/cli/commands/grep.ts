@@ -5,9 +5,8 @@
  * line matched, 1 when none did, 2 on an error (a bad pattern, a missing session).
  */
 import { SCHEMA_VERSION } from "../../core/enums.ts";
-import { MemoryBound, compilePattern, searchTranscript, type Found, openTranscript } from "../../transcript/index.ts";
+import { MemoryBound, compilePattern, searchTranscript, type Found, openTranscript, type SearchPattern } from "../../transcript/index.ts";
 import { describeError } from "../../core/errors.ts";
-import type { SearchPattern } from "../../views/search.ts";
 import { SEARCH_SESSIONS, type SearchOutputResult } from "../../queries/search-output.ts";
 import { exitWith, type ExitRequest } from "../command.ts";
 import { parseFlags, positiveInteger, type FlagDefs } from "../flags.ts";
@@ -68,7 +67,7 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   }
   // No deadline: a person stops a long grep with Ctrl-C (the pattern check refused runaway shapes).
   const options = { pattern: compiled, context, channel: values.channel, deadline: Infinity, onWindow: () => memory.check() };
-  const highlight = compiled.re;
+  const highlight = compiled;
 
   const reader = openReader(values["state-root"]);
   // Named sessions must exist; the newest ones are whatever is still there when searched.
