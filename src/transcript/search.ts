@@ -12,6 +12,7 @@ import type { TextLine } from "../views/text.ts";
 import { subjectOf, subjectText, type Subject } from "./subject.ts";
 import { SEP } from "./render.ts";
 import { giveTurn, turnDue } from "./pace.ts";
+import { candidateBatches } from "./search-stream.ts";
 import { textBatches, type TextStreamOptions } from "./text-stream.ts";
 import type { Transcript } from "./transcript.ts";
 
@@ -73,9 +74,18 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
   // The clock is read before a line, so "stopped" always means lines were left unsearched; the batch
   // of lines still open at the end comes last, and a search stopped before it never sees it.
   let long = false;
-  scan: for await (const lines of textBatches(t, options)) {
-    for (const line of lines) {
-      if (long || number % CLOCK_EVERY === 0) {
+  let tested = 0;
+  // With a required literal, the lines that cannot hold it are passed over as a count (search-stream.ts).
+  const { needle } = options.pattern;
+  const batches = needle ? candidateBatches(t, needle, search.contextLines, options) : textBatches(t, options);
+  scan: for await (const steps of batches) {
+    for (const step of steps) {
+      if (typeof step === "number") {
+        search.skip(step);
+        number += step;
+        continue;
+      }
+      if (long || ++tested % CLOCK_EVERY === 0) {
         if (performance.now() > options.deadline) {
           stopped = true;
           break scan;
@@ -83,8 +93,8 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
         if (turnDue()) await giveTurn();
         if (options.signal?.aborted) break scan;
       }
-      search.push(number++, line);
-      long = line.text.length > LONG_LINE;
+      search.push(number++, step);
+      long = step.text.length > LONG_LINE;
     }
     long = true; // a batch is a window's worth of work: look at the clock before the next one
   }

@@ -19,6 +19,7 @@ import { DerunError } from "../core/errors.ts";
 import { quote } from "../core/quote.ts";
 import { charsWithin, judgeBacktracking, LINE_CHARS } from "./_backtracking.ts";
 import { linearRegex, type LinearRegex } from "./_linear.ts";
+import { parseRegex, type RegexNode } from "./_regex-tree.ts";
 
 export const MAX_PATTERN_CHARS = 1000;
 
@@ -41,6 +42,11 @@ export interface SearchPattern {
   /** The linear engine, for lines longer than `nativeChars` (absent: the native engine runs every line, cut to `lineChars`). */
   readonly linear?: LinearRegex;
   readonly nativeChars: number;
+  /**
+   * UTF-8 bytes every match must hold, case and all (the longest run of single characters the
+   * pattern requires): search goes straight to the lines whose bytes hold them (literal-scan.ts).
+   */
+  readonly needle?: Uint8Array;
 }
 
 /** Steps the native engine may take on one line (2^20: about a millisecond) when the linear engine can take over. */
@@ -67,7 +73,8 @@ export function compilePattern(pattern: string, options: PatternOptions = {}): S
   if (options.literal) {
     const re = new RegExp(pattern.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"), flags);
     const literal = ignoreCase ? pattern.toLowerCase() : pattern;
-    return { source: pattern, re, global: new RegExp(re.source, `${flags}g`), lineChars: LINE_CHARS, literal, ignoreCase, linear: linearRegex(re.source, ignoreCase), nativeChars: LINE_CHARS };
+    const needle = !ignoreCase || pattern.toLowerCase() === pattern.toUpperCase() ? needleOf(pattern) : undefined;
+    return { source: pattern, re, global: new RegExp(re.source, `${flags}g`), lineChars: LINE_CHARS, literal, ignoreCase, linear: linearRegex(re.source, ignoreCase), nativeChars: LINE_CHARS, ...(needle ? { needle } : {}) };
   }
   let re: RegExp;
   let global: RegExp;
@@ -80,15 +87,45 @@ export function compilePattern(pattern: string, options: PatternOptions = {}): S
   }
   const verdict = judgeBacktracking(pattern, options.ignoreCase);
   const linear = linearRegex(pattern, ignoreCase);
+  const needle = needleOf(requiredRun(parseRegex(pattern, ignoreCase || /\(\?[ms]*i[ims]*(?:-[ims]*)?:/.test(pattern))));
   if (linear) {
     const nativeChars = verdict.power === Infinity ? 0 : charsWithin(verdict, NATIVE_STEP_BITS);
-    return { source: pattern, re, global, lineChars: LINE_CHARS, ignoreCase, linear, nativeChars };
+    return { source: pattern, re, global, lineChars: LINE_CHARS, ignoreCase, linear, nativeChars, ...(needle ? { needle } : {}) };
   }
   const why = "which can take exponential or polynomial time, and it needs the backtracking engine (a look-around or back-reference); simplify it or search a literal";
   if (verdict.risk) throw refuse(pattern, `${verdict.risk}, ${why}`);
   const lineChars = charsWithin(verdict, NATIVE_ONLY_STEP_BITS);
   if (lineChars < MIN_LINE_CHARS) throw refuse(pattern, `it chains unbounded quantifiers over overlapping characters (like a.*b.*c), ${why}`);
-  return { source: pattern, re, global, lineChars, ignoreCase, nativeChars: lineChars };
+  return { source: pattern, re, global, lineChars, ignoreCase, nativeChars: lineChars, ...(needle ? { needle } : {}) };
+}
+
+/** A required text as the bytes to look for, or undefined (empty, or holding U+FFFD, which bytes cannot be matched for). */
+const needleOf = (text: string): Uint8Array | undefined => (text.length === 0 || text.includes("\ufffd") ? undefined : new TextEncoder().encode(text));
+
+/**
+ * The longest run of single characters (one code unit each, no surrogate) that every match of the
+ * tree holds in a row; "" when there is none. Anything else breaks a run: a set of several
+ * characters (case folded included), a choice, an optional or repeated part (a required first
+ * round still counts), an assertion, a look-around, a back-reference.
+ */
+function requiredRun(tree: RegexNode): string {
+  let best = "";
+  let run = "";
+  const cut = () => {
+    if (run.length > best.length) best = run;
+    run = "";
+  };
+  const walk = (n: RegexNode): void => {
+    if (n.kind === "char" && n.set.length === 2 && n.set[0] === n.set[1] && (n.set[0]! < 0xd800 || n.set[0]! > 0xdfff)) run += String.fromCharCode(n.set[0]!);
+    else if (n.kind === "seq") n.items.forEach(walk);
+    else if (n.kind === "repeat" && n.min >= 1) {
+      walk(n.body);
+      cut();
+    } else cut();
+  };
+  walk(tree);
+  cut();
+  return best;
 }
 
 /** The first match in `line`, at most 200 characters of it. */

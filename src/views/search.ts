@@ -55,6 +55,8 @@ export class TextSearch {
   private matchCount = 0;
   private linesSearched = 0;
   private longLines = 0;
+  /** The last match still takes the lines after it as context (no line was skipped since). */
+  private afterOpen = false;
 
   constructor(options: SearchOptions) {
     this.pattern = options.pattern;
@@ -62,11 +64,16 @@ export class TextSearch {
     this.maxMatches = Math.max(0, Math.floor(options.maxMatches ?? 100));
   }
 
+  /** Lines of context kept before and after each match. */
+  get contextLines(): number {
+    return this.context;
+  }
+
   /** Offer line `number` of the view (numbers increase). */
   push(number: number, line: TextLine): void {
     this.linesSearched++;
     const found = this.find(line.text);
-    const last = this.matches[this.matches.length - 1];
+    const last = this.afterOpen ? this.matches[this.matches.length - 1] : undefined;
     if (!found) {
       if (last && last.after.length < this.context) last.after.push({ number, line });
       else if (this.context > 0) {
@@ -83,6 +90,18 @@ export class TextSearch {
       return;
     }
     this.matches.push({ number, line, column: found.index, match: found.text, before: this.takeRecent(), after: [] });
+    this.afterOpen = true;
+  }
+
+  /**
+   * `count` lines passed over, known to hold no match (search's literal shortcut): counted as
+   * searched; the lines around them that context needs were offered with push.
+   */
+  skip(count: number): void {
+    if (count <= 0) return;
+    this.linesSearched += count;
+    this.recentCount = 0;
+    this.afterOpen = false;
   }
 
   /** The ring's lines, oldest first; empties it. */

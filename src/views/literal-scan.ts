@@ -1,0 +1,119 @@
+/**
+ * Search's shortcut through raw bytes: which lines of a piece of one channel can hold a pattern's
+ * required literal in their text view, found without building the view of the others.
+ *
+ * The text view's line N of a channel is made from exactly that channel's bytes between its
+ * (N-1)-th and N-th LF (every LF ends a line and every sequence, text.ts), and a line whose bytes
+ * hold no control (C0 but TAB and LF, CR not before LF, DEL, C1) is its bytes decoded, nothing
+ * removed or redrawn. So such a line's text holds the literal only if its bytes hold the literal's
+ * UTF-8 bytes. Every other line (a control in it could join a literal split by an escape code or a
+ * redraw) is handed to the view, and so is a line the piece does not hold whole (its head and
+ * tail). The rest is only counted, so line numbers stay those of the view.
+ */
+
+/** What to do with a piece, in order: a number is that many lines skipped; a pair is [from, to) of the piece to give the view. */
+export type ScanStep = number | readonly [number, number];
+
+const LF = 0x0a;
+const CR = 0x0d;
+const TAB = 0x09;
+/** Bytes that may begin a control: C0, DEL, and 0xC2 (the lead byte of C1 in UTF-8, and of U+00A0-U+00BF). */
+const SUSPECT = new Uint8Array(256);
+for (let c = 0; c < 0x20; c++) SUSPECT[c] = 1;
+SUSPECT[0x7f] = 1;
+SUSPECT[0xc2] = 1;
+
+/** Whether the byte at `i` is harmless after all (LF is counted by the caller). */
+const harmless = (b: Uint8Array, i: number, c: number): boolean =>
+  c === TAB || (c === CR && b[i + 1] === LF) || (c === 0xc2 && b[i + 1] !== undefined && (b[i + 1]! < 0x80 || b[i + 1]! > 0x9f));
+
+/**
+ * LFs in b[from, to) and the first control there (or -1). Four bytes at a time where they are
+ * aligned: a word with no byte below 0x20, no 0x7F and no 0xC2 is passed over whole.
+ */
+export function scanPlain(b: Uint8Array, from: number, to: number): { lfs: number; control: number } {
+  let lfs = 0;
+  const slow = (i: number): boolean => {
+    const c = b[i]!;
+    if (SUSPECT[c] === 0) return false;
+    if (c === LF) {
+      lfs++;
+      return false;
+    }
+    return !harmless(b, i, c);
+  };
+  let i = from;
+  while (i < to && ((b.byteOffset + i) & 3) !== 0) {
+    if (slow(i)) return { lfs, control: i };
+    i++;
+  }
+  if (i >= to) return { lfs, control: -1 };
+  const words = new Uint32Array(b.buffer, b.byteOffset + i, (to - i) >> 2);
+  for (let k = 0; k < words.length; k++) {
+    const x = words[k]!;
+    const y = x ^ 0x7f7f7f7f;
+    const z = x ^ 0xc2c2c2c2;
+    // A byte below 0x20, a byte equal to 0x7F or 0xC2 (the classic "has less than" / "has zero" tricks).
+    if ((((x - 0x20202020) & ~x) | ((y - 0x01010101) & ~y) | ((z - 0x01010101) & ~z)) & 0x80808080) {
+      for (let j = i + (k << 2), end = j + 4; j < end; j++) if (slow(j)) return { lfs, control: j };
+    }
+  }
+  for (let j = i + (words.length << 2); j < to; j++) if (slow(j)) return { lfs, control: j };
+  return { lfs, control: -1 };
+}
+
+/**
+ * The plan for one piece of a channel's bytes. Its head (up to its first LF) and tail (after its
+ * last LF) always go to the view, with `context` lines inside the piece next to them (a match in
+ * the piece beside may need them); between them, the lines that hold `needle` or a control, each
+ * with `context` lines on either side, go to the view, and the others are counted. Every byte
+ * between head and tail is scanned, so a line given only as context that holds a match has its own
+ * context too.
+ */
+export function planPiece(b: Uint8Array, needle: Uint8Array, context: number): ScanStep[] {
+  const buffer = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  const first = buffer.indexOf(LF);
+  if (first < 0) return [[0, b.length]];
+  const last = buffer.lastIndexOf(LF) + 1;
+  const steps: ScanStep[] = [];
+  const feed = (from: number, to: number) => {
+    if (to > from) steps.push([from, to]);
+  };
+  /** Just past `lines` more lines from the line start `from` (not past `last`). */
+  const forward = (from: number, lines: number) => {
+    let end = from;
+    for (let k = 0; k < lines && end < last; k++) end = buffer.indexOf(LF, end) + 1;
+    return end;
+  };
+  /** The start of the line `lines` lines before the line start `from` (not before `floor`). */
+  const back = (from: number, lines: number, floor: number) => {
+    let start = from;
+    for (let k = 0; k < lines && start > floor; k++) start = buffer.lastIndexOf(LF, start - 2) + 1;
+    return Math.max(start, floor);
+  };
+  feed(0, first + 1);
+  // Everything before `pos` is planned; the line before it was given to the view and is owed `context` lines after it.
+  let pos = first + 1;
+  let hit = buffer.indexOf(needle, pos);
+  for (;;) {
+    const stop = hit >= 0 && hit < last ? hit : last;
+    const { lfs, control } = scanPlain(b, pos, stop);
+    const at = control >= 0 ? control : stop;
+    // The next line to give the view: the one holding `at`, or the tail.
+    const lineStart = at >= last ? last : buffer.lastIndexOf(LF, at - 1) + 1;
+    const lineEnd = at >= last ? b.length : buffer.indexOf(LF, at) + 1;
+    // `lfs` lines lie between: the first `context` are owed as context, and so are the last `context`.
+    if (lfs <= 2 * context) feed(pos, lineEnd);
+    else {
+      const after = forward(pos, context);
+      const before = back(lineStart, context, after);
+      feed(pos, after);
+      steps.push(lfs - 2 * context);
+      feed(before, lineEnd);
+    }
+    if (at >= last) break;
+    pos = lineEnd;
+    if (hit >= 0 && hit < pos) hit = buffer.indexOf(needle, pos);
+  }
+  return steps;
+}
