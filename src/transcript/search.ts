@@ -61,6 +61,8 @@ export interface SearchTranscriptOptions {
   readonly deadline: number;
   /** See {@link TextStreamOptions.onWindow}. */
   readonly onWindow?: () => void;
+  /** The lines that do not match (grep -v). */
+  readonly invert?: boolean;
 }
 
 /** Lines between two looks at the clock (each may take up to about a millisecond), unless a line is long enough to take time on its own. */
@@ -76,7 +78,7 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
   let long = false;
   let tested = 0;
   // With a required literal, the lines that cannot hold it are passed over as a count (search-stream.ts).
-  const { needle } = options.pattern;
+  const needle = options.invert ? undefined : options.pattern.needle;
   const batches = needle ? candidateBatches(t, needle, search.contextLines, options) : textBatches(t, options);
   scan: for await (const steps of batches) {
     for (const step of steps) {

@@ -17,6 +17,8 @@ export interface SearchOptions {
   readonly context?: number;
   /** Matches kept with their context. Default 100; later matching lines are only counted. */
   readonly maxMatches?: number;
+  /** The lines that do not match are the matches (grep -v), whole (column 0, nothing matched). */
+  readonly invert?: boolean;
 }
 
 export interface SearchMatch extends NumberedLine<TextLine> {
@@ -46,6 +48,7 @@ export class TextSearch {
   private readonly pattern: SearchPattern;
   private readonly context: number;
   private readonly maxMatches: number;
+  private readonly invert: boolean;
   private readonly matches: OpenMatch[] = [];
   /** A ring of the last `context` lines not already shown (the next match's before-context), kept without allocating per line. */
   private readonly recentLines: TextLine[] = [];
@@ -62,6 +65,7 @@ export class TextSearch {
     this.pattern = options.pattern;
     this.context = Math.max(0, Math.min(100, Math.floor(options.context ?? 0)));
     this.maxMatches = Math.max(0, Math.floor(options.maxMatches ?? 100));
+    this.invert = options.invert === true;
   }
 
   /** Lines of context kept before and after each match. */
@@ -122,6 +126,8 @@ export class TextSearch {
 
   private find(text: string): { index: number; text: string } | undefined {
     if (seenInPart(this.pattern, text)) this.longLines++;
-    return matchLine(this.pattern, text);
+    const found = matchLine(this.pattern, text);
+    if (!this.invert) return found;
+    return found ? undefined : { index: 0, text: "" };
   }
 }

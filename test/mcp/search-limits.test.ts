@@ -46,7 +46,7 @@ describe("derun_search_output limits", () => {
     const result = await search(s, { pattern: "hit", max_matches: 2 });
     expect(result).toMatchObject({ sessions_searched: 2, match_count: 5, truncated: true });
     expect(result.results.flatMap((r) => r.matches.map((m) => m.text))).toHaveLength(2);
-    expect(searchOutput.render(result).split("\n")[0]).toBe('"hit": 5 matching lines · 2 sessions searched · first 2 shown (max_matches)');
+    expect(searchOutput.render(result).split("\n")[0]).toBe('"hit": 5 matching lines · 2 of 2 sessions searched (newest first) · first 2 shown (max_matches)');
   });
 
   test("out of time: what was found so far, and where the search stopped", async () => {

@@ -15,7 +15,7 @@ export interface GrepStyle {
   readonly context: number;
   readonly colour: boolean;
   /** The pattern, to colour what it matches (by the engine search used: bounded time on any line). */
-  readonly highlight: SearchPattern;
+  readonly highlight?: SearchPattern;
 }
 
 export class GrepPrinter {
@@ -41,7 +41,7 @@ export class GrepPrinter {
   private line(session: string, l: FoundLine, sep: ":" | "-"): string {
     const { colour } = this.style;
     const s = paint(colour, "cyan", sep);
-    const text = sep === ":" && colour ? marked(l.text, this.style.highlight) : l.text;
+    const text = sep === ":" && colour && this.style.highlight ? marked(l.text, this.style.highlight) : l.text;
     return `${this.style.prefixIds ? `${paint(colour, "magenta", session)}${s}` : ""}${paint(colour, "green", String(l.line))}${s}${text}`;
   }
 }
