@@ -15,6 +15,8 @@
 export type ScanStep = number | readonly [number, number];
 
 const LF = 0x0a;
+/** Bytes planned before a piece may be found dense with candidates. */
+const DENSE_AFTER = 1 << 14;
 const CR = 0x0d;
 const TAB = 0x09;
 /** Bytes that may begin a control: C0, DEL, and 0xC2 (the lead byte of C1 in UTF-8, and of U+00A0-U+00BF). */
@@ -76,8 +78,14 @@ export function planPiece(b: Uint8Array, needle: Uint8Array, context: number): S
   if (first < 0) return [[0, b.length]];
   const last = buffer.lastIndexOf(LF) + 1;
   const steps: ScanStep[] = [];
+  let fed = 0;
   const feed = (from: number, to: number) => {
-    if (to > from) steps.push([from, to]);
+    if (to <= from) return;
+    fed += to - from;
+    const prev = steps.at(-1);
+    // Adjacent ranges as one: the view takes a long range faster than many short ones.
+    if (typeof prev === "object" && prev[1] === from) steps[steps.length - 1] = [prev[0], to];
+    else steps.push([from, to]);
   };
   /** Just past `lines` more lines from the line start `from` (not past `last`). */
   const forward = (from: number, lines: number) => {
@@ -113,6 +121,11 @@ export function planPiece(b: Uint8Array, needle: Uint8Array, context: number): S
     }
     if (at >= last) break;
     pos = lineEnd;
+    // Most lines so far went to the view (escape codes on every line): the rest goes whole, as it would without the shortcut.
+    if (pos > DENSE_AFTER && fed > pos / 2) {
+      feed(pos, b.length);
+      break;
+    }
     if (hit >= 0 && hit < pos) hit = buffer.indexOf(needle, pos);
   }
   return steps;

@@ -54,11 +54,11 @@ describe("the literal shortcut finds what the whole view finds", () => {
       {
         await using writer = await store.create(sessionOptions(id));
         await writer.started({ pid: process.pid, transportMode: "pipe", ttyAttached: false });
-        const bytes = new TextEncoder().encode(transcript(rand, 400).join(""));
+        const bytes = new TextEncoder().encode(transcript(rand, seed % 5 === 0 ? 6000 : 400).join("")); // some past the 16 KiB after which a dense piece is viewed whole
         // Records cut at any byte (UTF-8 characters too), on either channel.
         for (let at = 0; at < bytes.length; ) {
           const n = 1 + Math.floor(rand() * 40);
-          writer.append(rand() < 0.7 ? "stdout" : "stderr", bytes.subarray(at, at + n));
+          writer.append(seed % 5 === 0 || rand() < 0.7 ? "stdout" : "stderr", bytes.subarray(at, at + n));
           at += n;
         }
         await writer.finalize({ state: "exited", exit_code: 0 });
@@ -67,7 +67,7 @@ describe("the literal shortcut finds what the whole view finds", () => {
         for (const channel of [undefined, "stdout", "stderr"] as const) {
           const context = seed % 3;
           // A small block: windows and pieces end inside lines, sequences and characters.
-          const t = await openTranscript(store, id, undefined, 64 + seed * 7);
+          const t = await openTranscript(store, id, undefined, seed % 5 === 0 ? 1 << 20 : 64 + seed * 7);
           const options = { context, maxMatches: 1000, channel, deadline: Infinity };
           const fast = await searchTranscript(t, { ...options, pattern });
           const whole = await searchTranscript(t, { ...options, pattern: bare(pattern) });
