@@ -10,6 +10,7 @@ import { chunksOf, type ChannelChunk } from "../views/window.ts";
 import { giveTurn } from "./pace.ts";
 import type { TextStreamOptions } from "./text-stream.ts";
 import { windowsForward, type Transcript } from "./transcript.ts";
+import type { ByteWindow } from "../views/window.ts";
 
 /** Bytes planned at once: consecutive records of a channel are taken together up to this much. */
 const PIECE = 1 << 18;
@@ -20,7 +21,7 @@ export type CandidateStep = TextLine | number;
 /** Every line of the range's text view that may hold `needle` (UTF-8), with `context` lines around it, and counts for the rest. */
 export async function* candidateBatches(t: Transcript, needle: Uint8Array, context: number, options: TextStreamOptions = {}): AsyncGenerator<readonly CandidateStep[]> {
   const view = new TextView();
-  for await (const window of windowsForward(t, t.lo, { signal: options.signal, channel: options.channel })) {
+  for await (const window of windowsThroughOneBuffer(t, options)) {
     for (const piece of pieces(window.bytes, window.offset, chunksOf(window, t.spans, options.channel))) {
       const steps: CandidateStep[] = [];
       for (const step of planPiece(piece.bytes, needle, context)) {
@@ -56,4 +57,33 @@ function* pieces(bytes: Uint8Array, base: number, chunks: Iterable<ChannelChunk>
     }
   }
   yield* flush();
+}
+
+/**
+ * windowsForward's windows, read into one buffer when the store can (each window is consumed before
+ * the next is read, and no line keeps its bytes): allocating a window per read costs more than the
+ * read itself, and would hold search to a few hundred MB/s.
+ */
+async function* windowsThroughOneBuffer(t: Transcript, options: TextStreamOptions): AsyncGenerator<ByteWindow> {
+  const { store } = t;
+  if (!store.readInto) {
+    yield* windowsForward(t, t.lo, { signal: options.signal, channel: options.channel });
+    return;
+  }
+  const buffer = new Uint8Array(Math.max(1, Math.min(t.block, t.hi - t.lo)));
+  for (let at = t.lo; at < t.hi; ) {
+    if (options.signal?.aborted) return;
+    if (options.channel !== undefined) {
+      // As windowsForward: stretches holding none of the channel's bytes are not read.
+      const next = t.spans.firstOf(options.channel, t.spans.firstEndingAfter(at));
+      if (next < 0) return;
+      at = Math.max(at, t.spans.offset(next));
+      if (at >= t.hi) return;
+    }
+    await giveTurn();
+    const n = await store.readInto(t.sessionId, at, buffer.subarray(0, Math.min(buffer.length, t.hi - at)));
+    if (n === 0) return;
+    yield { offset: at, bytes: buffer.subarray(0, n) };
+    at += n;
+  }
 }

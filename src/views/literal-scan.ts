@@ -35,32 +35,37 @@ const harmless = (b: Uint8Array, i: number, c: number): boolean =>
  */
 export function scanPlain(b: Uint8Array, from: number, to: number): { lfs: number; control: number } {
   let lfs = 0;
-  const slow = (i: number): boolean => {
-    const c = b[i]!;
-    if (SUSPECT[c] === 0) return false;
-    if (c === LF) {
-      lfs++;
-      return false;
-    }
-    return !harmless(b, i, c);
-  };
   let i = from;
-  while (i < to && ((b.byteOffset + i) & 3) !== 0) {
-    if (slow(i)) return { lfs, control: i };
-    i++;
+  // Byte by byte up to a 4-byte boundary, then a word at a time, then the last bytes.
+  const head = Math.min(to, from + ((4 - ((b.byteOffset + from) & 3)) & 3));
+  for (; i < head; i++) {
+    const c = b[i]!;
+    if (SUSPECT[c] === 0) continue;
+    if (c === LF) lfs++;
+    else if (!harmless(b, i, c)) return { lfs, control: i };
   }
   if (i >= to) return { lfs, control: -1 };
   const words = new Uint32Array(b.buffer, b.byteOffset + i, (to - i) >> 2);
-  for (let k = 0; k < words.length; k++) {
+  const n = words.length;
+  for (let k = 0; k < n; k++) {
     const x = words[k]!;
     const y = x ^ 0x7f7f7f7f;
     const z = x ^ 0xc2c2c2c2;
-    // A byte below 0x20, a byte equal to 0x7F or 0xC2 (the classic "has less than" / "has zero" tricks).
-    if ((((x - 0x20202020) & ~x) | ((y - 0x01010101) & ~y) | ((z - 0x01010101) & ~z)) & 0x80808080) {
-      for (let j = i + (k << 2), end = j + 4; j < end; j++) if (slow(j)) return { lfs, control: j };
+    // A byte below 0x20, or equal to 0x7F or 0xC2 (the classic "has less than" / "has zero" tricks).
+    if (((((x - 0x20202020) & ~x) | ((y - 0x01010101) & ~y) | ((z - 0x01010101) & ~z)) & 0x80808080) === 0) continue;
+    for (let j = i + (k << 2), end = j + 4; j < end; j++) {
+      const c = b[j]!;
+      if (SUSPECT[c] === 0) continue;
+      if (c === LF) lfs++;
+      else if (!harmless(b, j, c)) return { lfs, control: j };
     }
   }
-  for (let j = i + (words.length << 2); j < to; j++) if (slow(j)) return { lfs, control: j };
+  for (let j = i + (n << 2); j < to; j++) {
+    const c = b[j]!;
+    if (SUSPECT[c] === 0) continue;
+    if (c === LF) lfs++;
+    else if (!harmless(b, j, c)) return { lfs, control: j };
+  }
   return { lfs, control: -1 };
 }
 
