@@ -18,6 +18,7 @@ import { keystrokeEcho } from "./keystroke-echo.ts";
 import { mcpRead } from "./mcp-read.ts";
 import { memory } from "./memory.ts";
 import { pipeThroughput } from "./pipe-throughput.ts";
+import { search } from "./search.ts";
 import { ptyThroughput } from "./pty-throughput.ts";
 import { startup } from "./startup.ts";
 import { tailWake } from "./tail-wake.ts";
@@ -35,6 +36,7 @@ const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure | Figure[]>>
   memory,
   views,
   "agent-views": agentViews,
+  search,
 };
 
 const { values } = parseArgs({
