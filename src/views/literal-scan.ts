@@ -19,6 +19,7 @@ const LF = 0x0a;
 const DENSE_AFTER = 1 << 14;
 const CR = 0x0d;
 const TAB = 0x09;
+const ESC = 0x1b;
 /** Bytes that may begin a control: C0, DEL, and 0xC2 (the lead byte of C1 in UTF-8, and of U+00A0-U+00BF). */
 const SUSPECT = new Uint8Array(256);
 for (let c = 0; c < 0x20; c++) SUSPECT[c] = 1;
@@ -33,18 +34,35 @@ const harmless = (b: Uint8Array, i: number, c: number): boolean =>
  * LFs in b[from, to) and the first control there (or -1). Four bytes at a time where they are
  * aligned: a word with no byte below 0x20, no 0x7F and no 0xC2 is passed over whole.
  */
-export function scanPlain(b: Uint8Array, from: number, to: number): { lfs: number; control: number } {
+export function scanPlain(b: Uint8Array, from: number, to: number, needle?: Uint8Array): { lfs: number; control: number } {
+  let lfs = 0;
+  for (let at = from; ; ) {
+    const run = scanRun(b, at, to, needle);
+    lfs += run.lfs;
+    if (run.past < 0) return { lfs, control: run.control };
+    at = run.past; // past an escape code that cannot hide the literal: scan on
+  }
+}
+
+/** scanPlain up to the first control, or up to an escape code passed over (`past`: where to go on). */
+function scanRun(b: Uint8Array, from: number, to: number, needle?: Uint8Array): { lfs: number; control: number; past: number } {
   let lfs = 0;
   let i = from;
+  /** Past a colour code (or another CSI that edits no line) that cannot join the literal's halves; or -1: the line must be viewed. */
+  const passEscape = (at: number): number => (needle === undefined ? -1 : removableCsiEnd(b, at, to, needle));
   // Byte by byte up to a 4-byte boundary, then a word at a time, then the last bytes.
   const head = Math.min(to, from + ((4 - ((b.byteOffset + from) & 3)) & 3));
   for (; i < head; i++) {
     const c = b[i]!;
     if (SUSPECT[c] === 0) continue;
     if (c === LF) lfs++;
-    else if (!harmless(b, i, c)) return { lfs, control: i };
+    else if (!harmless(b, i, c)) {
+      const past = c === ESC ? passEscape(i) : -1;
+      if (past < 0) return { lfs, control: i, past: -1 };
+      return again(past);
+    }
   }
-  if (i >= to) return { lfs, control: -1 };
+  if (i >= to) return { lfs, control: -1, past: -1 };
   const words = new Uint32Array(b.buffer, b.byteOffset + i, (to - i) >> 2);
   const n = words.length;
   for (let k = 0; k < n; k++) {
@@ -57,16 +75,54 @@ export function scanPlain(b: Uint8Array, from: number, to: number): { lfs: numbe
       const c = b[j]!;
       if (SUSPECT[c] === 0) continue;
       if (c === LF) lfs++;
-      else if (!harmless(b, j, c)) return { lfs, control: j };
+      else if (!harmless(b, j, c)) {
+        const past = c === ESC ? passEscape(j) : -1;
+        if (past < 0) return { lfs, control: j, past: -1 };
+        return again(past);
+      }
     }
   }
   for (let j = i + (n << 2); j < to; j++) {
     const c = b[j]!;
     if (SUSPECT[c] === 0) continue;
     if (c === LF) lfs++;
-    else if (!harmless(b, j, c)) return { lfs, control: j };
+    else if (!harmless(b, j, c)) {
+      const past = c === ESC ? passEscape(j) : -1;
+      if (past < 0) return { lfs, control: j, past: -1 };
+      return again(past);
+    }
   }
-  return { lfs, control: -1 };
+  return { lfs, control: -1, past: -1 };
+
+  function again(past: number): { lfs: number; control: number; past: number } {
+    return { lfs, control: -1, past };
+  }
+}
+
+/** The longest literal checked for halves around an escape code; a longer one views every line with a code. */
+const MAX_SPLIT_CHECK = 64;
+/** CSI final bytes that edit the line (text.ts leaves them to the general path): @ C D G J K P X ` a. */
+const EDITS = new Set([0x40, 0x43, 0x44, 0x47, 0x4a, 0x4b, 0x50, 0x58, 0x60, 0x61]);
+
+/**
+ * Where a CSI at `at` ends when the text view only removes it (colours, modes, moves to other rows)
+ * and the bytes before it do not end with the start of `needle` (so removing it cannot join the
+ * literal's halves); -1 otherwise: any other sequence, an editing one, one cut by `to`, or a split
+ * literal possible.
+ */
+function removableCsiEnd(b: Uint8Array, at: number, to: number, needle: Uint8Array): number {
+  if (needle.length > MAX_SPLIT_CHECK || b[at + 1] !== 0x5b) return -1;
+  let j = at + 2;
+  while (j < to && b[j]! >= 0x30 && b[j]! <= 0x3f) j++;
+  while (j < to && b[j]! >= 0x20 && b[j]! <= 0x2f) j++;
+  if (j >= to || b[j]! < 0x40 || b[j]! > 0x7e || EDITS.has(b[j]!)) return -1;
+  // A literal split by the code: its first k bytes (0 < k < its length) right before the code.
+  for (let k = Math.min(needle.length - 1, at); k > 0; k--) {
+    let same = true;
+    for (let m = 0; m < k && same; m++) same = b[at - k + m] === needle[m];
+    if (same) return -1;
+  }
+  return j + 1;
 }
 
 /**
@@ -110,7 +166,7 @@ export function planPiece(b: Uint8Array, needle: Uint8Array, context: number): S
   let hit = buffer.indexOf(needle, pos);
   for (;;) {
     const stop = hit >= 0 && hit < last ? hit : last;
-    const { lfs, control } = scanPlain(b, pos, stop);
+    const { lfs, control } = scanPlain(b, pos, stop, needle);
     const at = control >= 0 ? control : stop;
     // The next line to give the view: the one holding `at`, or the tail.
     const lineStart = at >= last ? last : buffer.lastIndexOf(LF, at - 1) + 1;
