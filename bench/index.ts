@@ -19,6 +19,7 @@ import { lastFailure } from "./last-failure.ts";
 import { mcpRead } from "./mcp-read.ts";
 import { memory } from "./memory.ts";
 import { pipeThroughput } from "./pipe-throughput.ts";
+import { search } from "./search.ts";
 import { ptyThroughput } from "./pty-throughput.ts";
 import { launcherStartup } from "./launcher-startup.ts";
 import { slowTerminal } from "./slow-terminal.ts";
@@ -41,6 +42,7 @@ const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure | Figure[]>>
   views,
   "agent-views": agentViews,
   "last-failure": lastFailure,
+  search,
 };
 
 const { values } = parseArgs({

@@ -256,6 +256,12 @@ export interface Store {
   /** Rejects with DerunError `session_not_found` (also for invalid ids). */
   get(sessionId: string): Promise<SessionInfo>;
   /**
+   * Committed output bytes from byte `start` into the caller's `into` (at most its length); resolves
+   * to how many. For a reader that streams a whole transcript through one buffer (search): a fresh
+   * buffer per window costs more than reading it. Optional: readers fall back to {@link read}.
+   */
+  readInto?(sessionId: string, start: number, into: Uint8Array): Promise<number>;
+  /**
    * Read committed output from byte `cursor` (clamped to the committed end), at most `maxBytes`
    * bytes, as slices that follow index records. Never loads more than the window into memory.
    */

@@ -1,22 +1,25 @@
 import { type } from "arktype";
 import { SCHEMA_VERSION } from "../core/enums.ts";
-import { DerunError, isDerunError } from "../core/errors.ts";
+import { DerunError } from "../core/errors.ts";
 import { quote } from "../core/quote.ts";
 import { compilePattern } from "../views/search.ts";
 import { DEFAULT_LIMITS, defineQuery } from "./query.ts";
 import { capped, channelType, commandType, positiveIntegerType, sessionIdType } from "./_args.ts";
-import { SEP, searchTranscript, renderFound, type Found, openTranscript } from "../transcript/index.ts";
+import { SEP, searchTranscript, renderFound, type Found, openTranscript, searchAllSessions, sessionsSearchedText, type SkippedSession } from "../transcript/index.ts";
 
 const DEFAULT_MATCHES = 20;
 const MAX_MATCHES = 200;
 const MAX_CONTEXT = 20;
-/** Sessions searched when no session_id is given, newest first. */
-export const SEARCH_SESSIONS = 10;
 
 export interface SearchOutputResult {
   readonly schema_version: typeof SCHEMA_VERSION;
   readonly pattern: string;
   readonly sessions_searched: number;
+  /** Without session_id: the sessions there were (all are searched, newest first), those skipped and why, and those left when time ran out. */
+  readonly sessions_total?: number;
+  readonly sessions_skipped?: number;
+  readonly skipped?: readonly SkippedSession[];
+  readonly sessions_not_searched?: number;
   readonly match_count: number;
   /** More lines matched than are shown. */
   readonly truncated: boolean;
@@ -31,7 +34,7 @@ export default defineQuery({
   name: "derun_search_output",
   description: [
     "Search a session's text output for a regular expression (or literal): matching lines with numbers,",
-    `context, and the count. No session_id: the ${SEARCH_SESSIONS} newest sessions.`,
+    "context, and the count. No session_id: every session, newest first.",
   ].join(" "),
   input: type({
     pattern: type("string").configure({ expected: "a string" }),
@@ -58,38 +61,37 @@ export default defineQuery({
     const pattern = compilePattern(input.pattern, { literal: input.literal, ignoreCase: input.ignore_case });
     const started = performance.now();
     const deadline = started + (limits?.searchMs ?? DEFAULT_LIMITS.searchMs);
-    const ids = input.session_id !== undefined ? [input.session_id] : (await store.list()).slice(0, SEARCH_SESSIONS).map((s) => s.meta.session_id);
-    let remaining = capped(input.max_matches, DEFAULT_MATCHES, MAX_MATCHES);
+    const remaining = capped(input.max_matches, DEFAULT_MATCHES, MAX_MATCHES);
     const options = { pattern, context: Math.min(input.context ?? 0, MAX_CONTEXT), channel: input.channel, signal, deadline };
     const results: Found[] = [];
-    let searched = 0;
     let matchCount = 0;
     let stopped = false;
-    for (const id of ids) {
-      if (signal.aborted) break;
-      let found: Found;
-      try {
-        // Past max_matches the later sessions are still searched: every matching line is counted.
-        found = await searchTranscript(await openTranscript(store, id, input.command, limits?.windowBytes), { ...options, maxMatches: remaining });
-      } catch (error) {
-        // A session removed (or unreadable) between the listing and the search is skipped.
-        if (input.session_id === undefined && isDerunError(error) && error.code !== "invalid_argument") continue;
-        throw error;
-      }
-      searched++;
+    const take = (found: Found) => {
       matchCount += found.match_count;
-      remaining -= found.matches.length;
       if (found.match_count > 0 || input.session_id !== undefined || found.stopped) results.push(found);
-      if (found.stopped) {
-        stopped = true;
-        break;
-      }
+      if (found.stopped) stopped = true;
+    };
+    let searched = 0;
+    let across: Omit<SearchOutputResult, "schema_version" | "pattern" | "sessions_searched" | "match_count" | "truncated" | "results"> = {};
+    if (input.session_id !== undefined) {
+      take(await searchTranscript(await openTranscript(store, input.session_id, input.command, limits?.windowBytes), { ...options, maxMatches: remaining }));
+      searched = 1;
+    } else {
+      const all = await searchAllSessions(store, { ...options, maxMatches: remaining, windowBytes: limits?.windowBytes, onFound: take });
+      searched = all.sessions_searched;
+      if (all.sessions_not_searched > 0) stopped = true;
+      across = {
+        sessions_total: all.sessions_total,
+        ...(all.sessions_skipped > 0 ? { sessions_skipped: all.sessions_skipped, skipped: all.skipped } : {}),
+        ...(all.sessions_not_searched > 0 ? { sessions_not_searched: all.sessions_not_searched } : {}),
+      };
     }
     const shown = results.reduce((n, r) => n + r.matches.length, 0);
     return {
       schema_version: SCHEMA_VERSION,
       pattern: input.pattern,
       sessions_searched: searched,
+      ...across,
       match_count: matchCount,
       truncated: matchCount > shown,
       ...(stopped ? { stopped_after_ms: Math.round(performance.now() - started) } : {}),
@@ -99,9 +101,10 @@ export default defineQuery({
   render: (r) => {
     const shown = r.results.reduce((n, f) => n + f.matches.length, 0);
     const facts = [`${quote(r.pattern)}: ${r.match_count} matching line${r.match_count === 1 ? "" : "s"}`];
-    facts.push(`${r.sessions_searched} session${r.sessions_searched === 1 ? "" : "s"} searched`);
+    if (r.sessions_total === undefined) facts.push(`${r.sessions_searched} session${r.sessions_searched === 1 ? "" : "s"} searched`);
+    else facts.push(sessionsSearchedText({ sessions_total: r.sessions_total, sessions_searched: r.sessions_searched, skipped: r.skipped ?? [], sessions_skipped: r.sessions_skipped ?? 0, sessions_not_searched: r.sessions_not_searched ?? 0 }));
     if (r.truncated) facts.push(`first ${shown} shown (max_matches)`);
-    if (r.stopped_after_ms !== undefined) facts.push(`stopped after ${(r.stopped_after_ms / 1000).toFixed(1)} s: later lines not searched`);
+    if (r.stopped_after_ms !== undefined) facts.push(`stopped after ${(r.stopped_after_ms / 1000).toFixed(1)} s: later lines${r.sessions_total === undefined ? "" : " and sessions"} not searched`);
     return [facts.join(SEP), ...r.results.map(renderFound)].join("\n");
   },
 });

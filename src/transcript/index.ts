@@ -18,6 +18,7 @@ export * from "./render.ts";
 export * from "./running-command.ts";
 export * from "./screen-render.ts";
 export * from "./search.ts";
+export * from "./search-sessions.ts";
 export * from "./session-ref.ts";
 export * from "./session.ts";
 export * from "./store-cache.ts";

@@ -11,6 +11,9 @@ const SLICE_MS = 10;
 /** When a read loop last gave the event loop a turn (shared: what matters is how long it waited). */
 let lastTurn = performance.now();
 
+/** Whether the event loop is owed a turn (cheap: a caller checks it between lines and awaits giveTurn only then). */
+export const turnDue = (): boolean => performance.now() - lastTurn >= SLICE_MS;
+
 /** Lets the event loop run (a macrotask: I/O, timers, other requests) when SLICE_MS have passed since the last turn. */
 export async function giveTurn(): Promise<void> {
   if (performance.now() - lastTurn < SLICE_MS) return;

@@ -28,7 +28,8 @@ export async function renderTranscript(t: Transcript): Promise<ScreenOfTranscrip
   const window = await readWindow(t, t.hi - DEFAULT_SCREEN_WINDOW, t.hi);
   const start: RenderStart =
     window.offset <= t.lo ? { offset: t.lo, alternate: false } : findRenderStart(window, { insideAlternate: await insideAlternate(t, window.offset) });
-  const render = await renderScreen({ window, size, resizes, start });
+  // A session with no terminal wrote to pipes: its LFs reached no terminal driver that adds the CR.
+  const render = await renderScreen({ window, size, resizes, start, newlineIsLF: !t.info.meta.tty_attached });
   return { ...render, sizeAssumed: size === ASSUMED_SIZE };
 }
 

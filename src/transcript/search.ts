@@ -2,19 +2,22 @@
  * One transcript searched: its text view streamed window by window through TextSearch (never the
  * whole transcript in memory), lines numbered as derun_read_text numbers them, and the matches as
  * grep shows them (`N:` a matching line, `N-` context). Long lines are cut around the match. A
- * regular expression's work on one line cannot be interrupted, so the clock is read between lines:
- * past the deadline the search stops and says how far it got.
+ * regular expression's work on one line cannot be interrupted, but it is bounded (about a
+ * millisecond, see views/_pattern.ts), so the clock is read between lines: the event loop gets its
+ * turn every few milliseconds, and past the deadline the search stops and says how far it got.
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
 import { TextSearch, type SearchMatch, type SearchPattern } from "../views/search.ts";
 import type { TextLine } from "../views/text.ts";
 import { subjectOf, subjectText, type Subject } from "./subject.ts";
 import { SEP } from "./render.ts";
+import { giveTurn, turnDue } from "./pace.ts";
+import { candidateBatches } from "./search-stream.ts";
 import { textBatches, type TextStreamOptions } from "./text-stream.ts";
 import type { Transcript } from "./transcript.ts";
 
-/** The pattern as search compiles it (the command line compiles it once, and colours with it). */
-export { compilePattern } from "../views/search.ts";
+/** The pattern as search compiles it (the command line compiles it once, and colours with it: matchesIn, bounded as search is). */
+export { compilePattern, matchesIn, type SearchPattern } from "../views/search.ts";
 
 /** Characters shown of a matching line (around the match) and of a context line. */
 const MATCH_LINE_CHARS = 400;
@@ -58,10 +61,13 @@ export interface SearchTranscriptOptions {
   readonly deadline: number;
   /** See {@link TextStreamOptions.onWindow}. */
   readonly onWindow?: () => void;
+  /** The lines that do not match (grep -v). */
+  readonly invert?: boolean;
 }
 
-/** Lines between two looks at the clock, unless a line is long enough to take time on its own. */
-const CLOCK_EVERY = 256;
+/** Lines between two looks at the clock (each may take up to about a millisecond), unless a line is long enough to take time on its own. */
+const CLOCK_EVERY = 16;
+const LONG_LINE = 256;
 
 export async function searchTranscript(t: Transcript, options: SearchTranscriptOptions): Promise<Found> {
   const search = new TextSearch(options);
@@ -70,14 +76,27 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
   // The clock is read before a line, so "stopped" always means lines were left unsearched; the batch
   // of lines still open at the end comes last, and a search stopped before it never sees it.
   let long = false;
-  scan: for await (const lines of textBatches(t, options)) {
-    for (const line of lines) {
-      if ((long || number % CLOCK_EVERY === 0) && performance.now() > options.deadline) {
-        stopped = true;
-        break scan;
+  let tested = 0;
+  // With a required literal, the lines that cannot hold it are passed over as a count (search-stream.ts).
+  const needle = options.invert ? undefined : options.pattern.needle;
+  const batches = needle ? candidateBatches(t, needle, search.contextLines, options) : textBatches(t, options);
+  scan: for await (const steps of batches) {
+    for (const step of steps) {
+      if (typeof step === "number") {
+        search.skip(step);
+        number += step;
+        continue;
       }
-      search.push(number++, line);
-      long = line.text.length > CLOCK_EVERY;
+      if (long || ++tested % CLOCK_EVERY === 0) {
+        if (performance.now() > options.deadline) {
+          stopped = true;
+          break scan;
+        }
+        if (turnDue()) await giveTurn();
+        if (options.signal?.aborted) break scan;
+      }
+      search.push(number++, step);
+      long = step.text.length > LONG_LINE;
     }
     long = true; // a batch is a window's worth of work: look at the clock before the next one
   }

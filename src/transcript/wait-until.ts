@@ -4,12 +4,17 @@
  * line) is tested as it stands each time new bytes are committed. Only committed bytes are read, so
  * the answer never comes before the matching line is on disk. The line's text (and the match) are
  * clipped to max_bytes; the chunk's cursors still span the whole line.
+ *
+ * The clock is read between lines (the pattern's work on one line is bounded, views/_pattern.ts):
+ * the event loop gets its turn every few milliseconds, and at timeout_ms the wait answers with no
+ * match and a cursor where the scan stopped (at a line's start), from which the next wait goes on.
  */
 import { isLiveState, type Store } from "../core/store.ts";
 import { matchLine, type SearchPattern } from "../views/search.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { readResult, type ReadOutputResult } from "./output.ts";
 import { DEFAULT_LIMITS } from "./limits.ts";
+import { giveTurn, turnDue } from "./pace.ts";
 import { clipUtf8 } from "./utf8.ts";
 
 /** derun_wait_output's result: a read, and how the wait went. */
@@ -19,6 +24,10 @@ export interface WaitResult extends ReadOutputResult {
   readonly timed_out: boolean;
   readonly waited_ms: number;
 }
+
+/** Lines tested between two looks at the clock, unless a line is long enough to take time on its own. */
+const CLOCK_EVERY = 16;
+const LONG_LINE = 256;
 
 export async function waitUntil(
   store: Store,
@@ -46,15 +55,25 @@ export async function waitUntil(
     };
   };
   const test = (line: TextLine) => matchLine(pattern, line.text)?.text;
+  let count = 0;
   for (;;) {
     const read = await store.read(sessionId, scanned, DEFAULT_LIMITS.windowBytes);
     scanned = Math.max(scanned, Math.min(read.next_cursor, read.output_bytes));
     for (const slice of read.slices) {
       timestamp = slice.timestamp;
-      for (const line of view.write(slice.channel, slice.bytes, slice.start)) {
+      const lines = view.write(slice.channel, slice.bytes, slice.start);
+      for (let k = 0; k < lines.length; k++) {
+        const line = lines[k]!;
         tested.delete(line.channel);
         const match = test(line);
         if (match !== undefined) return { ...answer(line.end, read.output_bytes, read.state, line, match), timed_out: false };
+        if (++count % CLOCK_EVERY !== 0 && line.text.length <= LONG_LINE) continue;
+        if (elapsed() >= timeoutMs || signal.aborted) {
+          // Out of time inside the committed bytes: go on next time from the first line not yet tested.
+          const untested = [...lines.slice(k + 1), ...view.partials()].reduce((at, l) => Math.min(at, l.start), line.end);
+          return { ...answer(untested, read.output_bytes, read.state), timed_out: true };
+        }
+        if (turnDue()) await giveTurn();
       }
     }
     if (scanned < read.output_bytes && !signal.aborted && elapsed() < timeoutMs) continue; // more committed: read on

@@ -20,7 +20,14 @@ export interface BacktrackingVerdict {
   readonly risk?: string;
   /** Characters of a line it may run on: fewer when its work grows as a higher power of the length. */
   readonly lineChars: number;
+  /** Its work on a line of n characters grows as about 2^bits * n^power steps (judged from its shape). */
+  readonly power: number;
+  readonly bits: number;
 }
+
+/** Characters of a line a backtracking engine can run `verdict`'s pattern on in about 2^stepBits steps. */
+export const charsWithin = (verdict: BacktrackingVerdict, stepBits: number): number =>
+  Math.min(LINE_CHARS, Math.floor(2 ** ((stepBits - verdict.bits) / verdict.power)));
 
 /** Characters of a line a pattern with at most one unbounded quantifier per chain runs on. */
 export const LINE_CHARS = 4096;
@@ -48,11 +55,12 @@ export function judgeBacktracking(source: string, ignoreCase = false): Backtrack
     if (choiceBits > CHOICE_BITS) throw new Refused("it can match a line in too many ways (like (a|a){20})");
     const chain = { unbounded: 0, bits: 0 };
     loops(tree, [], false, chain);
-    const lineChars = Math.min(LINE_CHARS, Math.floor(2 ** ((STEP_BITS - chain.bits - choiceBits) / (chain.unbounded + 1))));
-    if (lineChars < 256) throw new Refused("it chains three or more unbounded quantifiers over overlapping characters (like a.*b.*c.*d)");
-    return { lineChars };
+    const shape = { power: chain.unbounded + 1, bits: chain.bits + choiceBits };
+    const lineChars = charsWithin({ lineChars: 0, ...shape }, STEP_BITS);
+    if (lineChars < 256) return { risk: "it chains three or more unbounded quantifiers over overlapping characters (like a.*b.*c.*d)", lineChars: 0, ...shape };
+    return { lineChars, ...shape };
   } catch (error) {
-    if (error instanceof Refused) return { risk: error.message, lineChars: 0 };
+    if (error instanceof Refused) return { risk: error.message, lineChars: 0, power: Infinity, bits: Infinity };
     throw error;
   }
 }

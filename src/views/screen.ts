@@ -29,6 +29,12 @@ export interface ScreenInput {
   readonly start?: RenderStart;
   /** Lines of scrollback kept above the screen. Default 10,000. */
   readonly scrollback?: number;
+  /**
+   * A bare LF starts a new line (it also returns the cursor to the first column): output written to
+   * a pipe, which no terminal driver turned into CR LF, drawn as the terminal that `2>&1 | less -R`
+   * would show. Default false: a terminal's bytes already carry their CR.
+   */
+  readonly newlineIsLF?: boolean;
 }
 
 export interface ScreenRender {
@@ -164,7 +170,7 @@ export async function renderScreen(input: ScreenInput): Promise<ScreenRender> {
   const from = Math.max(window.offset, Math.min(start.offset, end));
   const initial = sizeAt(input.size, resizes, from);
   const scrollback = input.scrollback ?? DEFAULT_SCROLLBACK;
-  const term = new Terminal({ cols: initial.cols, rows: initial.rows, scrollback, allowProposedApi: true });
+  const term = new Terminal({ cols: initial.cols, rows: initial.rows, scrollback, allowProposedApi: true, convertEol: input.newlineIsLF === true });
   try {
     const write = (data: string | Uint8Array) => new Promise<void>((resolve) => term.write(data, resolve));
     if (start.alternate) await write("\x1b[?1049h");

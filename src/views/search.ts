@@ -9,7 +9,7 @@ import type { NumberedLine } from "./lines.ts";
 import { matchLine, seenInPart, type SearchPattern } from "./_pattern.ts";
 import type { TextLine } from "./text.ts";
 
-export { compilePattern, matchLine, MAX_PATTERN_CHARS, type PatternOptions, type SearchPattern } from "./_pattern.ts";
+export { compilePattern, matchesIn, matchLine, MAX_PATTERN_CHARS, type PatternOptions, type SearchPattern } from "./_pattern.ts";
 
 export interface SearchOptions {
   readonly pattern: SearchPattern;
@@ -17,6 +17,8 @@ export interface SearchOptions {
   readonly context?: number;
   /** Matches kept with their context. Default 100; later matching lines are only counted. */
   readonly maxMatches?: number;
+  /** The lines that do not match are the matches (grep -v), whole (column 0, nothing matched). */
+  readonly invert?: boolean;
 }
 
 export interface SearchMatch extends NumberedLine<TextLine> {
@@ -46,6 +48,7 @@ export class TextSearch {
   private readonly pattern: SearchPattern;
   private readonly context: number;
   private readonly maxMatches: number;
+  private readonly invert: boolean;
   private readonly matches: OpenMatch[] = [];
   /** A ring of the last `context` lines not already shown (the next match's before-context), kept without allocating per line. */
   private readonly recentLines: TextLine[] = [];
@@ -55,18 +58,26 @@ export class TextSearch {
   private matchCount = 0;
   private linesSearched = 0;
   private longLines = 0;
+  /** The last match still takes the lines after it as context (no line was skipped since). */
+  private afterOpen = false;
 
   constructor(options: SearchOptions) {
     this.pattern = options.pattern;
     this.context = Math.max(0, Math.min(100, Math.floor(options.context ?? 0)));
     this.maxMatches = Math.max(0, Math.floor(options.maxMatches ?? 100));
+    this.invert = options.invert === true;
+  }
+
+  /** Lines of context kept before and after each match. */
+  get contextLines(): number {
+    return this.context;
   }
 
   /** Offer line `number` of the view (numbers increase). */
   push(number: number, line: TextLine): void {
     this.linesSearched++;
     const found = this.find(line.text);
-    const last = this.matches[this.matches.length - 1];
+    const last = this.afterOpen ? this.matches[this.matches.length - 1] : undefined;
     if (!found) {
       if (last && last.after.length < this.context) last.after.push({ number, line });
       else if (this.context > 0) {
@@ -83,6 +94,18 @@ export class TextSearch {
       return;
     }
     this.matches.push({ number, line, column: found.index, match: found.text, before: this.takeRecent(), after: [] });
+    this.afterOpen = true;
+  }
+
+  /**
+   * `count` lines passed over, known to hold no match (search's literal shortcut): counted as
+   * searched; the lines around them that context needs were offered with push.
+   */
+  skip(count: number): void {
+    if (count <= 0) return;
+    this.linesSearched += count;
+    this.recentCount = 0;
+    this.afterOpen = false;
   }
 
   /** The ring's lines, oldest first; empties it. */
@@ -103,6 +126,8 @@ export class TextSearch {
 
   private find(text: string): { index: number; text: string } | undefined {
     if (seenInPart(this.pattern, text)) this.longLines++;
-    return matchLine(this.pattern, text);
+    const found = matchLine(this.pattern, text);
+    if (!this.invert) return found;
+    return found ? undefined : { index: 0, text: "" };
   }
 }

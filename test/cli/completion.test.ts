@@ -54,7 +54,7 @@ describe("completion", () => {
     expect(bashComplete("derun", "run", "--", "bas")).toContain("bash");
     expect(bashComplete("derun", "completion", "")).toEqual(["bash", "zsh", "fish"]);
     expect(bashComplete("derun", "gr")).toEqual(["grep"]);
-    expect(bashComplete("derun", "grep", "--c")).toEqual(["--context", "--channel", "--command"]);
+    expect(bashComplete("derun", "grep", "--c")).toEqual(["--context", "--count", "--color", "--channel", "--command"]);
     expect(bashComplete("derun", "grep", "-i", "error", "")).toEqual(["from-env", "last", "last~1", "last~2"]);
     expect(bashComplete("derun", "cat", "--command", "")).toEqual(["last"]);
     expect(bashComplete("derun", "tail", "--view", "s")).toEqual(["screen"]);

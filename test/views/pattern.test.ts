@@ -55,7 +55,8 @@ describe("patterns judged by shape", () => {
       String.raw`\s+$`,
       "(ab?)+c",
     ]) {
-      expect([pattern, judgeBacktracking(pattern)]).toEqual([pattern, { lineChars: LINE_CHARS }]);
+      const verdict = judgeBacktracking(pattern);
+      expect([pattern, verdict.risk, verdict.lineChars]).toEqual([pattern, undefined, LINE_CHARS]);
     }
   });
 
@@ -70,8 +71,21 @@ describe("patterns judged by shape", () => {
     expect(judgeBacktracking("a.*b.*").lineChars).toBe(LINE_CHARS);
   });
 
-  test("compilePattern says why, in one bounded line; a literal is never judged", () => {
-    expect(() => compilePattern("(a|aa)+$")).toThrow('invalid pattern "(a|aa)+$": it repeats a choice whose options can match the same text (like (a|aa)+ or (\\w|_)+), which can take exponential or polynomial time; simplify it or search a literal');
+  test("compilePattern refuses a dangerous shape only the backtracking engine can run, saying why in one bounded line; a literal is never judged", () => {
+    expect(() => compilePattern("(?=x)(a|aa)+$")).toThrow(
+      'invalid pattern "(?=x)(a|aa)+$": it repeats a choice whose options can match the same text (like (a|aa)+ or (\\w|_)+), which can take exponential or polynomial time, and it needs the backtracking engine (a look-around or back-reference); simplify it or search a literal',
+    );
+    expect(() => compilePattern(String.raw`(\w)x.*a.*b\1`)).toThrow(/chains unbounded quantifiers/);
     expect(compilePattern("(a|aa)+$", { literal: true }).literal).toBe("(a|aa)+$");
+  });
+
+  test("a shape dangerous to the backtracking engine runs on the linear engine, on every line or on the long ones", () => {
+    expect(compilePattern("(a|aa)+$").nativeChars).toBe(0);
+    expect(compilePattern("(a+)+$").nativeChars).toBe(0);
+    const chained = compilePattern(".*a.*b$");
+    expect(chained.linear).toBeDefined();
+    expect(chained.nativeChars).toBeGreaterThan(50);
+    expect(chained.nativeChars).toBeLessThan(200);
+    expect(compilePattern("error: .*").nativeChars).toBe(LINE_CHARS);
   });
 });

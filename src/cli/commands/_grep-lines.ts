@@ -4,7 +4,7 @@
  * touch (also from one session to the next). In colour, as grep's defaults: ids magenta, line
  * numbers green, separators cyan, every match in the line bold red.
  */
-import type { Found, FoundLine } from "../../transcript/index.ts";
+import { matchesIn, type Found, type FoundLine, type SearchPattern } from "../../transcript/index.ts";
 import { paint } from "../paint.ts";
 import type { LineOut } from "./_views.ts";
 
@@ -14,21 +14,18 @@ export interface GrepStyle {
   /** Lines of context asked for: separators only come with context, as in grep. */
   readonly context: number;
   readonly colour: boolean;
-  /** The pattern, to colour what it matches. */
-  readonly highlight: RegExp;
+  /** The pattern, to colour what it matches (by the engine search used: bounded time on any line). */
+  readonly highlight?: SearchPattern;
 }
 
 export class GrepPrinter {
-  private readonly all: RegExp;
   /** The last line printed: its session and number. */
   private last: { readonly session: string; readonly line: number } | undefined;
 
   constructor(
     private readonly out: LineOut,
     private readonly style: GrepStyle,
-  ) {
-    this.all = new RegExp(style.highlight.source, `${style.highlight.flags.replace("g", "")}g`);
-  }
+  ) {}
 
   print(found: Found): void {
     for (const m of found.matches) {
@@ -44,7 +41,18 @@ export class GrepPrinter {
   private line(session: string, l: FoundLine, sep: ":" | "-"): string {
     const { colour } = this.style;
     const s = paint(colour, "cyan", sep);
-    const text = sep === ":" && colour ? l.text.replace(this.all, (match) => paint(true, "red", paint(true, "bold", match))) : l.text;
+    const text = sep === ":" && colour && this.style.highlight ? marked(l.text, this.style.highlight) : l.text;
     return `${this.style.prefixIds ? `${paint(colour, "magenta", session)}${s}` : ""}${paint(colour, "green", String(l.line))}${s}${text}`;
   }
+}
+
+/** `text` with every match in bold red. */
+function marked(text: string, pattern: SearchPattern): string {
+  let out = "";
+  let at = 0;
+  for (const m of matchesIn(pattern, text)) {
+    out += text.slice(at, m.index) + paint(true, "red", paint(true, "bold", text.slice(m.index, m.end)));
+    at = m.end;
+  }
+  return out + text.slice(at);
 }

@@ -2,13 +2,15 @@
  * `derun grep <pattern> [<id>...]`: the text view of sessions (or of one command in each) searched
  * by the helper derun_search_output uses, printed with grep's conventions: `line:` a match (`id:line:`
  * when several sessions are searched), `line-` context, `--` between context groups; exit 0 when a
- * line matched, 1 when none did, 2 on an error (a bad pattern, a missing session).
+ * line matched, 1 when none did, 2 on an error (a bad pattern, a missing session). Without a
+ * session, every session is searched, newest first. grep's reflex flags work: -n (line numbers are
+ * always shown), -c, -l, -v, -w, -o, --color.
  */
 import { SCHEMA_VERSION } from "../../core/enums.ts";
-import { MemoryBound, compilePattern, searchTranscript, type Found, openTranscript } from "../../transcript/index.ts";
+import { MemoryBound, compilePattern, matchesIn, searchAllSessions, searchTranscript, sessionsSearchedText, type Found, openTranscript, type SearchPattern, type SessionsSearched } from "../../transcript/index.ts";
 import { describeError } from "../../core/errors.ts";
-import type { SearchPattern } from "../../views/search.ts";
-import { SEARCH_SESSIONS, type SearchOutputResult } from "../../queries/search-output.ts";
+import type { SearchOutputResult } from "../../queries/search-output.ts";
+import { paint } from "../paint.ts";
 import { exitWith, type ExitRequest } from "../command.ts";
 import { parseFlags, positiveInteger, type FlagDefs } from "../flags.ts";
 import { colourOn } from "../paint.ts";
@@ -25,12 +27,19 @@ const MAX_CONTEXT = 100;
 
 export const args = {
   pattern: { type: "positional", description: "A regular expression (JavaScript syntax; -F: plain text), run on the first 4096 characters of each line." },
-  id: { ...SESSION_ARG, required: false, description: `Sessions to search: ids, "last" or "last~N" (default: the ${SEARCH_SESSIONS} newest sessions).` },
+  id: { ...SESSION_ARG, required: false, description: 'Sessions to search: ids, "last" or "last~N" (default: every session, newest first).' },
   "ignore-case": { type: "boolean", alias: "i", description: "Match upper and lower case alike." },
   "fixed-strings": { type: "boolean", alias: "F", description: "The pattern is plain text, not a regular expression." },
   regexp: { type: "string", alias: "e", valueHint: "pattern", description: "The pattern, given as a flag (for one that starts with -); then every argument is a session." },
   context: { type: "string", alias: "C", valueHint: "n", description: `Lines of context before and after each match (default 0, at most ${MAX_CONTEXT}).` },
   max: { type: "string", alias: "m", valueHint: "n", description: `Show at most this many matching lines in all (default ${DEFAULT_MAX}); every match is counted.` },
+  "line-number": { type: "boolean", alias: "n", description: "Accepted as grep takes it: line numbers are always shown." },
+  count: { type: "boolean", alias: "c", description: "Print how many lines matched in each session (`id:count`), not the lines." },
+  "files-with-matches": { type: "boolean", alias: "l", description: "Print only the ids of the sessions with a matching line." },
+  "invert-match": { type: "boolean", alias: "v", description: "Select the lines that do not match." },
+  "word-regexp": { type: "boolean", alias: "w", description: "Match only whole words (the pattern between \\b and \\b)." },
+  "only-matching": { type: "boolean", alias: "o", description: "Print only the matched parts of a line, each on its own line (in the part of a long line shown)." },
+  color: { type: "enum", options: ["auto", "always", "never"], valueHint: "when", description: "Colour the output: auto (on a terminal, unless NO_COLOR is set; the default), always, never." },
   channel: { type: "enum", options: ["stdout", "stderr"], description: "Search only what the command wrote to this stream (pipe sessions)." },
   command: COMMAND_FLAG,
   json: { type: "boolean", description: "The derun_search_output answer (the same fields), as JSON." },
@@ -40,7 +49,9 @@ export const args = {
 export const usage = "<pattern> [<id>...] [options]";
 
 export const examples = [
-  `derun grep -i error                       # the ${SEARCH_SESSIONS} newest sessions, "id:line:" before each match`,
+  'derun grep -i error                       # every session, newest first, "id:line:" before each match',
+  "derun grep -l 'ECONNREFUSED'               # the sessions that printed it",
+  "derun grep -c -w FAIL last                # how many lines of the newest session hold the word FAIL",
   "derun grep -C 2 'FAIL|✗' last             # the newest session, two lines around each match",
   "derun grep -F '[error]' build test        # two sessions, plain text",
   "derun grep --command last warning shell   # only the last command typed in a derun shell",
@@ -48,6 +59,8 @@ export const examples = [
   "derun grep --regexp=-v last               # a pattern that starts with -",
   "derun grep --max 5 --json TODO last       # for scripts: the MCP answer's fields",
 ];
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
 export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const { values, positionals } = parseFlags(flags, args);
@@ -62,50 +75,75 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   let compiled: SearchPattern;
   try {
     compiled = compilePattern(pattern, { literal: values["fixed-strings"], ignoreCase: values["ignore-case"] });
+    // -w: between word boundaries, as grep -w is for a pattern that starts and ends with a word character.
+    if (values["word-regexp"]) compiled = compilePattern(`\\b(?:${values["fixed-strings"] ? escapeRegex(pattern) : pattern})\\b`, { ignoreCase: values["ignore-case"] });
   } catch (error) {
     ui.error(describeError(error));
     return exitWith(2);
   }
-  // No deadline: a person stops a long grep with Ctrl-C (the pattern check refused runaway shapes).
-  const options = { pattern: compiled, context, channel: values.channel, deadline: Infinity, onWindow: () => memory.check() };
-  const highlight = compiled.re;
+  const invert = values["invert-match"] === true;
+  const counting = values.count === true || values["files-with-matches"] === true;
+  const colour = values.color === "always" ? true : values.color === "never" ? false : colourOn(1);
+  // No deadline: a person stops a long grep with Ctrl-C (every line's work is bounded: views/_pattern.ts).
+  const options = { pattern: compiled, context: counting || values["only-matching"] ? 0 : context, channel: values.channel, deadline: Infinity, invert, onWindow: () => memory.check() };
 
   const reader = openReader(values["state-root"]);
-  // Named sessions must exist; the newest ones are whatever is still there when searched.
   const named = refs.length > 0;
-  const targets = named ? refs : (await reader.store.list()).slice(0, SEARCH_SESSIONS).map((s) => s.meta.session_id);
   const out = new LineOut();
-  const printer = new GrepPrinter(out, { prefixIds: targets.length > 1, context, colour: colourOn(1), highlight });
+  const prefixIds = !named || refs.length > 1;
+  const printer = new GrepPrinter(out, { prefixIds, context: options.context, colour, highlight: invert ? undefined : compiled });
   const results: Found[] = [];
-  let [errors, searched, matchCount, remaining] = [0, 0, 0, max];
-  for (const ref of targets) {
-    if (remaining === 0) break;
-    let found: Found;
-    try {
-      const t = await openTranscript(reader.store, named ? await reader.session(ref) : ref, command);
-      found = await searchTranscript(t, { ...options, maxMatches: remaining });
-    } catch (error) {
-      if (named) {
+  let [errors, matchCount, remaining] = [0, 0, counting ? 0 : max];
+  const show = (found: Found): void => {
+    matchCount += found.match_count;
+    remaining = Math.max(0, remaining - found.matches.length);
+    if (values.json) {
+      if (found.match_count > 0 || named) results.push(found);
+    } else if (values["files-with-matches"]) {
+      if (found.match_count > 0) out.lines([paint(colour, "magenta", found.session_id)]);
+    } else if (values.count) {
+      if (found.match_count > 0 || named) out.lines([prefixIds ? `${paint(colour, "magenta", found.session_id)}${paint(colour, "cyan", ":")}${found.match_count}` : String(found.match_count)]);
+    } else if (values["only-matching"]) {
+      for (const m of found.matches) {
+        const head = `${prefixIds ? `${paint(colour, "magenta", found.session_id)}${paint(colour, "cyan", ":")}` : ""}${paint(colour, "green", String(m.line))}${paint(colour, "cyan", ":")}`;
+        out.lines(matchesIn(compiled, m.text).map((part) => head + paint(colour, "red", paint(colour, "bold", m.text.slice(part.index, part.end)))));
+      }
+    } else printer.print(found);
+  };
+  let across: SessionsSearched | undefined;
+  let searched = 0;
+  if (named) {
+    for (const ref of refs) {
+      try {
+        const t = await openTranscript(reader.store, await reader.session(ref), command);
+        show(await searchTranscript(t, { ...options, maxMatches: remaining }));
+        searched++;
+      } catch (error) {
         errors++;
         ui.error(describeError(error));
       }
-      continue;
     }
-    searched++;
-    matchCount += found.match_count;
-    remaining -= found.matches.length;
-    if (values.json) {
-      if (found.match_count > 0 || named) results.push(found);
-    } else printer.print(found);
+  } else {
+    across = await searchAllSessions(reader.store, { ...options, maxMatches: remaining, onFound: show });
+    searched = across.sessions_searched;
   }
   out.flush();
-  const shownCount = max - remaining;
+  const shownCount = counting ? matchCount : max - remaining;
   if (values.json) {
-    const answer: SearchOutputResult = { schema_version: SCHEMA_VERSION, pattern, sessions_searched: searched, match_count: matchCount, truncated: matchCount > shownCount, results };
+    const answer: SearchOutputResult = {
+      schema_version: SCHEMA_VERSION,
+      pattern,
+      sessions_searched: searched,
+      ...(across ? { sessions_total: across.sessions_total, ...(across.sessions_skipped > 0 ? { sessions_skipped: across.sessions_skipped, skipped: across.skipped } : {}) } : {}),
+      match_count: matchCount,
+      truncated: matchCount > shownCount,
+      results,
+    };
     ui.log(JSON.stringify(answer));
-  } else if (matchCount > shownCount || (remaining === 0 && searched < targets.length)) {
-    const more = searched < targets.length ? " or more" : "";
-    ui.info(`${shownCount} of ${matchCount}${more} matching lines shown (--max for more)`);
+  } else {
+    if (matchCount > shownCount) ui.info(`${shownCount} of ${matchCount} matching lines shown (--max for more)`);
+    // Searching them all: say so when some could not be.
+    if (across && across.sessions_skipped > 0) ui.info(sessionsSearchedText(across));
   }
   return exitWith(errors > 0 ? 2 : matchCount > 0 ? 0 : 1);
 }

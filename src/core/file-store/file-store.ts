@@ -103,6 +103,15 @@ export class FileStore implements Store {
     return { slices, next_cursor: end, output_bytes: index.committed, state: info.state };
   }
 
+  async readInto(sessionId: string, start: number, into: Uint8Array): Promise<number> {
+    if (!Number.isSafeInteger(start) || start < 0) throw new DerunError("invalid_argument", `cursor must be a non-negative integer, got ${start}`);
+    const { index, facts } = this.info(sessionId);
+    const end = Math.min(index.committed, start + into.length);
+    if (end <= start) return 0;
+    fillFrom(resolveArtifact(facts.dir, "output.bin"), start, into.subarray(0, end - start), sessionId);
+    return end - start;
+  }
+
   async records(sessionId: string): Promise<IndexRecords> {
     return this.info(sessionId).index.records;
   }
@@ -191,6 +200,12 @@ const compareDesc = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
 /** Positional read of exactly `[start, end)` of output.bin. */
 function readWindow(outputPath: string, start: number, end: number, sessionId: string): Buffer {
   const buffer = Buffer.allocUnsafe(end - start);
+  fillFrom(outputPath, start, buffer, sessionId);
+  return buffer;
+}
+
+/** `buffer` filled with output.bin's bytes from `start`. */
+function fillFrom(outputPath: string, start: number, buffer: Uint8Array, sessionId: string): void {
   let fd: number | undefined;
   try {
     fd = openRegular(outputPath, fs.constants.O_RDONLY);
@@ -208,5 +223,4 @@ function readWindow(outputPath: string, start: number, end: number, sessionId: s
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
-  return buffer;
 }
