@@ -31,6 +31,8 @@ extern int poll(struct pollfd *, unsigned long, int);
 extern void *signal(int, void *);
 extern int sigprocmask(int, const void *, void *);
 extern int getdtablesize(void);
+extern int sigpending(void *);
+extern int sigwait(const void *, int *);
 /* Weak: 0 where libc has none (glibc before 2.34, macOS). */
 extern int _Fork(void) __attribute__((weak));
 #ifdef __APPLE__

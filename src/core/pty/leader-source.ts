@@ -96,9 +96,8 @@ static void ignore_forwarded_signals(void) {
  * tells it apart and pkill -f 'derun run' or killall derun do not take it for derun. The command
  * line is the kernel's argument area (arg_start and arg_end in /proc/self/stat), rewritten in place
  * as setproctitle does; this copy of it is the leader's own. */
-static void name_process(void) {
+static void name_process(const char *name) {
 #ifdef PR_SET_NAME_
-  static const char name[] = "derun-leader";
   char stat[2048];
   unsigned long start = 0, end = 0, value = 0, k;
   int fd, n, i, field;
@@ -122,7 +121,8 @@ static void name_process(void) {
     value = 0;
   }
   if (start == 0 || end <= start) return;
-  for (k = 0; k < end - start; k++) ((char *)start)[k] = k < sizeof name ? name[k] : 0;
+  for (i = 0; name[i]; i++) {}
+  for (k = 0; k < end - start; k++) ((char *)start)[k] = k <= (unsigned long)i ? name[k] : 0;
 #endif
 }
 
@@ -188,7 +188,7 @@ static void lead(int slave, int foreground, const char *path, char *const *argv,
   /* Signals are blocked (derun_start_leader): dispositions first, then they may come. */
   default_dispositions();
   ignore_forwarded_signals();
-  name_process();
+  name_process("derun-leader");
   arrange_fds(slave, events_w, control_r);
   setsid();
   ioctl(0, TIOCSCTTY_, 0);
@@ -264,6 +264,65 @@ static void lead(int slave, int foreground, const char *path, char *const *argv,
       }
     }
   }
+}
+
+/* The group sentinel (see group-sentinel.ts): a process in derun's own process group that blocks
+ * the signals derun forwards, so that one sent to the whole group stays pending in it, where a
+ * signal sent to derun's pid alone never is. For each signal number derun writes on fd 3, it
+ * answers on fd 4 whether that signal is pending, and takes it (sigwait) if so. Every other
+ * signal is ignored: only SIGKILL, or derun closing fd 3, ends it. */
+static void sentinel(int control_r, int answer_w, unsigned long long watched) {
+  unsigned long set[16], pending[16], one[16];
+  int i, n, command, answer, taken;
+  for (i = 1; i < NSIG_; i++) signal(i, SIG_IGN_);
+  for (i = 0; i < 16; i++) set[i] = 0;
+  set[0] = (unsigned long)watched;
+  for (i = 1; i <= 64 && i < NSIG_; i++)
+    if (watched & (1ULL << (i - 1))) signal(i, SIG_DFL_);
+  sigprocmask(SIG_SETMASK_, set, 0);
+  name_process("pgrp-sentinel");
+  {
+    int high_control = fcntl(control_r, F_DUPFD_, 10);
+    int high_answer = fcntl(answer_w, F_DUPFD_, 10);
+    int fd, max;
+    dup2(high_control, EVENTS);
+    dup2(high_answer, CONTROL);
+    for (fd = 0; fd < EVENTS; fd++) close(fd);
+#ifdef SYS_close_range_
+    if (syscall(SYS_close_range_, CONTROL + 1, ~0U, 0) != 0)
+#endif
+    {
+      max = getdtablesize();
+      if (max > 65536) max = 65536;
+      for (fd = CONTROL + 1; fd < max; fd++) close(fd);
+    }
+  }
+  for (;;) {
+    n = read(EVENTS, &command, sizeof command);
+    if (n < 0 && ERRNO == EINTR_) continue;
+    if (n != sizeof command) _exit(0);
+    answer = 0;
+    if (command > 0 && command <= 64 && sigpending(pending) == 0 && (pending[0] & (1UL << (command - 1)))) {
+      for (i = 0; i < 16; i++) one[i] = 0;
+      one[0] = 1UL << (command - 1);
+      sigwait(one, &taken);
+      answer = 1;
+    }
+    write(CONTROL, &answer, sizeof answer);
+  }
+}
+
+/* Forks the sentinel; its pid, or -errno. Signals are blocked across the fork, as for the leader. */
+int derun_start_sentinel(int control_r, int answer_w, unsigned long long watched) {
+  unsigned long all[16], saved[16];
+  int i, pid, error;
+  for (i = 0; i < 16; i++) all[i] = ~0UL;
+  sigprocmask(SIG_SETMASK_, all, saved);
+  pid = _Fork ? _Fork() : fork();
+  if (pid == 0) sentinel(control_r, answer_w, watched);
+  error = ERRNO;
+  sigprocmask(SIG_SETMASK_, saved, 0);
+  return pid < 0 ? -error : pid;
 }
 
 /* A pipe whose ends close on exec (derun's own children must not inherit them). 0, or -errno. */

@@ -37,6 +37,7 @@ function compile() {
       symbols: {
         derun_start_leader: { args: ["i32", "i32", "ptr", "ptr", "ptr", "ptr", "i32", "i32", "u64"], returns: "i32" },
         derun_pipe: { args: ["ptr"], returns: "i32" },
+        derun_start_sentinel: { args: ["i32", "i32", "u64"], returns: "i32" },
       },
     }).symbols;
   } finally {
@@ -51,7 +52,7 @@ export function leaderUnavailable(): string | undefined {
 }
 
 /** The compiled leader, or the reason there is none here. */
-function leaderSymbols(): LeaderSymbols | Error {
+export function leaderSymbols(): LeaderSymbols | Error {
   if (symbols === undefined) {
     try {
       symbols = compile();
@@ -75,7 +76,7 @@ export interface LeaderRequest {
 }
 
 /** Signal numbers as a mask, bit n-1 for signal n (the leader's `ignored`). */
-const maskOf = (signals: readonly NodeJS.Signals[]): bigint =>
+export const maskOf = (signals: readonly NodeJS.Signals[]): bigint =>
   signals.reduce((mask, signal) => {
     const signo = constants.signals[signal];
     return signo && signo <= 64 ? mask | (1n << BigInt(signo - 1)) : mask;
@@ -194,7 +195,7 @@ function reap(pid: number): number {
   return status[0] ?? 0;
 }
 
-function newPipe(lib: LeaderSymbols): [number, number] {
+export function newPipe(lib: LeaderSymbols): [number, number] {
   const fds = new Int32Array(2);
   const failed = lib.derun_pipe(ptr(fds));
   if (failed < 0) throw new Error(`posix-pty: cannot make a pipe (errno ${-failed})`);

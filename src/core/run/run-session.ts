@@ -7,14 +7,14 @@
 import { describeError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { SessionWriter, Store } from "../store.ts";
-import { inForegroundOfTerminal, isTerminal } from "../terminal.ts";
+import { inForegroundOfTerminal } from "../terminal.ts";
 import { SpawnError, type ChildExit, type RunningChild, type TerminalProbe, type Transport, type WindowSize } from "../transport.ts";
 import { openChild, type OpenedChild, type TransportSource } from "./open-child.ts";
 import { OutputPath } from "./output-path.ts";
 import { openSession, recordingNotice, recordQuietly, type RecordingProblem } from "./session-recording.ts";
 import { FORWARDED_SIGNALS, inheritedIgnored, relaySignals, TERMINAL_SIGNALS, type SignalRelay } from "./signals.ts";
 import { mirrorJob, type JobMirror } from "./job-mirror.ts";
-import { watchSignalOrigins, type SignalOrigins } from "./signal-origin.ts";
+import { startGroupSentinel, type GroupSentinel } from "./group-sentinel.ts";
 import { followResize, InputForwarder } from "./user-input.ts";
 import { UserTerminal } from "./user-terminal.ts";
 
@@ -54,6 +54,9 @@ export interface RunFailure {
 }
 
 export type RunResult = ChildExit | RunFailure;
+
+/** How long after the command starts derun starts its group sentinel (pipe mode). */
+const WATCH_AFTER_MS = 50;
 
 /** Exit status a shell uses when a command cannot be started. */
 const SPAWN_EXIT: Record<SpawnError["errno"], number> = { ENOENT: 127, EACCES: 126, EOTHER: 126 };
@@ -207,14 +210,14 @@ async function superviseChild(child: RunningChild, transport: Transport, supervi
   // Without a PTY of its own the child shares derun's process group: while that group is a
   // terminal's foreground, the terminal already delivered Ctrl-C and friends to the child, and
   // forwarding them again would make it see each one twice. Looked at on each signal: a shell's
-  // `fg` and `bg` move derun in and out of the foreground. One that a process sent with kill()
-  // (`kill -INT <derun pid>`) reached only derun, and is forwarded, where derun can tell (Linux).
-  let origins: SignalOrigins | undefined;
+  // `fg` and `bg` move derun in and out of the foreground. Where derun has its group sentinel it
+  // knows instead: a signal sent to the whole group (the terminal's included) reached the child
+  // already; one sent to derun's pid alone (`kill -INT <derun pid>`) did not, and is forwarded.
+  let sentinel: GroupSentinel | undefined;
   const terminalSentIt = (signal: NodeJS.Signals) => {
-    if (transport.capabilities.tty || !TERMINAL_SIGNALS.has(signal)) return false;
-    // Asked on every delivery of a terminal's signal: each answer takes one count.
-    if (origins?.sentByKill(signal)) return false;
-    return inForegroundOfTerminal();
+    if (transport.capabilities.tty) return false;
+    if (sentinel) return sentinel.sentToGroup(signal);
+    return TERMINAL_SIGNALS.has(signal) && inForegroundOfTerminal();
   };
   let mirror: JobMirror | undefined;
   relay.attach(child, (signal) => {
@@ -237,13 +240,20 @@ async function superviseChild(child: RunningChild, transport: Transport, supervi
   // Not when derun's caller ignores SIGHUP (`nohup`): then so do derun and the command.
   const hangUps = !inheritedIgnored().includes("SIGHUP");
   if (hangUps) process.on("SIGHUP", onHangUp);
-  // After the last listener: its handler is the one the C handler goes in front of.
-  if (!transport.capabilities.tty) origins = watchOrigins();
-  if (origins) log.log("info", "signal_origins_watched", { session_id: writer.sessionId });
+  // The sentinel is compiled C (TinyCC, a few ms) and a process: started a moment after the
+  // command, so that a short command (most of an agent's) never waits for it; a signal before
+  // then is judged as without it.
+  const watching = transport.capabilities.tty
+    ? undefined
+    : setTimeout(() => {
+        sentinel = startGroupSentinel(watchedSignals());
+        if (sentinel) log.log("info", "signal_origins_watched", { session_id: writer.sessionId });
+      }, WATCH_AFTER_MS);
   try {
     return await child.exited;
   } finally {
-    origins?.dispose();
+    clearTimeout(watching);
+    sentinel?.dispose();
     process.removeListener("SIGHUP", onHangUp);
     mirror.stop();
     void input?.stop();
@@ -255,15 +265,8 @@ async function superviseChild(child: RunningChild, transport: Transport, supervi
   }
 }
 
-/**
- * Who sends derun the signals a terminal also sends, while one of derun's streams is a terminal
- * (only then can a terminal send them); the relay's handlers must be in already.
- */
-function watchOrigins(): SignalOrigins | undefined {
-  if (process.platform === "win32" || ![0, 1, 2].some((fd) => isTerminal(fd))) return undefined;
-  const ignored = inheritedIgnored();
-  return watchSignalOrigins([...TERMINAL_SIGNALS].filter((signal) => !ignored.includes(signal)));
-}
+/** The signals derun forwards: not one its caller ignores. */
+const watchedSignals = (): NodeJS.Signals[] => FORWARDED_SIGNALS.filter((signal) => !inheritedIgnored().includes(signal));
 
 async function fail(writer: SessionWriter, log: Logger, exitCode: number, message: string, problem: RecordingProblem): Promise<RunResult> {
   problem.final = await recordQuietly("writing final.json", () => writer.finalize({ state: "failed", error: message }), log, writer.sessionId);
