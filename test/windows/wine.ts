@@ -49,7 +49,7 @@ async function makeLane(): Promise<Lane> {
   const prefix = lines.at(-1)!;
   const exe = process.env.DERUN_WINDOWS_BINARY ?? (await buildExe());
   // A wineserver kept up between calls (30 s after the last): without it each call pays for starting one.
-  Bun.spawnSync(["wineserver", "-p", "30"], { env: wineEnv(prefix) });
+  Bun.spawnSync(["wineserver", "-p30"], { env: wineEnv(prefix) }); // -p30, attached: "-p 30" would mean forever
   return { prefix, exe };
 }
 

@@ -195,15 +195,18 @@ class ConPty implements PseudoConsole {
   }
 
   /**
-   * After the exit only (the waiter thread must be done with the process handle): ClosePseudoConsole (which also ends what is still attached to it), then the console's last
-   * frame, read up to the pipe's end (bounded: a console that never closes its end is let go).
+   * After the exit only (the waiter thread must be done with the process handle): ClosePseudoConsole,
+   * which also ends what is still attached to it, then the console's last frame, read up to the
+   * pipe's end (bounded: a console that never closes its end is let go).
    */
   close(): Promise<void> {
     return (this.#closing ??= (async () => {
       const k = kernel32();
       k.ClosePseudoConsole(this.pseudoConsole);
       k.CloseHandle(this.input);
-      const eof = await Promise.race([this.#eof.then(() => true), Bun.sleep(CLOSE_WAIT_MS).then(() => false)]);
+      let bound: ReturnType<typeof setTimeout> | undefined;
+      const eof = await Promise.race([this.#eof.then(() => true), new Promise<boolean>((resolve) => (bound = setTimeout(resolve, CLOSE_WAIT_MS, false)))]);
+      clearTimeout(bound); // no timer left to keep derun alive
       // A reader still blocked in ReadFile would hang CloseHandle on its pipe: then leave both be.
       if (eof) k.CloseHandle(this.output);
       k.CloseHandle(this.child.handle);
