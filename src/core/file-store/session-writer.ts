@@ -192,6 +192,9 @@ class FileSessionWriter implements SessionWriter {
       // Only while the transcript is whole: after a failed append the counts describe bytes not kept.
       ...(this.failure === undefined ? { output_lines: { ...this.lineFeeds } } : {}),
     };
+    // `derun rm --force` deleted the directory while the command ran: say so, not that final.json's
+    // path escapes a directory that is simply gone.
+    if (!fs.existsSync(this.directory)) throw new DerunError("session_removed", `session ${this.sessionId} was removed while it ran (derun rm --force)`);
     const target = resolveArtifact(this.directory, "final.json");
     const text = `${JSON.stringify(record, null, 2)}\n`;
     try {
