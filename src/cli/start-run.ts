@@ -7,8 +7,7 @@ import { openFileStore } from "../core/file-store/index.ts";
 import { openLogSink } from "../core/log-sink.ts";
 import { probeTerminal } from "../core/probe.ts";
 import { runSession, type RunRequest } from "../core/run/run-session.ts";
-import { inheritedIgnored } from "../core/run/signals.ts";
-import { sweepAtStart } from "../core/run/sweep-at-start.ts";
+import { sweepAtStart, type StartSweep } from "../core/run/sweep-at-start.ts";
 import { visible } from "../core/quote.ts";
 import { loadTransport } from "../plugins/loader.ts";
 import { chooseTransport } from "../plugins/select.ts";
@@ -23,8 +22,8 @@ export async function startRun(
   const log = openLogSink(root, { component: "run" });
   const store = openFileStore({ root, log });
   // The sweep reads every session directory (at most once a minute): started once the command runs,
-  // it never delays the command's start, and the run waits for it so that it is not cut short.
-  const sweep = new SweepBesideRun();
+  // it never delays the command's start, nor its exit (SweepBesideRun).
+  const sweep = new SweepBesideRun(root, request.retentionSeconds);
   const result = await runSession(
     { ...run, cwd: process.cwd(), env: run.env ?? process.env },
     {
@@ -34,7 +33,7 @@ export async function startRun(
       transports: { choose: chooseTransport, load: (spec) => loadTransport(spec), fallback: "pipe" },
       // One line when the recording is incomplete, after the command ended (never inside its output).
       notice: (line) => process.stderr.write(`derun: ${visible(line)}\n`),
-      onStarted: () => sweep.start(() => sweepAtStart(store, log, request.retentionSeconds)),
+      onStarted: () => sweep.start((signal) => sweepAtStart(store, log, request.retentionSeconds, { signal })),
     },
   );
   await sweep.finish();
@@ -44,35 +43,37 @@ export async function startRun(
 }
 
 /**
- * Signals that would end derun with their own status while it finishes the sweep; not one derun's
- * caller ignores (a listener removed leaves the default action, and derun would die of it).
- */
-const endingSignals = (): NodeJS.Signals[] =>
-  (process.platform === "win32" ? (["SIGINT"] as const) : (["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const)).filter(
-    (signal) => !inheritedIgnored().includes(signal),
-  );
-
-/**
- * The sweep beside the running command. Once the command has ended, a signal (Ctrl-C, a kill) cuts
- * the sweep short instead of replacing the command's exit status with derun's death by that signal:
- * the listeners go in with the sweep, so there is no moment between the run's own signal handling
- * and the wait without one. A sweep cut short only leaves expired sessions for the next one.
+ * The sweep beside the running command. The run's exit never waits for it: a sweep still going
+ * when the command has ended is stopped (within one slice of a few sessions) and what is left is
+ * handed to `derun gc` in a process of its own, detached, which the exit does not wait for either.
  */
 class SweepBesideRun {
-  #sweep: Promise<void> = Promise.resolve();
-  readonly #signalled = Promise.withResolvers<void>();
-  readonly #onSignal = () => this.#signalled.resolve();
+  #sweep: Promise<StartSweep> = Promise.resolve("skipped");
+  readonly #stop = new AbortController();
 
-  start(sweep: () => Promise<void>): void {
-    for (const signal of endingSignals()) process.on(signal, this.#onSignal);
-    this.#sweep = sweep();
+  constructor(
+    private readonly root: string,
+    private readonly ttlSeconds: number,
+  ) {}
+
+  start(sweep: (signal: AbortSignal) => Promise<StartSweep>): void {
+    this.#sweep = sweep(this.#stop.signal);
   }
 
   async finish(): Promise<void> {
+    this.#stop.abort();
+    if ((await this.#sweep) !== "stopped") return;
     try {
-      await Promise.race([this.#sweep, this.#signalled.promise]);
-    } finally {
-      for (const signal of endingSignals()) process.removeListener(signal, this.#onSignal);
+      const gc = Bun.spawn([...selfArgv(), "gc", "--retention", `${this.ttlSeconds}s`, "--state-root", this.root], {
+        stdio: ["ignore", "ignore", "ignore"],
+        detached: true,
+      });
+      gc.unref();
+    } catch {
+      // not even a process to spare: the next sweep, a minute from now, does it
     }
   }
 }
+
+/** How to start this derun again: the compiled binary itself, or the runtime and its entry script. */
+const selfArgv = (): string[] => (Bun.main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(Bun.main) ? [process.execPath] : [process.execPath, Bun.main]);

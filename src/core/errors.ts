@@ -11,6 +11,7 @@ export type DerunErrorCode =
   | "invalid_session_id"
   | "session_exists"
   | "session_not_found"
+  | "session_removed" // deleted (derun rm --force) while its derun recorded it
   | "unsafe_path" // traversal or symlink escape out of sessions/<id>
   | "corrupt_session" // an artifact exists but cannot be parsed
   | "plugin" // a transport plugin could not be loaded, validated or opened

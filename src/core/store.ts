@@ -209,6 +209,8 @@ export interface SweepOptions {
   readonly now?: Date;
   /** Decide as a sweep would, remove nothing (outcomes say `remove` for what would go), log nothing. */
   readonly dryRun?: boolean;
+  /** Stop early, at the next turn of the event loop (rejecting with the signal's reason); what is done stays done. */
+  readonly signal?: AbortSignal;
 }
 
 export type CleanupReason =

@@ -14,7 +14,9 @@ const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 /**
  * How long a shutdown waits for the answers of the calls it cancelled. Cancelled calls answer at
- * once; the bound only keeps a call that never does from holding the process.
+ * once; the bound only keeps a call that never answers from holding the process. Answers already
+ * written are waited for until the client takes them or goes away (its end of the pipe closes and
+ * the writes fail): a client that closes stdin and reads its answers later still gets them all.
  */
 const ANSWER_GRACE_MS = 5000;
 
@@ -42,32 +44,38 @@ export const serveStdio = async ({ store, log }: { store: Store; log: Logger }):
     clearInterval(timer);
     process.off("SIGTERM", onSigterm);
     process.off("SIGINT", onSigint);
-    stdin.off("end", onEnd);
+    transport.onend = undefined;
     shutdown.abort();
     // Every request read before the end gets its answer ("exactly one answer", docs/mcp.md): the
     // cancelled calls answer with what they have, then the transport closes.
-    const grace = Promise.withResolvers<void>();
-    const graceTimer = setTimeout(() => {
-      log.log("warn", "mcp_unanswered", { requests: transport.unanswered, after_ms: ANSWER_GRACE_MS });
-      grace.resolve();
-    }, ANSWER_GRACE_MS);
-    void Promise.race([transport.answered(), grace.promise])
-      .then(() => {
-        clearTimeout(graceTimer);
-        return server.close();
-      })
+    void allAnswered()
+      .then(() => server.close())
       .then(ended.resolve, ended.resolve);
+  };
+  /** Resolves once every request read has its answer taken, or no answer came for ANSWER_GRACE_MS. */
+  const allAnswered = async (): Promise<void> => {
+    for (let seen = -1; seen !== transport.delivered || transport.unsentBytes > 0; ) {
+      seen = transport.delivered;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const idle = new Promise<"idle">((resolve) => (timer = setTimeout(() => resolve("idle"), ANSWER_GRACE_MS)));
+      const outcome = await Promise.race([transport.answered().then(() => "answered" as const), idle]);
+      clearTimeout(timer);
+      if (outcome === "answered") return;
+    }
+    log.log("warn", "mcp_unanswered", { requests: transport.unanswered, after_ms: ANSWER_GRACE_MS });
   };
   const onSigterm = () => stop("SIGTERM");
   const onSigint = () => stop("SIGINT");
   const onEnd = () => stop("stdin_closed");
   process.on("SIGTERM", onSigterm);
   process.on("SIGINT", onSigint);
-  stdin.on("end", onEnd);
   server.onclose = () => stop("transport_closed");
 
-  // Not the SDK's StdioServerTransport: it leaves unparsable requests unanswered (line-transport.ts).
+  // Not the SDK's StdioServerTransport: it leaves unparsable requests unanswered, and reads on
+  // while the client takes no answers (line-transport.ts).
   const transport = new LineTransport(stdin, process.stdout);
+  // The end of stdin once every line before it was read (reading pauses while answers wait).
+  transport.onend = onEnd;
   log.log("info", "mcp_start", {});
   void sweep();
   await server.connect(transport);

@@ -1,12 +1,13 @@
 /**
  * `derun run` removes expired sessions once its command runs (docs/format.md, "Retention"), at most
- * once a minute per state root, so start-up does not grow with the number of sessions.
+ * once a minute per state root, so start-up does not grow with the number of sessions, and its exit
+ * never waits for that sweep.
  */
 import { expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, utimesSync } from "node:fs";
+import { mkdirSync, readFileSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { openFileStore } from "../../src/core/file-store/index.ts";
-import { derunArgv, derunEnv, runDerun, tempDir } from "../helpers/cli.ts";
+import { runDerun, tempDir } from "../helpers/cli.ts";
 import { sessionIds } from "../helpers/session.ts";
 
 /** A finished session that expired an hour ago: a real writer, finalized with an old end time. */
@@ -59,23 +60,21 @@ test("the sweep starts once the command runs, never before it", async () => {
   expect(removed).toBeGreaterThan(started);
 });
 
-test("a signal while derun finishes the sweep, after the command ended, leaves the command's exit status", async () => {
+test("derun's exit never waits for the sweep: what is left is swept by a process of its own", async () => {
   using state = tempDir();
-  // Enough directories that the sweep outlasts the command: unreadable ones, not yet expired.
-  for (let i = 0; i < 6000; i++) mkdirSync(join(state.path, "sessions", `stray-${i}`), { recursive: true });
-  const proc = Bun.spawn([...derunArgv(), "run", "--session-id", "ends-3", "--", "sh", "-c", "exit 3"], {
-    env: derunEnv(state.path),
-    stdin: "ignore",
-    stdout: "ignore",
-    stderr: "pipe",
-  });
-  // The command has ended (final.json is written before the sweep is awaited): signal derun then.
-  const final = join(state.path, "sessions", "ends-3", "final.json");
-  while (!existsSync(final) && proc.exitCode === null) await Bun.sleep(1);
-  const stillSweeping = proc.exitCode === null;
-  proc.kill("SIGTERM");
-  expect(await proc.exited).toBe(3);
-  expect(proc.signalCode).toBeNull();
-  // The case under test happened: derun was still sweeping when the signal came.
-  expect(stillSweeping).toBe(true);
-}, 60_000);
+  // Enough directories that the sweep outlasts the command: unreadable ones, expired long ago.
+  const old = new Date(Date.now() - 2 * 86_400_000);
+  for (let i = 0; i < 6000; i++) {
+    const dir = join(state.path, "sessions", `stray-${i}`);
+    mkdirSync(dir, { recursive: true });
+    utimesSync(dir, old, old);
+  }
+  const done = await runDerun(["run", "--session-id", "ends-3", "--", "sh", "-c", "exit 3"], { stateRoot: state.path });
+  expect(done.exitCode).toBe(3);
+  // derun has exited with the command's status while expired directories were still there ...
+  const leftAtExit = sessionIds(state.path).length;
+  expect(leftAtExit).toBeGreaterThan(1);
+  // ... and they go all the same, swept by the detached derun gc.
+  while (sessionIds(state.path).length > 1) await Bun.sleep(20);
+  expect(sessionIds(state.path)).toEqual(["ends-3"]);
+}, 120_000);

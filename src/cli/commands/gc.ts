@@ -1,6 +1,7 @@
 /** `derun gc`: the retention sweep `derun run` and `derun mcp` do by themselves, now; `--dry-run` only lists. */
 import { SCHEMA_VERSION } from "../../core/enums.ts";
 import { exitWith, type ExitRequest } from "../command.ts";
+import { parseRetentionSeconds } from "../duration.ts";
 import { parseFlags, type FlagDefs } from "../flags.ts";
 import { openReader } from "../reader.ts";
 import { STATE_ROOT_FLAG } from "../state-root.ts";
@@ -10,17 +11,23 @@ import { shown, usageError } from "../usage.ts";
 
 export const args = {
   "dry-run": { type: "boolean", description: "Say what would be removed; remove nothing." },
+  retention: {
+    type: "string",
+    valueHint: "duration",
+    description: "How long after their last change unreadable directories (and sessions without a retention of their own) are kept: 24h by default.",
+  },
   json: { type: "boolean", description: "One outcome per directory ({ session_id, cleanup_result, cleanup_reason }), as JSON." },
   "state-root": STATE_ROOT_FLAG,
 } as const satisfies FlagDefs;
 
-export const examples = ["derun gc --dry-run", "derun gc"];
+export const examples = ["derun gc --dry-run", "derun gc", "derun gc --retention 1h   # unreadable leftovers an hour old go too"];
 
 export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const { values, positionals } = parseFlags(flags, args);
   if (positionals.length > 0) throw usageError(`derun gc takes no arguments (got ${shown(positionals[0]!)})`);
   const dryRun = values["dry-run"] ?? false;
-  const outcomes = await openReader(values["state-root"]).store.sweep({ dryRun });
+  const ttlSeconds = values.retention === undefined ? undefined : parseRetentionSeconds(values.retention);
+  const outcomes = await openReader(values["state-root"]).store.sweep({ dryRun, ...(ttlSeconds === undefined ? {} : { ttlSeconds }) });
   if (values.json) {
     ui.log(JSON.stringify({ schema_version: SCHEMA_VERSION, dry_run: dryRun, outcomes }));
   } else {

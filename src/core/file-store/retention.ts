@@ -38,6 +38,7 @@ export async function sweepSessions(root: string, options: SweepOptions, log: Lo
   const remove = options.dryRun ? () => {} : removeWithoutFollowing;
   for (const [i, name] of names.entries()) {
     if (i > 0 && i % SWEEP_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    options.signal?.throwIfAborted();
     const outcome = sweepOne(root, sessions, name, ttlSeconds, now, remove);
     outcomes.push(outcome);
     if (options.dryRun) continue;

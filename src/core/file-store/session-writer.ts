@@ -19,7 +19,7 @@ import { DerunError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { resolveArtifact, resolveSessionDir, type ArtifactName } from "./session-paths.ts";
 import { generateSessionId, validateSessionId } from "./session-id.ts";
-import { ensureStateDir, openLock, openRegular, writeAllSync, writeFileAtomic, type FileLock } from "../safe-fs/index.ts";
+import { checkOwnDir, ensureStateDir, openLock, openRegular, writeAllSync, writeFileAtomic, type FileLock } from "../safe-fs/index.ts";
 import { releaseRoom, reserveRoom } from "./final-reserve.ts";
 import { JsonlAppender } from "./jsonl-appender.ts";
 
@@ -37,7 +37,12 @@ const { O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND } = fs.constants;
 export async function createSessionWriter(root: string, options: CreateSessionOptions, log: Logger): Promise<SessionWriter> {
   const id = options.sessionId === undefined ? generateSessionId() : validateSessionId(options.sessionId);
   const existing = resolveSessionDir(root, id);
-  if (existing.exists || !makeSessionDir(root, id)) throw new DerunError("session_exists", `session already exists: ${id}`);
+  if (existing.exists || !makeSessionDir(root, id)) {
+    // Another user's state root, sessions/ or session directory says so, not just "exists".
+    ensureStateDir(root, "sessions");
+    refuseForeign(existing.dir);
+    throw new DerunError("session_exists", `session already exists: ${id}`);
+  }
   const { dir } = resolveSessionDir(root, id); // re-check: the entry may have been swapped meanwhile
   const fds: number[] = [];
   let lock: FileLock | undefined;
@@ -86,6 +91,15 @@ function makeSessionDir(root: string, id: string): boolean {
   }
   fs.chmodSync(path.join(sessions, id), 0o700);
   return true;
+}
+
+/** `unsafe_path` for a directory another user owns or can write; nothing if it is gone meanwhile. */
+function refuseForeign(dir: string): void {
+  try {
+    checkOwnDir(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+  }
 }
 
 /** Open an artifact (a regular file, links not followed), 0600 whatever the umask. */
@@ -182,6 +196,9 @@ class FileSessionWriter implements SessionWriter {
       // Only while the transcript is whole: after a failed append the counts describe bytes not kept.
       ...(this.failure === undefined ? { output_lines: { ...this.lineFeeds } } : {}),
     };
+    // `derun rm --force` deleted the directory while the command ran: say so, not that final.json's
+    // path escapes a directory that is simply gone.
+    if (!fs.existsSync(this.directory)) throw new DerunError("session_removed", `session ${this.sessionId} was removed while it ran (derun rm --force)`);
     const target = resolveArtifact(this.directory, "final.json");
     const text = `${JSON.stringify(record, null, 2)}\n`;
     try {

@@ -79,7 +79,7 @@ export async function recordQuietly(what: string, write: () => Promise<void>, lo
     await write();
     return undefined;
   } catch (error) {
-    const message = `${what} failed: ${describeError(error)}`;
+    const message = isDerunError(error, "session_removed") ? describeError(error) : `${what} failed: ${describeError(error)}`;
     log.log("error", "session_write_failed", { session_id: sessionId, error: message });
     return message;
   }

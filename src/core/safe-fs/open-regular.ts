@@ -21,6 +21,11 @@ export interface OpenRegularOptions {
   readonly code?: Extract<DerunErrorCode, "corrupt_session" | "unsafe_path">;
   /** With `O_CREAT`: the file's mode, exactly (set again after the open, whatever the umask did). */
   readonly mode?: number;
+  /**
+   * For a file derun appends to: refused (`unsafe_path`) unless this user owns it and it has no
+   * other name (a hard link planted to a file elsewhere would be written through).
+   */
+  readonly own?: boolean;
 }
 
 /**
@@ -43,16 +48,22 @@ export function openRegular(file: string, flags: number, options: OpenRegularOpt
     if ((e as NodeJS.ErrnoException).code === "ENXIO") throw refuse();
     throw e;
   }
-  let regular: boolean;
+  let stat: fs.Stats;
   try {
-    regular = fs.fstatSync(fd).isFile();
+    stat = fs.fstatSync(fd);
   } catch (e) {
     fs.closeSync(fd);
     throw e;
   }
-  if (!regular) {
+  if (!stat.isFile()) {
     fs.closeSync(fd);
     throw refuse();
+  }
+  const uid = process.geteuid?.();
+  if (options.own && uid !== undefined && (stat.uid !== uid || stat.nlink > 1)) {
+    fs.closeSync(fd);
+    const why = stat.uid !== uid ? `belongs to another user (uid ${stat.uid})` : "has other names (hard links)";
+    throw new DerunError("unsafe_path", `unsafe path: ${file} ${why}`);
   }
   if (options.mode !== undefined) {
     try {

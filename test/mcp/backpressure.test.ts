@@ -1,0 +1,100 @@
+/**
+ * A client that sends many large reads and does not read the answers: `derun mcp` stops reading
+ * requests while answers wait to be taken, so its memory stays bounded, and still answers every
+ * request once the client reads, also after the client closed stdin right after its requests.
+ * The client is this test: derun's stdout is a FIFO that nobody reads until the server has done
+ * all it can (Bun itself would drain a child's stdout pipe at once).
+ */
+import { expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { derunArgv, derunEnv, REPO_ROOT, runDerun, tempDir } from "../helpers/cli.ts";
+
+const REQUESTS = 100;
+const MiB = 1024 * 1024;
+
+/** CPU ticks the process has used (user + system), from /proc. */
+const cpuTicks = (pid: number): number => {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+  return Number(fields[11]) + Number(fields[12]);
+};
+const statusKb = (pid: number, field: string): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+
+/** Resolves once `pid` has used no CPU for `quietMs`: it has done all it can without the client. */
+async function quiescent(pid: number, quietMs: number): Promise<void> {
+  let ticks = cpuTicks(pid);
+  let since = Date.now();
+  for (;;) {
+    await Bun.sleep(100);
+    const now = cpuTicks(pid);
+    if (now !== ticks) [ticks, since] = [now, Date.now()];
+    else if (Date.now() - since >= quietMs) return;
+  }
+}
+
+/** Everything until the writer closes, from the non-blocking `fd` (EAGAIN: nothing written yet). */
+async function readToEnd(fd: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  const buffer = Buffer.alloc(1 << 20);
+  for (;;) {
+    let n: number;
+    try {
+      n = fs.readSync(fd, buffer);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EAGAIN") throw e;
+      await Bun.sleep(2);
+      continue;
+    }
+    if (n === 0) return Buffer.concat(chunks).toString("utf8");
+    chunks.push(Buffer.from(buffer.subarray(0, n)));
+  }
+}
+
+test.skipIf(process.platform !== "linux")(
+  "a client that reads no answers: the server's memory stays bounded, and every request is answered once it reads",
+  async () => {
+    using root = tempDir();
+    const big = "head -c 1048576 /dev/zero | tr '\\0' a";
+    expect((await runDerun(["run", "--session-id", "big", "--", "sh", "-c", big], { stateRoot: root.path })).exitCode).toBe(0);
+
+    const fifo = path.join(root.path, "answers");
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+    const held = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK); // reads nothing until the server is quiet
+    const out = fs.openSync(fifo, fs.constants.O_WRONLY);
+    const [command, ...args] = derunArgv();
+    const server = Bun.spawn([command!, ...args, "mcp"], { env: derunEnv(root.path), stdin: "pipe", stdout: out, stderr: "ignore", cwd: REPO_ROOT });
+    fs.closeSync(out);
+    try {
+      const lines = [
+        { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "lazy", version: "0" } } },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        ...Array.from({ length: REQUESTS }, (_, i) => ({
+          jsonrpc: "2.0",
+          id: i + 1,
+          method: "tools/call",
+          params: { name: "derun_read_output", arguments: { session_id: "big", max_bytes: MiB } },
+        })),
+      ];
+      server.stdin.write(lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
+      await server.stdin.end(); // closed right after the requests, before any answer is taken
+
+      await quiescent(server.pid, 2000);
+      const peakWhileUnread = statusKb(server.pid, "VmHWM") * 1024;
+
+      // Now read: every request gets its one answer, and the server ends by itself.
+      const raw = await readToEnd(held);
+      const answers = raw.split("\n").filter(Boolean).map((line) => JSON.parse(line));
+      expect(await server.exited).toBe(0);
+      const ids = answers.map((a) => a.id).sort((a, b) => a - b);
+      expect(ids).toEqual(Array.from({ length: REQUESTS + 1 }, (_, i) => i));
+      expect(answers.filter((a) => a.id > 0 && (a.error !== undefined || a.result?.isError)).length).toBe(0);
+      // The old server held every answer: about 7 MB each at its peak, 100 of them.
+      expect(peakWhileUnread).toBeLessThan(400 * MiB);
+      console.log(`peak RSS while no answer was taken: ${(peakWhileUnread / MiB).toFixed(0)} MiB`);
+    } finally {
+      server.kill("SIGKILL");
+      fs.closeSync(held);
+    }
+  },
+  300_000,
+);
