@@ -5,7 +5,7 @@ import { quote } from "../core/quote.ts";
 import { compilePattern } from "../views/search.ts";
 import { DEFAULT_LIMITS, defineQuery } from "./query.ts";
 import { capped, channelType, commandType, positiveIntegerType, sessionIdType } from "./_args.ts";
-import { SEP, searchTranscript, renderFound, type Found, openTranscript } from "../transcript/index.ts";
+import { SEP, searchTranscript, renderFound, type Found, openTranscript, readSessions, maskedFact } from "../transcript/index.ts";
 
 const DEFAULT_MATCHES = 20;
 const MAX_MATCHES = 200;
@@ -24,6 +24,8 @@ export interface SearchOutputResult {
   readonly stopped_after_ms?: number;
   /** The sessions with matches (with session_id: that one, matches or not). */
   readonly results: readonly Found[];
+  /** Secrets masked in the lines and commands shown (absent: none). */
+  readonly redacted?: number;
 }
 
 /** derun_search_output: a regular expression or literal over the text view of one session or the newest ones. */
@@ -58,7 +60,7 @@ export default defineQuery({
     const pattern = compilePattern(input.pattern, { literal: input.literal, ignoreCase: input.ignore_case });
     const started = performance.now();
     const deadline = started + (limits?.searchMs ?? DEFAULT_LIMITS.searchMs);
-    const ids = input.session_id !== undefined ? [input.session_id] : (await store.list()).slice(0, SEARCH_SESSIONS).map((s) => s.meta.session_id);
+    const ids = input.session_id !== undefined ? [input.session_id] : (await readSessions(store)).slice(0, SEARCH_SESSIONS).map((s) => s.info.meta.session_id);
     let remaining = capped(input.max_matches, DEFAULT_MATCHES, MAX_MATCHES);
     const options = { pattern, context: Math.min(input.context ?? 0, MAX_CONTEXT), channel: input.channel, signal, deadline };
     const results: Found[] = [];
@@ -86,6 +88,7 @@ export default defineQuery({
       }
     }
     const shown = results.reduce((n, r) => n + r.matches.length, 0);
+    const redacted = results.reduce((n, r) => n + (r.redacted ?? 0), 0);
     return {
       schema_version: SCHEMA_VERSION,
       pattern: input.pattern,
@@ -94,6 +97,7 @@ export default defineQuery({
       truncated: matchCount > shown,
       ...(stopped ? { stopped_after_ms: Math.round(performance.now() - started) } : {}),
       results,
+      ...(redacted > 0 ? { redacted } : {}),
     };
   },
   render: (r) => {
@@ -101,6 +105,7 @@ export default defineQuery({
     const facts = [`${quote(r.pattern)}: ${r.match_count} matching line${r.match_count === 1 ? "" : "s"}`];
     facts.push(`${r.sessions_searched} session${r.sessions_searched === 1 ? "" : "s"} searched`);
     if (r.truncated) facts.push(`first ${shown} shown (max_matches)`);
+    if (r.redacted) facts.push(maskedFact(r.redacted));
     if (r.stopped_after_ms !== undefined) facts.push(`stopped after ${(r.stopped_after_ms / 1000).toFixed(1)} s: later lines not searched`);
     return [facts.join(SEP), ...r.results.map(renderFound)].join("\n");
   },

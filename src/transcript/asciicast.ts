@@ -12,6 +12,7 @@
 import { shellLine } from "../core/shell-quote.ts";
 import type { SessionEvent, SessionInfo, Store } from "../core/store.ts";
 import { rawOutput } from "./raw-output.ts";
+import { maskArgv, redactorFor } from "./masking.ts";
 
 /** The size asciinema assumes when a recording does not say (and derun had no terminal). */
 export const DEFAULT_COLS = 80;
@@ -27,7 +28,7 @@ export function asciicastHeader(info: SessionInfo): Record<string, unknown> {
     height: info.meta.rows ?? DEFAULT_ROWS,
     timestamp: Math.floor(started / 1000),
     ...(Number.isFinite(ended) ? { duration: seconds(ended - started) } : {}),
-    command: shellLine(info.meta.command, "linux"),
+    command: shellLine(maskArgv(redactorFor(info.meta), info.meta.command).argv, "linux"),
     title: `derun ${info.meta.session_id}`,
   };
 }

@@ -9,6 +9,7 @@ import { exitWith, type ExitRequest } from "../command.ts";
 import { parseFlags, type FlagDefs } from "../flags.ts";
 import { openReader } from "../reader.ts";
 import { STATE_ROOT_FLAG } from "../state-root.ts";
+import { NO_REDACT_FLAG } from "../redact-flag.ts";
 import { ui } from "../ui.ts";
 import { shown } from "../usage.ts";
 import { oneSession, SESSION_ARG } from "./_session-arg.ts";
@@ -17,6 +18,7 @@ export const args = {
   id: SESSION_ARG,
   format: { type: "enum", options: ["asciicast"], description: "asciicast: asciinema's v2 format (the default and only one)." },
   output: { type: "string", alias: "o", valueHint: "file", complete: "file", description: "Write to this file instead of stdout." },
+  "no-redact": NO_REDACT_FLAG,
   "state-root": STATE_ROOT_FLAG,
 } as const satisfies FlagDefs;
 
@@ -27,7 +29,7 @@ const FLUSH_AT = 64 << 10;
 
 export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const { values, positionals } = parseFlags(flags, args);
-  const reader = openReader(values["state-root"]);
+  const reader = openReader(values["state-root"], { redact: !values["no-redact"] });
   const sessionId = await reader.session(oneSession("export", positionals));
   const toFile = values.output !== undefined && values.output !== "-";
   const fd = toFile ? fs.openSync(values.output!, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC, 0o600) : 1;

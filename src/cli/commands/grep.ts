@@ -5,7 +5,7 @@
  * line matched, 1 when none did, 2 on an error (a bad pattern, a missing session).
  */
 import { SCHEMA_VERSION } from "../../core/enums.ts";
-import { MemoryBound, compilePattern, searchTranscript, type Found, openTranscript } from "../../transcript/index.ts";
+import { MemoryBound, compilePattern, searchTranscript, type Found, openTranscript, readSessions } from "../../transcript/index.ts";
 import { describeError } from "../../core/errors.ts";
 import type { SearchPattern } from "../../views/search.ts";
 import { SEARCH_SESSIONS, type SearchOutputResult } from "../../queries/search-output.ts";
@@ -14,6 +14,7 @@ import { parseFlags, positiveInteger, type FlagDefs } from "../flags.ts";
 import { colourOn } from "../paint.ts";
 import { openReader } from "../reader.ts";
 import { STATE_ROOT_FLAG } from "../state-root.ts";
+import { NO_REDACT_FLAG } from "../redact-flag.ts";
 import { ui } from "../ui.ts";
 import { shown, usageError } from "../usage.ts";
 import { GrepPrinter } from "./_grep-lines.ts";
@@ -34,6 +35,7 @@ export const args = {
   channel: { type: "enum", options: ["stdout", "stderr"], description: "Search only what the command wrote to this stream (pipe sessions)." },
   command: COMMAND_FLAG,
   json: { type: "boolean", description: "The derun_search_output answer (the same fields), as JSON." },
+  "no-redact": NO_REDACT_FLAG,
   "state-root": STATE_ROOT_FLAG,
 } as const satisfies FlagDefs;
 
@@ -70,10 +72,10 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const options = { pattern: compiled, context, channel: values.channel, deadline: Infinity, onWindow: () => memory.check() };
   const highlight = compiled.re;
 
-  const reader = openReader(values["state-root"]);
+  const reader = openReader(values["state-root"], { redact: !values["no-redact"] });
   // Named sessions must exist; the newest ones are whatever is still there when searched.
   const named = refs.length > 0;
-  const targets = named ? refs : (await reader.store.list()).slice(0, SEARCH_SESSIONS).map((s) => s.meta.session_id);
+  const targets = named ? refs : (await readSessions(reader.store)).slice(0, SEARCH_SESSIONS).map((s) => s.info.meta.session_id);
   const out = new LineOut();
   const printer = new GrepPrinter(out, { prefixIds: targets.length > 1, context, colour: colourOn(1), highlight });
   const results: Found[] = [];

@@ -54,9 +54,9 @@ const redactorOf = (masker: Masker): Redactor => ({
   bytes: (bytes, state) => maskBytes(bytes, masker, state),
 });
 
-/** The redactor for a session's output and facts. */
-export function redactorFor(meta: SessionMeta): Redactor {
-  if (!enabled) return OFF;
+/** The redactor for a session's output and facts (none without its meta: only when redaction is off). */
+export function redactorFor(meta: SessionMeta | undefined): Redactor {
+  if (!enabled || meta === undefined) return OFF;
   const fingerprints = (meta as { secret_env?: unknown }).secret_env;
   if (fingerprints === undefined) return redactorOf((plain ??= new Masker(settings)));
   const key = `${meta.session_id}\0${meta.started_at}`;
