@@ -12,6 +12,7 @@ import type {
 } from "./enums.ts";
 import type { CommandRecord } from "./shell/commands.ts";
 import type { WindowSize } from "./transport.ts";
+import type { SecretEnvFingerprints } from "./secrets/env-fingerprints.ts";
 
 /** meta.json: written before the transport starts, rewritten once with the child's PID. */
 export interface SessionMeta {
@@ -38,6 +39,11 @@ export interface SessionMeta {
   readonly rows?: number;
   /** A shell session (`derun shell`): its commands are recorded in commands.jsonl (added field). */
   readonly records_commands?: boolean;
+  /**
+   * Fingerprints of the secret-named variables the command started with, never their values, so a
+   * reader can mask them (added field; docs/secrets.md). Never served to a reader.
+   */
+  readonly secret_env?: SecretEnvFingerprints;
 }
 
 /** events.jsonl: one line per event that is not output; only resizes so far. */
@@ -163,6 +169,8 @@ export interface CreateSessionOptions {
   readonly ttyAttached: boolean;
   /** Record the commands of a shell session (see {@link SessionMeta.records_commands}). */
   readonly recordsCommands?: boolean;
+  /** See {@link SessionMeta.secret_env}. */
+  readonly secretEnv?: SecretEnvFingerprints;
 }
 
 /**
