@@ -102,6 +102,7 @@ describe("never masked", () => {
       "https://github.com/oven-sh/bun/releases/download/bun-v1.1.0/bun-linux-x64.zip",
       "git@github.com:owner/repo.git",
       "npm_config_cache=/home/u/.npm",
+      'a window without an LF ("Password: \\x1b]0;ti" then "tle")',
     ]) {
       expect({ line, masked: mask(line).text }).toEqual({ line, masked: line });
     }
