@@ -45,16 +45,19 @@ export class LineMasking {
   }
 
   /** The line with its secrets masked and their number in `redacted` (the same object when it had none). */
-  line<L extends TextLine>(line: L): L & MaskedLine {
+  line<L extends TextLine>(line: L, present?: ReadonlySet<string>): L & MaskedLine {
     if (!this.#redactor.enabled) return line;
     // A partial line is looked at again when it grows: it does not move the key state on.
-    const masked = this.#redactor.text(line.text, line.partial ? undefined : this.#state(line.channel));
+    const masked = this.#redactor.text(line.text, line.partial ? undefined : this.#state(line.channel), present);
     this.count += masked.count;
     return masked.count === 0 ? line : { ...line, text: masked.text, redacted: masked.count };
   }
 
+  /** A batch of lines; the rules' keywords are looked for once in the whole batch, then only those found in each line. */
   lines<L extends TextLine>(lines: readonly L[]): L[] {
-    return lines.map((l) => this.line(l));
+    if (!this.#redactor.enabled) return [...lines];
+    const present = lines.length > 8 ? this.#redactor.keywordsIn(lines.map((l) => l.text).join("\n")) : undefined;
+    return lines.map((l) => this.line(l, present));
   }
 }
 

@@ -6,7 +6,7 @@
  * past the deadline the search stops and says how far it got.
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
-import { matchLine, TextSearch, type SearchMatch, type SearchPattern } from "../views/search.ts";
+import { TextSearch, type SearchMatch, type SearchPattern } from "../views/search.ts";
 import type { TextLine } from "../views/text.ts";
 import { subjectOf, subjectText, type Subject } from "./subject.ts";
 import { maskedFact, SEP } from "./render.ts";
@@ -69,13 +69,13 @@ export interface SearchTranscriptOptions {
 const CLOCK_EVERY = 256;
 
 export async function searchTranscript(t: Transcript, options: SearchTranscriptOptions): Promise<Found> {
-  const search = new TextSearch(options);
   // The masked text is searched. A line is masked before the pattern sees it when the pattern could
   // match a mask's `*`; otherwise (masks keep lengths) a masked line can match only where the line
   // as recorded does, so only those lines are masked and tested again, and searching costs what it did.
   const redactor = redactorFor(t.info.meta);
   const masking = new LineMasking(redactor);
   const maskFirst = redactor.enabled && canMatchMask(options.pattern);
+  const search = new TextSearch({ ...options, ...(redactor.enabled && !maskFirst ? { shown: (line: TextLine) => masking.line(line) } : {}) });
   let number = 1;
   let stopped = false;
   // The clock is read before a line, so "stopped" always means lines were left unsearched; the batch
@@ -87,7 +87,7 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
         stopped = true;
         break scan;
       }
-      search.push(number++, maskFirst || (redactor.enabled && matchLine(options.pattern, line.text)) ? masking.line(line) : line);
+      search.push(number++, maskFirst ? masking.line(line) : line);
       long = line.text.length > CLOCK_EVERY;
     }
     long = true; // a batch is a window's worth of work: look at the clock before the next one

@@ -17,6 +17,11 @@ export interface SearchOptions {
   readonly context?: number;
   /** Matches kept with their context. Default 100; later matching lines are only counted. */
   readonly maxMatches?: number;
+  /**
+   * The line as a reader is shown it (secrets masked), when that can differ: called on each line
+   * that matches, which then matches only if what it returns does too (and is kept as returned).
+   */
+  readonly shown?: (line: TextLine) => TextLine;
 }
 
 export interface SearchMatch extends NumberedLine<TextLine> {
@@ -46,6 +51,7 @@ export class TextSearch {
   private readonly pattern: SearchPattern;
   private readonly context: number;
   private readonly maxMatches: number;
+  private readonly shown: ((line: TextLine) => TextLine) | undefined;
   private readonly matches: OpenMatch[] = [];
   /** A ring of the last `context` lines not already shown (the next match's before-context), kept without allocating per line. */
   private readonly recentLines: TextLine[] = [];
@@ -60,12 +66,15 @@ export class TextSearch {
     this.pattern = options.pattern;
     this.context = Math.max(0, Math.min(100, Math.floor(options.context ?? 0)));
     this.maxMatches = Math.max(0, Math.floor(options.maxMatches ?? 100));
+    this.shown = options.shown;
   }
 
   /** Offer line `number` of the view (numbers increase). */
-  push(number: number, line: TextLine): void {
+  push(number: number, offered: TextLine): void {
     this.linesSearched++;
-    const found = this.find(line.text);
+    let line = offered;
+    let found = this.find(line.text);
+    if (found && this.shown && (line = this.shown(offered)) !== offered) found = matchLine(this.pattern, line.text);
     const last = this.matches[this.matches.length - 1];
     if (!found) {
       if (last && last.after.length < this.context) last.after.push({ number, line });

@@ -28,21 +28,20 @@ export class EnvValues {
     }
   }
 
-  /** Ranges `[start, end)` of `text` that are one of the values. */
+  /** Ranges `[start, end)` of `text` that are one of the values: one pass, looking only where a word starts. */
   find(text: string, found: (start: number, end: number) => void): void {
     const n = text.length;
-    for (const [length, entry] of this.#byLength) {
-      if (length > n) continue;
-      for (let p = 0; p + length <= n; p++) {
-        if ((p > 0 && !isDelimiter(text.charCodeAt(p - 1))) || isDelimiter(text.charCodeAt(p))) continue;
+    let after = 0; // a value found ends here: words starting inside it are not looked at
+    for (let p = 0; p < n; p++) {
+      if ((p > 0 && !isDelimiter(text.charCodeAt(p - 1))) || isDelimiter(text.charCodeAt(p)) || p < after) continue;
+      for (const [length, entry] of this.#byLength) {
         const end = p + length;
-        if (end < n && !isDelimiter(text.charCodeAt(end))) continue;
+        if (end > n || (end < n && !isDelimiter(text.charCodeAt(end)))) continue;
         const candidate = text.slice(p, end);
-        if (!entry.tags.has(fingerprintTag(candidate, this.#seed))) continue;
-        if (entry.hashes.has(fingerprintHash(candidate, this.#salt))) {
-          found(p, end);
-          p = end - 1;
-        }
+        if (!entry.tags.has(fingerprintTag(candidate, this.#seed)) || !entry.hashes.has(fingerprintHash(candidate, this.#salt))) continue;
+        found(p, end);
+        after = end;
+        break;
       }
     }
   }

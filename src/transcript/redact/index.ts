@@ -15,8 +15,13 @@ export { configPath } from "./config.ts";
 
 export interface Redactor {
   readonly enabled: boolean;
-  /** One line (or several joined by LF) with its secrets masked, and how many. */
-  text(text: string, state?: LineState): { text: string; count: number };
+  /**
+   * One line (or several joined by LF) with its secrets masked, and how many. `present`: the
+   * keywords of a larger text the line is part of ({@link keywordsIn}), to look for no others.
+   */
+  text(text: string, state?: LineState, present?: ReadonlySet<string>): { text: string; count: number };
+  /** The rules' keywords that occur in `text`. */
+  keywordsIn(text: string): ReadonlySet<string> | undefined;
   /** Raw output bytes with their secrets masked (a copy when any was), and the byte ranges masked. */
   bytes(bytes: Uint8Array, state?: LineState): { bytes: Uint8Array; ranges: MaskRange[] };
 }
@@ -24,6 +29,7 @@ export interface Redactor {
 const OFF: Redactor = {
   enabled: false,
   text: (text) => ({ text, count: 0 }),
+  keywordsIn: () => undefined,
   bytes: (bytes) => ({ bytes, ranges: [] }),
 };
 
@@ -50,7 +56,8 @@ export const redactionEnabled = (): boolean => enabled;
 
 const redactorOf = (masker: Masker): Redactor => ({
   enabled: true,
-  text: (text, state) => masker.maskText(text, state),
+  text: (text, state, present) => masker.maskText(text, state, present),
+  keywordsIn: (text) => masker.keywordsIn(text),
   bytes: (bytes, state) => maskBytes(bytes, masker, state),
 });
 

@@ -70,8 +70,13 @@ export class Masker {
     let lower: string | undefined;
     for (const { rule, re } of this.#rules) {
       if (rule.keywords.length > 0) {
-        lower ??= text.toLowerCase();
-        if (!rule.keywords.some((k) => (present === undefined || present.has(k)) && lower!.includes(k))) continue;
+        let held = false;
+        for (const k of rule.keywords) {
+          if (present !== undefined && !present.has(k)) continue;
+          lower ??= text.toLowerCase(); // only once a keyword may be there
+          if ((held = lower.includes(k))) break;
+        }
+        if (!held) continue;
       }
       re.lastIndex = 0;
       for (let m = re.exec(text); m !== null; m = re.exec(text)) {
@@ -98,18 +103,24 @@ export class Masker {
     return !this.#allow.some((re) => re.test(secret));
   }
 
+  /** The keywords that occur in `text` (lines joined): the others need not be looked for in its lines. */
+  keywordsIn(text: string): ReadonlySet<string> {
+    const lower = text.toLowerCase();
+    return new Set(this.keywords.filter((k) => lower.includes(k)));
+  }
+
   /** `text` with its secrets masked, and how many there were. */
-  maskLine(text: string, state?: LineState): { text: string; count: number } {
-    const ranges = this.find(text, state);
+  maskLine(text: string, state?: LineState, present?: ReadonlySet<string>): { text: string; count: number } {
+    const ranges = this.find(text, state, present);
     return ranges.length === 0 ? { text, count: 0 } : { text: applyMask(text, ranges), count: ranges.length };
   }
 
   /** Several lines at once (one text, LF between lines), with one state. */
-  maskText(text: string, state: LineState = { inKey: false }): { text: string; count: number } {
-    if (!text.includes("\n")) return this.maskLine(text, state);
+  maskText(text: string, state: LineState = { inKey: false }, present?: ReadonlySet<string>): { text: string; count: number } {
+    if (!text.includes("\n")) return this.maskLine(text, state, present);
     let count = 0;
     const lines = text.split("\n").map((line) => {
-      const masked = this.maskLine(line, state);
+      const masked = this.maskLine(line, state, present);
       count += masked.count;
       return masked.text;
     });
