@@ -64,24 +64,18 @@ export function maskBytes(bytes: Uint8Array, masker: Masker, state: LineState = 
   const present = new Set(masker.keywords.filter((k) => lower.includes(k)));
   let out: Uint8Array | undefined;
   const ranges: MaskRange[] = [];
-  for (let start = 0; start <= text.length; ) {
-    let end = text.indexOf("\n", start);
-    if (end < 0) end = text.length;
-    const found = masker.find(start === 0 && end === text.length ? text : text.slice(start, end), state, present);
-    for (const r of found) {
-      out ??= Uint8Array.from(bytes);
-      let first = -1;
-      let last = -1;
-      for (let c = start + r.start; c < start + r.end; c++) {
-        const at = map ? map[c]! : c;
-        if (at < 0) continue;
-        out[at] = MASK_BYTE;
-        if (first < 0) first = at;
-        last = at;
-      }
-      if (first >= 0) ranges.push({ start: first, end: last + 1 });
+  for (const r of masker.findInLines(text, lower, present, state)) {
+    out ??= Uint8Array.from(bytes);
+    let first = -1;
+    let last = -1;
+    for (let c = r.start; c < r.end; c++) {
+      const at = map ? map[c]! : c;
+      if (at < 0) continue;
+      out[at] = MASK_BYTE;
+      if (first < 0) first = at;
+      last = at;
     }
-    start = end + 1;
+    if (first >= 0) ranges.push({ start: first, end: last + 1 });
   }
   return { bytes: out ?? bytes, ranges };
 }

@@ -40,6 +40,11 @@ export interface MaskerOptions {
 
 export class Masker {
   readonly #rules: readonly Compiled[];
+  /** The rules without keywords (they run on every line), and the others by keyword. */
+  readonly #always: readonly Compiled[];
+  /** The same, compiled to run over many lines at once (`^` and `$` at each line). */
+  readonly #alwaysMultiline: readonly Compiled[];
+  readonly #byKeyword = new Map<string, Compiled[]>();
   readonly #allow: readonly RegExp[];
   readonly #env: EnvValues | undefined;
   /** Every keyword of every rule, lower case. */
@@ -50,6 +55,19 @@ export class Masker {
     this.#allow = options.allow ?? [];
     this.#env = options.env;
     this.keywords = [...new Set(options.rules.flatMap((r) => r.keywords))];
+    this.#always = this.#rules.filter((c) => c.rule.keywords.length === 0);
+    this.#alwaysMultiline = this.#always.map(({ rule }) => ({ rule, re: new RegExp(rule.pattern, `${(rule.flags ?? "").replace(/[gdm]/g, "")}gdm`) }));
+    for (const c of this.#rules) for (const k of c.rule.keywords) this.#byKeyword.set(k, [...(this.#byKeyword.get(k) ?? []), c]);
+  }
+
+  /** The rules to run on a line: those whose keyword it holds (looked for among `present` only), in the rules' order. */
+  #rulesFor(text: string, present?: ReadonlySet<string>): readonly Compiled[] {
+    const keywords: Iterable<string> = present ?? this.keywords;
+    if ((present ? present.size : this.keywords.length) === 0) return this.#always;
+    const lower = text.toLowerCase();
+    const chosen = new Set<Compiled>(this.#always);
+    for (const k of keywords) if (lower.includes(k)) for (const c of this.#byKeyword.get(k)!) chosen.add(c);
+    return chosen.size === this.#always.length ? this.#always : this.#rules.filter((c) => chosen.has(c));
   }
 
   /**
@@ -59,7 +77,7 @@ export class Masker {
   find(text: string, state?: LineState, present?: ReadonlySet<string>): MaskRange[] {
     const ranges: MaskRange[] = [];
     if (state?.inKey) {
-      const end = PEM_END.exec(text);
+      const end = text.includes("-----END") ? PEM_END.exec(text) : null;
       if (end) state.inKey = false;
       const body = end ? text.slice(0, end.index) : text;
       const from = body.length - body.trimStart().length;
@@ -67,31 +85,57 @@ export class Masker {
       if (to > from) ranges.push({ start: from, end: to });
       if (!end) return ranges;
     }
-    let lower: string | undefined;
-    for (const { rule, re } of this.#rules) {
-      if (rule.keywords.length > 0) {
-        let held = false;
-        for (const k of rule.keywords) {
-          if (present !== undefined && !present.has(k)) continue;
-          lower ??= text.toLowerCase(); // only once a keyword may be there
-          if ((held = lower.includes(k))) break;
-        }
-        if (!held) continue;
-      }
-      re.lastIndex = 0;
-      for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-        if (m[0].length === 0) re.lastIndex++;
-        const groups = m.indices?.groups;
-        const span = groups?.s ?? groups?.s2 ?? groups?.s3 ?? m.indices![0]!;
-        const secret = text.slice(span[0], span[1]);
-        if (!this.#isSecret(rule, secret)) continue;
-        ranges.push({ start: span[0], end: span[1] });
-      }
+    for (const { rule, re } of this.#rulesFor(text, present)) {
+      this.#run(rule, re, text, 0, ranges);
     }
     this.#env?.find(text, (start, end) => ranges.push({ start, end }));
-    if (state && !state.inKey) {
+    if (state && !state.inKey && text.includes("-----BEGIN")) {
       const begin = PEM_BEGIN.exec(text);
       if (begin && !PEM_END.test(text.slice(begin.index))) state.inKey = true;
+    }
+    return merge(ranges);
+  }
+
+  /** Rule `rule` (as `re`) over `text`: its secrets, at `offset` past where `text` starts. */
+  #run(rule: RedactRule, re: RegExp, text: string, offset: number, ranges: MaskRange[]): void {
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+      if (m[0].length === 0) re.lastIndex++;
+      const groups = m.indices?.groups;
+      const span = groups?.s ?? groups?.s2 ?? groups?.s3 ?? m.indices![0]!;
+      if (this.#isSecret(rule, text.slice(span[0], span[1]))) ranges.push({ start: offset + span[0], end: offset + span[1] });
+    }
+  }
+
+  /**
+   * The secrets of a text of many lines (LF between them), as {@link find} would find them line by
+   * line, but at the cost of a few passes over the whole: the rules without keywords and the
+   * environment's values over all of it at once, the others only on the lines that hold one of
+   * their keywords (`present`: those the text holds, `lower` the text in lower case). A text with a
+   * PEM key's BEGIN line (or inside one) goes line by line.
+   */
+  findInLines(text: string, lower: string, present: ReadonlySet<string>, state: LineState): MaskRange[] {
+    const ranges: MaskRange[] = [];
+    if (state.inKey || text.includes("-----BEGIN")) {
+      for (let start = 0; start <= text.length; ) {
+        let end = text.indexOf("\n", start);
+        if (end < 0) end = text.length;
+        for (const r of this.find(text.slice(start, end), state, present)) ranges.push({ start: start + r.start, end: start + r.end });
+        start = end + 1;
+      }
+      return ranges;
+    }
+    for (const { rule, re } of this.#alwaysMultiline) this.#run(rule, re, text, 0, ranges);
+    this.#env?.find(text, (start, end) => ranges.push({ start, end }));
+    if (present.size > 0) {
+      const starts = new Set<number>();
+      for (const k of present) for (let i = lower.indexOf(k); i >= 0; i = lower.indexOf(k, i + k.length)) starts.add(text.lastIndexOf("\n", i) + 1);
+      for (const start of starts) {
+        let end = text.indexOf("\n", start);
+        if (end < 0) end = text.length;
+        const line = text.slice(start, end);
+        for (const { rule, re } of this.#rulesFor(line, present)) if (rule.keywords.length > 0) this.#run(rule, re, line, start, ranges);
+      }
     }
     return merge(ranges);
   }
