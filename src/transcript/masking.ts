@@ -19,6 +19,8 @@ export const CONTEXT = 4096;
 /** A line that went through {@link LineMasking}: how many secrets it had. */
 export interface MaskedLine {
   readonly redacted?: number;
+  /** Masked already (before a cut): not to be looked at again. */
+  readonly masked?: true;
 }
 
 /** Secrets masked in these lines. */
@@ -46,17 +48,17 @@ export class LineMasking {
 
   /** The line with its secrets masked and their number in `redacted` (the same object when it had none). */
   line<L extends TextLine>(line: L, present?: ReadonlySet<string>): L & MaskedLine {
-    if (!this.#redactor.enabled) return line;
+    if (!this.#redactor.enabled || (line as MaskedLine).masked) return line;
     // A partial line is looked at again when it grows: it does not move the key state on.
     const masked = this.#redactor.text(line.text, line.partial ? undefined : this.#state(line.channel), present);
     this.count += masked.count;
-    return masked.count === 0 ? line : { ...line, text: masked.text, redacted: masked.count };
+    return masked.count === 0 ? line : { ...line, text: masked.text, redacted: masked.count, masked: true };
   }
 
   /** A batch of lines; the rules' keywords are looked for once in the whole batch, then only those found in each line. */
   lines<L extends TextLine>(lines: readonly L[]): L[] {
     if (!this.#redactor.enabled) return [...lines];
-    const present = lines.length > 8 ? this.#redactor.keywordsIn(lines.map((l) => l.text).join("\n")) : undefined;
+    const present = lines.length > 4 ? this.#redactor.keywordsIn(lines.map((l) => l.text).join("\n")) : undefined;
     return lines.map((l) => this.line(l, present));
   }
 }

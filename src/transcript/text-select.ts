@@ -50,10 +50,13 @@ export async function selectText(t: Transcript, range: LineRange, options: TextS
       await runView(t, Math.min(at, ...starts.values()), starts, skip + 1, selector, at, options, masking);
     }
   }
-  const { lines, truncated } = selector.result();
+  const selected = selector.result();
+  // The lines kept, masked as one batch (a line cut to the budget was masked before its cut).
+  const masked = masking.lines(selected.lines.map((l) => l.line));
+  const lines = selected.lines.map((l, i) => (masked[i] === l.line ? l : { ...l, line: masked[i]! }));
   // Lines past the cap were asked for and exist: the budget left them out.
   const cut = "tail" in range && "tail" in capped && capped.tail < range.tail && total > capped.tail;
-  return { lines, total, truncated: truncated || cut, redacted: redactedIn(lines.map((l) => l.line)) };
+  return { lines, total, truncated: selected.truncated || cut, redacted: redactedIn(lines.map((l) => l.line)) };
 }
 
 /**
@@ -72,11 +75,12 @@ async function runView(
 ): Promise<void> {
   const view = new TextView();
   let number = first;
-  // A line longer than the whole budget is cut to it (the view already cuts at 1 MiB), once masked:
-  // a secret the cut went through would no longer be recognised.
-  const clipped = (raw: TextLine) => {
-    const line = masking.line(raw);
-    return line.text.length > options.maxChars ? { ...line, text: line.text.slice(0, options.maxChars), cut: true } : line;
+  // A line longer than the whole budget is cut to it (the view already cuts at 1 MiB), masked first
+  // (a secret the cut went through would no longer be recognised); the others are masked once kept.
+  const clipped = (line: TextLine) => {
+    if (line.text.length <= options.maxChars) return line;
+    const masked = masking.line(line);
+    return { ...masked, text: masked.text.slice(0, options.maxChars), cut: true, masked: true };
   };
   const offer = (line: TextLine) => (!line.partial && line.end <= after) || selector.push(number++, clipped(line));
   for await (const window of windowsForward(t, from, { signal: options.signal, channel: options.channel })) {

@@ -3,7 +3,7 @@
  * the command starts with, so that a reader can mask their values wherever the output shows them,
  * without the values ever being written down (docs/secrets.md).
  *
- * Per session: a random salt. Per value: its length, a 16-bit tag (CRC-32 seeded by the salt: a
+ * Per session: a random salt. Per value: its length, a 16-bit tag (FNV-1a seeded by the salt: a
  * cheap first test a reader runs on each candidate word) and a 128-bit salted SHA-256 (the test
  * that decides). The tag keeps 16 bits of a value at most; the hash lets only someone who can
  * already read the session directory (and so output.bin itself) test a guess. A reader never
@@ -21,7 +21,7 @@ export interface SecretEnvFingerprints {
 export interface SecretFingerprint {
   /** Length of the value in UTF-16 code units (= bytes for ASCII). */
   readonly length: number;
-  /** crc32(value, seed of the salt) & 0xffff. */
+  /** {@link fingerprintTag} of the value under the salt's seed. */
   readonly tag: number;
   /** The first 16 bytes of SHA-256(salt bytes ‖ value as UTF-8), hex. */
   readonly hash: string;
@@ -57,11 +57,18 @@ const SALT_BYTES = 16;
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
 
-/** The CRC-32 seed a salt gives. */
+/** The seed a salt gives the tag. */
 export const saltSeed = (salt: string): number => Number.parseInt(salt.slice(0, 8), 16) >>> 0;
 
-/** The tag of `value` under `salt` (16 bits). */
-export const fingerprintTag = (value: string, seed: number): number => Bun.hash.crc32(value, seed) & 0xffff;
+/**
+ * The tag of `value` under a salt's seed (16 bits): FNV-1a over its UTF-16 code units, started from
+ * the seed. Plain arithmetic, so a reader can afford it on every candidate word of a line.
+ */
+export function fingerprintTag(value: string, seed: number, from = 0, to = value.length): number {
+  let h = (0x811c9dc5 ^ seed) >>> 0;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ value.charCodeAt(i), 0x01000193) >>> 0;
+  return (h ^ (h >>> 16)) & 0xffff;
+}
 
 /** The salted hash of `value` (hex, 32 digits). */
 export function fingerprintHash(value: string, salt: string): string {

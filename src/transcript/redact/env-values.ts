@@ -14,17 +14,19 @@ const isDelimiter = (code: number): boolean => code < 128 && DELIMITER[code] ===
 export class EnvValues {
   readonly #salt: string;
   readonly #seed: number;
-  /** Length -> the tags and hashes of the values of that length. */
-  readonly #byLength = new Map<number, { tags: Set<number>; hashes: Set<string> }>();
+  /** The values' lengths, and per length the tags and hashes of the values that long. */
+  readonly #lengths: number[] = [];
+  readonly #tags: Set<number>[] = [];
+  readonly #hashes: Set<string>[] = [];
 
   constructor(fingerprints: SecretEnvFingerprints) {
     this.#salt = fingerprints.salt;
     this.#seed = saltSeed(fingerprints.salt);
     for (const v of fingerprints.values) {
-      let entry = this.#byLength.get(v.length);
-      if (!entry) this.#byLength.set(v.length, (entry = { tags: new Set(), hashes: new Set() }));
-      entry.tags.add(v.tag);
-      entry.hashes.add(v.hash);
+      let k = this.#lengths.indexOf(v.length);
+      if (k < 0) k = this.#lengths.push(v.length) - 1;
+      (this.#tags[k] ??= new Set()).add(v.tag);
+      (this.#hashes[k] ??= new Set()).add(v.hash);
     }
   }
 
@@ -34,11 +36,10 @@ export class EnvValues {
     let after = 0; // a value found ends here: words starting inside it are not looked at
     for (let p = 0; p < n; p++) {
       if ((p > 0 && !isDelimiter(text.charCodeAt(p - 1))) || isDelimiter(text.charCodeAt(p)) || p < after) continue;
-      for (const [length, entry] of this.#byLength) {
-        const end = p + length;
+      for (let k = 0; k < this.#lengths.length; k++) {
+        const end = p + this.#lengths[k]!;
         if (end > n || (end < n && !isDelimiter(text.charCodeAt(end)))) continue;
-        const candidate = text.slice(p, end);
-        if (!entry.tags.has(fingerprintTag(candidate, this.#seed)) || !entry.hashes.has(fingerprintHash(candidate, this.#salt))) continue;
+        if (!this.#tags[k]!.has(fingerprintTag(text, this.#seed, p, end)) || !this.#hashes[k]!.has(fingerprintHash(text.slice(p, end), this.#salt))) continue;
         found(p, end);
         after = end;
         break;
