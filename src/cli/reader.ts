@@ -8,7 +8,7 @@ import { openFileStore, validateSessionId } from "../core/file-store/index.ts";
 import { openLogSink } from "../core/log-sink.ts";
 import type { Store } from "../core/store.ts";
 import type { Query } from "../queries/query.ts";
-import { isSessionRef, resolveSessionId } from "../transcript/index.ts";
+import { configureRedaction, isSessionRef, readSession, resolveSessionId } from "../transcript/index.ts";
 import { stateRootFrom } from "./state-root.ts";
 import { shown, usageError } from "./usage.ts";
 
@@ -22,8 +22,14 @@ export interface Reader {
   resolve(ref: string): Promise<string>;
 }
 
-export function openReader(stateRootFlag: string | undefined): Reader {
+export interface ReaderOptions {
+  /** A read command: mask secrets (the user's settings file read now), or not (`--no-redact`). */
+  readonly redact?: boolean;
+}
+
+export function openReader(stateRootFlag: string | undefined, options: ReaderOptions = {}): Reader {
   const root = stateRootFrom(stateRootFlag);
+  if (options.redact !== undefined) configureRedaction({ enabled: options.redact });
   // The log sink writes nothing until a record is kept: only rm and gc keep any.
   const store = openFileStore({ root, log: openLogSink(root, { component: "cli" }) });
   const resolve = async (ref: string): Promise<string> => {
@@ -46,7 +52,7 @@ export function openReader(stateRootFlag: string | undefined): Reader {
     },
     session: async (ref) => {
       const id = await resolve(ref);
-      await store.get(id); // a missing session fails here, before a command writes anything
+      await readSession(store, id); // a missing session fails here, before a command writes anything
       return id;
     },
     resolve,

@@ -12,6 +12,7 @@ import type {
 } from "./enums.ts";
 import type { CommandRecord } from "./shell/commands.ts";
 import type { WindowSize } from "./transport.ts";
+import type { SecretEnvFingerprints } from "./secrets/env-fingerprints.ts";
 
 /** meta.json: written before the transport starts, rewritten once with the child's PID. */
 export interface SessionMeta {
@@ -43,6 +44,11 @@ export interface SessionMeta {
    * written: derun's own were (`2>&1`, or both the same terminal) (added field).
    */
   readonly merged_output?: boolean;
+  /**
+   * Fingerprints of the secret-named variables the command started with, never their values, so a
+   * reader can mask them (added field; docs/secrets.md). Never served to a reader.
+   */
+  readonly secret_env?: SecretEnvFingerprints;
 }
 
 /** events.jsonl: one line per event that is not output; only resizes so far. */
@@ -168,6 +174,8 @@ export interface CreateSessionOptions {
   readonly ttyAttached: boolean;
   /** Record the commands of a shell session (see {@link SessionMeta.records_commands}). */
   readonly recordsCommands?: boolean;
+  /** See {@link SessionMeta.secret_env}. */
+  readonly secretEnv?: SecretEnvFingerprints;
 }
 
 /** What meta.json learns once the child runs. */

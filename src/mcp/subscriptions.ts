@@ -7,7 +7,7 @@
  */
 import type { Store } from "../core/store.ts";
 import { isLiveState } from "../core/store.ts";
-import { findFailure } from "../transcript/index.ts";
+import { findFailure, readSession, readSessions } from "../transcript/index.ts";
 import { parseResourceUri, type ResourceTarget } from "./resources.ts";
 
 const MIN_INTERVAL_MS = 250;
@@ -33,7 +33,7 @@ async function fingerprint(store: Store, target: ResourceTarget): Promise<{ key:
       const t = await findFailure(store, {});
       return { key: `${t.sessionId}#${t.command?.number ?? ""}` };
     }
-    const info = target.kind === "last" ? (await store.list())[0] : await store.get(target.sessionId);
+    const info = target.kind === "last" ? (await readSessions(store))[0]?.info : (await readSession(store, target.sessionId)).info;
     if (!info) return { key: "none" };
     const key = `${info.meta.session_id}:${info.state}:${info.output_bytes}`;
     return isLiveState(info.state) ? { key, live: { id: info.meta.session_id, bytes: info.output_bytes } } : { key };
@@ -105,7 +105,7 @@ export class Subscriptions {
   }
 
   async #followList(signal: AbortSignal): Promise<void> {
-    const ids = async () => (await this.store.list()).map((s) => s.meta.session_id).join(" ");
+    const ids = async () => (await readSessions(this.store)).map((s) => s.info.meta.session_id).join(" ");
     let seen = await ids();
     while (!signal.aborted) {
       const round = new AbortController();

@@ -1,6 +1,5 @@
 /** A shell command as derun_list_commands and derun_wait_command answer it. */
-import type { CommandRecord } from "../core/shell/commands.ts";
-import { isRunning } from "../transcript/index.ts";
+import { isRunning, type ShownCommand } from "../transcript/index.ts";
 
 /** One command as derun_list_commands lists it. */
 export interface CommandRow {
@@ -17,9 +16,11 @@ export interface CommandRow {
   readonly running?: true;
   /** What the shell's marks did not say (see docs/format.md). */
   readonly missing: readonly string[];
+  /** Secrets masked in command_line and cwd (absent: none). */
+  readonly redacted?: number;
 }
 
-export const rowOf = (sessionId: string, r: CommandRecord, outputBytes?: number): CommandRow => ({
+export const rowOf = (sessionId: string, r: ShownCommand, outputBytes?: number): CommandRow => ({
   session_id: sessionId,
   number: r.number,
   command_line: r.command_line,
@@ -30,5 +31,6 @@ export const rowOf = (sessionId: string, r: CommandRecord, outputBytes?: number)
   output_bytes: r.output_start === null ? null : (r.output_end ?? outputBytes ?? r.output_start) - r.output_start,
   missing: r.missing,
   ...(isRunning(r) ? { running: true as const } : {}),
+  ...(r.redacted ? { redacted: r.redacted } : {}),
 });
 

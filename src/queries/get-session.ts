@@ -2,7 +2,7 @@ import { type } from "arktype";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { defineQuery } from "./query.ts";
 import { sessionIdType } from "./_args.ts";
-import { commandLine, oneLine, outcome, SEP, sessionDetail, resolveSessionId } from "../transcript/index.ts";
+import { commandLine, oneLine, outcome, SEP, sessionDetail, readSession, maskedFact } from "../transcript/index.ts";
 
 /** derun_get_session: everything recorded about one session, except its output. */
 export default defineQuery({
@@ -17,11 +17,12 @@ export default defineQuery({
     openWorldHint: false,
   },
   async handler(input, { store }) {
-    return { schema_version: SCHEMA_VERSION, session: sessionDetail(await store.get(await resolveSessionId(store, input.session_id))) };
+    const { info, redacted } = await readSession(store, input.session_id);
+    return { schema_version: SCHEMA_VERSION, session: sessionDetail(info), ...(redacted > 0 ? { redacted } : {}) };
   },
-  render: ({ session }) => {
+  render: ({ session, redacted }) => {
     const { session_id, command, ...rest } = session;
-    const header = [`session ${oneLine(session_id)}`, outcome(session), commandLine(command, 200)].join(SEP);
+    const header = [`session ${oneLine(session_id)}`, outcome(session), commandLine(command, 200), ...(redacted ? [maskedFact(redacted)] : [])].join(SEP);
     return [header, ...Object.entries(rest).map(([key, value]) => `${key}: ${oneLine(String(value), 1000)}`)].join("\n");
   },
 });

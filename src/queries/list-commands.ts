@@ -3,7 +3,7 @@ import { SCHEMA_VERSION } from "../core/enums.ts";
 import type { SessionInfo, Store } from "../core/store.ts";
 import { defineQuery } from "./query.ts";
 import { capped, LIST_MAX_LIMIT, positiveIntegerType, sessionIdType } from "./_args.ts";
-import { runningCommand, resolveSessionId, oneLine, SEP, size, when, readCommands } from "../transcript/index.ts";
+import { oneLine, SEP, size, when, shellCommands, readSession, readSessions, maskedFact } from "../transcript/index.ts";
 import { rowOf, type CommandRow } from "./_command-row.ts";
 
 export type { CommandRow };
@@ -12,16 +12,13 @@ const DEFAULT_LIMIT = 20;
 
 /** A session's commands, newest first, the running one (if any) at the top. */
 async function commandsOf(store: Store, info: SessionInfo): Promise<CommandRow[]> {
-  const id = info.meta.session_id;
-  const records = await readCommands(store, id);
-  const running = await runningCommand(store, info, records);
-  return [...records, ...(running ? [running] : [])].map((r) => rowOf(id, r, info.output_bytes)).reverse();
+  return (await shellCommands(store, info)).map((r) => rowOf(info.meta.session_id, r, info.output_bytes)).reverse();
 }
 
 /** The newest `limit` commands of the shell sessions, newest first (sessions are listed newest first). */
 async function newestCommands(store: Store, limit: number): Promise<CommandRow[]> {
   const rows: CommandRow[] = [];
-  const shells = (await store.list()).filter((s: SessionInfo) => s.meta.records_commands);
+  const shells = (await readSessions(store)).map((s) => s.info).filter((s: SessionInfo) => s.meta.records_commands);
   for (const session of shells) {
     // A session that ended before the oldest row kept so far began cannot hold a newer command.
     if (rows.length >= limit && session.ended_at !== undefined && session.ended_at < (rows[limit - 1]!.started_at ?? "")) continue;
@@ -55,10 +52,12 @@ export default defineQuery({
     const limit = capped(input.limit, DEFAULT_LIMIT, LIST_MAX_LIMIT);
     let commands: CommandRow[];
     if (input.session_id === undefined) commands = await newestCommands(store, limit);
-    else commands = (await commandsOf(store, await store.get(await resolveSessionId(store, input.session_id)))).slice(0, limit);
-    return { schema_version: SCHEMA_VERSION, commands };
+    else commands = (await commandsOf(store, (await readSession(store, input.session_id)).info)).slice(0, limit);
+    // Counted over the rows kept: a row left out by the limit showed nothing.
+    const redacted = commands.reduce((n, c) => n + (c.redacted ?? 0), 0);
+    return { schema_version: SCHEMA_VERSION, commands, ...(redacted > 0 ? { redacted } : {}) };
   },
-  render: ({ commands }) => {
+  render: ({ commands, redacted }) => {
     const rows = commands.map((c) =>
       [
         `${c.session_id} #${c.number}`,
@@ -68,7 +67,10 @@ export default defineQuery({
         `${c.cwd === null ? "" : `${oneLine(c.cwd, 60)} `}$ ${c.command_line === null ? "(not recorded)" : oneLine(c.command_line, 120)}`,
       ].join(SEP),
     );
-    const header = commands.length === 0 ? "no commands recorded (only `derun shell` sessions record them)" : `${commands.length} command${commands.length === 1 ? "" : "s"}, newest first`;
+    const header =
+      commands.length === 0
+        ? "no commands recorded (only `derun shell` sessions record them)"
+        : `${commands.length} command${commands.length === 1 ? "" : "s"}, newest first${redacted ? `${SEP}${maskedFact(redacted)}` : ""}`;
     return [header, ...rows].join("\n");
   },
 });

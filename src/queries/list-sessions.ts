@@ -2,7 +2,7 @@ import { type } from "arktype";
 import { DerunSessionState, SCHEMA_VERSION } from "../core/enums.ts";
 import { defineQuery } from "./query.ts";
 import { capped, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT, positiveIntegerType } from "./_args.ts";
-import { commandLine, oneLine, outcome, SEP, size, when, sessionSummary } from "../transcript/index.ts";
+import { commandLine, oneLine, outcome, SEP, size, when, sessionSummary, readSessions, maskedFact } from "../transcript/index.ts";
 
 const states = Object.values(DerunSessionState);
 
@@ -27,14 +27,16 @@ export default defineQuery({
   },
   async handler(input, { store }) {
     const limit = capped(input.limit, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT);
-    const sessions = (await store.list()).filter((info) => input.state === undefined || info.state === input.state);
-    return { schema_version: SCHEMA_VERSION, total: sessions.length, sessions: sessions.slice(0, limit).map(sessionSummary) };
+    const sessions = (await readSessions(store)).filter(({ info }) => input.state === undefined || info.state === input.state);
+    const shown = sessions.slice(0, limit);
+    const redacted = shown.reduce((n, s) => n + s.redacted, 0);
+    return { schema_version: SCHEMA_VERSION, total: sessions.length, sessions: shown.map((s) => sessionSummary(s.info)), ...(redacted > 0 ? { redacted } : {}) };
   },
-  render: ({ total, sessions }) => {
+  render: ({ total, sessions, redacted }) => {
     const rows = sessions.map((s) =>
       [s.session_id, outcome(s), size(s.output_bytes), oneLine(when(s.started_at)), oneLine(s.transport_mode), commandLine(s.command)].join(SEP),
     );
     const shown = sessions.length < total ? `${sessions.length} of ${total} sessions` : `${total} session${total === 1 ? "" : "s"}`;
-    return [`${shown}, newest first`, ...rows].join("\n");
+    return [`${shown}, newest first${redacted ? `${SEP}${maskedFact(redacted)}` : ""}`, ...rows].join("\n");
   },
 });

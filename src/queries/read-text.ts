@@ -4,7 +4,7 @@ import { DerunError } from "../core/errors.ts";
 import type { LineRange } from "../views/lines.ts";
 import { defineQuery } from "./query.ts";
 import { capped, channelType, commandType, positiveIntegerType, sessionIdType, TEXT_DEFAULT_LINES, TEXT_DEFAULT_MAX_CHARS, TEXT_MAX_MAX_CHARS } from "./_args.ts";
-import { subjectOf, subjectText, type Subject, lineSpan, SEP, withLines, screenLines, textLines, type ReadTextLines, openTranscript, withoutPromptFiller } from "../transcript/index.ts";
+import { subjectOf, subjectText, type Subject, lineSpan, SEP, withLines, screenLines, textLines, type ReadTextLines, openTranscript, withoutPromptFiller, maskedFact } from "../transcript/index.ts";
 
 export type ReadTextResult = Subject & ReadTextLines & { readonly schema_version: typeof SCHEMA_VERSION };
 
@@ -52,7 +52,9 @@ export default defineQuery({
     if (view === "screen" && input.channel !== undefined) throw new DerunError("invalid_argument", 'channel applies to view "text" (a screen shows every stream)');
     const maxChars = capped(input.max_chars, TEXT_DEFAULT_MAX_CHARS, TEXT_MAX_MAX_CHARS);
     const lines = view === "screen" ? await screenLines(t, range, maxChars) : await textLines(t, range, maxChars, input.channel, signal);
-    return { schema_version: SCHEMA_VERSION, ...subjectOf(t), ...lines };
+    const subject = subjectOf(t);
+    const redacted = (subject.redacted ?? 0) + (lines.redacted ?? 0);
+    return { schema_version: SCHEMA_VERSION, ...subject, ...lines, ...(redacted > 0 ? { redacted } : {}) };
   },
   render: (r) => {
     const view =
@@ -63,6 +65,7 @@ export default defineQuery({
     if (r.truncated) facts.push("more lines than max_chars allows");
     if (r.scrolled_out) facts.push("earlier lines scrolled out of the scrollback");
     facts.push(`bytes ${r.start_cursor}-${r.end_cursor}`);
+    if (r.redacted) facts.push(maskedFact(r.redacted));
     return withLines(facts.join(SEP), r.lines);
   },
 });

@@ -5,7 +5,7 @@ import { quote } from "../core/quote.ts";
 import { compilePattern } from "../views/search.ts";
 import { DEFAULT_LIMITS, defineQuery } from "./query.ts";
 import { capped, channelType, commandType, positiveIntegerType, sessionIdType } from "./_args.ts";
-import { SEP, searchTranscript, renderFound, type Found, openTranscript, searchAllSessions, sessionsSearchedText, type SkippedSession } from "../transcript/index.ts";
+import { SEP, searchTranscript, renderFound, type Found, openTranscript, searchAllSessions, sessionsSearchedText, type SkippedSession, maskedFact } from "../transcript/index.ts";
 
 const DEFAULT_MATCHES = 20;
 const MAX_MATCHES = 200;
@@ -27,6 +27,8 @@ export interface SearchOutputResult {
   readonly stopped_after_ms?: number;
   /** The sessions with matches (with session_id: that one, matches or not). */
   readonly results: readonly Found[];
+  /** Secrets masked in the lines and commands shown (absent: none). */
+  readonly redacted?: number;
 }
 
 /** derun_search_output: a regular expression or literal over the text view of one session or the newest ones. */
@@ -87,6 +89,7 @@ export default defineQuery({
       };
     }
     const shown = results.reduce((n, r) => n + r.matches.length, 0);
+    const redacted = results.reduce((n, r) => n + (r.redacted ?? 0), 0);
     return {
       schema_version: SCHEMA_VERSION,
       pattern: input.pattern,
@@ -96,6 +99,7 @@ export default defineQuery({
       truncated: matchCount > shown,
       ...(stopped ? { stopped_after_ms: Math.round(performance.now() - started) } : {}),
       results,
+      ...(redacted > 0 ? { redacted } : {}),
     };
   },
   render: (r) => {
@@ -104,6 +108,7 @@ export default defineQuery({
     if (r.sessions_total === undefined) facts.push(`${r.sessions_searched} session${r.sessions_searched === 1 ? "" : "s"} searched`);
     else facts.push(sessionsSearchedText({ sessions_total: r.sessions_total, sessions_searched: r.sessions_searched, skipped: r.skipped ?? [], sessions_skipped: r.sessions_skipped ?? 0, sessions_not_searched: r.sessions_not_searched ?? 0 }));
     if (r.truncated) facts.push(`first ${shown} shown (max_matches)`);
+    if (r.redacted) facts.push(maskedFact(r.redacted));
     if (r.stopped_after_ms !== undefined) facts.push(`stopped after ${(r.stopped_after_ms / 1000).toFixed(1)} s: later lines${r.sessions_total === undefined ? "" : " and sessions"} not searched`);
     return [facts.join(SEP), ...r.results.map(renderFound)].join("\n");
   },

@@ -5,6 +5,7 @@ import { defineQuery } from "./query.ts";
 import { capped, positiveIntegerType, sessionIdType, WAIT_DEFAULT_TIMEOUT_MS, WAIT_MAX_TIMEOUT_MS } from "./_args.ts";
 import { rowOf, type CommandRow } from "./_command-row.ts";
 import {
+  readSessions,
   openTranscript,
   readCommands,
   resolveSessionId,
@@ -54,7 +55,7 @@ let warmed = false;
 async function warmUp(store: Store): Promise<void> {
   if (warmed) return;
   warmed = true;
-  const newest = (await store.list())[0];
+  const newest = (await readSessions(store))[0]?.info;
   if (!newest) return;
   const id = newest.meta.session_id;
   // A shell's commands are what end most: their path (the command's range) is the one to warm.

@@ -16,7 +16,8 @@
 import { constants } from "node:os";
 import { shellLine } from "../core/shell-quote.ts";
 import type { SessionInfo, Store } from "../core/store.ts";
-import { readCommands } from "./commands.ts";
+import { shellCommands } from "./commands.ts";
+import { maskArgv, redactorFor } from "./masking.ts";
 import { rawOutput } from "./raw-output.ts";
 
 /** The size asciinema assumes when a recording does not say (and derun had no terminal). */
@@ -31,7 +32,7 @@ export function asciicastHeader(info: SessionInfo, version: AsciicastVersion = 2
   const ended = info.ended_at === undefined ? NaN : Date.parse(info.ended_at);
   const cols = info.meta.cols ?? DEFAULT_COLS;
   const rows = info.meta.rows ?? DEFAULT_ROWS;
-  const rest = { timestamp: Math.floor(started / 1000), command: shellLine(info.meta.command, "linux"), title: `derun ${info.meta.session_id}` };
+  const rest = { timestamp: Math.floor(started / 1000), command: shellLine(maskArgv(redactorFor(info.meta), info.meta.command).argv, "linux"), title: `derun ${info.meta.session_id}` };
   if (version === 3) return { version: 3, term: { cols, rows }, ...rest };
   return { version: 2, width: cols, height: rows, ...(Number.isFinite(ended) ? { duration: seconds(ended - started) } : {}), ...rest };
 }
@@ -72,7 +73,8 @@ async function marksOf(store: Store, info: SessionInfo, version: AsciicastVersio
   const id = info.meta.session_id;
   const marks: Mark[] = (await store.events(id)).map((e) => ({ offset: e.offset, timestamp: e.timestamp, code: "r", data: `${e.cols}x${e.rows}` }));
   if (version === 3 && info.meta.records_commands) {
-    for (const c of await readCommands(store, id)) {
+    // Command lines as readers get them: masked (shellCommands).
+    for (const c of await shellCommands(store, info)) {
       if (c.output_start === null || c.started_at === null) continue;
       marks.push({ offset: c.output_start, timestamp: c.started_at, code: "m", data: c.command_line ?? "" });
     }

@@ -1,10 +1,36 @@
 /**
  * The per-command records of a `derun shell` session (commands.jsonl), as readers get them: command
- * lines and directories are text the user typed, so they leave the session through the read engine
- * like its output does.
+ * lines and directories are text the user typed, so they leave the session through the read engine,
+ * masked, like its output does.
  */
 import type { CommandRecord } from "../core/shell/commands.ts";
-import type { Store } from "../core/store.ts";
+import type { SessionInfo, Store } from "../core/store.ts";
+import { redactorFor, redactorOf } from "./masking.ts";
+import { runningCommand } from "./running-command.ts";
+import { maskedOrNull } from "./subject.ts";
 
-/** The finished commands of a shell session, oldest first. */
-export const readCommands = (store: Store, sessionId: string): Promise<CommandRecord[]> => store.commands(sessionId);
+/** A command as readers get it: `redacted`, how many secrets its line and directory had (absent: none). */
+export type ShownCommand = CommandRecord & { readonly redacted?: number };
+
+/** The commands of a shell session, oldest first, then the one running now (if any), masked. */
+export async function shellCommands(store: Store, info: SessionInfo): Promise<ShownCommand[]> {
+  const id = info.meta.session_id;
+  const records = await store.commands(id);
+  const running = await runningCommand(store, info, records);
+  const redactor = redactorFor(info.meta);
+  return [...records, ...(running ? [running] : [])].map((r) => {
+    const counter = { count: 0 };
+    const shown = { ...r, command_line: maskedOrNull(redactor, r.command_line, counter), cwd: maskedOrNull(redactor, r.cwd, counter) };
+    return counter.count > 0 ? { ...shown, redacted: counter.count } : shown;
+  });
+}
+
+/** The finished commands of a shell session, oldest first, masked as {@link shellCommands} masks them. */
+export async function readCommands(store: Store, sessionId: string): Promise<ShownCommand[]> {
+  const redactor = await redactorOf(store, sessionId);
+  return (await store.commands(sessionId)).map((r) => {
+    const counter = { count: 0 };
+    const shown = { ...r, command_line: maskedOrNull(redactor, r.command_line, counter), cwd: maskedOrNull(redactor, r.cwd, counter) };
+    return counter.count > 0 ? { ...shown, redacted: counter.count } : shown;
+  });
+}

@@ -14,6 +14,7 @@ import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { runningCommand } from "./running-command.ts";
 import { DEFAULT_LIMITS } from "./limits.ts";
+import { LineMasking, maskSlices, redactorOf } from "./masking.ts";
 
 /** Bytes per store read. */
 const BLOCK = DEFAULT_LIMITS.windowBytes;
@@ -37,6 +38,12 @@ export interface FollowEnd {
 
 /** Slices from `from` on, one batch per read, until the session (or the command) ends. */
 export async function* followOutput(store: Store, sessionId: string, options: FollowOptions, end: FollowEnd = {}): AsyncGenerator<readonly OutputSlice[]> {
+  const redactor = await redactorOf(store, sessionId);
+  for await (const slices of followOutputAsRecorded(store, sessionId, options, end)) yield (await maskSlices(store, sessionId, redactor, slices)).slices;
+}
+
+/** {@link followOutput} without masking: what the text follow runs its view on (it masks lines). */
+async function* followOutputAsRecorded(store: Store, sessionId: string, options: FollowOptions, end: FollowEnd): AsyncGenerator<readonly OutputSlice[]> {
   let cursor = options.from;
   for (;;) {
     const read = await store.read(sessionId, cursor, BLOCK);
@@ -79,12 +86,13 @@ export interface TextFollowOptions extends FollowOptions {
  */
 export async function* followText(store: Store, sessionId: string, options: TextFollowOptions, end: FollowEnd = {}): AsyncGenerator<readonly TextLine[]> {
   const view = new TextView();
-  for await (const slices of followOutput(store, sessionId, options, end)) {
+  const masking = new LineMasking(await redactorOf(store, sessionId));
+  for await (const slices of followOutputAsRecorded(store, sessionId, options, end)) {
     const lines: TextLine[] = [];
-    for (const s of slices) for (const line of view.write(s.channel, s.bytes, s.start)) if (line.end > options.after) lines.push(line);
+    for (const s of slices) for (const line of view.write(s.channel, s.bytes, s.start)) if (line.end > options.after) lines.push(masking.line(line));
     if (lines.length > 0) yield lines;
   }
   // Every open line is one not shown yet: the tail leaves its open lines to the follow.
   const open = view.partials();
-  if (open.length > 0) yield open;
+  if (open.length > 0) yield masking.lines(open);
 }

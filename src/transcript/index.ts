@@ -9,6 +9,7 @@ export * from "./follow.ts";
 export * from "./joined.ts";
 export * from "./limits.ts";
 export * from "./line-count.ts";
+export * from "./masking.ts";
 export * from "./memory-bound.ts";
 export * from "./output.ts";
 export * from "./pace.ts";

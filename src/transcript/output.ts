@@ -5,6 +5,7 @@
 import { DerunSessionState, type DerunOutputChannel, SCHEMA_VERSION } from "../core/enums.ts";
 import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { joined } from "./joined.ts";
+import { maskSlices, redactorOf } from "./masking.ts";
 import { decodeUtf8, utf8Boundary, utf8SequenceHere, utf8SequenceLength } from "./utf8.ts";
 
 /** How a read hands out its bytes: UTF-8 text, or byte-exact base64. */
@@ -27,6 +28,8 @@ export interface ReadOutputResult {
   readonly at_tail: boolean;
   readonly eof: boolean;
   readonly session_state: DerunSessionState;
+  /** Secrets masked in this answer's chunks (absent: none). */
+  readonly redacted?: number;
 }
 
 /** The result of a read ending at `next`: at the tail when `atTail`, at its end once the session is no longer live too. */
@@ -39,6 +42,9 @@ export const readResult = (sessionId: string, chunks: OutputChunk[], next: numbe
   eof: atTail && !isLiveState(state),
   session_state: state,
 });
+
+/** The result with its count of masked secrets, when there were any. */
+export const withRedacted = <R extends object>(result: R, count: number): R & { redacted?: number } => (count > 0 ? { ...result, redacted: count } : result);
 
 export interface OutputWindow {
   readonly result: ReadOutputResult;
@@ -134,7 +140,8 @@ export const readOutput = async (
 ): Promise<OutputWindow> => {
   const text = encoding === "text";
   const read = await store.read(sessionId, cursor, maxBytes + (text ? TEXT_LOOKAHEAD : 0));
-  const stretches = coalesce(read.slices);
+  const masked = await maskSlices(store, sessionId, await redactorOf(store, sessionId), read.slices);
+  const stretches = coalesce(masked.slices);
   const start = stretches[0]?.start ?? read.next_cursor;
   const live = isLiveState(read.state);
   const { kept, withheldAtTail } = text
@@ -143,5 +150,6 @@ export const readOutput = async (
   const last = kept.at(-1);
   const next = last ? last.start + last.bytes.length : start;
   const atTail = next === read.output_bytes || withheldAtTail;
-  return { committedEnd: read.output_bytes, result: readResult(sessionId, kept.map((stretch) => toChunk(stretch, encoding)), next, atTail, read.state) };
+  const result = readResult(sessionId, kept.map((stretch) => toChunk(stretch, encoding)), next, atTail, read.state);
+  return { committedEnd: read.output_bytes, result: withRedacted(result, masked.count) };
 };

@@ -9,6 +9,7 @@ import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { nthLfBackward } from "../views/lines.ts";
 import { joined } from "./joined.ts";
 import { DEFAULT_LIMITS } from "./limits.ts";
+import { maskSlices, redactorOf } from "./masking.ts";
 
 /** Bytes per store read: big enough to stream fast, small enough to hold. */
 const BLOCK = DEFAULT_LIMITS.windowBytes;
@@ -36,12 +37,14 @@ export interface RawOutputOptions {
  * `signal` aborts). The slices' bytes are views valid until the next step.
  */
 export async function* rawOutput(store: Store, sessionId: string, options: RawOutputOptions = {}): AsyncGenerator<OutputSlice> {
+  const redactor = await redactorOf(store, sessionId);
   let cursor = options.from ?? 0;
   for (;;) {
     const want = options.to === undefined ? BLOCK : Math.min(BLOCK, options.to - cursor);
     if (want <= 0) return;
     const read = await store.read(sessionId, cursor, want);
-    for (const slice of read.slices) if (options.channel === undefined || slice.channel === options.channel) yield slice;
+    // Masked with the bytes around them (a secret across this read's edge is seen whole).
+    for (const slice of (await maskSlices(store, sessionId, redactor, read.slices)).slices) if (options.channel === undefined || slice.channel === options.channel) yield slice;
     cursor = read.next_cursor;
     if (cursor < read.output_bytes) continue;
     // At the end of what was committed when the state was read: a session that had ended then has no more.

@@ -8,6 +8,7 @@ import { selectLines, type LineRange } from "../views/lines.ts";
 import { renderTranscript } from "./screen-render.ts";
 import { selectText } from "./text-select.ts";
 import type { Transcript } from "./transcript.ts";
+import { redactorFor } from "./masking.ts";
 
 export interface ReadTextLines {
   readonly view: "text" | "screen";
@@ -29,6 +30,8 @@ export interface ReadTextLines {
   /** Screen: the scrollback is full, so the first lines rendered may have scrolled out of it. */
   readonly scrolled_out?: boolean;
   readonly lines: readonly string[];
+  /** Secrets masked in the lines (absent: none). */
+  readonly redacted?: number;
 }
 
 export async function textLines(t: Transcript, range: LineRange, maxChars: number, channel?: DerunOutputChannel, signal?: AbortSignal): Promise<ReadTextLines> {
@@ -45,12 +48,22 @@ export async function textLines(t: Transcript, range: LineRange, maxChars: numbe
     start_cursor: String(start),
     end_cursor: String(end),
     lines: lines.map((l) => l.line.text),
+    ...(selection.redacted > 0 ? { redacted: selection.redacted } : {}),
   };
 }
 
 export async function screenLines(t: Transcript, range: LineRange, maxChars: number): Promise<ReadTextLines> {
   const render = await renderTranscript(t);
-  const all = render.lines.map((line) => (line.length > maxChars ? line.slice(0, maxChars) : line));
+  // Masked before the cut (a cut secret is not recognised); wrapped rows are already one line here.
+  const redactor = redactorFor(t.info.meta);
+  const state = { inKey: false };
+  const counts: number[] = [];
+  const masked = render.lines.map((line) => {
+    const m = redactor.text(line, state);
+    counts.push(m.count);
+    return m.text;
+  });
+  const all = masked.map((line) => (line.length > maxChars ? line.slice(0, maxChars) : line));
   const selection = selectLines(all, range, { maxChars });
   const { lines } = selection;
   return {
@@ -66,5 +79,8 @@ export async function screenLines(t: Transcript, range: LineRange, maxChars: num
     ...(render.alternate ? { alternate_screen: true } : {}),
     ...(render.scrollbackFull ? { scrolled_out: true } : {}),
     lines: lines.map((l) => l.line),
+    ...withCount(lines.reduce((n, l) => n + counts[l.number - 1]!, 0)),
   };
 }
+
+const withCount = (n: number) => (n > 0 ? { redacted: n } : {});

@@ -56,5 +56,8 @@ export const size = (bytes: number): string => {
 /** An RFC 3339 time as "2026-05-01 12:00:03" (UTC), shorter to read. */
 export const when = (iso: string | null | undefined): string => (iso ? iso.replace("T", " ").replace(/\.\d+Z$|Z$/, "") : "?");
 
+/** "2 secrets masked": how many values redaction hid in an answer (docs/secrets.md). */
+export const maskedFact = (n: number): string => `${n} secret${n === 1 ? "" : "s"} masked`;
+
 /** Header and lines as one text. */
 export const withLines = (header: string, lines: readonly string[]): string => (lines.length === 0 ? header : `${header}\n${lines.join("\n")}`);

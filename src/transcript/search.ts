@@ -10,10 +10,13 @@ import type { DerunOutputChannel } from "../core/enums.ts";
 import { TextSearch, type SearchMatch, type SearchPattern } from "../views/search.ts";
 import type { TextLine } from "../views/text.ts";
 import { subjectOf, subjectText, type Subject } from "./subject.ts";
-import { SEP } from "./render.ts";
+import { maskedFact, SEP } from "./render.ts";
 import { giveTurn, turnDue } from "./pace.ts";
 import { candidateBatches } from "./search-stream.ts";
-import { textBatches, type TextStreamOptions } from "./text-stream.ts";
+import { textBatchesAsRecorded } from "./text-stream-raw.ts";
+import type { TextStreamOptions } from "./text-stream.ts";
+import { LineMasking, maskText, redactorFor, type Redactor } from "./masking.ts";
+import { canMatchMask } from "./redact/search-mask.ts";
 import type { Transcript } from "./transcript.ts";
 
 /** The pattern as search compiles it (the command line compiles it once, and colours with it: matchesIn, bounded as search is). */
@@ -48,6 +51,8 @@ export type Found = Subject & {
   readonly line_chars?: number;
   /** The deadline passed: the lines after `lines_searched` were not searched. */
   readonly stopped?: true;
+  /** Secrets masked in the lines shown (absent: none). */
+  readonly redacted?: number;
   readonly matches: readonly FoundMatch[];
 };
 
@@ -70,16 +75,23 @@ const CLOCK_EVERY = 16;
 const LONG_LINE = 256;
 
 export async function searchTranscript(t: Transcript, options: SearchTranscriptOptions): Promise<Found> {
-  const search = new TextSearch(options);
+  // The masked text is searched. A line is masked before the pattern sees it when the pattern could
+  // match a mask's `*`; otherwise (masks keep lengths) a masked line can match only where the line
+  // as recorded does, so only those lines are masked and tested again, and searching costs what it did.
+  const redactor = redactorFor(t.info.meta);
+  const masking = new LineMasking(redactor);
+  const maskFirst = redactor.enabled && canMatchMask(options.pattern);
+  const search = new TextSearch({ ...options, ...(redactor.enabled && !maskFirst ? { shown: (line: TextLine) => masking.line(line) } : {}) });
   let number = 1;
   let stopped = false;
   // The clock is read before a line, so "stopped" always means lines were left unsearched; the batch
   // of lines still open at the end comes last, and a search stopped before it never sees it.
   let long = false;
   let tested = 0;
-  // With a required literal, the lines that cannot hold it are passed over as a count (search-stream.ts).
-  const needle = options.invert ? undefined : options.pattern.needle;
-  const batches = needle ? candidateBatches(t, needle, search.contextLines, options) : textBatches(t, options);
+  // With a required literal, the lines that cannot hold it are passed over as a count (search-stream.ts);
+  // not when a mask's `*` could match (the literal is looked for in the bytes as recorded).
+  const needle = options.invert || maskFirst ? undefined : options.pattern.needle;
+  const batches = needle ? candidateBatches(t, needle, search.contextLines, options) : textBatchesAsRecorded(t, options);
   scan: for await (const steps of batches) {
     for (const step of steps) {
       if (typeof step === "number") {
@@ -95,7 +107,7 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
         if (turnDue()) await giveTurn();
         if (options.signal?.aborted) break scan;
       }
-      search.push(number++, step);
+      search.push(number++, maskFirst ? masking.line(step) : step);
       long = step.text.length > LONG_LINE;
     }
     long = true; // a batch is a window's worth of work: look at the clock before the next one
@@ -103,14 +115,18 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
   // A cancelled call (or the server shutting down): what was found so far, marked as stopped.
   if (options.signal?.aborted) stopped = true;
   const result = search.result();
+  const subject = subjectOf(t);
+  const shown = { count: subject.redacted ?? 0 };
+  const matches = result.matches.map((m) => found(m, redactor, shown));
   return {
-    ...subjectOf(t),
+    ...subject,
     ...(options.channel === undefined ? {} : { channel: options.channel }),
     lines_searched: result.linesSearched,
     match_count: result.matchCount,
     ...(result.longLines > 0 ? { long_lines: result.longLines, line_chars: options.pattern.lineChars } : {}),
     ...(stopped ? { stopped: true as const } : {}),
-    matches: result.matches.map(found),
+    ...(shown.count > 0 ? { redacted: shown.count } : {}),
+    matches,
   };
 }
 
@@ -120,18 +136,26 @@ const clip = (text: string, max: number, around = 0): string => {
   return `${from > 0 ? "…" : ""}${text.slice(from, from + max)}${from + max < text.length ? "…" : ""}`;
 };
 
-const context = (l: { number: number; line: TextLine }): FoundLine => ({ line: l.number, text: clip(l.line.text, CONTEXT_LINE_CHARS) });
+/** A context line (pushed as recorded, unless it matched): masked, then cut. */
+const context = (l: { number: number; line: TextLine }, redactor: Redactor, shown: { count: number }): FoundLine => {
+  const masked = (l.line as { redacted?: number }).redacted === undefined ? maskText(redactor, l.line.text) : { text: l.line.text, count: (l.line as { redacted?: number }).redacted! };
+  shown.count += masked.count;
+  return { line: l.number, text: clip(masked.text, CONTEXT_LINE_CHARS) };
+};
 
-const found = (m: SearchMatch): FoundMatch => ({
-  line: m.number,
-  text: clip(m.line.text, MATCH_LINE_CHARS, m.column),
-  column: m.column,
-  match: m.match,
-  start_cursor: String(m.line.start),
-  end_cursor: String(m.line.end),
-  before: m.before.map(context),
-  after: m.after.map(context),
-});
+const found = (m: SearchMatch, redactor: Redactor, shown: { count: number }): FoundMatch => {
+  shown.count += (m.line as { redacted?: number }).redacted ?? 0;
+  return {
+    line: m.number,
+    text: clip(m.line.text, MATCH_LINE_CHARS, m.column),
+    column: m.column,
+    match: m.match,
+    start_cursor: String(m.line.start),
+    end_cursor: String(m.line.end),
+    before: m.before.map((l) => context(l, redactor, shown)),
+    after: m.after.map((l) => context(l, redactor, shown)),
+  };
+};
 
 /** A session's matches: a header line, then grep-style lines (`--` between groups that do not touch). */
 export function renderFound(f: Found): string {
@@ -139,6 +163,7 @@ export function renderFound(f: Found): string {
   if (f.channel) facts.push(f.channel);
   facts.push(`${f.match_count} of ${f.lines_searched} lines match`);
   if (f.stopped) facts.push(`stopped at line ${f.lines_searched}: out of time`);
+  if (f.redacted) facts.push(maskedFact(f.redacted));
   if (f.long_lines) facts.push(`${f.long_lines} line${f.long_lines === 1 ? "" : "s"} longer than ${f.line_chars} characters searched in ${f.long_lines === 1 ? "its" : "their"} start only`);
   const out = [`== ${facts.join(SEP)}`];
   let last = 0;

@@ -1,9 +1,43 @@
-/** Session facts as the tools report them: snake_case, optional fields omitted rather than null. */
-import type { SessionInfo } from "../core/store.ts";
+/**
+ * Session facts as readers get them: snake_case, optional fields omitted rather than null, command
+ * lines and the working directory masked (./masking.ts). Queries and commands read a session's
+ * facts only through here (test/architecture/layers.test.ts): never the store's own get or list.
+ */
+import type { SessionInfo, Store } from "../core/store.ts";
+import { maskArgv, maskText, redactorFor } from "./masking.ts";
+import { resolveSessionId } from "./session-ref.ts";
 
 /** Copy of `fields` without the keys whose value is undefined, so JSON and structuredContent agree. */
 const defined = <T extends Record<string, unknown>>(fields: T): T =>
   Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as T;
+
+/**
+ * A session as a reader sees it: its argv and working directory masked, `redacted` how many
+ * secrets that hid. Its meta keeps the fingerprints of its environment (for the masking of what
+ * is read next); the answers below name their fields one by one, and those are not among them.
+ */
+export interface ReadSession {
+  readonly info: SessionInfo;
+  readonly redacted: number;
+}
+
+function shown(info: SessionInfo): ReadSession {
+  const redactor = redactorFor(info.meta);
+  const meta = info.meta;
+  const argv = maskArgv(redactor, meta.command);
+  const cwd = maskText(redactor, meta.working_directory);
+  return { info: { ...info, meta: { ...meta, command: argv.argv, working_directory: cwd.text } }, redacted: argv.count + cwd.count };
+}
+
+/** The session a reference (`id`, `last`, `last~N`) names; `session_not_found` when there is none. */
+export async function readSession(store: Store, ref: string): Promise<ReadSession> {
+  return shown(await store.get(await resolveSessionId(store, ref)));
+}
+
+/** Every session, newest first. */
+export async function readSessions(store: Store): Promise<ReadSession[]> {
+  return (await store.list()).map(shown);
+}
 
 /** One row of derun_list_sessions. */
 export const sessionSummary = (info: SessionInfo) =>

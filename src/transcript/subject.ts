@@ -7,6 +7,7 @@ import type { Transcript } from "./transcript.ts";
 import { commandLine, oneLine, outcome, SEP } from "./render.ts";
 import { isRunning } from "./running-command.ts";
 import type { CommandRecord } from "../core/shell/commands.ts";
+import { maskArgv, maskText, redactorFor, type Redactor } from "./masking.ts";
 
 export interface CommandFacts {
   readonly number: number;
@@ -28,13 +29,23 @@ export interface Subject {
   /** The session's command (argv). */
   readonly session_command: readonly string[];
   readonly command?: CommandFacts;
+  /** Secrets masked in the command lines and directory above (absent: none). */
+  readonly redacted?: number;
 }
 
-const factsOf = (c: CommandRecord): CommandFacts => ({
+/** A command's line or directory, masked; `counter` adds up what was. */
+export const maskedOrNull = (redactor: Redactor, text: string | null, counter: { count: number }): string | null => {
+  if (text === null) return null;
+  const masked = maskText(redactor, text);
+  counter.count += masked.count;
+  return masked.text;
+};
+
+const factsOf = (c: CommandRecord, redactor: Redactor, counter: { count: number }): CommandFacts => ({
   number: c.number,
   ...(isRunning(c) ? { running: true as const } : {}),
-  command_line: c.command_line,
-  cwd: c.cwd,
+  command_line: maskedOrNull(redactor, c.command_line, counter),
+  cwd: maskedOrNull(redactor, c.cwd, counter),
   exit_code: c.exit_code,
   started_at: c.started_at,
   ended_at: c.ended_at,
@@ -43,14 +54,19 @@ const factsOf = (c: CommandRecord): CommandFacts => ({
 export const subjectOf = (t: Transcript): Subject => {
   const final = t.info.final;
   const c = t.command;
+  const redactor = redactorFor(t.info.meta);
+  const argv = maskArgv(redactor, t.info.meta.command);
+  const counter = { count: argv.count };
+  const command = c ? factsOf(c, redactor, counter) : undefined;
   return {
     session_id: t.sessionId,
     session_state: t.info.state,
     ...(final?.exit_code === undefined ? {} : { exit_code: final.exit_code }),
     ...(final?.signal === undefined ? {} : { signal: final.signal }),
     ...(final?.error === undefined ? {} : { error: final.error }),
-    session_command: t.info.meta.command,
-    ...(c ? { command: factsOf(c) } : {}),
+    session_command: argv.argv,
+    ...(command ? { command } : {}),
+    ...(counter.count > 0 ? { redacted: counter.count } : {}),
   };
 };
 

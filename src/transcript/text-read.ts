@@ -9,7 +9,8 @@ import { isLiveState, type Store } from "../core/store.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { chunksOf, spanArray, type RecordSpans } from "../views/window.ts";
 import { joined } from "./joined.ts";
-import { readResult, type OutputChunk, type OutputWindow } from "./output.ts";
+import { readResult, withRedacted, type OutputChunk, type OutputWindow } from "./output.ts";
+import { LineMasking, redactorOf } from "./masking.ts";
 import { utf8CutAtLeastOne } from "./utf8.ts";
 
 /** Bytes read past max_bytes, so that one whole character can be taken when max_bytes is smaller. */
@@ -95,7 +96,8 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
   }
   const end = start + length;
   const groups: Group[] = [];
-  for (const line of lines) {
+  const masking = new LineMasking(await redactorOf(store, sessionId));
+  for (const line of masking.lines(lines)) {
     const last = groups[groups.length - 1];
     if (last && last.channel === line.channel && !last.open) {
       last.lines.push(line.text);
@@ -121,5 +123,5 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
     timestamp: timestampAt(g.start),
     data: g.lines.join("\n") + (g.open ? "" : "\n"),
   }));
-  return { committedEnd: read.output_bytes, result: readResult(sessionId, chunks, end, end === read.output_bytes, read.state) };
+  return { committedEnd: read.output_bytes, result: withRedacted(readResult(sessionId, chunks, end, end === read.output_bytes, read.state), masking.count) };
 }

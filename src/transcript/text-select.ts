@@ -11,6 +11,7 @@ import { TextView, type TextLine } from "../views/text.ts";
 import { chunksOf } from "../views/window.ts";
 import { textLineTotal } from "./line-count.ts";
 import { readWindow, windowsForward, type Transcript } from "./transcript.ts";
+import { LineMasking, redactedIn, redactorFor } from "./masking.ts";
 
 export interface TextSelection {
   readonly lines: readonly NumberedLine<TextLine>[];
@@ -18,6 +19,8 @@ export interface TextSelection {
   readonly total: number;
   /** The budget left out lines of the range asked for. */
   readonly truncated: boolean;
+  /** Secrets masked in the lines (each line counts its own: see MaskedLine). */
+  readonly redacted: number;
 }
 
 export interface TextSelectOptions {
@@ -32,10 +35,11 @@ export async function selectText(t: Transcript, range: LineRange, options: TextS
   // Every line costs the budget a character at least: a longer tail would be read only to be dropped.
   const capped: LineRange = "tail" in range ? { tail: Math.min(range.tail, options.maxChars) } : range;
   const selector = new LineSelector<TextLine>(capped, { maxChars: options.maxChars });
+  const masking = new LineMasking(redactorFor(t.info.meta));
   if ("tail" in capped) {
     // TailScan's `from` is already where the earliest line still open at the tail began, on any channel.
     const start = await tailStart(t, capped.tail, options.channel, options.signal);
-    await runView(t, start.from, new Map(), lfs - start.lfs + 1, selector, start.after, options);
+    await runView(t, start.from, new Map(), lfs - start.lfs + 1, selector, start.after, options, masking);
   } else {
     // Lines past the last LF are the open ones: start after the last LF and let the selector skip to them.
     const first = "head" in capped ? 1 : capped.from;
@@ -43,13 +47,16 @@ export async function selectText(t: Transcript, range: LineRange, options: TextS
     const at = skip === 0 ? t.lo : await afterNthLf(t, skip, options.channel, options.signal);
     if (at !== undefined) {
       const starts = await lineStartsAt(t, at, options.channel, options.signal);
-      await runView(t, Math.min(at, ...starts.values()), starts, skip + 1, selector, at, options);
+      await runView(t, Math.min(at, ...starts.values()), starts, skip + 1, selector, at, options, masking);
     }
   }
-  const { lines, truncated } = selector.result();
+  const selected = selector.result();
+  // The lines kept, masked as one batch (a line cut to the budget was masked before its cut).
+  const masked = masking.lines(selected.lines.map((l) => l.line));
+  const lines = selected.lines.map((l, i) => (masked[i] === l.line ? l : { ...l, line: masked[i]! }));
   // Lines past the cap were asked for and exist: the budget left them out.
   const cut = "tail" in range && "tail" in capped && capped.tail < range.tail && total > capped.tail;
-  return { lines, total, truncated: truncated || cut };
+  return { lines, total, truncated: selected.truncated || cut, redacted: redactedIn(lines.map((l) => l.line)) };
 }
 
 /**
@@ -64,11 +71,17 @@ async function runView(
   selector: LineSelector<TextLine>,
   after: number,
   options: TextSelectOptions,
+  masking: LineMasking,
 ): Promise<void> {
   const view = new TextView();
   let number = first;
-  // A line longer than the whole budget is cut to it (the view already cuts at 1 MiB).
-  const clipped = (line: TextLine) => (line.text.length > options.maxChars ? { ...line, text: line.text.slice(0, options.maxChars), cut: true } : line);
+  // A line longer than the whole budget is cut to it (the view already cuts at 1 MiB), masked first
+  // (a secret the cut went through would no longer be recognised); the others are masked once kept.
+  const clipped = (line: TextLine) => {
+    if (line.text.length <= options.maxChars) return line;
+    const masked = masking.line(line);
+    return { ...masked, text: masked.text.slice(0, options.maxChars), cut: true, masked: true };
+  };
   const offer = (line: TextLine) => (!line.partial && line.end <= after) || selector.push(number++, clipped(line));
   for await (const window of windowsForward(t, from, { signal: options.signal, channel: options.channel })) {
     for (const chunk of chunksOf(window, t.spans, options.channel)) {

@@ -7,6 +7,7 @@
 import type { CommandRecord } from "../core/shell/commands.ts";
 import { isLiveState, type SessionInfo, type Store } from "../core/store.ts";
 import { readCommands } from "./commands.ts";
+import { readSession, readSessions } from "./session.ts";
 import { commandFailed, sessionFailed } from "./failure-find.ts";
 
 /** What ended: a session, or one command of a shell session. */
@@ -26,7 +27,8 @@ const endedAt = (e: Ended): string => (e.command ? e.command.ended_at : e.info.e
 /** Every end so far, by key (`id` a session, `id#n` a command); sessions in `settled` (ended before) are not read again. */
 async function ends(store: Store, wanted: EndWanted, settled: Set<string>): Promise<Map<string, Ended>> {
   const found = new Map<string, Ended>();
-  const sessions = wanted.sessionId === undefined ? await store.list() : [await store.get(wanted.sessionId)];
+  // As readers get them (command lines and directories masked): the answer carries the session's record.
+  const sessions = wanted.sessionId === undefined ? (await readSessions(store)).map((s) => s.info) : [(await readSession(store, wanted.sessionId)).info];
   for (const info of sessions) {
     const id = info.meta.session_id;
     if (settled.has(id)) continue;

@@ -12,7 +12,8 @@
 import { isLiveState, type Store } from "../core/store.ts";
 import { matchLine, type SearchPattern } from "../views/search.ts";
 import { TextView, type TextLine } from "../views/text.ts";
-import { readResult, type ReadOutputResult } from "./output.ts";
+import { readResult, withRedacted, type ReadOutputResult } from "./output.ts";
+import { LineMasking, redactorOf } from "./masking.ts";
 import { DEFAULT_LIMITS } from "./limits.ts";
 import { giveTurn, turnDue } from "./pace.ts";
 import { clipUtf8 } from "./utf8.ts";
@@ -41,6 +42,8 @@ export async function waitUntil(
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const view = new TextView();
+  // Lines are masked before they are tested: `until` sees what the answer would show.
+  const masking = new LineMasking(await redactorOf(store, sessionId));
   const tested = new Map<string, string>(); // an open line's text when last tested, per channel
   let scanned = cursor;
   /** The time of the record that completed (or last extended) the line being tested. */
@@ -48,12 +51,13 @@ export async function waitUntil(
   const answer = (end: number, committed: number, state: ReadOutputResult["session_state"], line?: TextLine, match?: string): WaitResult => {
     const chunk = line && { channel: line.channel, start_cursor: String(line.start), end_cursor: String(line.end), timestamp, data: clipUtf8(line.text, maxBytes) };
     return {
-      ...readResult(sessionId, chunk ? [chunk] : [], end, end === committed, state),
+      ...withRedacted(readResult(sessionId, chunk ? [chunk] : [], end, end === committed, state), line ? masking.count - before : 0),
       ...(match === undefined ? {} : { match: clipUtf8(match, maxBytes) }),
       timed_out: line === undefined && isLiveState(state),
       waited_ms: elapsed(),
     };
   };
+  let before = 0;
   const test = (line: TextLine) => matchLine(pattern, line.text)?.text;
   let count = 0;
   for (;;) {
@@ -63,7 +67,8 @@ export async function waitUntil(
       timestamp = slice.timestamp;
       const lines = view.write(slice.channel, slice.bytes, slice.start);
       for (let k = 0; k < lines.length; k++) {
-        const line = lines[k]!;
+        before = masking.count;
+        const line = masking.line(lines[k]!);
         tested.delete(line.channel);
         const match = test(line);
         if (match !== undefined) return { ...answer(line.end, read.output_bytes, read.state, line, match), timed_out: false };
@@ -77,7 +82,9 @@ export async function waitUntil(
       }
     }
     if (scanned < read.output_bytes && !signal.aborted && elapsed() < timeoutMs) continue; // more committed: read on
-    for (const line of view.partials()) {
+    for (const raw of view.partials()) {
+      before = masking.count;
+      const line = masking.line(raw);
       if (tested.get(line.channel) === line.text) continue;
       tested.set(line.channel, line.text);
       const match = test(line);

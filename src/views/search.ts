@@ -19,6 +19,11 @@ export interface SearchOptions {
   readonly maxMatches?: number;
   /** The lines that do not match are the matches (grep -v), whole (column 0, nothing matched). */
   readonly invert?: boolean;
+  /**
+   * The line as a reader is shown it (secrets masked), when that can differ: called on each line
+   * that matches, which then matches only if what it returns does too (and is kept as returned).
+   */
+  readonly shown?: (line: TextLine) => TextLine;
 }
 
 export interface SearchMatch extends NumberedLine<TextLine> {
@@ -49,6 +54,7 @@ export class TextSearch {
   private readonly context: number;
   private readonly maxMatches: number;
   private readonly invert: boolean;
+  private readonly shown: ((line: TextLine) => TextLine) | undefined;
   private readonly matches: OpenMatch[] = [];
   /** A ring of the last `context` lines not already shown (the next match's before-context), kept without allocating per line. */
   private readonly recentLines: TextLine[] = [];
@@ -66,6 +72,7 @@ export class TextSearch {
     this.context = Math.max(0, Math.min(100, Math.floor(options.context ?? 0)));
     this.maxMatches = Math.max(0, Math.floor(options.maxMatches ?? 100));
     this.invert = options.invert === true;
+    this.shown = options.shown;
   }
 
   /** Lines of context kept before and after each match. */
@@ -74,9 +81,12 @@ export class TextSearch {
   }
 
   /** Offer line `number` of the view (numbers increase). */
-  push(number: number, line: TextLine): void {
+  push(number: number, offered: TextLine): void {
     this.linesSearched++;
-    const found = this.find(line.text);
+    let line = offered;
+    let found = this.find(line.text);
+    // The line as a reader sees it decides: a masked line matches only if its masked text does.
+    if (found && this.shown && (line = this.shown(offered)) !== offered) found = this.test(line.text);
     const last = this.afterOpen ? this.matches[this.matches.length - 1] : undefined;
     if (!found) {
       if (last && last.after.length < this.context) last.after.push({ number, line });
@@ -126,6 +136,11 @@ export class TextSearch {
 
   private find(text: string): { index: number; text: string } | undefined {
     if (seenInPart(this.pattern, text)) this.longLines++;
+    return this.test(text);
+  }
+
+  /** Whether `text` is a match (grep -v: whether it is not), without counting it as a line seen. */
+  private test(text: string): { index: number; text: string } | undefined {
     const found = matchLine(this.pattern, text);
     if (!this.invert) return found;
     return found ? undefined : { index: 0, text: "" };

@@ -1,8 +1,10 @@
 /**
  * The layers, read from the imports themselves: cli -> mcp -> queries -> transcript -> views -> core,
  * and plugins -> plugin-api -> core. Nothing imports upward, a transport imports only the plugin
- * API, and the bytes of a session (output, index, events, commands) are read only by the read engine
- * (src/transcript), so every byte that leaves a session for a reader passes one place.
+ * API, and the bytes of a session (output, index, events, commands) and its facts (meta.json's command
+ * line and directory, through the store's get and list) are read only by the read engine
+ * (src/transcript), so every byte that leaves a session for a reader passes one place: the masking
+ * of secrets.
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -83,9 +85,10 @@ describe("layers", () => {
     expect(wrong).toEqual([]);
   });
 
-  test("only the read engine (and the store itself) reads a session's bytes", () => {
-    // The Store's byte reads: output, its index, events, the shell's command records.
-    const read = /\bstore\.(read|records|events|commands)\(/;
+  test("only the read engine (and the store itself) reads a session's bytes and facts", () => {
+    // The Store's reads: output, its index, events, the shell's command records, and a session's
+    // facts (its command line and directory are masked on the way out, like its output).
+    const read = /\bstore\.(read|records|events|commands|get|list)\(/;
     const wrong: string[] = [];
     for (const file of new Glob("src/**/*.ts").scanSync(ROOT)) {
       if (file.startsWith("src/transcript/") || file.startsWith("src/core/")) continue;

@@ -20,10 +20,10 @@ export async function recordPty(
   root: string,
   id: string,
   argv: readonly string[],
-  options: { cols?: number; rows?: number; drive?: (run: ReturnType<typeof spawnInPty>) => Promise<void> } = {},
+  options: { cols?: number; rows?: number; env?: Record<string, string>; drive?: (run: ReturnType<typeof spawnInPty>) => Promise<void> } = {},
 ): Promise<{ exitCode: number | null; screen: Uint8Array }> {
   const run = spawnInPty([...derunArgv(), "run", "--session-id", id, "--", ...argv], {
-    env: derunEnv(root, { TERM: "xterm-256color" }),
+    env: derunEnv(root, { TERM: "xterm-256color", ...options.env }),
     cols: options.cols ?? 100,
     rows: options.rows ?? 30,
   });

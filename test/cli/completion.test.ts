@@ -45,7 +45,7 @@ describe("completion", () => {
     const loaded = Bun.spawnSync(["bash", "-c", `source ${scripts.bash} && complete -p derun`], { env: shellEnv() });
     expect(text(loaded.stdout)).toBe("complete -F _derun derun\n");
     expect(bashComplete("derun", "s")).toEqual(["shell", "shell-init", "show"]);
-    expect(bashComplete("derun", "tail", "--")).toEqual(["--lines", "--follow", "--view", "--command", "--state-root", "--help"]);
+    expect(bashComplete("derun", "tail", "--")).toEqual(["--lines", "--follow", "--view", "--command", "--no-redact", "--state-root", "--help"]);
     expect(bashComplete("derun", "ls", "--state", "r")).toEqual(["running"]);
     expect(bashComplete("derun", "cat", "--view", "")).toEqual(["text", "screen", "raw"]);
     expect(bashComplete("derun", "show", "")).toEqual(["from-env", "last", "last~1", "last~2"]);

@@ -132,6 +132,11 @@ describe("each client's output has the client's documented shape", () => {
     expect(mcpClients.codex.json).toBeUndefined();
   });
 
+  test("no snippet turns redaction off: --no-redact is for a person to type, never in a client's config", () => {
+    const launches = [launchOf(posix()), launchOf(posix({ execPath: "/home/me/.local/bin/derun", main: "/$bunfs/root/derun" }))];
+    for (const l of launches) for (const name of mcpClientNames) expect({ name, text: mcpClients[name].text(l) }).toEqual({ name, text: expect.not.stringMatching(/redact/) });
+  });
+
   test("every client has a title and says where its configuration goes", () => {
     expect(mcpClientNames).toEqual(["claude-code", "claude-desktop", "codex", "cursor", "vscode", "gemini"]);
     for (const name of mcpClientNames) expect(mcpClients[name].where.length).toBeGreaterThan(10);

@@ -8,6 +8,7 @@ import listCommands, { type CommandRow } from "../../queries/list-commands.ts";
 import { formatDuration, visible } from "../format.ts";
 import { colourOn } from "../paint.ts";
 import type { Reader } from "../reader.ts";
+import { readSession } from "../../transcript/index.ts";
 import { renderTable, type Cell } from "../table.ts";
 import { ui } from "../ui.ts";
 
@@ -39,7 +40,7 @@ export async function printCommands(reader: Reader, request: CommandListRequest)
   if (request.json) return ui.log(JSON.stringify(answer));
   if (answer.commands.length === 0) {
     if (sessionId === undefined) return ui.info("no commands recorded (only derun shell sessions record them)");
-    const info = await reader.store.get(sessionId);
+    const { info } = await readSession(reader.store, sessionId);
     const why = !info.meta.records_commands ? "it is not a derun shell session" : info.final?.command_marks_seen === false ? "its shell printed no command marks (derun shell-init)" : "no command has run yet";
     return ui.info(`session ${sessionId} has no recorded commands: ${why}`);
   }

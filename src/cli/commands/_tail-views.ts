@@ -5,7 +5,7 @@
  */
 import { constants } from "node:os";
 import type { SessionInfo } from "../../core/store.ts";
-import { followOutput, followText, type FollowEnd, selectText, type Transcript, rawOutput, rawTailStart } from "../../transcript/index.ts";
+import { followOutput, followText, type FollowEnd, selectText, type Transcript, rawOutput, rawTailStart, readSession } from "../../transcript/index.ts";
 import type { Reader } from "../reader.ts";
 import { writeOut } from "../ui.ts";
 import { ALL, LineOut, screenOf, type View } from "./_views.ts";
@@ -38,7 +38,7 @@ export async function printTail(reader: Reader, t: Transcript, view: View, reque
   // A command's status is its own (1 when its shell reported none); a session's, how derun run ended.
   const record = end.record ?? (t.command && runningNumber(t) === undefined ? t.command : undefined);
   if (record) return record.exit_code ?? 1;
-  return sessionStatus(await reader.store.get(t.sessionId));
+  return sessionStatus((await readSession(reader.store, t.sessionId)).info);
 }
 
 async function tailText(reader: Reader, t: Transcript, request: TailRequest, end: FollowEnd): Promise<void> {

@@ -13,6 +13,7 @@ import { exitWith, type ExitRequest } from "../command.ts";
 import { parseFlags, type FlagDefs } from "../flags.ts";
 import { openReader } from "../reader.ts";
 import { STATE_ROOT_FLAG } from "../state-root.ts";
+import { NO_REDACT_FLAG } from "../redact-flag.ts";
 import { ui } from "../ui.ts";
 import { shown } from "../usage.ts";
 import { oneSession, SESSION_ARG } from "./_session-arg.ts";
@@ -25,6 +26,7 @@ export const args = {
     description: "asciicast (= asciicast-v2, the default): asciinema 2's format; asciicast-v3: asciinema 3's, with each shell command as a marker and the exit status.",
   },
   output: { type: "string", alias: "o", valueHint: "file", complete: "file", description: "Write to this file instead of stdout." },
+  "no-redact": NO_REDACT_FLAG,
   "state-root": STATE_ROOT_FLAG,
 } as const satisfies FlagDefs;
 
@@ -39,7 +41,7 @@ const FLUSH_AT = 64 << 10;
 
 export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const { values, positionals } = parseFlags(flags, args);
-  const reader = openReader(values["state-root"]);
+  const reader = openReader(values["state-root"], { redact: !values["no-redact"] });
   const sessionId = await reader.session(oneSession("export", positionals));
   const version = values.format === "asciicast-v3" ? 3 : 2;
   const toFile = values.output !== undefined && values.output !== "-";

@@ -16,6 +16,7 @@ import { parseFlags, positiveInteger, type FlagDefs } from "../flags.ts";
 import { colourOn } from "../paint.ts";
 import { openReader } from "../reader.ts";
 import { STATE_ROOT_FLAG } from "../state-root.ts";
+import { NO_REDACT_FLAG } from "../redact-flag.ts";
 import { ui } from "../ui.ts";
 import { shown, usageError } from "../usage.ts";
 import { GrepPrinter } from "./_grep-lines.ts";
@@ -43,6 +44,7 @@ export const args = {
   channel: { type: "enum", options: ["stdout", "stderr"], description: "Search only what the command wrote to this stream (pipe sessions)." },
   command: COMMAND_FLAG,
   json: { type: "boolean", description: "The derun_search_output answer (the same fields), as JSON." },
+  "no-redact": NO_REDACT_FLAG,
   "state-root": STATE_ROOT_FLAG,
 } as const satisfies FlagDefs;
 
@@ -87,7 +89,7 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   // No deadline: a person stops a long grep with Ctrl-C (every line's work is bounded: views/_pattern.ts).
   const options = { pattern: compiled, context: counting || values["only-matching"] ? 0 : context, channel: values.channel, deadline: Infinity, invert, onWindow: () => memory.check() };
 
-  const reader = openReader(values["state-root"]);
+  const reader = openReader(values["state-root"], { redact: !values["no-redact"] });
   const named = refs.length > 0;
   const out = new LineOut();
   const prefixIds = !named || refs.length > 1;

@@ -10,6 +10,7 @@ import { parseFlags, positiveInteger, type FlagDefs } from "../flags.ts";
 import { commandLine, formatBytes, formatDuration, formatRelative } from "../format.ts";
 import { openReader } from "../reader.ts";
 import { STATE_ROOT_FLAG } from "../state-root.ts";
+import { NO_REDACT_FLAG } from "../redact-flag.ts";
 import { renderTable, type Cell } from "../table.ts";
 import { colourOn, type Style } from "../paint.ts";
 import { ui } from "../ui.ts";
@@ -23,6 +24,7 @@ export const args = {
   limit: { type: "string", valueHint: "n", description: "At most this many (default 50; at most 1000)." },
   json: { type: "boolean", description: "The derun_list_sessions answer (with --commands: derun_list_commands'), the same fields, as JSON." },
   ids: { type: "boolean", description: "Only the ids, one a line (for scripts and shell completion)." },
+  "no-redact": NO_REDACT_FLAG,
   "state-root": STATE_ROOT_FLAG,
 } as const satisfies FlagDefs;
 
@@ -54,11 +56,11 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   if (values.commands) {
     if (values.state !== undefined || values.ids) throw usageError(`--commands lists commands: --${values.ids ? "ids" : "state"} applies to sessions`);
     const { printCommands } = await import("./_command-list.ts");
-    await printCommands(openReader(values["state-root"]), { ref: oneSession("ls --commands", positionals, true), limit, json: values.json });
+    await printCommands(openReader(values["state-root"], { redact: !values["no-redact"] }), { ref: oneSession("ls --commands", positionals, true), limit, json: values.json });
     return exitWith(0);
   }
   if (positionals.length > 0) throw usageError(`derun ls takes a session only with --commands (got ${shown(positionals[0]!)}); derun show <id> shows one session`);
-  const answer = await openReader(values["state-root"]).ask(listSessions, { state: values.state, limit });
+  const answer = await openReader(values["state-root"], { redact: !values["no-redact"] }).ask(listSessions, { state: values.state, limit });
   if (values.json) {
     ui.log(JSON.stringify(answer));
   } else if (values.ids) {

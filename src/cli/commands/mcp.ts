@@ -4,6 +4,7 @@ import { openFileStore } from "../../core/file-store/index.ts";
 import { exitWith, type CommandData, type ExitRequest } from "../command.ts";
 import { parseFlags, type FlagDefs } from "../flags.ts";
 import { STATE_ROOT_FLAG, stateRootFrom } from "../state-root.ts";
+import { NO_REDACT_FLAG } from "../redact-flag.ts";
 import { shown, usageError } from "../usage.ts";
 
 /** `config` is handled before anything else parses. */
@@ -15,6 +16,7 @@ export const args = {
       "derun mcp config <client> [--json] prints what that MCP client needs to start this derun mcp (--ssh <host> or --container <name>: the derun mcp of that machine); derun mcp config alone lists the clients.",
     complete: ["config"],
   },
+  "no-redact": { ...NO_REDACT_FLAG, description: "Serve secrets as recorded instead of masked. Only for a person who means it: the agent then reads every token the terminal showed." },
   "state-root": STATE_ROOT_FLAG,
 } as const satisfies FlagDefs;
 
@@ -23,14 +25,18 @@ export const examples = [
   "derun mcp config codex >> ~/.codex/config.toml",
   "derun mcp config cursor --ssh me@build-box     # sessions recorded on build-box",
   "derun mcp --state-root /tmp/derun     # serve another state root",
+  "derun mcp --no-redact                 # secrets as recorded (never in the config snippets)",
 ];
 
 export async function run(flags: readonly string[], data: CommandData): Promise<ExitRequest> {
   if (flags[0] === "config") return (await import("../mcp-config/command.ts")).runMcpConfig(flags.slice(1), data);
-  const { values, positionals } = parseFlags(flags, { "state-root": STATE_ROOT_FLAG });
+  const { values, positionals } = parseFlags(flags, { "state-root": STATE_ROOT_FLAG, "no-redact": args["no-redact"] });
   const extra = positionals[0] ?? (data.command ? "--" : undefined);
   if (extra !== undefined) throw usageError(`derun mcp takes no arguments (got ${shown(extra)})`);
   const root = stateRootFrom(values["state-root"]);
+  // Before the server starts: a settings file that cannot be used stops it with a one-line error.
+  const { configureRedaction } = await import("../../transcript/index.ts");
+  configureRedaction({ enabled: !values["no-redact"] });
   const log = openLogSink(root, { component: "mcp" });
   // The SDK loads here, not when completion or help read this module's flags.
   const { serveStdio } = await import("../../mcp/stdio.ts");

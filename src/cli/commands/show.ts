@@ -6,12 +6,14 @@ import { commandLine, formatBytes, formatDuration, formatRelative, visible } fro
 import { colourOn, paint } from "../paint.ts";
 import { openReader } from "../reader.ts";
 import { STATE_ROOT_FLAG } from "../state-root.ts";
+import { NO_REDACT_FLAG } from "../redact-flag.ts";
 import { ui } from "../ui.ts";
 import { oneSession, SESSION_ARG } from "./_session-arg.ts";
 
 export const args = {
   id: SESSION_ARG,
   json: { type: "boolean", description: "The derun_get_session answer (the same fields), as JSON." },
+  "no-redact": NO_REDACT_FLAG,
   "state-root": STATE_ROOT_FLAG,
 } as const satisfies FlagDefs;
 
@@ -22,7 +24,7 @@ const wholeUnits = (s: number) => (s % 3600 === 0 ? `${s / 3600}h` : s % 60 === 
 
 export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const { values, positionals } = parseFlags(flags, args);
-  const reader = openReader(values["state-root"]);
+  const reader = openReader(values["state-root"], { redact: !values["no-redact"] });
   const answer = await reader.ask(getSession, { session_id: await reader.session(oneSession("show", positionals)) });
   if (values.json) {
     ui.log(JSON.stringify(answer));

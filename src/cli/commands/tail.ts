@@ -7,6 +7,7 @@ import { exitWith, type ExitRequest } from "../command.ts";
 import { parseFlags, type FlagDefs } from "../flags.ts";
 import { openReader } from "../reader.ts";
 import { STATE_ROOT_FLAG } from "../state-root.ts";
+import { NO_REDACT_FLAG } from "../redact-flag.ts";
 import { shown, usageError } from "../usage.ts";
 import { COMMAND_FLAG, commandSelector, oneSession, SESSION_ARG } from "./_session-arg.ts";
 import { printTail } from "./_tail-views.ts";
@@ -18,6 +19,7 @@ export const args = {
   follow: { type: "boolean", alias: "f", description: "Keep printing as the session writes (text: each line once complete), until it ends; exit with its status." },
   view: { type: "enum", options: VIEWS, description: VIEW_FLAG_HELP },
   command: COMMAND_FLAG,
+  "no-redact": NO_REDACT_FLAG,
   "state-root": STATE_ROOT_FLAG,
 } as const satisfies FlagDefs;
 
@@ -38,7 +40,7 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   if (Number.isNaN(lines)) throw usageError(`option "--lines" takes a whole number (got ${shown(values.lines!)})`);
   const view = values.view ?? DEFAULT_VIEW;
   if (view === "screen" && values.follow) throw usageError("-f follows --view text or raw (a screen is the state at the end)");
-  const reader = openReader(values["state-root"]);
+  const reader = openReader(values["state-root"], { redact: !values["no-redact"] });
   const t = await openTarget(reader, oneSession("tail", positionals), view, undefined, commandSelector(values.command));
   return exitWith(await printTail(reader, t, view, { lines, follow: values.follow ?? false }));
 }

@@ -66,6 +66,7 @@ export async function createSessionWriter(root: string, options: CreateSessionOp
       pid: 0,
       derun_pid: process.pid,
       ...(options.recordsCommands ? { records_commands: true } : {}),
+      ...(options.secretEnv ? { secret_env: options.secretEnv } : {}),
     };
     writeFileAtomic(resolveArtifact(dir, "meta.json"), `${JSON.stringify(meta, null, 2)}\n`);
     log.log("info", "session_created", { session_id: id, transport_mode: meta.transport_mode, tty_attached: meta.tty_attached, state_transition: "starting" });

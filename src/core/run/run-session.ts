@@ -5,6 +5,7 @@
  * result into derun's own exit.
  */
 import { describeError } from "../errors.ts";
+import { secretEnvFingerprints } from "../secrets/env-fingerprints.ts";
 import type { Logger } from "../log.ts";
 import type { SessionWriter, Store } from "../store.ts";
 import { inForegroundOfTerminal } from "../terminal.ts";
@@ -168,7 +169,11 @@ const sessionOptions = (request: RunRequest, transportMode: string) => ({
   transportMode,
   ttyAttached: false,
   ...(request.recordCommands ? { recordsCommands: true } : {}),
+  // What readers need to mask the values of secret-named variables, never the values (docs/secrets.md).
+  ...optional("secretEnv", secretEnvFingerprints(request.env)),
 });
+
+const optional = <K extends string, V>(key: K, value: V | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, V>));
 
 /** meta.json gets the child's PID and the transport actually used; a failure is kept for final.json. */
 async function recordStart(writer: SessionWriter, child: RunningChild, opened: OpenedChild, probe: TerminalProbe, log: Logger): Promise<string | undefined> {

@@ -1,0 +1,131 @@
+/**
+ * Where the read engine masks secrets (./redact): the helpers each read path calls just before
+ * its lines or bytes leave the engine. Text lines are masked one by one (a PEM key's state kept
+ * per channel); raw bytes per channel with up to CONTEXT bytes read before and after the window,
+ * so a secret cut by the window's edge, split across writes, or coloured in the middle is still
+ * seen whole. Masks keep lengths, so every cursor and line number stays the same.
+ */
+import type { DerunOutputChannel } from "../core/enums.ts";
+import type { OutputSlice, Store } from "../core/store.ts";
+import type { TextLine } from "../views/text.ts";
+import { joined } from "./joined.ts";
+import { redactionEnabled, redactorFor, type LineState, type Redactor } from "./redact/index.ts";
+
+export { configureRedaction, redactionEnabled, configPath, redactorFor, type Redactor } from "./redact/index.ts";
+
+/** Bytes looked at on either side of a raw window: a secret this close to its edge is seen whole. */
+export const CONTEXT = 4096;
+
+/** A line that went through {@link LineMasking}: how many secrets it had. */
+export interface MaskedLine {
+  readonly redacted?: number;
+  /** Masked already (before a cut): not to be looked at again. */
+  readonly masked?: true;
+}
+
+/** Secrets masked in these lines. */
+export const redactedIn = (lines: Iterable<object>): number => {
+  let n = 0;
+  for (const l of lines) n += (l as MaskedLine).redacted ?? 0;
+  return n;
+};
+
+/** Text lines of a stream, masked as they pass, with the count of values masked so far. */
+export class LineMasking {
+  readonly #redactor: Redactor;
+  readonly #states = new Map<DerunOutputChannel, LineState>();
+  count = 0;
+
+  constructor(redactor: Redactor) {
+    this.#redactor = redactor;
+  }
+
+  #state(channel: DerunOutputChannel): LineState {
+    let state = this.#states.get(channel);
+    if (!state) this.#states.set(channel, (state = { inKey: false }));
+    return state;
+  }
+
+  /** The line with its secrets masked and their number in `redacted` (the same object when it had none). */
+  line<L extends TextLine>(line: L, present?: ReadonlySet<string>): L & MaskedLine {
+    if (!this.#redactor.enabled || (line as MaskedLine).masked) return line;
+    // A partial line is looked at again when it grows: it does not move the key state on.
+    const masked = this.#redactor.text(line.text, line.partial ? undefined : this.#state(line.channel), present);
+    this.count += masked.count;
+    return masked.count === 0 ? line : { ...line, text: masked.text, redacted: masked.count, masked: true };
+  }
+
+  /** A batch of lines; the rules' keywords are looked for once in the whole batch, then only those found in each line. */
+  lines<L extends TextLine>(lines: readonly L[]): L[] {
+    if (!this.#redactor.enabled) return [...lines];
+    const present = lines.length > 4 ? this.#redactor.keywordsIn(lines.map((l) => l.text).join("\n")) : undefined;
+    return lines.map((l) => this.line(l, present));
+  }
+}
+
+/** A one-off text (a command line, a directory, a context line) masked. */
+export function maskText(redactor: Redactor, text: string): { text: string; count: number } {
+  return redactor.enabled ? redactor.text(text) : { text, count: 0 };
+}
+
+/** The redactor of a session a read was given only the id of. */
+export async function redactorOf(store: Store, sessionId: string): Promise<Redactor> {
+  return redactionEnabled() ? redactorFor((await store.get(sessionId)).meta) : redactorFor(undefined);
+}
+
+/**
+ * Slices of one read (consecutive, in file order) with their secrets masked, and how many secrets
+ * they show. Reads CONTEXT bytes before and after them; at a live session's tail the bytes after
+ * are not there yet.
+ */
+export async function maskSlices(store: Store, sessionId: string, redactor: Redactor, slices: readonly OutputSlice[]): Promise<{ slices: OutputSlice[]; count: number }> {
+  if (!redactor.enabled || slices.length === 0) return { slices: [...slices], count: 0 };
+  const lo = slices[0]!.start;
+  const hi = slices[slices.length - 1]!.end;
+  const from = Math.max(0, lo - CONTEXT);
+  const before = from < lo ? (await store.read(sessionId, from, lo - from)).slices.filter((s) => s.end <= lo) : [];
+  const after = (await store.read(sessionId, hi, CONTEXT)).slices.filter((s) => s.start >= hi);
+  const out = [...slices];
+  let count = 0;
+  const channels = new Set(slices.map((s) => s.channel));
+  for (const channel of channels) {
+    const mine = (list: readonly OutputSlice[]) => list.filter((s) => s.channel === channel);
+    const pre = mine(before);
+    const window = mine(slices);
+    const all = [...pre, ...window, ...mine(after)];
+    const bytes = joined(all.map((s) => s.bytes));
+    const masked = redactor.bytes(bytes);
+    if (masked.ranges.length === 0) continue;
+    const wStart = pre.reduce((n, s) => n + s.bytes.length, 0);
+    const wEnd = wStart + window.reduce((n, s) => n + s.bytes.length, 0);
+    count += masked.ranges.filter((r) => r.start < wEnd && r.end > wStart).length;
+    let at = wStart;
+    for (const s of window) {
+      const i = slices.indexOf(s);
+      out[i] = { ...s, bytes: masked.bytes.subarray(at, at + s.bytes.length) };
+      at += s.bytes.length;
+    }
+  }
+  return { slices: out, count };
+}
+
+/** argv with secrets masked: each word, and the word after a flag named like a secret (`--password x`). */
+export function maskArgv(redactor: Redactor, argv: readonly string[]): { argv: string[]; count: number } {
+  if (!redactor.enabled) return { argv: [...argv], count: 0 };
+  let count = 0;
+  const out = argv.map((word, i) => {
+    const previous = argv[i - 1];
+    if (previous !== undefined && SECRET_FLAG.test(previous) && word.length >= 4 && !word.startsWith("-")) {
+      count++;
+      return "*".repeat(word.length);
+    }
+    const masked = redactor.text(word);
+    count += masked.count;
+    return masked.text;
+  });
+  return { argv: out, count };
+}
+
+/** A flag whose value is a secret: `--password`, `--token`, `--api-key`, `--client-secret` (not `-p`: too many meanings). */
+const SECRET_FLAG = /^--?[A-Za-z0-9_-]*(?:passw(?:or)?d|passphrase|token|secret|api[_-]?key|access[_-]?key|credentials?)[A-Za-z0-9_-]*$/i;
+

@@ -1,0 +1,81 @@
+/**
+ * Masking in raw output bytes. The bytes are read as a terminal shows them: control sequences
+ * (colours, cursor moves) are skipped, so a secret coloured in the middle or written by several
+ * writes is seen whole; the payload of an OSC or DCS string (a window title, a shell's command
+ * line mark) is looked at on its own. The secret's visible bytes become `*`; the sequences between
+ * them and every other byte stay as they were, so the length and every offset are unchanged.
+ */
+import { MASK_BYTE, type LineState, type Masker, type MaskRange } from "./masker.ts";
+
+const ESC = 0x1b;
+const LF = 0x0a;
+
+/**
+ * The visible characters of `bytes` as a Latin-1 string (one character per byte: secrets are
+ * ASCII), and the byte each came from (-1 for the line breaks put around a string sequence's payload).
+ */
+function visibleOf(bytes: Uint8Array): { text: string; map: Int32Array | undefined } {
+  if (bytes.indexOf(ESC) < 0) return { text: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1"), map: undefined };
+  const n = bytes.length;
+  const codes = new Uint8Array(n);
+  const map = new Int32Array(n);
+  let k = 0;
+  const put = (code: number, from: number) => {
+    codes[k] = code;
+    map[k++] = from;
+  };
+  for (let i = 0; i < n; ) {
+    const b = bytes[i]!;
+    if (b !== ESC) {
+      put(b, i++);
+      continue;
+    }
+    const next = bytes[i + 1];
+    if (next === 0x5b) {
+      // CSI: parameters and intermediates, then one final byte.
+      let j = i + 2;
+      while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
+      i = j + 1;
+    } else if (next === 0x5d || next === 0x50 || next === 0x5f || next === 0x5e || next === 0x58) {
+      // OSC, DCS, APC, PM, SOS: a string up to BEL or ST, looked at as a line of its own.
+      put(LF, -1);
+      let j = i + 2;
+      while (j < n && bytes[j] !== 0x07 && !(bytes[j] === ESC && bytes[j + 1] === 0x5c)) put(bytes[j]!, j++);
+      put(LF, -1);
+      i = j >= n ? n : bytes[j] === 0x07 ? j + 1 : j + 2;
+    } else {
+      // ESC, intermediates, one final byte.
+      let j = i + 1;
+      while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x2f) j++;
+      i = j + 1;
+    }
+  }
+  return { text: Buffer.from(codes.buffer, 0, k).toString("latin1"), map: map.subarray(0, k) };
+}
+
+/**
+ * `bytes` with their secrets masked (a copy when any was found, else `bytes` itself), and the byte
+ * ranges masked (from the first to just past the last byte of each secret).
+ */
+export function maskBytes(bytes: Uint8Array, masker: Masker, state: LineState = { inKey: false }): { bytes: Uint8Array; ranges: MaskRange[] } {
+  if (bytes.length === 0) return { bytes, ranges: [] };
+  const { text, map } = visibleOf(bytes);
+  const lower = text.toLowerCase();
+  const present = new Set(masker.keywords.filter((k) => lower.includes(k)));
+  let out: Uint8Array | undefined;
+  const ranges: MaskRange[] = [];
+  for (const r of masker.findInLines(text, lower, present, state)) {
+    out ??= Uint8Array.from(bytes);
+    let first = -1;
+    let last = -1;
+    for (let c = r.start; c < r.end; c++) {
+      const at = map ? map[c]! : c;
+      if (at < 0) continue;
+      out[at] = MASK_BYTE;
+      if (first < 0) first = at;
+      last = at;
+    }
+    if (first >= 0) ranges.push({ start: first, end: last + 1 });
+  }
+  return { bytes: out ?? bytes, ranges };
+}
