@@ -107,10 +107,19 @@ export async function* asciicastLines(store: Store, sessionId: string, version: 
   const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
   let next = 0;
   for await (const slice of rawOutput(store, sessionId, { to: info.output_bytes })) {
-    // A resize or a command applies to the bytes from its offset on: it goes before them.
-    for (; next < marks.length && marks[next]!.offset <= slice.start; next++) yield event(at(marks[next]!.timestamp), marks[next]!.code, marks[next]!.data);
-    const text = decoder.decode(slice.bytes, { stream: true });
-    if (text.length > 0) yield event(at(slice.timestamp), "o", text);
+    // A resize or a command applies to the bytes from its offset on: it goes before them, also when
+    // its offset falls inside a record (a shell's mark and the command's first output in one read).
+    let from = slice.start;
+    for (;;) {
+      const mark = marks[next];
+      const to = mark !== undefined && mark.offset < slice.start + slice.bytes.length ? Math.max(mark.offset, from) : slice.start + slice.bytes.length;
+      const text = decoder.decode(slice.bytes.subarray(from - slice.start, to - slice.start), { stream: true });
+      if (text.length > 0) yield event(at(slice.timestamp), "o", text);
+      from = to;
+      if (mark === undefined || mark.offset >= slice.start + slice.bytes.length) break;
+      yield event(at(mark.timestamp), mark.code, mark.data);
+      next++;
+    }
   }
   const rest = decoder.decode();
   if (rest.length > 0) yield event(last, "o", rest);
