@@ -35,7 +35,9 @@ async function answerSizes(ctx: BenchContext): Promise<Figure[]> {
     const raw = fs.statSync(outputBin(root, rec.id)).size;
     const read = await agent.call("derun_read_text", { session_id: rec.id });
     reads.push(read.bytes / raw);
-    readNotes.push(`${rec.what} ${raw} B -> ${read.bytes} B (${ratio(read.bytes / raw)}${rec.readBound ? `, bound ${rec.readBound}` : ""})`);
+    readNotes.push(
+      `${rec.what} ${raw} B -> ${read.bytes} B (${ratio(read.bytes / raw)}${rec.readBound ? `, bound ${rec.readBound}` : ""})`,
+    );
     if (rec.readBound !== undefined && read.bytes > raw * rec.readBound) met = false;
     if ("search" in rec) {
       const found = await agent.call("derun_search_output", { session_id: rec.id, pattern: rec.search, max_matches: 100 });
@@ -54,7 +56,14 @@ async function answerSizes(ctx: BenchContext): Promise<Figure[]> {
       met,
       notes: `default arguments, the JSON-RPC result as sent; ${readNotes.join("; ")}`,
     },
-    { name: "search_output answer / raw bytes", unit: "x", derun: summarize(searches), target: "<= 0.5", met: searches.every((r) => r <= 0.5), notes: searchNotes.join("; ") },
+    {
+      name: "search_output answer / raw bytes",
+      unit: "x",
+      derun: summarize(searches),
+      target: "<= 0.5",
+      met: searches.every((r) => r <= 0.5),
+      notes: searchNotes.join("; "),
+    },
   ];
 }
 
@@ -83,7 +92,8 @@ async function largeLog(ctx: BenchContext): Promise<Figure[]> {
       let started = performance.now();
       const found = await agent.call("derun_search_output", { session_id: "big", pattern: "ERROR db.pool", literal: true });
       searchMs.push(performance.now() - started);
-      if (!found.text.includes(`\n${log.errorLine}:${log.errorText}`)) throw new Error(`search over ${mb} did not find line ${log.errorLine}: ${found.text.slice(0, 300)}`);
+      if (!found.text.includes(`\n${log.errorLine}:${log.errorText}`))
+        throw new Error(`search over ${mb} did not find line ${log.errorLine}: ${found.text.slice(0, 300)}`);
       searchBytes = found.bytes;
       started = performance.now();
       const read = await agent.call("derun_read_text", { session_id: "big" });
@@ -101,7 +111,12 @@ async function largeLog(ctx: BenchContext): Promise<Figure[]> {
         met: searchBytes < 2048,
         notes: `${reps} calls, answer ${searchBytes} B, ${(log.bytes / 1e6 / (search.median / 1000)).toFixed(0)} MB/s (text view + search, counting every match, over stdio)`,
       },
-      { name: `read_text default: ${mb}`, unit: "ms", derun: summarize(readMs), notes: `last lines within the budget, answer ${readBytes} B; line numbers from final.json, the tail read backward` },
+      {
+        name: `read_text default: ${mb}`,
+        unit: "ms",
+        derun: summarize(readMs),
+        notes: `last lines within the budget, answer ${readBytes} B; line numbers from final.json, the tail read backward`,
+      },
     ];
   } finally {
     fs.rmSync(root, { recursive: true, force: true });

@@ -20,13 +20,21 @@ import { summarize } from "./lib/stats.ts";
 const BOUND = 4000;
 
 /** Each failing program: how it is recorded in `work`, and the line its answer must hold. */
-const PROGRAMS: ReadonlyArray<{ id: string; what: string; key: string; record: (root: string, work: string, derun: string) => Promise<unknown> }> = [
+const PROGRAMS: ReadonlyArray<{
+  id: string;
+  what: string;
+  key: string;
+  record: (root: string, work: string, derun: string) => Promise<unknown>;
+}> = [
   {
     id: "bun-test",
     what: "bun test, one failed assertion (PTY)",
     key: "error: expect(received).toBe(expected)",
     record: (root, work, derun) => {
-      fs.writeFileSync(path.join(work, "math.test.ts"), 'import { expect, test } from "bun:test";\ntest("adds", () => {\n  expect(1 + 1).toBe(3);\n});\n');
+      fs.writeFileSync(
+        path.join(work, "math.test.ts"),
+        'import { expect, test } from "bun:test";\ntest("adds", () => {\n  expect(1 + 1).toBe(3);\n});\n',
+      );
       return recordInPty(root, "bun-test", [process.execPath, "test", "--colors", "./math.test.ts"], { cwd: work, derun: [derun] });
     },
   },
@@ -44,7 +52,10 @@ const PROGRAMS: ReadonlyArray<{ id: string; what: string; key: string; record: (
     what: "a Python traceback (pipes)",
     key: "ZeroDivisionError: division by zero",
     record: (root, work, derun) => {
-      fs.writeFileSync(path.join(work, "tb.py"), "def ratio(a, b):\n    return a / b\n\nfor i in range(50):\n    print(f'step {i}')\nprint(ratio(1, 0))\n");
+      fs.writeFileSync(
+        path.join(work, "tb.py"),
+        "def ratio(a, b):\n    return a / b\n\nfor i in range(50):\n    print(f'step {i}')\nprint(ratio(1, 0))\n",
+      );
       return recordWithPipes(root, "python", ["python3", "tb.py"], { cwd: work, derun });
     },
   },
@@ -53,7 +64,10 @@ const PROGRAMS: ReadonlyArray<{ id: string; what: string; key: string; record: (
     what: "an ERROR line in the middle of a 2.4 MB log (pipes)",
     key: "ERROR db: connection refused",
     record: (root, work, derun) => {
-      const lines = Array.from({ length: 35000 }, (_, i) => `2026-11-26 12:00:00.${String(i % 1000).padStart(3, "0")} INFO worker-${i % 7} handled request ${i} in ${i % 97} ms`);
+      const lines = Array.from(
+        { length: 35000 },
+        (_, i) => `2026-11-26 12:00:00.${String(i % 1000).padStart(3, "0")} INFO worker-${i % 7} handled request ${i} in ${i % 97} ms`,
+      );
       lines.splice(17500, 0, "2026-11-26 12:00:01.000 ERROR db: connection refused (host=db port=5432)");
       fs.writeFileSync(path.join(work, "big.log"), `${lines.join("\n")}\n`);
       return recordWithPipes(root, "log", ["sh", "-c", "cat big.log; exit 3"], { cwd: work, derun });
@@ -64,7 +78,8 @@ const PROGRAMS: ReadonlyArray<{ id: string; what: string; key: string; record: (
     what: "a watch mode's three runs, each after a clear (pipes)",
     key: 'const third: number = "third";',
     record: (root, work, derun) => {
-      const run = (name: string) => `\x1b[2J\x1b[3J\x1b[H[08:38:20 PM] Starting compilation...\n\nw.ts:1:7 - error TS2322: Type 'string' is not assignable to type 'number'.\n\n1 const ${name}: number = "${name}";\n        ~~~~~\n\nFound 1 error. Watching for file changes.\n\n`;
+      const run = (name: string) =>
+        `\x1b[2J\x1b[3J\x1b[H[08:38:20 PM] Starting compilation...\n\nw.ts:1:7 - error TS2322: Type 'string' is not assignable to type 'number'.\n\n1 const ${name}: number = "${name}";\n        ~~~~~\n\nFound 1 error. Watching for file changes.\n\n`;
       fs.writeFileSync(path.join(work, "watch.txt"), ["first", "second", "third"].map(run).join(""));
       return recordWithPipes(root, "watch", ["sh", "-c", "cat watch.txt; exit 130"], { cwd: work, derun });
     },
@@ -89,7 +104,14 @@ async function answerSizes(ctx: BenchContext): Promise<Figure> {
     notes.push(`${program.what}: ${raw} B -> ${answer.text.length} chars${held ? "" : " (key line MISSING)"}`);
   }
   fs.rmSync(work, { recursive: true, force: true });
-  return { name: "last_failure answer", unit: "chars", derun: summarize(sizes), target: `<= ${BOUND}, the key line held`, met, notes: notes.join("; ") };
+  return {
+    name: "last_failure answer",
+    unit: "chars",
+    derun: summarize(sizes),
+    target: `<= ${BOUND}, the key line held`,
+    met,
+    notes: notes.join("; "),
+  };
 }
 
 async function largeLog(ctx: BenchContext): Promise<Figure> {
@@ -114,7 +136,8 @@ async function largeLog(ctx: BenchContext): Promise<Figure> {
       const started = performance.now();
       const answer = await agent.call("derun_last_failure");
       ms.push(performance.now() - started);
-      if (!answer.text.includes(`\n${log.errorLine}:${log.errorText}`)) throw new Error(`last_failure over ${mb} did not show line ${log.errorLine}: ${answer.text.slice(0, 300)}`);
+      if (!answer.text.includes(`\n${log.errorLine}:${log.errorText}`))
+        throw new Error(`last_failure over ${mb} did not show line ${log.errorLine}: ${answer.text.slice(0, 300)}`);
       chars = answer.text.length;
     }
     const time = summarize(ms);

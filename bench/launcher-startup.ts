@@ -24,7 +24,8 @@ function npmLayout(ctx: BenchContext): string {
   const modules = path.join(ctx.dir, "launcher", "node_modules");
   fs.mkdirSync(path.join(modules, "derun", "bin"), { recursive: true });
   fs.mkdirSync(path.join(modules, platform.name, "bin"), { recursive: true });
-  for (const file of ["derun.js", "platforms.json"]) fs.copyFileSync(path.join(REPO, "bin", file), path.join(modules, "derun", "bin", file));
+  for (const file of ["derun.js", "platforms.json"])
+    fs.copyFileSync(path.join(REPO, "bin", file), path.join(modules, "derun", "bin", file));
   fs.writeFileSync(path.join(modules, "derun", "package.json"), JSON.stringify({ name: "derun", type: "module" }));
   fs.writeFileSync(path.join(modules, platform.name, "package.json"), JSON.stringify({ name: platform.name }));
   fs.symlinkSync(ctx.derun, path.join(modules, platform.name, "bin", platform.exe));

@@ -48,7 +48,12 @@ export async function mcpRead(ctx: BenchContext): Promise<Figure> {
   const want = writeTextFile(file, size);
   const id = "mcp-read";
   ctx.progress(`MCP read throughput: ${size / MiB} MiB x ${reps} (base64, text)`);
-  const record = Bun.spawn([ctx.derun, "run", "--session-id", id, "--", "cat", file], { env, stdin: "ignore", stdout: "ignore", stderr: "inherit" });
+  const record = Bun.spawn([ctx.derun, "run", "--session-id", id, "--", "cat", file], {
+    env,
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "inherit",
+  });
   await record.exited;
   const transcript = outputBin(root, id);
   assertIntact("derun transcript", await digestFile(transcript), want);

@@ -47,7 +47,12 @@ export async function memory(ctx: BenchContext): Promise<Figure[]> {
     const id = `memory-${run++}`;
     const want = wanted.get(mb)!;
     const child = `i=0; while [ $i -lt ${mb} ]; do cat '${blockFile}'; i=$((i+1)); done`;
-    const proc = Bun.spawn([ctx.derun, "run", "--session-id", id, "--", "sh", "-c", child], { env, stdin: "ignore", stdout: "ignore", stderr: "inherit" });
+    const proc = Bun.spawn([ctx.derun, "run", "--session-id", id, "--", "sh", "-c", child], {
+      env,
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "inherit",
+    });
     const runPeak = await trackPeakRss(proc.pid, proc.exited);
     if (proc.exitCode !== 0) throw new Error(`derun run exited ${proc.exitCode}`);
     assertIntact(`derun transcript (${mb} blocks)`, await digestFile(outputBin(root, id)), want);

@@ -21,7 +21,10 @@ const SESSIONS = 64;
 export async function writeSessions(root: string, bytes: number): Promise<number> {
   const store = openFileStore({ root });
   const lines: string[] = [];
-  for (let i = 0; i < 8192; i++) lines.push(`2026-11-26T12:${String(i % 60).padStart(2, "0")}:00.${String(i % 1000).padStart(3, "0")}Z INFO  http GET /api/items/${i} 200 ${i % 97}ms\n`);
+  for (let i = 0; i < 8192; i++)
+    lines.push(
+      `2026-11-26T12:${String(i % 60).padStart(2, "0")}:00.${String(i % 1000).padStart(3, "0")}Z INFO  http GET /api/items/${i} 200 ${i % 97}ms\n`,
+    );
   const block = new TextEncoder().encode(lines.join(""));
   const per = Math.max(1, Math.round(bytes / SESSIONS / block.length));
   let total = 0;
@@ -30,7 +33,8 @@ export async function writeSessions(root: string, bytes: number): Promise<number
     for (let k = 0; k < per; k++) {
       writer.append("stdout", block);
       total += block.length;
-      if (n === SESSIONS - 50 && k === per >> 1) writer.append("stdout", new TextEncoder().encode(`2026-11-26T12:00:00.000Z ERROR db.pool connection refused: ${NEEDLE}\n`));
+      if (n === SESSIONS - 50 && k === per >> 1)
+        writer.append("stdout", new TextEncoder().encode(`2026-11-26T12:00:00.000Z ERROR db.pool connection refused: ${NEEDLE}\n`));
     }
     await writer.finalize({ state: "exited", exit_code: 0 });
   }
@@ -60,7 +64,10 @@ export async function search(ctx: BenchContext): Promise<Figure[]> {
       const derun = Bun.spawnSync([ctx.derun, "grep", "-F", "-c", NEEDLE], { env: derunEnv(root), stdout: "pipe", stderr: "pipe" });
       derunMs.push(performance.now() - started);
       cpu.push(cpuOf(derun.resourceUsage?.cpuTime));
-      if (derun.exitCode !== 0 || !derun.stdout.toString().endsWith(":1\n")) throw new Error(`derun grep did not find the needle: ${derun.stdout.toString().slice(0, 200)} ${derun.stderr.toString().slice(0, 200)}`);
+      if (derun.exitCode !== 0 || !derun.stdout.toString().endsWith(":1\n"))
+        throw new Error(
+          `derun grep did not find the needle: ${derun.stdout.toString().slice(0, 200)} ${derun.stderr.toString().slice(0, 200)}`,
+        );
       started = performance.now();
       const grep = Bun.spawnSync(["grep", "-F", "-c", NEEDLE, ...files], { stdout: "pipe" });
       grepMs.push(performance.now() - started);
@@ -68,7 +75,8 @@ export async function search(ctx: BenchContext): Promise<Figure[]> {
       started = performance.now();
       const found = await agent.call("derun_search_output", { pattern: NEEDLE, literal: true });
       mcpMs.push(performance.now() - started);
-      if (!found.text.includes(`1 matching line · ${SESSIONS} of ${SESSIONS} sessions searched`)) throw new Error(`derun_search_output: ${found.text.slice(0, 300)}`);
+      if (!found.text.includes(`1 matching line · ${SESSIONS} of ${SESSIONS} sessions searched`))
+        throw new Error(`derun_search_output: ${found.text.slice(0, 300)}`);
     }
   } finally {
     fs.rmSync(root, { recursive: true, force: true });

@@ -21,7 +21,8 @@ function colourfulLog(size: number): { data: Buffer; marks: number } {
     "\x1b[31m✗\x1b[0m \x1b]8;;file:///src/x.ts\x1b\\src/x.ts:12:4\x1b]8;;\x1b\\ expected \x1b[32m1\x1b[0m got \x1b[31m2\x1b[0m\r\n",
     "\x1b]0;make -j8\x07progress \x1b[7m42%\x1b[0m\r",
   ];
-  const command = "\x1b]133;D;0\x07\x1b]633;P;Cwd=/home/ann/project\x07\x1b]133;A\x07$ \x1b]133;B\x07make\r\n\x1b]633;E;make\x07\x1b]133;C\x07";
+  const command =
+    "\x1b]133;D;0\x07\x1b]633;P;Cwd=/home/ann/project\x07\x1b]133;A\x07$ \x1b]133;B\x07make\r\n\x1b]633;E;make\x07\x1b]133;C\x07";
   let text = "";
   let marks = 0;
   for (let i = 0; text.length < size; i++) {
@@ -81,7 +82,10 @@ export async function shellMarks(ctx: Pick<BenchContext, "quick" | "progress">):
   const reps = ctx.quick ? 3 : 9;
   ctx.progress(`shell marks: ${size / MB} MB x ${reps}, colourful and plain`);
   const log = colourfulLog(size);
-  return [figure("shell-marks parse, colourful log", log.data, reps, log.marks), figure("shell-marks parse, plain text", plainText(size), reps, 0)];
+  return [
+    figure("shell-marks parse, colourful log", log.data, reps, log.marks),
+    figure("shell-marks parse, plain text", plainText(size), reps, 0),
+  ];
 }
 
 if (import.meta.main) {

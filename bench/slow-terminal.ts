@@ -55,7 +55,8 @@ async function stopAfterKey(argv: readonly string[], bytesPerSecond: number, env
   const proc = Bun.spawn(["python3", "-c", TERMINAL, String(perTick), "03", ...argv], { env, stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   const [seconds, bytesAfter, status] = out.trim().split(" ").map(Number);
-  if (code !== 0 || seconds === undefined || bytesAfter === undefined) throw new Error(`slow terminal (${argv[0]}): exit ${code}: ${out} ${err}`);
+  if (code !== 0 || seconds === undefined || bytesAfter === undefined)
+    throw new Error(`slow terminal (${argv[0]}): exit ${code}: ${out} ${err}`);
   // yes dies of SIGINT (-2); through script, script reports it as 130.
   if (status !== -2 && status !== 130) throw new Error(`slow terminal (${argv.join(" ")}): status ${status}`);
   return { seconds, bytesAfter };
@@ -80,7 +81,8 @@ export async function slowTerminal(ctx: BenchContext): Promise<Figure[]> {
     ctx.progress(`slow terminal at ${rate.name}: ${reps} Ctrl-C per side`);
     const stops: Record<keyof typeof sides, Stop[]> = { derun: [], script: [], bare: [] };
     for (let rep = 0; rep < reps; rep++) {
-      for (const side of Object.keys(sides) as (keyof typeof sides)[]) stops[side].push(await stopAfterKey(sides[side], rate.bytesPerSecond, env));
+      for (const side of Object.keys(sides) as (keyof typeof sides)[])
+        stops[side].push(await stopAfterKey(sides[side], rate.bytesPerSecond, env));
     }
     const seconds = (side: keyof typeof sides) => summarize(stops[side].map((s) => s.seconds * 1000));
     const kib = (side: keyof typeof sides) => summarize(stops[side].map((s) => s.bytesAfter / KiB)).median.toFixed(0);

@@ -50,7 +50,10 @@ async function measure(ctx: BenchContext, mode: "PTY" | "pipe", time: Timer): Pr
     bare: async () => time("true", ["true"], env),
   });
   const bare = summarize(samples.bare);
-  const how = mode === "PTY" ? "each in its own outer PTY (spawn to exit and EOF)" : "stdin /dev/null, stdout and stderr pipes (spawn to exit and EOF)";
+  const how =
+    mode === "PTY"
+      ? "each in its own outer PTY (spawn to exit and EOF)"
+      : "stdin /dev/null, stdout and stderr pipes (spawn to exit and EOF)";
   return ratioFigure({
     name: mode === "PTY" ? "start-up" : "start-up (pipe)",
     unit: "ms",

@@ -22,7 +22,9 @@ async function recordings(dir: string): Promise<Record<string, Recording>> {
   fs.writeFileSync(doc, Array.from({ length: 2000 }, (_, i) => `line ${i + 1} of a document paged with less\n`).join(""));
   return {
     "git clone --progress": await recordPty(["git", "clone", "--progress", `file://${repo}`, path.join(dir, "clone")], {}),
-    "bun test --colors (1 failure)": await recordPty([process.execPath, "test", "--colors", "cart.test.ts"], { cwd: path.join(dir, "bun") }),
+    "bun test --colors (1 failure)": await recordPty([process.execPath, "test", "--colors", "cart.test.ts"], {
+      cwd: path.join(dir, "bun"),
+    }),
     "spinner and bar": await recordPty(["python3", "-c", spinnerScript], {}),
     "top, 10 frames": await recordPty(["top", "-d", "0.1"], {
       drive: async ({ run }) => {
@@ -55,11 +57,23 @@ export async function viewSizes(ctx: BenchContext): Promise<Figure[]> {
     const screenChars = rendered.lines.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
     text.push(textChars / rec.bytes.length);
     screen.push(screenChars / rec.bytes.length);
-    notes.push(`${name} ${rec.bytes.length} B: text ${(textChars / rec.bytes.length).toFixed(2)}, screen ${(screenChars / rec.bytes.length).toFixed(2)}`);
+    notes.push(
+      `${name} ${rec.bytes.length} B: text ${(textChars / rec.bytes.length).toFixed(2)}, screen ${(screenChars / rec.bytes.length).toFixed(2)}`,
+    );
   }
   fs.rmSync(dir, { recursive: true, force: true });
   return [
-    { name: "text view size / raw bytes", unit: "x", derun: summarize(text), notes: `UTF-8 bytes of the lines over raw bytes; ${notes.join("; ")}` },
-    { name: "screen view size / raw bytes", unit: "x", derun: summarize(screen), notes: "the same recordings rendered at their size (120x30)" },
+    {
+      name: "text view size / raw bytes",
+      unit: "x",
+      derun: summarize(text),
+      notes: `UTF-8 bytes of the lines over raw bytes; ${notes.join("; ")}`,
+    },
+    {
+      name: "screen view size / raw bytes",
+      unit: "x",
+      derun: summarize(screen),
+      notes: "the same recordings rendered at their size (120x30)",
+    },
   ];
 }

@@ -86,7 +86,12 @@ function textByKind(ctx: BenchContext): Figure[] {
       const m = measure(() => textOver(chunksIn(bytes)));
       view.push(mbps(bytes.length, m.wall));
       cpu.push(m.cpu);
-      strip.push(mbps(bytes.length, time(() => stripOver(chunksIn(bytes)))));
+      strip.push(
+        mbps(
+          bytes.length,
+          time(() => stripOver(chunksIn(bytes))),
+        ),
+      );
     }
     const s = summarize(view);
     return {
@@ -131,7 +136,8 @@ function tailOfFile(fd: number, size: number, n: number, spans?: RecordSpans): T
   const view = new TextView();
   const lines: TextLine[] = [];
   const chunks = spans ? chunksOf(window, spans) : [{ channel: "pty" as const, offset: window.offset, bytes: window.bytes }];
-  for (const chunk of chunks) for (const line of view.write(chunk.channel, chunk.bytes, chunk.offset)) if (line.end > start.after) lines.push(line);
+  for (const chunk of chunks)
+    for (const line of view.write(chunk.channel, chunk.bytes, chunk.offset)) if (line.end > start.after) lines.push(line);
   return [...lines, ...view.partials()].slice(-n);
 }
 
@@ -145,7 +151,14 @@ function largeTranscript(ctx: BenchContext): Figure[] {
     ctx.progress(`text view and search over a ${mb} transcript file`);
     const textRun = measure(() => textOver(fileChunks(file)));
     const text = mbps(size, textRun.wall);
-    figures.push({ name: `text view: ${mb} mixed transcript`, unit: "MB/s", derun: summarize([text]), target: ">= 200 MB/s", met: text >= 200, notes: `streamed from a file in 1 MiB blocks (page cache), one pass, ${cpuNote(size, [textRun.cpu])}` });
+    figures.push({
+      name: `text view: ${mb} mixed transcript`,
+      unit: "MB/s",
+      derun: summarize([text]),
+      target: ">= 200 MB/s",
+      met: text >= 200,
+      notes: `streamed from a file in 1 MiB blocks (page cache), one pass, ${cpuNote(size, [textRun.cpu])}`,
+    });
     const searches: Array<[string, SearchTextOptions]> = [
       ["literal", { pattern: "ECONNREFUSED", literal: true }],
       ["regex, ignore case", { pattern: String.raw`connection refused: \w+`, ignoreCase: true }],
@@ -155,19 +168,38 @@ function largeTranscript(ctx: BenchContext): Figure[] {
       const run = measure(() => (found = searchText(fileChunks(file), { ...options, context: 2 }).matchCount));
       const rate = mbps(size, run.wall);
       if (found !== 1) throw new Error(`search ${what}: expected one match, found ${found}`);
-      figures.push({ name: `search (${what}): ${mb}`, unit: "MB/s", derun: summarize([rate]), target: ">= 100 MB/s", met: rate >= 100, notes: `text view + search with context 2, counting every match, from the file, ${cpuNote(size, [run.cpu])}` });
+      figures.push({
+        name: `search (${what}): ${mb}`,
+        unit: "MB/s",
+        derun: summarize([rate]),
+        target: ">= 100 MB/s",
+        met: rate >= 100,
+        notes: `text view + search with context 2, counting every match, from the file, ${cpuNote(size, [run.cpu])}`,
+      });
     }
-    const lfRate = mbps(size, time(() => {
-      let n = 0;
-      for (const chunk of fileChunks(file)) n += countLfs(chunk);
-      return n;
-    }));
-    figures.push({ name: `count LFs (line numbers): ${mb}`, unit: "MB/s", derun: summarize([lfRate]), notes: "countLfs over the file in 1 MiB blocks" });
+    const lfRate = mbps(
+      size,
+      time(() => {
+        let n = 0;
+        for (const chunk of fileChunks(file)) n += countLfs(chunk);
+        return n;
+      }),
+    );
+    figures.push({
+      name: `count LFs (line numbers): ${mb}`,
+      unit: "MB/s",
+      derun: summarize([lfRate]),
+      notes: "countLfs over the file in 1 MiB blocks",
+    });
     const fd = fs.openSync(file, "r");
     try {
       const spans: ChannelSpan[] = [];
-      for (let offset = 0; offset < size; offset += 4096) spans.push({ offset, length: Math.min(4096, size - offset), channel: spans.length % 2 ? "stderr" : "stdout" });
-      for (const [what, recordsOf] of [["one channel", undefined], ["merged stdout+stderr", spanArray(spans)]] as const) {
+      for (let offset = 0; offset < size; offset += 4096)
+        spans.push({ offset, length: Math.min(4096, size - offset), channel: spans.length % 2 ? "stderr" : "stdout" });
+      for (const [what, recordsOf] of [
+        ["one channel", undefined],
+        ["merged stdout+stderr", spanArray(spans)],
+      ] as const) {
         const samples: number[] = [];
         for (let rep = 0; rep < (ctx.quick ? 5 : 30); rep++) {
           let lines: TextLine[] = [];
@@ -175,7 +207,14 @@ function largeTranscript(ctx: BenchContext): Figure[] {
           if (lines.length !== 200) throw new Error(`tail (${what}): ${lines.length} lines, expected 200`);
         }
         const s = summarize(samples);
-        figures.push({ name: `last 200 lines (${what}): ${mb}`, unit: "ms", derun: s, target: "<= 100 ms", met: s.median <= 100, notes: `TailScan reading 64 KiB blocks back from the end, then the text view over the tail${recordsOf ? `; ${spans.length} index records` : ""}` });
+        figures.push({
+          name: `last 200 lines (${what}): ${mb}`,
+          unit: "ms",
+          derun: s,
+          target: "<= 100 ms",
+          met: s.median <= 100,
+          notes: `TailScan reading 64 KiB blocks back from the end, then the text view over the tail${recordsOf ? `; ${spans.length} index records` : ""}`,
+        });
       }
     } finally {
       fs.closeSync(fd);

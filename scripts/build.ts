@@ -31,7 +31,10 @@ const WORKERS = [
 ];
 
 /** Release targets: Bun's compile target and the artifact's platform suffix (bin/platforms.json, shared with npm's packages). */
-const RELEASE_TARGETS = Object.values(platforms).map(({ name, target }) => ({ target: target as Bun.Build.CompileTarget, suffix: name.replace(/^derun-/, "") }));
+const RELEASE_TARGETS = Object.values(platforms).map(({ name, target }) => ({
+  target: target as Bun.Build.CompileTarget,
+  suffix: name.replace(/^derun-/, ""),
+}));
 
 /** Compiles one executable; throws with Bun's own messages (and what to check) on failure. */
 async function compile(outfile: string, target?: Bun.Build.CompileTarget): Promise<void> {
@@ -84,9 +87,15 @@ async function buildRelease(outdir: string): Promise<void> {
 
 const { values, positionals } = (() => {
   try {
-    return parseArgs({ options: { release: { type: "boolean" }, target: { type: "string" }, outdir: { type: "string" } }, strict: true, allowPositionals: true });
+    return parseArgs({
+      options: { release: { type: "boolean" }, target: { type: "string" }, outdir: { type: "string" } },
+      strict: true,
+      allowPositionals: true,
+    });
   } catch (error) {
-    console.error(`build: ${error instanceof Error ? error.message : String(error)} (usage: bun scripts/build.ts [--release | --target <bun-target>] [--outdir <dir>])`);
+    console.error(
+      `build: ${error instanceof Error ? error.message : String(error)} (usage: bun scripts/build.ts [--release | --target <bun-target>] [--outdir <dir>])`,
+    );
     process.exit(2);
   }
 })();
@@ -98,7 +107,8 @@ const usageError = (problem: string): never => {
 if (positionals.length > 0) usageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
 if (values.release && values.target !== undefined) usageError("--release builds every target; give --target alone for one");
 const target = RELEASE_TARGETS.find((release) => release.target === values.target);
-if (values.target !== undefined && !target) usageError(`unknown --target ${values.target} (one of ${RELEASE_TARGETS.map((release) => release.target).join(", ")})`);
+if (values.target !== undefined && !target)
+  usageError(`unknown --target ${values.target} (one of ${RELEASE_TARGETS.map((release) => release.target).join(", ")})`);
 const outdir = path.resolve(values.outdir ?? path.join(ROOT, "dist"));
 fs.mkdirSync(outdir, { recursive: true });
 try {

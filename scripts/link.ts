@@ -25,7 +25,10 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-const pathDirs = (process.env.PATH ?? "").split(path.delimiter).filter((dir) => path.isAbsolute(dir)).map((dir) => path.resolve(dir));
+const pathDirs = (process.env.PATH ?? "")
+  .split(path.delimiter)
+  .filter((dir) => path.isAbsolute(dir))
+  .map((dir) => path.resolve(dir));
 
 /** Writable now, or (under HOME) creatable. */
 function usable(dir: string, creatable: boolean): boolean {
@@ -68,7 +71,11 @@ const { values } = (() => {
 })();
 
 const dir = chooseDir(values.dir);
-const build = Bun.spawnSync([process.execPath, path.join(ROOT, "scripts", "build.ts")], { cwd: ROOT, stdout: "inherit", stderr: "inherit" });
+const build = Bun.spawnSync([process.execPath, path.join(ROOT, "scripts", "build.ts")], {
+  cwd: ROOT,
+  stdout: "inherit",
+  stderr: "inherit",
+});
 if (build.exitCode !== 0) fail("the build failed (see above)");
 const target = path.join(dir, EXE);
 const temp = path.join(dir, `.${EXE}.${process.pid}.tmp`);

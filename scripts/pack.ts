@@ -54,7 +54,10 @@ function stageMain(dir: string): void {
   }
   const { scripts: _scripts, devDependencies: _dev, packageManager: _pm, ...manifest } = pkg as typeof pkg & Record<string, unknown>;
   const binaries = Object.fromEntries(Object.values(platforms).map(({ name }) => [name, pkg.version]));
-  writeJson(path.join(dir, "package.json"), { ...manifest, optionalDependencies: { ...(manifest.optionalDependencies as Record<string, string> | undefined), ...binaries } });
+  writeJson(path.join(dir, "package.json"), {
+    ...manifest,
+    optionalDependencies: { ...(manifest.optionalDependencies as Record<string, string> | undefined), ...binaries },
+  });
 }
 
 function stagePlatform(dir: string, platform: Platform, binary: string): void {
@@ -88,7 +91,8 @@ const { values } = (() => {
 })();
 const outdir = path.resolve(values.outdir ?? path.join(ROOT, "dist", "npm"));
 fs.mkdirSync(outdir, { recursive: true });
-for (const old of fs.readdirSync(outdir).filter((name) => name.startsWith("derun-") && name.endsWith(".tgz"))) fs.rmSync(path.join(outdir, old));
+for (const old of fs.readdirSync(outdir).filter((name) => name.startsWith("derun-") && name.endsWith(".tgz")))
+  fs.rmSync(path.join(outdir, old));
 const stage = fs.mkdtempSync(path.join(outdir, ".stage-"));
 try {
   const here = (platforms as Record<string, Platform>)[`${process.platform}-${process.arch}`];
@@ -96,7 +100,9 @@ try {
   const built = path.join(stage, "built");
   run([process.execPath, path.join(ROOT, "scripts", "build.ts"), ...(values.all ? ["--release"] : []), "--outdir", built], ROOT);
   const binaryOf = (platform: Platform) =>
-    values.all ? path.join(built, `derun-${pkg.version}-${platform.name.replace(/^derun-/, "")}${platform.exe.endsWith(".exe") ? ".exe" : ""}`) : path.join(built, platform.exe);
+    values.all
+      ? path.join(built, `derun-${pkg.version}-${platform.name.replace(/^derun-/, "")}${platform.exe.endsWith(".exe") ? ".exe" : ""}`)
+      : path.join(built, platform.exe);
   for (const platform of wanted) {
     const dir = path.join(stage, platform.name);
     stagePlatform(dir, platform, binaryOf(platform));

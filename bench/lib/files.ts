@@ -63,7 +63,9 @@ export async function digestFile(path: string): Promise<Digest> {
 /** Throws (failing the bench) unless `got` is exactly `want`. */
 export function assertIntact(what: string, got: Digest, want: Digest): void {
   if (got.bytes !== want.bytes || got.sha256 !== want.sha256) {
-    throw new BytesDamaged(`${what}: got ${got.bytes} bytes sha256 ${got.sha256.slice(0, 16)}, want ${want.bytes} bytes sha256 ${want.sha256.slice(0, 16)}`);
+    throw new BytesDamaged(
+      `${what}: got ${got.bytes} bytes sha256 ${got.sha256.slice(0, 16)}, want ${want.bytes} bytes sha256 ${want.sha256.slice(0, 16)}`,
+    );
   }
 }
 

@@ -43,9 +43,15 @@ export async function readTranscript(mcp: McpSession, sessionId: string, encodin
   const check = new ByteCheck();
   let cursor = "0";
   for (;;) {
-    const result = await mcp.call("derun_read_output", { session_id: sessionId, cursor, encoding, ...(maxBytes === undefined ? {} : { max_bytes: maxBytes }) });
+    const result = await mcp.call("derun_read_output", {
+      session_id: sessionId,
+      cursor,
+      encoding,
+      ...(maxBytes === undefined ? {} : { max_bytes: maxBytes }),
+    });
     for (const chunk of result.chunks) {
-      if (chunk.start_cursor !== String(check.bytes)) throw new Error(`${encoding}: chunk starts at ${chunk.start_cursor}, expected ${check.bytes}`);
+      if (chunk.start_cursor !== String(check.bytes))
+        throw new Error(`${encoding}: chunk starts at ${chunk.start_cursor}, expected ${check.bytes}`);
       check.update(encoding === "base64" ? Buffer.from(chunk.data_base64, "base64") : Buffer.from(chunk.data, "utf8"));
     }
     cursor = result.next_cursor;

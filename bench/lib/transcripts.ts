@@ -30,8 +30,15 @@ function piece(kind: Exclude<TranscriptKind, "mixed">, i: number): string {
       return `\rReceiving objects: ${String(percent).padStart(3)}% (${percent * 37}/3737) [${bar}] ${(i % 900) / 10} MiB/s\x1b[K${percent === 100 ? ", done.\r\n" : ""}`;
     }
     case "tui": {
-      const rows = [`top - 12:${pad(i % 60, 2)}:00 up 3 days,  load average: 0.${i % 100}`, `Tasks: ${200 + (i % 9)} total,   1 running`, ""];
-      for (let r = 0; r < 26; r++) rows.push(`${String(1000 + r).padStart(7)} root      20   0  ${pad((i * r) % 99999, 5)} S  ${(i + r) % 100}.0   0.${r}   0:0${r % 10}.00 process-${r}`);
+      const rows = [
+        `top - 12:${pad(i % 60, 2)}:00 up 3 days,  load average: 0.${i % 100}`,
+        `Tasks: ${200 + (i % 9)} total,   1 running`,
+        "",
+      ];
+      for (let r = 0; r < 26; r++)
+        rows.push(
+          `${String(1000 + r).padStart(7)} root      20   0  ${pad((i * r) % 99999, 5)} S  ${(i + r) % 100}.0   0.${r}   0:0${r % 10}.00 process-${r}`,
+        );
       return `\x1b[H${rows.map((row) => `${row}\x1b[K`).join("\r\n")}\x1b[J`;
     }
   }

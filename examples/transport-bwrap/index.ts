@@ -25,7 +25,10 @@ import {
 import { sandboxArgs } from "./sandbox-args.ts";
 
 export default defineTransport({
-  meta: { name: "bwrap", description: "Runs the command in a bubblewrap sandbox: read-only system, writable working directory, no network" },
+  meta: {
+    name: "bwrap",
+    description: "Runs the command in a bubblewrap sandbox: read-only system, writable working directory, no network",
+  },
   capabilities: { tty: false, resize: false, signals: true, input: "inherit" },
   supports: (probe) => probe.platform === "linux",
   open: async (command, options) => openSandboxed(command, options),

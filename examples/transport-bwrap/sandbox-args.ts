@@ -19,13 +19,21 @@ export interface SandboxPolicy {
 /** bwrap's arguments up to and including `--`; the command's argv follows them. */
 export function sandboxArgs(policy: SandboxPolicy): string[] {
   return [
-    "--ro-bind", "/", "/",
-    "--dev", "/dev",
-    "--proc", "/proc",
-    "--tmpfs", "/tmp",
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--tmpfs",
+    "/tmp",
     // After the tmpfs, so a working directory under /tmp is bound on top of it, not hidden by it.
-    "--bind", policy.cwd, policy.cwd,
-    "--chdir", policy.cwd,
+    "--bind",
+    policy.cwd,
+    policy.cwd,
+    "--chdir",
+    policy.cwd,
     "--unshare-all",
     ...(policy.shareNet ? ["--share-net"] : []),
     "--new-session",

@@ -5,7 +5,9 @@
 import type { FlagDefs } from "./flags.ts";
 
 /** How derun should end once a command has cleaned up: an exit status, or death by a signal. */
-export type ExitRequest = { readonly kind: "exited"; readonly code: number } | { readonly kind: "signaled"; readonly signal: NodeJS.Signals };
+export type ExitRequest =
+  | { readonly kind: "exited"; readonly code: number }
+  | { readonly kind: "signaled"; readonly signal: NodeJS.Signals };
 
 /** Data the dispatcher hands to a command besides its flags. */
 export interface CommandData {

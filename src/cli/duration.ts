@@ -8,7 +8,7 @@ import { DerunError } from "../core/errors.ts";
 const NANOS_PER_UNIT: Record<string, bigint> = {
   ns: 1n,
   us: 1_000n,
-  "µs": 1_000n,
+  µs: 1_000n,
   ms: 1_000_000n,
   s: 1_000_000_000n,
   m: 60_000_000_000n,

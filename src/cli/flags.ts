@@ -57,7 +57,9 @@ export function parseFlags<A extends FlagDefs>(flags: readonly string[], defs: A
       throw usageError(`option ${shown(spelled)} needs a value (--${name}=<value> for one that starts with "-")`);
     }
     if (def.options && !def.options.includes(value)) {
-      throw usageError(`option ${shown(spelled)} takes one of ${def.options.join(", ")} (got ${shown(value)})${didYouMean(value, def.options)}`);
+      throw usageError(
+        `option ${shown(spelled)} takes one of ${def.options.join(", ")} (got ${shown(value)})${didYouMean(value, def.options)}`,
+      );
     }
     values[name] = value;
   };
@@ -71,13 +73,29 @@ export function parseFlags<A extends FlagDefs>(flags: readonly string[], defs: A
       const equals = arg.indexOf("=");
       const name = arg.slice(2, equals === -1 ? undefined : equals);
       const def = long.get(name);
-      if (!def) throw usageError(`unknown option ${shown(`--${name}`)}${didYouMean(`--${name}`, [...long.keys()].map((n) => `--${n}`))}`);
+      if (!def)
+        throw usageError(
+          `unknown option ${shown(`--${name}`)}${didYouMean(
+            `--${name}`,
+            [...long.keys()].map((n) => `--${n}`),
+          )}`,
+        );
       take(name, def, `--${name}`, equals === -1 ? undefined : arg.slice(equals + 1), next);
     } else {
       // A group of short options: switches, then at most one that takes the rest (or the next arg) as its value.
       for (let j = 1; j < arg.length; j++) {
         const found = short.get(arg[j]!);
-        if (!found) throw usageError(`unknown option ${shown(`-${arg[j]}`)}${j === 1 ? didYouMean(arg, [...long.keys()].map((n) => `--${n}`)) : ""}`);
+        if (!found)
+          throw usageError(
+            `unknown option ${shown(`-${arg[j]}`)}${
+              j === 1
+                ? didYouMean(
+                    arg,
+                    [...long.keys()].map((n) => `--${n}`),
+                  )
+                : ""
+            }`,
+          );
         const [name, def] = found;
         if (def.type === "boolean") {
           values[name] = true;

@@ -36,7 +36,12 @@ export function formatRelative(iso: string, now: number = Date.now()): string {
   const at = Date.parse(iso);
   if (!Number.isFinite(at)) return "?";
   const delta = now - at;
-  const span = Math.abs(delta) < 1000 ? "0s" : formatDuration(Math.abs(delta)).replace(/^(\d+)\.\d(s)$/, "$1$2").replace(/^(\d+[a-z])\d+[a-z]$/, "$1");
+  const span =
+    Math.abs(delta) < 1000
+      ? "0s"
+      : formatDuration(Math.abs(delta))
+          .replace(/^(\d+)\.\d(s)$/, "$1$2")
+          .replace(/^(\d+[a-z])\d+[a-z]$/, "$1");
   return delta >= 0 ? `${span} ago` : `in ${span}`;
 }
 

@@ -15,7 +15,10 @@ const DESCRIPTION = "Run commands exactly as without it, and let AI agents read 
 const main = {
   meta: { name: "derun", version: pkg.version, description: DESCRIPTION },
   subCommands: Object.fromEntries(
-    [...Object.entries(commands), ["help", { description: HELP_DESCRIPTION }] as const].map(([name, { description }]) => [name, { meta: { name, description } }]),
+    [...Object.entries(commands), ["help", { description: HELP_DESCRIPTION }] as const].map(([name, { description }]) => [
+      name,
+      { meta: { name, description } },
+    ]),
   ),
 } satisfies CommandDef;
 
@@ -31,15 +34,26 @@ export const mainHelp = (): Promise<string> => render(main, undefined, "<command
 
 /** `derun help help`. */
 export const helpHelp = (): Promise<string> =>
-  render({ meta: { name: "help", description: HELP_DESCRIPTION } }, main, "[<command>]", ["derun help run                  # the flags of derun run", "derun run --help                # the same"]);
+  render({ meta: { name: "help", description: HELP_DESCRIPTION } }, main, "[<command>]", [
+    "derun help run                  # the flags of derun run",
+    "derun run --help                # the same",
+  ]);
 
 /** One command's help. */
 export async function commandHelp(name: CommandName, command: CommandModule): Promise<string> {
-  const def: CommandDef = { meta: { name, description: commands[name].description }, ...(command.args ? { args: command.args as ArgsDef } : {}) };
+  const def: CommandDef = {
+    meta: { name, description: commands[name].description },
+    ...(command.args ? { args: command.args as ArgsDef } : {}),
+  };
   return render(def, main, command.usage, command.examples);
 }
 
-async function render(def: CommandDef<any>, parent: CommandDef<any> | undefined, usage: string | undefined, examples: readonly string[] = []): Promise<string> {
+async function render(
+  def: CommandDef<any>,
+  parent: CommandDef<any> | undefined,
+  usage: string | undefined,
+  examples: readonly string[] = [],
+): Promise<string> {
   const [citty, { stripVTControlCharacters }] = await Promise.all([import("citty"), import("node:util")]);
   const colour = colourOn(1);
   let text = await citty.renderUsage(def, parent);
@@ -49,7 +63,9 @@ async function render(def: CommandDef<any>, parent: CommandDef<any> | undefined,
   const lines = text.split("\n").map((line) => {
     // citty pads every column to the widest: no spaces at the end of a line (colour codes may follow them).
     const trimmed = line.replace(/[ \t]+((?:\x1b\[[0-9;]*m)*)$/, "$1");
-    return usage !== undefined && stripVTControlCharacters(trimmed).startsWith("USAGE ") ? `${heading("USAGE")} ${paint(colour, "cyan", `${name} ${usage}`)}` : trimmed;
+    return usage !== undefined && stripVTControlCharacters(trimmed).startsWith("USAGE ")
+      ? `${heading("USAGE")} ${paint(colour, "cyan", `${name} ${usage}`)}`
+      : trimmed;
   });
   while (lines.at(-1) === "") lines.pop();
   if (examples.length > 0) lines.push("", heading("EXAMPLES"), "", ...examples.map((example) => `  ${example}`));

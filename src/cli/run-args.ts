@@ -30,7 +30,8 @@ export const RUN_FLAGS = {
   },
   transport: {
     type: "string",
-    description: "posix-pty, windows-conpty, pipe, or a plugin's path or package. Default: a PTY when stdin, stdout and stderr are terminals, else pipe. Env: DERUN_TRANSPORT.",
+    description:
+      "posix-pty, windows-conpty, pipe, or a plugin's path or package. Default: a PTY when stdin, stdout and stderr are terminals, else pipe. Env: DERUN_TRANSPORT.",
   },
   "state-root": STATE_ROOT_FLAG,
 } as const satisfies FlagDefs;
@@ -46,7 +47,11 @@ export function parseRunArgs(
 ): RunArgs {
   const { values, positionals } = parseFlags(flags, RUN_FLAGS);
   if (command === undefined) {
-    throw usageError(positionals.length > 0 ? `missing "--" before the command: derun run [flags] -- ${bounded(positionals.join(" "))}` : "missing \"--\" and the command to run");
+    throw usageError(
+      positionals.length > 0
+        ? `missing "--" before the command: derun run [flags] -- ${bounded(positionals.join(" "))}`
+        : 'missing "--" and the command to run',
+    );
   }
   if (positionals.length > 0) throw usageError(`unexpected argument ${shown(positionals[0]!)} before "--"`);
   if (command.length === 0) throw usageError('missing the command after "--"');

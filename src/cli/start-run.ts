@@ -76,4 +76,5 @@ class SweepBesideRun {
 }
 
 /** How to start this derun again: the compiled binary itself, or the runtime and its entry script. */
-const selfArgv = (): string[] => (Bun.main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(Bun.main) ? [process.execPath] : [process.execPath, Bun.main]);
+const selfArgv = (): string[] =>
+  Bun.main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(Bun.main) ? [process.execPath] : [process.execPath, Bun.main];

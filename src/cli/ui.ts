@@ -13,7 +13,13 @@ import { colourOn, paint, type Style } from "./paint.ts";
 /** Write everything to stdout (a closed reader surfaces as EPIPE, which the dispatcher turns into SIGPIPE). */
 export const writeOut = (data: string | Uint8Array): void => writeAllSync(1, typeof data === "string" ? Buffer.from(data) : data);
 
-const LEVEL_STYLE: Partial<Record<LogObject["type"], Style>> = { error: "red", fatal: "red", warn: "yellow", success: "green", info: "cyan" };
+const LEVEL_STYLE: Partial<Record<LogObject["type"], Style>> = {
+  error: "red",
+  fatal: "red",
+  warn: "yellow",
+  success: "green",
+  info: "cyan",
+};
 
 const reporter: ConsolaReporter = {
   log(entry) {

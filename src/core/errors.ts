@@ -37,5 +37,4 @@ export const isDerunError = (e: unknown, code?: DerunErrorCode): e is DerunError
   e instanceof DerunError && (code === undefined || e.code === code);
 
 /** One line, for humans: never a stack trace. */
-export const describeError = (e: unknown): string =>
-  (e instanceof Error ? e.message : String(e)).split("\n")[0] ?? "unknown error";
+export const describeError = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split("\n")[0] ?? "unknown error";

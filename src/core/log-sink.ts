@@ -90,7 +90,11 @@ class RotatingLogFile {
       // Never through a symlinked logs/ (ensureStateDir refuses it), nor a symlinked file (O_NOFOLLOW).
       ensureStateDir(this.#root, "logs");
       // A FIFO or other non-regular file planted here is refused instead of blocking the run.
-      const opened = openRegular(this.#file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_APPEND, { code: "unsafe_path", mode: 0o600, own: true });
+      const opened = openRegular(this.#file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_APPEND, {
+        code: "unsafe_path",
+        mode: 0o600,
+        own: true,
+      });
       this.#size = fs.fstatSync(opened).size;
       this.#fd = opened;
     } catch {

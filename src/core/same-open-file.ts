@@ -52,7 +52,10 @@ function sharedDescription(a: number, b: number): boolean | undefined {
 function sameFdInfo(a: number, b: number): boolean {
   const info = (fd: number) => {
     try {
-      return readFileSync(`/proc/self/fdinfo/${fd}`, "utf8").split("\n").filter((line) => /^(pos|flags):/.test(line)).join("\n");
+      return readFileSync(`/proc/self/fdinfo/${fd}`, "utf8")
+        .split("\n")
+        .filter((line) => /^(pos|flags):/.test(line))
+        .join("\n");
     } catch {
       return undefined;
     }

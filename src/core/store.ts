@@ -4,12 +4,7 @@
  * files directly. Every read and write resolves real paths first and refuses anything that escapes
  * `sessions/<id>` (DerunError "unsafe_path").
  */
-import type {
-  DerunFinalState,
-  DerunOutputChannel,
-  DerunSessionState,
-  SCHEMA_VERSION,
-} from "./enums.ts";
+import type { DerunFinalState, DerunOutputChannel, DerunSessionState, SCHEMA_VERSION } from "./enums.ts";
 import type { CommandRecord } from "./shell/commands.ts";
 import type { WindowSize } from "./transport.ts";
 import type { SecretEnvFingerprints } from "./secrets/env-fingerprints.ts";

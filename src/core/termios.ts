@@ -14,9 +14,7 @@ const LAYOUT = darwin
   : { bytes: 60, lflag: 12, cc: 17, VEOF: 4, VEOL: 11, VEOL2: 16, VSUSP: 10, disabled: 0 };
 
 /** c_lflag bits. */
-export const LOCAL = darwin
-  ? { ISIG: 0x80, ICANON: 0x100, ECHO: 0x8, ECHONL: 0x10 }
-  : { ISIG: 0x1, ICANON: 0x2, ECHO: 0x8, ECHONL: 0x40 };
+export const LOCAL = darwin ? { ISIG: 0x80, ICANON: 0x100, ECHO: 0x8, ECHONL: 0x10 } : { ISIG: 0x1, ICANON: 0x2, ECHO: 0x8, ECHONL: 0x40 };
 
 /** The special characters derun reads. */
 export type ControlChar = "VEOF" | "VEOL" | "VEOL2" | "VSUSP";

@@ -122,9 +122,7 @@ export interface ChildJob {
 }
 
 /** How a child ended. */
-export type ChildExit =
-  | { readonly kind: "exited"; readonly code: number }
-  | { readonly kind: "signaled"; readonly signal: NodeJS.Signals };
+export type ChildExit = { readonly kind: "exited"; readonly code: number } | { readonly kind: "signaled"; readonly signal: NodeJS.Signals };
 
 /** A started child. Disposing it kills the child (SIGKILL) if it still runs and releases the PTY. */
 export interface RunningChild extends AsyncDisposable {

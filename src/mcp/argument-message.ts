@@ -16,7 +16,12 @@ export function argumentMessage(errors: ArkErrors): string {
   // `"+": "reject"` refuses an argument the tool does not have.
   if (error.code === "predicate" && error.expected === "removed") return `unknown argument ${name}`;
   // Several failed constraints of one argument share the phrase the type configured: say it once.
-  const expected = (error.expected.split("\n").map((line) => line.replace(/^\s*◦\s*/, "").trim()).find(Boolean) ?? "valid").slice(0, 200);
+  const expected = (
+    error.expected
+      .split("\n")
+      .map((line) => line.replace(/^\s*◦\s*/, "").trim())
+      .find(Boolean) ?? "valid"
+  ).slice(0, 200);
   const was = error.code === "required" ? "missing" : quote(error.data);
   return `${name} must be ${expected} (was ${was})`;
 }

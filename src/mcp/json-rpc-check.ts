@@ -52,7 +52,8 @@ export function checkLine(line: string): LineVerdict {
   } catch {
     return reply(null, ErrorCode.ParseError, line.trim() === "" ? "Parse error: empty line" : "Parse error: not valid JSON");
   }
-  if (Array.isArray(value)) return reply(null, ErrorCode.InvalidRequest, "Invalid Request: batches are not supported; send one message per line");
+  if (Array.isArray(value))
+    return reply(null, ErrorCode.InvalidRequest, "Invalid Request: batches are not supported; send one message per line");
   if (!isObject(value)) return reply(null, ErrorCode.InvalidRequest, "Invalid Request: a message must be a JSON object");
   if ("method" in value) return "id" in value ? checkRequest(value) : checkNotification(value);
   if ("result" in value || "error" in value) {
@@ -64,17 +65,25 @@ export function checkLine(line: string): LineVerdict {
 
 function checkRequest(value: Record<string, unknown>): LineVerdict {
   const { id, method, params } = value;
-  if (!isRequestId(id)) return reply(null, ErrorCode.InvalidRequest, `Invalid Request: id must be a string or an integer (was ${quote(id)})`);
-  if (value.jsonrpc !== "2.0") return reply(id, ErrorCode.InvalidRequest, `Invalid Request: jsonrpc must be "2.0" (was ${quote(value.jsonrpc)})`);
-  if (typeof method !== "string") return reply(id, ErrorCode.InvalidRequest, `Invalid Request: method must be a string (was ${quote(method)})`);
-  if (params !== undefined && !isObject(params)) return reply(id, ErrorCode.InvalidParams, `Invalid params: params must be an object (was ${quote(params)})`);
+  if (!isRequestId(id))
+    return reply(null, ErrorCode.InvalidRequest, `Invalid Request: id must be a string or an integer (was ${quote(id)})`);
+  if (value.jsonrpc !== "2.0")
+    return reply(id, ErrorCode.InvalidRequest, `Invalid Request: jsonrpc must be "2.0" (was ${quote(value.jsonrpc)})`);
+  if (typeof method !== "string")
+    return reply(id, ErrorCode.InvalidRequest, `Invalid Request: method must be a string (was ${quote(method)})`);
+  if (params !== undefined && !isObject(params))
+    return reply(id, ErrorCode.InvalidParams, `Invalid params: params must be an object (was ${quote(params)})`);
   const schema = requestSchemas.get(method);
   if (schema) {
     const parsed = schema.safeParse({ method, ...(params === undefined ? {} : { params }) });
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue?.path.length ? `${issue.path.join(".").slice(0, 100)}: ` : "";
-      return reply(id, ErrorCode.InvalidParams, `Invalid params for ${method}: ${where}${(issue?.message ?? "invalid").split("\n")[0]!.slice(0, 160)}`);
+      return reply(
+        id,
+        ErrorCode.InvalidParams,
+        `Invalid params for ${method}: ${where}${(issue?.message ?? "invalid").split("\n")[0]!.slice(0, 160)}`,
+      );
     }
   }
   // Members JSON-RPC does not define are dropped rather than refused (the SDK's schema is strict).

@@ -17,7 +17,10 @@ export function compactSchema(value: unknown): unknown {
   const out: Schema = {};
   for (const [key, child] of Object.entries(value)) {
     if (key === "expected" || key === "$schema") continue;
-    out[key] = key === "properties" && isSchema(child) ? Object.fromEntries(Object.entries(child).map(([name, s]) => [name, compactSchema(s)])) : compactSchema(child);
+    out[key] =
+      key === "properties" && isSchema(child)
+        ? Object.fromEntries(Object.entries(child).map(([name, s]) => [name, compactSchema(s)]))
+        : compactSchema(child);
   }
   if (Array.isArray(out.anyOf)) {
     const branches = (out.anyOf as Schema[]).map((branch) => {

@@ -169,7 +169,11 @@ export class LineTransport implements Transport {
       this.#skipping = true;
       this.#parts = [];
       this.#partBytes = 0;
-      void this.send({ jsonrpc: "2.0", id: null, error: { code: ErrorCode.ParseError, message: `Parse error: message longer than ${this.maxLineBytes} bytes` } });
+      void this.send({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: ErrorCode.ParseError, message: `Parse error: message longer than ${this.maxLineBytes} bytes` },
+      });
       return;
     }
     this.#parts.push(bytes);

@@ -10,11 +10,25 @@ import listCommands from "../queries/list-commands.ts";
 import readText from "../queries/read-text.ts";
 import { resolveSessionId } from "../transcript/index.ts";
 
-const SESSION_ARG = { name: "session_id", description: 'A session id, "last" or "last~N" (default: the newest failure, or the newest session).', required: false };
+const SESSION_ARG = {
+  name: "session_id",
+  description: 'A session id, "last" or "last~N" (default: the newest failure, or the newest session).',
+  required: false,
+};
 
 export const PROMPTS: Prompt[] = [
-  { name: "why-did-it-fail", title: "Why did it fail?", description: "Explain the newest failed command (or the session named) and how to fix it.", arguments: [SESSION_ARG] },
-  { name: "summarize-session", title: "Summarize a session", description: "Summarize what happened in a recorded session: what ran, what failed, what is left.", arguments: [SESSION_ARG] },
+  {
+    name: "why-did-it-fail",
+    title: "Why did it fail?",
+    description: "Explain the newest failed command (or the session named) and how to fix it.",
+    arguments: [SESSION_ARG],
+  },
+  {
+    name: "summarize-session",
+    title: "Summarize a session",
+    description: "Summarize what happened in a recorded session: what ran, what failed, what is left.",
+    arguments: [SESSION_ARG],
+  },
 ];
 
 /** Characters of session text a summary prompt carries. */
@@ -22,7 +36,12 @@ const SUMMARY_CHARS = 12000;
 
 const message = (text: string): GetPromptResult["messages"][number] => ({ role: "user", content: { type: "text", text } });
 
-export async function getPrompt(store: Store, name: string, args: Record<string, string> | undefined, signal: AbortSignal): Promise<GetPromptResult> {
+export async function getPrompt(
+  store: Store,
+  name: string,
+  args: Record<string, string> | undefined,
+  signal: AbortSignal,
+): Promise<GetPromptResult> {
   const context = { store, signal };
   const session = args?.session_id?.trim() || undefined;
   try {
@@ -40,12 +59,19 @@ export async function getPrompt(store: Store, name: string, args: Record<string,
     }
     if (name === "summarize-session") {
       const id = await resolveSessionId(store, session ?? "last");
-      const text = readText.render(await readText.handler({ session_id: id, view: "text", tail_lines: 400, max_chars: SUMMARY_CHARS }, context));
+      const text = readText.render(
+        await readText.handler({ session_id: id, view: "text", tail_lines: 400, max_chars: SUMMARY_CHARS }, context),
+      );
       const commands = await listCommands.handler({ session_id: id, limit: 50 }, context).catch(() => undefined);
-      const typed = commands && commands.commands.length > 0 ? `\n\nThe commands typed in it, newest first:\n${listCommands.render(commands)}` : "";
+      const typed =
+        commands && commands.commands.length > 0 ? `\n\nThe commands typed in it, newest first:\n${listCommands.render(commands)}` : "";
       return {
         description: `Session ${id}, as derun recorded it`,
-        messages: [message(`Summarize this terminal session recorded by derun: what ran, what failed and why, what is left unfinished.${typed}\n\nIts text (the last lines):\n${text}`)],
+        messages: [
+          message(
+            `Summarize this terminal session recorded by derun: what ran, what failed and why, what is left unfinished.${typed}\n\nIts text (the last lines):\n${text}`,
+          ),
+        ],
       };
     }
   } catch (error) {

@@ -29,14 +29,19 @@ export type ResourceTarget =
   | { readonly kind: "last" }
   | { readonly kind: "last-failure" };
 
-export const sessionUri = (id: string, command?: number): string => `derun://session/${encodeURIComponent(id)}${command === undefined ? "" : `/command/${command}`}`;
+export const sessionUri = (id: string, command?: number): string =>
+  `derun://session/${encodeURIComponent(id)}${command === undefined ? "" : `/command/${command}`}`;
 
 /** What a derun:// URI names; McpError InvalidParams for any other. */
 export function parseResourceUri(uri: string): ResourceTarget {
   if (uri === "derun://last") return { kind: "last" };
   if (uri === "derun://last-failure") return { kind: "last-failure" };
   const m = /^derun:\/\/session\/([^/]+)(?:\/command\/([1-9][0-9]{0,14}|last))?$/.exec(uri);
-  if (!m) throw new McpError(ErrorCode.InvalidParams, `unknown resource: ${oneLine(uri, 200)} (derun://session/{id}, derun://session/{id}/command/{n}, derun://last, derun://last-failure)`);
+  if (!m)
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `unknown resource: ${oneLine(uri, 200)} (derun://session/{id}, derun://session/{id}/command/{n}, derun://last, derun://last-failure)`,
+    );
   let sessionId: string;
   try {
     sessionId = decodeURIComponent(m[1]!);
@@ -48,16 +53,40 @@ export function parseResourceUri(uri: string): ResourceTarget {
 }
 
 export const RESOURCE_TEMPLATES: ResourceTemplate[] = [
-  { uriTemplate: "derun://session/{id}", name: "session", title: "A recorded session", description: "Its last lines and how it ended.", mimeType: "text/plain" },
-  { uriTemplate: "derun://session/{id}/command/{n}", name: "command", title: "A shell command", description: "One command of a derun shell session: its output and exit status.", mimeType: "text/plain" },
+  {
+    uriTemplate: "derun://session/{id}",
+    name: "session",
+    title: "A recorded session",
+    description: "Its last lines and how it ended.",
+    mimeType: "text/plain",
+  },
+  {
+    uriTemplate: "derun://session/{id}/command/{n}",
+    name: "command",
+    title: "A shell command",
+    description: "One command of a derun shell session: its output and exit status.",
+    mimeType: "text/plain",
+  },
 ];
 
 /** The fixed resources, then the newest commands and sessions. */
 export async function listResources(store: Store, signal: AbortSignal): Promise<Resource[]> {
   const context = { store, signal };
   const fixed: Resource[] = [
-    { uri: "derun://last-failure", name: "last-failure", title: "My last failure", description: "The newest failed command or session, explained: its error lines, then its last lines.", mimeType: "text/plain" },
-    { uri: "derun://last", name: "last", title: "My last session", description: "The newest recorded session's last lines.", mimeType: "text/plain" },
+    {
+      uri: "derun://last-failure",
+      name: "last-failure",
+      title: "My last failure",
+      description: "The newest failed command or session, explained: its error lines, then its last lines.",
+      mimeType: "text/plain",
+    },
+    {
+      uri: "derun://last",
+      name: "last",
+      title: "My last session",
+      description: "The newest recorded session's last lines.",
+      mimeType: "text/plain",
+    },
   ];
   const { commands } = await listCommands.handler({ limit: LISTED_COMMANDS }, context);
   const { sessions } = await listSessions.handler({ limit: LISTED_SESSIONS }, context);
@@ -86,12 +115,16 @@ export async function readResource(store: Store, uri: string, signal: AbortSigna
   const context = { store, signal };
   try {
     if (target.kind === "last-failure") return lastFailure.render(await lastFailure.handler({}, context));
-    const input = target.kind === "last" ? { session_id: "last" } : { session_id: target.sessionId, ...(target.command === undefined ? {} : { command: target.command }) };
+    const input =
+      target.kind === "last"
+        ? { session_id: "last" }
+        : { session_id: target.sessionId, ...(target.command === undefined ? {} : { command: target.command }) };
     const parsed = readText.input(input);
     if (parsed instanceof type.errors) throw new McpError(ErrorCode.InvalidParams, `unknown resource: ${oneLine(uri, 200)}`);
     return readText.render(await readText.handler(parsed as Parameters<typeof readText.handler>[0], context));
   } catch (error) {
-    if (error instanceof DerunError && (error.code === "session_not_found" || error.code === "invalid_argument")) throw new McpError(RESOURCE_NOT_FOUND, describeError(error), { uri });
+    if (error instanceof DerunError && (error.code === "session_not_found" || error.code === "invalid_argument"))
+      throw new McpError(RESOURCE_NOT_FOUND, describeError(error), { uri });
     throw error;
   }
 }

@@ -118,7 +118,9 @@ export const createDerunServer = ({ store, log, signal, tools = queries }: Derun
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => ({
-    contents: [{ uri: request.params.uri, mimeType: "text/plain", text: await readResource(store, request.params.uri, requestSignal(extra)) }],
+    contents: [
+      { uri: request.params.uri, mimeType: "text/plain", text: await readResource(store, request.params.uri, requestSignal(extra)) },
+    ],
   }));
   server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     subscriptions.subscribe(request.params.uri);
@@ -129,7 +131,9 @@ export const createDerunServer = ({ store, log, signal, tools = queries }: Derun
     return {};
   });
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: PROMPTS }));
-  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => getPrompt(store, request.params.name, request.params.arguments, requestSignal(extra)));
+  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) =>
+    getPrompt(store, request.params.name, request.params.arguments, requestSignal(extra)),
+  );
 
   const memory = new MemoryBound();
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {

@@ -29,8 +29,7 @@ export const serveStdio = async ({ store, log }: { store: Store; log: Logger }):
   const { stdin } = process;
   const shutdown = new AbortController();
   const server = createDerunServer({ store, log, signal: shutdown.signal });
-  const sweep = () =>
-    store.sweep().catch((error) => log.log("warn", "sweep_failed", { error: describeError(error) }));
+  const sweep = () => store.sweep().catch((error) => log.log("warn", "sweep_failed", { error: describeError(error) }));
   // Unref'd: the open stdin keeps the server alive, the timer never does.
   const timer = setInterval(sweep, SWEEP_INTERVAL_MS);
   timer.unref();

@@ -37,5 +37,12 @@ export { isTerminal, readWindowSize } from "../core/terminal.ts";
 // A child's own terminal (PTY transports): Bun's Terminal with the user's modes, a session leader
 // for job control, and the stops of a child without one.
 export { openChildPty, type ChildPty, type ChildPtyOptions } from "../core/pty/child-pty.ts";
-export { LeaderExecError, leaderUnavailable, startUnderLeader, StopReports, type LeaderJob, type LeaderRequest } from "../core/pty/leader.ts";
+export {
+  LeaderExecError,
+  leaderUnavailable,
+  startUnderLeader,
+  StopReports,
+  type LeaderJob,
+  type LeaderRequest,
+} from "../core/pty/leader.ts";
 export { watchStops } from "../core/pty/stop-watch.ts";

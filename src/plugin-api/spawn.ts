@@ -15,7 +15,9 @@ export function toSpawnError(command: readonly string[], cwd: string, error: unk
   const name = command[0] ?? "";
   if (code === "ENOENT") {
     // posix_spawn says ENOENT for a missing working directory too; name the right culprit.
-    const what = fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory() ? `command not found: ${name}` : `working directory not found: ${cwd}`;
+    const what = fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()
+      ? `command not found: ${name}`
+      : `working directory not found: ${cwd}`;
     return new SpawnError("ENOENT", what, { cause: error });
   }
   if (code === "EACCES" || code === "EISDIR" || code === "ENOEXEC") {
@@ -25,10 +27,7 @@ export function toSpawnError(command: readonly string[], cwd: string, error: unk
 }
 
 /** Maps a finished Bun subprocess to the transport's exit shape. */
-export function childExitOf(proc: {
-  readonly exitCode: number | null;
-  readonly signalCode: NodeJS.Signals | number | null;
-}): ChildExit {
+export function childExitOf(proc: { readonly exitCode: number | null; readonly signalCode: NodeJS.Signals | number | null }): ChildExit {
   const { signalCode } = proc;
   if (signalCode === null) return { kind: "exited", code: proc.exitCode ?? 0 };
   if (typeof signalCode === "string") return { kind: "signaled", signal: signalCode };
@@ -44,7 +43,12 @@ export function childExitOf(proc: {
  * of its own). `command` unchanged when `ignored` is empty. The command is looked up first, as
  * `Bun.spawn` would, so that one not found or not executable is still a {@link SpawnError}.
  */
-export function spawnIgnoring(command: readonly string[], ignored: readonly NodeJS.Signals[] | undefined, cwd: string, env: Record<string, string | undefined>): string[] {
+export function spawnIgnoring(
+  command: readonly string[],
+  ignored: readonly NodeJS.Signals[] | undefined,
+  cwd: string,
+  env: Record<string, string | undefined>,
+): string[] {
   if (!ignored?.length || process.platform === "win32") return [...command];
   const name = command[0] ?? "";
   const path = name.includes("/") ? (isAbsolute(name) ? name : resolve(cwd, name)) : Bun.which(name, { PATH: env.PATH ?? "", cwd });

@@ -47,8 +47,7 @@ export const parseCursor = (cursor: string | undefined): number => {
 };
 
 /** The value or its default, clamped to `max` (a cap is a ceiling, not an error). */
-export const capped = (value: number | undefined, fallback: number, max: number): number =>
-  Math.min(value ?? fallback, max);
+export const capped = (value: number | undefined, fallback: number, max: number): number => Math.min(value ?? fallback, max);
 
 /** Arguments shared by derun_read_output and derun_wait_output, except `cursor`. */
 export const readArgs = {
@@ -59,7 +58,10 @@ export const readArgs = {
 } as const;
 
 /** A channel of the output: `pty` (a terminal session's one stream), `stdout` or `stderr` (pipe sessions). */
-export const channelType = type("'pty' | 'stdout' | 'stderr'").configure({ expected: '"pty", "stdout" or "stderr"', description: "one stream only" });
+export const channelType = type("'pty' | 'stdout' | 'stderr'").configure({
+  expected: '"pty", "stdout" or "stderr"',
+  description: "one stream only",
+});
 
 /** One recorded command of a `derun shell` session: its number, or "last". */
 export const commandType = type("number.integer > 0 | 'last'").configure({

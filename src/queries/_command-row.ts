@@ -33,4 +33,3 @@ export const rowOf = (sessionId: string, r: ShownCommand, outputBytes?: number):
   ...(isRunning(r) ? { running: true as const } : {}),
   ...(r.redacted ? { redacted: r.redacted } : {}),
 });
-

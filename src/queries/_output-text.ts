@@ -26,7 +26,8 @@ export function renderRead(r: ReadOutputResult, wait?: WaitFacts): string {
   let endsWithLf = true; // nothing yet: no separator needed
   for (const chunk of r.chunks) {
     const data = "data" in chunk ? chunk.data : chunk.data_base64;
-    if ("data_base64" in chunk) parts.push(`${endsWithLf ? "" : "\n"}[${chunk.channel} ${chunk.start_cursor}-${chunk.end_cursor} base64] ${data}\n`);
+    if ("data_base64" in chunk)
+      parts.push(`${endsWithLf ? "" : "\n"}[${chunk.channel} ${chunk.start_cursor}-${chunk.end_cursor} base64] ${data}\n`);
     else if (channels.size > 1) parts.push(`${endsWithLf ? "" : "\n"}[${chunk.channel}]\n${data}`);
     else parts.push(data);
     const last = parts[parts.length - 1]!;

@@ -11,8 +11,11 @@ export interface ReadMode {
 
 /** Refuses `view: "text"` with `encoding: "base64"` (the text view is text). */
 export function checkReadMode(mode: ReadMode): void {
-  if (mode.view === "text" && mode.encoding === "base64") throw new DerunError("invalid_argument", 'view "text" is text: leave out encoding "base64"');
+  if (mode.view === "text" && mode.encoding === "base64")
+    throw new DerunError("invalid_argument", 'view "text" is text: leave out encoding "base64"');
 }
 
 export const readWindowAs = (store: Store, sessionId: string, cursor: number, maxBytes: number, mode: ReadMode): Promise<OutputWindow> =>
-  mode.view === "text" ? readTextView(store, sessionId, cursor, maxBytes) : readOutput(store, sessionId, cursor, maxBytes, mode.encoding ?? "text");
+  mode.view === "text"
+    ? readTextView(store, sessionId, cursor, maxBytes)
+    : readOutput(store, sessionId, cursor, maxBytes, mode.encoding ?? "text");

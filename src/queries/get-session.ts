@@ -22,7 +22,12 @@ export default defineQuery({
   },
   render: ({ session, redacted }) => {
     const { session_id, command, ...rest } = session;
-    const header = [`session ${oneLine(session_id)}`, outcome(session), commandLine(command, 200), ...(redacted ? [maskedFact(redacted)] : [])].join(SEP);
+    const header = [
+      `session ${oneLine(session_id)}`,
+      outcome(session),
+      commandLine(command, 200),
+      ...(redacted ? [maskedFact(redacted)] : []),
+    ].join(SEP);
     return [header, ...Object.entries(rest).map(([key, value]) => `${key}: ${oneLine(String(value), 1000)}`)].join("\n");
   },
 });

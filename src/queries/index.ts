@@ -13,4 +13,14 @@ import searchOutput from "./search-output.ts";
 import waitCommand from "./wait-command.ts";
 import waitOutput from "./wait-output.ts";
 
-export const queries: readonly Query<any, object>[] = [listSessions, getSession, readText, searchOutput, listCommands, readOutput, waitOutput, waitCommand, lastFailure];
+export const queries: readonly Query<any, object>[] = [
+  listSessions,
+  getSession,
+  readText,
+  searchOutput,
+  listCommands,
+  readOutput,
+  waitOutput,
+  waitCommand,
+  lastFailure,
+];

@@ -30,11 +30,18 @@ export default defineQuery({
     const sessions = (await readSessions(store)).filter(({ info }) => input.state === undefined || info.state === input.state);
     const shown = sessions.slice(0, limit);
     const redacted = shown.reduce((n, s) => n + s.redacted, 0);
-    return { schema_version: SCHEMA_VERSION, total: sessions.length, sessions: shown.map((s) => sessionSummary(s.info)), ...(redacted > 0 ? { redacted } : {}) };
+    return {
+      schema_version: SCHEMA_VERSION,
+      total: sessions.length,
+      sessions: shown.map((s) => sessionSummary(s.info)),
+      ...(redacted > 0 ? { redacted } : {}),
+    };
   },
   render: ({ total, sessions, redacted }) => {
     const rows = sessions.map((s) =>
-      [s.session_id, outcome(s), size(s.output_bytes), oneLine(when(s.started_at)), oneLine(s.transport_mode), commandLine(s.command)].join(SEP),
+      [s.session_id, outcome(s), size(s.output_bytes), oneLine(when(s.started_at)), oneLine(s.transport_mode), commandLine(s.command)].join(
+        SEP,
+      ),
     );
     const shown = sessions.length < total ? `${sessions.length} of ${total} sessions` : `${total} session${total === 1 ? "" : "s"}`;
     return [`${shown}, newest first${redacted ? `${SEP}${maskedFact(redacted)}` : ""}`, ...rows].join("\n");

@@ -9,7 +9,7 @@ import { checkReadMode, readWindowAs } from "./_read-mode.ts";
 export default defineQuery({
   name: "derun_read_output",
   description: [
-    "Raw output from a byte cursor (decimal string, default \"0\"); repeat with next_cursor until eof.",
+    'Raw output from a byte cursor (decimal string, default "0"); repeat with next_cursor until eof.',
     "For what happened, derun_read_text is shorter.",
   ].join(" "),
   input: type({

@@ -3,8 +3,30 @@ import { SCHEMA_VERSION } from "../core/enums.ts";
 import { DerunError } from "../core/errors.ts";
 import type { LineRange } from "../views/lines.ts";
 import { defineQuery } from "./query.ts";
-import { capped, channelType, commandType, positiveIntegerType, sessionIdType, TEXT_DEFAULT_LINES, TEXT_DEFAULT_MAX_CHARS, TEXT_MAX_MAX_CHARS } from "./_args.ts";
-import { subjectOf, subjectText, type Subject, lineSpan, SEP, withLines, screenLines, textLines, type ReadTextLines, openTranscript, withoutPromptFiller, maskedFact } from "../transcript/index.ts";
+import {
+  capped,
+  channelType,
+  commandType,
+  positiveIntegerType,
+  sessionIdType,
+  TEXT_DEFAULT_LINES,
+  TEXT_DEFAULT_MAX_CHARS,
+  TEXT_MAX_MAX_CHARS,
+} from "./_args.ts";
+import {
+  subjectOf,
+  subjectText,
+  type Subject,
+  lineSpan,
+  SEP,
+  withLines,
+  screenLines,
+  textLines,
+  type ReadTextLines,
+  openTranscript,
+  withoutPromptFiller,
+  maskedFact,
+} from "../transcript/index.ts";
 
 export type ReadTextResult = Subject & ReadTextLines & { readonly schema_version: typeof SCHEMA_VERSION };
 
@@ -49,7 +71,8 @@ export default defineQuery({
     const opened = await openTranscript(store, input.session_id, input.command, limits?.windowBytes);
     const view = input.view ?? (opened.info.meta.tty_attached ? "screen" : "text");
     const t = view === "text" ? await withoutPromptFiller(opened) : opened;
-    if (view === "screen" && input.channel !== undefined) throw new DerunError("invalid_argument", 'channel applies to view "text" (a screen shows every stream)');
+    if (view === "screen" && input.channel !== undefined)
+      throw new DerunError("invalid_argument", 'channel applies to view "text" (a screen shows every stream)');
     const maxChars = capped(input.max_chars, TEXT_DEFAULT_MAX_CHARS, TEXT_MAX_MAX_CHARS);
     const lines = view === "screen" ? await screenLines(t, range, maxChars) : await textLines(t, range, maxChars, input.channel, signal);
     const subject = subjectOf(t);

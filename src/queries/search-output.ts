@@ -5,7 +5,17 @@ import { quote } from "../core/quote.ts";
 import { compilePattern } from "../views/search.ts";
 import { DEFAULT_LIMITS, defineQuery } from "./query.ts";
 import { capped, channelType, commandType, positiveIntegerType, sessionIdType } from "./_args.ts";
-import { SEP, searchTranscript, renderFound, type Found, openTranscript, searchAllSessions, sessionsSearchedText, type SkippedSession, maskedFact } from "../transcript/index.ts";
+import {
+  SEP,
+  searchTranscript,
+  renderFound,
+  type Found,
+  openTranscript,
+  searchAllSessions,
+  sessionsSearchedText,
+  type SkippedSession,
+  maskedFact,
+} from "../transcript/index.ts";
 
 const DEFAULT_MATCHES = 20;
 const MAX_MATCHES = 200;
@@ -76,7 +86,12 @@ export default defineQuery({
     let searched = 0;
     let across: Omit<SearchOutputResult, "schema_version" | "pattern" | "sessions_searched" | "match_count" | "truncated" | "results"> = {};
     if (input.session_id !== undefined) {
-      take(await searchTranscript(await openTranscript(store, input.session_id, input.command, limits?.windowBytes), { ...options, maxMatches: remaining }));
+      take(
+        await searchTranscript(await openTranscript(store, input.session_id, input.command, limits?.windowBytes), {
+          ...options,
+          maxMatches: remaining,
+        }),
+      );
       searched = 1;
     } else {
       const all = await searchAllSessions(store, { ...options, maxMatches: remaining, windowBytes: limits?.windowBytes, onFound: take });
@@ -106,10 +121,22 @@ export default defineQuery({
     const shown = r.results.reduce((n, f) => n + f.matches.length, 0);
     const facts = [`${quote(r.pattern)}: ${r.match_count} matching line${r.match_count === 1 ? "" : "s"}`];
     if (r.sessions_total === undefined) facts.push(`${r.sessions_searched} session${r.sessions_searched === 1 ? "" : "s"} searched`);
-    else facts.push(sessionsSearchedText({ sessions_total: r.sessions_total, sessions_searched: r.sessions_searched, skipped: r.skipped ?? [], sessions_skipped: r.sessions_skipped ?? 0, sessions_not_searched: r.sessions_not_searched ?? 0 }));
+    else
+      facts.push(
+        sessionsSearchedText({
+          sessions_total: r.sessions_total,
+          sessions_searched: r.sessions_searched,
+          skipped: r.skipped ?? [],
+          sessions_skipped: r.sessions_skipped ?? 0,
+          sessions_not_searched: r.sessions_not_searched ?? 0,
+        }),
+      );
     if (r.truncated) facts.push(`first ${shown} shown (max_matches)`);
     if (r.redacted) facts.push(maskedFact(r.redacted));
-    if (r.stopped_after_ms !== undefined) facts.push(`stopped after ${(r.stopped_after_ms / 1000).toFixed(1)} s: later lines${r.sessions_total === undefined ? "" : " and sessions"} not searched`);
+    if (r.stopped_after_ms !== undefined)
+      facts.push(
+        `stopped after ${(r.stopped_after_ms / 1000).toFixed(1)} s: later lines${r.sessions_total === undefined ? "" : " and sessions"} not searched`,
+      );
     return [facts.join(SEP), ...r.results.map(renderFound)].join("\n");
   },
 });

@@ -93,7 +93,16 @@ export default defineQuery({
     try {
       const { t, tail } = await tailOf(store, id, ended.command?.number, signal);
       const lines = tail.first_line === undefined ? {} : { first_line: tail.first_line, last_line: tail.last_line };
-      return { schema_version: SCHEMA_VERSION, timed_out: false, waited_ms: waited, ...record, subject: subjectOf(t), ...lines, total_lines: tail.total_lines, lines: tail.lines };
+      return {
+        schema_version: SCHEMA_VERSION,
+        timed_out: false,
+        waited_ms: waited,
+        ...record,
+        subject: subjectOf(t),
+        ...lines,
+        total_lines: tail.total_lines,
+        lines: tail.lines,
+      };
     } catch {
       // A command without an output range (no start mark): its record alone.
       return { schema_version: SCHEMA_VERSION, timed_out: false, waited_ms: waited, ...record, lines: [] };
@@ -101,7 +110,11 @@ export default defineQuery({
   },
   render: (r) => {
     if (r.timed_out) return `nothing ended in ${r.waited_ms} ms (timed out)`;
-    const what = r.subject ? subjectText(r.subject) : r.command ? `command ${r.command.number} of session ${r.command.session_id}: exit ${r.command.exit_code ?? "unknown"}` : `session ${r.session!.session_id}`;
+    const what = r.subject
+      ? subjectText(r.subject)
+      : r.command
+        ? `command ${r.command.number} of session ${r.command.session_id}: exit ${r.command.exit_code ?? "unknown"}`
+        : `session ${r.session!.session_id}`;
     const facts = [what, `waited ${r.waited_ms} ms`];
     if (r.first_line !== undefined) facts.push(`text lines ${r.first_line}-${r.last_line} of ${r.total_lines}`);
     return withLines(facts.join(SEP), r.lines);

@@ -20,7 +20,8 @@ import { waitUntil, type WaitResult, resolveSessionId } from "../transcript/inde
 
 /** `until` answers a line of the text view: raw bytes or base64 cannot be that answer. */
 const checkUntilMode = (mode: ReadMode): void => {
-  if (mode.encoding === "base64") throw new DerunError("invalid_argument", 'until answers a line of the text view: leave out encoding "base64"');
+  if (mode.encoding === "base64")
+    throw new DerunError("invalid_argument", 'until answers a line of the text view: leave out encoding "base64"');
   if (mode.view === "raw") throw new DerunError("invalid_argument", 'until answers a line of the text view: leave out view "raw"');
 };
 

@@ -32,7 +32,11 @@ export function asciicastHeader(info: SessionInfo, version: AsciicastVersion = 2
   const ended = info.ended_at === undefined ? NaN : Date.parse(info.ended_at);
   const cols = info.meta.cols ?? DEFAULT_COLS;
   const rows = info.meta.rows ?? DEFAULT_ROWS;
-  const rest = { timestamp: Math.floor(started / 1000), command: shellLine(maskArgv(redactorFor(info.meta), info.meta.command).argv, "linux"), title: `derun ${info.meta.session_id}` };
+  const rest = {
+    timestamp: Math.floor(started / 1000),
+    command: shellLine(maskArgv(redactorFor(info.meta), info.meta.command).argv, "linux"),
+    title: `derun ${info.meta.session_id}`,
+  };
   if (version === 3) return { version: 3, term: { cols, rows }, ...rest };
   return { version: 2, width: cols, height: rows, ...(Number.isFinite(ended) ? { duration: seconds(ended - started) } : {}), ...rest };
 }
@@ -71,7 +75,12 @@ interface Mark {
 
 async function marksOf(store: Store, info: SessionInfo, version: AsciicastVersion): Promise<Mark[]> {
   const id = info.meta.session_id;
-  const marks: Mark[] = (await store.events(id)).map((e) => ({ offset: e.offset, timestamp: e.timestamp, code: "r", data: `${e.cols}x${e.rows}` }));
+  const marks: Mark[] = (await store.events(id)).map((e) => ({
+    offset: e.offset,
+    timestamp: e.timestamp,
+    code: "r",
+    data: `${e.cols}x${e.rows}`,
+  }));
   if (version === 3 && info.meta.records_commands) {
     // Command lines as readers get them: masked (shellCommands).
     for (const c of await shellCommands(store, info)) {
@@ -112,7 +121,10 @@ export async function* asciicastLines(store: Store, sessionId: string, version: 
     let from = slice.start;
     for (;;) {
       const mark = marks[next];
-      const to = mark !== undefined && mark.offset < slice.start + slice.bytes.length ? Math.max(mark.offset, from) : slice.start + slice.bytes.length;
+      const to =
+        mark !== undefined && mark.offset < slice.start + slice.bytes.length
+          ? Math.max(mark.offset, from)
+          : slice.start + slice.bytes.length;
       const text = decoder.decode(slice.bytes.subarray(from - slice.start, to - slice.start), { stream: true });
       if (text.length > 0) yield event(at(slice.timestamp), "o", text);
       from = to;

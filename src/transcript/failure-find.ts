@@ -20,7 +20,8 @@ export interface FailureWanted {
 export const commandFailed = (r: CommandRecord): boolean => r.exit_code !== null && r.exit_code !== 0 && r.ended_at !== null;
 
 /** A session that ended other than by exiting 0. */
-export const sessionFailed = (info: SessionInfo): boolean => !isLiveState(info.state) && !(info.state === "exited" && info.final?.exit_code === 0);
+export const sessionFailed = (info: SessionInfo): boolean =>
+  !isLiveState(info.state) && !(info.state === "exited" && info.final?.exit_code === 0);
 
 /** A shell session's commands stand for it; one that recorded none (no marks) is read as a whole. */
 const byCommands = async (store: Store, info: SessionInfo): Promise<CommandRecord[] | undefined> => {
@@ -43,7 +44,8 @@ export async function findFailure(store: Store, wanted: FailureWanted, block?: n
     const records = await byCommands(store, info);
     if (!records) return openTranscript(store, id, undefined, block);
     const failed = newestFailed(records);
-    if (!failed) throw new DerunError("invalid_argument", `no command of session ${id} failed (${records.length} recorded): name one with command`);
+    if (!failed)
+      throw new DerunError("invalid_argument", `no command of session ${id} failed (${records.length} recorded): name one with command`);
     return openTranscript(store, id, failed.number, block);
   }
   let best: { at: string; id: string; command?: number } | undefined;
@@ -60,7 +62,11 @@ export async function findFailure(store: Store, wanted: FailureWanted, block?: n
       if (!best || at > best.at) best = { at, id };
     }
   }
-  if (!best) throw new DerunError("session_not_found", "no failure recorded: no `derun run` session or `derun shell` command ended with a non-zero status or a signal");
+  if (!best)
+    throw new DerunError(
+      "session_not_found",
+      "no failure recorded: no `derun run` session or `derun shell` command ended with a non-zero status or a signal",
+    );
   return openTranscript(store, best.id, best.command, block);
 }
 

@@ -65,26 +65,50 @@ export async function pickFailureLines(t: Transcript, signal?: AbortSignal): Pro
 }
 
 /** grep's marks: `N:` a failure line, `N-` another; a repeat is counted (blank lines just collapse). */
-const format = (l: ShownLine): string => `${l.line}${l.error ? ":" : "-"}${l.text}${l.repeated && l.text.trim() !== "" ? ` [${l.repeated + 1} times]` : ""}`;
+const format = (l: ShownLine): string =>
+  `${l.line}${l.error ? ":" : "-"}${l.text}${l.repeated && l.text.trim() !== "" ? ` [${l.repeated + 1} times]` : ""}`;
 const plural = (n: number, word: string): string => `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
 
-export async function failureReport(t: Transcript, maxChars: number, readHint: ReadHint = toolReadHint, signal?: AbortSignal): Promise<FailureReport> {
+export async function failureReport(
+  t: Transcript,
+  maxChars: number,
+  readHint: ReadHint = toolReadHint,
+  signal?: AbortSignal,
+): Promise<FailureReport> {
   const picks = await pickFailureLines(t, signal);
-  const facts: HeaderFacts = { ...subjectOf(t), duration_ms: durationOf(t), total_lines: picks.total, from_line: picks.from, failure_lines: picks.errorLines };
+  const facts: HeaderFacts = {
+    ...subjectOf(t),
+    duration_ms: durationOf(t),
+    total_lines: picks.total,
+    from_line: picks.from,
+    failure_lines: picks.errorLines,
+  };
   const lines = layout(picks, maxChars - headerOf(facts).length - 1);
   const leftOut = leftOutOf(t, picks, lines.shown, readHint);
   return { ...facts, lines: lines.text, ...(leftOut ? { left_out: leftOut } : {}) };
 }
 
-const seconds = (ms: number): string => (ms < 1000 ? `${ms} ms` : ms < 60000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`);
+const seconds = (ms: number): string =>
+  ms < 1000
+    ? `${ms} ms`
+    : ms < 60000
+      ? `${(ms / 1000).toFixed(1)} s`
+      : `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`;
 
 type HeaderFacts = Subject & Pick<FailureReport, "duration_ms" | "total_lines" | "from_line" | "failure_lines">;
 
 function headerOf(r: HeaderFacts): string {
   const facts = [subjectText(r)];
   if (r.duration_ms !== null) facts.push(`ran ${seconds(r.duration_ms)}`);
-  const scope = r.from_line > 1 ? `lines ${r.from_line}-${r.total_lines} (after the last clear of the screen) of ${r.total_lines}` : plural(r.total_lines, "line");
-  facts.push(r.failure_lines > 0 ? `${plural(r.failure_lines, "failure line")} in ${scope}` : `no failure line recognised in ${scope}: its last lines`);
+  const scope =
+    r.from_line > 1
+      ? `lines ${r.from_line}-${r.total_lines} (after the last clear of the screen) of ${r.total_lines}`
+      : plural(r.total_lines, "line");
+  facts.push(
+    r.failure_lines > 0
+      ? `${plural(r.failure_lines, "failure line")} in ${scope}`
+      : `no failure line recognised in ${scope}: its last lines`,
+  );
   return facts.join(SEP);
 }
 
@@ -120,7 +144,10 @@ function layout(picks: FailurePicks, budget: number): { text: string[]; shown: A
       shown.push([l.line, lastOf(l)]);
       last = lastOf(l);
     }
-    if (region.alike > 0) add(`   (${plural(region.alike, "more line")} like ${region.lines.find((l) => l.error)?.line ?? "these"}, the last at line ${region.lastAlike})`);
+    if (region.alike > 0)
+      add(
+        `   (${plural(region.alike, "more line")} like ${region.lines.find((l) => l.error)?.line ?? "these"}, the last at line ${region.lastAlike})`,
+      );
   }
   // The last lines not shown yet, as many as fit, newest kept.
   const tail = picks.tail.filter((l) => l.line > last);
@@ -160,9 +187,17 @@ function leftOutOf(t: Transcript, picks: FailurePicks, shown: Array<[number, num
   }
   const notes: string[] = [];
   if (picks.from > 1) notes.push(`lines 1-${picks.from - 1} came before the screen was last cleared`);
-  const unshown = picks.moreErrors + picks.regions.reduce((n, r) => n + r.lines.filter((l) => l.error && !ranges.some(([a, b]) => l.line >= a && l.line <= b)).length, 0);
-  if (unshown > 0) notes.push(`${plural(unshown, "more failure line")}${picks.moreErrorLines.length > 0 ? ` (from line ${picks.moreErrorLines[0]})` : ""}`);
-  if (hidden > 0 && gap) notes.push(`${plural(hidden, "line")} not shown, the most at ${gap[0]}-${gap[1]}: ${readHint(t, gap[0], Math.min(200, gap[1] - gap[0] + 1))}`);
+  const unshown =
+    picks.moreErrors +
+    picks.regions.reduce((n, r) => n + r.lines.filter((l) => l.error && !ranges.some(([a, b]) => l.line >= a && l.line <= b)).length, 0);
+  if (unshown > 0)
+    notes.push(
+      `${plural(unshown, "more failure line")}${picks.moreErrorLines.length > 0 ? ` (from line ${picks.moreErrorLines[0]})` : ""}`,
+    );
+  if (hidden > 0 && gap)
+    notes.push(
+      `${plural(hidden, "line")} not shown, the most at ${gap[0]}-${gap[1]}: ${readHint(t, gap[0], Math.min(200, gap[1] - gap[0] + 1))}`,
+    );
   if (notes.length === 0) return undefined;
   const note = `left out: ${notes.join("; ")}`;
   return note.length > NOTE ? `${note.slice(0, NOTE - 1)}…` : note;

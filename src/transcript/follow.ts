@@ -37,19 +37,32 @@ export interface FollowEnd {
 }
 
 /** Slices from `from` on, one batch per read, until the session (or the command) ends. */
-export async function* followOutput(store: Store, sessionId: string, options: FollowOptions, end: FollowEnd = {}): AsyncGenerator<readonly OutputSlice[]> {
+export async function* followOutput(
+  store: Store,
+  sessionId: string,
+  options: FollowOptions,
+  end: FollowEnd = {},
+): AsyncGenerator<readonly OutputSlice[]> {
   const redactor = await redactorOf(store, sessionId);
-  for await (const slices of followOutputAsRecorded(store, sessionId, options, end)) yield (await maskSlices(store, sessionId, redactor, slices)).slices;
+  for await (const slices of followOutputAsRecorded(store, sessionId, options, end))
+    yield (await maskSlices(store, sessionId, redactor, slices)).slices;
 }
 
 /** {@link followOutput} without masking: what the text follow runs its view on (it masks lines). */
-async function* followOutputAsRecorded(store: Store, sessionId: string, options: FollowOptions, end: FollowEnd): AsyncGenerator<readonly OutputSlice[]> {
+async function* followOutputAsRecorded(
+  store: Store,
+  sessionId: string,
+  options: FollowOptions,
+  end: FollowEnd,
+): AsyncGenerator<readonly OutputSlice[]> {
   let cursor = options.from;
   for (;;) {
     const read = await store.read(sessionId, cursor, BLOCK);
     const record = options.command === undefined ? undefined : await commandEnd(store, sessionId, options.command);
     const stop = record?.output_end ?? Number.POSITIVE_INFINITY;
-    const slices = read.slices.flatMap((s) => (s.start >= stop ? [] : s.end <= stop ? [s] : [{ ...s, end: stop, bytes: s.bytes.subarray(0, stop - s.start) }]));
+    const slices = read.slices.flatMap((s) =>
+      s.start >= stop ? [] : s.end <= stop ? [s] : [{ ...s, end: stop, bytes: s.bytes.subarray(0, stop - s.start) }],
+    );
     if (slices.length > 0) yield slices;
     cursor = read.next_cursor;
     if (record && cursor >= stop) {
@@ -84,12 +97,18 @@ export interface TextFollowOptions extends FollowOptions {
  * The text view of {@link followOutput}'s bytes: complete lines in batches as they are committed,
  * then, once the session (or command) has ended, the lines left open.
  */
-export async function* followText(store: Store, sessionId: string, options: TextFollowOptions, end: FollowEnd = {}): AsyncGenerator<readonly TextLine[]> {
+export async function* followText(
+  store: Store,
+  sessionId: string,
+  options: TextFollowOptions,
+  end: FollowEnd = {},
+): AsyncGenerator<readonly TextLine[]> {
   const view = new TextView();
   const masking = new LineMasking(await redactorOf(store, sessionId));
   for await (const slices of followOutputAsRecorded(store, sessionId, options, end)) {
     const lines: TextLine[] = [];
-    for (const s of slices) for (const line of view.write(s.channel, s.bytes, s.start)) if (line.end > options.after) lines.push(masking.line(line));
+    for (const s of slices)
+      for (const line of view.write(s.channel, s.bytes, s.start)) if (line.end > options.after) lines.push(masking.line(line));
     if (lines.length > 0) yield lines;
   }
   // Every open line is one not shown yet: the tail leaves its open lines to the follow.

@@ -38,7 +38,8 @@ export async function lfCounts(t: Transcript, signal?: AbortSignal): Promise<LfC
   // A command's range (it starts past 0) is counted on its own, and grows while the command runs.
   const key = isWholeSession(t) ? t.sessionId : `${t.sessionId}:${t.lo}`;
   let entry = cache.get(t.store, key);
-  if (!entry || entry.startedAt !== t.info.meta.started_at || entry.to > t.hi) entry = { startedAt: t.info.meta.started_at, to: t.lo, counts: {} };
+  if (!entry || entry.startedAt !== t.info.meta.started_at || entry.to > t.hi)
+    entry = { startedAt: t.info.meta.started_at, to: t.lo, counts: {} };
   cache.set(t.store, key, entry);
   const counts = { ...entry.counts };
   const to = await countRange(t, entry.to, counts, signal);
@@ -85,7 +86,11 @@ export async function openLastLines(t: Transcript, channel?: DerunOutputChannel)
 }
 
 /** Lines of the text view in the range: complete lines plus the open last lines. */
-export async function textLineTotal(t: Transcript, channel?: DerunOutputChannel, signal?: AbortSignal): Promise<{ lfs: number; total: number }> {
+export async function textLineTotal(
+  t: Transcript,
+  channel?: DerunOutputChannel,
+  signal?: AbortSignal,
+): Promise<{ lfs: number; total: number }> {
   const lfs = lfsIn(await lfCounts(t, signal), channel);
   return { lfs, total: lfs + (await openLastLines(t, channel)) };
 }

@@ -78,7 +78,12 @@ export async function redactorOf(store: Store, sessionId: string): Promise<Redac
  * they show. Reads CONTEXT bytes before and after them; at a live session's tail the bytes after
  * are not there yet.
  */
-export async function maskSlices(store: Store, sessionId: string, redactor: Redactor, slices: readonly OutputSlice[]): Promise<{ slices: OutputSlice[]; count: number }> {
+export async function maskSlices(
+  store: Store,
+  sessionId: string,
+  redactor: Redactor,
+  slices: readonly OutputSlice[],
+): Promise<{ slices: OutputSlice[]; count: number }> {
   if (!redactor.enabled || slices.length === 0) return { slices: [...slices], count: 0 };
   const lo = slices[0]!.start;
   const hi = slices[slices.length - 1]!.end;
@@ -128,4 +133,3 @@ export function maskArgv(redactor: Redactor, argv: readonly string[]): { argv: s
 
 /** A flag whose value is a secret: `--password`, `--token`, `--api-key`, `--client-secret` (not `-p`: too many meanings). */
 const SECRET_FLAG = /^--?[A-Za-z0-9_-]*(?:passw(?:or)?d|passphrase|token|secret|api[_-]?key|access[_-]?key|credentials?)[A-Za-z0-9_-]*$/i;
-

@@ -2,7 +2,7 @@
  * The read shared by derun_read_output and derun_wait_output: committed slices from the store,
  * coalesced into chunks and encoded as text or base64, plus the cursor facts a model needs.
  */
-import { DerunSessionState, type DerunOutputChannel, SCHEMA_VERSION } from "../core/enums.ts";
+import { type DerunSessionState, type DerunOutputChannel, SCHEMA_VERSION } from "../core/enums.ts";
 import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { joined } from "./joined.ts";
 import { maskSlices, redactorOf } from "./masking.ts";
@@ -33,7 +33,13 @@ export interface ReadOutputResult {
 }
 
 /** The result of a read ending at `next`: at the tail when `atTail`, at its end once the session is no longer live too. */
-export const readResult = (sessionId: string, chunks: OutputChunk[], next: number, atTail: boolean, state: DerunSessionState): ReadOutputResult => ({
+export const readResult = (
+  sessionId: string,
+  chunks: OutputChunk[],
+  next: number,
+  atTail: boolean,
+  state: DerunSessionState,
+): ReadOutputResult => ({
   schema_version: SCHEMA_VERSION,
   session_id: sessionId,
   chunks,
@@ -44,7 +50,8 @@ export const readResult = (sessionId: string, chunks: OutputChunk[], next: numbe
 });
 
 /** The result with its count of masked secrets, when there were any. */
-export const withRedacted = <R extends object>(result: R, count: number): R & { redacted?: number } => (count > 0 ? { ...result, redacted: count } : result);
+export const withRedacted = <R extends object>(result: R, count: number): R & { redacted?: number } =>
+  count > 0 ? { ...result, redacted: count } : result;
 
 export interface OutputWindow {
   readonly result: ReadOutputResult;
@@ -71,7 +78,8 @@ const coalesce = (slices: readonly OutputSlice[]): ChannelStretch[] => {
   const stretches: ChannelStretch[] = [];
   let pending: { channel: DerunOutputChannel; start: number; end: number; timestamp: string; parts: Uint8Array[] } | undefined;
   const flush = () => {
-    if (pending) stretches.push({ channel: pending.channel, start: pending.start, timestamp: pending.timestamp, bytes: joined(pending.parts) });
+    if (pending)
+      stretches.push({ channel: pending.channel, start: pending.start, timestamp: pending.timestamp, bytes: joined(pending.parts) });
   };
   for (const slice of slices) {
     if (pending && pending.channel === slice.channel && pending.end === slice.start) {
@@ -150,6 +158,12 @@ export const readOutput = async (
   const last = kept.at(-1);
   const next = last ? last.start + last.bytes.length : start;
   const atTail = next === read.output_bytes || withheldAtTail;
-  const result = readResult(sessionId, kept.map((stretch) => toChunk(stretch, encoding)), next, atTail, read.state);
+  const result = readResult(
+    sessionId,
+    kept.map((stretch) => toChunk(stretch, encoding)),
+    next,
+    atTail,
+    read.state,
+  );
   return { committedEnd: read.output_bytes, result: withRedacted(result, masked.count) };
 };

@@ -44,7 +44,8 @@ export async function* rawOutput(store: Store, sessionId: string, options: RawOu
     if (want <= 0) return;
     const read = await store.read(sessionId, cursor, want);
     // Masked with the bytes around them (a secret across this read's edge is seen whole).
-    for (const slice of (await maskSlices(store, sessionId, redactor, read.slices)).slices) if (options.channel === undefined || slice.channel === options.channel) yield slice;
+    for (const slice of (await maskSlices(store, sessionId, redactor, read.slices)).slices)
+      if (options.channel === undefined || slice.channel === options.channel) yield slice;
     cursor = read.next_cursor;
     if (cursor < read.output_bytes) continue;
     // At the end of what was committed when the state was read: a session that had ended then has no more.
@@ -59,7 +60,12 @@ export async function* rawOutput(store: Store, sessionId: string, options: RawOu
  * are no more lines than that, its end for 0 lines. Reads backward from the end in blocks, never the
  * whole transcript.
  */
-export async function rawTailStart(store: Store, sessionId: string, lines: number, range?: { readonly lo: number; readonly hi: number }): Promise<number> {
+export async function rawTailStart(
+  store: Store,
+  sessionId: string,
+  lines: number,
+  range?: { readonly lo: number; readonly hi: number },
+): Promise<number> {
   const lo = range?.lo ?? 0;
   const end = range?.hi ?? (await store.get(sessionId)).output_bytes;
   if (lines <= 0 || end <= lo) return end;

@@ -34,7 +34,13 @@ export interface ReadTextLines {
   readonly redacted?: number;
 }
 
-export async function textLines(t: Transcript, range: LineRange, maxChars: number, channel?: DerunOutputChannel, signal?: AbortSignal): Promise<ReadTextLines> {
+export async function textLines(
+  t: Transcript,
+  range: LineRange,
+  maxChars: number,
+  channel?: DerunOutputChannel,
+  signal?: AbortSignal,
+): Promise<ReadTextLines> {
   const selection = await selectText(t, range, { maxChars, channel, signal });
   const { lines } = selection;
   const start = lines.reduce((min, l) => Math.min(min, l.line.start), t.hi);

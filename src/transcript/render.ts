@@ -60,4 +60,5 @@ export const when = (iso: string | null | undefined): string => (iso ? iso.repla
 export const maskedFact = (n: number): string => `${n} secret${n === 1 ? "" : "s"} masked`;
 
 /** Header and lines as one text. */
-export const withLines = (header: string, lines: readonly string[]): string => (lines.length === 0 ? header : `${header}\n${lines.join("\n")}`);
+export const withLines = (header: string, lines: readonly string[]): string =>
+  lines.length === 0 ? header : `${header}\n${lines.join("\n")}`;

@@ -30,7 +30,11 @@ const scans = new StoreCache<Scan>();
  * The running command of a live shell session (numbered after `records`), or undefined: the session
  * ended, records no commands, or sits at its prompt.
  */
-export async function runningCommand(store: Store, info: SessionInfo, records: readonly CommandRecord[]): Promise<CommandRecord | undefined> {
+export async function runningCommand(
+  store: Store,
+  info: SessionInfo,
+  records: readonly CommandRecord[],
+): Promise<CommandRecord | undefined> {
   if (!isLiveState(info.state) || !info.meta.records_commands) return undefined;
   const id = info.meta.session_id;
   let scan = scans.get(store, id);
@@ -39,14 +43,21 @@ export async function runningCommand(store: Store, info: SessionInfo, records: r
     // output-start mark, so no output_end), at its prompt: the tracker then sees that command again.
     const last = records.at(-1);
     const from = last ? (last.output_end ?? last.prompt_end ?? last.prompt_start ?? 0) : 0;
-    scan = { startedAt: info.meta.started_at, recorded: records.length, parser: new MarkParser({ startOffset: from }), tracker: new CommandTracker(), at: from };
+    scan = {
+      startedAt: info.meta.started_at,
+      recorded: records.length,
+      parser: new MarkParser({ startOffset: from }),
+      tracker: new CommandTracker(),
+      at: from,
+    };
   }
   scans.set(store, id, scan);
   while (scan.at < info.output_bytes) {
     const read = await store.read(id, scan.at, Math.min(BLOCK, info.output_bytes - scan.at));
     if (read.slices.length === 0) break;
     // As the recording derun's CommandLog does: marks come from a terminal, only pty bytes are parsed.
-    for (const slice of read.slices) if (slice.channel === "pty") scan.tracker.apply(scan.parser.push(slice.bytes), Date.parse(slice.timestamp));
+    for (const slice of read.slices)
+      if (slice.channel === "pty") scan.tracker.apply(scan.parser.push(slice.bytes), Date.parse(slice.timestamp));
     scan.at = read.next_cursor;
   }
   const running = scan.tracker.running;

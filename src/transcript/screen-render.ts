@@ -4,7 +4,15 @@
  * inside a full-screen program is found by scanning back for the last alternate-screen switch
  * (64 windows at most, and only back to where the last read of the range found the state).
  */
-import { alternateScreenAfter, DEFAULT_SCREEN_WINDOW, findRenderStart, renderScreen, type RenderStart, type ScreenRender, type TermSize } from "../views/screen.ts";
+import {
+  alternateScreenAfter,
+  DEFAULT_SCREEN_WINDOW,
+  findRenderStart,
+  renderScreen,
+  type RenderStart,
+  type ScreenRender,
+  type TermSize,
+} from "../views/screen.ts";
 import { StoreCache } from "./store-cache.ts";
 import { readWindow, type Transcript } from "./transcript.ts";
 
@@ -27,7 +35,9 @@ export async function renderTranscript(t: Transcript): Promise<ScreenOfTranscrip
   const resizes = (await t.store.events(t.sessionId)).filter((e) => e.type === "resize");
   const window = await readWindow(t, t.hi - DEFAULT_SCREEN_WINDOW, t.hi);
   const start: RenderStart =
-    window.offset <= t.lo ? { offset: t.lo, alternate: false } : findRenderStart(window, { insideAlternate: await insideAlternate(t, window.offset) });
+    window.offset <= t.lo
+      ? { offset: t.lo, alternate: false }
+      : findRenderStart(window, { insideAlternate: await insideAlternate(t, window.offset) });
   // A session with no terminal wrote to pipes: its LFs reached no terminal driver that adds the CR.
   const render = await renderScreen({ window, size, resizes, start, newlineIsLF: !t.info.meta.tty_attached });
   return { ...render, sizeAssumed: size === ASSUMED_SIZE };

@@ -38,7 +38,11 @@ export interface SearchSessionsOptions extends Omit<SearchTranscriptOptions, "ma
 }
 
 const reasonOf = (error: unknown): string =>
-  isDerunError(error, "session_not_found") ? "removed while searching" : isDerunError(error) ? `unreadable (${error.code})` : `unreadable (${error instanceof Error ? error.message.split("\n")[0]!.slice(0, 120) : String(error)})`;
+  isDerunError(error, "session_not_found")
+    ? "removed while searching"
+    : isDerunError(error)
+      ? `unreadable (${error.code})`
+      : `unreadable (${error instanceof Error ? error.message.split("\n")[0]!.slice(0, 120) : String(error)})`;
 
 /** Every session in `store`, newest first, searched until `options.deadline`. */
 export async function searchAllSessions(store: Store, options: SearchSessionsOptions): Promise<SessionsSearched> {
@@ -49,12 +53,21 @@ export async function searchAllSessions(store: Store, options: SearchSessionsOpt
   let remaining = options.maxMatches;
   for (const [k, id] of ids.entries()) {
     if (options.signal?.aborted || performance.now() > options.deadline) {
-      return { sessions_total: ids.length, sessions_searched: searched, skipped, sessions_skipped: skippedCount, sessions_not_searched: ids.length - k };
+      return {
+        sessions_total: ids.length,
+        sessions_searched: searched,
+        skipped,
+        sessions_skipped: skippedCount,
+        sessions_not_searched: ids.length - k,
+      };
     }
     let found: Found;
     try {
       // Past maxMatches the later sessions are still searched: every matching line is counted.
-      found = await searchTranscript(await openTranscript(store, id, options.command, options.windowBytes), { ...options, maxMatches: remaining });
+      found = await searchTranscript(await openTranscript(store, id, options.command, options.windowBytes), {
+        ...options,
+        maxMatches: remaining,
+      });
     } catch (error) {
       skippedCount++;
       if (skipped.length < SKIPPED_NAMED) skipped.push({ session_id: id, reason: reasonOf(error) });
@@ -64,7 +77,13 @@ export async function searchAllSessions(store: Store, options: SearchSessionsOpt
     remaining = Math.max(0, remaining - found.matches.length);
     options.onFound(found);
     if (found.stopped) {
-      return { sessions_total: ids.length, sessions_searched: searched, skipped, sessions_skipped: skippedCount, sessions_not_searched: ids.length - k - 1 };
+      return {
+        sessions_total: ids.length,
+        sessions_searched: searched,
+        skipped,
+        sessions_skipped: skippedCount,
+        sessions_not_searched: ids.length - k - 1,
+      };
     }
   }
   return { sessions_total: ids.length, sessions_searched: searched, skipped, sessions_skipped: skippedCount, sessions_not_searched: 0 };

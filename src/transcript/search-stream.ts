@@ -19,7 +19,12 @@ const PIECE = 1 << 18;
 export type CandidateStep = TextLine | number;
 
 /** Every line of the range's text view that may hold `needle` (UTF-8), with `context` lines around it, and counts for the rest. */
-export async function* candidateBatches(t: Transcript, needle: Uint8Array, context: number, options: TextStreamOptions = {}): AsyncGenerator<readonly CandidateStep[]> {
+export async function* candidateBatches(
+  t: Transcript,
+  needle: Uint8Array,
+  context: number,
+  options: TextStreamOptions = {},
+): AsyncGenerator<readonly CandidateStep[]> {
   const view = new TextView();
   for await (const window of windowsThroughOneBuffer(t, options)) {
     for (const piece of pieces(window.bytes, window.offset, chunksOf(window, t.spans, options.channel))) {

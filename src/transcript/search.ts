@@ -81,7 +81,10 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
   const redactor = redactorFor(t.info.meta);
   const masking = new LineMasking(redactor);
   const maskFirst = redactor.enabled && canMatchMask(options.pattern);
-  const search = new TextSearch({ ...options, ...(redactor.enabled && !maskFirst ? { shown: (line: TextLine) => masking.line(line) } : {}) });
+  const search = new TextSearch({
+    ...options,
+    ...(redactor.enabled && !maskFirst ? { shown: (line: TextLine) => masking.line(line) } : {}),
+  });
   let number = 1;
   let stopped = false;
   // The clock is read before a line, so "stopped" always means lines were left unsearched; the batch
@@ -138,7 +141,10 @@ const clip = (text: string, max: number, around = 0): string => {
 
 /** A context line (pushed as recorded, unless it matched): masked, then cut. */
 const context = (l: { number: number; line: TextLine }, redactor: Redactor, shown: { count: number }): FoundLine => {
-  const masked = (l.line as { redacted?: number }).redacted === undefined ? maskText(redactor, l.line.text) : { text: l.line.text, count: (l.line as { redacted?: number }).redacted! };
+  const masked =
+    (l.line as { redacted?: number }).redacted === undefined
+      ? maskText(redactor, l.line.text)
+      : { text: l.line.text, count: (l.line as { redacted?: number }).redacted! };
   shown.count += masked.count;
   return { line: l.number, text: clip(masked.text, CONTEXT_LINE_CHARS) };
 };
@@ -164,7 +170,10 @@ export function renderFound(f: Found): string {
   facts.push(`${f.match_count} of ${f.lines_searched} lines match`);
   if (f.stopped) facts.push(`stopped at line ${f.lines_searched}: out of time`);
   if (f.redacted) facts.push(maskedFact(f.redacted));
-  if (f.long_lines) facts.push(`${f.long_lines} line${f.long_lines === 1 ? "" : "s"} longer than ${f.line_chars} characters searched in ${f.long_lines === 1 ? "its" : "their"} start only`);
+  if (f.long_lines)
+    facts.push(
+      `${f.long_lines} line${f.long_lines === 1 ? "" : "s"} longer than ${f.line_chars} characters searched in ${f.long_lines === 1 ? "its" : "their"} start only`,
+    );
   const out = [`== ${facts.join(SEP)}`];
   let last = 0;
   for (const m of f.matches) {

@@ -123,5 +123,8 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
     timestamp: timestampAt(g.start),
     data: g.lines.join("\n") + (g.open ? "" : "\n"),
   }));
-  return { committedEnd: read.output_bytes, result: withRedacted(readResult(sessionId, chunks, end, end === read.output_bytes, read.state), masking.count) };
+  return {
+    committedEnd: read.output_bytes,
+    result: withRedacted(readResult(sessionId, chunks, end, end === read.output_bytes, read.state), masking.count),
+  };
 }

@@ -126,7 +126,12 @@ async function afterNthLf(t: Transcript, n: number, channel?: DerunOutputChannel
  * open at a point just past its LF begins there. Reads windows of `t.block` bytes back from the
  * channel's last record before each point, skipping stretches without its bytes.
  */
-async function lineStartsAt(t: Transcript, at: number, channel?: DerunOutputChannel, signal?: AbortSignal): Promise<Map<DerunOutputChannel, number>> {
+async function lineStartsAt(
+  t: Transcript,
+  at: number,
+  channel?: DerunOutputChannel,
+  signal?: AbortSignal,
+): Promise<Map<DerunOutputChannel, number>> {
   const starts = new Map<DerunOutputChannel, number>();
   if (channel !== undefined || t.channels.length <= 1) return starts;
   for (const c of t.channels) {

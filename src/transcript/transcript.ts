@@ -39,7 +39,12 @@ export type CommandSelector = number | "last";
  * The session's whole committed output, or the output of `command` (DerunError invalid_argument when
  * it has none). `session` is an id, `last` or `last~N`.
  */
-export async function openTranscript(store: Store, session: string, command?: CommandSelector, block = DEFAULT_LIMITS.windowBytes): Promise<Transcript> {
+export async function openTranscript(
+  store: Store,
+  session: string,
+  command?: CommandSelector,
+  block = DEFAULT_LIMITS.windowBytes,
+): Promise<Transcript> {
   const sessionId = await resolveSessionId(store, session);
   const info = await store.get(sessionId);
   const all = await store.records(sessionId);
@@ -82,9 +87,13 @@ async function findCommand(store: Store, info: SessionInfo, selector: CommandSel
     throw new DerunError("invalid_argument", `session ${id} has no recorded commands: ${why}`);
   }
   const record = selector === "last" ? all[all.length - 1]! : all.find((r) => r.number === selector);
-  if (!record) throw new DerunError("invalid_argument", `session ${id} has no command ${selector} (its commands are 1-${all.at(-1)!.number})`);
+  if (!record)
+    throw new DerunError("invalid_argument", `session ${id} has no command ${selector} (its commands are 1-${all.at(-1)!.number})`);
   if (record.output_start === null) {
-    throw new DerunError("invalid_argument", `command ${record.number} of session ${id} has no recorded output range (the shell sent no output-start mark)`);
+    throw new DerunError(
+      "invalid_argument",
+      `command ${record.number} of session ${id} has no recorded output range (the shell sent no output-start mark)`,
+    );
   }
   return record;
 }
@@ -127,4 +136,3 @@ export async function* windowsForward(t: Transcript, from = t.lo, options: Windo
 
 /** Whether the range is the session's whole output (line counts of finished sessions are recorded). */
 export const isWholeSession = (t: Transcript): boolean => t.command === undefined;
-

@@ -28,11 +28,13 @@ const endedAt = (e: Ended): string => (e.command ? e.command.ended_at : e.info.e
 async function ends(store: Store, wanted: EndWanted, settled: Set<string>): Promise<Map<string, Ended>> {
   const found = new Map<string, Ended>();
   // As readers get them (command lines and directories masked): the answer carries the session's record.
-  const sessions = wanted.sessionId === undefined ? (await readSessions(store)).map((s) => s.info) : [(await readSession(store, wanted.sessionId)).info];
+  const sessions =
+    wanted.sessionId === undefined ? (await readSessions(store)).map((s) => s.info) : [(await readSession(store, wanted.sessionId)).info];
   for (const info of sessions) {
     const id = info.meta.session_id;
     if (settled.has(id)) continue;
-    if (info.meta.records_commands) for (const command of await readCommands(store, id)) found.set(`${id}#${command.number}`, { info, command });
+    if (info.meta.records_commands)
+      for (const command of await readCommands(store, id)) found.set(`${id}#${command.number}`, { info, command });
     if (!isLiveState(info.state)) found.set(id, { info });
   }
   return found;

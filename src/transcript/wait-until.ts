@@ -48,8 +48,20 @@ export async function waitUntil(
   let scanned = cursor;
   /** The time of the record that completed (or last extended) the line being tested. */
   let timestamp = "";
-  const answer = (end: number, committed: number, state: ReadOutputResult["session_state"], line?: TextLine, match?: string): WaitResult => {
-    const chunk = line && { channel: line.channel, start_cursor: String(line.start), end_cursor: String(line.end), timestamp, data: clipUtf8(line.text, maxBytes) };
+  const answer = (
+    end: number,
+    committed: number,
+    state: ReadOutputResult["session_state"],
+    line?: TextLine,
+    match?: string,
+  ): WaitResult => {
+    const chunk = line && {
+      channel: line.channel,
+      start_cursor: String(line.start),
+      end_cursor: String(line.end),
+      timestamp,
+      data: clipUtf8(line.text, maxBytes),
+    };
     return {
       ...withRedacted(readResult(sessionId, chunk ? [chunk] : [], end, end === committed, state), line ? masking.count - before : 0),
       ...(match === undefined ? {} : { match: clipUtf8(match, maxBytes) }),

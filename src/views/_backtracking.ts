@@ -57,7 +57,12 @@ export function judgeBacktracking(source: string, ignoreCase = false): Backtrack
     loops(tree, [], false, chain);
     const shape = { power: chain.unbounded + 1, bits: chain.bits + choiceBits };
     const lineChars = charsWithin({ lineChars: 0, ...shape }, STEP_BITS);
-    if (lineChars < 256) return { risk: "it chains three or more unbounded quantifiers over overlapping characters (like a.*b.*c.*d)", lineChars: 0, ...shape };
+    if (lineChars < 256)
+      return {
+        risk: "it chains three or more unbounded quantifiers over overlapping characters (like a.*b.*c.*d)",
+        lineChars: 0,
+        ...shape,
+      };
     return { lineChars, ...shape };
   } catch (error) {
     if (error instanceof Refused) return { risk: error.message, lineChars: 0, power: Infinity, bits: Infinity };
@@ -66,7 +71,15 @@ export function judgeBacktracking(source: string, ignoreCase = false): Backtrack
 }
 
 const nullable = (n: RegexNode): boolean =>
-  n.kind === "char" ? false : n.kind === "seq" ? n.items.every(nullable) : n.kind === "alt" ? n.options.some(nullable) : n.kind === "repeat" ? n.min === 0 || nullable(n.body) : true;
+  n.kind === "char"
+    ? false
+    : n.kind === "seq"
+      ? n.items.every(nullable)
+      : n.kind === "alt"
+        ? n.options.some(nullable)
+        : n.kind === "repeat"
+          ? n.min === 0 || nullable(n.body)
+          : true;
 
 /** What a node can start with. */
 function first(n: RegexNode): CharSet {
@@ -94,15 +107,41 @@ function first(n: RegexNode): CharSet {
 
 /** Every character a node can take. */
 const chars = (n: RegexNode): CharSet =>
-  n.kind === "char" ? n.set : n.kind === "seq" ? n.items.reduce((s, i) => union(s, chars(i)), EMPTY) : n.kind === "alt" ? n.options.reduce((s, o) => union(s, chars(o)), EMPTY) : n.kind === "repeat" ? (n.max === 0 ? EMPTY : chars(n.body)) : n.kind === "backref" ? ANY : EMPTY;
+  n.kind === "char"
+    ? n.set
+    : n.kind === "seq"
+      ? n.items.reduce((s, i) => union(s, chars(i)), EMPTY)
+      : n.kind === "alt"
+        ? n.options.reduce((s, o) => union(s, chars(o)), EMPTY)
+        : n.kind === "repeat"
+          ? n.max === 0
+            ? EMPTY
+            : chars(n.body)
+          : n.kind === "backref"
+            ? ANY
+            : EMPTY;
 
 /** Whether a node holds an unbounded quantifier (a back-reference counts: it takes any length). */
 const unbounded = (n: RegexNode): boolean =>
-  n.kind === "seq" ? n.items.some(unbounded) : n.kind === "alt" ? n.options.some(unbounded) : n.kind === "repeat" ? n.max === Infinity || unbounded(n.body) : n.kind === "look" ? unbounded(n.body) : n.kind === "backref";
+  n.kind === "seq"
+    ? n.items.some(unbounded)
+    : n.kind === "alt"
+      ? n.options.some(unbounded)
+      : n.kind === "repeat"
+        ? n.max === Infinity || unbounded(n.body)
+        : n.kind === "look"
+          ? unbounded(n.body)
+          : n.kind === "backref";
 
 /** Whether a node holds a choice of how many times (`?`, `{1,3}`) or a back-reference. */
 const variable = (n: RegexNode): boolean =>
-  n.kind === "seq" ? n.items.some(variable) : n.kind === "alt" ? n.options.some(variable) : n.kind === "repeat" ? n.min < n.max || variable(n.body) : n.kind === "backref";
+  n.kind === "seq"
+    ? n.items.some(variable)
+    : n.kind === "alt"
+      ? n.options.some(variable)
+      : n.kind === "repeat"
+        ? n.min < n.max || variable(n.body)
+        : n.kind === "backref";
 
 /** Whether matching the node can fail (so a failure after a quantifier makes it give back characters). */
 const mayFail = (n: RegexNode): boolean =>
@@ -174,7 +213,12 @@ function loops(n: RegexNode, run: readonly Loop[], restMayFail: boolean, chain: 
     case "repeat": {
       if (n.max === 0) return run;
       if (n.max === Infinity || (n.min < n.max && !variable(n.body))) {
-        const loop = { set: chars(n.body), unbounded: n.max === Infinity ? 1 : 0, bits: n.max === Infinity ? 0 : Math.log2(n.max - n.min + 1), separators: [] };
+        const loop = {
+          set: chars(n.body),
+          unbounded: n.max === Infinity ? 1 : 0,
+          bits: n.max === Infinity ? 0 : Math.log2(n.max - n.min + 1),
+          separators: [],
+        };
         const longest = quantifier(loop, run, restMayFail, chain);
         // A required first round (`+`) separates the quantifiers before it from later ones.
         return capped([...(n.min > 0 ? loops(n.body, run, true, chain) : run), longest]);
@@ -200,7 +244,10 @@ function quantifier(loop: Loop, run: readonly Loop[], restMayFail: boolean, chai
     if (loop.unbounded > 0 && earlier.unbounded > 0 && earlier.separators.length === 0) {
       throw new Refused("it puts unbounded quantifiers over overlapping characters next to each other (like \\d+\\d+ or \\s*x?\\s*)");
     }
-    if (earlier.unbounded + loop.unbounded > longest.unbounded || (earlier.unbounded + loop.unbounded === longest.unbounded && earlier.bits + loop.bits > longest.bits)) {
+    if (
+      earlier.unbounded + loop.unbounded > longest.unbounded ||
+      (earlier.unbounded + loop.unbounded === longest.unbounded && earlier.bits + loop.bits > longest.bits)
+    ) {
       longest = { ...loop, unbounded: earlier.unbounded + loop.unbounded, bits: earlier.bits + loop.bits };
     }
   }
@@ -212,4 +259,5 @@ function quantifier(loop: Loop, run: readonly Loop[], restMayFail: boolean, chai
 }
 
 /** Runs stay small: past 256 quantifiers, the ones with the shortest chains go. */
-const capped = (run: readonly Loop[]): readonly Loop[] => (run.length <= 256 ? run : [...run].sort((a, b) => b.unbounded - a.unbounded || b.bits - a.bits).slice(0, 256));
+const capped = (run: readonly Loop[]): readonly Loop[] =>
+  run.length <= 256 ? run : [...run].sort((a, b) => b.unbounded - a.unbounded || b.bits - a.bits).slice(0, 256);

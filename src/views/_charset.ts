@@ -12,13 +12,25 @@ const MAX = 0xffff;
 export const EMPTY: CharSet = [];
 export const ANY: CharSet = [0, MAX];
 
-export const charSet = (...ranges: Array<readonly [number, number]>): CharSet => ranges.reduce<CharSet>((set, [lo, hi]) => union(set, [lo, hi]), EMPTY);
+export const charSet = (...ranges: Array<readonly [number, number]>): CharSet =>
+  ranges.reduce<CharSet>((set, [lo, hi]) => union(set, [lo, hi]), EMPTY);
 export const oneChar = (code: number): CharSet => [code, code];
 
 export const DIGIT = charSet([0x30, 0x39]);
 export const WORD = charSet([0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]);
 /** JavaScript's `\s`: WhiteSpace and LineTerminator. */
-export const SPACE = charSet([0x09, 0x0d], [0x20, 0x20], [0xa0, 0xa0], [0x1680, 0x1680], [0x2000, 0x200a], [0x2028, 0x2029], [0x202f, 0x202f], [0x205f, 0x205f], [0x3000, 0x3000], [0xfeff, 0xfeff]);
+export const SPACE = charSet(
+  [0x09, 0x0d],
+  [0x20, 0x20],
+  [0xa0, 0xa0],
+  [0x1680, 0x1680],
+  [0x2000, 0x200a],
+  [0x2028, 0x2029],
+  [0x202f, 0x202f],
+  [0x205f, 0x205f],
+  [0x3000, 0x3000],
+  [0xfeff, 0xfeff],
+);
 /** `.` without the `s` flag: anything but a line terminator. */
 export const DOT = negate(charSet([0x0a, 0x0a], [0x0d, 0x0d], [0x2028, 0x2029]));
 

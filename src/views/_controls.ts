@@ -7,7 +7,7 @@ import type { LineEdit } from "./_line-edit.ts";
 
 const LF = 0x0a;
 
-export const enum Seq {
+export enum Seq {
   Ground,
   Escape,
   EscapeIntermediate,
@@ -82,7 +82,8 @@ export class Controls {
             this.seq = Seq.Ground;
             if (!this.foreign) this.csi(c);
           } else if (c >= 0x30 && c <= 0x3f) {
-            if (c >= 0x3c && c <= 0x3f) this.foreign = true; // private marker: ?, <, =, >
+            if (c >= 0x3c && c <= 0x3f)
+              this.foreign = true; // private marker: ?, <, =, >
             else if (this.params.length < 32) this.params += String.fromCharCode(c);
           } else if (c >= 0x20 && c <= 0x2f) this.foreign = true;
           else if (c === 0x1b) this.seq = Seq.Escape;
@@ -97,7 +98,8 @@ export class Controls {
           else if (c === 0x1b) this.seq = Seq.StrEscape;
           break;
         case Seq.StrEscape:
-          if (c === 0x5c) this.seq = Seq.Ground; // ST: ESC backslash
+          if (c === 0x5c)
+            this.seq = Seq.Ground; // ST: ESC backslash
           else {
             this.seq = Seq.Escape; // an ESC inside a string ends it and starts a new sequence
             continue;

@@ -74,7 +74,17 @@ export function compilePattern(pattern: string, options: PatternOptions = {}): S
     const re = new RegExp(pattern.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"), flags);
     const literal = ignoreCase ? pattern.toLowerCase() : pattern;
     const needle = !ignoreCase || pattern.toLowerCase() === pattern.toUpperCase() ? needleOf(pattern) : undefined;
-    return { source: pattern, re, global: new RegExp(re.source, `${flags}g`), lineChars: LINE_CHARS, literal, ignoreCase, linear: linearRegex(re.source, ignoreCase), nativeChars: LINE_CHARS, ...(needle ? { needle } : {}) };
+    return {
+      source: pattern,
+      re,
+      global: new RegExp(re.source, `${flags}g`),
+      lineChars: LINE_CHARS,
+      literal,
+      ignoreCase,
+      linear: linearRegex(re.source, ignoreCase),
+      nativeChars: LINE_CHARS,
+      ...(needle ? { needle } : {}),
+    };
   }
   let re: RegExp;
   let global: RegExp;
@@ -92,15 +102,18 @@ export function compilePattern(pattern: string, options: PatternOptions = {}): S
     const nativeChars = verdict.power === Infinity ? 0 : charsWithin(verdict, NATIVE_STEP_BITS);
     return { source: pattern, re, global, lineChars: LINE_CHARS, ignoreCase, linear, nativeChars, ...(needle ? { needle } : {}) };
   }
-  const why = "which can take exponential or polynomial time, and it needs the backtracking engine (a look-around or back-reference); simplify it or search a literal";
+  const why =
+    "which can take exponential or polynomial time, and it needs the backtracking engine (a look-around or back-reference); simplify it or search a literal";
   if (verdict.risk) throw refuse(pattern, `${verdict.risk}, ${why}`);
   const lineChars = charsWithin(verdict, NATIVE_ONLY_STEP_BITS);
-  if (lineChars < MIN_LINE_CHARS) throw refuse(pattern, `it chains unbounded quantifiers over overlapping characters (like a.*b.*c), ${why}`);
+  if (lineChars < MIN_LINE_CHARS)
+    throw refuse(pattern, `it chains unbounded quantifiers over overlapping characters (like a.*b.*c), ${why}`);
   return { source: pattern, re, global, lineChars, ignoreCase, nativeChars: lineChars, ...(needle ? { needle } : {}) };
 }
 
 /** A required text as the bytes to look for, or undefined (empty, or holding U+FFFD, which bytes cannot be matched for). */
-const needleOf = (text: string): Uint8Array | undefined => (text.length === 0 || text.includes("\ufffd") ? undefined : new TextEncoder().encode(text));
+const needleOf = (text: string): Uint8Array | undefined =>
+  text.length === 0 || text.includes("\ufffd") ? undefined : new TextEncoder().encode(text);
 
 /**
  * The longest run of single characters (one code unit each, no surrogate) that every match of the
@@ -116,7 +129,8 @@ function requiredRun(tree: RegexNode): string {
     run = "";
   };
   const walk = (n: RegexNode): void => {
-    if (n.kind === "char" && n.set.length === 2 && n.set[0] === n.set[1] && (n.set[0]! < 0xd800 || n.set[0]! > 0xdfff)) run += String.fromCharCode(n.set[0]!);
+    if (n.kind === "char" && n.set.length === 2 && n.set[0] === n.set[1] && (n.set[0]! < 0xd800 || n.set[0]! > 0xdfff))
+      run += String.fromCharCode(n.set[0]!);
     else if (n.kind === "seq") n.items.forEach(walk);
     else if (n.kind === "repeat" && n.min >= 1) {
       walk(n.body);
@@ -162,7 +176,8 @@ export function matchesIn(pattern: SearchPattern, line: string, max = 1000): { i
   const text = pattern.literal === undefined && line.length > pattern.lineChars ? line.slice(0, pattern.lineChars) : line;
   const out: { index: number; end: number }[] = [];
   for (let from = 0; from <= text.length && out.length < max; ) {
-    const span = pattern.literal !== undefined && !pattern.ignoreCase ? literalSpan(text, pattern.literal, from) : findIn(pattern, text, from);
+    const span =
+      pattern.literal !== undefined && !pattern.ignoreCase ? literalSpan(text, pattern.literal, from) : findIn(pattern, text, from);
     if (!span) break;
     if (span.end > span.index) out.push(span);
     from = Math.max(span.end, span.index + 1);

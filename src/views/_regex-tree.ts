@@ -49,7 +49,8 @@ export function parseRegex(source: string, ignoreCase: boolean): RegexNode {
       if (source[i] === "-" && source[i + 1] !== "]" && i + 1 < source.length && from.length === 2 && from[0] === from[1]) {
         i++;
         const to = classAtom();
-        set = to.length === 2 && to[0] === to[1] ? union(set, charSet([from[0]!, to[0]!])) : union(union(set, from), union(oneChar(0x2d), to));
+        set =
+          to.length === 2 && to[0] === to[1] ? union(set, charSet([from[0]!, to[0]!])) : union(union(set, from), union(oneChar(0x2d), to));
       } else set = union(set, from);
     }
     i++; // ]
@@ -102,7 +103,14 @@ export function parseRegex(source: string, ignoreCase: boolean): RegexNode {
       if (!node) continue;
       for (let q = QUANTIFIER.exec(source.slice(i, i + 32)); q; q = QUANTIFIER.exec(source.slice(i, i + 32))) {
         i += q[0].length;
-        const [min, max] = q[1] === "*" ? [0, Infinity] : q[1] === "+" ? [1, Infinity] : q[1] === "?" ? [0, 1] : [Number(q[2]), q[3] === undefined ? Number(q[2]) : q[4] === "" ? Infinity : Number(q[4])];
+        const [min, max] =
+          q[1] === "*"
+            ? [0, Infinity]
+            : q[1] === "+"
+              ? [1, Infinity]
+              : q[1] === "?"
+                ? [0, 1]
+                : [Number(q[2]), q[3] === undefined ? Number(q[2]) : q[4] === "" ? Infinity : Number(q[4])];
         node = { kind: "repeat", body: node, min: min!, max: max! };
       }
       items.push(node);

@@ -17,7 +17,13 @@ export interface FailureRule {
   readonly examples: readonly string[];
 }
 
-const rule = (name: string, pattern: RegExp, before: number, after: number, examples: readonly string[]): FailureRule => ({ name, pattern, before, after, examples });
+const rule = (name: string, pattern: RegExp, before: number, after: number, examples: readonly string[]): FailureRule => ({
+  name,
+  pattern,
+  before,
+  after,
+  examples,
+});
 
 export const FAILURE_RULES: readonly FailureRule[] = [
   // Compilers and type checkers: the location line, then the code frame the pretty formats print.
@@ -26,13 +32,19 @@ export const FAILURE_RULES: readonly FailureRule[] = [
     "src/a.ts:1:7 - error TS2322: Type 'string' is not assignable to type 'number'.",
   ]),
   rule("bun-test", /^\(fail\) |^error: expect\(/, 3, 5, ["(fail) math > adds [0.12ms]", "error: expect(received).toBe(expected)"]),
-  rule("rustc", /^error\[E\d{4}\]: |^error: (could not compile|aborting due to)/, 0, 6, ["error[E0308]: mismatched types", "error: could not compile `demo` due to previous error"]),
+  rule("rustc", /^error\[E\d{4}\]: |^error: (could not compile|aborting due to)/, 0, 6, [
+    "error[E0308]: mismatched types",
+    "error: could not compile `demo` due to previous error",
+  ]),
   rule("gcc", /^\S.*:\d+(:\d+)?: (fatal )?error: |^\S.*:\d+: undefined reference to |^collect2: error: /, 0, 3, [
     "main.c:3:5: error: expected ';' before 'return'",
     "main.c:1:10: fatal error: nope.h: No such file or directory",
     "main.o:3: undefined reference to `foo'",
   ]),
-  rule("go", /^\S+\.go:\d+:\d+: |^\s+\S+_test\.go:\d+: /, 0, 1, ["./main.go:5:2: undefined: fmt.Printn", "    main_test.go:12: got 2, want 3"]),
+  rule("go", /^\S+\.go:\d+:\d+: |^\s+\S+_test\.go:\d+: /, 0, 1, [
+    "./main.go:5:2: undefined: fmt.Printn",
+    "    main_test.go:12: got 2, want 3",
+  ]),
   rule("eslint", /^\s+\d+:\d+\s+error\s+/, 0, 0, ["   3:7  error  'x' is assigned a value but never used  no-unused-vars"]),
   // Test runners: the failed test, the assertion and its expected/received diff.
   rule("jest", /^\s*● |^FAIL \S/, 0, 6, ["  ● math › adds", "FAIL src/math.test.ts"]),
@@ -43,33 +55,55 @@ export const FAILURE_RULES: readonly FailureRule[] = [
     "_________________________ test_adds _________________________",
     "test_math.py:4: AssertionError",
   ]),
-  rule("go-test", /^--- FAIL: |^FAIL(\t|$)|^panic: /, 0, 2, ["--- FAIL: TestAdds (0.00s)", "FAIL\texample.com/demo\t0.003s", "panic: runtime error: index out of range [3] with length 3"]),
-  rule("cargo-test", /^test \S.* \.\.\. FAILED$|panicked at /, 0, 3, ["test tests::adds ... FAILED", "thread 'main' panicked at src/main.rs:2:5:"]),
+  rule("go-test", /^--- FAIL: |^FAIL(\t|$)|^panic: /, 0, 2, [
+    "--- FAIL: TestAdds (0.00s)",
+    "FAIL\texample.com/demo\t0.003s",
+    "panic: runtime error: index out of range [3] with length 3",
+  ]),
+  rule("cargo-test", /^test \S.* \.\.\. FAILED$|panicked at /, 0, 3, [
+    "test tests::adds ... FAILED",
+    "thread 'main' panicked at src/main.rs:2:5:",
+  ]),
   // Tracebacks: the header, and the exception line with the last frame before it.
   rule("traceback", /^Traceback \(most recent call last\):$/, 0, 0, ["Traceback (most recent call last):"]),
-  rule("exception", /^(Uncaught )?([A-Za-z_][\w.]*)?(Error|Exception|Exit|Interrupt|Failure)( \[\w+\])?(: |$)|^Exception in thread |^Caused by: /, 3, 3, [
-    "ZeroDivisionError: division by zero",
-    "Error: boom",
-    "TypeError: Cannot read properties of undefined (reading 'x')",
-    "Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/x.js'",
-    "Exception in thread \"main\" java.lang.NullPointerException",
-  ]),
+  rule(
+    "exception",
+    /^(Uncaught )?([A-Za-z_][\w.]*)?(Error|Exception|Exit|Interrupt|Failure)( \[\w+\])?(: |$)|^Exception in thread |^Caused by: /,
+    3,
+    3,
+    [
+      "ZeroDivisionError: division by zero",
+      "Error: boom",
+      "TypeError: Cannot read properties of undefined (reading 'x')",
+      "Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/x.js'",
+      'Exception in thread "main" java.lang.NullPointerException',
+    ],
+  ),
   // Package managers and build tools.
-  rule("npm", /^npm (ERR!|error) |^error Command failed|ERR_PNPM_\w+| ELIFECYCLE /, 0, 0, ["npm ERR! code ELIFECYCLE", "npm error Missing script: \"tset\"", " ELIFECYCLE  Command failed with exit code 1."]),
+  rule("npm", /^npm (ERR!|error) |^error Command failed|ERR_PNPM_\w+| ELIFECYCLE /, 0, 0, [
+    "npm ERR! code ELIFECYCLE",
+    'npm error Missing script: "tset"',
+    " ELIFECYCLE  Command failed with exit code 1.",
+  ]),
   rule("make", /^g?make(\[\d+\])?: \*\*\* /, 0, 0, ["make: *** [Makefile:3: all] Error 1"]),
   // The shell and the system.
-  rule("shell", /: command not found$|: No such file or directory$|: Permission denied$|^Segmentation fault|\(core dumped\)|^Killed$/, 0, 0, [
-    "bash: tsx: command not found",
-    "cat: nope.txt: No such file or directory",
-    "Segmentation fault (core dumped)",
-  ]),
+  rule(
+    "shell",
+    /: command not found$|: No such file or directory$|: Permission denied$|^Segmentation fault|\(core dumped\)|^Killed$/,
+    0,
+    0,
+    ["bash: tsx: command not found", "cat: nope.txt: No such file or directory", "Segmentation fault (core dumped)"],
+  ),
   // Log lines: a level word, or a line that starts by saying it failed.
   rule("log-level", /\b(ERROR|FATAL|CRITICAL|PANIC|EMERG)\b|\blevel=(error|fatal)\b|"level":\s*"(error|fatal)"/, 0, 1, [
     "2026-11-26 12:00:01 ERROR db: connection refused",
     "[FATAL] out of memory",
     'time=12:00 level=error msg="bind failed"',
   ]),
-  rule("error-prefix", /^\s*\[?(error|fatal|failed|failure)\]?(\[[\w-]+\])?: /i, 0, 4, ["error: script \"build\" exited with code 1", "fatal: not a git repository"]),
+  rule("error-prefix", /^\s*\[?(error|fatal|failed|failure)\]?(\[[\w-]+\])?: /i, 0, 4, [
+    'error: script "build" exited with code 1',
+    "fatal: not a git repository",
+  ]),
   rule("failed-word", /\bFAIL(ED|URE)?\b/, 0, 1, ["Build FAILED.", "[FAIL] login test"]),
 ];
 
@@ -92,7 +126,8 @@ export const NOT_FAILURE_LINES: readonly string[] = [
  * A word at least one of which every rule's matches hold (the test below holds each example to
  * it): most lines hold none, and one test of them is cheaper than one per rule.
  */
-export const ANY_RULE = /err|fail|fatal|panic|crit|emerg|exception|traceback|interrupt|exit|killed|segmentation|dumped|undefined|\.go:\d|not found|no such file|permission denied|caused by|[✗✘✖×●]|^E\s{3}|_{3}|\*\*\*/i;
+export const ANY_RULE =
+  /err|fail|fatal|panic|crit|emerg|exception|traceback|interrupt|exit|killed|segmentation|dumped|undefined|\.go:\d|not found|no such file|permission denied|caused by|[✗✘✖×●]|^E\s{3}|_{3}|\*\*\*/i;
 
 /** The first rule whose pattern matches `text` (at most its first 2,000 characters are tested). */
 export function failureRuleOf(text: string): FailureRule | undefined {

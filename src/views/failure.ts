@@ -67,7 +67,17 @@ interface Segment {
   tail: ShownLine[];
 }
 
-const segmentAt = (from: number): Segment => ({ from, errorLines: 0, regions: [], open: undefined, afterLeft: 0, moreErrors: 0, moreErrorLines: [], keys: new Map(), tail: [] });
+const segmentAt = (from: number): Segment => ({
+  from,
+  errorLines: 0,
+  regions: [],
+  open: undefined,
+  afterLeft: 0,
+  moreErrors: 0,
+  moreErrorLines: [],
+  keys: new Map(),
+  tail: [],
+});
 
 /** The last line a shown line stands for (itself and its repeats). */
 export const lastOf = (l: ShownLine): number => l.line + (l.repeated ?? 0);
@@ -156,7 +166,15 @@ export class FailureLines {
 
   result(): FailurePicks {
     const s = this.#segment.tail.length > 0 || !this.#previous ? this.#segment : this.#previous;
-    return { total: this.#number, from: s.from, errorLines: s.errorLines, regions: s.regions, moreErrors: s.moreErrors, moreErrorLines: s.moreErrorLines, tail: s.tail };
+    return {
+      total: this.#number,
+      from: s.from,
+      errorLines: s.errorLines,
+      regions: s.regions,
+      moreErrors: s.moreErrors,
+      moreErrorLines: s.moreErrorLines,
+      tail: s.tail,
+    };
   }
 }
 

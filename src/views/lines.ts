@@ -53,7 +53,12 @@ export function nthLfForward(window: ByteWindow, n: number, from = window.offset
 }
 
 /** Walking backward from offset `before` (exclusive; default: the window's end), the `n`-th LF (n >= 1). */
-export function nthLfBackward(window: ByteWindow, n: number, before = window.offset + window.bytes.length, scope: LineScope = {}): LfSearch {
+export function nthLfBackward(
+  window: ByteWindow,
+  n: number,
+  before = window.offset + window.bytes.length,
+  scope: LineScope = {},
+): LfSearch {
   let found = 0;
   const all = pieces(window, scope);
   for (let i = all.length - 1; i >= 0; i--) {
@@ -152,7 +157,11 @@ export class LineSelector<T extends Text> {
 }
 
 /** Select from lines already in hand (numbered from `first`, default 1). */
-export function selectLines<T extends Text>(lines: readonly T[], range: LineRange, options: SelectOptions & { first?: number } = {}): LineSelection<T> {
+export function selectLines<T extends Text>(
+  lines: readonly T[],
+  range: LineRange,
+  options: SelectOptions & { first?: number } = {},
+): LineSelection<T> {
   const selector = new LineSelector<T>(range, options);
   const first = options.first ?? 1;
   for (let i = 0; i < lines.length && selector.push(first + i, lines[i]!); i++);

@@ -125,7 +125,10 @@ function outside(positions: readonly number[], episodes: readonly (readonly [num
  */
 export function findRenderStart(window: ByteWindow, options: { insideAlternate?: boolean } = {}): RenderStart {
   const { bytes, offset } = window;
-  const markers = [...occurrences(bytes, ALT_ENTER).map((p) => ({ p, enter: true })), ...occurrences(bytes, ALT_EXIT).map((p) => ({ p, enter: false }))];
+  const markers = [
+    ...occurrences(bytes, ALT_ENTER).map((p) => ({ p, enter: true })),
+    ...occurrences(bytes, ALT_EXIT).map((p) => ({ p, enter: false })),
+  ];
   markers.sort((x, y) => x.p - y.p);
   const beganInside = options.insideAlternate === true || (markers.length > 0 && !markers[0]!.enter);
   // Alternate-screen episodes [entry, exit); any exit ends one.
@@ -170,7 +173,13 @@ export async function renderScreen(input: ScreenInput): Promise<ScreenRender> {
   const from = Math.max(window.offset, Math.min(start.offset, end));
   const initial = sizeAt(input.size, resizes, from);
   const scrollback = input.scrollback ?? DEFAULT_SCROLLBACK;
-  const term = new Terminal({ cols: initial.cols, rows: initial.rows, scrollback, allowProposedApi: true, convertEol: input.newlineIsLF === true });
+  const term = new Terminal({
+    cols: initial.cols,
+    rows: initial.rows,
+    scrollback,
+    allowProposedApi: true,
+    convertEol: input.newlineIsLF === true,
+  });
   try {
     const write = (data: string | Uint8Array) => new Promise<void>((resolve) => term.write(data, resolve));
     if (start.alternate) await write("\x1b[?1049h");

@@ -138,7 +138,9 @@ export class TailScan {
     }
     // All the records from the transcript's start: every channel is known, and which wrote nothing before the tail.
     const complete = spans.count > 0 && spans.offset(0) <= this.start;
-    if (complete) for (const channel of channelsOf(spans)) if (!this.open.has(channel)) this.open.set(channel, { lastEnd: this.start, earliest: Number.POSITIVE_INFINITY });
+    if (complete)
+      for (const channel of channelsOf(spans))
+        if (!this.open.has(channel)) this.open.set(channel, { lastEnd: this.start, earliest: Number.POSITIVE_INFINITY });
     if (this.after === undefined) return;
     const after = this.after;
     for (const [channel, line] of this.open) {

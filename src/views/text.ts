@@ -39,7 +39,7 @@ const LF = 0x0a;
  * A complete CSI that does not edit the line (colours, modes, cursor moves to other rows): removing
  * it changes nothing the text view shows. Line edits (@ C D G J K P X ` a) are left in place.
  */
-const PLAIN_CSI = /\x1b\[[\x30-\x3f]*[\x20-\x2f]*[ABEFHIL-OQ-WYZ\[-_b-~]/g;
+const PLAIN_CSI = /\x1b\[[\x30-\x3f]*[\x20-\x2f]*[ABEFHIL-OQ-WYZ[-_b-~]/g;
 /** After PLAIN_CSI is gone, a control only the general path takes: C0 but TAB and LF, DEL, C1, CR not before LF. */
 const NOT_PLAIN = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)/;
 const BLOCK = 8192;

@@ -69,7 +69,8 @@ export function spanRange(spans: RecordSpans, from: number, to: number): RecordS
     firstEndingAfter: (offset) => Math.min(count, Math.max(0, spans.firstEndingAfter(offset) - from)),
     lastOf: (channel, before) => {
       // Empty records may end the range at `bound` itself: the search below stops short of them.
-      if (before > bound) for (let j = to - 1; j >= from && spans.offset(j) === bound; j--) if (spans.channel(j) === channel) return j - from;
+      if (before > bound)
+        for (let j = to - 1; j >= from && spans.offset(j) === bound; j--) if (spans.channel(j) === channel) return j - from;
       const i = spans.lastOf(channel, Math.min(before, bound));
       return i >= from && i < to ? i - from : -1;
     },

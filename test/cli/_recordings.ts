@@ -20,7 +20,12 @@ export async function recordPty(
   root: string,
   id: string,
   argv: readonly string[],
-  options: { cols?: number; rows?: number; env?: Record<string, string>; drive?: (run: ReturnType<typeof spawnInPty>) => Promise<void> } = {},
+  options: {
+    cols?: number;
+    rows?: number;
+    env?: Record<string, string>;
+    drive?: (run: ReturnType<typeof spawnInPty>) => Promise<void>;
+  } = {},
 ): Promise<{ exitCode: number | null; screen: Uint8Array }> {
   const run = spawnInPty([...derunArgv(), "run", "--session-id", id, "--", ...argv], {
     env: derunEnv(root, { TERM: "xterm-256color", ...options.env }),
@@ -62,7 +67,10 @@ export async function startLive(root: string, id: string, status: number | "SIGT
     end: () => void proc.stdin.end(),
     exited: drained.then(() => proc.exited),
   };
-  await waitUntil(async () => (await runDerun(["ls", "--state", "running", "--ids"], { stateRoot: root }).then((r) => text(r.stdout))).includes(id), `${id} running`);
+  await waitUntil(
+    async () => (await runDerun(["ls", "--state", "running", "--ids"], { stateRoot: root }).then((r) => text(r.stdout))).includes(id),
+    `${id} running`,
+  );
   return live;
 }
 

@@ -45,7 +45,15 @@ describe("completion", () => {
     const loaded = Bun.spawnSync(["bash", "-c", `source ${scripts.bash} && complete -p derun`], { env: shellEnv() });
     expect(text(loaded.stdout)).toBe("complete -F _derun derun\n");
     expect(bashComplete("derun", "s")).toEqual(["shell", "shell-init", "show"]);
-    expect(bashComplete("derun", "tail", "--")).toEqual(["--lines", "--follow", "--view", "--command", "--no-redact", "--state-root", "--help"]);
+    expect(bashComplete("derun", "tail", "--")).toEqual([
+      "--lines",
+      "--follow",
+      "--view",
+      "--command",
+      "--no-redact",
+      "--state-root",
+      "--help",
+    ]);
     expect(bashComplete("derun", "ls", "--state", "r")).toEqual(["running"]);
     expect(bashComplete("derun", "cat", "--view", "")).toEqual(["text", "screen", "raw"]);
     expect(bashComplete("derun", "show", "")).toEqual(["from-env", "last", "last~1", "last~2"]);
@@ -75,9 +83,14 @@ describe("completion", () => {
 
   test.skipIf(!Bun.which("fish"))("fish: complete -C offers the same", () => {
     const complete = (line: string) => {
-      const done = Bun.spawnSync(["fish", "--no-config", "-c", `source ${scripts.fish}; complete -C ${JSON.stringify(line)}`], { env: shellEnv() });
+      const done = Bun.spawnSync(["fish", "--no-config", "-c", `source ${scripts.fish}; complete -C ${JSON.stringify(line)}`], {
+        env: shellEnv(),
+      });
       expect(text(done.stderr)).toBe("");
-      return text(done.stdout).split("\n").filter(Boolean).map((candidate) => candidate.split("\t")[0]);
+      return text(done.stdout)
+        .split("\n")
+        .filter(Boolean)
+        .map((candidate) => candidate.split("\t")[0]);
     };
     expect(complete("derun sh")).toEqual(["shell", "shell-init", "show"]);
     expect(complete("derun ls --state r")).toEqual(["running"]);

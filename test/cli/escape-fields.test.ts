@@ -16,7 +16,10 @@ const RAW_CONTROL = /[\x00-\x09\x0b-\x1f\x7f\x9b]/;
 
 const expectClean = (what: string, out: string) => {
   const bad = RAW_CONTROL.exec(out);
-  expect({ what, raw: bad === null ? null : JSON.stringify(out.slice(Math.max(0, bad.index - 20), bad.index + 20)) }).toEqual({ what, raw: null });
+  expect({ what, raw: bad === null ? null : JSON.stringify(out.slice(Math.max(0, bad.index - 20), bad.index + 20)) }).toEqual({
+    what,
+    raw: null,
+  });
 };
 
 test("a hostile working directory, command and directory name are escaped in every CLI line and MCP answer", async () => {
@@ -32,7 +35,14 @@ test("a hostile working directory, command and directory name are escaped in eve
   const old = new Date(Date.now() - 3 * 24 * 3_600_000);
   fs.utimesSync(stray, old, old);
 
-  for (const args of [["show", "esc"], ["ls"], ["ls", "--commands"], ["gc", "--dry-run"], ["rm", `nope${HOSTILE}`], ["cat", `nope${HOSTILE}`]]) {
+  for (const args of [
+    ["show", "esc"],
+    ["ls"],
+    ["ls", "--commands"],
+    ["gc", "--dry-run"],
+    ["rm", `nope${HOSTILE}`],
+    ["cat", `nope${HOSTILE}`],
+  ]) {
     const done = await runDerun(args, { stateRoot: root.path });
     expectClean(`derun ${args[0]} stdout`, text(done.stdout));
     expectClean(`derun ${args[0]} stderr`, text(done.stderr));

@@ -32,7 +32,10 @@ async function exported(id: string, format: string): Promise<{ file: string; hea
   const file = join(root, `${id}.${format}.cast`);
   const done = await runDerun(["export", id, "--format", format, "-o", file], { stateRoot: root });
   expect(done.exitCode).toBe(0);
-  const [header, ...events] = readFileSync(file, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line));
+  const [header, ...events] = readFileSync(file, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line));
   return { file, header, events };
 }
 
@@ -104,7 +107,12 @@ describe("derun export --format asciicast-v3", () => {
     expect(header.term).toEqual({ cols: 90, rows: 20 });
     const resize = events.findIndex(([, code]) => code === "r");
     expect(events[resize]![2]).toBe("110x33");
-    expect(events.slice(resize + 1).map(([, , data]) => data).join("")).toContain("after resize");
+    expect(
+      events
+        .slice(resize + 1)
+        .map(([, , data]) => data)
+        .join(""),
+    ).toContain("after resize");
     const played = await play(file);
     expect(played.resizes).toEqual([{ cols: 110, rows: 33 }]);
     expect(played.output).toBe(text(readSession(root, "pty").output));
@@ -127,7 +135,12 @@ describe("derun export --format asciicast-v3", () => {
     expect(markers).toEqual(["echo first", "sh -c 'echo second; exit 3'", "exit"]);
     // Each marker comes before its command's output.
     const at = (label: string) => events.findIndex(([, code, data]) => code === "m" && data === label);
-    const outputAfter = (i: number) => events.slice(i + 1).filter(([, code]) => code === "o").map(([, , d]) => d).join("");
+    const outputAfter = (i: number) =>
+      events
+        .slice(i + 1)
+        .filter(([, code]) => code === "o")
+        .map(([, , d]) => d)
+        .join("");
     expect(outputAfter(at("echo first"))).toContain("first");
     expect(outputAfter(at("sh -c 'echo second; exit 3'"))).not.toContain("\r\nfirst");
     const played = await play(file);

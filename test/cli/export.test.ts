@@ -28,7 +28,10 @@ beforeAll(async () => {
       run.type("\r");
       await run.waitFor((out) => out.includes("euro"), "euro");
       run.resize(120, 40);
-      await waitUntil(() => existsSync(join(root, "sessions/pty/events.jsonl")) && statSync(join(root, "sessions/pty/events.jsonl")).size > 0, "the resize recorded");
+      await waitUntil(
+        () => existsSync(join(root, "sessions/pty/events.jsonl")) && statSync(join(root, "sessions/pty/events.jsonl")).size > 0,
+        "the resize recorded",
+      );
       run.type("\r");
     },
   });
@@ -40,7 +43,10 @@ async function exported(id: string): Promise<{ file: string; header: any; events
   const file = join(root, `${id}.cast`);
   const done = await runDerun(["export", id, "-o", file], { stateRoot: root });
   expect([done.exitCode, text(done.stderr)]).toEqual([0, `derun: wrote ${id} to ${JSON.stringify(file)} (asciicast v2)\n`]);
-  const [header, ...events] = readFileSync(file, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line));
+  const [header, ...events] = readFileSync(file, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line));
   return { file, header, events };
 }
 
@@ -56,9 +62,18 @@ describe("derun export --format asciicast", () => {
   test("PTY session: header from meta.json, times from the index, the resize and the exit status", async () => {
     const { header, events } = await exported("pty");
     const session = readSession(root, "pty");
-    expect(header).toMatchObject({ version: 2, width: 100, height: 30, command: `sh -c '${(session.meta.command as string[])[2]!.replaceAll("'", "'\\''")}'`, title: "derun pty" });
+    expect(header).toMatchObject({
+      version: 2,
+      width: 100,
+      height: 30,
+      command: `sh -c '${(session.meta.command as string[])[2]!.replaceAll("'", "'\\''")}'`,
+      title: "derun pty",
+    });
     expect(header.timestamp).toBe(Math.floor(Date.parse(String(session.meta.started_at)) / 1000));
-    expect(header.duration).toBeCloseTo((Date.parse(String(session.final!.ended_at)) - Date.parse(String(session.meta.started_at))) / 1000, 3);
+    expect(header.duration).toBeCloseTo(
+      (Date.parse(String(session.final!.ended_at)) - Date.parse(String(session.meta.started_at))) / 1000,
+      3,
+    );
     const times = events.map(([t]) => t);
     expect(times).toEqual([...times].sort((a, b) => a - b));
     // No event splits the euro sign, though the index records do.
@@ -68,15 +83,30 @@ describe("derun export --format asciicast", () => {
     // The resize lands before the bytes written after it, at its own time.
     const resize = events.findIndex(([, code]) => code === "r");
     expect(events[resize]![2]).toBe("120x40");
-    expect(events.slice(resize + 1).map(([, , data]) => data).join("")).toContain("after resize");
-    expect(events.slice(0, resize).map(([, , data]) => data).join("")).not.toContain("after resize");
+    expect(
+      events
+        .slice(resize + 1)
+        .map(([, , data]) => data)
+        .join(""),
+    ).toContain("after resize");
+    expect(
+      events
+        .slice(0, resize)
+        .map(([, , data]) => data)
+        .join(""),
+    ).not.toContain("after resize");
     expect(events.at(-1)).toEqual([header.duration, "m", "exited 5"]);
   });
 
   test("pipe session: both streams as output in recorded order, 80x24 when there was no terminal", async () => {
     const { header, events } = await exported("pipe");
     expect([header.width, header.height]).toEqual([80, 24]);
-    expect(events.filter(([, code]) => code === "o").map(([, , data]) => data).join("")).toBe(text(readSession(root, "pipe").output));
+    expect(
+      events
+        .filter(([, code]) => code === "o")
+        .map(([, , data]) => data)
+        .join(""),
+    ).toBe(text(readSession(root, "pipe").output));
     expect(events.at(-1)![1]).toBe("m");
   });
 

@@ -56,47 +56,69 @@ describe("derun tail -f --view text", () => {
     expect(await tail.err).toBe("");
   }, 60_000);
 
-  test.skipIf(process.platform === "win32")("a PTY session driven by keys: its lines as the text view has them, then its exit status", async () => {
-    using state = tempDir();
-    const run = spawnInPty([...derunArgv(), "run", "--session-id", "pty", "--", "sh", "-c", "for i in 1 2 3; do printf 'step %s\\r' $i; echo \"line $i\"; read x; done; exit 4"], {
-      env: derunEnv(state.path),
-    });
-    await run.waitFor((out) => out.includes("line 1"), "line 1");
-    const tail = follow(state.path, "-n", "5", "pty");
-    await waitUntil(() => text(tail.out.bytes()) === "line 1\n", "tail printing line 1, without the step it overwrote");
-    for (const next of ["line 2", "line 3"]) {
+  test.skipIf(process.platform === "win32")(
+    "a PTY session driven by keys: its lines as the text view has them, then its exit status",
+    async () => {
+      using state = tempDir();
+      const run = spawnInPty(
+        [
+          ...derunArgv(),
+          "run",
+          "--session-id",
+          "pty",
+          "--",
+          "sh",
+          "-c",
+          "for i in 1 2 3; do printf 'step %s\\r' $i; echo \"line $i\"; read x; done; exit 4",
+        ],
+        {
+          env: derunEnv(state.path),
+        },
+      );
+      await run.waitFor((out) => out.includes("line 1"), "line 1");
+      const tail = follow(state.path, "-n", "5", "pty");
+      await waitUntil(() => text(tail.out.bytes()) === "line 1\n", "tail printing line 1, without the step it overwrote");
+      for (const next of ["line 2", "line 3"]) {
+        run.type("\r");
+        await waitUntil(() => text(tail.out.bytes()).endsWith(`${next}\n`), `tail printing ${next}`);
+      }
       run.type("\r");
-      await waitUntil(() => text(tail.out.bytes()).endsWith(`${next}\n`), `tail printing ${next}`);
-    }
-    run.type("\r");
-    expect((await run.exited).exitCode).toBe(4);
-    expect(await tail.proc.exited).toBe(4);
-    const all = text(await tail.out.done);
-    expect(all).toBe(await catText(state.path, "pty"));
-    expect(all.split("\n").filter((line) => line.startsWith("line "))).toEqual(["line 1", "line 2", "line 3"]);
-  }, 60_000);
+      expect((await run.exited).exitCode).toBe(4);
+      expect(await tail.proc.exited).toBe(4);
+      const all = text(await tail.out.done);
+      expect(all).toBe(await catText(state.path, "pty"));
+      expect(all.split("\n").filter((line) => line.startsWith("line "))).toEqual(["line 1", "line 2", "line 3"]);
+    },
+    60_000,
+  );
 
-  test.skipIf(process.platform !== "linux")("-n 0 prints only the lines that come next; a session killed by a signal ends tail with 128+n", async () => {
-    using state = tempDir();
-    const live = await startLive(state.path, "sig", "SIGTERM");
-    live.write("before\n");
-    await waitUntil(() => recordedBytes(state.path, "sig") === 7, "the first line recorded");
-    const tail = follow(state.path, "-n", "0", "sig");
-    // Lines written until tail prints one: the first ones may come before tail has found the end.
-    let n = 0;
-    await waitUntil(() => {
-      live.write(`after ${++n}\n`);
-      return text(tail.out.bytes()).length > 0;
-    }, "tail printing a line written after it started");
-    live.end();
-    await live.exited;
-    expect(live.proc.signalCode).toBe("SIGTERM");
-    expect(await tail.proc.exited).toBe(128 + 15);
-    const printed = text(await tail.out.done).split("\n").slice(0, -1);
-    expect(printed).not.toContain("before");
-    expect(printed.length).toBeGreaterThan(0);
-    // A suffix of what was written: the lines from the first one tail saw to the last, in order.
-    const first = Number(printed[0]!.slice(6));
-    expect(printed).toEqual(Array.from({ length: n - first + 1 }, (_, i) => `after ${first + i}`));
-  }, 60_000);
+  test.skipIf(process.platform !== "linux")(
+    "-n 0 prints only the lines that come next; a session killed by a signal ends tail with 128+n",
+    async () => {
+      using state = tempDir();
+      const live = await startLive(state.path, "sig", "SIGTERM");
+      live.write("before\n");
+      await waitUntil(() => recordedBytes(state.path, "sig") === 7, "the first line recorded");
+      const tail = follow(state.path, "-n", "0", "sig");
+      // Lines written until tail prints one: the first ones may come before tail has found the end.
+      let n = 0;
+      await waitUntil(() => {
+        live.write(`after ${++n}\n`);
+        return text(tail.out.bytes()).length > 0;
+      }, "tail printing a line written after it started");
+      live.end();
+      await live.exited;
+      expect(live.proc.signalCode).toBe("SIGTERM");
+      expect(await tail.proc.exited).toBe(128 + 15);
+      const printed = text(await tail.out.done)
+        .split("\n")
+        .slice(0, -1);
+      expect(printed).not.toContain("before");
+      expect(printed.length).toBeGreaterThan(0);
+      // A suffix of what was written: the lines from the first one tail saw to the last, in order.
+      const first = Number(printed[0]!.slice(6));
+      expect(printed).toEqual(Array.from({ length: n - first + 1 }, (_, i) => `after ${first + i}`));
+    },
+    60_000,
+  );
 });

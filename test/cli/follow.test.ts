@@ -63,22 +63,25 @@ describe("derun tail -f --view raw", () => {
     expect(await tail.err).toBe("");
   });
 
-  test.skipIf(process.platform !== "linux")("-n 0 prints only what comes next; a session killed by a signal ends tail with 128+n", async () => {
-    using state = tempDir();
-    const live = await startLive(state.path, "sig", "SIGTERM");
-    live.write("before\n");
-    await waitUntil(() => recordedBytes(state.path, "sig") === 7, "the first line recorded");
-    const tail = follow(state.path, "-n", "0", "sig");
-    // tail has found the end and waits once it watches the session's directory (an inotify descriptor): write only then.
-    await waitUntil(() => watches(tail.proc.pid), "tail waiting on the session");
-    live.write("after\n");
-    await waitUntil(() => text(tail.out.bytes()) === "after\n", "tail printing the line written after it started");
-    live.end();
-    await live.exited;
-    expect(live.proc.signalCode).toBe("SIGTERM");
-    expect(await tail.proc.exited).toBe(128 + 15);
-    expect(text(await tail.out.done)).toBe("after\n");
-  });
+  test.skipIf(process.platform !== "linux")(
+    "-n 0 prints only what comes next; a session killed by a signal ends tail with 128+n",
+    async () => {
+      using state = tempDir();
+      const live = await startLive(state.path, "sig", "SIGTERM");
+      live.write("before\n");
+      await waitUntil(() => recordedBytes(state.path, "sig") === 7, "the first line recorded");
+      const tail = follow(state.path, "-n", "0", "sig");
+      // tail has found the end and waits once it watches the session's directory (an inotify descriptor): write only then.
+      await waitUntil(() => watches(tail.proc.pid), "tail waiting on the session");
+      live.write("after\n");
+      await waitUntil(() => text(tail.out.bytes()) === "after\n", "tail printing the line written after it started");
+      live.end();
+      await live.exited;
+      expect(live.proc.signalCode).toBe("SIGTERM");
+      expect(await tail.proc.exited).toBe(128 + 15);
+      expect(text(await tail.out.done)).toBe("after\n");
+    },
+  );
 
   test("a session whose recording derun is SIGKILLed ends tail with 1 (failed)", async () => {
     using state = tempDir();
@@ -93,9 +96,12 @@ describe("derun tail -f --view raw", () => {
 
   test.skipIf(process.platform === "win32")("follows a PTY session driven by keys to its exit status", async () => {
     using state = tempDir();
-    const run = spawnInPty([...derunArgv(), "run", "--session-id", "pty", "--", "sh", "-c", "for i in 1 2 3; do echo line $i; read x; done; exit 4"], {
-      env: derunEnv(state.path),
-    });
+    const run = spawnInPty(
+      [...derunArgv(), "run", "--session-id", "pty", "--", "sh", "-c", "for i in 1 2 3; do echo line $i; read x; done; exit 4"],
+      {
+        env: derunEnv(state.path),
+      },
+    );
     await run.waitFor((out) => out.includes("line 1"), "line 1");
     const tail = follow(state.path, "pty");
     await waitUntil(() => text(tail.out.bytes()).includes("line 1"), "tail printing line 1");

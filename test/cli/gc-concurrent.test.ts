@@ -16,17 +16,32 @@ test("two sweeps at once: no false failures, all expired sessions removed", asyn
   const template = path.join(root.path, "template");
   fs.renameSync(path.join(sessions, "base"), template);
   const final = JSON.parse(fs.readFileSync(path.join(template, "final.json"), "utf8"));
-  fs.writeFileSync(path.join(template, "final.json"), JSON.stringify({ ...final, ended_at: new Date(Date.now() - 3 * 86_400_000).toISOString() }));
+  fs.writeFileSync(
+    path.join(template, "final.json"),
+    JSON.stringify({ ...final, ended_at: new Date(Date.now() - 3 * 86_400_000).toISOString() }),
+  );
 
   // A few rounds: which sweep meets which half-removed directory is luck.
   for (let round = 0; round < 2; round++) {
     for (let i = 0; i < SESSIONS; i++) fs.cpSync(template, path.join(sessions, `old-${i}`), { recursive: true });
     const sweeps = await Promise.all([0, 1].map(() => runDerun(["gc"], { stateRoot: root.path })));
     for (const done of sweeps) {
-      const errors = text(done.stderr).split("\n").filter((line) => line.includes("not removed"));
-      expect({ round, exit: done.exitCode, errors: errors.length, first: errors.slice(0, 2) }).toEqual({ round, exit: 0, errors: 0, first: [] });
+      const errors = text(done.stderr)
+        .split("\n")
+        .filter((line) => line.includes("not removed"));
+      expect({ round, exit: done.exitCode, errors: errors.length, first: errors.slice(0, 2) }).toEqual({
+        round,
+        exit: 0,
+        errors: 0,
+        first: [],
+      });
     }
-    const removed = sweeps.flatMap((done) => text(done.stdout).split("\n").filter((line) => line.startsWith("removed ")).map((line) => line.split(" ")[1]));
+    const removed = sweeps.flatMap((done) =>
+      text(done.stdout)
+        .split("\n")
+        .filter((line) => line.startsWith("removed "))
+        .map((line) => line.split(" ")[1]),
+    );
     expect(new Set(removed).size).toBe(SESSIONS);
     expect(fs.readdirSync(sessions)).toEqual([]);
   }

@@ -23,7 +23,8 @@ beforeAll(async () => {
   for (let n = 1; n <= SESSIONS; n++) {
     await using writer = await store.create(sessionOptions(id(n)));
     await writer.started({ pid: process.pid, transportMode: "pipe", ttyAttached: false });
-    const body = n === 11 ? "start\nthe needle, in the 30th newest\nend\n" : n === 20 ? "FAIL a\nFAILED b\nok\nFAIL c, FAIL d\n" : `filler ${n}\n`;
+    const body =
+      n === 11 ? "start\nthe needle, in the 30th newest\nend\n" : n === 20 ? "FAIL a\nFAILED b\nok\nFAIL c, FAIL d\n" : `filler ${n}\n`;
     writer.append("stdout", new TextEncoder().encode(body));
     await writer.finalize({ state: "exited", exit_code: 0 });
   }
@@ -38,7 +39,10 @@ describe("a search of every session", () => {
     expect(found.isError).toBe(false);
     // The answer is text only (structured: false): the header, then the session's matches.
     expect(found.text.split("\n")[0]).toBe('"needle": 1 matching line · 40 of 40 sessions searched (newest first)');
-    expect(found.text.split("\n").slice(1)).toEqual([`== session ${id(11)}: exited 0 · sh -c test · 1 of 3 lines match`, "2:the needle, in the 30th newest"]);
+    expect(found.text.split("\n").slice(1)).toEqual([
+      `== session ${id(11)}: exited 0 · sh -c test · 1 of 3 lines match`,
+      "2:the needle, in the 30th newest",
+    ]);
   });
 
   test("derun grep without a session finds it too", async () => {

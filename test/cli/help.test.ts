@@ -13,7 +13,10 @@ const names = Object.keys(commands);
 describe("help", () => {
   test.each(names)("derun %s --help equals derun help %s: usage line, examples, no trailing blanks", async (name) => {
     using state = tempDir();
-    const [flag, word] = await Promise.all([runDerun([name, "--help"], { stateRoot: state.path }), runDerun(["help", name], { stateRoot: state.path })]);
+    const [flag, word] = await Promise.all([
+      runDerun([name, "--help"], { stateRoot: state.path }),
+      runDerun(["help", name], { stateRoot: state.path }),
+    ]);
     expect([flag.exitCode, word.exitCode]).toEqual([0, 0]);
     const help = text(flag.stdout);
     expect(text(word.stdout)).toBe(help);
@@ -25,7 +28,9 @@ describe("help", () => {
 
   test("run's usage line names the command after --; the main help lists every command", async () => {
     using state = tempDir();
-    expect(text((await runDerun(["run", "--help"], { stateRoot: state.path })).stdout)).toMatch(/^USAGE derun run \[OPTIONS\] -- <command> \[args\.\.\.\]$/m);
+    expect(text((await runDerun(["run", "--help"], { stateRoot: state.path })).stdout)).toMatch(
+      /^USAGE derun run \[OPTIONS\] -- <command> \[args\.\.\.\]$/m,
+    );
     const main = text((await runDerun(["--help"], { stateRoot: state.path })).stdout);
     for (const name of names) expect(main).toMatch(new RegExp(`^ +${name} {4}\\S`, "m"));
     expect(main).not.toMatch(/[ \t]$/m);

@@ -15,7 +15,7 @@ const derun = (...args: string[]) => runDerun(args, { stateRoot: root });
 
 beforeAll(async () => {
   await recordWithPipes(root, "pipe", ["sh", "-c", "printf 'a\\nb\\nc\\n'; printf 'out 1\\nout 2\\n'; printf 'x\\ry\\n'"]);
-    // On a PTY, stty -onlcr lets the program's bare LF through as it is: the terminal moves down only.
+  // On a PTY, stty -onlcr lets the program's bare LF through as it is: the terminal moves down only.
   await recordInPty(root, "raw-pty", ["sh", "-c", "stty -onlcr; printf 'a\\nb\\n'"]);
 }, 60_000);
 afterAll(() => state[Symbol.dispose]());

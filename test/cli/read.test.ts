@@ -46,7 +46,9 @@ afterAll(() => {
 async function mcpCall(name: string, args: Record<string, unknown>): Promise<any> {
   const [command, ...rest] = derunArgv();
   const client = new Client({ name: "derun-cli-test", version: "0" });
-  await client.connect(new StdioClientTransport({ command: command!, args: [...rest, "mcp", "--state-root", root], env: derunEnv("/nonexistent-env-root") }));
+  await client.connect(
+    new StdioClientTransport({ command: command!, args: [...rest, "mcp", "--state-root", root], env: derunEnv("/nonexistent-env-root") }),
+  );
   try {
     return (await client.callTool({ name, arguments: args })).structuredContent;
   } finally {
@@ -59,7 +61,14 @@ describe("derun ls", () => {
     const json = await derun(["ls", "--json"]);
     expect(json.exitCode).toBe(0);
     const answer = JSON.parse(text(json.stdout));
-    expect(answer.sessions.map((s: { session_id: string }) => s.session_id)).toEqual(["derun-killed", "pty-blob", "pipe-long", "pipe-killed", "pipe-fail", "pipe-ok"]);
+    expect(answer.sessions.map((s: { session_id: string }) => s.session_id)).toEqual([
+      "derun-killed",
+      "pty-blob",
+      "pipe-long",
+      "pipe-killed",
+      "pipe-fail",
+      "pipe-ok",
+    ]);
     expect(answer.sessions.find((s: any) => s.session_id === "pipe-fail")).toMatchObject({ state: "exited", exit_code: 3 });
     expect(answer.sessions.find((s: any) => s.session_id === "pipe-killed")).toMatchObject({ state: "signaled", signal: "SIGTERM" });
     expect(answer.sessions.find((s: any) => s.session_id === "derun-killed").state).toBe("failed");
@@ -76,7 +85,10 @@ describe("derun ls", () => {
   test("--state, --limit, --ids; a bad --state or --limit is a usage error", async () => {
     expect(text((await derun(["ls", "--ids", "--state", "exited"])).stdout)).toBe("pty-blob\npipe-long\npipe-fail\npipe-ok\n");
     const limited = await derun(["ls", "--limit", "2", "--json"]);
-    expect(JSON.parse(text(limited.stdout))).toMatchObject({ total: 6, sessions: [{ session_id: "derun-killed" }, { session_id: "pty-blob" }] });
+    expect(JSON.parse(text(limited.stdout))).toMatchObject({
+      total: 6,
+      sessions: [{ session_id: "derun-killed" }, { session_id: "pty-blob" }],
+    });
     const bad = await derun(["ls", "--state", "runing"]);
     expect(bad.exitCode).toBe(2);
     expect(text(bad.stderr)).toMatch(/^derun: option "--state" takes one of .* \(got "runing"\) \(did you mean "running"\?\)\n/);
@@ -119,7 +131,7 @@ describe("derun show", () => {
     const malformed = await derun(["show", `../${"x".repeat(500)}`]);
     expect(malformed.exitCode).toBe(2);
     expect(text(malformed.stderr).split("\n")[0]).toMatch(/^derun: invalid session id "\.\.\/x{97}…": /);
-    expect((await mcpCall("derun_get_session", { session_id: "last~6" }))).toMatchObject({ error: { code: "session_not_found" } });
+    expect(await mcpCall("derun_get_session", { session_id: "last~6" })).toMatchObject({ error: { code: "session_not_found" } });
   });
 });
 
@@ -129,7 +141,10 @@ describe("last and last~N over MCP", () => {
     expect(read.session_id).toBe("pipe-killed");
     const long = await mcpCall("derun_wait_output", { session_id: "last~2", cursor: "0", max_bytes: 7 });
     expect([long.session_id, long.chunks[0].data]).toEqual(["pipe-long", "1\n2\n3\n4"]);
-    expect((await mcpCall("derun_read_output", { session_id: "last~x" })).error).toEqual({ code: "session_not_found", message: "session not found: last~x" });
+    expect((await mcpCall("derun_read_output", { session_id: "last~x" })).error).toEqual({
+      code: "session_not_found",
+      message: "session not found: last~x",
+    });
   });
 });
 
@@ -142,10 +157,15 @@ describe("derun cat", () => {
     }
     expect(sha256((await derun(["cat", "pty-blob", "--view", "raw"])).stdout)).toBe(sha256(blob));
     const session = readSession(root, "pipe-ok");
-    expect(text((await derun(["cat", "pipe-ok", "--view", "raw", "--channel", "stderr"])).stdout)).toBe(text(channelBytes(session, "stderr")));
+    expect(text((await derun(["cat", "pipe-ok", "--view", "raw", "--channel", "stderr"])).stdout)).toBe(
+      text(channelBytes(session, "stderr")),
+    );
     expect(text((await derun(["cat", "pipe-ok", "--view", "raw", "--channel", "stdout"])).stdout)).toBe("out1\nout2\n");
     const onPty = await derun(["cat", "pty-blob", "--channel", "stdout"]);
-    expect([onPty.exitCode, text(onPty.stderr).split("\n")[0]]).toEqual([2, "derun: session pty-blob was recorded on a terminal: its output is one stream, without --channel"]);
+    expect([onPty.exitCode, text(onPty.stderr).split("\n")[0]]).toEqual([
+      2,
+      "derun: session pty-blob was recorded on a terminal: its output is one stream, without --channel",
+    ]);
   });
 
   test("text is the default: lines as the text view has them, each channel's apart; --channel on a screen is refused", async () => {
@@ -157,13 +177,20 @@ describe("derun cat", () => {
     // The open last line is a line of the view too: printed with its newline.
     expect(text((await derun(["cat", "pipe-fail", "--view", "text"])).stdout)).toBe("no newline at the end\n");
     const screen = await derun(["cat", "pipe-ok", "--view", "screen", "--channel", "stderr"]);
-    expect([screen.exitCode, text(screen.stderr).split("\n")[0]]).toEqual([2, "derun: --channel applies to --view text or raw (a screen shows every stream)"]);
+    expect([screen.exitCode, text(screen.stderr).split("\n")[0]]).toEqual([
+      2,
+      "derun: --channel applies to --view text or raw (a screen shows every stream)",
+    ]);
   });
 
   test("a reader that goes away ends cat as it ends cat(1): by SIGPIPE, quietly", async () => {
     const script = `${derunShell()} cat pipe-long | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`;
     const pipeline = Bun.spawn(["bash", "-c", script], { env: derunEnv(root), stderr: "pipe", stdout: "pipe" });
-    const [stdout, stderr] = await Promise.all([new Response(pipeline.stdout).text(), new Response(pipeline.stderr).text(), pipeline.exited]);
+    const [stdout, stderr] = await Promise.all([
+      new Response(pipeline.stdout).text(),
+      new Response(pipeline.stderr).text(),
+      pipeline.exited,
+    ]);
     expect([stdout, stderr]).toEqual([`${128 + 13}\n`, ""]);
   });
 });
@@ -190,7 +217,9 @@ describe("derun tail", () => {
   test("-f on ended sessions prints the tail and exits with the session's status (a signal as 128+n)", async () => {
     expect((await derun(["tail", "-f", "pipe-killed"])).exitCode).toBe(128 + 15);
     expect((await derun(["tail", "-f", "derun-killed"])).exitCode).toBe(1);
-    expect(text((await derun(["tail", "-fn", "2", "--view", "raw", "pipe-ok"])).stdout)).toBe(lastLines(readSession(root, "pipe-ok").output, 2));
+    expect(text((await derun(["tail", "-fn", "2", "--view", "raw", "pipe-ok"])).stdout)).toBe(
+      lastLines(readSession(root, "pipe-ok").output, 2),
+    );
     expect(text((await derun(["tail", "-fn", "2", "pipe-ok"])).stdout)).toBe(lastLines(readSession(root, "pipe-ok").output, 2));
     // The text view's open last line comes once the session has ended, with the exit status.
     const open = await derun(["tail", "-f", "pipe-fail"]);

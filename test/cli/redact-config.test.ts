@@ -22,7 +22,18 @@ const withConfig = (content: unknown) => {
 const derun = (...args: string[]) => runDerun(args, { stateRoot: state.path, env: { XDG_CONFIG_HOME: config.path } });
 
 beforeAll(async () => {
-  const done = await runDerun(["run", "--session-id", "s", "--", "sh", "-c", `echo 'id ${ACME} and ${OTHER}'; echo 'gh ${SECRETS.github}'; echo 'jwt ${SECRETS.jwt}'`], { stateRoot: state.path });
+  const done = await runDerun(
+    [
+      "run",
+      "--session-id",
+      "s",
+      "--",
+      "sh",
+      "-c",
+      `echo 'id ${ACME} and ${OTHER}'; echo 'gh ${SECRETS.github}'; echo 'jwt ${SECRETS.jwt}'`,
+    ],
+    { stateRoot: state.path },
+  );
   expect(done.exitCode).toBe(0);
 });
 
@@ -52,7 +63,12 @@ describe("redact.json", () => {
         const done = await derun(...args);
         // The error's one line, then the hint every usage error ends with.
         const lines = text(done.stderr).trim().split("\n");
-        expect({ args, code: done.exitCode, stdout: text(done.stdout), line: lines[0] }).toEqual({ args, code: 2, stdout: "", line: expect.stringContaining(`derun: ${file}: ${why}`) });
+        expect({ args, code: done.exitCode, stdout: text(done.stdout), line: lines[0] }).toEqual({
+          args,
+          code: 2,
+          stdout: "",
+          line: expect.stringContaining(`derun: ${file}: ${why}`),
+        });
       }
     }
     // --no-redact reads no settings: the person asked for none.

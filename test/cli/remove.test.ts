@@ -21,14 +21,21 @@ describe("derun rm", () => {
     expect(sessionIds(state.path)).toEqual(["a", "c"]);
 
     const missing = await rm(state.path, "zz", "a");
-    expect([missing.exitCode, text(missing.stdout), text(missing.stderr)]).toEqual([1, "a: removed\n", "derun: zz: not removed: session not found\n"]);
+    expect([missing.exitCode, text(missing.stdout), text(missing.stderr)]).toEqual([
+      1,
+      "a: removed\n",
+      "derun: zz: not removed: session not found\n",
+    ]);
     const malformed = await rm(state.path, "c", "../c");
     expect(malformed.exitCode).toBe(2);
     expect(text(malformed.stderr)).toStartWith('derun: invalid session id "../c"');
     expect(sessionIds(state.path)).toEqual(["c"]);
     expect((await rm(state.path)).exitCode).toBe(2);
     const json = await rm(state.path, "--json", "c");
-    expect(JSON.parse(text(json.stdout))).toEqual({ schema_version: "v1alpha1", outcomes: [{ session_id: "c", removed: true, reason: "removed" }] });
+    expect(JSON.parse(text(json.stdout))).toEqual({
+      schema_version: "v1alpha1",
+      outcomes: [{ session_id: "c", removed: true, reason: "removed" }],
+    });
   });
 
   test("a running session only with --force, which deletes and stops nothing", async () => {
@@ -92,7 +99,11 @@ describe("derun gc", () => {
     await waitUntil(() => Date.now() > Date.parse(expiry), "short's retention to pass");
 
     const dry = await runDerun(["gc", "--dry-run"], { stateRoot: state.path });
-    expect([dry.exitCode, text(dry.stdout), text(dry.stderr)]).toEqual([0, "would remove short (expired)\n", "derun: kept 3 sessions (1 running)\n"]);
+    expect([dry.exitCode, text(dry.stdout), text(dry.stderr)]).toEqual([
+      0,
+      "would remove short (expired)\n",
+      "derun: kept 3 sessions (1 running)\n",
+    ]);
     expect(sessionIds(state.path)).toEqual(["fresh", "live", "old", "short"]);
     const json = JSON.parse(text((await runDerun(["gc", "--dry-run", "--json"], { stateRoot: state.path })).stdout));
     expect(json.dry_run).toBe(true);

@@ -11,7 +11,10 @@ test("screen view: 5 MB without a line feed, and 5 MB then `last line`", async (
   using root = tempDir();
   const x = `head -c ${FIVE_MB} /dev/zero | tr '\\0' x`;
   expect((await runDerun(["run", "--session-id", "flat", "--", "sh", "-c", x], { stateRoot: root.path })).exitCode).toBe(0);
-  expect((await runDerun(["run", "--session-id", "then", "--", "sh", "-c", `${x}; printf '\\r\\nlast line\\r\\n'`], { stateRoot: root.path })).exitCode).toBe(0);
+  expect(
+    (await runDerun(["run", "--session-id", "then", "--", "sh", "-c", `${x}; printf '\\r\\nlast line\\r\\n'`], { stateRoot: root.path }))
+      .exitCode,
+  ).toBe(0);
 
   const flat = await runDerun(["cat", "flat", "--view", "screen"], { stateRoot: root.path });
   expect(flat.exitCode).toBe(0);

@@ -24,28 +24,43 @@ describe.each(SHELLS)("%s under derun shell, command by command", (kind) => {
     const five = FIVE_COMMANDS(kind);
 
     const json = JSON.parse(text((await derun("ls", "sh", "--commands", "--json")).stdout));
-    expect(json.commands.map((c: any) => [c.number, c.command_line, c.exit_code, c.cwd])).toEqual(five.map(([n, line, code]) => [n, line, code, home.path]).reverse());
+    expect(json.commands.map((c: any) => [c.number, c.command_line, c.exit_code, c.cwd])).toEqual(
+      five.map(([n, line, code]) => [n, line, code, home.path]).reverse(),
+    );
     await using agent = await connectAgent(state.path);
     expect(json).toEqual((await agent.call("derun_list_commands", { session_id: "sh" })).result);
-    expect(JSON.parse(text((await derun("ls", "--commands", "--json", "--limit", "2")).stdout))).toEqual((await agent.call("derun_list_commands", { limit: 2 })).result);
+    expect(JSON.parse(text((await derun("ls", "--commands", "--json", "--limit", "2")).stdout))).toEqual(
+      (await agent.call("derun_list_commands", { limit: 2 })).result,
+    );
 
     const table = lines(await derun("ls", "last", "--commands"));
     expect(table[0]).toMatch(/^# +EXIT +DURATION +CWD +COMMAND$/);
     expect(table.slice(1).map((row) => row.split(/ {2,}/))).toEqual(
-      five.map(([n, line, code]) => [String(n), String(code), expect.stringMatching(/^\d/), home.path, line.replaceAll("\n", " ")]).reverse(),
+      five
+        .map(([n, line, code]) => [String(n), String(code), expect.stringMatching(/^\d/), home.path, line.replaceAll("\n", " ")])
+        .reverse(),
     );
     expect(lines(await derun("ls", "--commands"))[0]).toMatch(/^SESSION +# +EXIT +DURATION +CWD +COMMAND$/);
 
     // One command's output, as derun_read_text has it. zsh ends a command's output with a line of
     // blanks (its PROMPT_SP, drawn before the end mark), which the text view leaves out and the
     // screen view keeps: compared without.
-    const read = async (command: number | "last", view: string) => (await agent.call("derun_read_text", { session_id: "sh", command, view })).text.split("\n").slice(1);
+    const read = async (command: number | "last", view: string) =>
+      (await agent.call("derun_read_text", { session_id: "sh", command, view })).text.split("\n").slice(1);
     const inked = (all: string[]) => all.filter((line) => line.trim() !== "");
-    for (const [command, view] of [[1, "text"], [2, "text"], [2, "screen"], [3, "screen"], ["last", "text"], ["last", "screen"]] as const) {
+    for (const [command, view] of [
+      [1, "text"],
+      [2, "text"],
+      [2, "screen"],
+      [3, "screen"],
+      ["last", "text"],
+      ["last", "screen"],
+    ] as const) {
       expect(lines(await derun("cat", "sh", "--command", String(command), "--view", view))).toEqual(await read(command, view));
     }
     expect(inked(lines(await derun("cat", "sh", "--command", "1")))).toEqual(["failing"]);
-    for (const view of ["text", "screen"]) expect(inked(lines(await derun("cat", "sh", "--command", "2", "--view", view)))).toEqual(["progress 100%"]);
+    for (const view of ["text", "screen"])
+      expect(inked(lines(await derun("cat", "sh", "--command", "2", "--view", view)))).toEqual(["progress 100%"]);
     expect(inked(lines(await derun("cat", "sh", "--command", "last")))).toEqual(["item 1", "item 2"]);
     expect(text((await derun("cat", "sh", "--command", "3")).stdout)).toContain("notes line two");
     expect(lines(await derun("tail", "-n", "2", "--command", "5", "--view", "screen", "sh"))).toEqual(["item 1", "item 2"]);
@@ -59,7 +74,11 @@ describe.each(SHELLS)("%s under derun shell, command by command", (kind) => {
     // A command still running: tail -f follows it until it is interrupted, then exits with its status.
     shell.type("echo tick 1; echo tick 2; echo tick 3; sleep 100\r");
     await shell.running("sleep");
-    const tail = Bun.spawn([...derunArgv(), "tail", "-f", "--command", "last", "sh"], { env: derunEnv(state.path), stdout: "pipe", stderr: "pipe" });
+    const tail = Bun.spawn([...derunArgv(), "tail", "-f", "--command", "last", "sh"], {
+      env: derunEnv(state.path),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const out = collect(tail.stdout);
     await waitUntil(() => text(out.bytes()) === "tick 1\ntick 2\ntick 3\n", "tail printing the running command's lines");
     shell.type("\x03");

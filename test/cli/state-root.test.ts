@@ -6,7 +6,9 @@ import { sessionIds } from "../helpers/session.ts";
 test("run records under --state-root, not DERUN_STATE_ROOT; ls, show and cat read there", async () => {
   using fromEnv = tempDir();
   using fromFlag = tempDir();
-  const done = await runDerun(["run", "--state-root", fromFlag.path, "--session-id", "here", "--", "echo", "hi"], { stateRoot: fromEnv.path });
+  const done = await runDerun(["run", "--state-root", fromFlag.path, "--session-id", "here", "--", "echo", "hi"], {
+    stateRoot: fromEnv.path,
+  });
   expect([done.exitCode, text(done.stdout)]).toEqual([0, "hi\n"]);
   expect(sessionIds(fromFlag.path)).toEqual(["here"]);
   expect(sessionIds(fromEnv.path)).toEqual([]);

@@ -24,13 +24,24 @@ test("through a symlinked sessions/: rm removes nothing, ls and MCP list give th
 
   for (const args of [["rm", "planted"], ["rm", "--force", "planted"], ["ls"], ["ls", "--commands"]]) {
     const done = await runDerun(args, { stateRoot: root.path });
-    expect({ args, exit: done.exitCode, stderr: text(done.stderr), stdout: text(done.stdout) }).toEqual({ args, exit: 1, stderr: refusal, stdout: "" });
+    expect({ args, exit: done.exitCode, stderr: text(done.stderr), stdout: text(done.stdout) }).toEqual({
+      args,
+      exit: 1,
+      stderr: refusal,
+      stdout: "",
+    });
   }
-  expect(fs.readdirSync(path.join(outside.path, "planted")).sort()).toEqual(fs.readdirSync(path.join(elsewhere.path, "sessions", "planted")).sort());
+  expect(fs.readdirSync(path.join(outside.path, "planted")).sort()).toEqual(
+    fs.readdirSync(path.join(elsewhere.path, "sessions", "planted")).sort(),
+  );
 
   await using client = await connectStdio(root.path);
   for (const tool of ["derun_list_sessions", "derun_list_commands"]) {
     const listed = await call(client, tool, {});
-    expect({ tool, isError: listed.isError, text: listed.text }).toEqual({ tool, isError: true, text: refusal.slice("derun: ".length, -1) });
+    expect({ tool, isError: listed.isError, text: listed.text }).toEqual({
+      tool,
+      isError: true,
+      text: refusal.slice("derun: ".length, -1),
+    });
   }
 }, 60_000);

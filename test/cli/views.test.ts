@@ -85,7 +85,9 @@ describe("cat --view text and --view screen", () => {
 
     const killed = linesOf((await derun("cat", "less-killed", "--view", "screen")).stdout);
     expect(killed[0]).toBe("line 117 of a document paged with less");
-    expect(killed.filter((line) => line.startsWith("line "))).toEqual(Array.from({ length: 29 }, (_, i) => `line ${117 + i} of a document paged with less`));
+    expect(killed.filter((line) => line.startsWith("line "))).toEqual(
+      Array.from({ length: 29 }, (_, i) => `line ${117 + i} of a document paged with less`),
+    );
     expect(killed).toEqual(await readTextLines({ session_id: "less-killed", view: "screen" }));
     // The text view has every line less drew, each once: paging adds lines, it does not redraw them.
     const paged = linesOf((await derun("cat", "less-killed")).stdout).filter((line) => line.startsWith("line "));
@@ -116,14 +118,28 @@ describe("tail -n in the text and screen views", () => {
         expect([tail.exitCode, linesOf(tail.stdout)]).toEqual([0, whole.slice(-n)]);
       }
     }
-    expect(linesOf((await derun("tail", "long")).stdout)).toEqual(["299992", "299993", "299994", "299995", "299996", "299997", "299998", "299999", "300000", "open end"]);
+    expect(linesOf((await derun("tail", "long")).stdout)).toEqual([
+      "299992",
+      "299993",
+      "299994",
+      "299995",
+      "299996",
+      "299997",
+      "299998",
+      "299999",
+      "300000",
+      "open end",
+    ]);
   }, 120_000); // two dozen derun processes
 
   test("--view screen: the bottom of the final screen; -f with it is refused", async () => {
     const screen = linesOf((await derun("cat", "less-killed", "--view", "screen")).stdout);
     expect(linesOf((await derun("tail", "-n", "3", "--view", "screen", "less-killed")).stdout)).toEqual(screen.slice(-3));
     const refused = await derun("tail", "-f", "--view", "screen", "less-killed");
-    expect([refused.exitCode, text(refused.stderr).split("\n")[0]]).toEqual([2, "derun: -f follows --view text or raw (a screen is the state at the end)"]);
+    expect([refused.exitCode, text(refused.stderr).split("\n")[0]]).toEqual([
+      2,
+      "derun: -f follows --view text or raw (a screen is the state at the end)",
+    ]);
   }, 60_000);
 });
 

@@ -10,12 +10,17 @@ test("derun why: none recorded (exit 1), the newest failure (exit 0), a session 
   const none = await runDerun(["why"], { stateRoot: state.path });
   expect([none.exitCode, text(none.stdout), text(none.stderr)]).toEqual([1, "", expect.stringContaining("no failure recorded")]);
 
-  await runDerun(["run", "--session-id", "bad", "--", "sh", "-c", "echo working; echo 'fatal: not a git repository'; echo more; exit 128"], { stateRoot: state.path });
+  await runDerun(
+    ["run", "--session-id", "bad", "--", "sh", "-c", "echo working; echo 'fatal: not a git repository'; echo more; exit 128"],
+    { stateRoot: state.path },
+  );
   await runDerun(["run", "--session-id", "good", "--", "sh", "-c", "echo fine"], { stateRoot: state.path });
   const why = await runDerun(["why"], { stateRoot: state.path });
   expect(why.exitCode).toBe(0);
   expect(text(why.stdout).split("\n")).toEqual([
-    expect.stringMatching(/^session bad: exited 128 · sh -c "echo working; echo 'fatal: not a git repository'; echo more; exit 128" · ran .* · 1 failure line in 3 lines$/),
+    expect.stringMatching(
+      /^session bad: exited 128 · sh -c "echo working; echo 'fatal: not a git repository'; echo more; exit 128" · ran .* · 1 failure line in 3 lines$/,
+    ),
     expect.stringMatching(/^\d-working$/),
     expect.stringMatching(/^\d:fatal: not a git repository$/),
     expect.stringMatching(/^\d-more$/),
@@ -34,7 +39,11 @@ test("derun why: none recorded (exit 1), the newest failure (exit 0), a session 
 test.skipIf(process.platform !== "linux")("derun wait: a session ending wakes it (exit 0); nothing ending times out (exit 1)", async () => {
   using state = tempDir();
   mkdirSync(join(state.path, "sessions"), { recursive: true, mode: 0o700 });
-  const waiting = Bun.spawn([...derunArgv(), "wait", "--failed", "--timeout", "60000"], { env: derunEnv(state.path), stdout: "pipe", stderr: "pipe" });
+  const waiting = Bun.spawn([...derunArgv(), "wait", "--failed", "--timeout", "60000"], {
+    env: derunEnv(state.path),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   await watched(() => waiting.pid, join(state.path, "sessions"));
   await runDerun(["run", "--session-id", "fine", "--", "sh", "-c", "echo ok"], { stateRoot: state.path });
   await runDerun(["run", "--session-id", "fails", "--", "sh", "-c", "echo broke; exit 5"], { stateRoot: state.path });

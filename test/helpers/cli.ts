@@ -65,11 +65,7 @@ export async function runDerun(
     stderr: "pipe",
     cwd: options.cwd ?? REPO_ROOT,
   });
-  const [stdout, stderr] = await Promise.all([
-    new Response(proc.stdout).bytes(),
-    new Response(proc.stderr).bytes(),
-    proc.exited,
-  ]);
+  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).bytes(), new Response(proc.stderr).bytes(), proc.exited]);
   return { exitCode: proc.exitCode, signalCode: proc.signalCode as NodeJS.Signals | null, stdout, stderr };
 }
 

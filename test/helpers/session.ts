@@ -36,7 +36,15 @@ export function readSession(stateRoot: string, id: string): OnDisk {
       .filter(Boolean)
       .map((line) => JSON.parse(line));
   const events = existsSync(join(dir, "events.jsonl")) ? lines("events.jsonl") : [];
-  return { id, dir, meta: json("meta.json"), final, output: new Uint8Array(readFileSync(join(dir, "output.bin"))), index: lines("index.jsonl"), events };
+  return {
+    id,
+    dir,
+    meta: json("meta.json"),
+    final,
+    output: new Uint8Array(readFileSync(join(dir, "output.bin"))),
+    index: lines("index.jsonl"),
+    events,
+  };
 }
 
 /** The only session in a state root (fails the test if there is not exactly one). */

@@ -24,7 +24,13 @@ export async function exec(argv: readonly string[], options: { env: Record<strin
 }
 
 /** The line `derun mcp config <client> [--json]` prints, from the derun started by `derun` (argv prefix). */
-export async function printedConfig(derun: readonly string[], client: string, stateRoot: string, cwd: string, json = false): Promise<string> {
+export async function printedConfig(
+  derun: readonly string[],
+  client: string,
+  stateRoot: string,
+  cwd: string,
+  json = false,
+): Promise<string> {
   const done = await exec([...derun, "mcp", "config", client, ...(json ? ["--json"] : [])], { env: derunEnv(stateRoot), cwd });
   if (done.exitCode !== 0) throw new Error(`derun mcp config ${client} exited ${done.exitCode}: ${done.stderr}`);
   return done.stdout;

@@ -42,7 +42,8 @@ function clientEnv(home: string, key: ClientKey, extra: Record<string, string> =
 /** Runs a printed command line as a user pasting it into a shell would. */
 const pasteIntoShell = (line: string, env: Record<string, string>, cwd: string): Promise<Ran> => exec(["sh", "-c", line], { env, cwd });
 
-const expectOk = (ran: Ran) => expect({ exitCode: ran.exitCode, stderr: ran.exitCode === 0 ? "" : ran.stderr }).toEqual({ exitCode: 0, stderr: "" });
+const expectOk = (ran: Ran) =>
+  expect({ exitCode: ran.exitCode, stderr: ran.exitCode === 0 ? "" : ran.stderr }).toEqual({ exitCode: 0, stderr: "" });
 
 /** Codex's app server (JSON-RPC over stdio, no login needed) lists each configured MCP server's tools. */
 async function codexServerTools(env: Record<string, string>, cwd: string): Promise<string[]> {
@@ -79,7 +80,11 @@ const DERUN_TOOLS = queries.map((query) => query.name).sort();
  * (bun and the entry script, or the binary), the forms only in the client's file or command line.
  */
 describe.each([
-  { from: "source", derun: async () => [process.execPath, CLI_ENTRY], forms: ["claude line", "codex line", "gemini line", "claude-desktop"] },
+  {
+    from: "source",
+    derun: async () => [process.execPath, CLI_ENTRY],
+    forms: ["claude line", "codex line", "gemini line", "claude-desktop"],
+  },
   { from: "compiled binary", derun: async () => [await compiledBinary()], forms: ["claude json", "codex toml", "gemini json", "cursor"] },
 ])("MCP clients add the derun that `derun mcp config` prints ($from)", ({ derun: derunOf, forms }) => {
   /** Registers a test only for the forms this launch covers. */
@@ -118,7 +123,12 @@ describe.each([
       const line = (await printedConfig(derun, "claude-code", state.path, project)).trim();
       expectOk(await pasteIntoShell(line, env, project));
       // The control: a server that cannot start must show as failed, so "Connected" means a real check.
-      expectOk(await exec([binOf("claude"), "mcp", "add", "--scope", "user", "broken", "--", join(work.path, "no-such-derun"), "mcp"], { env, cwd: project }));
+      expectOk(
+        await exec([binOf("claude"), "mcp", "add", "--scope", "user", "broken", "--", join(work.path, "no-such-derun"), "mcp"], {
+          env,
+          cwd: project,
+        }),
+      );
       const before = await mcpStarts(state.path);
       const list = await exec([binOf("claude"), "mcp", "list"], { env, cwd: project });
       expect(list.stdout).toMatch(/^derun: .* - ✔ Connected$/m);
@@ -128,45 +138,57 @@ describe.each([
     TIMEOUT,
   );
 
-  form("claude json", "claude")("Claude Code: the --json shape through `claude mcp add-json`", async () => {
-    const { home, project } = freshHome();
-    const env = clientEnv(home, "claude");
-    const json = await printedConfig(derun, "claude-code", state.path, project, true);
-    expectOk(await exec([binOf("claude"), "mcp", "add-json", "--scope", "user", "derun", json], { env, cwd: project }));
-    const list = await exec([binOf("claude"), "mcp", "list"], { env, cwd: project });
-    expect(list.stdout).toMatch(/^derun: .* - ✔ Connected$/m);
-  }, TIMEOUT);
+  form("claude json", "claude")(
+    "Claude Code: the --json shape through `claude mcp add-json`",
+    async () => {
+      const { home, project } = freshHome();
+      const env = clientEnv(home, "claude");
+      const json = await printedConfig(derun, "claude-code", state.path, project, true);
+      expectOk(await exec([binOf("claude"), "mcp", "add-json", "--scope", "user", "derun", json], { env, cwd: project }));
+      const list = await exec([binOf("claude"), "mcp", "list"], { env, cwd: project });
+      expect(list.stdout).toMatch(/^derun: .* - ✔ Connected$/m);
+    },
+    TIMEOUT,
+  );
 
-  form("codex line", "codex")("Codex: the printed `codex mcp add` line, then its app server lists derun's tools", async () => {
-    const { home, project } = freshHome();
-    const env = clientEnv(home, "codex", { CODEX_HOME: join(home, ".codex") });
-    mkdirSync(env.CODEX_HOME!, { recursive: true });
-    const hint = (await exec([...derun, "mcp", "config", "codex"], { env: derunEnv(state.path), cwd: project })).stderr;
-    const line = /run once: (codex mcp add .*)$/m.exec(hint)![1]!;
-    expectOk(await pasteIntoShell(line, env, project));
-    const before = await mcpStarts(state.path);
-    expect(await codexServerTools(env, project)).toEqual(DERUN_TOOLS);
-    expect(await mcpStarts(state.path)).toBeGreaterThan(before);
-  }, TIMEOUT);
+  form("codex line", "codex")(
+    "Codex: the printed `codex mcp add` line, then its app server lists derun's tools",
+    async () => {
+      const { home, project } = freshHome();
+      const env = clientEnv(home, "codex", { CODEX_HOME: join(home, ".codex") });
+      mkdirSync(env.CODEX_HOME!, { recursive: true });
+      const hint = (await exec([...derun, "mcp", "config", "codex"], { env: derunEnv(state.path), cwd: project })).stderr;
+      const line = /run once: (codex mcp add .*)$/m.exec(hint)![1]!;
+      expectOk(await pasteIntoShell(line, env, project));
+      const before = await mcpStarts(state.path);
+      expect(await codexServerTools(env, project)).toEqual(DERUN_TOOLS);
+      expect(await mcpStarts(state.path)).toBeGreaterThan(before);
+    },
+    TIMEOUT,
+  );
 
-  form("codex toml", "codex")("Codex: the printed [mcp_servers.derun] table as ~/.codex/config.toml", async () => {
-    const { home, project } = freshHome();
-    const env = clientEnv(home, "codex", { CODEX_HOME: join(home, ".codex") });
-    const toml = await printedConfig(derun, "codex", state.path, project);
-    mkdirSync(env.CODEX_HOME!, { recursive: true });
-    writeFileSync(join(env.CODEX_HOME!, "config.toml"), toml);
-    const got = await exec([binOf("codex"), "mcp", "get", "derun", "--json"], { env, cwd: project });
-    expectOk(got);
-    const transport = JSON.parse(got.stdout).transport;
-    // The printed command may be the PATH's name for the same file (/usr/bin/bun for bun's real path).
-    expect({ type: transport.type, command: realpathSync(transport.command), args: transport.args, env: transport.env }).toEqual({
-      type: "stdio",
-      command: realpathSync(derun[0]!),
-      args: [...derun.slice(1), "mcp"],
-      env: { DERUN_STATE_ROOT: state.path },
-    });
-    expect(await codexServerTools(env, project)).toEqual(DERUN_TOOLS);
-  }, TIMEOUT);
+  form("codex toml", "codex")(
+    "Codex: the printed [mcp_servers.derun] table as ~/.codex/config.toml",
+    async () => {
+      const { home, project } = freshHome();
+      const env = clientEnv(home, "codex", { CODEX_HOME: join(home, ".codex") });
+      const toml = await printedConfig(derun, "codex", state.path, project);
+      mkdirSync(env.CODEX_HOME!, { recursive: true });
+      writeFileSync(join(env.CODEX_HOME!, "config.toml"), toml);
+      const got = await exec([binOf("codex"), "mcp", "get", "derun", "--json"], { env, cwd: project });
+      expectOk(got);
+      const transport = JSON.parse(got.stdout).transport;
+      // The printed command may be the PATH's name for the same file (/usr/bin/bun for bun's real path).
+      expect({ type: transport.type, command: realpathSync(transport.command), args: transport.args, env: transport.env }).toEqual({
+        type: "stdio",
+        command: realpathSync(derun[0]!),
+        args: [...derun.slice(1), "mcp"],
+        env: { DERUN_STATE_ROOT: state.path },
+      });
+      expect(await codexServerTools(env, project)).toEqual(DERUN_TOOLS);
+    },
+    TIMEOUT,
+  );
 
   /** Gemini CLI connects only in a folder the user trusts (its trustedFolders.json). */
   const trust = (home: string, project: string) => {
@@ -174,39 +196,54 @@ describe.each([
     writeFileSync(join(home, ".gemini", "trustedFolders.json"), JSON.stringify({ [project]: "TRUST_FOLDER" }));
   };
 
-  form("gemini line", "gemini")("Gemini CLI: the printed `gemini mcp add` line, then `gemini mcp list` shows derun connected", async () => {
-    const { home, project } = freshHome();
-    const env = clientEnv(home, "gemini");
-    trust(home, project);
-    const line = (await printedConfig(derun, "gemini", state.path, project)).trim();
-    expectOk(await pasteIntoShell(line, env, project));
-    const before = await mcpStarts(state.path);
-    const list = await exec([binOf("gemini"), "mcp", "list"], { env, cwd: project });
-    expect(list.stdout + list.stderr).toMatch(/^✓ derun: .* - Connected$/m);
-    expect(await mcpStarts(state.path)).toBeGreaterThan(before);
-  }, TIMEOUT);
+  form("gemini line", "gemini")(
+    "Gemini CLI: the printed `gemini mcp add` line, then `gemini mcp list` shows derun connected",
+    async () => {
+      const { home, project } = freshHome();
+      const env = clientEnv(home, "gemini");
+      trust(home, project);
+      const line = (await printedConfig(derun, "gemini", state.path, project)).trim();
+      expectOk(await pasteIntoShell(line, env, project));
+      const before = await mcpStarts(state.path);
+      const list = await exec([binOf("gemini"), "mcp", "list"], { env, cwd: project });
+      expect(list.stdout + list.stderr).toMatch(/^✓ derun: .* - Connected$/m);
+      expect(await mcpStarts(state.path)).toBeGreaterThan(before);
+    },
+    TIMEOUT,
+  );
 
-  form("gemini json", "gemini")("Gemini CLI: the --json shape as ~/.gemini/settings.json", async () => {
-    const { home, project } = freshHome();
-    const env = clientEnv(home, "gemini");
-    trust(home, project);
-    writeFileSync(join(home, ".gemini", "settings.json"), await printedConfig(derun, "gemini", state.path, project, true));
-    const list = await exec([binOf("gemini"), "mcp", "list"], { env, cwd: project });
-    expect(list.stdout + list.stderr).toMatch(/^✓ derun: .* - Connected$/m);
-  }, TIMEOUT);
+  form("gemini json", "gemini")(
+    "Gemini CLI: the --json shape as ~/.gemini/settings.json",
+    async () => {
+      const { home, project } = freshHome();
+      const env = clientEnv(home, "gemini");
+      trust(home, project);
+      writeFileSync(join(home, ".gemini", "settings.json"), await printedConfig(derun, "gemini", state.path, project, true));
+      const list = await exec([binOf("gemini"), "mcp", "list"], { env, cwd: project });
+      expect(list.stdout + list.stderr).toMatch(/^✓ derun: .* - Connected$/m);
+    },
+    TIMEOUT,
+  );
 
   for (const client of ["claude-desktop", "cursor"]) {
-    form(client, "inspector")(`MCP Inspector CLI: the ${client} mcpServers file, tools/call reads the recorded session`, async () => {
-      const { home, project } = freshHome();
-      const file = join(project, `${client}.json`);
-      writeFileSync(file, await printedConfig(derun, client, state.path, project));
-      const argv = [binOf("inspector"), "--cli", "--config", file, "--server", "derun", "--method", "tools/call"];
-      const call = await exec([...argv, "--tool-name", "derun_read_output", "--tool-arg", "session_id=seen"], { env: clientEnv(home, "inspector"), cwd: project });
-      expectOk(call);
-      const result = JSON.parse(call.stdout).structuredContent;
-      expect(result.chunks.map((chunk: { data: string }) => chunk.data).join("")).toBe("seen over mcp\n");
-      expect(result.eof).toBe(true);
-    }, TIMEOUT);
+    form(client, "inspector")(
+      `MCP Inspector CLI: the ${client} mcpServers file, tools/call reads the recorded session`,
+      async () => {
+        const { home, project } = freshHome();
+        const file = join(project, `${client}.json`);
+        writeFileSync(file, await printedConfig(derun, client, state.path, project));
+        const argv = [binOf("inspector"), "--cli", "--config", file, "--server", "derun", "--method", "tools/call"];
+        const call = await exec([...argv, "--tool-name", "derun_read_output", "--tool-arg", "session_id=seen"], {
+          env: clientEnv(home, "inspector"),
+          cwd: project,
+        });
+        expectOk(call);
+        const result = JSON.parse(call.stdout).structuredContent;
+        expect(result.chunks.map((chunk: { data: string }) => chunk.data).join("")).toBe("seen over mcp\n");
+        expect(result.eof).toBe(true);
+      },
+      TIMEOUT,
+    );
   }
 });
 

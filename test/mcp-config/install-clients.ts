@@ -25,7 +25,8 @@ async function install(key: ClientKey): Promise<string> {
   });
   const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited, new Response(proc.stdout).text()]);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  if (code === 0 && existsSync(join(prefix, "node_modules", ".bin", CLIENT_PACKAGES[key].bin))) return `${name}@${version}: installed in ${seconds} s`;
+  if (code === 0 && existsSync(join(prefix, "node_modules", ".bin", CLIENT_PACKAGES[key].bin)))
+    return `${name}@${version}: installed in ${seconds} s`;
   rmSync(prefix, { recursive: true, force: true });
   const reason = stderr.split("\n").find((line) => line.includes("ERR")) ?? `exit ${code}`;
   return `${name}@${version}: not installed (${reason.slice(0, 200)}); its tests will skip`;

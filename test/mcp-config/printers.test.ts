@@ -36,7 +36,10 @@ describe("the command a client starts", () => {
   });
 
   test("the compiled binary: itself, on POSIX and on Windows", () => {
-    expect(launchOf(posix({ execPath: "/opt/derun/derun", main: "/$bunfs/root/derun" }))).toMatchObject({ command: "/opt/derun/derun", args: ["mcp"] });
+    expect(launchOf(posix({ execPath: "/opt/derun/derun", main: "/$bunfs/root/derun" }))).toMatchObject({
+      command: "/opt/derun/derun",
+      args: ["mcp"],
+    });
     const windows = launchOf({
       execPath: "C:\\Tools\\derun-0.1.0-windows-x64.exe",
       main: "B:\\~BUN\\root\\derun-0.1.0-windows-x64.exe",
@@ -53,14 +56,19 @@ describe("the command a client starts", () => {
 
   test("bunx of the registry package (Bun 1.4's cache and older Bun's temp directory): bun x derun@<this version>", () => {
     const pinned = ["x", `derun@${pkg.version}`, "mcp"];
-    expect(launchOf(posix({ main: "/home/me/.bun/install/cache/.bunx-1000/derun@latest/node_modules/derun/src/cli/index.ts" })).args).toEqual(pinned);
+    expect(
+      launchOf(posix({ main: "/home/me/.bun/install/cache/.bunx-1000/derun@latest/node_modules/derun/src/cli/index.ts" })).args,
+    ).toEqual(pinned);
     expect(launchOf(posix({ main: "/tmp/bunx-1000-derun@0.1.0/node_modules/derun/src/cli/index.ts" })).args).toEqual(pinned);
   });
 
   test("the binary npm's launcher started from bunx's cache: bun x derun@<this version>, where bun is on PATH", () => {
     const execPath = "/home/me/.bun/install/cache/.bunx-1000/derun@latest/node_modules/derun-linux-x64/bin/derun";
     const main = "/$bunfs/root/derun";
-    expect(launchOf(posix({ execPath, main, bunOnPath: "/home/me/.bun/bin/bun" }))).toMatchObject({ command: "/home/me/.bun/bin/bun", args: ["x", `derun@${pkg.version}`, "mcp"] });
+    expect(launchOf(posix({ execPath, main, bunOnPath: "/home/me/.bun/bin/bun" }))).toMatchObject({
+      command: "/home/me/.bun/bin/bun",
+      args: ["x", `derun@${pkg.version}`, "mcp"],
+    });
     expect(launchOf(posix({ execPath, main }))).toMatchObject({ command: execPath, args: ["mcp"] });
     const global = "/usr/lib/node_modules/derun-linux-x64/bin/derun";
     expect(launchOf(posix({ execPath: global, main, bunOnPath: "/usr/bin/bun" }))).toMatchObject({ command: global, args: ["mcp"] });
@@ -134,7 +142,9 @@ describe("each client's output has the client's documented shape", () => {
 
   test("no snippet turns redaction off: --no-redact is for a person to type, never in a client's config", () => {
     const launches = [launchOf(posix()), launchOf(posix({ execPath: "/home/me/.local/bin/derun", main: "/$bunfs/root/derun" }))];
-    for (const l of launches) for (const name of mcpClientNames) expect({ name, text: mcpClients[name].text(l) }).toEqual({ name, text: expect.not.stringMatching(/redact/) });
+    for (const l of launches)
+      for (const name of mcpClientNames)
+        expect({ name, text: mcpClients[name].text(l) }).toEqual({ name, text: expect.not.stringMatching(/redact/) });
   });
 
   test("every client has a title and says where its configuration goes", () => {
@@ -155,17 +165,43 @@ async function shellWords(line: string): Promise<string[]> {
 describe("the command lines survive a shell word for word", () => {
   const setEnv = `DERUN_STATE_ROOT=${launch.stateRoot}`;
   test("claude mcp add: the name before -e (which takes several values), the server after --", async () => {
-    expect(await shellWords(mcpClients["claude-code"].text(launch))).toEqual(["mcp", "add", "--scope", "user", "derun", "-e", setEnv, "--", launch.command, "mcp"]);
+    expect(await shellWords(mcpClients["claude-code"].text(launch))).toEqual([
+      "mcp",
+      "add",
+      "--scope",
+      "user",
+      "derun",
+      "-e",
+      setEnv,
+      "--",
+      launch.command,
+      "mcp",
+    ]);
   });
   test("codex mcp add", async () => {
     const line = mcpClients.codex.hint!(launch).replace(/^.*?: (?=codex )/, "");
     expect(await shellWords(line)).toEqual(["mcp", "add", "derun", "--env", setEnv, "--", launch.command, "mcp"]);
   });
   test("gemini mcp add", async () => {
-    expect(await shellWords(mcpClients.gemini.text(launch))).toEqual(["mcp", "add", "--scope", "user", "-e", setEnv, "derun", launch.command, "mcp"]);
+    expect(await shellWords(mcpClients.gemini.text(launch))).toEqual([
+      "mcp",
+      "add",
+      "--scope",
+      "user",
+      "-e",
+      setEnv,
+      "derun",
+      launch.command,
+      "mcp",
+    ]);
   });
   test("on Windows, paths with spaces in double quotes", () => {
-    const windows: McpLaunch = { command: "C:\\Program Files\\derun\\derun.exe", args: ["mcp"], stateRoot: "C:\\Users\\me\\AppData\\Local\\derun\\state", platform: "win32" };
+    const windows: McpLaunch = {
+      command: "C:\\Program Files\\derun\\derun.exe",
+      args: ["mcp"],
+      stateRoot: "C:\\Users\\me\\AppData\\Local\\derun\\state",
+      platform: "win32",
+    };
     expect(mcpClients["claude-code"].text(windows)).toBe(
       'claude mcp add --scope user derun -e "DERUN_STATE_ROOT=C:\\Users\\me\\AppData\\Local\\derun\\state" -- "C:\\Program Files\\derun\\derun.exe" mcp',
     );
@@ -174,7 +210,10 @@ describe("the command lines survive a shell word for word", () => {
 
 describe("a derun on another machine (--ssh, --container)", () => {
   const env = { PATH: "/usr/bin:/bin" };
-  const viaSsh = remoteLaunch({ kind: "ssh", destination: "me@build-box" }, { derun: "~/.local/bin/derun", stateRoot: "/srv/derun state", env, platform: "linux" });
+  const viaSsh = remoteLaunch(
+    { kind: "ssh", destination: "me@build-box" },
+    { derun: "~/.local/bin/derun", stateRoot: "/srv/derun state", env, platform: "linux" },
+  );
   test("ssh: -T, no password prompt, and one remote command line quoted for the remote shell (~/ left to expand there)", () => {
     expect(viaSsh.args).toEqual(["-T", "-o", "BatchMode=yes", "me@build-box", "~/.local/bin/derun mcp --state-root '/srv/derun state'"]);
     expect(viaSsh.stateRoot).toBeUndefined();
@@ -184,15 +223,23 @@ describe("a derun on another machine (--ssh, --container)", () => {
       expect(mcpClients[name].text(viaSsh)).not.toContain("DERUN_STATE_ROOT");
       if (mcpClients[name].json) expect(JSON.stringify(mcpClients[name].json!(viaSsh))).not.toContain('"env"');
     }
-    expect(Bun.TOML.parse(mcpClients.codex.text(viaSsh))).toEqual({ mcp_servers: { derun: { command: viaSsh.command, args: viaSsh.args } } });
+    expect(Bun.TOML.parse(mcpClients.codex.text(viaSsh))).toEqual({
+      mcp_servers: { derun: { command: viaSsh.command, args: viaSsh.args } },
+    });
   });
   test("container: exec -i <name> derun mcp, words as they are (no shell)", () => {
     using engines = tempDir("derun-engine-");
     writeFileSync(join(engines.path, "podman"), "#!/bin/sh\n", { mode: 0o755 });
-    const inBox = remoteLaunch({ kind: "container", name: "box", engine: "podman" }, { derun: "derun", env: { PATH: engines.path }, platform: "linux" });
-    expect(inBox).toEqual({ command: join(engines.path, "podman"), args: ["exec", "-i", "box", "derun", "mcp"], platform: "linux" });
-    expect(() => remoteLaunch({ kind: "container", name: "box", engine: "docker" }, { derun: "derun", env: { PATH: engines.path }, platform: "linux" })).toThrow(
-      "docker is not on PATH",
+    const inBox = remoteLaunch(
+      { kind: "container", name: "box", engine: "podman" },
+      { derun: "derun", env: { PATH: engines.path }, platform: "linux" },
     );
+    expect(inBox).toEqual({ command: join(engines.path, "podman"), args: ["exec", "-i", "box", "derun", "mcp"], platform: "linux" });
+    expect(() =>
+      remoteLaunch(
+        { kind: "container", name: "box", engine: "docker" },
+        { derun: "derun", env: { PATH: engines.path }, platform: "linux" },
+      ),
+    ).toThrow("docker is not on PATH");
   });
 });

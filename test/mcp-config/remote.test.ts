@@ -144,7 +144,12 @@ afterAll(async () => {
 const configEnv = () => derunEnv(local, { PATH: `${bin}:${process.env.PATH}` });
 
 /** Starts an SDK client as `command args` with only a GUI client's environment, lists the sessions, reads. */
-async function withSessions<T>(command: string, args: string[], env: Record<string, string> | undefined, use: (s: { ids: string[]; read: (id: string) => Promise<string> }) => Promise<T>): Promise<T> {
+async function withSessions<T>(
+  command: string,
+  args: string[],
+  env: Record<string, string> | undefined,
+  use: (s: { ids: string[]; read: (id: string) => Promise<string> }) => Promise<T>,
+): Promise<T> {
   const client = new Client({ name: "derun-remote-test", version: "0" });
   const transport = new StdioClientTransport({ command, args, env: { HOME: process.env.HOME ?? "/", ...env }, stderr: "pipe" });
   let stderr = "";
@@ -171,11 +176,17 @@ describe("sessions on another machine", () => {
   test.skipIf(!sshd.ok)(
     "--ssh: the printed Cursor configuration starts derun mcp over ssh, which lists and reads the other side's sessions",
     async () => {
-      for (const [root, id, line] of [[local, "here-only", "recorded here"], [there, "on-the-other-side", "built there"]] as const) {
+      for (const [root, id, line] of [
+        [local, "here-only", "recorded here"],
+        [there, "on-the-other-side", "built there"],
+      ] as const) {
         const done = await runDerun(["run", "--session-id", id, "--", "echo", line], { stateRoot: root });
         expect(done.exitCode).toBe(0);
       }
-      const printed = await exec([...derunCmd(), "mcp", "config", "cursor", "--ssh", "derun-remote", "--derun", remoteDerun], { env: configEnv(), cwd: dir });
+      const printed = await exec([...derunCmd(), "mcp", "config", "cursor", "--ssh", "derun-remote", "--derun", remoteDerun], {
+        env: configEnv(),
+        cwd: dir,
+      });
       expect(printed.exitCode, printed.stderr).toBe(0);
       expect(printed.stderr).toContain("derun mcp runs on derun-remote over ssh");
       const entry = JSON.parse(printed.stdout).mcpServers.derun as { command: string; args: string[]; env?: unknown };
@@ -193,12 +204,16 @@ describe("sessions on another machine", () => {
     async () => {
       const done = await runDerun(["run", "--session-id", "in-another-root", "--", "printf", "x y\\n"], { stateRoot: elsewhere });
       expect(done.exitCode).toBe(0);
-      const printed = await exec([...derunCmd(), "mcp", "config", "codex", "--ssh", "derun-remote", "--derun", remoteDerun, "--state-root", elsewhere], {
-        env: configEnv(),
-        cwd: dir,
-      });
+      const printed = await exec(
+        [...derunCmd(), "mcp", "config", "codex", "--ssh", "derun-remote", "--derun", remoteDerun, "--state-root", elsewhere],
+        {
+          env: configEnv(),
+          cwd: dir,
+        },
+      );
       expect(printed.exitCode, printed.stderr).toBe(0);
-      const server = (Bun.TOML.parse(printed.stdout) as { mcp_servers: { derun: { command: string; args: string[]; env?: unknown } } }).mcp_servers.derun;
+      const server = (Bun.TOML.parse(printed.stdout) as { mcp_servers: { derun: { command: string; args: string[]; env?: unknown } } })
+        .mcp_servers.derun;
       expect(server.env).toBeUndefined();
       await withSessions(server.command, server.args, undefined, async ({ ids, read }) => {
         expect(ids).toEqual(["in-another-root"]);
@@ -220,7 +235,10 @@ describe("sessions on another machine", () => {
         join(fakeBin, "docker"),
         `#!/bin/sh\n[ "$1" = exec ] && [ "$2" = -i ] && [ "$3" = box ] || { echo "unexpected: $*" >&2; exit 125; }\nshift 3\nDERUN_STATE_ROOT=${box} PATH=${join(dir, "remote-bin")}:/usr/bin:/bin exec "$@"\n`,
       );
-      const printed = await exec([...derunCmd(), "mcp", "config", "vscode", "--container", "box"], { env: derunEnv(local, { PATH: `${fakeBin}:${process.env.PATH}` }), cwd: dir });
+      const printed = await exec([...derunCmd(), "mcp", "config", "vscode", "--container", "box"], {
+        env: derunEnv(local, { PATH: `${fakeBin}:${process.env.PATH}` }),
+        cwd: dir,
+      });
       expect(printed.exitCode, printed.stderr).toBe(0);
       const entry = JSON.parse(printed.stdout).servers.derun as { type: string; command: string; args: string[] };
       expect(entry).toEqual({ type: "stdio", command: join(fakeBin, "docker"), args: ["exec", "-i", "box", "derun", "mcp"] });
@@ -237,17 +255,25 @@ describe("sessions on another machine", () => {
     TIMEOUT,
   );
 
-  test("bad combinations: one line, exit 2", async () => {
-    for (const [args, message] of [
-      [["--ssh", "a", "--container", "b"], "derun: --ssh and --container name two machines: give one"],
-      [["--engine", "docker"], "derun: --engine goes with --container"],
-      [["--derun", "/x"], "derun: --derun names the derun on another machine: give it with --ssh or --container"],
-      [["--ssh=-oProxyCommand=x"], 'derun: --ssh needs a host ([user@]host) (got "-oProxyCommand=x")'],
-    ] as const) {
-      const done = await exec([...derunCmd(), "mcp", "config", "cursor", ...args], { env: configEnv(), cwd: dir });
-      expect({ exitCode: done.exitCode, stdout: done.stdout, first: done.stderr.split("\n")[0] }).toEqual({ exitCode: 2, stdout: "", first: message });
-    }
-  }, TIMEOUT);
+  test(
+    "bad combinations: one line, exit 2",
+    async () => {
+      for (const [args, message] of [
+        [["--ssh", "a", "--container", "b"], "derun: --ssh and --container name two machines: give one"],
+        [["--engine", "docker"], "derun: --engine goes with --container"],
+        [["--derun", "/x"], "derun: --derun names the derun on another machine: give it with --ssh or --container"],
+        [["--ssh=-oProxyCommand=x"], 'derun: --ssh needs a host ([user@]host) (got "-oProxyCommand=x")'],
+      ] as const) {
+        const done = await exec([...derunCmd(), "mcp", "config", "cursor", ...args], { env: configEnv(), cwd: dir });
+        expect({ exitCode: done.exitCode, stdout: done.stdout, first: done.stderr.split("\n")[0] }).toEqual({
+          exitCode: 2,
+          stdout: "",
+          first: message,
+        });
+      }
+    },
+    TIMEOUT,
+  );
 });
 
 const derunCmd = derunArgv;

@@ -67,7 +67,14 @@ export async function recordInPty(
   stateRoot: string,
   id: string,
   argv: readonly string[],
-  options: { cols?: number; rows?: number; cwd?: string; env?: Record<string, string>; drive?: (run: PtyRun) => Promise<void>; derun?: readonly string[] } = {},
+  options: {
+    cols?: number;
+    rows?: number;
+    cwd?: string;
+    env?: Record<string, string>;
+    drive?: (run: PtyRun) => Promise<void>;
+    derun?: readonly string[];
+  } = {},
 ): Promise<{ exitCode: number | null; signalCode: string | null }> {
   const run = spawnInPty([...(options.derun ?? derunArgv()), "run", "--session-id", id, "--", ...argv], {
     env: options.env ?? recordEnv(stateRoot),
@@ -86,12 +93,23 @@ export async function recordInPty(
 }
 
 /** `derun run --session-id id -- argv` with pipes (derun picks its pipe transport). */
-export async function recordWithPipes(stateRoot: string, id: string, argv: readonly string[], options: { cwd?: string; derun?: string } = {}) {
-  return runDerun(["run", "--session-id", id, "--", ...argv], { stateRoot, cwd: options.cwd, env: { LANG: "C.UTF-8" }, ...(options.derun ? { derun: options.derun } : {}) });
+export async function recordWithPipes(
+  stateRoot: string,
+  id: string,
+  argv: readonly string[],
+  options: { cwd?: string; derun?: string } = {},
+) {
+  return runDerun(["run", "--session-id", id, "--", ...argv], {
+    stateRoot,
+    cwd: options.cwd,
+    env: { LANG: "C.UTF-8" },
+    ...(options.derun ? { derun: options.derun } : {}),
+  });
 }
 
 /** The raw transcript of a session, as derun recorded it. */
 export const outputBin = (stateRoot: string, id: string): Buffer => fs.readFileSync(path.join(stateRoot, "sessions", id, "output.bin"));
 
 /** The recorded child PID of a session (meta.json), once it runs. */
-export const childPid = (stateRoot: string, id: string): number => JSON.parse(fs.readFileSync(path.join(stateRoot, "sessions", id, "meta.json"), "utf8")).pid;
+export const childPid = (stateRoot: string, id: string): number =>
+  JSON.parse(fs.readFileSync(path.join(stateRoot, "sessions", id, "meta.json"), "utf8")).pid;

@@ -89,73 +89,135 @@ export function fuzzLines(seed: number, count: number, sessionId: string): FuzzL
   };
 
   const kinds: Array<[number, () => FuzzLine]> = [
-    [30, () => {
-      const name = pick(TOOLS);
-      const args = toolArguments();
-      const { id, line } = request("tools/call", { name, arguments: args });
-      // Arguments that are not an object break the request's params; anything else is a tool result.
-      return { line, expect: { kind: "answer", id, codes: [INVALID_PARAMS] } };
-    }],
-    [6, () => {
-      const { id, line } = request("tools/call", { name: pick<unknown>([5, null, true, ["x"], { n: 1 }]), arguments: {} });
-      return { line, expect: { kind: "answer", id, codes: [INVALID_PARAMS], mustFail: true } };
-    }],
-    [4, () => {
-      const { id, line } = request("tools/call", { name: text(30) + pick(["", "x".repeat(50_000)]), arguments: {} });
-      return { line, expect: { kind: "answer", id, codes: [INVALID_PARAMS] } };
-    }],
-    [6, () => {
-      const { id, line } = request(pick(["tools/list", "ping", "initialize"]), rand() < 0.5 ? {} : { cursor: value(), _meta: value() });
-      return { line, expect: { kind: "answer", id, codes: [INVALID_PARAMS] } };
-    }],
-    [6, () => {
-      const { id, line } = request(pick(["tools/list", "ping", "tools/call", "initialize"]), pick<unknown>([1, "x", [1, 2], null, true, 0]));
-      return { line, expect: { kind: "answer", id, codes: [INVALID_PARAMS, INVALID_REQUEST], mustFail: true } };
-    }],
-    [4, () => {
-      const { id, line } = request(pick(["tools/remove", "nope", "", text(20)]));
-      return { line, expect: { kind: "answer", id, codes: [METHOD_NOT_FOUND, INVALID_REQUEST], mustFail: true } };
-    }],
-    [8, () => {
-      const valid = request("ping").line;
-      let broken = pick([valid.slice(0, int(valid.length)), text(30), "", "   ", "{", '{"jsonrpc":"2.0","id":1,', "nul", "\u00ff\u00fe"]).replaceAll("\n", " ");
-      try {
-        JSON.parse(broken); // random text that happens to be JSON ("0"): make it not
-        broken += "{";
-      } catch {}
-      return { line: broken, expect: { kind: "null", code: PARSE_ERROR } };
-    }],
-    [4, () => {
-      const items = Array.from({ length: int(4) }, () => JSON.parse(request("ping").line));
-      return { line: JSON.stringify(items), expect: { kind: "null", code: INVALID_REQUEST } };
-    }],
+    [
+      30,
+      () => {
+        const name = pick(TOOLS);
+        const args = toolArguments();
+        const { id, line } = request("tools/call", { name, arguments: args });
+        // Arguments that are not an object break the request's params; anything else is a tool result.
+        return { line, expect: { kind: "answer", id, codes: [INVALID_PARAMS] } };
+      },
+    ],
+    [
+      6,
+      () => {
+        const { id, line } = request("tools/call", { name: pick<unknown>([5, null, true, ["x"], { n: 1 }]), arguments: {} });
+        return { line, expect: { kind: "answer", id, codes: [INVALID_PARAMS], mustFail: true } };
+      },
+    ],
+    [
+      4,
+      () => {
+        const { id, line } = request("tools/call", { name: text(30) + pick(["", "x".repeat(50_000)]), arguments: {} });
+        return { line, expect: { kind: "answer", id, codes: [INVALID_PARAMS] } };
+      },
+    ],
+    [
+      6,
+      () => {
+        const { id, line } = request(pick(["tools/list", "ping", "initialize"]), rand() < 0.5 ? {} : { cursor: value(), _meta: value() });
+        return { line, expect: { kind: "answer", id, codes: [INVALID_PARAMS] } };
+      },
+    ],
+    [
+      6,
+      () => {
+        const { id, line } = request(
+          pick(["tools/list", "ping", "tools/call", "initialize"]),
+          pick<unknown>([1, "x", [1, 2], null, true, 0]),
+        );
+        return { line, expect: { kind: "answer", id, codes: [INVALID_PARAMS, INVALID_REQUEST], mustFail: true } };
+      },
+    ],
+    [
+      4,
+      () => {
+        const { id, line } = request(pick(["tools/remove", "nope", "", text(20)]));
+        return { line, expect: { kind: "answer", id, codes: [METHOD_NOT_FOUND, INVALID_REQUEST], mustFail: true } };
+      },
+    ],
+    [
+      8,
+      () => {
+        const valid = request("ping").line;
+        let broken = pick([
+          valid.slice(0, int(valid.length)),
+          text(30),
+          "",
+          "   ",
+          "{",
+          '{"jsonrpc":"2.0","id":1,',
+          "nul",
+          "\u00ff\u00fe",
+        ]).replaceAll("\n", " ");
+        try {
+          JSON.parse(broken); // random text that happens to be JSON ("0"): make it not
+          broken += "{";
+        } catch {}
+        return { line: broken, expect: { kind: "null", code: PARSE_ERROR } };
+      },
+    ],
+    [
+      4,
+      () => {
+        const items = Array.from({ length: int(4) }, () => JSON.parse(request("ping").line));
+        return { line: JSON.stringify(items), expect: { kind: "null", code: INVALID_REQUEST } };
+      },
+    ],
     [3, () => ({ line: JSON.stringify(pick<unknown>([1, "x", null, true, 2.5])), expect: { kind: "null", code: INVALID_REQUEST } })],
-    [4, () => {
-      const { id, line } = request("ping", undefined, pick<Record<string, unknown>>([{ jsonrpc: "1.0" }, { jsonrpc: 2 }, { jsonrpc: undefined }]));
-      return { line, expect: { kind: "answer", id, codes: [INVALID_REQUEST], mustFail: true } };
-    }],
-    [3, () => {
-      const id = freshId();
-      const line = JSON.stringify({ jsonrpc: "2.0", id, method: pick<unknown>([5, null, ["ping"], {}]) });
-      return { line, expect: { kind: "answer", id, codes: [INVALID_REQUEST], mustFail: true } };
-    }],
-    [3, () => {
-      const line = JSON.stringify({ jsonrpc: "2.0", id: pick<unknown>([null, 1.5, true, {}, []]), method: "ping" });
-      return { line, expect: { kind: "null", code: INVALID_REQUEST } };
-    }],
-    [3, () => {
-      const id = freshId();
-      return { line: JSON.stringify({ jsonrpc: "2.0", id }), expect: { kind: "answer", id, codes: [INVALID_REQUEST], mustFail: true } };
-    }],
-    [5, () => {
-      const method = pick(["notifications/initialized", "notifications/unknown", "tools/call", "notifications/progress"]);
-      const line = JSON.stringify({ jsonrpc: "2.0", method, ...(rand() < 0.5 ? { params: value() } : {}) });
-      return { line, expect: { kind: "none" } };
-    }],
-    [3, () => {
-      const line = JSON.stringify({ jsonrpc: "2.0", id: nextId++ + 1_000_000, ...(rand() < 0.5 ? { result: {} } : { error: { code: 1, message: "x" } }) });
-      return { line, expect: { kind: "none" } };
-    }],
+    [
+      4,
+      () => {
+        const { id, line } = request(
+          "ping",
+          undefined,
+          pick<Record<string, unknown>>([{ jsonrpc: "1.0" }, { jsonrpc: 2 }, { jsonrpc: undefined }]),
+        );
+        return { line, expect: { kind: "answer", id, codes: [INVALID_REQUEST], mustFail: true } };
+      },
+    ],
+    [
+      3,
+      () => {
+        const id = freshId();
+        const line = JSON.stringify({ jsonrpc: "2.0", id, method: pick<unknown>([5, null, ["ping"], {}]) });
+        return { line, expect: { kind: "answer", id, codes: [INVALID_REQUEST], mustFail: true } };
+      },
+    ],
+    [
+      3,
+      () => {
+        const line = JSON.stringify({ jsonrpc: "2.0", id: pick<unknown>([null, 1.5, true, {}, []]), method: "ping" });
+        return { line, expect: { kind: "null", code: INVALID_REQUEST } };
+      },
+    ],
+    [
+      3,
+      () => {
+        const id = freshId();
+        return { line: JSON.stringify({ jsonrpc: "2.0", id }), expect: { kind: "answer", id, codes: [INVALID_REQUEST], mustFail: true } };
+      },
+    ],
+    [
+      5,
+      () => {
+        const method = pick(["notifications/initialized", "notifications/unknown", "tools/call", "notifications/progress"]);
+        const line = JSON.stringify({ jsonrpc: "2.0", method, ...(rand() < 0.5 ? { params: value() } : {}) });
+        return { line, expect: { kind: "none" } };
+      },
+    ],
+    [
+      3,
+      () => {
+        const line = JSON.stringify({
+          jsonrpc: "2.0",
+          id: nextId++ + 1_000_000,
+          ...(rand() < 0.5 ? { result: {} } : { error: { code: 1, message: "x" } }),
+        });
+        return { line, expect: { kind: "none" } };
+      },
+    ],
   ];
   const total = kinds.reduce((n, [weight]) => n + weight, 0);
   const lines: FuzzLine[] = [];

@@ -26,7 +26,24 @@ export function cProject(dir: string, units: number): string {
   return dir;
 }
 
-const ITEMS = ["apples", "pears", "plums", "figs", "kiwis", "limes", "dates", "grapes", "mangos", "melons", "cherries", "lemons", "quinces", "papayas", "guavas", "apricots"];
+const ITEMS = [
+  "apples",
+  "pears",
+  "plums",
+  "figs",
+  "kiwis",
+  "limes",
+  "dates",
+  "grapes",
+  "mangos",
+  "melons",
+  "cherries",
+  "lemons",
+  "quinces",
+  "papayas",
+  "guavas",
+  "apricots",
+];
 
 /** A bun test file: a cart's tests, all passing but one whose total is off by one. */
 export function cartSuite(dir: string): string {

@@ -18,7 +18,13 @@ export interface RawServer extends AsyncDisposable {
 }
 
 export function startRawServer(stateRoot: string): RawServer {
-  const proc = Bun.spawn([...derunArgv(), "mcp"], { env: derunEnv(stateRoot), stdin: "pipe", stdout: "pipe", stderr: "pipe", cwd: REPO_ROOT });
+  const proc = Bun.spawn([...derunArgv(), "mcp"], {
+    env: derunEnv(stateRoot),
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+    cwd: REPO_ROOT,
+  });
   const answers: Record<string, any>[] = [];
   const lines: string[] = [];
   let ended = false;

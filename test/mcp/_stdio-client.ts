@@ -7,6 +7,8 @@ import { derunArgv, derunEnv, REPO_ROOT } from "../helpers/cli.ts";
 export async function connectStdio(stateRoot: string): Promise<Client & AsyncDisposable> {
   const client = new Client({ name: "derun-faults", version: "0" });
   const [command = process.execPath, ...args] = derunArgv();
-  await client.connect(new StdioClientTransport({ command, args: [...args, "mcp"], env: derunEnv(stateRoot), cwd: REPO_ROOT, stderr: "pipe" }));
+  await client.connect(
+    new StdioClientTransport({ command, args: [...args, "mcp"], env: derunEnv(stateRoot), cwd: REPO_ROOT, stderr: "pipe" }),
+  );
   return Object.assign(client, { [Symbol.asyncDispose]: () => client.close() });
 }

@@ -39,5 +39,10 @@ export function writeSyntheticLog(writer: SessionWriter, bytes: number): Synthet
   }
   const last = new TextEncoder().encode("shutdown complete\n");
   writer.append("stdout", last);
-  return { bytes: written + last.length, lines: blocks * lines.length + 1, errorLine: errorIn * lines.length + at + 1, errorText: ERROR_TEXT };
+  return {
+    bytes: written + last.length,
+    lines: blocks * lines.length + 1,
+    errorLine: errorIn * lines.length + at + 1,
+    errorText: ERROR_TEXT,
+  };
 }

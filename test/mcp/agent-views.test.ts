@@ -130,7 +130,11 @@ describe("one derun_read_text call tells what happened", () => {
     expect(body(stdout.text)).toEqual(["ok \uFFFD\uFFFD end", "café au lait"]);
     // The split is real: an index record ends inside the character.
     const split = outputBin(root.path, "bytes").indexOf(Buffer.from([0xc3, 0xa9])) + 1;
-    const index = fs.readFileSync(path.join(root.path, "sessions", "bytes", "index.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const index = fs
+      .readFileSync(path.join(root.path, "sessions", "bytes", "index.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(index.some((r) => r.offset + r.length === split)).toBe(true);
   });
 });

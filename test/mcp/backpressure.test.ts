@@ -15,10 +15,14 @@ const MiB = 1024 * 1024;
 
 /** CPU ticks the process has used (user + system), from /proc. */
 const cpuTicks = (pid: number): number => {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+  const fields = fs
+    .readFileSync(`/proc/${pid}/stat`, "utf8")
+    .replace(/^.*\) /, "")
+    .split(" ");
   return Number(fields[11]) + Number(fields[12]);
 };
-const statusKb = (pid: number, field: string): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+const statusKb = (pid: number, field: string): number =>
+  Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
 
 /** Resolves once `pid` has used no CPU for `quietMs`: it has done all it can without the client. */
 async function quiescent(pid: number, quietMs: number): Promise<void> {
@@ -62,11 +66,22 @@ test.skipIf(process.platform !== "linux")(
     const held = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK); // reads nothing until the server is quiet
     const out = fs.openSync(fifo, fs.constants.O_WRONLY);
     const [command, ...args] = derunArgv();
-    const server = Bun.spawn([command!, ...args, "mcp"], { env: derunEnv(root.path), stdin: "pipe", stdout: out, stderr: "ignore", cwd: REPO_ROOT });
+    const server = Bun.spawn([command!, ...args, "mcp"], {
+      env: derunEnv(root.path),
+      stdin: "pipe",
+      stdout: out,
+      stderr: "ignore",
+      cwd: REPO_ROOT,
+    });
     fs.closeSync(out);
     try {
       const lines = [
-        { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "lazy", version: "0" } } },
+        {
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "lazy", version: "0" } },
+        },
         { jsonrpc: "2.0", method: "notifications/initialized" },
         ...Array.from({ length: REQUESTS }, (_, i) => ({
           jsonrpc: "2.0",
@@ -83,7 +98,10 @@ test.skipIf(process.platform !== "linux")(
 
       // Now read: every request gets its one answer, and the server ends by itself.
       const raw = await readToEnd(held);
-      const answers = raw.split("\n").filter(Boolean).map((line) => JSON.parse(line));
+      const answers = raw
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
       expect(await server.exited).toBe(0);
       const ids = answers.map((a) => a.id).sort((a, b) => a - b);
       expect(ids).toEqual(Array.from({ length: REQUESTS + 1 }, (_, i) => i));

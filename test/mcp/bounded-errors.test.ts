@@ -36,29 +36,41 @@ async function refusal(tool: string, args: Record<string, unknown>): Promise<str
 describe("bounded error messages", () => {
   const huge = "A".repeat(2 * 1024 * 1024);
 
-  test("a 2 MB session_id is quoted, not echoed", async () => {
-    for (const tool of ["derun_get_session", "derun_read_output"]) {
-      const text = await refusal(tool, { session_id: huge });
-      expect(text).toStartWith("session not found: ");
-    }
-    expect(await refusal("derun_wait_output", { session_id: huge, cursor: "0", timeout_ms: 1 })).toStartWith("session not found: ");
-  }, TIMEOUT);
+  test(
+    "a 2 MB session_id is quoted, not echoed",
+    async () => {
+      for (const tool of ["derun_get_session", "derun_read_output"]) {
+        const text = await refusal(tool, { session_id: huge });
+        expect(text).toStartWith("session not found: ");
+      }
+      expect(await refusal("derun_wait_output", { session_id: huge, cursor: "0", timeout_ms: 1 })).toStartWith("session not found: ");
+    },
+    TIMEOUT,
+  );
 
-  test("a 2 MB cursor or tool name is quoted, not echoed", async () => {
-    expect(await refusal("derun_read_output", { session_id: "done", cursor: `x${huge}` })).toContain("cursor");
-    const unknown = await client.callTool({ name: `tool-${huge}`, arguments: {} });
-    const text = (unknown.content as { text: string }[])[0]!.text;
-    expect(unknown.isError).toBe(true);
-    expect(text.length).toBeLessThanOrEqual(250);
-  }, TIMEOUT);
+  test(
+    "a 2 MB cursor or tool name is quoted, not echoed",
+    async () => {
+      expect(await refusal("derun_read_output", { session_id: "done", cursor: `x${huge}` })).toContain("cursor");
+      const unknown = await client.callTool({ name: `tool-${huge}`, arguments: {} });
+      const text = (unknown.content as { text: string }[])[0]!.text;
+      expect(unknown.isError).toBe(true);
+      expect(text.length).toBeLessThanOrEqual(250);
+    },
+    TIMEOUT,
+  );
 
-  test("a bad encoding names the allowed values, not the parameter's description", async () => {
-    const text = await refusal("derun_read_output", { session_id: "done", encoding: "utf16" });
-    expect(text).toContain("encoding");
-    expect(text).toContain('"text"');
-    expect(text).toContain('"base64"');
-    expect(text).not.toContain("chunks carry");
-  }, TIMEOUT);
+  test(
+    "a bad encoding names the allowed values, not the parameter's description",
+    async () => {
+      const text = await refusal("derun_read_output", { session_id: "done", encoding: "utf16" });
+      expect(text).toContain("encoding");
+      expect(text).toContain('"text"');
+      expect(text).toContain('"base64"');
+      expect(text).not.toContain("chunks carry");
+    },
+    TIMEOUT,
+  );
 });
 
 describe("numbers no argument can hold", () => {
@@ -76,13 +88,17 @@ describe("numbers no argument can hold", () => {
     ["derun_wait_output", { session_id: "done", cursor: "0", timeout_ms: "0x10" }],
   ];
   for (const [tool, args] of cases) {
-    test(`${tool} ${JSON.stringify(args)}: one clear message`, async () => {
-      const text = await refusal(tool, args);
-      const [name] = Object.entries(args).find(([key]) => key !== "session_id" && !(key === "cursor" && args.cursor === "0"))!;
-      expect(text).toStartWith(`${name} must be`);
-      // One message, said once: no "must be...; ◦ ...; ◦ ..." list of duplicates.
-      expect(text).not.toContain("◦");
-      expect(text.split("must be").length).toBe(2);
-    }, TIMEOUT);
+    test(
+      `${tool} ${JSON.stringify(args)}: one clear message`,
+      async () => {
+        const text = await refusal(tool, args);
+        const [name] = Object.entries(args).find(([key]) => key !== "session_id" && !(key === "cursor" && args.cursor === "0"))!;
+        expect(text).toStartWith(`${name} must be`);
+        // One message, said once: no "must be...; ◦ ...; ◦ ..." list of duplicates.
+        expect(text).not.toContain("◦");
+        expect(text.split("must be").length).toBe(2);
+      },
+      TIMEOUT,
+    );
   }
 });

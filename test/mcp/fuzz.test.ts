@@ -47,7 +47,11 @@ async function exchange(stateRoot: string, lines: readonly FuzzLine[]) {
   const deadline = setTimeout(() => {
     const ids = new Set(server.answers.map((a) => a.id));
     const unanswered = lines.filter(({ expect: e }) => e.kind === "answer" && !ids.has(e.id)).slice(0, 5);
-    missing.reject(new Error(`unanswered requests, e.g.: ${unanswered.map(({ line }) => line.slice(0, 120)).join(" | ")}; null-id errors ${server.answers.filter((a) => a.id === null).length} of ${nulls}`));
+    missing.reject(
+      new Error(
+        `unanswered requests, e.g.: ${unanswered.map(({ line }) => line.slice(0, 120)).join(" | ")}; null-id errors ${server.answers.filter((a) => a.id === null).length} of ${nulls}`,
+      ),
+    );
   }, 20_000);
   try {
     await Promise.race([server.until(answered), missing.promise]);
@@ -70,7 +74,10 @@ function check(lines: readonly FuzzLine[], answers: readonly Record<string, any>
       const answer = got[0]!;
       expect(answer.jsonrpc).toBe("2.0");
       if (answer.error) {
-        if (!e.codes.includes(answer.error.code)) throw new Error(`code ${answer.error.code} (want ${e.codes.join(" or ")}) for ${context}: ${String(answer.error.message).slice(0, 200)}`);
+        if (!e.codes.includes(answer.error.code))
+          throw new Error(
+            `code ${answer.error.code} (want ${e.codes.join(" or ")}) for ${context}: ${String(answer.error.message).slice(0, 200)}`,
+          );
       } else if (e.mustFail) {
         throw new Error(`success for ${context}`);
       }
@@ -84,33 +91,53 @@ function check(lines: readonly FuzzLine[], answers: readonly Record<string, any>
   expect(nullAnswers.map((a) => a.error?.code).sort()).toEqual(nullCodes.sort());
   // Nothing answered twice, nothing answered that was not asked.
   const asked = new Set<unknown>([...lines.flatMap(({ expect: e }) => (e.kind === "answer" ? [e.id] : [])), null, "last"]);
-  for (const answer of answers) if (!asked.has(answer.id)) throw new Error(`answer to nothing asked: ${JSON.stringify(answer).slice(0, 200)}`);
+  for (const answer of answers)
+    if (!asked.has(answer.id)) throw new Error(`answer to nothing asked: ${JSON.stringify(answer).slice(0, 200)}`);
 }
 
 describe("derun mcp under hostile input", () => {
-  test("the messages named in the issue get their JSON-RPC answers", async () => {
-    using root = tempDir();
-    const lines: FuzzLine[] = [
-      { line: "not json", expect: { kind: "null", code: -32700 } },
-      { line: "", expect: { kind: "null", code: -32700 } },
-      { line: '[{"jsonrpc":"2.0","id":90,"method":"ping"}]', expect: { kind: "null", code: -32600 } },
-      { line: '{"jsonrpc":"2.0","id":2,"method":"tools/list","params":1}', expect: { kind: "answer", id: 2, codes: [-32602], mustFail: true } },
-      { line: '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":5}}', expect: { kind: "answer", id: 3, codes: [-32602], mustFail: true } },
-      { line: '{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"cursor":5}}', expect: { kind: "answer", id: 4, codes: [-32602], mustFail: true } },
-      { line: '{"jsonrpc":"2.0","id":5,"method":"ping"}', expect: { kind: "answer", id: 5, codes: [] } },
-    ];
-    const { answers, status } = await exchange(root.path, lines);
-    check(lines, answers);
-    expect(status).toBe(0);
-  }, TIMEOUT);
+  test(
+    "the messages named in the issue get their JSON-RPC answers",
+    async () => {
+      using root = tempDir();
+      const lines: FuzzLine[] = [
+        { line: "not json", expect: { kind: "null", code: -32700 } },
+        { line: "", expect: { kind: "null", code: -32700 } },
+        { line: '[{"jsonrpc":"2.0","id":90,"method":"ping"}]', expect: { kind: "null", code: -32600 } },
+        {
+          line: '{"jsonrpc":"2.0","id":2,"method":"tools/list","params":1}',
+          expect: { kind: "answer", id: 2, codes: [-32602], mustFail: true },
+        },
+        {
+          line: '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":5}}',
+          expect: { kind: "answer", id: 3, codes: [-32602], mustFail: true },
+        },
+        {
+          line: '{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"cursor":5}}',
+          expect: { kind: "answer", id: 4, codes: [-32602], mustFail: true },
+        },
+        { line: '{"jsonrpc":"2.0","id":5,"method":"ping"}', expect: { kind: "answer", id: 5, codes: [] } },
+      ];
+      const { answers, status } = await exchange(root.path, lines);
+      check(lines, answers);
+      expect(status).toBe(0);
+    },
+    TIMEOUT,
+  );
 
-  test(`${COUNT} fuzzed messages (seed ${SEED}): one answer per request, right codes, bounded one-line messages`, async () => {
-    using root = tempDir();
-    const done = await runDerun(["run", "--session-id", "done", "--", "sh", "-c", "printf 'h\\303\\251llo \\360\\237\\231\\202'"], { stateRoot: root.path });
-    expect(done.exitCode).toBe(0);
-    const lines = fuzzLines(SEED, COUNT, "done");
-    const { answers, status } = await exchange(root.path, lines);
-    check(lines, answers);
-    expect(status).toBe(0);
-  }, TIMEOUT);
+  test(
+    `${COUNT} fuzzed messages (seed ${SEED}): one answer per request, right codes, bounded one-line messages`,
+    async () => {
+      using root = tempDir();
+      const done = await runDerun(["run", "--session-id", "done", "--", "sh", "-c", "printf 'h\\303\\251llo \\360\\237\\231\\202'"], {
+        stateRoot: root.path,
+      });
+      expect(done.exitCode).toBe(0);
+      const lines = fuzzLines(SEED, COUNT, "done");
+      const { answers, status } = await exchange(root.path, lines);
+      check(lines, answers);
+      expect(status).toBe(0);
+    },
+    TIMEOUT,
+  );
 });

@@ -39,7 +39,12 @@ describe(`a ${MB} MB log`, () => {
       `== session big: exited 1 · sh -c test · 1 of ${log.lines} lines match`,
       `${log.errorLine}:${log.errorText}`,
     ]);
-    const regex = await agent.call("derun_search_output", { session_id: "big", pattern: "error db\\.pool .*ECONNREFUSED", ignore_case: true, context: 1 });
+    const regex = await agent.call("derun_search_output", {
+      session_id: "big",
+      pattern: "error db\\.pool .*ECONNREFUSED",
+      ignore_case: true,
+      context: 1,
+    });
     expect(regex.bytes).toBeLessThan(2048);
     expect(regex.text).toContain(`\n${log.errorLine}:${log.errorText}\n${log.errorLine + 1}-`);
   }, 120_000);
@@ -47,7 +52,9 @@ describe(`a ${MB} MB log`, () => {
   test("read_text answers the last lines within its budget, numbered in the whole log; a range reads the error line", async () => {
     const tail = await agent.call("derun_read_text", { session_id: "big" });
     const [header, ...lines] = tail.text.split("\n");
-    expect(header).toMatch(new RegExp(`^session big: exited 1 · sh -c test · text · lines (\\d+)-${log.lines} of ${log.lines} · bytes \\d+-${log.bytes}$`));
+    expect(header).toMatch(
+      new RegExp(`^session big: exited 1 · sh -c test · text · lines (\\d+)-${log.lines} of ${log.lines} · bytes \\d+-${log.bytes}$`),
+    );
     expect(lines.at(-1)).toBe("shutdown complete");
     expect(lines.join("\n").length).toBeLessThanOrEqual(16000);
     const range = await agent.call("derun_read_text", { session_id: "big", from_line: log.errorLine - 1, head_lines: 3 });

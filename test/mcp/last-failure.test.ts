@@ -35,7 +35,10 @@ describe("derun_last_failure", () => {
   };
 
   test("a failing bun test run: the assertion, its diff and the failed test", async () => {
-    fs.writeFileSync(path.join(work.path, "math.test.ts"), 'import { expect, test } from "bun:test";\ntest("adds", () => {\n  expect(1 + 1).toBe(3);\n});\ntest("passes", () => {});\n');
+    fs.writeFileSync(
+      path.join(work.path, "math.test.ts"),
+      'import { expect, test } from "bun:test";\ntest("adds", () => {\n  expect(1 + 1).toBe(3);\n});\ntest("passes", () => {});\n',
+    );
     const run = await recordWithPipes(state.path, "bun-test", [process.execPath, "test", "./math.test.ts"], { cwd: work.path });
     expect(run.exitCode).toBe(1);
     const text = await why();
@@ -57,7 +60,8 @@ describe("derun_last_failure", () => {
 
   test("an error line in the middle of a 2.4 MB log", async () => {
     const lines: string[] = [];
-    for (let i = 0; i < 35000; i++) lines.push(`2026-11-26 12:00:00.${String(i % 1000).padStart(3, "0")} INFO worker-${i % 7} handled request ${i} in ${i % 97} ms`);
+    for (let i = 0; i < 35000; i++)
+      lines.push(`2026-11-26 12:00:00.${String(i % 1000).padStart(3, "0")} INFO worker-${i % 7} handled request ${i} in ${i % 97} ms`);
     lines.splice(17500, 0, "2026-11-26 12:00:01.000 ERROR db: connection refused (host=db port=5432)");
     fs.writeFileSync(path.join(work.path, "big.log"), lines.join("\n") + "\n");
     expect(fs.statSync(path.join(work.path, "big.log")).size).toBeGreaterThan(2.4e6);
@@ -66,7 +70,9 @@ describe("derun_last_failure", () => {
     expect(text.split("\n")[0]).toStartWith("session big-log: exited 3 · ");
     expect(text).toContain("\n17501:2026-11-26 12:00:01.000 ERROR db: connection refused (host=db port=5432)\n");
     expect(text).toContain("\n35001-"); // the last line
-    expect(text).toMatch(/\nleft out: [\d,]+ lines not shown, the most at \d+-\d+: derun_read_text session_id="big-log" view="text" from_line=\d+ head_lines=200$/);
+    expect(text).toMatch(
+      /\nleft out: [\d,]+ lines not shown, the most at \d+-\d+: derun_read_text session_id="big-log" view="text" from_line=\d+ head_lines=200$/,
+    );
   });
 
   test("tsc --watch with three compiles: only the last compile's errors", async () => {
@@ -95,7 +101,9 @@ describe("derun_last_failure", () => {
       },
     });
     const text = await why();
-    expect(text.split("\n")[0]).toMatch(/^session watch: (signaled SIGINT|exited 130) · .* · 1 failure line in lines \d+-\d+ \(after the last clear of the screen\) of \d+$/);
+    expect(text.split("\n")[0]).toMatch(
+      /^session watch: (signaled SIGINT|exited 130) · .* · 1 failure line in lines \d+-\d+ \(after the last clear of the screen\) of \d+$/,
+    );
     expect(text).toMatch(/\n\d+:w\.ts:1:7 - error TS2322: /);
     expect(text).toContain(`const third: number = "third";`);
     expect(text).not.toContain("second");
@@ -104,7 +112,10 @@ describe("derun_last_failure", () => {
   });
 
   test.skipIf(Bun.which("bash") === null)("a Python traceback typed into derun shell, then a command that succeeds", async () => {
-    fs.writeFileSync(path.join(work.path, "tb.py"), "def ratio(a, b):\n    return a / b\n\ndef main():\n    print('computing')\n    print(ratio(1, 0))\n\nmain()\n");
+    fs.writeFileSync(
+      path.join(work.path, "tb.py"),
+      "def ratio(a, b):\n    return a / b\n\ndef main():\n    print('computing')\n    print(ratio(1, 0))\n\nmain()\n",
+    );
     using home = shellHome("bash");
     fs.copyFileSync(path.join(work.path, "tb.py"), path.join(home.path, "tb.py"));
     const shell = startShell("bash", home, { withMarks: true, viaDerun: { stateRoot: state.path, sessionId: "sh" } });
@@ -115,10 +126,12 @@ describe("derun_last_failure", () => {
     await shell.prompts(3);
     const text = await why();
     await shell.exit();
-    expect(text.split("\n")[0]).toMatch(new RegExp(`^command 1 of session sh: exit 1 · in ${home.path} · \\$ python3 tb\\.py · ran .* · 2 failure lines in \\d+ lines$`));
+    expect(text.split("\n")[0]).toMatch(
+      new RegExp(`^command 1 of session sh: exit 1 · in ${home.path} · \\$ python3 tb\\.py · ran .* · 2 failure lines in \\d+ lines$`),
+    );
     expect(text).toMatch(/\n\d+:Traceback \(most recent call last\):\n/);
     // All of it (a short output is shown whole), the exception right after its frame.
     expect(text).toContain("-computing\n");
-    expect(text).toMatch(/\n\d+-    return a \/ b\n(\d+-\s+~+\^~+\n)?\d+:ZeroDivisionError: division by zero$/);
+    expect(text).toMatch(/\n\d+- {4}return a \/ b\n(\d+-\s+~+\^~+\n)?\d+:ZeroDivisionError: division by zero$/);
   });
 });

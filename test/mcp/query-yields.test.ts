@@ -59,7 +59,9 @@ describe.skipIf(process.platform !== "linux")("a long query does not hold the se
       // A cancel lands while the search reads, and the search stops.
       base = bytesRead(pid);
       const abort = new AbortController();
-      const cancelled = client.callTool({ name: "derun_search_output", arguments: SEARCH }, undefined, { signal: abort.signal }).catch((e: unknown) => e);
+      const cancelled = client
+        .callTool({ name: "derun_search_output", arguments: SEARCH }, undefined, { signal: abort.signal })
+        .catch((e: unknown) => e);
       await readPast(pid, base, 8 * MiB);
       abort.abort();
       expect(await cancelled).toBeInstanceOf(Error);

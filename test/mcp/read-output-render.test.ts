@@ -11,7 +11,13 @@ import { renderRead } from "../../src/queries/_output-text.ts";
 
 const T = "2026-11-23T00:00:00.000Z";
 const chunks = (n: number, channels: readonly DerunOutputChannel[]): OutputChunk[] =>
-  Array.from({ length: n }, (_, i) => ({ channel: channels[i % channels.length]!, start_cursor: String(i), end_cursor: String(i + 1), timestamp: T, data: i % 7 === 0 ? "\n" : "x" }));
+  Array.from({ length: n }, (_, i) => ({
+    channel: channels[i % channels.length]!,
+    start_cursor: String(i),
+    end_cursor: String(i + 1),
+    timestamp: T,
+    data: i % 7 === 0 ? "\n" : "x",
+  }));
 
 /** The fastest of three renders, in ms (the fastest is the least disturbed by a loaded machine). */
 function fastest(result: ReturnType<typeof readResult>): number {
@@ -34,11 +40,17 @@ test("an answer of 100,000 one-byte chunks on two channels renders about as fast
 });
 
 test("a [channel] line starts on a line of its own, and none comes first after nothing", () => {
-  const result = readResult("s", [
-    { channel: "stdout", start_cursor: "0", end_cursor: "3", timestamp: T, data: "ab" },
-    { channel: "stderr", start_cursor: "3", end_cursor: "3", timestamp: T, data: "" },
-    { channel: "stderr", start_cursor: "3", end_cursor: "5", timestamp: T, data: "c\n" },
-    { channel: "stdout", start_cursor: "5", end_cursor: "6", timestamp: T, data: "d" },
-  ], 6, false, "exited");
+  const result = readResult(
+    "s",
+    [
+      { channel: "stdout", start_cursor: "0", end_cursor: "3", timestamp: T, data: "ab" },
+      { channel: "stderr", start_cursor: "3", end_cursor: "3", timestamp: T, data: "" },
+      { channel: "stderr", start_cursor: "3", end_cursor: "5", timestamp: T, data: "c\n" },
+      { channel: "stdout", start_cursor: "5", end_cursor: "6", timestamp: T, data: "d" },
+    ],
+    6,
+    false,
+    "exited",
+  );
   expect(renderRead(result).split("\n").slice(1)).toEqual(["[stdout]", "ab", "[stderr]", "[stderr]", "c", "[stdout]", "d"]);
 });

@@ -29,7 +29,9 @@ async function session(store: Store, id: string, parts: readonly Part[], finishe
 async function allLines(store: Store, id: string, channel?: DerunOutputChannel): Promise<string[]> {
   const info = await store.get(id);
   const { slices } = await store.read(id, 0, info.output_bytes);
-  const chunks = slices.filter((s) => channel === undefined || s.channel === channel).map((s) => ({ channel: s.channel, offset: s.start, bytes: s.bytes }));
+  const chunks = slices
+    .filter((s) => channel === undefined || s.channel === channel)
+    .map((s) => ({ channel: s.channel, offset: s.start, bytes: s.bytes }));
   return textLines(chunks).map((l) => l.text);
 }
 
@@ -52,7 +54,8 @@ function interleaved(seed: number): Part[] {
     const channel: DerunOutputChannel = next() < 0.6 ? "stdout" : "stderr";
     const r = next();
     if (r < 0.5) parts.push([channel, `${channel} line ${i}\n`]);
-    else if (r < 0.7) parts.push([channel, `${channel} begins ${i} `]); // finished by a later record of its channel
+    else if (r < 0.7)
+      parts.push([channel, `${channel} begins ${i} `]); // finished by a later record of its channel
     else if (r < 0.8) parts.push([channel, `\x1b[1m${channel}\x1b[0m progress ${i}%\r${channel} done ${i}\n`]);
     else if (r < 0.9) parts.push([channel, `two ${i}\nlines ${i}\n`]);
     else parts.push([channel, "\n"]);
@@ -100,7 +103,11 @@ describe("derun_read_text text view: lines and numbers as the whole view has the
 
   test("sequences after the last LF (as programs leave at exit) are no line; a line drawn then erased is one", async () => {
     await using h = await connectInMemory();
-    await session(h.store, "exit", [["stdout", "one\ndone\n"], ["stderr", "warn\n\x1b[0m"], ["stdout", "\x1b[?25h\x1b]0;title\x07"]]);
+    await session(h.store, "exit", [
+      ["stdout", "one\ndone\n"],
+      ["stderr", "warn\n\x1b[0m"],
+      ["stdout", "\x1b[?25h\x1b]0;title\x07"],
+    ]);
     for (const tail_lines of [1, 2, 3, 10]) {
       const tail = parse((await call(h.client, "derun_read_text", { session_id: "exit", tail_lines })).text);
       expect(tail).toMatchObject({ total: 3, last: 3, lines: ["one", "done", "warn"].slice(-tail_lines) });
@@ -116,8 +123,17 @@ describe("derun_read_text text view: lines and numbers as the whole view has the
     await using h = await connectInMemory();
     for (const finished of [true, false]) {
       const id = finished ? "prompt-done" : "prompt-live";
-      await session(h.store, id, [["stderr", "Password: "], ["stdout", "one\ntwo\n"]], finished);
-      const ask = async (args: Record<string, unknown>) => parse((await call(h.client, "derun_read_text", { session_id: id, ...args })).text);
+      await session(
+        h.store,
+        id,
+        [
+          ["stderr", "Password: "],
+          ["stdout", "one\ntwo\n"],
+        ],
+        finished,
+      );
+      const ask = async (args: Record<string, unknown>) =>
+        parse((await call(h.client, "derun_read_text", { session_id: id, ...args })).text);
       expect(await ask({ tail_lines: 1 })).toMatchObject({ total: 3, first: 3, lines: ["Password: "] });
       expect((await ask({ from_line: 3 })).lines).toEqual(["Password: "]);
       expect((await ask({})).lines).toEqual(["one", "two", "Password: "]);
@@ -139,7 +155,9 @@ describe("derun_read_text text view: lines and numbers as the whole view has the
 
   test("the budget keeps the last lines that fit and says so; a line longer than the budget is cut to it", async () => {
     await using h = await connectInMemory();
-    await session(h.store, "long", [["stdout", Array.from({ length: 100 }, (_, i) => `line ${i + 1}\n`).join("") + `${"x".repeat(5000)}\n`]]);
+    await session(h.store, "long", [
+      ["stdout", Array.from({ length: 100 }, (_, i) => `line ${i + 1}\n`).join("") + `${"x".repeat(5000)}\n`],
+    ]);
     const answer = await call(h.client, "derun_read_text", { session_id: "long", max_chars: 1000 });
     const { lines, first, last, total } = parse(answer.text);
     expect(answer.text.split("\n")[0]).toContain("more lines than max_chars allows");
@@ -152,14 +170,26 @@ describe("derun_read_text text view: lines and numbers as the whole view has the
   test("bad combinations are one-line invalid_argument errors", async () => {
     await using h = await connectInMemory();
     await session(h.store, "s", [["stdout", "x\n"]]);
-    for (const args of [{ tail_lines: 3, head_lines: 3 }, { tail_lines: 3, from_line: 2 }, { view: "screen", channel: "stdout" }, { command: 1 }, { command: "last" }, { tail_lines: 0 }, { view: "html" }]) {
+    for (const args of [
+      { tail_lines: 3, head_lines: 3 },
+      { tail_lines: 3, from_line: 2 },
+      { view: "screen", channel: "stdout" },
+      { command: 1 },
+      { command: "last" },
+      { tail_lines: 0 },
+      { view: "html" },
+    ]) {
       const answer = await call(h.client, "derun_read_text", { session_id: "s", ...args });
       expect(answer.isError).toBe(true);
       expect(answer.result.error.code).toBe("invalid_argument");
       expect(answer.text).not.toContain("\n");
     }
     // What the client sent is quoted, never at length.
-    for (const [tool, args] of [["derun_read_text", { session_id: "s", view: "v".repeat(100_000) }], ["derun_search_output", { pattern: "(".repeat(5000) }], ["derun_wait_output", { session_id: "s", cursor: "0", until: "x".repeat(100_000) }]] as const) {
+    for (const [tool, args] of [
+      ["derun_read_text", { session_id: "s", view: "v".repeat(100_000) }],
+      ["derun_search_output", { pattern: "(".repeat(5000) }],
+      ["derun_wait_output", { session_id: "s", cursor: "0", until: "x".repeat(100_000) }],
+    ] as const) {
       const answer = await call(h.client, tool, args);
       expect(answer).toMatchObject({ isError: true, result: { error: { code: "invalid_argument" } } });
       expect(answer.text.length).toBeLessThanOrEqual(300);
@@ -174,7 +204,8 @@ describe("derun_read_text screen view", () => {
     writer.append("pty", utf8(`${"x".repeat(60)}\r\nshort one\r\nshort two\r\n`));
     await writer.finalize({ state: "exited", exit_code: 0 });
     await writer[Symbol.asyncDispose]();
-    const read = async (args: Record<string, unknown>) => (await call(h.client, "derun_read_text", { session_id: "tty", view: "screen", max_chars: 40, ...args })).text;
+    const read = async (args: Record<string, unknown>) =>
+      (await call(h.client, "derun_read_text", { session_id: "tty", view: "screen", max_chars: 40, ...args })).text;
     const tail = await read({ tail_lines: 2 });
     expect(tail.split("\n").slice(1)).toEqual(["short one", "short two"]);
     expect(tail.split("\n")[0]).not.toContain("more lines than max_chars allows");
@@ -185,7 +216,10 @@ describe("derun_read_text screen view", () => {
 
   test("says when earlier lines scrolled out of the scrollback, and only then", async () => {
     await using h = await connectInMemory();
-    for (const [id, count] of [["long", 12_000], ["short", 50]] as const) {
+    for (const [id, count] of [
+      ["long", 12_000],
+      ["short", 50],
+    ] as const) {
       const writer = await h.store.create(sessionOptions(id, "pty"));
       writer.append("pty", utf8(Array.from({ length: count }, (_, i) => `line ${i + 1}\r\n`).join("")));
       await writer.finalize({ state: "exited", exit_code: 0 });
@@ -212,8 +246,17 @@ describe("one command of a shell session", () => {
       at += utf8(part).length;
     }
     const record = (number: number, line: string, start: number, end: number, exit: number) => ({
-      number, command_line: line, cwd: "/src", prompt_start: null, prompt_end: null, output_start: start, output_end: end,
-      started_at: "2026-01-01T00:00:0" + number + ".000Z", ended_at: "2026-01-01T00:00:0" + number + ".500Z", exit_code: exit, missing: [] as const,
+      number,
+      command_line: line,
+      cwd: "/src",
+      prompt_start: null,
+      prompt_end: null,
+      output_start: start,
+      output_end: end,
+      started_at: "2026-01-01T00:00:0" + number + ".000Z",
+      ended_at: "2026-01-01T00:00:0" + number + ".500Z",
+      exit_code: exit,
+      missing: [] as const,
     });
     writer.recordCommand(record(1, "make", offsets[1]!, offsets[2]!, 2));
     writer.recordCommand(record(2, "ls", offsets[3]!, offsets[4]!, 0));
@@ -226,10 +269,18 @@ describe("one command of a shell session", () => {
     await using h = await connectInMemory();
     const offsets = await shellSession(h.store, "sh");
     const make = await call(h.client, "derun_read_text", { session_id: "sh", command: 1, view: "text" });
-    expect(make.text).toBe(`command 1 of session sh: exit 2 · in /src · $ make · text · all 2 lines · bytes ${offsets[1]}-${offsets[2]}\ncc -c a.c\na.c:3:7: warning: unused variable`);
+    expect(make.text).toBe(
+      `command 1 of session sh: exit 2 · in /src · $ make · text · all 2 lines · bytes ${offsets[1]}-${offsets[2]}\ncc -c a.c\na.c:3:7: warning: unused variable`,
+    );
     const last = await call(h.client, "derun_read_text", { session_id: "sh", command: "last" });
-    expect(last.text.split("\n")).toEqual([`command 2 of session sh: exit 0 · in /src · $ ls · screen (120x30 assumed) · all 2 lines · bytes ${offsets[3]}-${offsets[4]}`, "a.c", "Makefile"]);
-    expect(parse((await call(h.client, "derun_read_text", { session_id: "sh", command: 1, view: "text", tail_lines: 1 })).text)).toMatchObject({ first: 2, total: 2 });
+    expect(last.text.split("\n")).toEqual([
+      `command 2 of session sh: exit 0 · in /src · $ ls · screen (120x30 assumed) · all 2 lines · bytes ${offsets[3]}-${offsets[4]}`,
+      "a.c",
+      "Makefile",
+    ]);
+    expect(
+      parse((await call(h.client, "derun_read_text", { session_id: "sh", command: 1, view: "text", tail_lines: 1 })).text),
+    ).toMatchObject({ first: 2, total: 2 });
     const missing = await call(h.client, "derun_read_text", { session_id: "sh", command: 3 });
     expect(missing).toMatchObject({ isError: true, text: "session sh has no command 3 (its commands are 1-2)" });
   });
@@ -238,9 +289,15 @@ describe("one command of a shell session", () => {
     await using h = await connectInMemory();
     await shellSession(h.store, "sh");
     const found = await call(h.client, "derun_search_output", { session_id: "sh", command: 1, pattern: "warning" });
-    expect(found.text.split("\n").slice(1)).toEqual(["== command 1 of session sh: exit 2 · in /src · $ make · 1 of 2 lines match", "2:a.c:3:7: warning: unused variable"]);
+    expect(found.text.split("\n").slice(1)).toEqual([
+      "== command 1 of session sh: exit 2 · in /src · $ make · 1 of 2 lines match",
+      "2:a.c:3:7: warning: unused variable",
+    ]);
     const listed = await call(h.client, "derun_list_commands", { session_id: "sh" });
-    expect(listed.result.commands.map((c: any) => [c.number, c.command_line, c.exit_code])).toEqual([[2, "ls", 0], [1, "make", 2]]);
+    expect(listed.result.commands.map((c: any) => [c.number, c.command_line, c.exit_code])).toEqual([
+      [2, "ls", 0],
+      [1, "make", 2],
+    ]);
     expect(listed.text.split("\n")).toEqual([
       "2 commands, newest first",
       "sh #2 · exit 0 · 15 B · 2026-01-01 00:00:02 · /src $ ls",

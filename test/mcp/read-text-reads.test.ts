@@ -84,8 +84,17 @@ describe("read_text reads little of a large transcript", () => {
     writer.append("pty", utf8("$ "));
     const end = prompt.length + 8 * block.length;
     writer.recordCommand({
-      number: 1, command_line: "make", cwd: "/src", prompt_start: null, prompt_end: null, output_start: prompt.length, output_end: end,
-      started_at: "2026-01-01T00:00:01.000Z", ended_at: "2026-01-01T00:00:02.000Z", exit_code: 0, missing: [],
+      number: 1,
+      command_line: "make",
+      cwd: "/src",
+      prompt_start: null,
+      prompt_end: null,
+      output_start: prompt.length,
+      output_end: end,
+      started_at: "2026-01-01T00:00:01.000Z",
+      ended_at: "2026-01-01T00:00:02.000Z",
+      exit_code: 0,
+      missing: [],
     });
     await writer.finalize({ state: "exited", exit_code: 0, command_marks_seen: true });
     await writer[Symbol.asyncDispose]();
@@ -116,7 +125,8 @@ describe("read_text reads little of a large transcript", () => {
         const answer = await readText.handler(readText.input.assert({ session_id: "tui", tail_lines: 2 }), context);
         return { read: bytes, alternate: answer.alternate_screen === true, lines: answer.lines };
       };
-      const frames = (from: number, n: number) => utf8(Array.from({ length: n }, (_, i) => `\x1b[Hframe ${from + i} ${"#".repeat(40)}\r\n`).join(""));
+      const frames = (from: number, n: number) =>
+        utf8(Array.from({ length: n }, (_, i) => `\x1b[Hframe ${from + i} ${"#".repeat(40)}\r\n`).join(""));
       const writer = await store.create(sessionOptions("tui", "pty"));
       writer.append("pty", utf8("$ top\r\n\x1b[?1049h"));
       const written = frames(0, 100_000); // 5.7 MB: the switch is 1.5 MB before the 4 MiB rendered

@@ -28,14 +28,20 @@ function nextEvent<T>(): { next: () => Promise<T>; handler: (value: T) => void }
 test("resources: listed, read, announced, updated; prompts filled in", async () => {
   using state = tempDir();
   await runDerun(["run", "--session-id", "ok", "--", "sh", "-c", "echo hello there"], { stateRoot: state.path });
-  await runDerun(["run", "--session-id", "bad", "--", "sh", "-c", "echo compiling; echo 'error: cannot find module x'; exit 3"], { stateRoot: state.path });
+  await runDerun(["run", "--session-id", "bad", "--", "sh", "-c", "echo compiling; echo 'error: cannot find module x'; exit 3"], {
+    stateRoot: state.path,
+  });
   await using agent = await connectAgent(state.path);
   const { client } = agent;
   expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: { subscribe: true, listChanged: true }, prompts: {} });
 
   const listed = await client.listResources();
   expect(listed.resources.map((r) => r.uri)).toEqual(["derun://last-failure", "derun://last", "derun://session/bad", "derun://session/ok"]);
-  expect(listed.resources[2]).toMatchObject({ name: "bad", title: 'sh -c "echo compiling; echo \'error: cannot find module x\'; exit 3"', description: "session bad: exited 3" });
+  expect(listed.resources[2]).toMatchObject({
+    name: "bad",
+    title: "sh -c \"echo compiling; echo 'error: cannot find module x'; exit 3\"",
+    description: "session bad: exited 3",
+  });
   const templates = await client.listResourceTemplates();
   expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toEqual(["derun://session/{id}", "derun://session/{id}/command/{n}"]);
 
@@ -55,7 +61,7 @@ test("resources: listed, read, announced, updated; prompts filled in", async () 
   // A session appearing: the list changed.
   const listChanged = nextEvent<unknown>();
   client.setNotificationHandler(ResourceListChangedNotificationSchema, listChanged.handler);
-  const live = Bun.spawn([...derunArgv(), "run", "--session-id", "live", "--", "sh", "-c", "read line; echo \"got $line\"; read line"], {
+  const live = Bun.spawn([...derunArgv(), "run", "--session-id", "live", "--", "sh", "-c", 'read line; echo "got $line"; read line'], {
     env: derunEnv(state.path),
     stdin: "pipe",
     stdout: "pipe",
@@ -73,7 +79,8 @@ test("resources: listed, read, announced, updated; prompts filled in", async () 
   for (;;) {
     const event = await updated.next();
     expect(event.params.uri).toBe("derun://session/live");
-    if ((await client.readResource({ uri: "derun://session/live" })).contents.some((c) => (c as { text: string }).text.includes("got one"))) break;
+    if ((await client.readResource({ uri: "derun://session/live" })).contents.some((c) => (c as { text: string }).text.includes("got one")))
+      break;
   }
   live.stdin.write("two\n");
   live.stdin.end();

@@ -60,10 +60,14 @@ describe("the times of a command", () => {
     put("pty", `${A}$ ${B}${E("make")}${C}`, "2020-01-01T00:00:01.000Z");
     put("stdout", `${A}$ ${B}${E("not a command")}${C}`, "2020-01-01T00:00:02.000Z");
     const running = await call(h.client, "derun_list_commands", { session_id: "sh" });
-    expect(running.result.commands.map((c: any) => [c.command_line, c.started_at, c.running ?? false])).toEqual([["make", "2020-01-01T00:00:01.000Z", true]]);
+    expect(running.result.commands.map((c: any) => [c.command_line, c.started_at, c.running ?? false])).toEqual([
+      ["make", "2020-01-01T00:00:01.000Z", true],
+    ]);
     put("pty", `ok\r\n${D(0)}${A}$ `, "2020-01-01T00:00:03.000Z");
     const ended = await call(h.client, "derun_list_commands", { session_id: "sh" });
-    expect(ended.result.commands.map((c: any) => [c.command_line, c.started_at, c.ended_at])).toEqual([["make", "2020-01-01T00:00:01.000Z", "2020-01-01T00:00:03.000Z"]]);
+    expect(ended.result.commands.map((c: any) => [c.command_line, c.started_at, c.ended_at])).toEqual([
+      ["make", "2020-01-01T00:00:01.000Z", "2020-01-01T00:00:03.000Z"],
+    ]);
     await writer[Symbol.asyncDispose]();
   });
 });

@@ -47,7 +47,9 @@ describe("derun_search_output limits", () => {
     const result = await search(s, { pattern: "hit", max_matches: 2 });
     expect(result).toMatchObject({ sessions_searched: 2, match_count: 5, truncated: true });
     expect(result.results.flatMap((r) => r.matches.map((m) => m.text))).toHaveLength(2);
-    expect(searchOutput.render(result).split("\n")[0]).toBe('"hit": 5 matching lines · 2 of 2 sessions searched (newest first) · first 2 shown (max_matches)');
+    expect(searchOutput.render(result).split("\n")[0]).toBe(
+      '"hit": 5 matching lines · 2 of 2 sessions searched (newest first) · first 2 shown (max_matches)',
+    );
   });
 
   test("out of time: what was found so far, and where the search stopped", async () => {
@@ -73,9 +75,17 @@ describe("derun_search_output limits", () => {
       get: (id: string) => (id === "b2" ? Promise.reject(new DerunError("session_not_found", "session b2 not found")) : s.get(id)),
     });
     const result = await search(gone, { pattern: "hit" });
-    expect(result).toMatchObject({ sessions_total: 4, sessions_searched: 3, sessions_skipped: 1, skipped: [{ session_id: "b2", reason: "removed while searching" }], match_count: 3 });
+    expect(result).toMatchObject({
+      sessions_total: 4,
+      sessions_searched: 3,
+      sessions_skipped: 1,
+      skipped: [{ session_id: "b2", reason: "removed while searching" }],
+      match_count: 3,
+    });
     expect(result.results.map((r) => r.session_id)).toEqual(["d4", "c3", "a1"]);
-    expect(searchOutput.render(result).split("\n")[0]).toBe('"hit": 3 matching lines · 3 of 4 sessions searched (newest first); 1 skipped: b2 (removed while searching)');
+    expect(searchOutput.render(result).split("\n")[0]).toBe(
+      '"hit": 3 matching lines · 3 of 4 sessions searched (newest first); 1 skipped: b2 (removed while searching)',
+    );
     const late = await search(s, { pattern: "hit" }, { searchMs: 0 });
     expect(late).toMatchObject({ sessions_total: 4, sessions_searched: 0, sessions_not_searched: 4 });
     expect(searchOutput.render(late).split("\n")[0]).toContain("0 of 4 sessions searched (newest first); 4 not searched: out of time");

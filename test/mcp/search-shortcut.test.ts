@@ -27,8 +27,35 @@ function random(seed: number): () => number {
 }
 
 const PARTS = [
-  "error", "err", "or", "ror", "e", "x", "plain text ", "é", "ü", "—", "\n", "\n", "\n", "\r\n", "\r\n", "\t",
-  "\x1b[31m", "\x1b[0m", "err\x1b[1mor", "xrror\re", "erx\bror", "\x1b]0;error title\x07", "\x07", "\u0085", "\u009b31m", "\r", "\x1b[2K", "\x1b[D", "\x00",
+  "error",
+  "err",
+  "or",
+  "ror",
+  "e",
+  "x",
+  "plain text ",
+  "é",
+  "ü",
+  "—",
+  "\n",
+  "\n",
+  "\n",
+  "\r\n",
+  "\r\n",
+  "\t",
+  "\x1b[31m",
+  "\x1b[0m",
+  "err\x1b[1mor",
+  "xrror\re",
+  "erx\bror",
+  "\x1b]0;error title\x07",
+  "\x07",
+  "\u0085",
+  "\u009b31m",
+  "\r",
+  "\x1b[2K",
+  "\x1b[D",
+  "\x00",
 ];
 
 function transcript(rand: () => number, parts: number): string[] {
@@ -44,7 +71,14 @@ const bare = (p: SearchPattern): SearchPattern => {
 
 describe("the literal shortcut finds what the whole view finds", () => {
   test("random transcripts, two channels, records cut anywhere", async () => {
-    const patterns = [compilePattern("error", { literal: true }), compilePattern("err(or)?"), compilePattern("r+o"), compilePattern("title"), compilePattern("é"), compilePattern("rror$")];
+    const patterns = [
+      compilePattern("error", { literal: true }),
+      compilePattern("err(or)?"),
+      compilePattern("r+o"),
+      compilePattern("title"),
+      compilePattern("é"),
+      compilePattern("rror$"),
+    ];
     for (const p of patterns) expect(p.needle).toBeDefined();
     let compared = 0;
     let matched = 0;
@@ -84,12 +118,27 @@ describe("the literal shortcut finds what the whole view finds", () => {
   test("a literal split by colour codes or redrawn by a CR is found, at its line", async () => {
     {
       await using writer = await store.create(sessionOptions("split"));
-      writer.append("stdout", new TextEncoder().encode("one\nerr\x1b[1mor two\nthree\nxrror\reerror\nfive\nerx\bror\n\x1b[32mgreen\x1b[0m\ne\x1b[31m\x1b[1mrror\x1b[0m!\n"));
+      writer.append(
+        "stdout",
+        new TextEncoder().encode(
+          "one\nerr\x1b[1mor two\nthree\nxrror\reerror\nfive\nerx\bror\n\x1b[32mgreen\x1b[0m\ne\x1b[31m\x1b[1mrror\x1b[0m!\n",
+        ),
+      );
       await writer.finalize({ state: "exited", exit_code: 0 });
     }
     const t = await openTranscript(store, "split");
-    const found = await searchTranscript(t, { pattern: compilePattern("error", { literal: true }), context: 0, maxMatches: 10, deadline: Infinity });
-    expect(found.matches.map((m) => [m.line, m.text])).toEqual([[2, "error two"], [4, "eerror"], [6, "error"], [8, "error!"]]);
+    const found = await searchTranscript(t, {
+      pattern: compilePattern("error", { literal: true }),
+      context: 0,
+      maxMatches: 10,
+      deadline: Infinity,
+    });
+    expect(found.matches.map((m) => [m.line, m.text])).toEqual([
+      [2, "error two"],
+      [4, "eerror"],
+      [6, "error"],
+      [8, "error!"],
+    ]);
     expect(found.lines_searched).toBe(8);
   });
 });

@@ -34,21 +34,43 @@ const DOCKER_PULL = [
 const RECORDINGS: Array<[id: string, script: string]> = [
   // From a fixed commit (history does not change): 60 commits, their ids, authors, messages, paths.
   ["git-log", `cd ${JSON.stringify(REPO_ROOT)} && git log -n 60 --stat --format=fuller 0bf5f76`],
-  ["sha256sum", `cd ${JSON.stringify(REPO_ROOT)} && sha256sum package.json bun.lock tsconfig.json src/core/*.ts && git rev-parse HEAD HEAD~1 && git log -n 20 --oneline`],
-  ["uuids", "for i in 1 2 3 4 5 6 7 8 9 10; do cat /proc/sys/kernel/random/uuid; done; echo request_id=$(cat /proc/sys/kernel/random/uuid) trace_token_id=$(cat /proc/sys/kernel/random/uuid)"],
+  [
+    "sha256sum",
+    `cd ${JSON.stringify(REPO_ROOT)} && sha256sum package.json bun.lock tsconfig.json src/core/*.ts && git rev-parse HEAD HEAD~1 && git log -n 20 --oneline`,
+  ],
+  [
+    "uuids",
+    "for i in 1 2 3 4 5 6 7 8 9 10; do cat /proc/sys/kernel/random/uuid; done; echo request_id=$(cat /proc/sys/kernel/random/uuid) trace_token_id=$(cat /proc/sys/kernel/random/uuid)",
+  ],
   ["npm-pack", `cd ${JSON.stringify(REPO_ROOT)} && npm pack --dry-run --ignore-scripts 2>&1`],
-  ["build", `cd ${JSON.stringify(REPO_ROOT)} && ${JSON.stringify(process.execPath)} build src/core/enums.ts src/core/quote.ts --outdir "$OUT" --sourcemap=external --minify 2>&1 && ls -la "$OUT"`],
+  [
+    "build",
+    `cd ${JSON.stringify(REPO_ROOT)} && ${JSON.stringify(process.execPath)} build src/core/enums.ts src/core/quote.ts --outdir "$OUT" --sourcemap=external --minify 2>&1 && ls -la "$OUT"`,
+  ],
   ["docker-pull", `cat docker.txt`],
 ];
 
 beforeAll(async () => {
   writeFileSync(join(work.path, "docker.txt"), `${DOCKER_PULL.join("\n")}\n`);
   for (const [id, script] of RECORDINGS) {
-    const done = await runDerun(["run", "--session-id", id, "--", "sh", "-c", script], { stateRoot: root, cwd: work.path, env: { OUT: join(work.path, "out") } });
+    const done = await runDerun(["run", "--session-id", id, "--", "sh", "-c", script], {
+      stateRoot: root,
+      cwd: work.path,
+      env: { OUT: join(work.path, "out") },
+    });
     if (done.exitCode !== 0) throw new Error(`${id}: exited ${done.exitCode}: ${text(done.stderr).slice(0, 500)}`);
   }
   // A test run, coloured, on a terminal.
-  const run = await recordPty(root, "bun-test", ["sh", "-c", `cd ${JSON.stringify(REPO_ROOT)} && ${JSON.stringify(process.execPath)} test --colors --timeout 60000 test/views/pattern.test.ts; true`], { cols: 120 });
+  const run = await recordPty(
+    root,
+    "bun-test",
+    [
+      "sh",
+      "-c",
+      `cd ${JSON.stringify(REPO_ROOT)} && ${JSON.stringify(process.execPath)} test --colors --timeout 60000 test/views/pattern.test.ts; true`,
+    ],
+    { cols: 120 },
+  );
   if (run.exitCode !== 0) throw new Error(`bun test exited ${run.exitCode}: ${text(run.screen).slice(-800)}`);
   agent = await connectAgent(root);
 }, 180_000);
@@ -81,7 +103,12 @@ describe("false positives on real recordings", () => {
         expect({ view, header: a.text.split("\n")[0] }).toEqual({ view, header: expect.not.stringContaining("masked") });
         expect(a.text).not.toContain("*****");
       }
-      const search = await agent.call("derun_search_output", { session_id: id, pattern: "[0-9a-f]{7}|sha|[0-9]\\.[0-9]", max_matches: 200, context: 1 });
+      const search = await agent.call("derun_search_output", {
+        session_id: id,
+        pattern: "[0-9a-f]{7}|sha|[0-9]\\.[0-9]",
+        max_matches: 200,
+        context: 1,
+      });
       expect(search.text.split("\n")[0]).not.toContain("masked");
       expect(search.text).not.toContain("*****");
     }, 60_000);

@@ -30,7 +30,14 @@ const KEY_BODY = KEY.slice(1, -1).join("");
 /** Every secret the recordings print. */
 const ALL: Record<string, string> = { ...SECRETS, PLAIN_ENV_VALUE, ARGV_PASSWORD, TYPED, KEY_BODY };
 
-const KEEP_LINES = [`commit ${KEEP.commit}`, `${KEEP.sha256}  app.tgz`, `request ${KEEP.uuid}`, `Digest: ${KEEP.digest}`, `version ${KEEP.version}`, `path ${KEEP.path}`];
+const KEEP_LINES = [
+  `commit ${KEEP.commit}`,
+  `${KEEP.sha256}  app.tgz`,
+  `request ${KEEP.uuid}`,
+  `Digest: ${KEEP.digest}`,
+  `version ${KEEP.version}`,
+  `path ${KEEP.path}`,
+];
 const keepScript = KEEP_LINES.map((l) => `echo '${l}'`).join("; ");
 
 const state = tempDir("derun-secrets-");
@@ -39,14 +46,29 @@ const work = tempDir("derun-secrets-work-");
 let agent: AgentClient;
 
 const record = async (id: string, script: string, env: Record<string, string> = {}, extraArgs: string[] = []) => {
-  const done = await runDerun(["run", "--session-id", id, "--", "sh", "-c", script, ...extraArgs], { stateRoot: root, env, cwd: work.path });
+  const done = await runDerun(["run", "--session-id", id, "--", "sh", "-c", script, ...extraArgs], {
+    stateRoot: root,
+    env,
+    cwd: work.path,
+  });
   if (done.exitCode !== 0) throw new Error(`${id}: derun run exited ${done.exitCode}: ${text(done.stderr)}`);
 };
 
 const IDS = ["env", "dotenv", "curl", "split", "argv", "key", "colour", "wrap", "shell"];
 
 beforeAll(async () => {
-  writeFileSync(join(work.path, ".env"), [`STRIPE_KEY=${SECRETS.stripe}`, `DATABASE_URL=postgres://app:${SECRETS.urlPassword}@db.internal:5432/app`, `SESSION_JWT=${SECRETS.jwt}`, `SLACK_BOT=${SECRETS.slack}`, `GOOGLE_MAPS=${SECRETS.google}`, "DEBUG=1", ""].join("\n"));
+  writeFileSync(
+    join(work.path, ".env"),
+    [
+      `STRIPE_KEY=${SECRETS.stripe}`,
+      `DATABASE_URL=postgres://app:${SECRETS.urlPassword}@db.internal:5432/app`,
+      `SESSION_JWT=${SECRETS.jwt}`,
+      `SLACK_BOT=${SECRETS.slack}`,
+      `GOOGLE_MAPS=${SECRETS.google}`,
+      "DEBUG=1",
+      "",
+    ].join("\n"),
+  );
   writeFileSync(join(work.path, "key.pem"), `${KEY.join("\n")}\n`);
   await record("env", `env | sort; ${keepScript}`, {
     GITHUB_TOKEN: SECRETS.github,
@@ -59,19 +81,46 @@ beforeAll(async () => {
   });
   await record("dotenv", `echo 'the .env:'; cat .env; ${keepScript}`);
   // curl -v's request and response headers go to stderr; the body to stdout.
-  await record("curl", `printf '> GET /v1/models HTTP/1.1\\r\\n> Authorization: Bearer ${SECRETS.apiKey}\\r\\n> x-api-key: ${SECRETS.anthropic}\\r\\n>\\r\\n< HTTP/1.1 200 OK\\r\\n' >&2; echo '{"ok": true, "client_secret": "${SECRETS.githubFine}"}'; ${keepScript}`);
+  await record(
+    "curl",
+    `printf '> GET /v1/models HTTP/1.1\\r\\n> Authorization: Bearer ${SECRETS.apiKey}\\r\\n> x-api-key: ${SECRETS.anthropic}\\r\\n>\\r\\n< HTTP/1.1 200 OK\\r\\n' >&2; echo '{"ok": true, "client_secret": "${SECRETS.githubFine}"}'; ${keepScript}`,
+  );
   // One token in two writes (a pause between them), then redrawn by a progress line. The pieces
   // come in variables no rule knows (P1, P2, P3), so the command line holds none of them.
   const pieces = { P1: SECRETS.github.slice(0, 17), P2: SECRETS.github.slice(17), P3: SECRETS.npm };
-  await record("split", `printf 'token=%s' "$P1"; sleep 0.3; printf '%s saved\\n' "$P2"; printf '\\rupload %s 10%%\\033[K' "$P3"; sleep 0.2; printf '\\rupload %s 100%%\\033[K\\n' "$P3"; ${keepScript}`, pieces);
-  await record("argv", `echo "deploying with a password"; ${keepScript}`, { DEPLOY_PASSWORD: PLAIN_ENV_VALUE }, ["deploy", "--password", ARGV_PASSWORD, `https://deploy:${SECRETS.urlPassword}@example.com/`, PLAIN_ENV_VALUE]);
+  await record(
+    "split",
+    `printf 'token=%s' "$P1"; sleep 0.3; printf '%s saved\\n' "$P2"; printf '\\rupload %s 10%%\\033[K' "$P3"; sleep 0.2; printf '\\rupload %s 100%%\\033[K\\n' "$P3"; ${keepScript}`,
+    pieces,
+  );
+  await record("argv", `echo "deploying with a password"; ${keepScript}`, { DEPLOY_PASSWORD: PLAIN_ENV_VALUE }, [
+    "deploy",
+    "--password",
+    ARGV_PASSWORD,
+    `https://deploy:${SECRETS.urlPassword}@example.com/`,
+    PLAIN_ENV_VALUE,
+  ]);
   await record("key", `echo 'the key:'; cat key.pem; ${keepScript}`);
   // On a terminal: colour codes in the middle of tokens, and a line wider than 120 columns.
-  const colour = await recordPty(root, "colour", ["sh", "-c", `printf 'key \\033[1;33m%s\\033[0;32m%s\\033[0m in colour\\n' "$C1" "$C2"; printf 'aws \\033[7m%s\\033[0m\\n' "$C3"; ${keepScript}`], {
-    env: { C1: SECRETS.openai.slice(0, 20), C2: SECRETS.openai.slice(20), C3: SECRETS.awsId },
-  });
+  const colour = await recordPty(
+    root,
+    "colour",
+    [
+      "sh",
+      "-c",
+      `printf 'key \\033[1;33m%s\\033[0;32m%s\\033[0m in colour\\n' "$C1" "$C2"; printf 'aws \\033[7m%s\\033[0m\\n' "$C3"; ${keepScript}`,
+    ],
+    {
+      env: { C1: SECRETS.openai.slice(0, 20), C2: SECRETS.openai.slice(20), C3: SECRETS.awsId },
+    },
+  );
   expect(colour.exitCode).toBe(0);
-  const wrap = await recordPty(root, "wrap", ["sh", "-c", `printf '%s token ${SECRETS.github} end\\n' '${"=".repeat(100)}'; ${keepScript}`], { cols: 120, rows: 30 });
+  const wrap = await recordPty(
+    root,
+    "wrap",
+    ["sh", "-c", `printf '%s token ${SECRETS.github} end\\n' '${"=".repeat(100)}'; ${keepScript}`],
+    { cols: 120, rows: 30 },
+  );
   expect(wrap.exitCode).toBe(0);
   // Typed in derun shell: the keys echo, the shell's marks carry the line, commands.jsonl keeps it.
   using home = shellHome("bash");
@@ -103,7 +152,9 @@ const leaks = (answer: string): Record<string, string[]> => {
 
 /** An MCP answer as the model gets it: its text and its structuredContent (base64 chunks decoded). */
 const wire = (a: { text: string; result: any }): string => {
-  const decoded = (a.result?.chunks ?? []).filter((c: any) => c.data_base64 !== undefined).map((c: any) => Buffer.from(c.data_base64, "base64").toString("latin1"));
+  const decoded = (a.result?.chunks ?? [])
+    .filter((c: any) => c.data_base64 !== undefined)
+    .map((c: any) => Buffer.from(c.data_base64, "base64").toString("latin1"));
   return [a.text, JSON.stringify(a.result ?? null), ...decoded].join("\n");
 };
 
@@ -130,7 +181,13 @@ describe("secrets never reach the agent", () => {
       await ask("derun_get_session", { session_id: id });
       for (const view of ["text", "screen"]) await ask("derun_read_text", { session_id: id, view });
       await ask("derun_read_text", { session_id: id, head_lines: 500, max_chars: 200000 });
-      for (const args of [{}, { encoding: "base64" }, { view: "text" }, { max_bytes: 37 }, { encoding: "base64", max_bytes: 50, cursor: "20" }]) {
+      for (const args of [
+        {},
+        { encoding: "base64" },
+        { view: "text" },
+        { max_bytes: 37 },
+        { encoding: "base64", max_bytes: 50, cursor: "20" },
+      ]) {
         // Read to the end, window by window: a secret cut by a window's edge is still masked.
         let cursor = "0";
         for (let i = 0; i < 400; i++) {
@@ -140,7 +197,12 @@ describe("secrets never reach the agent", () => {
         }
       }
       await ask("derun_wait_output", { session_id: id, cursor: "0", timeout_ms: 1000 });
-      await ask("derun_wait_output", { session_id: id, cursor: "0", until: "TOKEN|KEY|key|token|Bearer|password|PRIVATE", timeout_ms: 1000 });
+      await ask("derun_wait_output", {
+        session_id: id,
+        cursor: "0",
+        until: "TOKEN|KEY|key|token|Bearer|password|PRIVATE",
+        timeout_ms: 1000,
+      });
       await ask("derun_search_output", { session_id: id, pattern: "=|:|token|key", context: 3, max_matches: 200 });
     }
     // Searching for a secret's own first characters finds nothing: the masked text is searched.
@@ -209,7 +271,13 @@ describe("secrets never reach the agent", () => {
     const wrap = (await agent.call("derun_read_text", { session_id: "wrap", view: "screen" })).text;
     expect(wrap).toContain(`${"=".repeat(100)} token ${"*".repeat(SECRETS.github.length)} end`);
     const session = (await agent.call("derun_get_session", { session_id: "argv" })).result;
-    expect(session.session.command.slice(3)).toEqual(["deploy", "--password", "*".repeat(ARGV_PASSWORD.length), `https://deploy:${"*".repeat(SECRETS.urlPassword.length)}@example.com/`, "*".repeat(PLAIN_ENV_VALUE.length)]);
+    expect(session.session.command.slice(3)).toEqual([
+      "deploy",
+      "--password",
+      "*".repeat(ARGV_PASSWORD.length),
+      `https://deploy:${"*".repeat(SECRETS.urlPassword.length)}@example.com/`,
+      "*".repeat(PLAIN_ENV_VALUE.length),
+    ]);
     expect(JSON.stringify(session)).not.toContain("secret_env");
     const commands = (await agent.call("derun_list_commands", { session_id: "shell" })).result.commands;
     expect(commands.at(-1).command_line).toBe(`export ANTHROPIC_API_KEY=${"*".repeat(TYPED.length)}`);
@@ -226,14 +294,20 @@ describe("secrets never reach the agent", () => {
   test("--no-redact is the person's: derun mcp --no-redact shows them; no tool argument does", async () => {
     const client = new Client({ name: "derun-no-redact", version: "0" });
     const [command = process.execPath, ...args] = derunArgv();
-    await client.connect(new StdioClientTransport({ command, args: [...args, "mcp", "--no-redact"], env: derunEnv(root), cwd: REPO_ROOT, stderr: "pipe" }));
+    await client.connect(
+      new StdioClientTransport({ command, args: [...args, "mcp", "--no-redact"], env: derunEnv(root), cwd: REPO_ROOT, stderr: "pipe" }),
+    );
     try {
-      const shown = await client.callTool({ name: "derun_read_text", arguments: { session_id: "env", view: "text", head_lines: 500, max_chars: 200000 } });
+      const shown = await client.callTool({
+        name: "derun_read_text",
+        arguments: { session_id: "env", view: "text", head_lines: 500, max_chars: 200000 },
+      });
       expect((shown.content as { text: string }[])[0]!.text).toContain(`GITHUB_TOKEN=${SECRETS.github}`);
     } finally {
       await client.close();
     }
-    for (const tool of (await agent.client.listTools()).tools) expect({ tool: tool.name, redact: /redact/i.test(JSON.stringify(tool.inputSchema)) }).toEqual({ tool: tool.name, redact: false });
+    for (const tool of (await agent.client.listTools()).tools)
+      expect({ tool: tool.name, redact: /redact/i.test(JSON.stringify(tool.inputSchema)) }).toEqual({ tool: tool.name, redact: false });
     const refused = await agent.call("derun_read_text", { session_id: "env", no_redact: true });
     expect(refused.isError).toBe(true);
   });

@@ -33,11 +33,18 @@ describe.skipIf(!bash)("a derun shell session, command by command", () => {
     ]);
     expect(listed.text.split("\n")[1]).toMatch(new RegExp(`^sh #3 · exit 0 · \\d+ B · [0-9: -]+ · ${home.path} \\$ cat notes\\.txt$`));
     const across = await agent.call("derun_list_commands", { limit: 2 });
-    expect(across.result.commands.map((c: any) => [c.session_id, c.number])).toEqual([["sh", 3], ["sh", 2]]);
+    expect(across.result.commands.map((c: any) => [c.session_id, c.number])).toEqual([
+      ["sh", 3],
+      ["sh", 2],
+    ]);
 
     const failing = await agent.call("derun_read_text", { session_id: "sh", command: 1 });
     expect(failing.text.split("\n")).toEqual([
-      expect.stringMatching(new RegExp(`^command 1 of session sh: exit 1 · in ${home.path} · \\$ sh -c 'echo failing; exit 1' · screen · all 1 line · bytes \\d+-\\d+$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^command 1 of session sh: exit 1 · in ${home.path} · \\$ sh -c 'echo failing; exit 1' · screen · all 1 line · bytes \\d+-\\d+$`,
+        ),
+      ),
       "failing",
     ]);
     const last = await agent.call("derun_read_text", { session_id: "sh", command: "last", view: "text" });
@@ -58,10 +65,22 @@ describe.skipIf(!bash)("a derun shell session, command by command", () => {
     shell.type("for i in 1 2 3; do echo tick $i; done; sleep 100\r");
     await shell.running("sleep");
     const now = await agent.call("derun_list_commands", { session_id: "sh", limit: 1 });
-    expect(now.result.commands).toEqual([expect.objectContaining({ number: 4, running: true, exit_code: null, command_line: "for i in 1 2 3; do echo tick $i; done; sleep 100" })]);
+    expect(now.result.commands).toEqual([
+      expect.objectContaining({
+        number: 4,
+        running: true,
+        exit_code: null,
+        command_line: "for i in 1 2 3; do echo tick $i; done; sleep 100",
+      }),
+    ]);
     expect(now.text.split("\n")[1]).toStartWith("sh #4 · running · ");
     const running = await agent.call("derun_read_text", { session_id: "sh", command: "last", view: "text" });
-    expect(running.text.split("\n")).toEqual([expect.stringMatching(/^command 4 of session sh: running · in .* · all 3 lines · /), "tick 1", "tick 2", "tick 3"]);
+    expect(running.text.split("\n")).toEqual([
+      expect.stringMatching(/^command 4 of session sh: running · in .* · all 3 lines · /),
+      "tick 1",
+      "tick 2",
+      "tick 3",
+    ]);
     shell.type("\x03");
     await shell.prompts(5);
     const ended = await agent.call("derun_list_commands", { session_id: "sh", limit: 1 });

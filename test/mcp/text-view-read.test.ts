@@ -29,7 +29,9 @@ describe("view text", () => {
       ["stdout", String(ends[3]), String(ends[4]), "done\n"],
     ]);
     expect(text.result).toMatchObject({ next_cursor: String(ends[4]), eof: true });
-    expect(text.text).toBe(`session v · bytes 0-${ends[4]} · end of output, session exited\n[stdout]\nok 1\nprogress 100%\n[stderr]\nwarning: slow\n[stdout]\ndone\n`);
+    expect(text.text).toBe(
+      `session v · bytes 0-${ends[4]} · end of output, session exited\n[stdout]\nok 1\nprogress 100%\n[stderr]\nwarning: slow\n[stdout]\ndone\n`,
+    );
     const raw = await call(h.client, "derun_read_output", { session_id: "v" });
     expect(textOf(raw.result)).toBe(parts.map(([, s]) => s).join(""));
     const refused = await call(h.client, "derun_read_output", { session_id: "v", view: "text", encoding: "base64" });
@@ -99,7 +101,13 @@ describe("view text", () => {
     await writer.finalize({ state: "exited", exit_code: 0 });
     await writer[Symbol.asyncDispose]();
     // A long timeout: answering with timed_out would mean the wait did not see the session had ended.
-    const { result } = await call(h.client, "derun_wait_output", { session_id: "wide-wait", view: "text", cursor: "0", max_bytes: 1, timeout_ms: 5000 });
+    const { result } = await call(h.client, "derun_wait_output", {
+      session_id: "wide-wait",
+      view: "text",
+      cursor: "0",
+      max_bytes: 1,
+      timeout_ms: 5000,
+    });
     expect(result).toMatchObject({ next_cursor: "4", timed_out: false, session_state: "exited" });
     expect(textOf(result)).toBe("😀");
   });
@@ -115,7 +123,13 @@ describe("view text", () => {
     expect(raw.result.next_cursor).toBe("2");
     const held = await call(h.client, "derun_read_output", { session_id: "wide-live", view: "text", cursor: "0", max_bytes: 1 });
     expect(held.result).toMatchObject({ chunks: [], next_cursor: "0", eof: false });
-    const waiting = call(h.client, "derun_wait_output", { session_id: "wide-live", view: "text", cursor: "0", max_bytes: 1, timeout_ms: 20000 });
+    const waiting = call(h.client, "derun_wait_output", {
+      session_id: "wide-live",
+      view: "text",
+      cursor: "0",
+      max_bytes: 1,
+      timeout_ms: 20000,
+    });
     writer.append("stdout", euro.subarray(2));
     const { result } = await waiting;
     expect(result).toMatchObject({ next_cursor: "3", timed_out: false });

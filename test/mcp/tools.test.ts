@@ -22,8 +22,8 @@ describe("tools/list and initialize", () => {
       "derun_list_commands",
       "derun_read_output",
       "derun_wait_output",
-    "derun_wait_command",
-    "derun_last_failure",
+      "derun_wait_command",
+      "derun_last_failure",
     ]);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe("object");
@@ -49,7 +49,14 @@ describe("derun_read_output", () => {
     expect(isError).toBe(false);
     // The text a model reads: a header with the cursors, then the bytes of each channel under its name.
     expect(text).toBe("session replay · bytes 0-11 · end of output, session exited\n[stdout]\nhello\n[stderr]\n-world");
-    expect(result).toMatchObject({ schema_version: "v1alpha1", session_id: "replay", next_cursor: "11", at_tail: true, eof: true, session_state: "exited" });
+    expect(result).toMatchObject({
+      schema_version: "v1alpha1",
+      session_id: "replay",
+      next_cursor: "11",
+      at_tail: true,
+      eof: true,
+      session_state: "exited",
+    });
     expect(result.chunks.map((c: any) => [c.channel, c.start_cursor, c.end_cursor, c.data])).toEqual([
       ["stdout", "0", "5", "hello"],
       ["stderr", "5", "11", "-world"],
@@ -72,7 +79,9 @@ describe("derun_read_output", () => {
     await writer.finalize({ state: "exited", exit_code: 0 });
     await writer[Symbol.asyncDispose]();
     const { result } = await call(h.client, "derun_read_output", { session_id: "coalesce" });
-    expect(result.chunks).toEqual([{ channel: "pty", start_cursor: "0", end_cursor: "4", timestamp: "2026-01-01T00:00:00.000Z", data: "abcd" }]);
+    expect(result.chunks).toEqual([
+      { channel: "pty", start_cursor: "0", end_cursor: "4", timestamp: "2026-01-01T00:00:00.000Z", data: "abcd" },
+    ]);
   });
 
   test("a character split across index records decodes whole", async () => {
@@ -190,7 +199,10 @@ describe("sessions", () => {
 
     const all = (await call(h.client, "derun_list_sessions")).result;
     expect(all.schema_version).toBe("v1alpha1");
-    expect(all.sessions.map((s: any) => [s.session_id, s.state])).toEqual([["b-live", "running"], ["a-old", "exited"]]);
+    expect(all.sessions.map((s: any) => [s.session_id, s.state])).toEqual([
+      ["b-live", "running"],
+      ["a-old", "exited"],
+    ]);
     expect(all.sessions[1]).toMatchObject({ command: ["sh", "-c", "test"], output_bytes: 5, transport_mode: "pipe" });
     expect(all.sessions[1].ended_at).toBeString();
     expect("ended_at" in all.sessions[0]).toBe(false);

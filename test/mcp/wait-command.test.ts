@@ -18,9 +18,18 @@ function serverPid(stateRoot: string): number | undefined {
   for (const name of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const ppid = Number(fs.readFileSync(`/proc/${name}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")[1]);
+      const ppid = Number(
+        fs
+          .readFileSync(`/proc/${name}/stat`, "utf8")
+          .replace(/^.*\) /s, "")
+          .split(" ")[1],
+      );
       if (ppid !== process.pid) continue;
-      if (fs.readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").includes("mcp") && fs.readFileSync(`/proc/${name}/environ`, "utf8").includes(`DERUN_STATE_ROOT=${stateRoot}\0`)) return Number(name);
+      if (
+        fs.readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").includes("mcp") &&
+        fs.readFileSync(`/proc/${name}/environ`, "utf8").includes(`DERUN_STATE_ROOT=${stateRoot}\0`)
+      )
+        return Number(name);
     } catch {
       // gone meanwhile
     }
@@ -64,8 +73,13 @@ describe.skipIf(!hasTmux || process.platform !== "linux")("derun_wait_command", 
     expect(Math.max(...latencies)).toBeLessThan(1000);
     const answer = first!;
     expect(answer.isError).toBe(false);
-    expect(answer.result).toMatchObject({ timed_out: false, command: { session_id: "sh", number: 2, exit_code: 3, command_line: "echo waiting-1; (head -n 1 >/dev/null; exit 3)", cwd: dir.path } });
-    expect(answer.text.split("\n")[0]).toMatch(/^command 2 of session sh: exit 3 · in .* · \$ echo waiting-1; \(head -n 1 >\/dev\/null; exit 3\) · waited \d+ ms · text lines 1-\d+ of \d+$/);
+    expect(answer.result).toMatchObject({
+      timed_out: false,
+      command: { session_id: "sh", number: 2, exit_code: 3, command_line: "echo waiting-1; (head -n 1 >/dev/null; exit 3)", cwd: dir.path },
+    });
+    expect(answer.text.split("\n")[0]).toMatch(
+      /^command 2 of session sh: exit 3 · in .* · \$ echo waiting-1; \(head -n 1 >\/dev\/null; exit 3\) · waited \d+ ms · text lines 1-\d+ of \d+$/,
+    );
     expect(answer.text).toContain("\nwaiting-1");
     // The same record as derun_list_commands lists.
     const listed = await agent.call("derun_list_commands", { session_id: "sh" });
@@ -81,7 +95,11 @@ describe.skipIf(!hasTmux || process.platform !== "linux")("derun_wait_command", 
     await watched(() => serverPid(state.path), path.join(state.path, "sessions"));
     await runDerun(["run", "--session-id", "job", "--", "sh", "-c", "echo built; exit 4"], { stateRoot: state.path });
     const answer = await pending;
-    expect(answer.result).toMatchObject({ timed_out: false, session: { session_id: "job", state: "exited", exit_code: 4 }, lines: ["built"] });
+    expect(answer.result).toMatchObject({
+      timed_out: false,
+      session: { session_id: "job", state: "exited", exit_code: 4 },
+      lines: ["built"],
+    });
     const none = await agent.call("derun_wait_command", { timeout_ms: 300 });
     expect(none.result).toMatchObject({ timed_out: true, lines: [] });
     expect(none.text).toMatch(/^nothing ended in \d+ ms \(timed out\)$/);

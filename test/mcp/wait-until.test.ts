@@ -65,7 +65,13 @@ describe("derun_wait_output until", () => {
     await open("long");
     const line = `start ${"é".repeat(450_000)}`;
     await write("long", `${line}\n`);
-    const found = await agent.call("derun_wait_output", { session_id: "long", cursor: "0", until: "^start", max_bytes: 101, timeout_ms: 10000 });
+    const found = await agent.call("derun_wait_output", {
+      session_id: "long",
+      cursor: "0",
+      until: "^start",
+      max_bytes: 101,
+      timeout_ms: 10000,
+    });
     expect(found.result).toMatchObject({ match: "start", next_cursor: String(written), timed_out: false });
     expect(found.result.chunks).toHaveLength(1);
     // 101 bytes: "start " and 47 two-byte characters, never half of one.
@@ -76,9 +82,18 @@ describe("derun_wait_output until", () => {
       const refused = await agent.call("derun_wait_output", { session_id: "long", cursor: "0", until: "start", ...mode });
       expect(refused.isError).toBe(true);
       expect(refused.result.error.code).toBe("invalid_argument");
-      expect(refused.text).toBe(`until answers a line of the text view: leave out ${Object.entries(mode).map(([k, v]) => `${k} "${v}"`)[0]}`);
+      expect(refused.text).toBe(
+        `until answers a line of the text view: leave out ${Object.entries(mode).map(([k, v]) => `${k} "${v}"`)[0]}`,
+      );
     }
-    const text = await agent.call("derun_wait_output", { session_id: "long", cursor: "0", until: "start", view: "text", encoding: "text", max_bytes: 4 });
+    const text = await agent.call("derun_wait_output", {
+      session_id: "long",
+      cursor: "0",
+      until: "start",
+      view: "text",
+      encoding: "text",
+      max_bytes: 4,
+    });
     expect(text.result.chunks[0].data).toBe("star");
     await writer[Symbol.asyncDispose]();
   });
@@ -142,7 +157,12 @@ describe("derun_wait_output until, not before the match", () => {
     expect(result.next_cursor).toBe(String(before + 5));
     expect(text.split("\n")[0]).toContain('matched "listening on port 8080"');
     // The next wait goes on after the matching line.
-    const next = await call(s.h.client, "derun_wait_output", { session_id: "server", cursor: result.next_cursor, until: "^ready", timeout_ms: 10000 });
+    const next = await call(s.h.client, "derun_wait_output", {
+      session_id: "server",
+      cursor: result.next_cursor,
+      until: "^ready",
+      timeout_ms: 10000,
+    });
     expect(next.result.match).toBe("ready");
   });
 
@@ -160,7 +180,12 @@ describe("derun_wait_output until, not before the match", () => {
   test("the session ends without a match: eof, no match; a timeout: timed_out at the committed end", async () => {
     await using s = await parking("ends");
     await s.write("step 1\n");
-    const timedOut = await call(s.h.client, "derun_wait_output", { session_id: "ends", cursor: "0", until: "never printed", timeout_ms: 300 });
+    const timedOut = await call(s.h.client, "derun_wait_output", {
+      session_id: "ends",
+      cursor: "0",
+      until: "never printed",
+      timeout_ms: 300,
+    });
     expect(timedOut.result).toMatchObject({ timed_out: true, eof: false, next_cursor: "7", chunks: [] });
     expect(timedOut.result.match).toBeUndefined();
     const wait = s.start({ cursor: "7", until: "never printed", timeout_ms: 60000 });
@@ -171,4 +196,3 @@ describe("derun_wait_output until, not before the match", () => {
     expect(result).toMatchObject({ eof: true, timed_out: false, session_state: "exited", next_cursor: "14", chunks: [] });
   });
 });
-

@@ -28,23 +28,27 @@ describe("200 back-to-back runs lose no byte", () => {
     }
   }, 240_000);
 
-  test.skipIf(process.platform === "win32")("PTY mode", async () => {
-    using state = tempDir();
-    using data = tempDir("derun-data-");
-    const blob = randomBytes(SIZE);
-    writeFileSync(join(data.path, "blob"), blob);
-    const expected = sha256(blob);
-    const env = derunEnv(state.path);
-    for (let run = 0; run < RUNS; run++) {
-      const id = `pty-${run}`;
-      const pty = spawnInPty([...derunArgv(), "run", "--session-id", id, "--", "sh", "-c", "stty raw -echo; cat blob"], {
-        env,
-        cwd: data.path,
-      });
-      const exit = await pty.exited;
-      expect(exit.exitCode).toBe(0);
-      expect(sha256(pty.output())).toBe(expected);
-      expect(sha256(readSession(state.path, id).output)).toBe(expected);
-    }
-  }, 240_000);
+  test.skipIf(process.platform === "win32")(
+    "PTY mode",
+    async () => {
+      using state = tempDir();
+      using data = tempDir("derun-data-");
+      const blob = randomBytes(SIZE);
+      writeFileSync(join(data.path, "blob"), blob);
+      const expected = sha256(blob);
+      const env = derunEnv(state.path);
+      for (let run = 0; run < RUNS; run++) {
+        const id = `pty-${run}`;
+        const pty = spawnInPty([...derunArgv(), "run", "--session-id", id, "--", "sh", "-c", "stty raw -echo; cat blob"], {
+          env,
+          cwd: data.path,
+        });
+        const exit = await pty.exited;
+        expect(exit.exitCode).toBe(0);
+        expect(sha256(pty.output())).toBe(expected);
+        expect(sha256(readSession(state.path, id).output)).toBe(expected);
+      }
+    },
+    240_000,
+  );
 });

@@ -17,7 +17,8 @@ const pattern = (() => {
   }
 })();
 /** Core files land in the crashing process's working directory, named without its pid or name. */
-const usable = process.platform === "linux" && /^core[a-z.]*$/.test(pattern) && readFileSync("/proc/sys/kernel/core_uses_pid", "utf8").trim() === "0";
+const usable =
+  process.platform === "linux" && /^core[a-z.]*$/.test(pattern) && readFileSync("/proc/sys/kernel/core_uses_pid", "utf8").trim() === "0";
 
 /** The command name an ELF core file says it is of (NT_PRPSINFO's pr_fname), read from its headers only. */
 function coreOf(path: string): string {
@@ -38,7 +39,11 @@ function coreOf(path: string): string {
         const [namesz, descsz, type] = [notes.readUInt32LE(at), notes.readUInt32LE(at + 4), notes.readUInt32LE(at + 8)];
         const desc = at + 12 + Math.ceil(namesz / 4) * 4;
         // NT_PRPSINFO (64-bit): pr_fname, 16 bytes, at 40.
-        if (type === 3) return notes.subarray(desc + 40, desc + 56).toString("latin1").replace(/\0.*$/s, "");
+        if (type === 3)
+          return notes
+            .subarray(desc + 40, desc + 56)
+            .toString("latin1")
+            .replace(/\0.*$/s, "");
         at = desc + Math.ceil(descsz / 4) * 4;
       }
     }

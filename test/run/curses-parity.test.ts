@@ -32,11 +32,28 @@ async function screenWhen(socket: string, ready: (screen: string) => boolean, wh
 async function editWithVim(prefix: string[], dir: string, stateRoot: string): Promise<string> {
   const socket = `derun-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
   const command = [...prefix, "vim", "-u", "NONE", "-i", "NONE", "-N", "-n", "notes.txt"].map((a) => `'${a}'`).join(" ");
-  tmux(socket, "new-session", "-d", "-s", "main", "-x", "80", "-y", "24", "-c", dir,
-    "-e", `DERUN_STATE_ROOT=${stateRoot}`, "-e", "TERM=xterm-256color", "-e", "NO_COLOR=1",
+  tmux(
+    socket,
+    "new-session",
+    "-d",
+    "-s",
+    "main",
+    "-x",
+    "80",
+    "-y",
+    "24",
+    "-c",
+    dir,
+    "-e",
+    `DERUN_STATE_ROOT=${stateRoot}`,
+    "-e",
+    "TERM=xterm-256color",
+    "-e",
+    "NO_COLOR=1",
     // The sleep keeps the tmux server up until we have heard `done`: a command that ends before
     // we wait would otherwise take the server with it (seen under load: "no server running").
-    `${command}; tmux wait-for -S done; sleep 60`);
+    `${command}; tmux wait-for -S done; sleep 60`,
+  );
   try {
     // Its message line: vim has set up the terminal and drawn the screen, keys go to it from now.
     await screenWhen(socket, (screen) => screen.includes('"notes.txt" [New]'), "vim message line");

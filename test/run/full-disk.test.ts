@@ -65,22 +65,30 @@ function expectOutcome(root: string, id: string): Record<string, unknown> {
 }
 
 describe("RLIMIT_FSIZE (no root needed)", () => {
-  test("a file size limit hit mid-run: outcome recorded, index and output agree, one line on stderr", async () => {
-    using root = tempDir();
-    const done = await runDerun(["run", "--session-id", "limited", "--", ...COMMAND], { stateRoot: root.path, wrap: fsizeLimit(1000) });
-    expectUntouchedRun(done);
-    expectOutcome(root.path, "limited");
-    const recorded = expectConsistent(path.join(root.path, "sessions", "limited"), done.stdout);
-    expect(recorded).toBeGreaterThan(0);
-    expect(recorded).toBeLessThanOrEqual(1000 * 1024);
-  }, TIMEOUT);
+  test(
+    "a file size limit hit mid-run: outcome recorded, index and output agree, one line on stderr",
+    async () => {
+      using root = tempDir();
+      const done = await runDerun(["run", "--session-id", "limited", "--", ...COMMAND], { stateRoot: root.path, wrap: fsizeLimit(1000) });
+      expectUntouchedRun(done);
+      expectOutcome(root.path, "limited");
+      const recorded = expectConsistent(path.join(root.path, "sessions", "limited"), done.stdout);
+      expect(recorded).toBeGreaterThan(0);
+      expect(recorded).toBeLessThanOrEqual(1000 * 1024);
+    },
+    TIMEOUT,
+  );
 
-  test("no file can grow from the start: the command runs as without derun, stderr says why, no debris", async () => {
-    using root = tempDir();
-    const done = await runDerun(["run", "--session-id", "nothing", "--", ...COMMAND], { stateRoot: root.path, wrap: fsizeLimit(0) });
-    expectUntouchedRun(done);
-    expect(sessionDirs(root.path).withoutMeta).toEqual([]);
-  }, TIMEOUT);
+  test(
+    "no file can grow from the start: the command runs as without derun, stderr says why, no debris",
+    async () => {
+      using root = tempDir();
+      const done = await runDerun(["run", "--session-id", "nothing", "--", ...COMMAND], { stateRoot: root.path, wrap: fsizeLimit(0) });
+      expectUntouchedRun(done);
+      expect(sessionDirs(root.path).withoutMeta).toEqual([]);
+    },
+    TIMEOUT,
+  );
 });
 
 /** A 1 MiB tmpfs, or why there cannot be one here. */
@@ -90,7 +98,11 @@ function mountSmallTmpfs(): { path: string; skip?: string } & Disposable {
   if (process.platform !== "linux") return { path: dir, skip: "tmpfs is Linux only", [Symbol.dispose]: remove };
   const mounted = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", dir], { stderr: "pipe" });
   if (mounted.exitCode !== 0) {
-    return { path: dir, skip: `cannot mount a tmpfs here: ${text(mounted.stderr).trim() || `mount exited ${mounted.exitCode}`}`, [Symbol.dispose]: remove };
+    return {
+      path: dir,
+      skip: `cannot mount a tmpfs here: ${text(mounted.stderr).trim() || `mount exited ${mounted.exitCode}`}`,
+      [Symbol.dispose]: remove,
+    };
   }
   return {
     path: dir,
@@ -109,27 +121,35 @@ describe("a 1 MiB tmpfs as the state root", () => {
   probe[Symbol.dispose]();
   if (probe.skip) console.warn(`skipping tmpfs tests: ${probe.skip}`);
 
-  test.skipIf(probe.skip !== undefined)("the disk fills mid-run: outcome recorded, index and output agree, one line on stderr", async () => {
-    const disk = mountSmallTmpfs();
-    disposers.push(disk);
-    const done = await runDerun(["run", "--session-id", "full", "--", ...COMMAND], { stateRoot: disk.path });
-    expectUntouchedRun(done);
-    expectOutcome(disk.path, "full");
-    expectConsistent(path.join(disk.path, "sessions", "full"), done.stdout);
-  }, TIMEOUT);
+  test.skipIf(probe.skip !== undefined)(
+    "the disk fills mid-run: outcome recorded, index and output agree, one line on stderr",
+    async () => {
+      const disk = mountSmallTmpfs();
+      disposers.push(disk);
+      const done = await runDerun(["run", "--session-id", "full", "--", ...COMMAND], { stateRoot: disk.path });
+      expectUntouchedRun(done);
+      expectOutcome(disk.path, "full");
+      expectConsistent(path.join(disk.path, "sessions", "full"), done.stdout);
+    },
+    TIMEOUT,
+  );
 
-  test.skipIf(probe.skip !== undefined)("the disk is full from the start: the command runs, stderr says why, no debris", async () => {
-    const disk = mountSmallTmpfs();
-    disposers.push(disk);
-    // Fill it to the last block.
-    const fd = fs.openSync(path.join(disk.path, "filler"), "w");
-    const block = Buffer.alloc(4096, 1);
-    try {
-      for (;;) fs.writeSync(fd, block);
-    } catch {}
-    fs.closeSync(fd);
-    const done = await runDerun(["run", "--session-id", "full-start", "--", ...COMMAND], { stateRoot: disk.path });
-    expectUntouchedRun(done);
-    expect(sessionDirs(disk.path).withoutMeta).toEqual([]);
-  }, TIMEOUT);
+  test.skipIf(probe.skip !== undefined)(
+    "the disk is full from the start: the command runs, stderr says why, no debris",
+    async () => {
+      const disk = mountSmallTmpfs();
+      disposers.push(disk);
+      // Fill it to the last block.
+      const fd = fs.openSync(path.join(disk.path, "filler"), "w");
+      const block = Buffer.alloc(4096, 1);
+      try {
+        for (;;) fs.writeSync(fd, block);
+      } catch {}
+      fs.closeSync(fd);
+      const done = await runDerun(["run", "--session-id", "full-start", "--", ...COMMAND], { stateRoot: disk.path });
+      expectUntouchedRun(done);
+      expect(sessionDirs(disk.path).withoutMeta).toEqual([]);
+    },
+    TIMEOUT,
+  );
 });

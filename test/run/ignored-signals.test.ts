@@ -42,7 +42,12 @@ describe.skipIf(!linux)("signals the caller ignores stay ignored for the command
   test("pipe mode: the command's SigIgn is the bare command's", async () => {
     using state = tempDir();
     const run = (prefix: string) =>
-      Bun.spawnSync(["sh", "-c", `${TRAP}; ${prefix}${SHOW}`], { env: derunEnv(state.path), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+      Bun.spawnSync(["sh", "-c", `${TRAP}; ${prefix}${SHOW}`], {
+        env: derunEnv(state.path),
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+      });
     const bare = sigIgnOf(run("").stdout.toString());
     const derun = run(`${derunShell()} run -- `);
     expect(bare).toBeDefined();
@@ -51,68 +56,87 @@ describe.skipIf(!linux)("signals the caller ignores stay ignored for the command
     expect(onlySession(state.path).meta.transport_mode).toBe("pipe");
   });
 
-  test("a PTY the test allocates (no job control): the command's SigIgn is the bare command's", async () => {
-    using state = tempDir();
-    const inPty = async (prefix: string) => {
-      const run = spawnInPty(["sh", "-c", `${TRAP_TTY}; exec ${prefix}${SHOW}`], { env: derunEnv(state.path) });
-      await run.exited;
-      return sigIgnOf(text(run.output()));
-    };
-    const bare = await inPty("");
-    expect(bare).toBeDefined();
-    expect(await inPty(`${derunShell()} run -- `)).toBe(bare);
-    expect(onlySession(state.path).meta.transport_mode).toBe("posix-pty");
-  }, TIMEOUT);
+  test(
+    "a PTY the test allocates (no job control): the command's SigIgn is the bare command's",
+    async () => {
+      using state = tempDir();
+      const inPty = async (prefix: string) => {
+        const run = spawnInPty(["sh", "-c", `${TRAP_TTY}; exec ${prefix}${SHOW}`], { env: derunEnv(state.path) });
+        await run.exited;
+        return sigIgnOf(text(run.output()));
+      };
+      const bare = await inPty("");
+      expect(bare).toBeDefined();
+      expect(await inPty(`${derunShell()} run -- `)).toBe(bare);
+      expect(onlySession(state.path).meta.transport_mode).toBe("posix-pty");
+    },
+    TIMEOUT,
+  );
 
-  test.skipIf(!hasTmux)("a job-control shell (tmux): the job's SigIgn is the bare job's", async () => {
-    using state = tempDir();
-    using dir = tempDir("derun-ignored-");
-    await using pane = await openShellPane(dir.path, derunEnv(state.path), derunArgv());
-    // A subshell that ignores them, then the command as its job, as a script's `cmd &` gets them.
-    pane.run(`(${TRAP_TTY}; ${SHOW} | sed 's/^/bare /')`);
-    await pane.prompt();
-    pane.run(`(${TRAP_TTY}; derun run -- ${SHOW}) 2>&1 | sed 's/^/derun /'`);
-    await pane.prompt();
-    pane.run(`(${TRAP_TTY}; derun run -- sh -c ${shellQuote(`${SHOW} | sed 's/^/led /'`)})`);
-    const screen = await pane.settled((s) => /^bare SigIgn/m.test(s) && /^led SigIgn/m.test(s) && /^derun SigIgn/m.test(s) && s.endsWith("\n$"), "all three masks");
-    const bare = /^bare SigIgn:\s*(\S+)/m.exec(screen)?.[1];
-    expect(bare).toBeDefined();
-    expect(/^derun SigIgn:\s*(\S+)/m.exec(screen)?.[1]).toBe(bare);
-    // The PTY transport, as the job of derun's leader: the command ignores what its caller ignored.
-    expect(/^led SigIgn:\s*(\S+)/m.exec(screen)?.[1]).toBe(bare);
-  }, TIMEOUT);
+  test.skipIf(!hasTmux)(
+    "a job-control shell (tmux): the job's SigIgn is the bare job's",
+    async () => {
+      using state = tempDir();
+      using dir = tempDir("derun-ignored-");
+      await using pane = await openShellPane(dir.path, derunEnv(state.path), derunArgv());
+      // A subshell that ignores them, then the command as its job, as a script's `cmd &` gets them.
+      pane.run(`(${TRAP_TTY}; ${SHOW} | sed 's/^/bare /')`);
+      await pane.prompt();
+      pane.run(`(${TRAP_TTY}; derun run -- ${SHOW}) 2>&1 | sed 's/^/derun /'`);
+      await pane.prompt();
+      pane.run(`(${TRAP_TTY}; derun run -- sh -c ${shellQuote(`${SHOW} | sed 's/^/led /'`)})`);
+      const screen = await pane.settled(
+        (s) => /^bare SigIgn/m.test(s) && /^led SigIgn/m.test(s) && /^derun SigIgn/m.test(s) && s.endsWith("\n$"),
+        "all three masks",
+      );
+      const bare = /^bare SigIgn:\s*(\S+)/m.exec(screen)?.[1];
+      expect(bare).toBeDefined();
+      expect(/^derun SigIgn:\s*(\S+)/m.exec(screen)?.[1]).toBe(bare);
+      // The PTY transport, as the job of derun's leader: the command ignores what its caller ignored.
+      expect(/^led SigIgn:\s*(\S+)/m.exec(screen)?.[1]).toBe(bare);
+    },
+    TIMEOUT,
+  );
 
   /**
    * `nohup cmd &` in a window that closes: the group gets SIGHUP; then SIGINT to the process
    * (ignored too); then SIGTERM ends it. Bare, the command dies of SIGTERM; so must derun's.
    */
   for (const viaDerun of [false, true]) {
-    test(`a process group sent SIGHUP, SIGINT (both ignored), then SIGTERM ends by SIGTERM (${viaDerun ? "through derun" : "bare"})`, async () => {
-      using state = tempDir();
-      const argv = ["sh", "-c", `trap '' HUP INT; exec ${viaDerun ? `${derunShell()} run -- ` : ""}sleep 300`];
-      // A process group (and session) of its own, as a shell's job has.
-      const proc = Bun.spawn(argv, { env: derunEnv(state.path), stdin: "ignore", stdout: "ignore", stderr: "ignore", detached: true });
-      // Ready once sleep runs: the bare one in place of sh; under derun, once meta.json names it.
-      const command = viaDerun
-        ? await until("the command's pid", () => (existsSync(metaOf(state.path)) ? (onlySession(state.path).meta.pid as number) || undefined : undefined))
-        : proc.pid;
-      // Ready once it is sleep (a shell may run first, and sets the dispositions).
-      await until("sleep", () => (readFileSync(`/proc/${command}/comm`, "utf8").trim() === "sleep" ? true : undefined));
-      if (viaDerun) {
-        // derun itself keeps them ignored, also once its retention sweep has run beside the command
-        // (a listener of its own, once removed, would leave the default action: death).
-        const log = join(state.path, "logs", "derun.jsonl");
-        await until("the retention sweep", () => (existsSync(log) && readFileSync(log, "utf8").includes('"retention_sweep"') ? true : undefined));
-        const derunPid = onlySession(state.path).meta.derun_pid as number;
-        const ignored = BigInt(`0x${sigIgnOf(readFileSync(`/proc/${derunPid}/status`, "utf8"))}`);
-        expect(ignored & 0b11n).toBe(0b11n); // SIGHUP (1) and SIGINT (2)
-      }
-      process.kill(-proc.pid, "SIGHUP");
-      process.kill(proc.pid, "SIGINT");
-      process.kill(-proc.pid, "SIGTERM");
-      await proc.exited;
-      expect(proc.signalCode).toBe("SIGTERM");
-      if (viaDerun) expect(onlySession(state.path).final).toMatchObject({ state: "signaled", signal: "SIGTERM" });
-    }, TIMEOUT);
+    test(
+      `a process group sent SIGHUP, SIGINT (both ignored), then SIGTERM ends by SIGTERM (${viaDerun ? "through derun" : "bare"})`,
+      async () => {
+        using state = tempDir();
+        const argv = ["sh", "-c", `trap '' HUP INT; exec ${viaDerun ? `${derunShell()} run -- ` : ""}sleep 300`];
+        // A process group (and session) of its own, as a shell's job has.
+        const proc = Bun.spawn(argv, { env: derunEnv(state.path), stdin: "ignore", stdout: "ignore", stderr: "ignore", detached: true });
+        // Ready once sleep runs: the bare one in place of sh; under derun, once meta.json names it.
+        const command = viaDerun
+          ? await until("the command's pid", () =>
+              existsSync(metaOf(state.path)) ? (onlySession(state.path).meta.pid as number) || undefined : undefined,
+            )
+          : proc.pid;
+        // Ready once it is sleep (a shell may run first, and sets the dispositions).
+        await until("sleep", () => (readFileSync(`/proc/${command}/comm`, "utf8").trim() === "sleep" ? true : undefined));
+        if (viaDerun) {
+          // derun itself keeps them ignored, also once its retention sweep has run beside the command
+          // (a listener of its own, once removed, would leave the default action: death).
+          const log = join(state.path, "logs", "derun.jsonl");
+          await until("the retention sweep", () =>
+            existsSync(log) && readFileSync(log, "utf8").includes('"retention_sweep"') ? true : undefined,
+          );
+          const derunPid = onlySession(state.path).meta.derun_pid as number;
+          const ignored = BigInt(`0x${sigIgnOf(readFileSync(`/proc/${derunPid}/status`, "utf8"))}`);
+          expect(ignored & 0b11n).toBe(0b11n); // SIGHUP (1) and SIGINT (2)
+        }
+        process.kill(-proc.pid, "SIGHUP");
+        process.kill(proc.pid, "SIGINT");
+        process.kill(-proc.pid, "SIGTERM");
+        await proc.exited;
+        expect(proc.signalCode).toBe("SIGTERM");
+        if (viaDerun) expect(onlySession(state.path).final).toMatchObject({ state: "signaled", signal: "SIGTERM" });
+      },
+      TIMEOUT,
+    );
   }
 });

@@ -49,7 +49,10 @@ async function both(scenario: Scenario): Promise<{ viaDerun: string; bare: strin
  * without derun; the tests wait for the stop and then ask `jobs`).
  */
 function normalize(screen: string): string {
-  const lines = screen.replaceAll("derun run -- ", "").replace(/^\[(\d+)\] \d+$/gm, "[$1] PID").split("\n");
+  const lines = screen
+    .replaceAll("derun run -- ", "")
+    .replace(/^\[(\d+)\] \d+$/gm, "[$1] PID")
+    .split("\n");
   const kept: string[] = [];
   lines.forEach((line, i) => {
     if (/^\[\d+\]\+ +Stopped /.test(line) && lines[i + 1] === "$ jobs") {
@@ -96,132 +99,160 @@ async function jobPidOf(pane: ShellPane): Promise<number> {
 const jobPid = (screen: string) => Number(/^\[1\] (\d+)$/m.exec(screen)?.[1]);
 
 describe.skipIf(!hasTmux)("job control through derun in an interactive bash (tmux)", () => {
-  test("sleep: Ctrl-Z stops it, jobs, bg runs it on, fg brings it back, Ctrl-C ends it", async () => {
-    const { viaDerun, bare } = await both(async (pane, prefix) => {
-      pane.run(`${prefix}sh -c 'echo ready; exec sleep 100'`);
-      await pane.settled((s) => s.endsWith("ready"), "ready");
-      pane.keys("C-z");
-      await pane.settled(stopped, "the job stopped");
-      pane.run("jobs");
-      await pane.prompt();
-      pane.run("bg");
-      await pane.prompt();
-      pane.run("jobs");
-      await pane.settled((s) => s.includes("Running") && s.endsWith("\n$"), "the job running");
-      pane.run("fg");
-      await pane.settled((s) => s.endsWith("exec sleep 100'"), "fg");
-      pane.keys("C-c");
-      await pane.prompt();
-    });
-    expect(viaDerun).toContain("Stopped");
-    expect(viaDerun).toBe(bare);
-  }, TIMEOUT);
+  test(
+    "sleep: Ctrl-Z stops it, jobs, bg runs it on, fg brings it back, Ctrl-C ends it",
+    async () => {
+      const { viaDerun, bare } = await both(async (pane, prefix) => {
+        pane.run(`${prefix}sh -c 'echo ready; exec sleep 100'`);
+        await pane.settled((s) => s.endsWith("ready"), "ready");
+        pane.keys("C-z");
+        await pane.settled(stopped, "the job stopped");
+        pane.run("jobs");
+        await pane.prompt();
+        pane.run("bg");
+        await pane.prompt();
+        pane.run("jobs");
+        await pane.settled((s) => s.includes("Running") && s.endsWith("\n$"), "the job running");
+        pane.run("fg");
+        await pane.settled((s) => s.endsWith("exec sleep 100'"), "fg");
+        pane.keys("C-c");
+        await pane.prompt();
+      });
+      expect(viaDerun).toContain("Stopped");
+      expect(viaDerun).toBe(bare);
+    },
+    TIMEOUT,
+  );
 
-  test.skipIf(!hasVim)("vim: Ctrl-Z suspends it, fg redraws it, bg stops it again on its terminal (tty output), :q ends it", async () => {
-    const { viaDerun, bare } = await both(async (pane, prefix) => {
-      pane.run(`${prefix}${VIM}`);
-      await pane.settled((s) => s.includes("line 20"), "vim");
-      pane.keys("C-z");
-      await pane.settled(stopped, "vim stopped");
-      const pid = await jobPidOf(pane);
-      pane.run("fg");
-      await pane.settled((s) => s.includes("line 20") && !s.includes("Stopped"), "vim again");
-      pane.keys("C-z");
-      await pane.settled(stopped, "vim stopped again");
-      pane.run("bg");
-      await pane.prompt();
-      // vim meets its terminal in the background and stops again: wait for that, then ask.
-      await waitForProcessState(pid, "T", 30_000);
-      await untilBashSeesStopped(pane);
-      pane.run("jobs");
-      await pane.settled((s) => /Stopped.*\n\$$/.test(s), "vim stopped in the background");
-      pane.run("fg");
-      await pane.settled((s) => s.includes("line 20") && !s.includes("Stopped"), "vim once more");
-      pane.keys(":q", "Enter");
-      await pane.prompt();
-    });
-    expect(viaDerun).toBe(bare);
-  }, TIMEOUT);
+  test.skipIf(!hasVim)(
+    "vim: Ctrl-Z suspends it, fg redraws it, bg stops it again on its terminal (tty output), :q ends it",
+    async () => {
+      const { viaDerun, bare } = await both(async (pane, prefix) => {
+        pane.run(`${prefix}${VIM}`);
+        await pane.settled((s) => s.includes("line 20"), "vim");
+        pane.keys("C-z");
+        await pane.settled(stopped, "vim stopped");
+        const pid = await jobPidOf(pane);
+        pane.run("fg");
+        await pane.settled((s) => s.includes("line 20") && !s.includes("Stopped"), "vim again");
+        pane.keys("C-z");
+        await pane.settled(stopped, "vim stopped again");
+        pane.run("bg");
+        await pane.prompt();
+        // vim meets its terminal in the background and stops again: wait for that, then ask.
+        await waitForProcessState(pid, "T", 30_000);
+        await untilBashSeesStopped(pane);
+        pane.run("jobs");
+        await pane.settled((s) => /Stopped.*\n\$$/.test(s), "vim stopped in the background");
+        pane.run("fg");
+        await pane.settled((s) => s.includes("line 20") && !s.includes("Stopped"), "vim once more");
+        pane.keys(":q", "Enter");
+        await pane.prompt();
+      });
+      expect(viaDerun).toBe(bare);
+    },
+    TIMEOUT,
+  );
 
-  test.skipIf(!hasLess)("less: Ctrl-Z suspends it and fg brings it back", async () => {
-    const { viaDerun, bare } = await both(async (pane, prefix) => {
-      pane.run(`${prefix}less notes.txt`);
-      await pane.settled((s) => s.includes("line 20"), "less");
-      pane.keys("C-z");
-      await pane.settled(stopped, "less stopped");
-      pane.run("fg");
-      await pane.settled((s) => s.includes("line 20") && !s.includes("Stopped"), "less again");
-      pane.keys("q");
-      await pane.prompt();
-    });
-    expect(viaDerun).toBe(bare);
-  }, TIMEOUT);
+  test.skipIf(!hasLess)(
+    "less: Ctrl-Z suspends it and fg brings it back",
+    async () => {
+      const { viaDerun, bare } = await both(async (pane, prefix) => {
+        pane.run(`${prefix}less notes.txt`);
+        await pane.settled((s) => s.includes("line 20"), "less");
+        pane.keys("C-z");
+        await pane.settled(stopped, "less stopped");
+        pane.run("fg");
+        await pane.settled((s) => s.includes("line 20") && !s.includes("Stopped"), "less again");
+        pane.keys("q");
+        await pane.prompt();
+      });
+      expect(viaDerun).toBe(bare);
+    },
+    TIMEOUT,
+  );
 
-  test("a command that stops itself gives the prompt back, and fg continues it", async () => {
-    const { viaDerun, bare } = await both(async (pane, prefix) => {
-      pane.run(`${prefix}bash -c 'kill -STOP $$; echo resumed'`);
-      await pane.settled(stopped, "the job stopped");
-      pane.run("fg");
-      await pane.settled((s) => s.endsWith("resumed\n$"), "resumed");
-    });
-    expect(viaDerun).toBe(bare);
-  }, TIMEOUT);
+  test(
+    "a command that stops itself gives the prompt back, and fg continues it",
+    async () => {
+      const { viaDerun, bare } = await both(async (pane, prefix) => {
+        pane.run(`${prefix}bash -c 'kill -STOP $$; echo resumed'`);
+        await pane.settled(stopped, "the job stopped");
+        pane.run("fg");
+        await pane.settled((s) => s.endsWith("resumed\n$"), "resumed");
+      });
+      expect(viaDerun).toBe(bare);
+    },
+    TIMEOUT,
+  );
 
-  test.skipIf(!hasVim)("started with &: vim stops on its terminal as without derun, fg brings it up", async () => {
-    const { viaDerun, bare } = await both(async (pane, prefix) => {
-      pane.run(`${prefix}${VIM} &`);
-      const pid = jobPid(await pane.settled((s) => /^\[1\] \d+$/m.test(s) && s.endsWith("\n$"), "the job's pid"));
-      await waitForProcessState(pid, "T", 30_000);
-      await untilBashSeesStopped(pane);
-      pane.run("jobs");
-      await pane.settled((s) => /Stopped.*\n\$$/.test(s), "vim stopped");
-      pane.run("fg");
-      await pane.settled((s) => s.includes("line 20"), "vim");
-      pane.keys(":q", "Enter");
-      await pane.prompt();
-      expect(processState(pid)).toBeUndefined();
-    });
-    expect(viaDerun).toBe(bare);
-  }, TIMEOUT);
+  test.skipIf(!hasVim)(
+    "started with &: vim stops on its terminal as without derun, fg brings it up",
+    async () => {
+      const { viaDerun, bare } = await both(async (pane, prefix) => {
+        pane.run(`${prefix}${VIM} &`);
+        const pid = jobPid(await pane.settled((s) => /^\[1\] \d+$/m.test(s) && s.endsWith("\n$"), "the job's pid"));
+        await waitForProcessState(pid, "T", 30_000);
+        await untilBashSeesStopped(pane);
+        pane.run("jobs");
+        await pane.settled((s) => /Stopped.*\n\$$/.test(s), "vim stopped");
+        pane.run("fg");
+        await pane.settled((s) => s.includes("line 20"), "vim");
+        pane.keys(":q", "Enter");
+        await pane.prompt();
+        expect(processState(pid)).toBeUndefined();
+      });
+      expect(viaDerun).toBe(bare);
+    },
+    TIMEOUT,
+  );
 
-  test("closing the terminal ends a command that ignores SIGHUP, as without derun (no process left)", async () => {
-    using state = tempDir();
-    for (const prefix of ["derun run -- ", ""]) {
-      using dir = tempDir("derun-jobs-");
-      const pane = await openShellPane(dir.path, derunEnv(state.path), derunArgv());
-      pane.run(`${prefix}bash -c 'trap "" HUP; echo "pid=$$"; while read -r line; do :; done'`);
-      const screen = await pane.settled((s) => /pid=\d+$/.test(s), "the command's pid");
-      const pid = Number(/pid=(\d+)$/.exec(screen)?.[1]);
-      await pane[Symbol.asyncDispose](); // the user closes the window
-      const deadline = performance.now() + 20_000;
-      while (processState(pid) !== undefined && performance.now() < deadline) await Bun.sleep(5);
-      expect(processState(pid)).toBeUndefined();
-    }
-    expect(sessionIds(state.path)).toHaveLength(1);
-  }, TIMEOUT);
+  test(
+    "closing the terminal ends a command that ignores SIGHUP, as without derun (no process left)",
+    async () => {
+      using state = tempDir();
+      for (const prefix of ["derun run -- ", ""]) {
+        using dir = tempDir("derun-jobs-");
+        const pane = await openShellPane(dir.path, derunEnv(state.path), derunArgv());
+        pane.run(`${prefix}bash -c 'trap "" HUP; echo "pid=$$"; while read -r line; do :; done'`);
+        const screen = await pane.settled((s) => /pid=\d+$/.test(s), "the command's pid");
+        const pid = Number(/pid=(\d+)$/.exec(screen)?.[1]);
+        await pane[Symbol.asyncDispose](); // the user closes the window
+        const deadline = performance.now() + 20_000;
+        while (processState(pid) !== undefined && performance.now() < deadline) await Bun.sleep(5);
+        expect(processState(pid)).toBeUndefined();
+      }
+      expect(sessionIds(state.path)).toHaveLength(1);
+    },
+    TIMEOUT,
+  );
 
-  test("job control inside derun run -- bash -i matches bare bash", async () => {
-    const { viaDerun, bare } = await both(async (pane, prefix) => {
-      pane.run(`${prefix}env PS1='in$ ' bash --norc --noprofile -i`);
-      const inner = (what: string) => pane.settled((s) => s.endsWith("in$"), what);
-      await inner("the inner prompt");
-      pane.run("sleep 100 &");
-      await inner("sleep started");
-      pane.run("jobs");
-      await inner("jobs");
-      pane.run("fg");
-      await pane.settled((s) => s.endsWith("sleep 100"), "fg");
-      pane.keys("C-z");
-      await pane.settled((s) => /Stopped.*\nin\$$/.test(s), "sleep stopped");
-      pane.run("bg");
-      await inner("bg");
-      pane.run("fg");
-      await pane.settled((s) => s.endsWith("sleep 100"), "fg again");
-      pane.keys("C-c");
-      await inner("sleep ended");
-      pane.run("exit");
-      await pane.prompt();
-    });
-    expect(viaDerun).toBe(bare);
-  }, TIMEOUT);
+  test(
+    "job control inside derun run -- bash -i matches bare bash",
+    async () => {
+      const { viaDerun, bare } = await both(async (pane, prefix) => {
+        pane.run(`${prefix}env PS1='in$ ' bash --norc --noprofile -i`);
+        const inner = (what: string) => pane.settled((s) => s.endsWith("in$"), what);
+        await inner("the inner prompt");
+        pane.run("sleep 100 &");
+        await inner("sleep started");
+        pane.run("jobs");
+        await inner("jobs");
+        pane.run("fg");
+        await pane.settled((s) => s.endsWith("sleep 100"), "fg");
+        pane.keys("C-z");
+        await pane.settled((s) => /Stopped.*\nin\$$/.test(s), "sleep stopped");
+        pane.run("bg");
+        await inner("bg");
+        pane.run("fg");
+        await pane.settled((s) => s.endsWith("sleep 100"), "fg again");
+        pane.keys("C-c");
+        await inner("sleep ended");
+        pane.run("exit");
+        await pane.prompt();
+      });
+      expect(viaDerun).toBe(bare);
+    },
+    TIMEOUT,
+  );
 });

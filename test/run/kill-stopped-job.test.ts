@@ -63,40 +63,48 @@ describe.skipIf(!hasTmux || process.platform !== "linux")("kill %1 of a stopped 
     const prefix = viaDerun ? "derun run -- " : "";
     const label = viaDerun ? "through derun" : "bare";
 
-    test(`cat & stopped on tty input, then kill %1: Terminated (${label})`, async () => {
-      using state = tempDir();
-      using dir = tempDir("derun-kill-job-");
-      await using pane = await openShellPane(dir.path, derunEnv(state.path), derunArgv());
-      // Three times: the order in which derun saw SIGTERM and SIGCONT varied from run to run.
-      for (let attempt = 0; attempt < 3; attempt++) {
-        pane.run(`${prefix}cat &`);
+    test(
+      `cat & stopped on tty input, then kill %1: Terminated (${label})`,
+      async () => {
+        using state = tempDir();
+        using dir = tempDir("derun-kill-job-");
+        await using pane = await openShellPane(dir.path, derunEnv(state.path), derunArgv());
+        // Three times: the order in which derun saw SIGTERM and SIGCONT varied from run to run.
+        for (let attempt = 0; attempt < 3; attempt++) {
+          pane.run(`${prefix}cat &`);
+          await pane.prompt();
+          const pid = await jobPid(pane);
+          await until("the job stopped on tty input", () => (stateOf(pid) === "T" ? true : undefined));
+          const screen = await killJob(pane, pid, "%1");
+          expect(screen).toMatch(/Terminated\s+(derun run -- )?cat/);
+          pane.run("clear");
+          await pane.prompt();
+        }
+        if (viaDerun) expect(readFinals(state.path)).toEqual(["SIGTERM", "SIGTERM", "SIGTERM"]);
+      },
+      TIMEOUT,
+    );
+
+    test.skipIf(Bun.which("less") === null)(
+      `less suspended with Ctrl-Z, then kill %%: ends as bare, exit 15 (${label})`,
+      async () => {
+        using state = tempDir();
+        using dir = tempDir("derun-kill-job-");
+        writeFileSync(join(dir.path, "file"), Array.from({ length: 100 }, (_, i) => `line ${i}`).join("\n"));
+        await using pane = await openShellPane(dir.path, derunEnv(state.path), derunArgv());
+        pane.run(`${prefix}less file`);
+        await pane.settled((s) => s.includes("line 20"), "less showing the file");
+        pane.keys("C-z");
         await pane.prompt();
         const pid = await jobPid(pane);
-        await until("the job stopped on tty input", () => (stateOf(pid) === "T" ? true : undefined));
-        const screen = await killJob(pane, pid, "%1");
-        expect(screen).toMatch(/Terminated\s+(derun run -- )?cat/);
-        pane.run("clear");
-        await pane.prompt();
-      }
-      if (viaDerun) expect(readFinals(state.path)).toEqual(["SIGTERM", "SIGTERM", "SIGTERM"]);
-    }, TIMEOUT);
-
-    test.skipIf(Bun.which("less") === null)(`less suspended with Ctrl-Z, then kill %%: ends as bare, exit 15 (${label})`, async () => {
-      using state = tempDir();
-      using dir = tempDir("derun-kill-job-");
-      writeFileSync(join(dir.path, "file"), Array.from({ length: 100 }, (_, i) => `line ${i}`).join("\n"));
-      await using pane = await openShellPane(dir.path, derunEnv(state.path), derunArgv());
-      pane.run(`${prefix}less file`);
-      await pane.settled((s) => s.includes("line 20"), "less showing the file");
-      pane.keys("C-z");
-      await pane.prompt();
-      const pid = await jobPid(pane);
-      await until("the job stopped", () => (stateOf(pid) === "T" ? true : undefined));
-      const screen = await killJob(pane, pid, "%%");
-      // less catches SIGTERM and exits 15.
-      expect(screen).toMatch(/Exit 15\s+(derun run -- )?less file/);
-      if (viaDerun) expect(onlySession(state.path).final).toMatchObject({ state: "exited", exit_code: 15 });
-    }, TIMEOUT);
+        await until("the job stopped", () => (stateOf(pid) === "T" ? true : undefined));
+        const screen = await killJob(pane, pid, "%%");
+        // less catches SIGTERM and exits 15.
+        expect(screen).toMatch(/Exit 15\s+(derun run -- )?less file/);
+        if (viaDerun) expect(onlySession(state.path).final).toMatchObject({ state: "exited", exit_code: 15 });
+      },
+      TIMEOUT,
+    );
   }
 });
 

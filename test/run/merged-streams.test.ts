@@ -23,7 +23,13 @@ const ALTERNATE = `sh -c 'echo a; echo b >&2; echo c; echo d >&2; test -t 1 && e
 async function viaShell(line: string, state: string, work: string, seen?: () => string): Promise<{ viaDerun: string; bare: string }> {
   const out: string[] = [];
   for (const prefix of [`${derunShell()} run -- `, ""]) {
-    const proc = Bun.spawn(["sh", "-c", line.replaceAll("DERUN ", prefix)], { env: derunEnv(state), cwd: work, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(["sh", "-c", line.replaceAll("DERUN ", prefix)], {
+      env: derunEnv(state),
+      cwd: work,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     expect(stderr).toBe("");
     out.push(seen ? seen() : stdout);
@@ -56,7 +62,9 @@ describe.skipIf(skip)("derun run with stdout and stderr merged by the caller", (
   test("`>file 2>&1`: one stream for both, in the order written", async () => {
     using state = tempDir();
     using work = tempDir("derun-work-");
-    const { viaDerun, bare } = await viaShell(`DERUN ${ALTERNATE} >log 2>&1`, state.path, work.path, () => readFileSync(join(work.path, "log"), "utf8"));
+    const { viaDerun, bare } = await viaShell(`DERUN ${ALTERNATE} >log 2>&1`, state.path, work.path, () =>
+      readFileSync(join(work.path, "log"), "utf8"),
+    );
     expect(bare).toBe("a\nb\nc\nd\n");
     expect(viaDerun).toBe(bare);
     expect(await rawView(state.path)).toBe(bare);
@@ -84,7 +92,12 @@ describe.skipIf(skip)("derun run with stdout and stderr merged by the caller", (
     using state = tempDir();
     const screens: string[] = [];
     for (const prefix of [`${derunShell()} run -- `, ""]) {
-      const run = spawnInPty(["sh", "-c", `${prefix}${ALTERNATE} </dev/null`], { env: derunEnv(state.path, { TERM: "xterm-256color" }), cwd: REPO_ROOT, cols: 100, rows: 30 });
+      const run = spawnInPty(["sh", "-c", `${prefix}${ALTERNATE} </dev/null`], {
+        env: derunEnv(state.path, { TERM: "xterm-256color" }),
+        cwd: REPO_ROOT,
+        cols: 100,
+        rows: 30,
+      });
       const exit = await run.exited;
       expect(exit.exitCode).toBe(0);
       screens.push(text(run.output()));

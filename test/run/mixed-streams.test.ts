@@ -39,7 +39,10 @@ interface Seen {
  * Runs the shell `line` in a fresh 100x30 PTY twice: with `DERUN ` replaced by `derun run <flags> -- `,
  * then with it removed (the same command bare). Both run in a directory holding `probe.sh`.
  */
-async function withAndWithout(line: string, { drive = async () => {}, flags = "" }: { drive?: (run: PtyRun) => Promise<void>; flags?: string } = {}) {
+async function withAndWithout(
+  line: string,
+  { drive = async () => {}, flags = "" }: { drive?: (run: PtyRun) => Promise<void>; flags?: string } = {},
+) {
   using state = tempDir();
   using work = tempDir("derun-work-");
   writeFileSync(join(work.path, "probe.sh"), PROBE);
@@ -56,7 +59,12 @@ async function withAndWithout(line: string, { drive = async () => {}, flags = ""
     });
     await drive(run);
     const exit = await run.exited;
-    seen.push({ screen: text(run.output()), screenHash: sha256(run.output()), errFile: existsSync(errPath) ? readFileSync(errPath, "utf8") : undefined, exitCode: exit.exitCode });
+    seen.push({
+      screen: text(run.output()),
+      screenHash: sha256(run.output()),
+      errFile: existsSync(errPath) ? readFileSync(errPath, "utf8") : undefined,
+      exitCode: exit.exitCode,
+    });
   }
   const [viaDerun, bare] = seen as [Seen, Seen];
   return { viaDerun, bare, session: onlySession(state.path), work: work.path };
@@ -173,21 +181,17 @@ describe.skipIf(skip)("derun run with some of its streams on a terminal (pipe tr
     expect(viaDerun.screen).toBe(bare.screen);
   });
 
-  test(
-    "a background grandchild holding the stdout terminal does not hold derun",
-    async () => {
-      using state = tempDir();
-      const derun = derunShell();
-      const line = `echo x | ${derun} run -- sh -c 'sleep 30 & echo "started $!"'; echo "derun=$?"`;
-      const run = spawnInPty(["sh", "-c", line], { env: derunEnv(state.path) });
-      const exit = await run.exited;
-      const grandchild = Number(text(run.output()).match(/started (\d+)/)?.[1]);
-      expect(grandchild).toBeGreaterThan(0);
-      process.kill(grandchild, "SIGKILL"); // still running: it was not waited for
-      expect(exit.exitCode).toBe(0);
-      expect(text(run.output())).toBe(`started ${grandchild}\r\nderun=0\r\n`);
-      expect(onlySession(state.path).final).toMatchObject({ state: "exited", exit_code: 0 });
-    },
-    20_000,
-  );
+  test("a background grandchild holding the stdout terminal does not hold derun", async () => {
+    using state = tempDir();
+    const derun = derunShell();
+    const line = `echo x | ${derun} run -- sh -c 'sleep 30 & echo "started $!"'; echo "derun=$?"`;
+    const run = spawnInPty(["sh", "-c", line], { env: derunEnv(state.path) });
+    const exit = await run.exited;
+    const grandchild = Number(text(run.output()).match(/started (\d+)/)?.[1]);
+    expect(grandchild).toBeGreaterThan(0);
+    process.kill(grandchild, "SIGKILL"); // still running: it was not waited for
+    expect(exit.exitCode).toBe(0);
+    expect(text(run.output())).toBe(`started ${grandchild}\r\nderun=0\r\n`);
+    expect(onlySession(state.path).final).toMatchObject({ state: "exited", exit_code: 0 });
+  }, 20_000);
 });

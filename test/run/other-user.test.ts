@@ -48,7 +48,9 @@ describe.skipIf(!isRoot)("another user's files (needs root to create a second us
   test("a state root, sessions/ and session directory of theirs (0777, with their 0666 output.bin): refused, their files untouched", async () => {
     using place = shared();
     const root = path.join(place.path, "derun");
-    asOther(`umask 0; mkdir -m 0777 -p '${root}/sessions/build' && printf theirs > '${root}/sessions/build/output.bin' && chmod 0666 '${root}/sessions/build/output.bin'`);
+    asOther(
+      `umask 0; mkdir -m 0777 -p '${root}/sessions/build' && printf theirs > '${root}/sessions/build/output.bin' && chmod 0666 '${root}/sessions/build/output.bin'`,
+    );
     expect(fs.statSync(root).uid).toBe(otherUid);
     await expectRefused(root, "build", /^derun: unsafe path: [^\n]*derun belongs to another user \(uid \d+\)[^\n]*\n$/);
     await expectRefused(root, "fresh", /belongs to another user/);
@@ -76,7 +78,11 @@ describe.skipIf(!isRoot)("another user's files (needs root to create a second us
   test("a state root anybody may write, even if ours: refused (chmod go-w says how)", async () => {
     using place = tempDir();
     fs.chmodSync(place.path, 0o777);
-    await expectRefused(place.path, "build", /^derun: unsafe path: [^\n]* is writable by other users \(mode 0777\); chmod go-w it[^\n]*\n$/);
+    await expectRefused(
+      place.path,
+      "build",
+      /^derun: unsafe path: [^\n]* is writable by other users \(mode 0777\); chmod go-w it[^\n]*\n$/,
+    );
     expect(fs.readdirSync(place.path)).toEqual([]);
   }, 60_000);
 
@@ -86,7 +92,10 @@ describe.skipIf(!isRoot)("another user's files (needs root to create a second us
     const log = path.join(root.path, "logs", "derun.jsonl");
     fs.writeFileSync(log, "theirs\n", { mode: 0o666 });
     fs.chownSync(log, otherUid, otherUid);
-    const done = await runDerun(["run", "--session-id", "logged", "--", "printf", "ran"], { stateRoot: root.path, env: { DERUN_LOG_LEVEL: "debug" } });
+    const done = await runDerun(["run", "--session-id", "logged", "--", "printf", "ran"], {
+      stateRoot: root.path,
+      env: { DERUN_LOG_LEVEL: "debug" },
+    });
     expect({ exit: done.exitCode, stdout: text(done.stdout) }).toEqual({ exit: 0, stdout: "ran" });
     expect(fs.readFileSync(log, "utf8")).toBe("theirs\n");
     expect(fs.readFileSync(path.join(root.path, "sessions", "logged", "output.bin"), "utf8")).toBe("ran");

@@ -53,80 +53,100 @@ function mixedChunks(): Uint8Array[] {
 const concat = (chunks: Uint8Array[]) => Buffer.concat(chunks);
 
 describe("OutputWriter", () => {
-  test("every byte arrives in call order, across direct writes and the writer thread", async () => {
-    using dir = tempDir("derun-output-writer-");
-    const sink = fifoToFile(dir.path);
-    const { seen, events } = recordingEvents();
-    const writer = new OutputWriter([sink.fd], events);
-    const chunks = mixedChunks();
-    for (const chunk of chunks) writer.write(sink.fd, chunk);
-    writer.close();
-    expect(sha256(await sink.received())).toBe(sha256(concat(chunks)));
-    expect(seen).toEqual({ failures: [], threadUnavailable: 0 });
-  }, TIMEOUT);
+  test(
+    "every byte arrives in call order, across direct writes and the writer thread",
+    async () => {
+      using dir = tempDir("derun-output-writer-");
+      const sink = fifoToFile(dir.path);
+      const { seen, events } = recordingEvents();
+      const writer = new OutputWriter([sink.fd], events);
+      const chunks = mixedChunks();
+      for (const chunk of chunks) writer.write(sink.fd, chunk);
+      writer.close();
+      expect(sha256(await sink.received())).toBe(sha256(concat(chunks)));
+      expect(seen).toEqual({ failures: [], threadUnavailable: 0 });
+    },
+    TIMEOUT,
+  );
 
-  test("two fds onto one pipe (2>&1) keep the order of the calls between them", async () => {
-    using dir = tempDir("derun-output-writer-");
-    const sink = fifoToFile(dir.path);
-    const second = openSync(sink.fifo, "w"); // another fd, the same pipe
-    const writer = new OutputWriter([sink.fd, second], recordingEvents().events);
-    const chunks = mixedChunks();
-    chunks.forEach((chunk, i) => writer.write(i % 2 === 0 ? sink.fd : second, chunk));
-    writer.close();
-    closeSync(second);
-    expect(sha256(await sink.received())).toBe(sha256(concat(chunks)));
-  }, TIMEOUT);
+  test(
+    "two fds onto one pipe (2>&1) keep the order of the calls between them",
+    async () => {
+      using dir = tempDir("derun-output-writer-");
+      const sink = fifoToFile(dir.path);
+      const second = openSync(sink.fifo, "w"); // another fd, the same pipe
+      const writer = new OutputWriter([sink.fd, second], recordingEvents().events);
+      const chunks = mixedChunks();
+      chunks.forEach((chunk, i) => writer.write(i % 2 === 0 ? sink.fd : second, chunk));
+      writer.close();
+      closeSync(second);
+      expect(sha256(await sink.received())).toBe(sha256(concat(chunks)));
+    },
+    TIMEOUT,
+  );
 
-  test("a chunk larger than the pipe is taken while the reader is stopped: the thread waits, not the caller", async () => {
-    using dir = tempDir("derun-output-writer-");
-    const sink = fifoToFile(dir.path);
-    const writer = new OutputWriter([sink.fd], recordingEvents().events);
-    // Four times a default pipe buffer: written directly, this blocks until cat runs again.
-    const chunk = randomBytes(256 * 1024);
-    sink.reader.kill("SIGSTOP");
-    // The stop lands when the kernel next schedules cat: the write must come after it has.
-    await waitForProcessState(sink.reader.pid, "T");
-    // Should write() block, this resumes cat later so the test fails instead of hanging.
-    const rescue = Bun.spawn(["sh", "-c", `sleep 3; kill -CONT ${sink.reader.pid}`]);
-    writer.write(sink.fd, chunk);
-    const stateAfterWrite = processState(sink.reader.pid);
-    rescue.kill();
-    sink.reader.kill("SIGCONT");
-    writer.close();
-    expect(stateAfterWrite).toBe("T");
-    expect(sha256(await sink.received())).toBe(sha256(chunk));
-  }, TIMEOUT);
+  test(
+    "a chunk larger than the pipe is taken while the reader is stopped: the thread waits, not the caller",
+    async () => {
+      using dir = tempDir("derun-output-writer-");
+      const sink = fifoToFile(dir.path);
+      const writer = new OutputWriter([sink.fd], recordingEvents().events);
+      // Four times a default pipe buffer: written directly, this blocks until cat runs again.
+      const chunk = randomBytes(256 * 1024);
+      sink.reader.kill("SIGSTOP");
+      // The stop lands when the kernel next schedules cat: the write must come after it has.
+      await waitForProcessState(sink.reader.pid, "T");
+      // Should write() block, this resumes cat later so the test fails instead of hanging.
+      const rescue = Bun.spawn(["sh", "-c", `sleep 3; kill -CONT ${sink.reader.pid}`]);
+      writer.write(sink.fd, chunk);
+      const stateAfterWrite = processState(sink.reader.pid);
+      rescue.kill();
+      sink.reader.kill("SIGCONT");
+      writer.close();
+      expect(stateAfterWrite).toBe("T");
+      expect(sha256(await sink.received())).toBe(sha256(chunk));
+    },
+    TIMEOUT,
+  );
 
-  test("a reader that goes away is reported once, as a broken pipe of that fd; the other fd goes on", async () => {
-    using dir = tempDir("derun-output-writer-");
-    const fifo = join(dir.path, "fifo");
-    Bun.spawnSync(["mkfifo", fifo]);
-    const reader = Bun.spawn(["head", "-c", "1000", fifo], { stdout: "pipe" });
-    const fd = openSync(fifo, "w");
-    const healthy = fifoToFile(dir.path, "healthy");
-    const { seen, events } = recordingEvents();
-    const writer = new OutputWriter([fd, healthy.fd], events);
-    const tail = randomBytes(200 * 1024);
-    for (let i = 0; i < 40; i++) writer.write(fd, randomBytes(100 * 1024));
-    writer.write(healthy.fd, tail);
-    writer.close();
-    writer.write(fd, randomBytes(10));
-    closeSync(fd);
-    await reader.exited;
-    expect(seen).toEqual({ failures: [[fd, true]], threadUnavailable: 0 });
-    expect(sha256(await healthy.received())).toBe(sha256(tail));
-  }, TIMEOUT);
+  test(
+    "a reader that goes away is reported once, as a broken pipe of that fd; the other fd goes on",
+    async () => {
+      using dir = tempDir("derun-output-writer-");
+      const fifo = join(dir.path, "fifo");
+      Bun.spawnSync(["mkfifo", fifo]);
+      const reader = Bun.spawn(["head", "-c", "1000", fifo], { stdout: "pipe" });
+      const fd = openSync(fifo, "w");
+      const healthy = fifoToFile(dir.path, "healthy");
+      const { seen, events } = recordingEvents();
+      const writer = new OutputWriter([fd, healthy.fd], events);
+      const tail = randomBytes(200 * 1024);
+      for (let i = 0; i < 40; i++) writer.write(fd, randomBytes(100 * 1024));
+      writer.write(healthy.fd, tail);
+      writer.close();
+      writer.write(fd, randomBytes(10));
+      closeSync(fd);
+      await reader.exited;
+      expect(seen).toEqual({ failures: [[fd, true]], threadUnavailable: 0 });
+      expect(sha256(await healthy.received())).toBe(sha256(tail));
+    },
+    TIMEOUT,
+  );
 
-  test("a writer thread that cannot start: the caller takes over and the bytes still arrive, in order", async () => {
-    using dir = tempDir("derun-output-writer-");
-    const sink = fifoToFile(dir.path);
-    const { seen, events } = recordingEvents();
-    const writer = new OutputWriter([sink.fd], events, { workerUrl: workerThatNeverStarts(dir.path), startTimeoutMs: 200 });
-    // More than the ring holds, so the caller must wait for the thread that never comes.
-    const chunks = [...mixedChunks(), ...mixedChunks()];
-    for (const chunk of chunks) writer.write(sink.fd, chunk);
-    writer.close();
-    expect(sha256(await sink.received())).toBe(sha256(concat(chunks)));
-    expect(seen).toEqual({ failures: [], threadUnavailable: 1 });
-  }, TIMEOUT);
+  test(
+    "a writer thread that cannot start: the caller takes over and the bytes still arrive, in order",
+    async () => {
+      using dir = tempDir("derun-output-writer-");
+      const sink = fifoToFile(dir.path);
+      const { seen, events } = recordingEvents();
+      const writer = new OutputWriter([sink.fd], events, { workerUrl: workerThatNeverStarts(dir.path), startTimeoutMs: 200 });
+      // More than the ring holds, so the caller must wait for the thread that never comes.
+      const chunks = [...mixedChunks(), ...mixedChunks()];
+      for (const chunk of chunks) writer.write(sink.fd, chunk);
+      writer.close();
+      expect(sha256(await sink.received())).toBe(sha256(concat(chunks)));
+      expect(seen).toEqual({ failures: [], threadUnavailable: 1 });
+    },
+    TIMEOUT,
+  );
 });

@@ -57,8 +57,16 @@ describe.skipIf(process.platform !== "linux")("pipe mode without a terminal: gro
       let seen = "";
       while (!seen.includes("ready")) seen += new TextDecoder().decode((await reader.read()).value ?? new Uint8Array());
       const log = join(state.path, "logs", "derun.jsonl");
-      if (viaDerun) await until("derun watching who sends signals", () => (existsSync(log) && readFileSync(log, "utf8").includes('"signal_origins_watched"') ? true : undefined));
-      const lines = (name: string) => (existsSync(counts) ? readFileSync(counts, "utf8").split("\n").filter((line) => line === name).length : 0);
+      if (viaDerun)
+        await until("derun watching who sends signals", () =>
+          existsSync(log) && readFileSync(log, "utf8").includes('"signal_origins_watched"') ? true : undefined,
+        );
+      const lines = (name: string) =>
+        existsSync(counts)
+          ? readFileSync(counts, "utf8")
+              .split("\n")
+              .filter((line) => line === name).length
+          : 0;
       process.kill(-proc.pid, "SIGTERM");
       await until("the group's SIGTERM", () => (lines("SIGTERM") >= 1 ? true : undefined));
       process.kill(proc.pid, "SIGINT");

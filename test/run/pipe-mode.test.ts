@@ -17,7 +17,7 @@ describe("derun run in pipe mode", () => {
     writeFileSync(join(data.path, "out"), out);
     writeFileSync(join(data.path, "err"), err);
 
-    const result = await runDerun(["run", "--", "sh", "-c", 'cat out; cat err >&2; cat out'], {
+    const result = await runDerun(["run", "--", "sh", "-c", "cat out; cat err >&2; cat out"], {
       stateRoot: state.path,
       cwd: data.path,
     });
@@ -43,13 +43,16 @@ describe("derun run in pipe mode", () => {
   });
 
   // SIGPIPE included: the runtime ignores it, so derun must restore its default action to die of it.
-  test.each(["SIGTERM", "SIGINT", "SIGKILL", "SIGHUP", "SIGPIPE", "SIGUSR1"] as const)("a child killed by %s kills derun by the same signal", async (signal) => {
-    using state = tempDir();
-    const result = await runDerun(["run", "--", "sh", "-c", `echo before; kill -${signal.slice(3)} $$`], { stateRoot: state.path });
-    expect(result.signalCode).toBe(signal);
-    expect(text(result.stdout)).toBe("before\n");
-    expect(onlySession(state.path).final).toMatchObject({ state: "signaled", signal });
-  });
+  test.each(["SIGTERM", "SIGINT", "SIGKILL", "SIGHUP", "SIGPIPE", "SIGUSR1"] as const)(
+    "a child killed by %s kills derun by the same signal",
+    async (signal) => {
+      using state = tempDir();
+      const result = await runDerun(["run", "--", "sh", "-c", `echo before; kill -${signal.slice(3)} $$`], { stateRoot: state.path });
+      expect(result.signalCode).toBe(signal);
+      expect(text(result.stdout)).toBe("before\n");
+      expect(onlySession(state.path).final).toMatchObject({ state: "signaled", signal });
+    },
+  );
 
   test("a command that does not exist: exit 127, one line, session recorded as failed", async () => {
     using state = tempDir();
@@ -91,7 +94,9 @@ describe("derun run in pipe mode", () => {
     const result = await runDerun(["run", "--transport", "windows-conpty", "--", "echo", "hi"], { stateRoot: state.path });
     expect(result.exitCode).toBe(1);
     expect(result.stdout.length).toBe(0);
-    expect(text(result.stderr)).toMatch(/^derun: transport "windows-conpty" cannot run here \(linux; stdin not a terminal, stdout not a terminal, stderr not a terminal\)\n$/);
+    expect(text(result.stderr)).toMatch(
+      /^derun: transport "windows-conpty" cannot run here \(linux; stdin not a terminal, stdout not a terminal, stderr not a terminal\)\n$/,
+    );
     expect(onlySession(state.path).final).toMatchObject({ state: "failed" });
   });
 
@@ -134,10 +139,10 @@ describe("derun run in pipe mode", () => {
     // overflow into EFBIG for derun, which must only stop capturing. The child writes to a pipe,
     // which the limit does not touch.
     const total = 1 << 20;
-    const result = await runDerun(
-      ["run", "--", "sh", "-c", `head -c ${total} /dev/zero | tr '\\0' 'x'; echo; echo done`],
-      { stateRoot: state.path, wrap: ["sh", "-c", 'trap "" XFSZ; ulimit -f 64; exec "$@"', "sh"] },
-    );
+    const result = await runDerun(["run", "--", "sh", "-c", `head -c ${total} /dev/zero | tr '\\0' 'x'; echo; echo done`], {
+      stateRoot: state.path,
+      wrap: ["sh", "-c", 'trap "" XFSZ; ulimit -f 64; exec "$@"', "sh"],
+    });
     expect(result.exitCode).toBe(0);
     expect(result.stdout.length).toBe(total + "\ndone\n".length);
     expect(text(result.stdout.subarray(total))).toBe("\ndone\n");

@@ -158,7 +158,9 @@ describe.skipIf(skip)("derun run in a terminal (posix-pty)", () => {
     expect(exit.exitCode).toBe(0);
     // Every line of `stty -a` occurs exactly 3 times: the three snapshots are identical. (The shell
     // itself reports the second derun's death as "Terminated" first.)
-    const counts = text(run.output()).split(/\r?\n/).filter((line) => /^\d+$/.test(line));
+    const counts = text(run.output())
+      .split(/\r?\n/)
+      .filter((line) => /^\d+$/.test(line));
     expect(counts).toEqual(["3"]);
   });
 

@@ -27,7 +27,10 @@ test("two runs with one id: one records, the other is refused at once, the recor
         return done;
       }),
     );
-    const first = await Promise.race([...runs.map((r) => r.then(() => "exited")), Bun.sleep(LOSER_BOUND_MS).then(() => "both still running")]);
+    const first = await Promise.race([
+      ...runs.map((r) => r.then(() => "exited")),
+      Bun.sleep(LOSER_BOUND_MS).then(() => "both still running"),
+    ]);
     if (first !== "exited") fs.writeFileSync(go, ""); // let the old code's blocked run finish, then fail
     expect(first).toBe("exited");
     const loser = await runs[order[0]!]!;
@@ -41,6 +44,10 @@ test("two runs with one id: one records, the other is refused at once, the recor
     });
     expect({ trial, exit: winner.exitCode, stdout: text(winner.stdout) }).toEqual({ trial, exit: 0, stdout: "hi\n" });
     const session = readSession(root.path, id);
-    expect({ trial, output: new TextDecoder().decode(session.output), state: session.final?.state }).toEqual({ trial, output: "hi\n", state: "exited" });
+    expect({ trial, output: new TextDecoder().decode(session.output), state: session.final?.state }).toEqual({
+      trial,
+      output: "hi\n",
+      state: "exited",
+    });
   }
 }, 240_000);

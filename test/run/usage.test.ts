@@ -96,7 +96,10 @@ describe("derun usage errors", () => {
 
   test("flags take their value after = or as the next argument, the last one winning", async () => {
     using state = tempDir();
-    const result = await runDerun(["run", "--retention", "1h", "--session-id=first", "--retention=90m", "--session-id", "eq-form", "--", "true"], { stateRoot: state.path });
+    const result = await runDerun(
+      ["run", "--retention", "1h", "--session-id=first", "--retention=90m", "--session-id", "eq-form", "--", "true"],
+      { stateRoot: state.path },
+    );
     expect(result.exitCode).toBe(0);
     const meta = JSON.parse(readFileSync(join(state.path, "sessions", "eq-form", "meta.json"), "utf8"));
     expect(meta.retention_seconds).toBe(5400);

@@ -94,17 +94,34 @@ export function startShell(
 ): Shell {
   const { viaDerun } = options;
   const env: Record<string, string> = {
-    HOME: home.path, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color", LANG: "C.UTF-8",
-    USER: "derun", SHELL: Bun.which(kind)!, ...(viaDerun ? { DERUN_STATE_ROOT: viaDerun.stateRoot } : { DERUN_SESSION_ID: "shell-marks-test" }), ...options.env,
+    HOME: home.path,
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    TERM: "xterm-256color",
+    LANG: "C.UTF-8",
+    USER: "derun",
+    SHELL: Bun.which(kind)!,
+    ...(viaDerun ? { DERUN_STATE_ROOT: viaDerun.stateRoot } : { DERUN_SESSION_ID: "shell-marks-test" }),
+    ...options.env,
   };
   const args = options.args ?? [];
   const launch = options.withMarks && !viaDerun ? prepareShellLaunch({ shell: kind, args, env }) : undefined;
-  const argv = viaDerun ? [...derunArgv(), "shell", "--session-id", viaDerun.sessionId, "--", kind, ...args] : launch ? launch.argv : [kind, ...args];
+  const argv = viaDerun
+    ? [...derunArgv(), "shell", "--session-id", viaDerun.sessionId, "--", kind, ...args]
+    : launch
+      ? launch.argv
+      : [kind, ...args];
   const run = spawnInPty(argv, { env: { ...(launch?.env ?? env) }, cwd: home.path, cols: COLS, rows: ROWS });
   // The shell's own pid: derun's child when derun runs it (from meta.json, once recorded).
-  const shellPid = () => (viaDerun ? Number(JSON.parse(readFileSync(join(viaDerun.stateRoot, "sessions", viaDerun.sessionId, "meta.json"), "utf8")).pid) : run.proc.pid);
+  const shellPid = () =>
+    viaDerun
+      ? Number(JSON.parse(readFileSync(join(viaDerun.stateRoot, "sessions", viaDerun.sessionId, "meta.json"), "utf8")).pid)
+      : run.proc.pid;
   const until = (what: string, predicate: (raw: string, text: string) => boolean) =>
-    bounded(run, what, run.waitFor((raw) => predicate(raw, Bun.stripANSI(raw)), what));
+    bounded(
+      run,
+      what,
+      run.waitFor((raw) => predicate(raw, Bun.stripANSI(raw)), what),
+    );
   return {
     run,
     launch,
@@ -133,7 +150,10 @@ export function startShell(
 function bounded(run: PtyRun, what: string, wait: Promise<void>): Promise<void> {
   let timer: Timer | undefined;
   const hung = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no ${what} after 30 s; output ends: ${JSON.stringify(new TextDecoder().decode(run.output()).slice(-600))}`)), 30_000);
+    timer = setTimeout(
+      () => reject(new Error(`no ${what} after 30 s; output ends: ${JSON.stringify(new TextDecoder().decode(run.output()).slice(-600))}`)),
+      30_000,
+    );
   });
   return Promise.race([wait, hung]).finally(() => clearTimeout(timer));
 }
@@ -143,7 +163,9 @@ async function foreground(shellPidOf: () => number, command: string, stop: { now
   while (!stop.now) {
     try {
       const shellPid = shellPidOf();
-      const fields = readFileSync(`/proc/${shellPid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ");
+      const fields = readFileSync(`/proc/${shellPid}/stat`, "utf8")
+        .replace(/^.*\) /s, "")
+        .split(" ");
       const tpgid = Number(fields[5]);
       if (tpgid > 0 && tpgid !== shellPid && readFileSync(`/proc/${tpgid}/comm`, "utf8").trim() === command) return;
     } catch {

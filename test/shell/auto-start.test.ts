@@ -40,11 +40,15 @@ function home(kind: ShellKind, withLine: boolean, derun = `exec ${derunArgv().ma
     // A login's /etc/profile may set PATH anew: the user's startup file puts derun on it, as users do.
     writeFileSync(join(dir.path, ".bashrc"), `PATH="$HOME/.bin:$PATH"\nPS1='${PROMPT}'\necho read >> ~/rc.log\n${line}`);
     writeFileSync(join(dir.path, ".bash_profile"), ". ~/.bashrc\n");
-  } else if (kind === "zsh") writeFileSync(join(dir.path, ".zshrc"), `PATH="$HOME/.bin:$PATH"\nPS1='${PROMPT}'\necho read >> ~/rc.log\n${line}`);
+  } else if (kind === "zsh")
+    writeFileSync(join(dir.path, ".zshrc"), `PATH="$HOME/.bin:$PATH"\nPS1='${PROMPT}'\necho read >> ~/rc.log\n${line}`);
   else {
     mkdirSync(join(dir.path, ".config/fish"), { recursive: true });
     mkdirSync(join(dir.path, ".local/share/fish/generated_completions"), { recursive: true });
-    writeFileSync(join(dir.path, ".config/fish/config.fish"), `set -gx PATH $HOME/.bin $PATH\nfunction fish_prompt; printf '${PROMPT}'; end\nfunction fish_greeting; end\necho read >> ~/rc.log\n${line}`);
+    writeFileSync(
+      join(dir.path, ".config/fish/config.fish"),
+      `set -gx PATH $HOME/.bin $PATH\nfunction fish_prompt; printf '${PROMPT}'; end\nfunction fish_greeting; end\necho read >> ~/rc.log\n${line}`,
+    );
   }
   return {
     path: dir.path,
@@ -84,7 +88,10 @@ describe.each(SHELLS)("%s with the auto line", (kind) => {
     const id = h.sessions()[0]!;
     const meta = JSON.parse(readFileSync(join(h.state, "sessions", id, "meta.json"), "utf8"));
     expect(meta).toMatchObject({ records_commands: true, tty_attached: true });
-    const commands = readFileSync(join(h.state, "sessions", id, "commands.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const commands = readFileSync(join(h.state, "sessions", id, "commands.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(commands[0]).toMatchObject({ number: 1, command_line: "printf '%s-%s\\n' ab cd", exit_code: 0 });
     // Both shells read the startup file: the one that started derun, and the one inside.
     expect(readFileSync(join(h.path, "rc.log"), "utf8")).toBe("read\nread\n");
@@ -94,7 +101,11 @@ describe.each(SHELLS)("%s with the auto line", (kind) => {
     for (const [what, env, derun] of [
       ["TERM=dumb", { TERM: "dumb" }, undefined],
       ["DERUN_AUTO=0", { DERUN_AUTO: "0" }, undefined],
-      ["derun failing", {}, `case "$1" in shell) echo 'derun: cannot start' >&2; exit 70;; esac\nexec ${derunArgv().map(shellQuote).join(" ")} "$@"`],
+      [
+        "derun failing",
+        {},
+        `case "$1" in shell) echo 'derun: cannot start' >&2; exit 70;; esac\nexec ${derunArgv().map(shellQuote).join(" ")} "$@"`,
+      ],
     ] as const) {
       using h = home(kind, true, derun);
       const { exit } = await login(kind, h, env);
@@ -110,7 +121,13 @@ describe.skipIf(!SHELLS.includes("bash"))("bash scripts and commands with the au
     for (const withLine of [false, true]) {
       using h = home("bash", withLine);
       writeFileSync(join(h.path, "script.sh"), 'echo "args: $*"; echo "from stdin: $(cat)"; echo err >&2; exit 4\n');
-      const proc = Bun.spawn(argv, { env: h.env(env), cwd: h.path, stdin: new TextEncoder().encode(input), stdout: "pipe", stderr: "pipe" });
+      const proc = Bun.spawn(argv, {
+        env: h.env(env),
+        cwd: h.path,
+        stdin: new TextEncoder().encode(input),
+        stdout: "pipe",
+        stderr: "pipe",
+      });
       const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
       results.push({ stdout, stderr, code, sessions: h.sessions(), rc: existsSync(join(h.path, "rc.log")) });
     }
@@ -124,7 +141,10 @@ describe.skipIf(!SHELLS.includes("bash"))("bash scripts and commands with the au
   });
 
   test("bash -c as sshd runs it (ssh host cmd, which reads ~/.bashrc): the same bytes, status and stdin; nothing recorded", async () => {
-    const [without, withLine] = await both(["bash", "-c", 'echo "from stdin: $(cat)"; echo err >&2; exit 5'], "piped data", { SSH_CLIENT: "192.0.2.1 50000 22", SHLVL: "0" });
+    const [without, withLine] = await both(["bash", "-c", 'echo "from stdin: $(cat)"; echo err >&2; exit 5'], "piped data", {
+      SSH_CLIENT: "192.0.2.1 50000 22",
+      SHLVL: "0",
+    });
     expect(without).toMatchObject({ stdout: "from stdin: piped data\n", stderr: "err\n", code: 5, sessions: [] });
     expect(withLine).toEqual(without);
   });

@@ -51,12 +51,30 @@ describe("CommandTracker", () => {
     expect(sawMarks).toBe(true);
     expect(records).toEqual([
       {
-        number: 1, command_line: "ls", cwd: "/home/ann", prompt_start: at.p1!, prompt_end: at.i1!,
-        output_start: at.o1!, output_end: at.e1!, started_at: T, ended_at: T, exit_code: 0, missing: [],
+        number: 1,
+        command_line: "ls",
+        cwd: "/home/ann",
+        prompt_start: at.p1!,
+        prompt_end: at.i1!,
+        output_start: at.o1!,
+        output_end: at.e1!,
+        started_at: T,
+        ended_at: T,
+        exit_code: 0,
+        missing: [],
       },
       {
-        number: 2, command_line: "false", cwd: "/tmp", prompt_start: at.p2!, prompt_end: at.i2!,
-        output_start: at.o2!, output_end: at.e2!, started_at: T, ended_at: T, exit_code: 1, missing: [],
+        number: 2,
+        command_line: "false",
+        cwd: "/tmp",
+        prompt_start: at.p2!,
+        prompt_end: at.i2!,
+        output_start: at.o2!,
+        output_end: at.e2!,
+        started_at: T,
+        ended_at: T,
+        exit_code: 1,
+        missing: [],
       },
     ]);
     expect(new TextDecoder().decode(data.subarray(at.o1!, at.e1!))).toBe("a  b\r\n");
@@ -70,11 +88,20 @@ describe("CommandTracker", () => {
     );
     const { records } = recordsOf(data);
     expect(records).toHaveLength(1);
-    expect(records[0]).toMatchObject({ number: 1, command_line: "make", prompt_end: at.i!, output_start: at.o!, output_end: at.e!, exit_code: 0 });
+    expect(records[0]).toMatchObject({
+      number: 1,
+      command_line: "make",
+      prompt_end: at.i!,
+      output_start: at.o!,
+      output_end: at.e!,
+      exit_code: 0,
+    });
   });
 
   test("a command interrupted by Ctrl-C ends with the shell's status; one without C has no output range", () => {
-    const { records } = recordsOf(fixture(`${A}$ ${B}sleep 100\r\n${E("sleep 100")}${C}^C\r\n${D(130)}${A}$ ${B}x\r\n${E("x")}${D(130)}${A}`).data);
+    const { records } = recordsOf(
+      fixture(`${A}$ ${B}sleep 100\r\n${E("sleep 100")}${C}^C\r\n${D(130)}${A}$ ${B}x\r\n${E("x")}${D(130)}${A}`).data,
+    );
     expect(records.map((r) => [r.command_line, r.exit_code, r.output_start === null, r.missing])).toEqual([
       ["sleep 100", 130, false, ["cwd"]],
       ["x", 130, true, ["cwd", "output_start"]],
@@ -82,7 +109,9 @@ describe("CommandTracker", () => {
   });
 
   test("Enter on an empty line, or Ctrl-C at the prompt, is no command (also VS Code's empty E, C, D)", () => {
-    const { data } = fixture(`${A}$ ${B}\r\n${D()}${A}$ ${B}abc^C\r\n${A}$ ${B}\r\n${E("")}${C}${D()}${A}$ ${B}ls\r\n${E("ls")}${C}x${D(0)}`);
+    const { data } = fixture(
+      `${A}$ ${B}\r\n${D()}${A}$ ${B}abc^C\r\n${A}$ ${B}\r\n${E("")}${C}${D()}${A}$ ${B}ls\r\n${E("ls")}${C}x${D(0)}`,
+    );
     const { records } = recordsOf(data);
     expect(records.map((r) => [r.number, r.command_line])).toEqual([[1, "ls"]]);
   });
@@ -91,15 +120,32 @@ describe("CommandTracker", () => {
     const { data, at } = fixture(`$ ls\r\n${C}x\r\n${D()}$ vim\r\n${C}@o@screen@end@`);
     const { records } = recordsOf(data);
     expect(records).toEqual([
-      expect.objectContaining({ number: 1, command_line: null, exit_code: null, missing: ["prompt", "command_line", "cwd", "exit_status"] }),
-      expect.objectContaining({ number: 2, output_start: at.o!, output_end: at.end!, exit_code: null, missing: ["prompt", "command_line", "cwd", "end"] }),
+      expect.objectContaining({
+        number: 1,
+        command_line: null,
+        exit_code: null,
+        missing: ["prompt", "command_line", "cwd", "exit_status"],
+      }),
+      expect.objectContaining({
+        number: 2,
+        output_start: at.o!,
+        output_end: at.end!,
+        exit_code: null,
+        missing: ["prompt", "command_line", "cwd", "end"],
+      }),
     ]);
   });
 
   test("a new prompt while a command runs closes it, flagged: no end mark", () => {
     const { data, at } = fixture(`${A}$ ${B}${E("bash")}${C}@o@inner@a@${A}$ ${B}`);
     const [record] = recordsOf(data).records;
-    expect(record).toMatchObject({ command_line: "bash", output_start: at.o!, output_end: at.a!, exit_code: null, missing: ["cwd", "end"] });
+    expect(record).toMatchObject({
+      command_line: "bash",
+      output_start: at.o!,
+      output_end: at.a!,
+      exit_code: null,
+      missing: ["cwd", "end"],
+    });
   });
 
   test("multi-line command lines, escaped separators and UTF-8 come back as typed", () => {
@@ -114,7 +160,14 @@ describe("CommandTracker", () => {
     );
     const { records } = recordsOf(data);
     expect(records).toEqual([
-      expect.objectContaining({ command_line: "for x\ndone", prompt_start: at.p! - osc("133;A;aid=1").length, prompt_end: at.i!, output_start: at.o!, output_end: at.e!, exit_code: 0 }),
+      expect.objectContaining({
+        command_line: "for x\ndone",
+        prompt_start: at.p! - osc("133;A;aid=1").length,
+        prompt_end: at.i!,
+        output_start: at.o!,
+        output_end: at.e!,
+        exit_code: 0,
+      }),
     ]);
   });
 
@@ -128,11 +181,24 @@ describe("CommandTracker", () => {
     const parser = new MarkParser();
     const tracker = new CommandTracker();
     expect(tracker.apply(parser.push(encoder.encode(`${P("/srv")}${A}$ ${B}${E("tail -f log")}${C}`)), 5000)).toEqual([]);
-    expect(tracker.running).toMatchObject({ number: 1, command_line: "tail -f log", cwd: "/srv", output_end: null, exit_code: null, missing: [] });
+    expect(tracker.running).toMatchObject({
+      number: 1,
+      command_line: "tail -f log",
+      cwd: "/srv",
+      output_end: null,
+      exit_code: null,
+      missing: [],
+    });
     expect(tracker.count).toBe(1);
     tracker.apply(parser.push(encoder.encode("line 1\r\n")), 6000);
     const closed = tracker.finish(parser.offset, 7000);
-    expect(closed).toMatchObject({ number: 1, output_end: parser.offset, started_at: new Date(5000).toISOString(), ended_at: new Date(7000).toISOString(), missing: ["end"] });
+    expect(closed).toMatchObject({
+      number: 1,
+      output_end: parser.offset,
+      started_at: new Date(5000).toISOString(),
+      ended_at: new Date(7000).toISOString(),
+      missing: ["end"],
+    });
     expect(tracker.running).toBeUndefined();
   });
 });

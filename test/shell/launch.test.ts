@@ -19,23 +19,49 @@ const plan = (shell: string, args: string[] = [], env: Record<string, string> = 
 describe("shellKindOf", () => {
   test("names the shell from a path, a login argv[0] or a versioned name", () => {
     expect(["/bin/bash", "-zsh", "/usr/local/bin/fish", "zsh-5.9", "bash5.2", "/bin/sh", "dash", "nu"].map(shellKindOf)).toEqual([
-      "bash", "zsh", "fish", "zsh", "bash", undefined, undefined, undefined,
+      "bash",
+      "zsh",
+      "fish",
+      "zsh",
+      "bash",
+      undefined,
+      undefined,
+      undefined,
     ]);
   });
 });
 
 describe("readShellArgs", () => {
   test("an interactive shell's arguments pass on; bash's login flag is taken out", () => {
-    expect(readShellArgs("bash", ["-il", "-o", "vi", "--rcfile", "/x/rc"])).toEqual({ interactive: true, login: true, rest: ["-i", "-o", "vi"], rcfile: "/x/rc" });
+    expect(readShellArgs("bash", ["-il", "-o", "vi", "--rcfile", "/x/rc"])).toEqual({
+      interactive: true,
+      login: true,
+      rest: ["-i", "-o", "vi"],
+      rcfile: "/x/rc",
+    });
     expect(readShellArgs("zsh", ["-l", "-o", "vi"])).toEqual({ interactive: true, login: true, rest: ["-l", "-o", "vi"] });
-    expect(readShellArgs("fish", ["--login", "-C", "set x 1", "--private"])).toEqual({ interactive: true, login: true, rest: ["--login", "-C", "set x 1", "--private"] });
+    expect(readShellArgs("fish", ["--login", "-C", "set x 1", "--private"])).toEqual({
+      interactive: true,
+      login: true,
+      rest: ["--login", "-C", "set x 1", "--private"],
+    });
   });
 
   test("a command string, a script, or no startup files: left alone, with the reason", () => {
     for (const [kind, args] of [
-      ["bash", ["-c", "ls"]], ["bash", ["script.sh"]], ["bash", ["--norc"]], ["bash", ["--posix"]], ["bash", ["-s"]],
-      ["zsh", ["-c", "ls"]], ["zsh", ["-f"]], ["zsh", ["-o", "no_rcs"]], ["zsh", ["+o", "RCS"]],
-      ["fish", ["-c", "ls"]], ["fish", ["--no-config"]], ["fish", ["script.fish"]], ["fish", ["-C"]],
+      ["bash", ["-c", "ls"]],
+      ["bash", ["script.sh"]],
+      ["bash", ["--norc"]],
+      ["bash", ["--posix"]],
+      ["bash", ["-s"]],
+      ["zsh", ["-c", "ls"]],
+      ["zsh", ["-f"]],
+      ["zsh", ["-o", "no_rcs"]],
+      ["zsh", ["+o", "RCS"]],
+      ["fish", ["-c", "ls"]],
+      ["fish", ["--no-config"]],
+      ["fish", ["script.fish"]],
+      ["fish", ["-C"]],
     ] as const) {
       const read = readShellArgs(kind, args);
       expect({ kind, args, read }).toEqual({ kind, args, read: { interactive: false, reason: expect.any(String) } });
@@ -52,7 +78,12 @@ describe("readShellArgs", () => {
 describe("planShellLaunch", () => {
   test("bash: --rcfile of derun's that reads ~/.bashrc, then the snippet", () => {
     const p = plan("/bin/bash", ["-o", "vi"]);
-    expect(p).toMatchObject({ kind: "bash", marks: "derun", argv: ["/bin/bash", "--rcfile", "/tmp/derun-shell-x/bashrc", "-o", "vi"], env: ENV });
+    expect(p).toMatchObject({
+      kind: "bash",
+      marks: "derun",
+      argv: ["/bin/bash", "--rcfile", "/tmp/derun-shell-x/bashrc", "-o", "vi"],
+      env: ENV,
+    });
     expect(p.files["init.bash"]).toBe(shellInit("bash"));
     expect(p.files.bashrc).toContain("if [ -r ~/.bashrc ]; then . ~/.bashrc; fi\n. '/tmp/derun-shell-x/init.bash'");
   });
@@ -71,7 +102,10 @@ describe("planShellLaunch", () => {
     expect(p).toMatchObject({ marks: "derun", argv: ["zsh"], env: { ...ENV, ZDOTDIR: "/tmp/derun-shell-x" } });
     expect(p.env.DERUN_ZDOTDIR).toBeUndefined();
     expect(Object.keys(p.files).sort()).toEqual([".zlogin", ".zprofile", ".zshenv", ".zshrc", "init.zsh"]);
-    expect(plan("zsh", [], { ...ENV, ZDOTDIR: "/home/ann/.config/zsh" }).env).toMatchObject({ ZDOTDIR: "/tmp/derun-shell-x", DERUN_ZDOTDIR: "/home/ann/.config/zsh" });
+    expect(plan("zsh", [], { ...ENV, ZDOTDIR: "/home/ann/.config/zsh" }).env).toMatchObject({
+      ZDOTDIR: "/tmp/derun-shell-x",
+      DERUN_ZDOTDIR: "/home/ann/.config/zsh",
+    });
   });
 
   test("fish: --init-command sources the snippet after config.fish", () => {
@@ -81,15 +115,26 @@ describe("planShellLaunch", () => {
   test("startup files that already load the snippet: the shell starts exactly as asked", () => {
     const rc = (files: Record<string, string>) => (file: string) => files[file];
     const line = '[ -n "$DERUN_SESSION_ID" ] && eval "$(derun shell-init bash)"\n';
-    expect(plan("bash", ["-i"], ENV, rc({ "/home/ann/.bashrc": line }))).toMatchObject({ marks: "startup-files", argv: ["bash", "-i"], env: ENV, files: {} });
+    expect(plan("bash", ["-i"], ENV, rc({ "/home/ann/.bashrc": line }))).toMatchObject({
+      marks: "startup-files",
+      argv: ["bash", "-i"],
+      env: ENV,
+      files: {},
+    });
     expect(plan("bash", [], ENV, rc({ "/home/ann/.bashrc": `# ${line}` })).marks).toBe("derun"); // commented out
     expect(plan("zsh", [], { ...ENV, ZDOTDIR: "/z" }, rc({ "/z/.zshrc": 'eval "$(derun shell-init zsh)"' })).marks).toBe("startup-files");
-    expect(plan("fish", [], { ...ENV, XDG_CONFIG_HOME: "/c" }, rc({ "/c/fish/config.fish": "derun shell-init fish | source" })).marks).toBe("startup-files");
+    expect(plan("fish", [], { ...ENV, XDG_CONFIG_HOME: "/c" }, rc({ "/c/fish/config.fish": "derun shell-init fish | source" })).marks).toBe(
+      "startup-files",
+    );
   });
 
   test("another shell, or arguments that start no interactive shell: unchanged, and why", () => {
     expect(plan("/bin/dash")).toMatchObject({ marks: "none", argv: ["/bin/dash"], files: {}, reason: expect.stringContaining("dash") });
-    expect(plan("bash", ["-c", "make"])).toMatchObject({ marks: "none", argv: ["bash", "-c", "make"], reason: expect.stringContaining("-c") });
+    expect(plan("bash", ["-c", "make"])).toMatchObject({
+      marks: "none",
+      argv: ["bash", "-c", "make"],
+      reason: expect.stringContaining("-c"),
+    });
   });
 });
 

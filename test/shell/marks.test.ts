@@ -30,7 +30,10 @@ const SESSION = stream([
   "\x1b[1;32mann@box\x1b[0m:\x1b[34m~\x1b[0m$ ",
   { mark: "\x1b]133;B\x1b\\", expect: { code: 133, kind: "B", params: [] } },
   "ls --color\r\n\x1b]0;ls --color\x07", // a window title: an OSC that is no mark
-  { mark: "\x1b]633;E;ls --color\\x3b echo é;nonce-1\x07", expect: { code: 633, kind: "E", params: ["ls --color\\x3b echo é", "nonce-1"] } },
+  {
+    mark: "\x1b]633;E;ls --color\\x3b echo é;nonce-1\x07",
+    expect: { code: 633, kind: "E", params: ["ls --color\\x3b echo é", "nonce-1"] },
+  },
   { mark: "\x1b]133;C;aid=42\x07", expect: { code: 133, kind: "C", params: ["aid=42"] } },
   "\x1b[01;34mdir\x1b[0m  \x1b]8;;file:///x\x1b\\link\x1b]8;;\x1b\\  plain\r\n",
   "\x1b]133;A\x1b[0m", // aborted by an ESC that is not ST: no mark

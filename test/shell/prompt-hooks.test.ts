@@ -50,7 +50,10 @@ describe.skipIf(!has("bash"))("bash's PROMPT_COMMAND replaced at the prompt", ()
     for (const viaDerun of [true, false]) {
       using state = tempDir();
       using home = shellHome("bash");
-      await using shell = startShell("bash", home, { withMarks: !viaDerun, ...(viaDerun ? { viaDerun: { stateRoot: state.path, sessionId: "bash" } } : {}) });
+      await using shell = startShell("bash", home, {
+        withMarks: !viaDerun,
+        ...(viaDerun ? { viaDerun: { stateRoot: state.path, sessionId: "bash" } } : {}),
+      });
       await shell.prompts(1);
       for (const [i, command] of ["echo one", replace, "echo two", "false"].entries()) {
         shell.type(`${command}\r`);

@@ -105,7 +105,8 @@ describe.each(SHELLS)("%s beside another shell integration", (kind) => {
     await shell.prompts(2);
     const raw = decode(shell.run.output());
     expect(raw).not.toContain("\x1b]133;"); // both announce prompts and commands themselves
-    if (integration === "vscode") expect(raw).not.toContain("\x1b]633;"); // and VS Code the line and cwd too
+    if (integration === "vscode")
+      expect(raw).not.toContain("\x1b]633;"); // and VS Code the line and cwd too
     else expect([count(raw, "\x1b]633;E;echo hi\x07"), count(raw, "\x1b]633;P;Cwd=")]).toEqual([1, 2]);
     await shell.exit();
   });

@@ -18,7 +18,9 @@ async function ask(shell: Shell, command: string) {
   await shell.prompts(2);
   const output = shell.run.output();
   const { records } = commandsOf([{ bytes: output, time: 0 }]);
-  const printed = Bun.stripANSI(new TextDecoder().decode(output)).split(/[\r\n]+/).find((line) => line.startsWith("["));
+  const printed = Bun.stripANSI(new TextDecoder().decode(output))
+    .split(/[\r\n]+/)
+    .find((line) => line.startsWith("["));
   await shell.exit();
   return { printed, records };
 }

@@ -32,7 +32,14 @@ function userEnv(): Record<string, string> {
     if (value !== undefined && !/^(DERUN_|BUN_|XDG_)/.test(name)) env[name] = value;
   }
   const bunBin = join(home, ".bun", "bin");
-  return { ...env, HOME: home, BUN_INSTALL: join(home, ".bun"), PATH: [bunBin, dirname(process.execPath), env.PATH ?? ""].join(delimiter), DERUN_STATE_ROOT: state, NO_COLOR: "1" };
+  return {
+    ...env,
+    HOME: home,
+    BUN_INSTALL: join(home, ".bun"),
+    PATH: [bunBin, dirname(process.execPath), env.PATH ?? ""].join(delimiter),
+    DERUN_STATE_ROOT: state,
+    NO_COLOR: "1",
+  };
 }
 
 beforeAll(async () => {
@@ -46,7 +53,9 @@ afterAll(() => work[Symbol.dispose](), TIMEOUT); // a global install and its cac
 /** The SDK's Client, started from the printed Cursor entry with no PATH, reads `session`. */
 async function readWithSdk(entry: { command: string; args: string[]; env: Record<string, string> }, session: string): Promise<string> {
   const client = new Client({ name: "derun-ship-connect", version: "0" });
-  await client.connect(new StdioClientTransport({ ...entry, env: { PATH: "/nonexistent", HOME: home, ...entry.env }, cwd: empty, stderr: "pipe" }));
+  await client.connect(
+    new StdioClientTransport({ ...entry, env: { PATH: "/nonexistent", HOME: home, ...entry.env }, cwd: empty, stderr: "pipe" }),
+  );
   try {
     const answer = await client.callTool({ name: "derun_read_output", arguments: { session_id: session } });
     return (answer.structuredContent as { chunks: { data: string }[] }).chunks.map((chunk) => chunk.data).join("");
@@ -58,7 +67,18 @@ async function readWithSdk(entry: { command: string; args: string[]; env: Record
 /** The Inspector CLI, given the printed Cursor file, reads `session`. */
 async function readWithInspector(file: string, session: string): Promise<string> {
   if (!("bin" in inspector)) throw new Error("unreachable");
-  const argv = [inspector.bin, "--cli", "--config", file, "--server", "derun", "--method", "tools/call", "--tool-name", "derun_read_output"];
+  const argv = [
+    inspector.bin,
+    "--cli",
+    "--config",
+    file,
+    "--server",
+    "derun",
+    "--method",
+    "tools/call",
+    "--tool-name",
+    "derun_read_output",
+  ];
   const call = await exec([...argv, "--tool-arg", `session_id=${session}`], { env: userEnv(), cwd: empty });
   if (call.exitCode !== 0) throw new Error(`inspector exited ${call.exitCode}: ${call.stderr}`);
   return (JSON.parse(call.stdout).structuredContent as { chunks: { data: string }[] }).chunks.map((chunk) => chunk.data).join("");
@@ -79,25 +99,37 @@ describe.each([
     }
   }, TIMEOUT);
 
-  test("derun run -- echo ok, then derun mcp config cursor", async () => {
-    const run = await exec([...derunOf(), "run", "--session-id", session, "--", "echo", "ok"], { env: userEnv(), cwd: empty });
-    expect({ exitCode: run.exitCode, stdout: run.stdout }).toEqual({ exitCode: 0, stdout: "ok\n" });
-    const version = await exec([...derunOf(), "--version"], { env: userEnv(), cwd: empty });
-    expect(version.stdout).toBe(`${pkg.version}\n`);
-    const printed = await exec([...derunOf(), "mcp", "config", "cursor"], { env: userEnv(), cwd: empty });
-    expect(printed.exitCode).toBe(0);
-    writeFileSync(configFile, printed.stdout);
-    entry = JSON.parse(printed.stdout).mcpServers.derun;
-    expect(entry.env).toEqual({ DERUN_STATE_ROOT: state });
-    expect(entry.args.at(-2)).toEndWith(join("node_modules", "derun", "src", "cli", "index.ts"));
-    expect(readdirSync(empty)).toEqual([]); // nothing left in the user's directory
-  }, TIMEOUT);
+  test(
+    "derun run -- echo ok, then derun mcp config cursor",
+    async () => {
+      const run = await exec([...derunOf(), "run", "--session-id", session, "--", "echo", "ok"], { env: userEnv(), cwd: empty });
+      expect({ exitCode: run.exitCode, stdout: run.stdout }).toEqual({ exitCode: 0, stdout: "ok\n" });
+      const version = await exec([...derunOf(), "--version"], { env: userEnv(), cwd: empty });
+      expect(version.stdout).toBe(`${pkg.version}\n`);
+      const printed = await exec([...derunOf(), "mcp", "config", "cursor"], { env: userEnv(), cwd: empty });
+      expect(printed.exitCode).toBe(0);
+      writeFileSync(configFile, printed.stdout);
+      entry = JSON.parse(printed.stdout).mcpServers.derun;
+      expect(entry.env).toEqual({ DERUN_STATE_ROOT: state });
+      expect(entry.args.at(-2)).toEndWith(join("node_modules", "derun", "src", "cli", "index.ts"));
+      expect(readdirSync(empty)).toEqual([]); // nothing left in the user's directory
+    },
+    TIMEOUT,
+  );
 
-  test("the SDK's Client, started from that configuration with no PATH, reads the session", async () => {
-    expect(await readWithSdk(entry, session)).toBe("ok\n");
-  }, TIMEOUT);
+  test(
+    "the SDK's Client, started from that configuration with no PATH, reads the session",
+    async () => {
+      expect(await readWithSdk(entry, session)).toBe("ok\n");
+    },
+    TIMEOUT,
+  );
 
-  test.skipIf("missing" in inspector)("the MCP Inspector CLI, given that file, reads the session", async () => {
-    expect(await readWithInspector(configFile, session)).toBe("ok\n");
-  }, TIMEOUT);
+  test.skipIf("missing" in inspector)(
+    "the MCP Inspector CLI, given that file, reads the session",
+    async () => {
+      expect(await readWithInspector(configFile, session)).toBe("ok\n");
+    },
+    TIMEOUT,
+  );
 });

@@ -34,13 +34,28 @@ function userEnv(path: string, extra: Record<string, string> = {}): Record<strin
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !/^(DERUN_|BUN_|XDG_|npm_)/i.test(key)) env[key] = value;
   }
-  return { ...env, HOME: join(work.path, "home"), PATH: path, DERUN_STATE_ROOT: state, NO_COLOR: "1", npm_config_cache: join(homedir(), ".npm"), npm_config_prefer_offline: "true", npm_config_update_notifier: "false", ...extra };
+  return {
+    ...env,
+    HOME: join(work.path, "home"),
+    PATH: path,
+    DERUN_STATE_ROOT: state,
+    NO_COLOR: "1",
+    npm_config_cache: join(homedir(), ".npm"),
+    npm_config_prefer_offline: "true",
+    npm_config_update_notifier: "false",
+    ...extra,
+  };
 }
 
 async function sh(argv: string[], env: Record<string, string>, cwd = work.path) {
   const proc = Bun.spawn(argv, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr, context: `${argv.join(" ")}: exit ${code}\nstdout: ${stdout.slice(-2000)}\nstderr: ${stderr.slice(-2000)}` };
+  return {
+    code,
+    stdout,
+    stderr,
+    context: `${argv.join(" ")}: exit ${code}\nstdout: ${stdout.slice(-2000)}\nstderr: ${stderr.slice(-2000)}`,
+  };
 }
 
 /** An SDK client started as `command args`: initializes, lists the sessions, reads `id`'s text. */
@@ -61,7 +76,11 @@ async function readOverMcp(command: string, args: string[], env: Record<string, 
 beforeAll(async () => {
   mkdirSync(join(work.path, "home"), { recursive: true });
   noBunPath = [join(prefix, "bin"), pathWithout(["bun", "bunx", "derun"], join(work.path, "system-bin"))].join(delimiter);
-  const packed = await sh([process.execPath, join(REPO_ROOT, "scripts", "pack.ts"), "--outdir", dist], { ...process.env } as Record<string, string>, REPO_ROOT);
+  const packed = await sh(
+    [process.execPath, join(REPO_ROOT, "scripts", "pack.ts"), "--outdir", dist],
+    { ...process.env } as Record<string, string>,
+    REPO_ROOT,
+  );
   if (packed.code !== 0) throw new Error(packed.context);
   const tarballs = readdirSync(dist).filter((name) => name.endsWith(".tgz"));
   mainTarball = join(dist, `derun-${pkg.version}.tgz`);
@@ -141,7 +160,9 @@ describe.skipIf(platform === undefined)("bunx", () => {
       const run = await sh([process.execPath, "x", "derun", "run", "--session-id", "bunx", "--", "echo", "ok"], env, project);
       expect(run, run.context).toMatchObject({ code: 0, stdout: "ok\n", stderr: "" });
       const config = await sh([process.execPath, "x", "derun", "mcp", "config", "cursor"], env, project);
-      expect(JSON.parse(config.stdout).mcpServers.derun.command, config.context).toBe(join(project, "node_modules", platform!.name, "bin", platform!.exe));
+      expect(JSON.parse(config.stdout).mcpServers.derun.command, config.context).toBe(
+        join(project, "node_modules", platform!.name, "bin", platform!.exe),
+      );
       expect(await readOverMcp(process.execPath, ["x", "derun", "mcp"], env, "bunx", project)).toBe("ok\n");
     },
     TIMEOUT,

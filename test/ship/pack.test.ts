@@ -44,38 +44,56 @@ describe("npm package", () => {
     for (const path of packed) expect(path).toMatch(/^package\/(src\/|bin\/|package\.json$|README\.md$|LICENSE$)/);
   });
 
-  test("bunx derun run -- echo ok, from an empty directory with only the tarball installed", async () => {
-    const done = await sh([process.execPath, "x", "derun", "run", "--session-id", "from-bunx", "--", "echo", "ok"], app.path);
-    expect(done.stderr).toBe("");
-    expect(done.stdout).toBe("ok\n");
-    expect(done.exitCode).toBe(0);
-    const version = await sh([process.execPath, "x", "derun", "--version"], app.path);
-    expect(version.stdout).toBe(`${pkg.version}\n`);
-  }, TIMEOUT);
+  test(
+    "bunx derun run -- echo ok, from an empty directory with only the tarball installed",
+    async () => {
+      const done = await sh([process.execPath, "x", "derun", "run", "--session-id", "from-bunx", "--", "echo", "ok"], app.path);
+      expect(done.stderr).toBe("");
+      expect(done.stdout).toBe("ok\n");
+      expect(done.exitCode).toBe(0);
+      const version = await sh([process.execPath, "x", "derun", "--version"], app.path);
+      expect(version.stdout).toBe(`${pkg.version}\n`);
+    },
+    TIMEOUT,
+  );
 
-  test("bunx derun mcp: an SDK client reads the session bunx derun run recorded", async () => {
-    await sh([process.execPath, "x", "derun", "run", "--session-id", "for-mcp", "--", "echo", "over mcp"], app.path);
-    const client = new Client({ name: "derun-ship-pack", version: "0" });
-    await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: ["x", "derun", "mcp"], env: derunEnv(state.path), cwd: app.path, stderr: "pipe" }),
-    );
-    try {
-      const answer = await client.callTool({ name: "derun_read_output", arguments: { session_id: "for-mcp", cursor: "0" } });
-      expect(answer.isError).toBeFalsy();
-      const result = answer.structuredContent as { chunks: { data: string }[]; eof: boolean };
-      expect(result.chunks.map((c) => c.data).join("")).toBe("over mcp\n");
-      expect(result.eof).toBe(true);
-    } finally {
-      await client.close();
-    }
-  }, TIMEOUT);
+  test(
+    "bunx derun mcp: an SDK client reads the session bunx derun run recorded",
+    async () => {
+      await sh([process.execPath, "x", "derun", "run", "--session-id", "for-mcp", "--", "echo", "over mcp"], app.path);
+      const client = new Client({ name: "derun-ship-pack", version: "0" });
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: ["x", "derun", "mcp"],
+          env: derunEnv(state.path),
+          cwd: app.path,
+          stderr: "pipe",
+        }),
+      );
+      try {
+        const answer = await client.callTool({ name: "derun_read_output", arguments: { session_id: "for-mcp", cursor: "0" } });
+        expect(answer.isError).toBeFalsy();
+        const result = answer.structuredContent as { chunks: { data: string }[]; eof: boolean };
+        expect(result.chunks.map((c) => c.data).join("")).toBe("over mcp\n");
+        expect(result.eof).toBe(true);
+      } finally {
+        await client.close();
+      }
+    },
+    TIMEOUT,
+  );
 
-  test("derun/plugin exports the transport helpers and nothing else", async () => {
-    writeFileSync(join(app.path, "probe.ts"), `import * as api from "derun/plugin";\nconsole.log(Object.keys(api).sort().join(","));\n`);
-    const done = await sh([process.execPath, "probe.ts"], app.path);
-    expect(done.stderr).toBe("");
-    expect(done.stdout).toBe(
-      "DrainWindow,LeaderExecError,SpawnError,StopReports,childExitOf,defineTransport,isTerminal,leaderUnavailable,openChildPty,openFifoPipe,openStreamPty,openStreamReader,pumpStream,readWindowSize,spawnIgnoring,startUnderLeader,systemClock,toSpawnError,watchStops\n",
-    );
-  }, TIMEOUT);
+  test(
+    "derun/plugin exports the transport helpers and nothing else",
+    async () => {
+      writeFileSync(join(app.path, "probe.ts"), `import * as api from "derun/plugin";\nconsole.log(Object.keys(api).sort().join(","));\n`);
+      const done = await sh([process.execPath, "probe.ts"], app.path);
+      expect(done.stderr).toBe("");
+      expect(done.stdout).toBe(
+        "DrainWindow,LeaderExecError,SpawnError,StopReports,childExitOf,defineTransport,isTerminal,leaderUnavailable,openChildPty,openFifoPipe,openStreamPty,openStreamReader,pumpStream,readWindowSize,spawnIgnoring,startUnderLeader,systemClock,toSpawnError,watchStops\n",
+      );
+    },
+    TIMEOUT,
+  );
 });

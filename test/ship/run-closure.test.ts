@@ -21,8 +21,12 @@ test("the run command's static module closure holds none of the other commands' 
   });
   expect(built.success).toBe(true);
   const chunks = new Map(built.outputs.map((output) => [output.path.split("/").pop()!, readFileSync(output.path, "utf8")]));
-  const modulesOf = (chunk: string) => [...chunks.get(chunk)!.matchAll(/^\/\/ (\S*(?:src|node_modules)\/\S+)$/gm)].map((m) => m[1]!.replace(/^.*?(src|node_modules)\//, "$1/"));
-  const imports = (chunk: string) => [...chunks.get(chunk)!.matchAll(/^import\s*(?:[^;]*?from\s*)?"\.\/(chunk-[a-z0-9]+\.js)"/gms)].map((m) => m[1]!);
+  const modulesOf = (chunk: string) =>
+    [...chunks.get(chunk)!.matchAll(/^\/\/ (\S*(?:src|node_modules)\/\S+)$/gm)].map((m) =>
+      m[1]!.replace(/^.*?(src|node_modules)\//, "$1/"),
+    );
+  const imports = (chunk: string) =>
+    [...chunks.get(chunk)!.matchAll(/^import\s*(?:[^;]*?from\s*)?"\.\/(chunk-[a-z0-9]+\.js)"/gms)].map((m) => m[1]!);
   const runChunk = [...chunks.keys()].find((chunk) => modulesOf(chunk).includes("src/cli/commands/run.ts"));
   expect(runChunk).toBeDefined();
   const closure = new Set<string>();
@@ -36,7 +40,9 @@ test("the run command's static module closure holds none of the other commands' 
   const modules = new Set([...closure].flatMap(modulesOf));
   expect(modules.has("src/core/run/run-session.ts")).toBe(true); // the analysis sees the run path
   const forbidden = [...modules].filter((module) =>
-    /^src\/(cli\/commands\/(?!run\.ts|index\.ts)|cli\/(completion|help|ui|reader|table|format)|queries\/|transcript\/|views\/|mcp\/)|^node_modules\/(arktype|@ark|consola|citty|@modelcontextprotocol|zod)\//.test(module),
+    /^src\/(cli\/commands\/(?!run\.ts|index\.ts)|cli\/(completion|help|ui|reader|table|format)|queries\/|transcript\/|views\/|mcp\/)|^node_modules\/(arktype|@ark|consola|citty|@modelcontextprotocol|zod)\//.test(
+      module,
+    ),
   );
   expect(forbidden).toEqual([]);
 });

@@ -51,7 +51,11 @@ test("concurrent sessions stay isolated, complete and byte-exact while being rea
   for (const [i, id] of ids.entries()) {
     const [size, sha] = written[i]!;
     const dir = path.join(root, "sessions", id);
-    const index = fs.readFileSync(path.join(dir, "index.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const index = fs
+      .readFileSync(path.join(dir, "index.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(index.length).toBe(CHUNKS);
     expect(index.reduce((sum, r) => sum + r.length, 0)).toBe(Number(size));
     expect(fs.statSync(path.join(dir, "output.bin")).size).toBe(Number(size));

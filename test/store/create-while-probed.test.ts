@@ -15,13 +15,21 @@ const SESSIONS = 400;
 
 test("sessions created while another process probes their liveness are all created", async () => {
   const store = openFileStore({ root });
-  await (await store.create({ command: ["true"], workingDirectory: root, retentionSeconds: 60, transportMode: "pipe", ttyAttached: false }))[Symbol.asyncDispose]();
+  await (
+    await store.create({ command: ["true"], workingDirectory: root, retentionSeconds: 60, transportMode: "pipe", ttyAttached: false })
+  )[Symbol.asyncDispose]();
   const prober = spawnFixture("liveness-prober.ts", [root]);
   await expectLine(prober, "probing");
   const refused: string[] = [];
   for (let i = 0; i < SESSIONS; i++) {
     try {
-      const writer = await store.create({ command: ["true"], workingDirectory: root, retentionSeconds: 60, transportMode: "pipe", ttyAttached: false });
+      const writer = await store.create({
+        command: ["true"],
+        workingDirectory: root,
+        retentionSeconds: 60,
+        transportMode: "pipe",
+        ttyAttached: false,
+      });
       await writer[Symbol.asyncDispose]();
     } catch (error) {
       refused.push(String(error));

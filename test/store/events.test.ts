@@ -40,7 +40,7 @@ test("a torn last line is not an event yet; a line that does not parse ends what
 test("a session that never resized has no events, and an unknown one is not found", async () => {
   root = makeRoot();
   const store = openFileStore({ root });
-  await using writer = await store.create(sessionOptions({ sessionId: "quiet" }));
+  await using _writer = await store.create(sessionOptions({ sessionId: "quiet" }));
   expect(await store.events("quiet")).toEqual([]);
   expect(fs.existsSync(path.join(root, "sessions", "quiet", "events.jsonl"))).toBe(false);
   await expect(store.events("nope")).rejects.toThrow("session not found: nope");

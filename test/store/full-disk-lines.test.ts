@@ -16,7 +16,8 @@ function mountTinyTmpfs(): { path: string; skip?: string } & Disposable {
   const remove = () => fs.rmSync(dir, { recursive: true, force: true });
   if (process.platform !== "linux") return { path: dir, skip: "tmpfs is Linux only", [Symbol.dispose]: remove };
   const mounted = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", dir], { stderr: "pipe" });
-  if (mounted.exitCode !== 0) return { path: dir, skip: `cannot mount a tmpfs here: ${mounted.stderr.toString().trim()}`, [Symbol.dispose]: remove };
+  if (mounted.exitCode !== 0)
+    return { path: dir, skip: `cannot mount a tmpfs here: ${mounted.stderr.toString().trim()}`, [Symbol.dispose]: remove };
   return {
     path: dir,
     [Symbol.dispose]: () => {

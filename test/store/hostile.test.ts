@@ -101,39 +101,52 @@ describe("a hostile artifact is refused, never waited on", () => {
   ];
 
   for (const { name, plant, finalize, expected } of cases) {
-    test(name, async () => {
-      await recordSession("good");
-      await nextMillisecond(); // distinct started_at, so the listing order is known
-      plant(await recordSession("evil", finalize));
-      expect(await probe("evil")).toEqual(expected as Record<string, unknown>);
-    }, BOUND_MS * 2);
+    test(
+      name,
+      async () => {
+        await recordSession("good");
+        await nextMillisecond(); // distinct started_at, so the listing order is known
+        plant(await recordSession("evil", finalize));
+        expect(await probe("evil")).toEqual(expected as Record<string, unknown>);
+      },
+      BOUND_MS * 2,
+    );
   }
 });
 
-test("derun run starts normally in a state root full of hostile files, and still sweeps", async () => {
-  const artifacts: ArtifactName[] = ["meta.json", "final.json", "index.jsonl", "output.bin", "append.lock"];
-  for (const name of artifacts) mkfifo(path.join(await recordSession(`fifo-${name.replace(".", "-")}`), name));
-  fs.mkdirSync(path.join(root, "logs"), { mode: 0o700 });
-  mkfifo(path.join(root, "logs", "derun.jsonl")); // the sweep's records are written here
-  mkfifo(path.join(root, "last-sweep"));
-  const longAgo = (Date.now() - 3_600_000) / 1000;
-  fs.utimesSync(path.join(root, "last-sweep"), longAgo, longAgo); // due: the sweep must open the stamp
-  const expired = await openFileStore({ root }).create(sessionOptions({ sessionId: "expired", retentionSeconds: 60 }));
-  await expired.finalize({ state: "exited", exit_code: 0, ended_at: new Date(Date.now() - 3_600_000).toISOString() });
-  await expired[Symbol.asyncDispose]();
+test(
+  "derun run starts normally in a state root full of hostile files, and still sweeps",
+  async () => {
+    const artifacts: ArtifactName[] = ["meta.json", "final.json", "index.jsonl", "output.bin", "append.lock"];
+    for (const name of artifacts) mkfifo(path.join(await recordSession(`fifo-${name.replace(".", "-")}`), name));
+    fs.mkdirSync(path.join(root, "logs"), { mode: 0o700 });
+    mkfifo(path.join(root, "logs", "derun.jsonl")); // the sweep's records are written here
+    mkfifo(path.join(root, "last-sweep"));
+    const longAgo = (Date.now() - 3_600_000) / 1000;
+    fs.utimesSync(path.join(root, "last-sweep"), longAgo, longAgo); // due: the sweep must open the stamp
+    const expired = await openFileStore({ root }).create(sessionOptions({ sessionId: "expired", retentionSeconds: 60 }));
+    await expired.finalize({ state: "exited", exit_code: 0, ended_at: new Date(Date.now() - 3_600_000).toISOString() });
+    await expired[Symbol.asyncDispose]();
 
-  const proc = Bun.spawn([...derunArgv(), "run", "--", "echo", "hi"], {
-    env: derunEnv(root),
-    cwd: REPO_ROOT,
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-    timeout: BOUND_MS,
-  });
-  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  expect({ stdout, stderr, exitCode: proc.exitCode, signalCode: proc.signalCode }).toEqual({ stdout: "hi\n", stderr: "", exitCode: 0, signalCode: null });
-  const left = fs.readdirSync(path.join(root, "sessions"));
-  expect(left).not.toContain("expired"); // the sweep ran despite the unusable stamp
-  for (const name of artifacts) expect(left).toContain(`fifo-${name.replace(".", "-")}`); // unreadable, not expired yet
-  expect(left.length).toBe(artifacts.length + 1); // and the new session
-}, BOUND_MS * 2);
+    const proc = Bun.spawn([...derunArgv(), "run", "--", "echo", "hi"], {
+      env: derunEnv(root),
+      cwd: REPO_ROOT,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: BOUND_MS,
+    });
+    const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    expect({ stdout, stderr, exitCode: proc.exitCode, signalCode: proc.signalCode }).toEqual({
+      stdout: "hi\n",
+      stderr: "",
+      exitCode: 0,
+      signalCode: null,
+    });
+    const left = fs.readdirSync(path.join(root, "sessions"));
+    expect(left).not.toContain("expired"); // the sweep ran despite the unusable stamp
+    for (const name of artifacts) expect(left).toContain(`fifo-${name.replace(".", "-")}`); // unreadable, not expired yet
+    expect(left.length).toBe(artifacts.length + 1); // and the new session
+  },
+  BOUND_MS * 2,
+);

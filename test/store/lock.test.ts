@@ -52,7 +52,10 @@ test("create() refuses an id another live process is writing, and leaves that se
   try {
     await expectLine(holder, "ready twice");
     const store = openFileStore({ root });
-    const error = await store.create(sessionOptions({ sessionId: "twice" })).then(() => undefined, (e: unknown) => e);
+    const error = await store.create(sessionOptions({ sessionId: "twice" })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect((error as { code?: string }).code).toBe("session_exists");
     expect((await store.get("twice")).state).toBe("running"); // the first writer is untouched
   } finally {
@@ -72,7 +75,10 @@ test("create() refuses at once an id whose append.lock another process holds bef
     const store = openFileStore({ root });
     // A bound for a create that waits on the lock (the bug), not a timing assertion.
     const outcome = await Promise.race([
-      store.create(sessionOptions({ sessionId: "racing" })).then(() => "created", (e: unknown) => (e as { code?: string }).code),
+      store.create(sessionOptions({ sessionId: "racing" })).then(
+        () => "created",
+        (e: unknown) => (e as { code?: string }).code,
+      ),
       Bun.sleep(15_000).then(() => "still waiting"),
     ]);
     expect(outcome).toBe("session_exists");

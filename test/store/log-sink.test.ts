@@ -13,7 +13,11 @@ afterEach(() => {
 });
 
 const records = (file = path.join(root, "logs", "derun.jsonl")) =>
-  fs.readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  fs
+    .readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
 
 test("writes one JSON line per kept record with ts, level, event, pid, component and the fields", () => {
   const log = openLogSink(root, { component: "run" });
@@ -24,7 +28,15 @@ test("writes one JSON line per kept record with ts, level, event, pid, component
   const [first, second, ...rest] = records();
   expect(rest).toEqual([]);
   expect(Date.parse(first.ts)).not.toBeNaN();
-  expect(first).toEqual({ ts: first.ts, level: "info", event: "session_created", pid: process.pid, component: "run", session_id: "a", tty_attached: true });
+  expect(first).toEqual({
+    ts: first.ts,
+    level: "info",
+    event: "session_created",
+    pid: process.pid,
+    component: "run",
+    session_id: "a",
+    tty_attached: true,
+  });
   expect(second).toMatchObject({ level: "error", event: "capture_failed", error: "EIO", component: "run" });
 });
 

@@ -47,87 +47,103 @@ afterAll(async () => {
 
 describe("text reads of one or two bytes", () => {
   for (const maxBytes of [1, 2, 3]) {
-    test(`max_bytes ${maxBytes}: the pieces reassemble to the text decoded whole, cursors exact`, async () => {
-      let cursor = "0";
-      let text = "";
-      let offset = "0";
-      for (let reads = 0; reads < 100; reads++) {
-        const { result } = await call(client, "derun_read_output", { session_id: "text", cursor, max_bytes: maxBytes });
-        for (const chunk of result.chunks) {
-          expect(chunk.start_cursor).toBe(offset);
-          offset = chunk.end_cursor;
-          text += chunk.data;
+    test(
+      `max_bytes ${maxBytes}: the pieces reassemble to the text decoded whole, cursors exact`,
+      async () => {
+        let cursor = "0";
+        let text = "";
+        let offset = "0";
+        for (let reads = 0; reads < 100; reads++) {
+          const { result } = await call(client, "derun_read_output", { session_id: "text", cursor, max_bytes: maxBytes });
+          for (const chunk of result.chunks) {
+            expect(chunk.start_cursor).toBe(offset);
+            offset = chunk.end_cursor;
+            text += chunk.data;
+          }
+          expect(Number(result.next_cursor)).toBeGreaterThan(Number(cursor));
+          cursor = result.next_cursor;
+          if (result.eof) break;
         }
-        expect(Number(result.next_cursor)).toBeGreaterThan(Number(cursor));
-        cursor = result.next_cursor;
-        if (result.eof) break;
-      }
-      expect(text).toBe(TEXT);
-      expect(text.match(/🙂/gu)?.length).toBe(4);
-    }, TIMEOUT);
+        expect(text).toBe(TEXT);
+        expect(text.match(/🙂/gu)?.length).toBe(4);
+      },
+      TIMEOUT,
+    );
   }
 });
 
 describe("directories readers must not be fooled by", () => {
-  test("three directories holding a copied meta.json list as three sessions, each under its directory's name", async () => {
-    for (const copy of ["copy-1", "copy-2"]) fs.cpSync(path.join(sessions, "orig"), path.join(sessions, copy), { recursive: true });
-    const { result } = await call(client, "derun_list_sessions", {});
-    const ids = result.sessions.map((s: { session_id: string }) => s.session_id).sort();
-    expect(ids).toEqual(["copy-1", "copy-2", "orig", "text"]);
-    expect((await call(client, "derun_get_session", { session_id: "copy-2" })).result.session.session_id).toBe("copy-2");
-    const read = (await call(client, "derun_read_output", { session_id: "copy-1" })).result;
-    expect(read.session_id).toBe("copy-1");
-  }, TIMEOUT);
+  test(
+    "three directories holding a copied meta.json list as three sessions, each under its directory's name",
+    async () => {
+      for (const copy of ["copy-1", "copy-2"]) fs.cpSync(path.join(sessions, "orig"), path.join(sessions, copy), { recursive: true });
+      const { result } = await call(client, "derun_list_sessions", {});
+      const ids = result.sessions.map((s: { session_id: string }) => s.session_id).sort();
+      expect(ids).toEqual(["copy-1", "copy-2", "orig", "text"]);
+      expect((await call(client, "derun_get_session", { session_id: "copy-2" })).result.session.session_id).toBe("copy-2");
+      const read = (await call(client, "derun_read_output", { session_id: "copy-1" })).result;
+      expect(read.session_id).toBe("copy-1");
+    },
+    TIMEOUT,
+  );
 
-  test("a directory holding only final.json reads as that final state", async () => {
-    fs.mkdirSync(path.join(sessions, "lone-final"), { mode: 0o700 });
-    const endedAt = new Date(Date.now() - 60_000).toISOString();
-    fs.writeFileSync(
-      path.join(sessions, "lone-final", "final.json"),
-      JSON.stringify({ schema_version: "v1alpha1", session_id: "lone-final", state: "exited", exit_code: 3, ended_at: endedAt }),
-      { mode: 0o600 },
-    );
-    const got = await call(client, "derun_get_session", { session_id: "lone-final" });
-    expect(got.isError).toBe(false);
-    expect(got.result.session).toMatchObject({ session_id: "lone-final", state: "exited", exit_code: 3, ended_at: endedAt });
-    const read = await call(client, "derun_read_output", { session_id: "lone-final" });
-    expect(read.result).toMatchObject({ chunks: [], eof: true, session_state: "exited" });
-    const listed = (await call(client, "derun_list_sessions", {})).result.sessions.map((s: { session_id: string }) => s.session_id);
-    expect(listed).toContain("lone-final");
-  }, TIMEOUT);
+  test(
+    "a directory holding only final.json reads as that final state",
+    async () => {
+      fs.mkdirSync(path.join(sessions, "lone-final"), { mode: 0o700 });
+      const endedAt = new Date(Date.now() - 60_000).toISOString();
+      fs.writeFileSync(
+        path.join(sessions, "lone-final", "final.json"),
+        JSON.stringify({ schema_version: "v1alpha1", session_id: "lone-final", state: "exited", exit_code: 3, ended_at: endedAt }),
+        { mode: 0o600 },
+      );
+      const got = await call(client, "derun_get_session", { session_id: "lone-final" });
+      expect(got.isError).toBe(false);
+      expect(got.result.session).toMatchObject({ session_id: "lone-final", state: "exited", exit_code: 3, ended_at: endedAt });
+      const read = await call(client, "derun_read_output", { session_id: "lone-final" });
+      expect(read.result).toMatchObject({ chunks: [], eof: true, session_state: "exited" });
+      const listed = (await call(client, "derun_list_sessions", {})).result.sessions.map((s: { session_id: string }) => s.session_id);
+      expect(listed).toContain("lone-final");
+    },
+    TIMEOUT,
+  );
 });
 
 describe("a recording derun killed with SIGKILL", () => {
-  test("its session says it failed and why, and does not claim it ended at its last output", async () => {
-    const run = Bun.spawn([...derunArgv(), "run", "--session-id", "killed", "--", "sh", "-c", "printf started; exec sleep 60"], {
-      env: derunEnv(root.path),
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "ignore",
-      cwd: REPO_ROOT,
-    });
-    const reader = run.stdout.getReader();
-    let seen = "";
-    while (!seen.includes("started")) seen += new TextDecoder().decode((await reader.read()).value);
-    const dir = path.join(sessions, "killed");
-    let childPid = 0;
-    while (childPid === 0) childPid = JSON.parse(fs.readFileSync(path.join(dir, "meta.json"), "utf8")).pid;
-    try {
-      // As if the command had been quiet for an hour before derun was killed.
-      const anHourAgo = new Date(Date.now() - 3_600_000);
-      for (const name of [...fs.readdirSync(dir).map((n) => path.join(dir, n)), dir]) fs.utimesSync(name, anHourAgo, anHourAgo);
-      const killedAt = Date.now();
-      run.kill("SIGKILL");
-      await run.exited;
-      const { result } = await call(client, "derun_get_session", { session_id: "killed" });
-      expect(result.session.state).toBe("failed");
-      expect(result.session.error).toMatch(/derun/);
-      if (result.session.ended_at !== undefined) expect(Date.parse(result.session.ended_at)).toBeGreaterThanOrEqual(killedAt - 1000);
-    } finally {
-      run.kill("SIGKILL");
+  test(
+    "its session says it failed and why, and does not claim it ended at its last output",
+    async () => {
+      const run = Bun.spawn([...derunArgv(), "run", "--session-id", "killed", "--", "sh", "-c", "printf started; exec sleep 60"], {
+        env: derunEnv(root.path),
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "ignore",
+        cwd: REPO_ROOT,
+      });
+      const reader = run.stdout.getReader();
+      let seen = "";
+      while (!seen.includes("started")) seen += new TextDecoder().decode((await reader.read()).value);
+      const dir = path.join(sessions, "killed");
+      let childPid = 0;
+      while (childPid === 0) childPid = JSON.parse(fs.readFileSync(path.join(dir, "meta.json"), "utf8")).pid;
       try {
-        process.kill(childPid, "SIGKILL");
-      } catch {}
-    }
-  }, TIMEOUT);
+        // As if the command had been quiet for an hour before derun was killed.
+        const anHourAgo = new Date(Date.now() - 3_600_000);
+        for (const name of [...fs.readdirSync(dir).map((n) => path.join(dir, n)), dir]) fs.utimesSync(name, anHourAgo, anHourAgo);
+        const killedAt = Date.now();
+        run.kill("SIGKILL");
+        await run.exited;
+        const { result } = await call(client, "derun_get_session", { session_id: "killed" });
+        expect(result.session.state).toBe("failed");
+        expect(result.session.error).toMatch(/derun/);
+        if (result.session.ended_at !== undefined) expect(Date.parse(result.session.ended_at)).toBeGreaterThanOrEqual(killedAt - 1000);
+      } finally {
+        run.kill("SIGKILL");
+        try {
+          process.kill(childPid, "SIGKILL");
+        } catch {}
+      }
+    },
+    TIMEOUT,
+  );
 });

@@ -77,7 +77,10 @@ describe("read", () => {
     await using writer = await store.create(sessionOptions({ sessionId: "gone" }));
     writer.append("stdout", new TextEncoder().encode("recorded"));
     fs.rmSync(path.join(root, "sessions", "gone", "output.bin"));
-    const error = await store.read("gone", 0, 100).then(() => undefined, (e: unknown) => e);
+    const error = await store.read("gone", 0, 100).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ code: "corrupt_session", message: "corrupt session gone: output.bin is missing" });
   });
 
@@ -99,7 +102,10 @@ describe("read", () => {
   test("unknown and invalid ids reject with session not found on get, read and wait", async () => {
     for (const id of ["missing", "..", ".", "a/b", ""]) {
       for (const call of [() => store.get(id), () => store.read(id, 0, 10), () => store.waitForOutput(id, 0, 10)]) {
-        const error = await call().then(() => undefined, (e: unknown) => e);
+        const error = await call().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         expect(isDerunError(error, "session_not_found")).toBe(true);
         expect((error as Error).message).toBe(`session not found: ${id}`);
       }
@@ -170,6 +176,8 @@ describe("list", () => {
       ["second", 20, "exited"],
       ["first", 10, "exited"],
     ]);
-    expect(listed.map((s) => s.output_bytes)).toEqual(await Promise.all(["third", "second", "first"].map(async (id) => (await store.get(id)).output_bytes)));
+    expect(listed.map((s) => s.output_bytes)).toEqual(
+      await Promise.all(["third", "second", "first"].map(async (id) => (await store.get(id)).output_bytes)),
+    );
   });
 });

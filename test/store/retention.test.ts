@@ -84,19 +84,32 @@ test("sweep removes exactly the expired sessions, keeps live ones, and logs one 
       "orphan-child-touched": "skip/unreadable_not_expired",
     });
     const remaining = fs.readdirSync(sessions).sort();
-    expect(remaining).toEqual(
-      ["dead-recent", "ended-recently", "live-elsewhere", "live-here", "malformed-meta-new", "orphan-child-touched", "own-retention-longer"],
-    );
+    expect(remaining).toEqual([
+      "dead-recent",
+      "ended-recently",
+      "live-elsewhere",
+      "live-here",
+      "malformed-meta-new",
+      "orphan-child-touched",
+      "own-retention-longer",
+    ]);
     expect(fs.readFileSync(path.join(outside, "keep.txt"), "utf8")).toBe("keep");
 
     const records = log.records.filter((r) => r.event === "retention_sweep");
     expect(records.map((r) => `${r.session_id} ${r.cleanup_result}/${r.cleanup_reason}`).sort()).toEqual(
-      Object.entries(byId).map(([id, o]) => `${id} ${o}`).sort(),
+      Object.entries(byId)
+        .map(([id, o]) => `${id} ${o}`)
+        .sort(),
     );
 
     // A day later the live ones are still kept; the sessions list still shows them as live.
     const later = await store.sweep({ ttlSeconds: 3600, now: new Date(now + 24 * HOUR) });
-    expect(later.filter((o) => o.cleanup_reason === "active_session").map((o) => o.session_id).sort()).toEqual(["live-elsewhere", "live-here"]);
+    expect(
+      later
+        .filter((o) => o.cleanup_reason === "active_session")
+        .map((o) => o.session_id)
+        .sort(),
+    ).toEqual(["live-elsewhere", "live-here"]);
     expect(fs.readdirSync(sessions).sort()).toEqual(["live-elsewhere", "live-here"]);
     expect((await store.get("live-elsewhere")).state).toBe("running");
     other.send("append stdout still-here");

@@ -20,7 +20,11 @@ beforeEach(() => {
 });
 afterEach(() => removeRoot(root));
 
-const codeOf = (p: Promise<unknown>) => p.then(() => "resolved", (e: { code?: string }) => e.code ?? String(e));
+const codeOf = (p: Promise<unknown>) =>
+  p.then(
+    () => "resolved",
+    (e: { code?: string }) => e.code ?? String(e),
+  );
 
 /** Every file under `dir`, with its content, to prove nothing changed there. */
 function snapshot(dir: string): Record<string, string> {

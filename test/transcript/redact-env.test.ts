@@ -15,14 +15,32 @@ const value = r(20, "abcdefghijklmnopqrstuvwxyz"); // no rule would find this on
 
 describe("secret-named variables", () => {
   test("names", () => {
-    for (const name of ["GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "OPENAI_API_KEY", "DB_PASSWORD", "PGPASSWORD", "MY_PASSWD", "STRIPE_KEY", "GOOGLE_APPLICATION_CREDENTIALS", "NPM_AUTH", "AWS_ACCESS_KEY_ID"]) {
+    for (const name of [
+      "GITHUB_TOKEN",
+      "AWS_SECRET_ACCESS_KEY",
+      "OPENAI_API_KEY",
+      "DB_PASSWORD",
+      "PGPASSWORD",
+      "MY_PASSWD",
+      "STRIPE_KEY",
+      "GOOGLE_APPLICATION_CREDENTIALS",
+      "NPM_AUTH",
+      "AWS_ACCESS_KEY_ID",
+    ]) {
       expect({ name, secret: isSecretName(name) }).toEqual({ name, secret: true });
     }
-    for (const name of ["PWD", "OLDPWD", "PATH", "HOME", "KEYBOARD", "GIT_AUTHOR_NAME", "TERM", "EDITOR"]) expect({ name, secret: isSecretName(name) }).toEqual({ name, secret: false });
+    for (const name of ["PWD", "OLDPWD", "PATH", "HOME", "KEYBOARD", "GIT_AUTHOR_NAME", "TERM", "EDITOR"])
+      expect({ name, secret: isSecretName(name) }).toEqual({ name, secret: false });
   });
 
   test("only long values that are not paths are fingerprinted, and no value is written", () => {
-    const f = secretEnvFingerprints({ GITHUB_TOKEN: value, SHORT_TOKEN: "abc", SSH_AUTH_SOCK: "/tmp/ssh-x/agent.1", HOME: "/home/u", PATH: value + "x" })!;
+    const f = secretEnvFingerprints({
+      GITHUB_TOKEN: value,
+      SHORT_TOKEN: "abc",
+      SSH_AUTH_SOCK: "/tmp/ssh-x/agent.1",
+      HOME: "/home/u",
+      PATH: value + "x",
+    })!;
     expect(f.values.length).toBe(1);
     expect(f.values[0]!.length).toBe(20);
     expect(JSON.stringify(f)).not.toContain(value.slice(0, 6));
@@ -62,7 +80,13 @@ describe("the user's settings file", () => {
   });
 
   test("extra rules, an allow-list, and built-in rules turned off", () => {
-    const s = loadSettings(write("ok.json", { rules: [{ id: "acme", pattern: "acme_[a-z0-9]{12,}", keywords: ["ACME_"] }], allow: ["^ghp_EXAMPLE"], disable: ["jwt"] }));
+    const s = loadSettings(
+      write("ok.json", {
+        rules: [{ id: "acme", pattern: "acme_[a-z0-9]{12,}", keywords: ["ACME_"] }],
+        allow: ["^ghp_EXAMPLE"],
+        disable: ["jwt"],
+      }),
+    );
     expect(s.rules.map((x) => x.id)).toContain("acme");
     expect(s.rules.map((x) => x.id)).not.toContain("jwt");
     const masker = new Masker(s);
@@ -72,7 +96,9 @@ describe("the user's settings file", () => {
 
   test("a file that cannot be used is a one-line error naming it", () => {
     expect(() => loadSettings(write("bad1.json", "{"))).toThrow(/bad1\.json: not JSON/);
-    expect(() => loadSettings(write("bad2.json", { rules: [{ id: "x", pattern: "(" }] }))).toThrow(/bad2\.json: rule "x" is not a regular expression/);
+    expect(() => loadSettings(write("bad2.json", { rules: [{ id: "x", pattern: "(" }] }))).toThrow(
+      /bad2\.json: rule "x" is not a regular expression/,
+    );
     expect(() => loadSettings(write("bad3.json", { disable: ["nope"] }))).toThrow(/bad3\.json: disable names no built-in rule/);
     expect(() => loadSettings(write("bad4.json", { extra: 1 }))).toThrow(/bad4\.json:/);
   });

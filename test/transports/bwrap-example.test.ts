@@ -8,7 +8,10 @@ import { testTransport } from "derun/plugin/testing";
 const module = import.meta.resolve("../../examples/transport-bwrap/index.ts");
 const bwrapPath = Bun.which("bwrap");
 /** bwrap can be installed and still be refused (no user namespaces in a container): ask it. */
-const bwrapWorks = process.platform === "linux" && bwrapPath !== null && Bun.spawnSync([bwrapPath, "--ro-bind", "/", "/", "--unshare-all", "true"]).exitCode === 0;
+const bwrapWorks =
+  process.platform === "linux" &&
+  bwrapPath !== null &&
+  Bun.spawnSync([bwrapPath, "--ro-bind", "/", "/", "--unshare-all", "true"]).exitCode === 0;
 
 if (bwrapWorks) {
   testTransport({

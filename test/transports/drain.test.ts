@@ -19,14 +19,18 @@ const MAX_MS = 3000;
 function start(script: string, cwd: string, clock: ReturnType<typeof manualClock>) {
   let output = "";
   const changed = new Set<() => void>();
-  const child = openPipe(["sh", "-c", script], {
-    cwd,
-    env: process.env,
-    onOutput: (_channel, bytes) => {
-      output += new TextDecoder().decode(bytes);
-      for (const check of changed) check();
+  const child = openPipe(
+    ["sh", "-c", script],
+    {
+      cwd,
+      env: process.env,
+      onOutput: (_channel, bytes) => {
+        output += new TextDecoder().decode(bytes);
+        for (const check of changed) check();
+      },
     },
-  }, new DrainWindow({ clock }));
+    new DrainWindow({ clock }),
+  );
   let exit: ChildExit | undefined;
   void child.exited.then((value) => (exit = value));
   /** Until the output satisfies `predicate`; fails if the child's `exited` comes first. */

@@ -18,7 +18,13 @@ const linux = process.platform === "linux";
 async function endedJob() {
   const pty = openStreamPty({ cols: 80, rows: 24 });
   try {
-    const job = await startUnderLeader({ slave: pty.slave, foreground: true, command: ["true"], cwd: "/", env: { PATH: process.env.PATH } });
+    const job = await startUnderLeader({
+      slave: pty.slave,
+      foreground: true,
+      command: ["true"],
+      cwd: "/",
+      env: { PATH: process.env.PATH },
+    });
     expect(await job.status).toBe(0);
     return job;
   } finally {
@@ -40,10 +46,17 @@ function canSetNextPid(): boolean {
 async function processWithPid(pid: number): Promise<Bun.Subprocess<"pipe", "pipe", "inherit"> | undefined> {
   for (let attempt = 0; attempt < 50; attempt++) {
     writeFileSync("/proc/sys/kernel/ns_last_pid", String(pid - 1));
-    const proc = Bun.spawn(["python3", "-c", "import signal,sys; signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM]); print('ready', flush=True); sys.stdin.read()"], {
-      stdin: "pipe",
-      stdout: "pipe",
-    });
+    const proc = Bun.spawn(
+      [
+        "python3",
+        "-c",
+        "import signal,sys; signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM]); print('ready', flush=True); sys.stdin.read()",
+      ],
+      {
+        stdin: "pipe",
+        stdout: "pipe",
+      },
+    );
     if (proc.pid === pid) {
       const reader = proc.stdout.getReader();
       await reader.read(); // "ready": the mask is in place

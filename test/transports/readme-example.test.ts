@@ -4,7 +4,6 @@
  */
 import { afterAll } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { testTransport } from "derun/plugin/testing";
 import { REPO_ROOT } from "../helpers/cli.ts";

@@ -49,7 +49,14 @@ describe("probeTerminal", () => {
     });
     await Promise.all([viaPty.exited, streamEnd]);
     const json = JSON.parse(output.slice(output.indexOf("{")).trim());
-    expect(json).toEqual({ stdinIsTty: true, stdoutIsTty: true, stderrIsTty: true, stdoutIsStderr: true, platform: process.platform, size: { cols: 77, rows: 19 } });
+    expect(json).toEqual({
+      stdinIsTty: true,
+      stdoutIsTty: true,
+      stderrIsTty: true,
+      stdoutIsStderr: true,
+      platform: process.platform,
+      size: { cols: 77, rows: 19 },
+    });
     expect(probeTerminal().platform).toBe(process.platform);
   });
 });
@@ -86,13 +93,18 @@ describe("openChild", () => {
   });
 
   test("a non-PTY transport's failure propagates", async () => {
-    const failing = { ...brokenPty(new Error("nope")), capabilities: { tty: false, resize: false, signals: true, input: "inherit" as const } };
+    const failing = {
+      ...brokenPty(new Error("nope")),
+      capabilities: { tty: false, resize: false, signals: true, input: "inherit" as const },
+    };
     await expect(openWithFallback({ transport: failing, command: ["true"], options, log })).rejects.toThrow("nope");
   });
 
   test("a transport that does not support this machine is refused, never replaced", async () => {
     const elsewhere = { ...brokenPty(new Error("unused")), supports: () => false };
-    await expect(openWithFallback({ transport: elsewhere, command: ["true"], options, log })).rejects.toThrow('transport "broken-pty" cannot run here');
+    await expect(openWithFallback({ transport: elsewhere, command: ["true"], options, log })).rejects.toThrow(
+      'transport "broken-pty" cannot run here',
+    );
   });
 
   test("a transport that opens is used as is", async () => {

@@ -66,7 +66,12 @@ function start(command: string[] = ["cmd.exe", "/c", "dir"], extra: Partial<ConP
   const window = new FakeWindow();
   const child = startConPtyChild(
     command,
-    { cwd: "C:\\work", env: { PATH: "C:\\bin", EMPTY: undefined }, size: { cols: 90, rows: 20 }, onOutput: (channel, bytes) => output.push([channel, bytes.slice()]) },
+    {
+      cwd: "C:\\work",
+      env: { PATH: "C:\\bin", EMPTY: undefined },
+      size: { cols: 90, rows: 20 },
+      onOutput: (channel, bytes) => output.push([channel, bytes.slice()]),
+    },
     {
       spawn: (file, args, options) => (pty = new FakeConsole(file, args, options)),
       which: (name) => `C:\\bin\\${name}`,

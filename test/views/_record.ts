@@ -23,7 +23,11 @@ export interface Recording {
 }
 
 /** A recording of `parts` written in this order (each one an index record). */
-export function recording(parts: ReadonlyArray<{ channel: DerunOutputChannel; bytes: Uint8Array }>, size: TermSize = { cols: 80, rows: 24 }, resizes: readonly ResizeEvent[] = []): Recording {
+export function recording(
+  parts: ReadonlyArray<{ channel: DerunOutputChannel; bytes: Uint8Array }>,
+  size: TermSize = { cols: 80, rows: 24 },
+  resizes: readonly ResizeEvent[] = [],
+): Recording {
   const total = parts.reduce((n, p) => n + p.bytes.length, 0);
   const bytes = new Uint8Array(total);
   const chunks: ChannelChunk[] = [];
@@ -79,7 +83,12 @@ export async function recordPty(
   options: { cols?: number; rows?: number; cwd?: string; env?: Record<string, string>; drive?: (driver: PtyDriver) => Promise<void> },
 ): Promise<Recording> {
   const size = { cols: options.cols ?? 120, rows: options.rows ?? 30 };
-  const run = spawnInPty(argv, { env: options.env ?? recordEnv(), cols: size.cols, rows: size.rows, ...(options.cwd ? { cwd: options.cwd } : {}) });
+  const run = spawnInPty(argv, {
+    env: options.env ?? recordEnv(),
+    cols: size.cols,
+    rows: size.rows,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
   const resizes: ResizeEvent[] = [];
   const driver: PtyDriver = {
     run,
@@ -103,7 +112,10 @@ export async function recordPty(
 }
 
 /** Runs `argv` with stdout and stderr on pipes, recording both as they arrive. */
-export async function recordPipe(argv: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Recording> {
+export async function recordPipe(
+  argv: readonly string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<Recording> {
   const proc = Bun.spawn([...argv], { cwd: options.cwd, env: options.env ?? recordEnv(), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const parts: Array<{ channel: DerunOutputChannel; bytes: Uint8Array }> = [];
   const pump = async (stream: ReadableStream<Uint8Array>, channel: DerunOutputChannel) => {

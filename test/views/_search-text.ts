@@ -13,7 +13,10 @@ export interface SearchTextOptions extends PatternOptions {
 
 export function searchText(chunks: Iterable<ChannelChunk>, options: SearchTextOptions): SearchResult {
   const compiled = compilePattern(options.pattern, options);
-  const search = new TextSearch({ ...options, pattern: options.lineChars === undefined ? compiled : { ...compiled, lineChars: options.lineChars } });
+  const search = new TextSearch({
+    ...options,
+    pattern: options.lineChars === undefined ? compiled : { ...compiled, lineChars: options.lineChars },
+  });
   const view = new TextView();
   let number = 1;
   for (const chunk of chunks) {

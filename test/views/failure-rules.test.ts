@@ -29,23 +29,47 @@ const pick = (lines: readonly string[], options = {}) => {
 
 describe("FailureLines", () => {
   test("a failure line with its rule's context; lines that touch make one region", () => {
-    const r = pick(["a", "b", "c", "d", "Traceback (most recent call last):", '  File "x.py", line 1, in <module>', "    1 / 0", "ZeroDivisionError: division by zero", "z"]);
+    const r = pick([
+      "a",
+      "b",
+      "c",
+      "d",
+      "Traceback (most recent call last):",
+      '  File "x.py", line 1, in <module>',
+      "    1 / 0",
+      "ZeroDivisionError: division by zero",
+      "z",
+    ]);
     expect(r.errorLines).toBe(2);
     expect(r.regions.map((g) => g.lines.map((l) => `${l.line}${l.error ? ":" : "-"}${l.text}`))).toEqual([
-      ["5:Traceback (most recent call last):", '6-  File "x.py", line 1, in <module>', "7-    1 / 0", "8:ZeroDivisionError: division by zero", "9-z"],
+      [
+        "5:Traceback (most recent call last):",
+        '6-  File "x.py", line 1, in <module>',
+        "7-    1 / 0",
+        "8:ZeroDivisionError: division by zero",
+        "9-z",
+      ],
     ]);
   });
 
   test("a repeated line is counted once; failure lines alike but for numbers count against the first", () => {
     const r = pick(["x", "x", "x", "ERROR job 1 failed", "ok", "ok2", "ERROR job 22 failed", "ERROR job 22 failed"]);
-    expect(r.tail.map((l) => [l.line, l.repeated ?? 0])).toEqual([[1, 2], [4, 0], [5, 0], [6, 0], [7, 1]]);
+    expect(r.tail.map((l) => [l.line, l.repeated ?? 0])).toEqual([
+      [1, 2],
+      [4, 0],
+      [5, 0],
+      [6, 0],
+      [7, 1],
+    ]);
     expect(r.regions).toHaveLength(1);
     expect(r.regions[0]).toMatchObject({ alike: 1, lastAlike: 7 });
     expect(r.errorLines).toBe(3);
   });
 
   test("regions are bounded; the rest are counted with their first line numbers", () => {
-    const lines = Array.from({ length: 100 }, (_, i) => (i % 6 === 0 ? `fatal: thing ${String.fromCharCode(65 + (i % 26))}${i}x` : `line ${i}`));
+    const lines = Array.from({ length: 100 }, (_, i) =>
+      i % 6 === 0 ? `fatal: thing ${String.fromCharCode(65 + (i % 26))}${i}x` : `line ${i}`,
+    );
     const r = pick(lines, { maxRegions: 3, tailLines: 5 });
     expect(r.regions).toHaveLength(3);
     expect(r.errorLines).toBe(17);

@@ -9,13 +9,68 @@ import { compilePattern, matchLine } from "../../src/views/search.ts";
 import { matchesIn } from "../../src/views/_pattern.ts";
 
 const PATTERNS = [
-  "error|warning", String.raw`\d+ms`, "ERROR.*failed", ".*a.*b$", "(a+)+$", String.raw`foo\w+`, String.raw`\bword\b`, "[^]x", "[]", "a{2,3}", "x{",
-  "a{,3}", String.raw`\s+\S`, String.raw`[\s\d]+`, "(?<n>ab)c", String.raw`\x41\u0042`, String.raw`\cA`, String.raw`\.\*`, "[[:a]]", String.raw`^\s*$`,
-  "h.llo", String.raw`[\b]`, "(?i:ABC)d", "é+", String.raw`\u00e9`, "a.c", "a*?b", "(x|xy)z", "(a|aa)+$", String.raw`[^\W\d]+`, "}", String.raw`\/`,
+  "error|warning",
+  String.raw`\d+ms`,
+  "ERROR.*failed",
+  ".*a.*b$",
+  "(a+)+$",
+  String.raw`foo\w+`,
+  String.raw`\bword\b`,
+  "[^]x",
+  "[]",
+  "a{2,3}",
+  "x{",
+  "a{,3}",
+  String.raw`\s+\S`,
+  String.raw`[\s\d]+`,
+  "(?<n>ab)c",
+  String.raw`\x41\u0042`,
+  String.raw`\cA`,
+  String.raw`\.\*`,
+  "[[:a]]",
+  String.raw`^\s*$`,
+  "h.llo",
+  String.raw`[\b]`,
+  "(?i:ABC)d",
+  "é+",
+  String.raw`\u00e9`,
+  "a.c",
+  "a*?b",
+  "(x|xy)z",
+  "(a|aa)+$",
+  String.raw`[^\W\d]+`,
+  "}",
+  String.raw`\/`,
 ];
 const TEXTS = [
-  "error here warning", "took 123ms", "ERROR: it failed now", "xxaxxb", "aaaa", "foobar baz", "a word here", "\nx", "x{", "a{,3}", "  \u00a0 x", "12 34", "abc",
-  "AB", "\x01", ".*", "[[:a]]", " \u3000 ", "hello", "\b", "abcd ABCd", "ééé É", "a\rc a\u2028c abc", "aaab", "xyz", "snake_case 9x", "}/", "",
+  "error here warning",
+  "took 123ms",
+  "ERROR: it failed now",
+  "xxaxxb",
+  "aaaa",
+  "foobar baz",
+  "a word here",
+  "\nx",
+  "x{",
+  "a{,3}",
+  "  \u00a0 x",
+  "12 34",
+  "abc",
+  "AB",
+  "\x01",
+  ".*",
+  "[[:a]]",
+  " \u3000 ",
+  "hello",
+  "\b",
+  "abcd ABCd",
+  "ééé É",
+  "a\rc a\u2028c abc",
+  "aaab",
+  "xyz",
+  "snake_case 9x",
+  "}/",
+  "",
 ];
 
 describe("the linear engine", () => {
@@ -39,7 +94,20 @@ describe("the linear engine", () => {
   });
 
   test("turns down what RE2 would read differently or cannot run", () => {
-    for (const pattern of [String.raw`(a)\1`, String.raw`(?<n>a)\k<n>`, "(?=a)b", "(?!a)b", "(?<=a)b", "(?<!a)b", String.raw`\p{L}`, String.raw`\e`, String.raw`\01`, String.raw`[\S]`, "\ud83d+", String.raw`\ud83d`]) {
+    for (const pattern of [
+      String.raw`(a)\1`,
+      String.raw`(?<n>a)\k<n>`,
+      "(?=a)b",
+      "(?!a)b",
+      "(?<=a)b",
+      "(?<!a)b",
+      String.raw`\p{L}`,
+      String.raw`\e`,
+      String.raw`\01`,
+      String.raw`[\S]`,
+      "\ud83d+",
+      String.raw`\ud83d`,
+    ]) {
       expect([pattern, toRe2Syntax(pattern)]).toEqual([pattern, undefined]);
     }
   });
@@ -57,10 +125,17 @@ describe("the linear engine", () => {
   });
 
   test("every match in a line, for -o and colour, by either engine", () => {
-    expect(matchesIn(compilePattern(String.raw`\d+`), "a1 b22 c333")).toEqual([{ index: 1, end: 2 }, { index: 4, end: 6 }, { index: 8, end: 11 }]);
+    expect(matchesIn(compilePattern(String.raw`\d+`), "a1 b22 c333")).toEqual([
+      { index: 1, end: 2 },
+      { index: 4, end: 6 },
+      { index: 8, end: 11 },
+    ]);
     const long = `${"x".repeat(5000)}`;
     expect(matchesIn(compilePattern(".*a.*b"), `ab ab ${long}`)).toEqual([{ index: 0, end: 5 }]);
     expect(matchesIn(compilePattern("x*"), "axxb")).toEqual([{ index: 1, end: 3 }]);
-    expect(matchesIn(compilePattern("AB", { literal: true, ignoreCase: true }), "ab xAb")).toEqual([{ index: 0, end: 2 }, { index: 4, end: 6 }]);
+    expect(matchesIn(compilePattern("AB", { literal: true, ignoreCase: true }), "ab xAb")).toEqual([
+      { index: 0, end: 2 },
+      { index: 4, end: 6 },
+    ]);
   });
 });

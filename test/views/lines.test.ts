@@ -32,7 +32,11 @@ function tailByScan(rec: Recording, n: number, block: number, channel: DerunOutp
   const scan = new TailScan(n, channel);
   let start;
   let read = 0;
-  for (let end: number | undefined = rec.bytes.length; end !== undefined && end > 0 && !start; end = scan.nextEnd(allSpans ? rec.spans : undefined)) {
+  for (
+    let end: number | undefined = rec.bytes.length;
+    end !== undefined && end > 0 && !start;
+    end = scan.nextEnd(allSpans ? rec.spans : undefined)
+  ) {
     const offset = Math.max(0, end - block);
     const window: ByteWindow = { offset, bytes: rec.bytes.subarray(offset, end) };
     const spans = allSpans ? rec.spans : spanArray(rec.records.filter((s) => s.offset < end! && s.offset + s.length > offset));
@@ -85,8 +89,12 @@ describe("lines over recordings", () => {
           const inside = want.filter((p) => p >= a && p < b);
           expect(countLfs(window, scope)).toBe(inside.length);
           for (const n of [1, 2, inside.length, inside.length + 1]) {
-            expect(nthLfForward(window, n, a, scope)).toEqual(n >= 1 && n <= inside.length ? { found: n, at: inside[n - 1] } : { found: inside.length });
-            expect(nthLfBackward(window, n, b, scope)).toEqual(n >= 1 && n <= inside.length ? { found: n, at: inside[inside.length - n] } : { found: inside.length });
+            expect(nthLfForward(window, n, a, scope)).toEqual(
+              n >= 1 && n <= inside.length ? { found: n, at: inside[n - 1] } : { found: inside.length },
+            );
+            expect(nthLfBackward(window, n, b, scope)).toEqual(
+              n >= 1 && n <= inside.length ? { found: n, at: inside[inside.length - n] } : { found: inside.length },
+            );
           }
         }
       }
@@ -104,7 +112,10 @@ describe("lines over recordings", () => {
             for (const allSpans of channel === undefined ? [true] : [true, false]) {
               const { start, kept, lines } = tailByScan(rec, n, block, channel, allSpans);
               const where = { name, channel, n, block, allSpans };
-              expect({ ...where, lines: lines.map((l) => l.text) }).toEqual({ ...where, lines: whole.slice(whole.length - Math.min(n, whole.length)).map((l) => l.text) });
+              expect({ ...where, lines: lines.map((l) => l.text) }).toEqual({
+                ...where,
+                lines: whole.slice(whole.length - Math.min(n, whole.length)).map((l) => l.text),
+              });
               // The first complete line of the tail is number `total - lfs + 1` of the view.
               const first = kept.find((l) => !l.partial);
               const number = first ? whole.findIndex((l) => l.end === first.end) + 1 : totalLfs + 1;
@@ -153,7 +164,10 @@ describe("selecting lines", () => {
 
   test("a character budget keeps whole lines, always at least one, and says it cut", () => {
     // Each "line N" costs 7 characters with its newline ("line 10" 8).
-    expect(selectLines(lines, { head: 5 }, { maxChars: 21 })).toMatchObject({ truncated: true, lines: [{ number: 1 }, { number: 2 }, { number: 3 }] });
+    expect(selectLines(lines, { head: 5 }, { maxChars: 21 })).toMatchObject({
+      truncated: true,
+      lines: [{ number: 1 }, { number: 2 }, { number: 3 }],
+    });
     expect(selectLines(lines, { tail: 5 }, { maxChars: 15 })).toMatchObject({ truncated: true, lines: [{ number: 9 }, { number: 10 }] });
     expect(selectLines(lines, { tail: 5 }, { maxChars: 3 }).lines.map((l) => l.number)).toEqual([10]);
     expect(selectLines(lines, { head: 2 }, { maxChars: 14 }).truncated).toBe(false);

@@ -25,7 +25,10 @@ describe("patterns judged by shape", () => {
       "(?:a|a){26}c",
       String.raw`([0-9]|\d)*x`,
     ]) {
-      expect([pattern, refusedFor(pattern)]).toEqual([pattern, expect.stringMatching(/^it (nests|repeats a choice|can match a line in too many ways)/)]);
+      expect([pattern, refusedFor(pattern)]).toEqual([
+        pattern,
+        expect.stringMatching(/^it (nests|repeats a choice|can match a line in too many ways)/),
+      ]);
     }
     // Case folding makes options overlap that would not otherwise.
     expect(refusedFor("(a|A)+x")).toBeUndefined();
@@ -33,7 +36,14 @@ describe("patterns judged by shape", () => {
   });
 
   test("unbounded quantifiers in a row over overlapping sets are refused, whatever the sets are called", () => {
-    for (const pattern of [String.raw`\d+[0-9]+\d+[0-9]+x`, String.raw`\d+\d+x`, String.raw`\s*x?\s*y`, String.raw`[a-z]+\d*[a-z]+x`, ".*.*=.*;", String.raw`\w+\s*\w+$`]) {
+    for (const pattern of [
+      String.raw`\d+[0-9]+\d+[0-9]+x`,
+      String.raw`\d+\d+x`,
+      String.raw`\s*x?\s*y`,
+      String.raw`[a-z]+\d*[a-z]+x`,
+      ".*.*=.*;",
+      String.raw`\w+\s*\w+$`,
+    ]) {
       expect([pattern, refusedFor(pattern)]).toEqual([pattern, expect.stringMatching(/next to each other/)]);
     }
     expect(refusedFor("a.*b.*c.*d")).toMatch(/three or more/);

@@ -23,7 +23,9 @@ function randomRecords(seed: number, count: number): IndexRecord[] {
     ms += Math.floor(next() * 3000);
     const odd = next() < 0.05;
     // Timestamps as other writers might spell them: kept as written.
-    const timestamp = odd ? ["2026-03-01T00:00:00Z", "2026-02-30T01:00:00.000Z", "yesterday", "2026-03-01T24:00:00.000Z", ""][i % 5]! : new Date(ms).toISOString();
+    const timestamp = odd
+      ? ["2026-03-01T00:00:00Z", "2026-02-30T01:00:00.000Z", "yesterday", "2026-03-01T24:00:00.000Z", ""][i % 5]!
+      : new Date(ms).toISOString();
     records.push({ offset, length, channel: CHANNELS[Math.floor(next() * CHANNELS.length)]!, timestamp });
     offset += length;
   }
@@ -44,13 +46,18 @@ function expectSame(spans: RecordSpans, records: readonly IndexRecord[], end: nu
   const want = naive(records);
   expect(spans.count).toBe(records.length);
   for (let i = 0; i < records.length; i++) {
-    expect([spans.offset(i), spans.end(i), spans.channel(i)]).toEqual([records[i]!.offset, records[i]!.offset + records[i]!.length, records[i]!.channel]);
+    expect([spans.offset(i), spans.end(i), spans.channel(i)]).toEqual([
+      records[i]!.offset,
+      records[i]!.offset + records[i]!.length,
+      records[i]!.channel,
+    ]);
   }
   for (let at = 0; at <= end + 1; at++) {
     expect(spans.firstEndingAfter(at)).toBe(want.firstEndingAfter(at));
     for (const channel of CHANNELS) expect(spans.lastOf(channel, at)).toBe(want.lastOf(channel, at));
   }
-  for (let i = 0; i <= records.length; i++) for (const channel of CHANNELS) expect(spans.firstOf(channel, i)).toBe(want.firstOf(channel, i));
+  for (let i = 0; i <= records.length; i++)
+    for (const channel of CHANNELS) expect(spans.firstOf(channel, i)).toBe(want.firstOf(channel, i));
 }
 
 describe("IndexColumns", () => {
@@ -88,14 +95,20 @@ describe("spanRange and spanArray", () => {
       const part = records.slice(from, to);
       const range = spanRange(columns, from, to);
       expect(range.count).toBe(part.length);
-      for (let i = 0; i < part.length; i++) expect([range.offset(i), range.end(i), range.channel(i)]).toEqual([part[i]!.offset, part[i]!.offset + part[i]!.length, part[i]!.channel]);
+      for (let i = 0; i < part.length; i++)
+        expect([range.offset(i), range.end(i), range.channel(i)]).toEqual([
+          part[i]!.offset,
+          part[i]!.offset + part[i]!.length,
+          part[i]!.channel,
+        ]);
       const want = naive(part);
       for (let at = 0; at <= end + 1; at += 3) {
         for (const channel of CHANNELS) expect(range.lastOf(channel, at)).toBe(want.lastOf(channel, at));
         // Before the range, the first record that ends after a point is its first.
         expect(range.firstEndingAfter(at)).toBe(want.firstEndingAfter(at));
       }
-      for (let i = 0; i <= part.length; i++) for (const channel of CHANNELS) expect(range.firstOf(channel, i)).toBe(want.firstOf(channel, i));
+      for (let i = 0; i <= part.length; i++)
+        for (const channel of CHANNELS) expect(range.firstOf(channel, i)).toBe(want.firstOf(channel, i));
     }
   });
 

@@ -126,7 +126,10 @@ describe("screen view on recordings of real programs", () => {
         resize(50, 12);
       },
     });
-    recs.long = await recordPty(["printf", `${Array.from({ length: 60 }, (_, i) => `w${String(i).padStart(3, "0")}`).join(" ")}\\nnext\\n`], { cols: 80 });
+    recs.long = await recordPty(
+      ["printf", `${Array.from({ length: 60 }, (_, i) => `w${String(i).padStart(3, "0")}`).join(" ")}\\nnext\\n`],
+      { cols: 80 },
+    );
     mkdirSync(join(dir.path, "bun"));
     writeFileSync(join(dir.path, "bun", "cart.test.ts"), failingTestFile);
     recs.colours = await recordPty([process.execPath, "test", "--colors", "cart.test.ts"], { cwd: join(dir.path, "bun") });
@@ -187,7 +190,7 @@ describe("screen view on recordings of real programs", () => {
   test("bun test --colors: the failing test's name and diff lines, far smaller than the raw bytes", async () => {
     const { lines } = await render(recs.colours!);
     expect(lines).toContainEqual(expect.stringMatching(/^✗ totals the shopping cart \[/));
-    expect(lines).toContain("+   \"total\": 5,");
+    expect(lines).toContain('+   "total": 5,');
     expect(lines.join("\n").length).toBeLessThan(recs.colours!.bytes.length / 2);
   });
 
@@ -203,7 +206,11 @@ describe("screen view on recordings of real programs", () => {
         const start = findRenderStart(window, { insideAlternate });
         const tail = await renderScreen({ window, size: rec.size, start });
         const where = { name, fraction };
-        expect({ ...where, from: tail.from, alternate: tail.alternate }).toEqual({ ...where, from: start.offset, alternate: whole.alternate });
+        expect({ ...where, from: tail.from, alternate: tail.alternate }).toEqual({
+          ...where,
+          from: start.offset,
+          alternate: whole.alternate,
+        });
         if (name !== "top") {
           // The lines drawn inside the window end the screen; what scrolled by before it is not there
           // (less pages by scrolling, so its tail frame holds only the lines the window drew).
@@ -213,7 +220,9 @@ describe("screen view on recordings of real programs", () => {
           // top repaints in place from its home and draws its column headings only in its first
           // frame: rows not redrawn inside the window are blank, every other row is the last frame's.
           expect(tail.lines[0]).toBe(whole.lines[0]!);
-          tail.lines.forEach((line, i) => expect(line === "" || line === whole.lines[i] ? "ok" : { ...where, row: i, line, want: whole.lines[i] }).toBe("ok"));
+          tail.lines.forEach((line, i) =>
+            expect(line === "" || line === whole.lines[i] ? "ok" : { ...where, row: i, line, want: whole.lines[i] }).toBe("ok"),
+          );
         }
       }
     }

@@ -81,13 +81,21 @@ describe("search over a generated log", () => {
     const parts: string[] = [];
     let length = 0;
     for (let i = 0; length < size; i++) {
-      const line = i === 54321 ? `2024-05-01T12:00:00.000Z ${needle}\n` : `2024-05-01T12:00:${String(i % 60).padStart(2, "0")}.123Z INFO request id=${i} status=200\n`;
+      const line =
+        i === 54321
+          ? `2024-05-01T12:00:00.000Z ${needle}\n`
+          : `2024-05-01T12:00:${String(i % 60).padStart(2, "0")}.123Z INFO request id=${i} status=200\n`;
       if (i === 54321) needleLine = i + 1;
       parts.push(line);
       length += line.length;
     }
     const bytes = enc.encode(parts.join(""));
-    rec = recording(Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, k) => ({ channel: "stdout" as const, bytes: bytes.subarray(k * 65536, (k + 1) * 65536) })));
+    rec = recording(
+      Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, k) => ({
+        channel: "stdout" as const,
+        bytes: bytes.subarray(k * 65536, (k + 1) * 65536),
+      })),
+    );
   }, 60_000);
 
   test("one error line in megabytes of log: found with its number and byte range", () => {
@@ -119,11 +127,26 @@ describe("patterns", () => {
   });
 
   test("shapes that backtrack catastrophically are refused where only the backtracking engine can run them, taken by the linear engine otherwise; ordinary ones pass", () => {
-    for (const pattern of ["(a+)+$", String.raw`(\d+\.)+x`, String.raw`^(\w+\s?)*$`, String.raw`\s*\s*$`, ".*.*=.*;", String.raw`\w+\s*\w+$`]) {
+    for (const pattern of [
+      "(a+)+$",
+      String.raw`(\d+\.)+x`,
+      String.raw`^(\w+\s?)*$`,
+      String.raw`\s*\s*$`,
+      ".*.*=.*;",
+      String.raw`\w+\s*\w+$`,
+    ]) {
       expect(refusal({ pattern: `(?=.)${pattern}` })).toContain("can take exponential or polynomial time");
       expect(compilePattern(pattern).linear).toBeDefined();
     }
-    for (const pattern of ["error", "error.*file.*line", String.raw`\w+\s+\w+`, String.raw`(\d{1,3}\.){3}\d{1,3}`, String.raw`^\s*at .*\(.*:\d+:\d+\)$`, "(?:foo|bar)+", String.raw`[^:]+:\d+:\d+: (error|warning)`]) {
+    for (const pattern of [
+      "error",
+      "error.*file.*line",
+      String.raw`\w+\s+\w+`,
+      String.raw`(\d{1,3}\.){3}\d{1,3}`,
+      String.raw`^\s*at .*\(.*:\d+:\d+\)$`,
+      "(?:foo|bar)+",
+      String.raw`[^:]+:\d+:\d+: (error|warning)`,
+    ]) {
       expect(() => compilePattern(pattern)).not.toThrow();
     }
     // As a literal, anything goes.

@@ -12,7 +12,9 @@ import { rawText, rechunk, recordPipe, recordPty, recording, type Recording } fr
 import { cutsEverywhere, failingTestFile, gitRepoWithFiles, random, randomCuts, spinnerScript } from "./_programs.ts";
 
 const enc = new TextEncoder();
-const one = (s: string | Uint8Array, channel: "pty" | "stdout" | "stderr" = "pty") => [{ channel, offset: 0, bytes: typeof s === "string" ? enc.encode(s) : s }];
+const one = (s: string | Uint8Array, channel: "pty" | "stdout" | "stderr" = "pty") => [
+  { channel, offset: 0, bytes: typeof s === "string" ? enc.encode(s) : s },
+];
 const texts = (s: string | Uint8Array) => textLines(one(s)).map((l) => l.text);
 const ESC = /[\x00-\x08\x0b-\x1f\x7f]/;
 
@@ -74,7 +76,10 @@ describe("text view: control sequences and redraws", () => {
 
   test("a line past maxLineChars is cut, and memory stays bounded", () => {
     const lines = textLines(one("x".repeat(5000) + "\nshort\n"), { maxLineChars: 100 });
-    expect(lines.map((l) => [l.text.length, l.cut])).toEqual([[100, true], [5, false]]);
+    expect(lines.map((l) => [l.text.length, l.cut])).toEqual([
+      [100, true],
+      [5, false],
+    ]);
   });
 
   test("writes past the cut cost no more than on a short line (linear, not a copy of the line each)", () => {
@@ -115,8 +120,48 @@ describe("text view: any chunking gives the same lines", () => {
 
   test("fuzz: generated streams of text, redraws and sequences come out the same whole and byte by byte", () => {
     // Half the streams draw only from what the fast path may take (and line edits it must leave alone).
-    const fastPath = ["word ", "é€😀", "\t", "\n", "\r\n", "\x1b[1;31m", "\x1b[0m", "\x1b[?25l", "\x1b[H", "\x1b[2J", "\x1b[K", "\x1b[2K", "\x1b[1K", "\x1b[3G", "\x1b[2C", "\x1b[4D", "\x1b[2P", "\x1b[3@", "\x1b[2X", "\x1b[3`", "\x1b[2a"];
-    const others = ["\r", "\b", "\x1b]0;title\x07", "\x1b]8;;u\x1b\\", "\x1bPq\x1b\\", "\x1b(B", "\x1b7", "\x1b8", "\x07", "\x00", "\u009b1m", "\x1b[", "\x1b]", "\x1b", "\xff", "\xe2\x82", "\x80"];
+    const fastPath = [
+      "word ",
+      "é€😀",
+      "\t",
+      "\n",
+      "\r\n",
+      "\x1b[1;31m",
+      "\x1b[0m",
+      "\x1b[?25l",
+      "\x1b[H",
+      "\x1b[2J",
+      "\x1b[K",
+      "\x1b[2K",
+      "\x1b[1K",
+      "\x1b[3G",
+      "\x1b[2C",
+      "\x1b[4D",
+      "\x1b[2P",
+      "\x1b[3@",
+      "\x1b[2X",
+      "\x1b[3`",
+      "\x1b[2a",
+    ];
+    const others = [
+      "\r",
+      "\b",
+      "\x1b]0;title\x07",
+      "\x1b]8;;u\x1b\\",
+      "\x1bPq\x1b\\",
+      "\x1b(B",
+      "\x1b7",
+      "\x1b8",
+      "\x07",
+      "\x00",
+      "\u009b1m",
+      "\x1b[",
+      "\x1b]",
+      "\x1b",
+      "\xff",
+      "\xe2\x82",
+      "\x80",
+    ];
     const latin1 = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
     for (let seed = 1; seed <= 10000; seed++) {
       const next = random(seed);
@@ -130,7 +175,12 @@ describe("text view: any chunking gives the same lines", () => {
       const rec = recording([{ channel: "pty", bytes }]);
       const whole = textLines(rec.chunks);
       const byByte = textLines(rechunk(rec, [...bytes.keys()].slice(1)));
-      if (!Bun.deepEquals(whole, byByte)) expect({ seed, bytes: [...bytes], lines: whole.map((l) => l.text) }).toEqual({ seed, bytes: [...bytes], lines: byByte.map((l) => l.text) });
+      if (!Bun.deepEquals(whole, byByte))
+        expect({ seed, bytes: [...bytes], lines: whole.map((l) => l.text) }).toEqual({
+          seed,
+          bytes: [...bytes],
+          lines: byByte.map((l) => l.text),
+        });
     }
   });
 
@@ -160,8 +210,13 @@ describe("text view on recordings of real programs", () => {
       "-c",
       "import sys\nfor i in range(200):\n  sys.stdout.write(f'out {i} begins'); sys.stdout.flush()\n  sys.stderr.write(f'err {i}\\n'); sys.stderr.flush()\n  sys.stdout.write(f' and ends {i}\\n'); sys.stdout.flush()\n",
     ]);
-    recs.utf8 = await recordPty(["printf", "h\\303\\251llo w\\303\\266rld \\342\\202\\254 \\360\\237\\230\\200 \\346\\274\\242 bad:\\377\\300 cut:\\342\\202\\n"], {});
-    recs.long = await recordPty(["printf", `${Array.from({ length: 60 }, (_, i) => `w${String(i).padStart(3, "0")}`).join(" ")}\\n`], { cols: 80 });
+    recs.utf8 = await recordPty(
+      ["printf", "h\\303\\251llo w\\303\\266rld \\342\\202\\254 \\360\\237\\230\\200 \\346\\274\\242 bad:\\377\\300 cut:\\342\\202\\n"],
+      {},
+    );
+    recs.long = await recordPty(["printf", `${Array.from({ length: 60 }, (_, i) => `w${String(i).padStart(3, "0")}`).join(" ")}\\n`], {
+      cols: 80,
+    });
   }, 120_000); // real programs on a loaded machine
 
   const all = (rec: Recording) => textLines(rec.chunks);
@@ -184,8 +239,8 @@ describe("text view on recordings of real programs", () => {
   test("bun test --colors on a PTY: the failing test's name and its diff lines, no escape codes", () => {
     const lines = all(recs.colours!).map((l) => l.text);
     expect(lines).toContainEqual(expect.stringMatching(/^✗ totals the shopping cart \[/));
-    expect(lines).toContain("-   \"total\": 6,");
-    expect(lines).toContain("+   \"total\": 5,");
+    expect(lines).toContain('-   "total": 6,');
+    expect(lines).toContain('+   "total": 5,');
     expect(lines).toContain("error: expect(received).toEqual(expected)");
     expect(lines).toContain(" 1 fail");
     noControls(all(recs.colours!));
@@ -195,7 +250,7 @@ describe("text view on recordings of real programs", () => {
     const lines = all(recs.coloursPipe!);
     const stderr = lines.filter((l) => l.channel === "stderr").map((l) => l.text);
     expect(stderr).toContainEqual(expect.stringMatching(/^\(fail\) totals the shopping cart \[/));
-    expect(stderr).toContain("+   \"total\": 5,");
+    expect(stderr).toContain('+   "total": 5,');
     noControls(lines);
   });
 

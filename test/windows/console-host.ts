@@ -17,13 +17,29 @@ export interface ConsoleRun {
   readonly exited: Promise<{ exitCode: number | null; signalCode: NodeJS.Signals | null }>;
 }
 
-export function spawnInConsole(argv: readonly string[], options: { env: Record<string, string>; cols: number; rows: number; cwd?: string }): ConsoleRun {
+export function spawnInConsole(
+  argv: readonly string[],
+  options: { env: Record<string, string>; cols: number; rows: number; cwd?: string },
+): ConsoleRun {
   if (!nativeWindows) {
     const run = spawnInPty(argv, options);
-    return { output: run.output, type: run.type, resize: run.resize, waitFor: run.waitFor, kill: () => run.proc.kill("SIGKILL"), exited: run.exited };
+    return {
+      output: run.output,
+      type: run.type,
+      resize: run.resize,
+      waitFor: run.waitFor,
+      kill: () => run.proc.kill("SIGKILL"),
+      exited: run.exited,
+    };
   }
   const [file = "", ...args] = argv;
-  const host = spawnPseudoConsole(Bun.which(file) ?? file, args, { name: "", cols: options.cols, rows: options.rows, cwd: options.cwd ?? process.cwd(), env: options.env });
+  const host = spawnPseudoConsole(Bun.which(file) ?? file, args, {
+    name: "",
+    cols: options.cols,
+    rows: options.rows,
+    cwd: options.cwd ?? process.cwd(),
+    env: options.env,
+  });
   const chunks: Uint8Array[] = [];
   const waiters = new Set<() => void>();
   const output = () => Buffer.concat(chunks);

@@ -66,7 +66,8 @@ async function buildExe(): Promise<string> {
 /** Wine's own variables: the prefix, no debug chatter, no Mono/Gecko installers, no display. */
 function wineEnv(prefix: string, base: Record<string, string | undefined> = process.env): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(base)) if (value !== undefined && key !== "DISPLAY" && key !== "WAYLAND_DISPLAY") env[key] = value;
+  for (const [key, value] of Object.entries(base))
+    if (value !== undefined && key !== "DISPLAY" && key !== "WAYLAND_DISPLAY") env[key] = value;
   return { ...env, WINEPREFIX: prefix, WINEDEBUG: "-all", WINEARCH: "win64", WINEDLLOVERRIDES: "mscoree=;mshtml=" };
 }
 
@@ -110,7 +111,13 @@ export async function runWine(args: readonly string[], call: WineCall): Promise<
     killSignal: "SIGKILL",
   });
   const [stdout, stderr] = await Promise.all([new Response(proc.stdout).bytes(), new Response(proc.stderr).bytes(), proc.exited]);
-  return { exitCode: proc.exitCode, signalCode: proc.signalCode as NodeJS.Signals | null, stdout, stderr, timedOut: proc.signalCode === "SIGKILL" };
+  return {
+    exitCode: proc.exitCode,
+    signalCode: proc.signalCode as NodeJS.Signals | null,
+    stdout,
+    stderr,
+    timedOut: proc.signalCode === "SIGKILL",
+  };
 }
 
 /** argv and environment for starting derun.exe some other way (in a PTY): prefix and state root set. */

@@ -41,7 +41,11 @@ export async function printCommands(reader: Reader, request: CommandListRequest)
   if (answer.commands.length === 0) {
     if (sessionId === undefined) return ui.info("no commands recorded (only derun shell sessions record them)");
     const { info } = await readSession(reader.store, sessionId);
-    const why = !info.meta.records_commands ? "it is not a derun shell session" : info.final?.command_marks_seen === false ? "its shell printed no command marks (derun shell-init)" : "no command has run yet";
+    const why = !info.meta.records_commands
+      ? "it is not a derun shell session"
+      : info.final?.command_marks_seen === false
+        ? "its shell printed no command marks (derun shell-init)"
+        : "no command has run yet";
     return ui.info(`session ${sessionId} has no recorded commands: ${why}`);
   }
   const now = Date.now();

@@ -32,7 +32,11 @@ export class GrepPrinter {
       const first = m.before[0]?.line ?? m.line;
       const apart = this.last !== undefined && (this.last.session !== found.session_id || first > this.last.line + 1);
       if (this.style.context > 0 && apart) this.out.lines([paint(this.style.colour, "cyan", "--")]);
-      const lines = [...m.before.map((l) => this.line(found.session_id, l, "-")), this.line(found.session_id, m, ":"), ...m.after.map((l) => this.line(found.session_id, l, "-"))];
+      const lines = [
+        ...m.before.map((l) => this.line(found.session_id, l, "-")),
+        this.line(found.session_id, m, ":"),
+        ...m.after.map((l) => this.line(found.session_id, l, "-")),
+      ];
       this.out.lines(lines);
       this.last = { session: found.session_id, line: m.after.at(-1)?.line ?? m.line };
     }

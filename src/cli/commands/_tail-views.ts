@@ -5,7 +5,16 @@
  */
 import { constants } from "node:os";
 import type { SessionInfo } from "../../core/store.ts";
-import { followOutput, followText, type FollowEnd, selectText, type Transcript, rawOutput, rawTailStart, readSession } from "../../transcript/index.ts";
+import {
+  followOutput,
+  followText,
+  type FollowEnd,
+  selectText,
+  type Transcript,
+  rawOutput,
+  rawTailStart,
+  readSession,
+} from "../../transcript/index.ts";
 import type { Reader } from "../reader.ts";
 import { writeOut } from "../ui.ts";
 import { ALL, LineOut, screenOf, type View } from "./_views.ts";
@@ -63,7 +72,8 @@ async function tailRaw(reader: Reader, t: Transcript, request: TailRequest, end:
   const { store } = reader;
   const from = await rawTailStart(store, t.sessionId, request.lines, t.command ? { lo: t.lo, hi: t.hi } : undefined);
   if (request.follow && t.command) {
-    for await (const slices of followOutput(store, t.sessionId, { from, command: t.command.number }, end)) for (const slice of slices) writeOut(slice.bytes);
+    for await (const slices of followOutput(store, t.sessionId, { from, command: t.command.number }, end))
+      for (const slice of slices) writeOut(slice.bytes);
     return;
   }
   const to = t.command ? { to: t.hi } : {};

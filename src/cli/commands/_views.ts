@@ -5,7 +5,17 @@
  * exactly (colours replay on a terminal).
  */
 import type { DerunOutputChannel } from "../../core/enums.ts";
-import { MemoryBound, screenLines, type ReadTextLines, textBatches, openTranscript, withoutPromptFiller, type CommandSelector, type Transcript, rawOutput } from "../../transcript/index.ts";
+import {
+  MemoryBound,
+  screenLines,
+  type ReadTextLines,
+  textBatches,
+  openTranscript,
+  withoutPromptFiller,
+  type CommandSelector,
+  type Transcript,
+  rawOutput,
+} from "../../transcript/index.ts";
 import type { Reader } from "../reader.ts";
 import { ui, writeOut } from "../ui.ts";
 import { usageError } from "../usage.ts";
@@ -15,7 +25,8 @@ export type View = (typeof VIEWS)[number];
 /** What `cat` and `tail` print without --view. */
 export const DEFAULT_VIEW: View = "text";
 
-export const VIEW_FLAG_HELP = "text: what was printed, escape codes removed and redraws collapsed (the default); screen: the terminal at the end; raw: the exact bytes.";
+export const VIEW_FLAG_HELP =
+  "text: what was printed, escape codes removed and redraws collapsed (the default); screen: the terminal at the end; raw: the exact bytes.";
 
 /** No line budget: the command line prints every line asked for. */
 export const ALL = Number.MAX_SAFE_INTEGER;
@@ -41,7 +52,13 @@ export class LineOut {
 }
 
 /** The session (or one of its commands) a `cat` or `tail` reads, and the view and channel asked for. */
-export async function openTarget(reader: Reader, ref: string, view: View, channel: DerunOutputChannel | undefined, command: CommandSelector | undefined): Promise<Transcript> {
+export async function openTarget(
+  reader: Reader,
+  ref: string,
+  view: View,
+  channel: DerunOutputChannel | undefined,
+  command: CommandSelector | undefined,
+): Promise<Transcript> {
   const opened = await openTranscript(reader.store, await reader.session(ref), command);
   const t = view === "text" ? await withoutPromptFiller(opened) : opened;
   if (channel === undefined) return t;
@@ -62,7 +79,9 @@ export async function screenOf(t: Transcript, range: ScreenRange): Promise<ReadT
   const from = Number(screen.rendered_from);
   const wanted = "tail" in range ? range.tail : Number.POSITIVE_INFINITY;
   if (from > t.lo && screen.total_lines < wanted) {
-    ui.info(`the screen is rendered from byte ${from - t.lo} of ${t.hi - t.lo}${t.command ? ` of command ${t.command.number}` : ""}: what came before is not drawn`);
+    ui.info(
+      `the screen is rendered from byte ${from - t.lo} of ${t.hi - t.lo}${t.command ? ` of command ${t.command.number}` : ""}: what came before is not drawn`,
+    );
   }
   return screen;
 }

@@ -10,7 +10,11 @@ import { DEFAULT_VIEW, openTarget, printAll, VIEW_FLAG_HELP, VIEWS } from "./_vi
 export const args = {
   id: SESSION_ARG,
   view: { type: "enum", options: VIEWS, description: VIEW_FLAG_HELP },
-  channel: { type: "enum", options: ["stdout", "stderr"], description: "Only what the command wrote to this stream (pipe sessions keep them apart)." },
+  channel: {
+    type: "enum",
+    options: ["stdout", "stderr"],
+    description: "Only what the command wrote to this stream (pipe sessions keep them apart).",
+  },
   command: COMMAND_FLAG,
   "no-redact": NO_REDACT_FLAG,
   "state-root": STATE_ROOT_FLAG,

@@ -19,10 +19,16 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const { positionals } = parseFlags(flags, args);
   const [shell, extra] = positionals;
   if (shell === undefined || !(SHELLS as readonly string[]).includes(shell) || extra !== undefined) {
-    throw usageError(`derun completion takes one of ${SHELLS.join(", ")} (got ${shell === undefined ? "nothing" : shown(positionals.join(" "))})`);
+    throw usageError(
+      `derun completion takes one of ${SHELLS.join(", ")} (got ${shell === undefined ? "nothing" : shown(positionals.join(" "))})`,
+    );
   }
   const spec = await (await import("../completion/spec.ts")).completionSpec();
-  const scripts = { bash: () => import("../completion/bash.ts").then((m) => m.bashScript(spec)), zsh: () => import("../completion/zsh.ts").then((m) => m.zshScript(spec)), fish: () => import("../completion/fish.ts").then((m) => m.fishScript(spec)) };
+  const scripts = {
+    bash: () => import("../completion/bash.ts").then((m) => m.bashScript(spec)),
+    zsh: () => import("../completion/zsh.ts").then((m) => m.zshScript(spec)),
+    fish: () => import("../completion/fish.ts").then((m) => m.fishScript(spec)),
+  };
   process.stdout.write(await scripts[shell as (typeof SHELLS)[number]]());
   return exitWith(0);
 }

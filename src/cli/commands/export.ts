@@ -23,7 +23,8 @@ export const args = {
   format: {
     type: "enum",
     options: ["asciicast", "asciicast-v2", "asciicast-v3"],
-    description: "asciicast (= asciicast-v2, the default): asciinema 2's format; asciicast-v3: asciinema 3's, with each shell command as a marker and the exit status.",
+    description:
+      "asciicast (= asciicast-v2, the default): asciinema 2's format; asciicast-v3: asciinema 3's, with each shell command as a marker and the exit status.",
   },
   output: { type: "string", alias: "o", valueHint: "file", complete: "file", description: "Write to this file instead of stdout." },
   "no-redact": NO_REDACT_FLAG,
@@ -78,6 +79,7 @@ function refuseOddTarget(target: string): void {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
     throw e;
   }
-  if (stat.isSymbolicLink()) throw new DerunError("unsafe_path", `${shown(target)} is a symlink: derun export -o does not write through one`);
+  if (stat.isSymbolicLink())
+    throw new DerunError("unsafe_path", `${shown(target)} is a symlink: derun export -o does not write through one`);
   if (!stat.isFile()) throw new DerunError("unsafe_path", `${shown(target)} is not a regular file`);
 }

@@ -14,7 +14,8 @@ export const args = {
   retention: {
     type: "string",
     valueHint: "duration",
-    description: "How long after their last change unreadable directories (and sessions without a retention of their own) are kept: 24h by default.",
+    description:
+      "How long after their last change unreadable directories (and sessions without a retention of their own) are kept: 24h by default.",
   },
   json: { type: "boolean", description: "One outcome per directory ({ session_id, cleanup_result, cleanup_reason }), as JSON." },
   "state-root": STATE_ROOT_FLAG,
@@ -32,8 +33,10 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
     ui.log(JSON.stringify({ schema_version: SCHEMA_VERSION, dry_run: dryRun, outcomes }));
   } else {
     for (const outcome of outcomes) {
-      if (outcome.cleanup_result === "remove") ui.log(`${dryRun ? "would remove" : "removed"} ${visible(outcome.session_id)} (${outcome.cleanup_reason.replace(/_/g, " ")})`);
-      if (outcome.cleanup_result === "error") ui.error(`${visible(outcome.session_id)}: not removed (${outcome.cleanup_reason.replace(/_/g, " ")})`);
+      if (outcome.cleanup_result === "remove")
+        ui.log(`${dryRun ? "would remove" : "removed"} ${visible(outcome.session_id)} (${outcome.cleanup_reason.replace(/_/g, " ")})`);
+      if (outcome.cleanup_result === "error")
+        ui.error(`${visible(outcome.session_id)}: not removed (${outcome.cleanup_reason.replace(/_/g, " ")})`);
     }
     const kept = outcomes.filter((outcome) => outcome.cleanup_result === "skip");
     const running = kept.filter((outcome) => outcome.cleanup_reason === "active_session").length;

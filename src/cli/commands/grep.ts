@@ -7,7 +7,18 @@
  * always shown), -c, -l, -v, -w, -o, --color.
  */
 import { SCHEMA_VERSION } from "../../core/enums.ts";
-import { MemoryBound, compilePattern, matchesIn, searchAllSessions, searchTranscript, sessionsSearchedText, type Found, openTranscript, type SearchPattern, type SessionsSearched } from "../../transcript/index.ts";
+import {
+  MemoryBound,
+  compilePattern,
+  matchesIn,
+  searchAllSessions,
+  searchTranscript,
+  sessionsSearchedText,
+  type Found,
+  openTranscript,
+  type SearchPattern,
+  type SessionsSearched,
+} from "../../transcript/index.ts";
 import { describeError } from "../../core/errors.ts";
 import type { SearchOutputResult } from "../../queries/search-output.ts";
 import { paint } from "../paint.ts";
@@ -27,21 +38,56 @@ const DEFAULT_MAX = 1000;
 const MAX_CONTEXT = 100;
 
 export const args = {
-  pattern: { type: "positional", description: "A regular expression (JavaScript syntax; -F: plain text), run on the first 4096 characters of each line." },
-  id: { ...SESSION_ARG, required: false, description: 'Sessions to search: ids, "last" or "last~N" (default: every session, newest first).' },
+  pattern: {
+    type: "positional",
+    description: "A regular expression (JavaScript syntax; -F: plain text), run on the first 4096 characters of each line.",
+  },
+  id: {
+    ...SESSION_ARG,
+    required: false,
+    description: 'Sessions to search: ids, "last" or "last~N" (default: every session, newest first).',
+  },
   "ignore-case": { type: "boolean", alias: "i", description: "Match upper and lower case alike." },
   "fixed-strings": { type: "boolean", alias: "F", description: "The pattern is plain text, not a regular expression." },
-  regexp: { type: "string", alias: "e", valueHint: "pattern", description: "The pattern, given as a flag (for one that starts with -); then every argument is a session." },
-  context: { type: "string", alias: "C", valueHint: "n", description: `Lines of context before and after each match (default 0, at most ${MAX_CONTEXT}).` },
-  max: { type: "string", alias: "m", valueHint: "n", description: `Show at most this many matching lines in all (default ${DEFAULT_MAX}); every match is counted.` },
+  regexp: {
+    type: "string",
+    alias: "e",
+    valueHint: "pattern",
+    description: "The pattern, given as a flag (for one that starts with -); then every argument is a session.",
+  },
+  context: {
+    type: "string",
+    alias: "C",
+    valueHint: "n",
+    description: `Lines of context before and after each match (default 0, at most ${MAX_CONTEXT}).`,
+  },
+  max: {
+    type: "string",
+    alias: "m",
+    valueHint: "n",
+    description: `Show at most this many matching lines in all (default ${DEFAULT_MAX}); every match is counted.`,
+  },
   "line-number": { type: "boolean", alias: "n", description: "Accepted as grep takes it: line numbers are always shown." },
   count: { type: "boolean", alias: "c", description: "Print how many lines matched in each session (`id:count`), not the lines." },
   "files-with-matches": { type: "boolean", alias: "l", description: "Print only the ids of the sessions with a matching line." },
   "invert-match": { type: "boolean", alias: "v", description: "Select the lines that do not match." },
   "word-regexp": { type: "boolean", alias: "w", description: "Match only whole words (the pattern between \\b and \\b)." },
-  "only-matching": { type: "boolean", alias: "o", description: "Print only the matched parts of a line, each on its own line (in the part of a long line shown)." },
-  color: { type: "enum", options: ["auto", "always", "never"], valueHint: "when", description: "Colour the output: auto (on a terminal, unless NO_COLOR is set; the default), always, never." },
-  channel: { type: "enum", options: ["stdout", "stderr"], description: "Search only what the command wrote to this stream (pipe sessions)." },
+  "only-matching": {
+    type: "boolean",
+    alias: "o",
+    description: "Print only the matched parts of a line, each on its own line (in the part of a long line shown).",
+  },
+  color: {
+    type: "enum",
+    options: ["auto", "always", "never"],
+    valueHint: "when",
+    description: "Colour the output: auto (on a terminal, unless NO_COLOR is set; the default), always, never.",
+  },
+  channel: {
+    type: "enum",
+    options: ["stdout", "stderr"],
+    description: "Search only what the command wrote to this stream (pipe sessions).",
+  },
   command: COMMAND_FLAG,
   json: { type: "boolean", description: "The derun_search_output answer (the same fields), as JSON." },
   "no-redact": NO_REDACT_FLAG,
@@ -68,17 +114,27 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const { values, positionals } = parseFlags(flags, args);
   const [pattern, ...refs] = values.regexp === undefined ? positionals : [values.regexp, ...positionals];
   if (pattern === undefined) throw usageError("derun grep needs a pattern");
-  const context = values.context === undefined ? 0 : /^[0-9]{1,3}$/.test(values.context) && Number(values.context) <= MAX_CONTEXT ? Number(values.context) : NaN;
-  if (Number.isNaN(context)) throw usageError(`option "--context" takes a whole number up to ${MAX_CONTEXT} (got ${shown(values.context!)})`);
+  const context =
+    values.context === undefined
+      ? 0
+      : /^[0-9]{1,3}$/.test(values.context) && Number(values.context) <= MAX_CONTEXT
+        ? Number(values.context)
+        : NaN;
+  if (Number.isNaN(context))
+    throw usageError(`option "--context" takes a whole number up to ${MAX_CONTEXT} (got ${shown(values.context!)})`);
   const max = values.max === undefined ? DEFAULT_MAX : positiveInteger("--max", values.max);
   const command = commandSelector(values.command);
-  if (command !== undefined && refs.length === 0) throw usageError('--command needs the session it belongs to: derun grep <pattern> <id> --command N|"last"');
+  if (command !== undefined && refs.length === 0)
+    throw usageError('--command needs the session it belongs to: derun grep <pattern> <id> --command N|"last"');
   const memory = new MemoryBound(); // a search streams gigabytes through short-lived strings: see MemoryBound
   let compiled: SearchPattern;
   try {
     compiled = compilePattern(pattern, { literal: values["fixed-strings"], ignoreCase: values["ignore-case"] });
     // -w: between word boundaries, as grep -w is for a pattern that starts and ends with a word character.
-    if (values["word-regexp"]) compiled = compilePattern(`\\b(?:${values["fixed-strings"] ? escapeRegex(pattern) : pattern})\\b`, { ignoreCase: values["ignore-case"] });
+    if (values["word-regexp"])
+      compiled = compilePattern(`\\b(?:${values["fixed-strings"] ? escapeRegex(pattern) : pattern})\\b`, {
+        ignoreCase: values["ignore-case"],
+      });
   } catch (error) {
     ui.error(describeError(error));
     return exitWith(2);
@@ -87,7 +143,14 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const counting = values.count === true || values["files-with-matches"] === true;
   const colour = values.color === "always" ? true : values.color === "never" ? false : colourOn(1);
   // No deadline: a person stops a long grep with Ctrl-C (every line's work is bounded: views/_pattern.ts).
-  const options = { pattern: compiled, context: counting || values["only-matching"] ? 0 : context, channel: values.channel, deadline: Infinity, invert, onWindow: () => memory.check() };
+  const options = {
+    pattern: compiled,
+    context: counting || values["only-matching"] ? 0 : context,
+    channel: values.channel,
+    deadline: Infinity,
+    invert,
+    onWindow: () => memory.check(),
+  };
 
   const reader = openReader(values["state-root"], { redact: !values["no-redact"] });
   const named = refs.length > 0;
@@ -104,11 +167,18 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
     } else if (values["files-with-matches"]) {
       if (found.match_count > 0) out.lines([paint(colour, "magenta", found.session_id)]);
     } else if (values.count) {
-      if (found.match_count > 0 || named) out.lines([prefixIds ? `${paint(colour, "magenta", found.session_id)}${paint(colour, "cyan", ":")}${found.match_count}` : String(found.match_count)]);
+      if (found.match_count > 0 || named)
+        out.lines([
+          prefixIds
+            ? `${paint(colour, "magenta", found.session_id)}${paint(colour, "cyan", ":")}${found.match_count}`
+            : String(found.match_count),
+        ]);
     } else if (values["only-matching"]) {
       for (const m of found.matches) {
         const head = `${prefixIds ? `${paint(colour, "magenta", found.session_id)}${paint(colour, "cyan", ":")}` : ""}${paint(colour, "green", String(m.line))}${paint(colour, "cyan", ":")}`;
-        out.lines(matchesIn(compiled, m.text).map((part) => head + paint(colour, "red", paint(colour, "bold", m.text.slice(part.index, part.end)))));
+        out.lines(
+          matchesIn(compiled, m.text).map((part) => head + paint(colour, "red", paint(colour, "bold", m.text.slice(part.index, part.end)))),
+        );
       }
     } else printer.print(found);
   };
@@ -136,7 +206,12 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
       schema_version: SCHEMA_VERSION,
       pattern,
       sessions_searched: searched,
-      ...(across ? { sessions_total: across.sessions_total, ...(across.sessions_skipped > 0 ? { sessions_skipped: across.sessions_skipped, skipped: across.skipped } : {}) } : {}),
+      ...(across
+        ? {
+            sessions_total: across.sessions_total,
+            ...(across.sessions_skipped > 0 ? { sessions_skipped: across.sessions_skipped, skipped: across.skipped } : {}),
+          }
+        : {}),
       match_count: matchCount,
       truncated: matchCount > shownCount,
       results,

@@ -28,13 +28,31 @@ export const commands = {
       "Serve the recorded sessions to an AI agent over MCP on stdin/stdout (read-only). State root: DERUN_STATE_ROOT, else XDG_STATE_HOME/derun, else ~/.local/state/derun.",
     load: () => import("./mcp.ts"),
   },
-  ls: { description: "List the recorded sessions, newest first (--commands: the commands typed in derun shell sessions).", load: () => import("./ls.ts") },
-  show: { description: "Show everything known about one session: state, exit, times, retention and expiry.", load: () => import("./show.ts") },
-  cat: { description: "Print a session's output as text (--view screen: the terminal at the end, raw: the exact bytes).", load: () => import("./cat.ts") },
+  ls: {
+    description: "List the recorded sessions, newest first (--commands: the commands typed in derun shell sessions).",
+    load: () => import("./ls.ts"),
+  },
+  show: {
+    description: "Show everything known about one session: state, exit, times, retention and expiry.",
+    load: () => import("./show.ts"),
+  },
+  cat: {
+    description: "Print a session's output as text (--view screen: the terminal at the end, raw: the exact bytes).",
+    load: () => import("./cat.ts"),
+  },
   tail: { description: "Print the last lines of a session's output; -f follows it live until it ends.", load: () => import("./tail.ts") },
-  grep: { description: "Search the text of sessions for a pattern, as grep does (exit 0: a line matched, 1: none, 2: an error).", load: () => import("./grep.ts") },
-  why: { description: "Explain the newest failed command (derun shell or derun run): its error lines, then its last lines.", load: () => import("./why.ts") },
-  wait: { description: "Wait until the next shell command or session ends, then print it and its last lines (--failed: only a failure).", load: () => import("./wait.ts") },
+  grep: {
+    description: "Search the text of sessions for a pattern, as grep does (exit 0: a line matched, 1: none, 2: an error).",
+    load: () => import("./grep.ts"),
+  },
+  why: {
+    description: "Explain the newest failed command (derun shell or derun run): its error lines, then its last lines.",
+    load: () => import("./why.ts"),
+  },
+  wait: {
+    description: "Wait until the next shell command or session ends, then print it and its last lines (--failed: only a failure).",
+    load: () => import("./wait.ts"),
+  },
   export: { description: "Write a session as an asciicast v2 recording, for asciinema's players.", load: () => import("./export.ts") },
   rm: { description: "Delete sessions now (a running one only with --force).", load: () => import("./rm.ts") },
   gc: { description: "Remove the sessions whose retention has passed (--dry-run: only list them).", load: () => import("./gc.ts") },

@@ -19,10 +19,16 @@ import { oneSession, SESSION_ARG } from "./_session-arg.ts";
 
 export const args = {
   id: { ...SESSION_ARG, required: false, description: 'With --commands: the session whose commands to list (its id, "last" or "last~N").' },
-  commands: { type: "boolean", description: "List commands typed in derun shell sessions instead: one session's, or the newest across them (default limit 20)." },
+  commands: {
+    type: "boolean",
+    description: "List commands typed in derun shell sessions instead: one session's, or the newest across them (default limit 20).",
+  },
   state: { type: "enum", options: Object.values(DerunSessionState), description: "Only the sessions in this state." },
   limit: { type: "string", valueHint: "n", description: "At most this many (default 50; at most 1000)." },
-  json: { type: "boolean", description: "The derun_list_sessions answer (with --commands: derun_list_commands'), the same fields, as JSON." },
+  json: {
+    type: "boolean",
+    description: "The derun_list_sessions answer (with --commands: derun_list_commands'), the same fields, as JSON.",
+  },
   ids: { type: "boolean", description: "Only the ids, one a line (for scripts and shell completion)." },
   "no-redact": NO_REDACT_FLAG,
   "state-root": STATE_ROOT_FLAG,
@@ -54,12 +60,18 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const { values, positionals } = parseFlags(flags, args);
   const limit = values.limit === undefined ? undefined : positiveInteger("--limit", values.limit);
   if (values.commands) {
-    if (values.state !== undefined || values.ids) throw usageError(`--commands lists commands: --${values.ids ? "ids" : "state"} applies to sessions`);
+    if (values.state !== undefined || values.ids)
+      throw usageError(`--commands lists commands: --${values.ids ? "ids" : "state"} applies to sessions`);
     const { printCommands } = await import("./_command-list.ts");
-    await printCommands(openReader(values["state-root"], { redact: !values["no-redact"] }), { ref: oneSession("ls --commands", positionals, true), limit, json: values.json });
+    await printCommands(openReader(values["state-root"], { redact: !values["no-redact"] }), {
+      ref: oneSession("ls --commands", positionals, true),
+      limit,
+      json: values.json,
+    });
     return exitWith(0);
   }
-  if (positionals.length > 0) throw usageError(`derun ls takes a session only with --commands (got ${shown(positionals[0]!)}); derun show <id> shows one session`);
+  if (positionals.length > 0)
+    throw usageError(`derun ls takes a session only with --commands (got ${shown(positionals[0]!)}); derun show <id> shows one session`);
   const answer = await openReader(values["state-root"], { redact: !values["no-redact"] }).ask(listSessions, { state: values.state, limit });
   if (values.json) {
     ui.log(JSON.stringify(answer));
@@ -69,7 +81,9 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
     ui.info(values.state ? `no ${values.state} sessions` : "no sessions recorded");
   } else {
     const now = Date.now();
-    const rows: Cell[][] = [["ID", "STATE", "EXIT", "STARTED", "DURATION", "BYTES", "MODE", "COMMAND"].map((text) => ({ text, style: "bold" as const }))];
+    const rows: Cell[][] = [
+      ["ID", "STATE", "EXIT", "STARTED", "DURATION", "BYTES", "MODE", "COMMAND"].map((text) => ({ text, style: "bold" as const })),
+    ];
     for (const s of answer.sessions) {
       const ended = s.ended_at === undefined ? now : Date.parse(s.ended_at);
       rows.push([

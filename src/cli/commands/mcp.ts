@@ -16,7 +16,11 @@ export const args = {
       "derun mcp config <client> [--json] prints what that MCP client needs to start this derun mcp (--ssh <host> or --container <name>: the derun mcp of that machine); derun mcp config alone lists the clients.",
     complete: ["config"],
   },
-  "no-redact": { ...NO_REDACT_FLAG, description: "Serve secrets as recorded instead of masked. Only for a person who means it: the agent then reads every token the terminal showed." },
+  "no-redact": {
+    ...NO_REDACT_FLAG,
+    description:
+      "Serve secrets as recorded instead of masked. Only for a person who means it: the agent then reads every token the terminal showed.",
+  },
   "state-root": STATE_ROOT_FLAG,
 } as const satisfies FlagDefs;
 

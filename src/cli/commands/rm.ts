@@ -23,7 +23,11 @@ export const args = {
 } as const satisfies FlagDefs;
 
 export const usage = "[OPTIONS] <ID>...";
-export const examples = ["derun rm last", "derun rm 01JCZ3T5M7Q8W2E4R6T8Y0U2I4 01JCZ3V0AB5C7D9E1F3G5H7J9K", "derun rm --force last       # the newest, even while it runs"];
+export const examples = [
+  "derun rm last",
+  "derun rm 01JCZ3T5M7Q8W2E4R6T8Y0U2I4 01JCZ3V0AB5C7D9E1F3G5H7J9K",
+  "derun rm --force last       # the newest, even while it runs",
+];
 
 const SAID: Record<RemoveOutcome["reason"], string> = {
   removed: "removed",

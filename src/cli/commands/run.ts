@@ -7,7 +7,11 @@ import { startRun } from "../start-run.ts";
 export const args = RUN_FLAGS;
 export const usage = "[OPTIONS] -- <command> [args...]";
 export const takesCommand = true;
-export const examples = ["derun run -- make test", "derun run --session-id build --retention 72h -- make -j8", "derun run --state-root /tmp/derun -- ls --color=always"];
+export const examples = [
+  "derun run -- make test",
+  "derun run --session-id build --retention 72h -- make -j8",
+  "derun run --state-root /tmp/derun -- ls --color=always",
+];
 
 export async function run(flags: readonly string[], data: CommandData): Promise<ExitRequest> {
   return startRun(parseRunArgs(flags, data.command, process.env));

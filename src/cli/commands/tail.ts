@@ -15,8 +15,17 @@ import { DEFAULT_VIEW, openTarget, VIEW_FLAG_HELP, VIEWS } from "./_views.ts";
 
 export const args = {
   id: SESSION_ARG,
-  lines: { type: "string", alias: "n", valueHint: "n", description: "How many lines of the view from the end (default 10; 0 with -f: only what comes next)." },
-  follow: { type: "boolean", alias: "f", description: "Keep printing as the session writes (text: each line once complete), until it ends; exit with its status." },
+  lines: {
+    type: "string",
+    alias: "n",
+    valueHint: "n",
+    description: "How many lines of the view from the end (default 10; 0 with -f: only what comes next).",
+  },
+  follow: {
+    type: "boolean",
+    alias: "f",
+    description: "Keep printing as the session writes (text: each line once complete), until it ends; exit with its status.",
+  },
   view: { type: "enum", options: VIEWS, description: VIEW_FLAG_HELP },
   command: COMMAND_FLAG,
   "no-redact": NO_REDACT_FLAG,

@@ -12,7 +12,11 @@ import { ui } from "../ui.ts";
 import { oneSession, SESSION_ARG } from "./_session-arg.ts";
 
 export const args = {
-  id: { ...SESSION_ARG, required: false, description: 'Only this session\'s commands (or its end): an id, "last" or "last~N" (default: any session).' },
+  id: {
+    ...SESSION_ARG,
+    required: false,
+    description: 'Only this session\'s commands (or its end): an id, "last" or "last~N" (default: any session).',
+  },
   failed: { type: "boolean", description: "Only a command or session that fails (non-zero exit, signal)." },
   timeout: { type: "string", valueHint: "ms", description: "Give up after this many milliseconds (default 30000, at most 60000)." },
   json: { type: "boolean", description: "The derun_wait_command answer (the same fields), as JSON." },
@@ -21,7 +25,10 @@ export const args = {
 
 export const usage = "[<id>] [options]";
 
-export const examples = ["derun wait --failed && derun why   # the next failure, explained", "derun wait last --timeout 60000   # the next command of the newest session"];
+export const examples = [
+  "derun wait --failed && derun why   # the next failure, explained",
+  "derun wait last --timeout 60000   # the next command of the newest session",
+];
 
 export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const { values, positionals } = parseFlags(flags, args);

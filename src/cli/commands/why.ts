@@ -16,7 +16,11 @@ import { usageError } from "../usage.ts";
 import { COMMAND_FLAG, commandSelector, oneSession, SESSION_ARG } from "./_session-arg.ts";
 
 export const args = {
-  id: { ...SESSION_ARG, required: false, description: 'The session to explain (default: the newest failure of all): an id, "last" or "last~N".' },
+  id: {
+    ...SESSION_ARG,
+    required: false,
+    description: 'The session to explain (default: the newest failure of all): an id, "last" or "last~N".',
+  },
   command: COMMAND_FLAG,
   "max-chars": { type: "string", valueHint: "n", description: `Characters of the answer, about (default ${FAILURE_DEFAULT_MAX_CHARS}).` },
   json: { type: "boolean", description: "The derun_last_failure answer's fields, as JSON." },
@@ -25,16 +29,21 @@ export const args = {
 
 export const usage = "[<id>] [options]";
 
-export const examples = ["derun why                      # the newest failed command, wherever it ran", "derun why last --command 3     # command 3 of the newest session"];
+export const examples = [
+  "derun why                      # the newest failed command, wherever it ran",
+  "derun why last --command 3     # command 3 of the newest session",
+];
 
 /** How to read left-out lines from the command line. */
-const cliReadHint: ReadHint = (t, from, count) => `derun cat ${t.sessionId}${t.command ? ` --command ${t.command.number}` : ""} --view text | sed -n '${from},${from + count - 1}p'`;
+const cliReadHint: ReadHint = (t, from, count) =>
+  `derun cat ${t.sessionId}${t.command ? ` --command ${t.command.number}` : ""} --view text | sed -n '${from},${from + count - 1}p'`;
 
 export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const { values, positionals } = parseFlags(flags, args);
   const ref = oneSession("why", positionals, true);
   const command = commandSelector(values.command);
-  if (command !== undefined && ref === undefined) throw usageError('--command needs the session it belongs to: derun why <id> --command N|"last"');
+  if (command !== undefined && ref === undefined)
+    throw usageError('--command needs the session it belongs to: derun why <id> --command N|"last"');
   const maxChars = values["max-chars"] === undefined ? FAILURE_DEFAULT_MAX_CHARS : positiveInteger("--max-chars", values["max-chars"]);
   const reader = openReader(values["state-root"]);
   const session = ref === undefined ? undefined : await reader.session(ref);

@@ -7,11 +7,15 @@ import { brief, type Completion, type CompletionCommand, type CompletionFlag } f
 
 const kind = (value: Completion | "any"): string => (typeof value === "string" ? value : value.join(" "));
 
-const flagWords = (command: { readonly flags: readonly CompletionFlag[] }) => command.flags.flatMap((flag) => [`--${flag.long}`, ...flag.short.map((s) => `-${s}`)]).join(" ");
+const flagWords = (command: { readonly flags: readonly CompletionFlag[] }) =>
+  command.flags.flatMap((flag) => [`--${flag.long}`, ...flag.short.map((s) => `-${s}`)]).join(" ");
 
 const prevCases = (flags: readonly CompletionFlag[], indent: string): string[] => {
   const valued = flags.filter((flag) => flag.value !== undefined);
-  const cases = valued.map((flag) => `${indent}  ${[`--${flag.long}`, ...flag.short.map((s) => `-${s}`)].join("|")}) _derun_values '${kind(flag.value!)}'; return ;;`);
+  const cases = valued.map(
+    (flag) =>
+      `${indent}  ${[`--${flag.long}`, ...flag.short.map((s) => `-${s}`)].join("|")}) _derun_values '${kind(flag.value!)}'; return ;;`,
+  );
   return cases.length ? [`${indent}case $prev in`, ...cases, `${indent}esac`] : [];
 };
 
@@ -43,7 +47,12 @@ function commandCase(command: CompletionCommand): string {
 export function bashScript(spec: readonly CompletionCommand[]): string {
   const takesCommand = spec.filter((command) => command.takesCommand).map((command) => command.name);
   // Flags whose value is the next word: skipped when counting the words after the command.
-  const valued = new Set(spec.flatMap((command) => [...command.flags, ...(command.sub?.flags ?? [])]).filter((flag) => flag.value !== undefined && flag.long !== "state-root").flatMap((flag) => [`--${flag.long}`, ...flag.short.map((s) => `-${s}`)]));
+  const valued = new Set(
+    spec
+      .flatMap((command) => [...command.flags, ...(command.sub?.flags ?? [])])
+      .filter((flag) => flag.value !== undefined && flag.long !== "state-root")
+      .flatMap((flag) => [`--${flag.long}`, ...flag.short.map((s) => `-${s}`)]),
+  );
   return `# derun completion for bash. Load it in ~/.bashrc with: source <(derun completion bash)
 _derun_sessions() {
   local root=()

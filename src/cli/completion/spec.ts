@@ -68,4 +68,8 @@ export async function completionSpec(): Promise<CompletionCommand[]> {
 }
 
 /** The first sentence of a description, for the one-line hints shells show beside a candidate. */
-export const brief = (description: string): string => description.replace(/\s+/g, " ").split(/(?<=\.) /)[0]!.replace(/\.$/, "");
+export const brief = (description: string): string =>
+  description
+    .replace(/\s+/g, " ")
+    .split(/(?<=\.) /)[0]!
+    .replace(/\.$/, "");

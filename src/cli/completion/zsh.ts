@@ -30,7 +30,8 @@ function flagSpec(flag: CompletionFlag): string {
 
 function commandCase(command: CompletionCommand): string {
   const specs = command.flags.map(flagSpec);
-  if (command.positional !== undefined) specs.push(`'*:${command.positional === "session" ? "session" : "argument"}:${sq(action(command.positional))}'`);
+  if (command.positional !== undefined)
+    specs.push(`'*:${command.positional === "session" ? "session" : "argument"}:${sq(action(command.positional))}'`);
   const dashdash = command.takesCommand
     ? [
         "        local sep=${words[(i)--]}",
@@ -38,7 +39,10 @@ function commandCase(command: CompletionCommand): string {
       ]
     : [];
   const sub = command.sub;
-  if (sub === undefined) return [`      ${command.name})`, ...dashdash, `        _arguments -s ${specs.join(" \\\n          ")} && ret=0`, "        ;;"].join("\n");
+  if (sub === undefined)
+    return [`      ${command.name})`, ...dashdash, `        _arguments -s ${specs.join(" \\\n          ")} && ret=0`, "        ;;"].join(
+      "\n",
+    );
   // `derun mcp config <client>`: past the subcommand's name, its own flags and one argument.
   const subSpecs = [...sub.flags.map(flagSpec), `'1:${sub.name} argument:(${sub.positional.join(" ")})'`];
   return [

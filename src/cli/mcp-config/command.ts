@@ -17,11 +17,24 @@ export const FLAGS = {
   json: { type: "boolean", description: "The client's own JSON shape, where it has one." },
   "state-root": {
     ...STATE_ROOT_FLAG,
-    description: "The state root the client's derun mcp reads (default: this environment's; with --ssh or --container, that machine's default).",
+    description:
+      "The state root the client's derun mcp reads (default: this environment's; with --ssh or --container, that machine's default).",
   },
-  ssh: { type: "string", valueHint: "[user@]host", description: "Start derun mcp on that host over ssh (ssh -T host derun mcp): for sessions recorded there." },
-  container: { type: "string", valueHint: "name", description: "Start derun mcp in that running container (docker exec -i name derun mcp)." },
-  engine: { type: "enum", options: ["docker", "podman"], description: "The container engine for --container (default: docker if on PATH, else podman)." },
+  ssh: {
+    type: "string",
+    valueHint: "[user@]host",
+    description: "Start derun mcp on that host over ssh (ssh -T host derun mcp): for sessions recorded there.",
+  },
+  container: {
+    type: "string",
+    valueHint: "name",
+    description: "Start derun mcp in that running container (docker exec -i name derun mcp).",
+  },
+  engine: {
+    type: "enum",
+    options: ["docker", "podman"],
+    description: "The container engine for --container (default: docker if on PATH, else podman).",
+  },
   derun: { type: "string", valueHint: "path", description: "The derun command on the other machine (default: derun, found on its PATH)." },
 } as const;
 
@@ -37,13 +50,23 @@ export async function runMcpConfig(flags: readonly string[], data: CommandData):
   if (values.json && !client.json) throw new DerunError("usage", `${client.title} has no JSON configuration: run derun mcp config ${name}`);
   const target = remoteTarget(values, process.env);
   if (root === "") throw new DerunError("usage", 'option "--state-root" needs a directory');
-  if (values.derun !== undefined && (target === undefined || values.derun === "")) throw new DerunError("usage", "--derun names the derun on another machine: give it with --ssh or --container");
-  const remote = target && { derun: values.derun ?? "derun", ...(root === undefined ? {} : { stateRoot: root }), env: process.env, platform: process.platform };
-  const launch = target && remote ? remoteLaunch(target, remote) : currentLaunch(root === undefined ? process.env : { ...process.env, DERUN_STATE_ROOT: stateRootFrom(root) });
+  if (values.derun !== undefined && (target === undefined || values.derun === ""))
+    throw new DerunError("usage", "--derun names the derun on another machine: give it with --ssh or --container");
+  const remote = target && {
+    derun: values.derun ?? "derun",
+    ...(root === undefined ? {} : { stateRoot: root }),
+    env: process.env,
+    platform: process.platform,
+  };
+  const launch =
+    target && remote
+      ? remoteLaunch(target, remote)
+      : currentLaunch(root === undefined ? process.env : { ...process.env, DERUN_STATE_ROOT: stateRootFrom(root) });
   const text = values.json && client.json ? jsonText(client.json(launch)) : client.text(launch);
   process.stdout.write(`${text}\n`);
   const hint = client.hint ? `derun: ${client.hint(launch)}\n` : "";
-  const reads = target && remote ? remoteWhere(target, remote) : `derun mcp must read the state root your derun run writes: ${launch.stateRoot}`;
+  const reads =
+    target && remote ? remoteWhere(target, remote) : `derun mcp must read the state root your derun run writes: ${launch.stateRoot}`;
   process.stderr.write(`derun: ${client.title}: ${client.where}. ${reads}\n${hint}`);
   return exitWith(0);
 }

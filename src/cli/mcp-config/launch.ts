@@ -38,7 +38,8 @@ export function launchOf(invocation: Invocation): McpLaunch {
   const stateRoot = resolveStateRoot(env, platform);
   if (isCompiled(main)) {
     // The binary of the platform package that bunx installed into its cache: that goes too (see below).
-    if (invocation.bunOnPath && fromBunxRegistry(invocation.execPath)) return { command: invocation.bunOnPath, args: ["x", `${pkg.name}@${pkg.version}`, "mcp"], stateRoot, platform };
+    if (invocation.bunOnPath && fromBunxRegistry(invocation.execPath))
+      return { command: invocation.bunOnPath, args: ["x", `${pkg.name}@${pkg.version}`, "mcp"], stateRoot, platform };
     return { command: execPath, args: ["mcp"], stateRoot, platform };
   }
   // bunx keeps its install in a cache that `bun pm cache rm`, a reboot (older Bun: under the temp
@@ -64,7 +65,14 @@ export function currentLaunch(env: Readonly<Record<string, string | undefined>> 
   const main = resolvedMain();
   const execAlias = aliasOnPath(isCompiled(main) ? "derun" : "bun", process.execPath, env);
   const bun = isCompiled(main) && fromBunxRegistry(process.execPath) ? Bun.which("bun", { PATH: env.PATH ?? "" }) : null;
-  return launchOf({ execPath: process.execPath, execAlias, main, platform: process.platform, env, ...(bun && path.isAbsolute(bun) ? { bunOnPath: bun } : {}) });
+  return launchOf({
+    execPath: process.execPath,
+    execAlias,
+    main,
+    platform: process.platform,
+    env,
+    ...(bun && path.isAbsolute(bun) ? { bunOnPath: bun } : {}),
+  });
 }
 
 /** `name` as found on PATH, when it is the very file running now. */

@@ -24,7 +24,8 @@ export interface RemoteOptions {
 }
 
 /** A word for the remote POSIX shell; a leading `~/` stays unquoted so that it expands there. */
-const remoteWord = (word: string): string => (word.startsWith("~/") ? `~/${word.length > 2 ? shellWord(word.slice(2), "linux") : ""}` : shellWord(word, "linux"));
+const remoteWord = (word: string): string =>
+  word.startsWith("~/") ? `~/${word.length > 2 ? shellWord(word.slice(2), "linux") : ""}` : shellWord(word, "linux");
 
 /** The local program's absolute path, found on PATH as a shell would. */
 function localProgram(name: string, env: RemoteOptions["env"]): string {
@@ -40,15 +41,26 @@ export function remoteLaunch(target: RemoteTarget, options: RemoteOptions): McpL
     // password that nobody can type (the client has no terminal). `ssh` sends the command as one
     // string to the remote user's shell, hence the quoting.
     const remote = [options.derun, ...derunArgs].map(remoteWord).join(" ");
-    return { command: localProgram("ssh", options.env), args: ["-T", "-o", "BatchMode=yes", target.destination, remote], platform: options.platform };
+    return {
+      command: localProgram("ssh", options.env),
+      args: ["-T", "-o", "BatchMode=yes", target.destination, remote],
+      platform: options.platform,
+    };
   }
   // exec runs the program itself, no shell: the words go as they are.
-  return { command: localProgram(target.engine, options.env), args: ["exec", "-i", target.name, options.derun, ...derunArgs], platform: options.platform };
+  return {
+    command: localProgram(target.engine, options.env),
+    args: ["exec", "-i", target.name, options.derun, ...derunArgs],
+    platform: options.platform,
+  };
 }
 
 /** Where the configuration's derun runs, for the line on stderr. */
 export function remoteWhere(target: RemoteTarget, options: RemoteOptions): string {
-  const root = options.stateRoot === undefined ? "its own state root (DERUN_STATE_ROOT there, else ~/.local/state/derun of the user)" : `the state root ${options.stateRoot}`;
+  const root =
+    options.stateRoot === undefined
+      ? "its own state root (DERUN_STATE_ROOT there, else ~/.local/state/derun of the user)"
+      : `the state root ${options.stateRoot}`;
   if (target.kind === "ssh") {
     return `derun mcp runs on ${target.destination} over ssh (key or agent login: there is no terminal for a password), reading ${root}; ${options.derun} must start there in a non-interactive ssh session (install the binary in /usr/local/bin, or give --derun <path>)`;
   }
@@ -56,16 +68,28 @@ export function remoteWhere(target: RemoteTarget, options: RemoteOptions): strin
 }
 
 /** `--ssh` / `--container` / `--engine` as given; undefined when neither names another machine. */
-export function remoteTarget(values: { ssh?: string; container?: string; engine?: "docker" | "podman" }, env: RemoteOptions["env"]): RemoteTarget | undefined {
-  if (values.ssh !== undefined && values.container !== undefined) throw new DerunError("usage", "--ssh and --container name two machines: give one");
+export function remoteTarget(
+  values: { ssh?: string; container?: string; engine?: "docker" | "podman" },
+  env: RemoteOptions["env"],
+): RemoteTarget | undefined {
+  if (values.ssh !== undefined && values.container !== undefined)
+    throw new DerunError("usage", "--ssh and --container name two machines: give one");
   if (values.engine !== undefined && values.container === undefined) throw new DerunError("usage", "--engine goes with --container");
-  for (const [flag, value] of [["--ssh", values.ssh], ["--container", values.container]] as const) {
+  for (const [flag, value] of [
+    ["--ssh", values.ssh],
+    ["--container", values.container],
+  ] as const) {
     if (value !== undefined && (value === "" || value.startsWith("-") || /\s/.test(value))) {
-      throw new DerunError("usage", `${flag} needs a ${flag === "--ssh" ? "host ([user@]host)" : "container name"} (got ${JSON.stringify(value.slice(0, 100))})`);
+      throw new DerunError(
+        "usage",
+        `${flag} needs a ${flag === "--ssh" ? "host ([user@]host)" : "container name"} (got ${JSON.stringify(value.slice(0, 100))})`,
+      );
     }
   }
   if (values.ssh !== undefined) return { kind: "ssh", destination: values.ssh };
   if (values.container === undefined) return undefined;
-  const engine = values.engine ?? (Bun.which("docker", { PATH: env.PATH ?? "" }) ? "docker" : Bun.which("podman", { PATH: env.PATH ?? "" }) ? "podman" : "docker");
+  const engine =
+    values.engine ??
+    (Bun.which("docker", { PATH: env.PATH ?? "" }) ? "docker" : Bun.which("podman", { PATH: env.PATH ?? "" }) ? "podman" : "docker");
   return { kind: "container", name: values.container, engine };
 }

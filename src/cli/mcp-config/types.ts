@@ -17,13 +17,16 @@ export interface McpLaunch {
 }
 
 /** The environment the client hands `derun mcp`: the state root, named so it cannot drift. */
-export const launchEnv = (launch: McpLaunch): Record<string, string> => (launch.stateRoot === undefined ? {} : { DERUN_STATE_ROOT: launch.stateRoot });
+export const launchEnv = (launch: McpLaunch): Record<string, string> =>
+  launch.stateRoot === undefined ? {} : { DERUN_STATE_ROOT: launch.stateRoot };
 
 /** `{ env }` for a JSON entry, or nothing when there is no environment to hand over. */
-export const envField = (launch: McpLaunch): { env?: Record<string, string> } => (launch.stateRoot === undefined ? {} : { env: launchEnv(launch) });
+export const envField = (launch: McpLaunch): { env?: Record<string, string> } =>
+  launch.stateRoot === undefined ? {} : { env: launchEnv(launch) };
 
 /** `[flag, DERUN_STATE_ROOT=...]` for a client's `mcp add` line, or nothing. */
-export const envWords = (launch: McpLaunch, flag: string): string[] => (launch.stateRoot === undefined ? [] : [flag, `DERUN_STATE_ROOT=${launch.stateRoot}`]);
+export const envWords = (launch: McpLaunch, flag: string): string[] =>
+  launch.stateRoot === undefined ? [] : [flag, `DERUN_STATE_ROOT=${launch.stateRoot}`];
 
 /** One MCP client: pure functions from a launch to what the user pastes. */
 export interface McpClient {

@@ -4,7 +4,6 @@
  * per-session incremental index so a read never re-parses the whole index.
  */
 import * as fs from "node:fs";
-import * as path from "node:path";
 import {
   isLiveState,
   type CreateSessionOptions,
@@ -81,8 +80,10 @@ export class FileStore implements Store {
   }
 
   async read(sessionId: string, cursor: number, maxBytes: number): Promise<ReadResult> {
-    if (!Number.isSafeInteger(cursor) || cursor < 0) throw new DerunError("invalid_argument", `cursor must be a non-negative integer, got ${cursor}`);
-    if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) throw new DerunError("invalid_argument", `max_bytes must be a non-negative integer, got ${maxBytes}`);
+    if (!Number.isSafeInteger(cursor) || cursor < 0)
+      throw new DerunError("invalid_argument", `cursor must be a non-negative integer, got ${cursor}`);
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 0)
+      throw new DerunError("invalid_argument", `max_bytes must be a non-negative integer, got ${maxBytes}`);
     const { info, index, facts } = this.info(sessionId);
     const start = Math.min(cursor, index.committed);
     const end = Math.min(index.committed, start + maxBytes);
@@ -104,7 +105,8 @@ export class FileStore implements Store {
   }
 
   async readInto(sessionId: string, start: number, into: Uint8Array): Promise<number> {
-    if (!Number.isSafeInteger(start) || start < 0) throw new DerunError("invalid_argument", `cursor must be a non-negative integer, got ${start}`);
+    if (!Number.isSafeInteger(start) || start < 0)
+      throw new DerunError("invalid_argument", `cursor must be a non-negative integer, got ${start}`);
     const { index, facts } = this.info(sessionId);
     const end = Math.min(index.committed, start + into.length);
     if (end <= start) return 0;

@@ -74,8 +74,13 @@ function parseRecord(line: string): IndexRecord | undefined {
   try {
     const r = JSON.parse(line) as Partial<IndexRecord>;
     const valid =
-      Number.isSafeInteger(r.offset) && r.offset! >= 0 && Number.isSafeInteger(r.length) && r.length! >= 0 &&
-      typeof r.channel === "string" && CHANNELS.has(r.channel) && typeof r.timestamp === "string";
+      Number.isSafeInteger(r.offset) &&
+      r.offset! >= 0 &&
+      Number.isSafeInteger(r.length) &&
+      r.length! >= 0 &&
+      typeof r.channel === "string" &&
+      CHANNELS.has(r.channel) &&
+      typeof r.timestamp === "string";
     return valid ? { offset: r.offset!, length: r.length!, channel: r.channel!, timestamp: r.timestamp! } : undefined;
   } catch {
     return undefined;
@@ -110,7 +115,8 @@ export class IndexCache {
   /** The refreshed index of session `id` whose index file is at `indexPath`. */
   get(id: string, indexPath: string): SessionIndex {
     let entry = this.entries.get(id);
-    if (entry) this.entries.delete(id); // re-insert: most recently used last
+    if (entry)
+      this.entries.delete(id); // re-insert: most recently used last
     else entry = new SessionIndex();
     this.entries.set(id, entry);
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);

@@ -20,7 +20,8 @@ export class JsonlAppender {
 
   /** Appends `record` as one line. Throws on I/O failure, leaving the file as it was. */
   append(record: object): void {
-    if (this.#broken !== undefined) throw new DerunError("internal", "no more lines after a failed write that could not be cut back", { cause: this.#broken });
+    if (this.#broken !== undefined)
+      throw new DerunError("internal", "no more lines after a failed write that could not be cut back", { cause: this.#broken });
     const fd = (this.#fd ??= this.open());
     const line = Buffer.from(`${JSON.stringify(record)}\n`);
     try {

@@ -141,7 +141,9 @@ export class OutputWaiter {
     entry
       .check()
       .then(
-        ({ committed, live }) => (waiter: Waiter) => !live || committed > waiter.cursor,
+        ({ committed, live }) =>
+          (waiter: Waiter) =>
+            !live || committed > waiter.cursor,
         () => () => true,
       )
       .then((done) => {

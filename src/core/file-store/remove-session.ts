@@ -18,7 +18,11 @@ export function removeSession(root: string, id: string, force: boolean, log: Log
   const outcome = (removed: boolean, reason: RemoveReason, error?: string): RemoveOutcome => {
     const result = { session_id: id, removed, reason, ...(error === undefined ? {} : { error }) };
     if (reason !== "not_found") {
-      log.log(reason === "remove_error" ? "warn" : "info", "session_remove", { session_id: id, cleanup_result: removed ? "remove" : "skip", cleanup_reason: reason });
+      log.log(reason === "remove_error" ? "warn" : "info", "session_remove", {
+        session_id: id,
+        cleanup_result: removed ? "remove" : "skip",
+        cleanup_reason: reason,
+      });
     }
     return result;
   };

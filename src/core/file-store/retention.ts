@@ -22,7 +22,12 @@ import { lastModified, readSessionFacts, retentionOf } from "./session-facts.ts"
 const SWEEP_SLICE = 32;
 
 /** Sweep `<root>/sessions`; calls `forget(id)` for each removed session. */
-export async function sweepSessions(root: string, options: SweepOptions, log: Logger, forget: (id: string) => void): Promise<SweepOutcome[]> {
+export async function sweepSessions(
+  root: string,
+  options: SweepOptions,
+  log: Logger,
+  forget: (id: string) => void,
+): Promise<SweepOutcome[]> {
   const ttlSeconds = options.ttlSeconds ?? DEFAULT_RETENTION_SECONDS;
   const now = (options.now ?? new Date()).getTime();
   const sessions = path.join(root, "sessions");
@@ -53,7 +58,14 @@ export async function sweepSessions(root: string, options: SweepOptions, log: Lo
  * the same directory meanwhile: an entry found gone, or going, counts as removed (`removed_elsewhere`),
  * not as a failure.
  */
-function sweepOne(root: string, sessions: string, name: string, ttlSeconds: number, now: number, remove: (entry: string) => void): SweepOutcome {
+function sweepOne(
+  root: string,
+  sessions: string,
+  name: string,
+  ttlSeconds: number,
+  now: number,
+  remove: (entry: string) => void,
+): SweepOutcome {
   const decided = decide(root, sessions, name, ttlSeconds, now, remove);
   if (decided.cleanup_result === "remove" || !isGone(path.join(sessions, name))) return decided;
   return { session_id: name, cleanup_result: "remove", cleanup_reason: "removed_elsewhere" };
@@ -70,7 +82,14 @@ const isGone = (entry: string): boolean => {
 
 const isMissing = (e: unknown): boolean => (e as NodeJS.ErrnoException)?.code === "ENOENT";
 
-function decide(root: string, sessions: string, name: string, ttlSeconds: number, now: number, remove: (entry: string) => void): SweepOutcome {
+function decide(
+  root: string,
+  sessions: string,
+  name: string,
+  ttlSeconds: number,
+  now: number,
+  remove: (entry: string) => void,
+): SweepOutcome {
   const entry = path.join(sessions, name);
   const outcome = (cleanup_result: SweepOutcome["cleanup_result"], cleanup_reason: CleanupReason): SweepOutcome => ({
     session_id: name,

@@ -10,7 +10,8 @@ const isTextOrNull = (v: unknown): v is string | null => v === null || typeof v 
 
 /** One resize; events come in output order. */
 export function parseEvent(e: unknown, previous: SessionEvent | undefined): SessionEvent | undefined {
-  if (!isObject(e) || e.type !== "resize" || !isOffset(e.offset) || !isSize(e.cols) || !isSize(e.rows) || typeof e.timestamp !== "string") return undefined;
+  if (!isObject(e) || e.type !== "resize" || !isOffset(e.offset) || !isSize(e.cols) || !isSize(e.rows) || typeof e.timestamp !== "string")
+    return undefined;
   if (e.offset < (previous?.offset ?? 0)) return undefined;
   return { type: "resize", offset: e.offset, cols: e.cols, rows: e.rows, timestamp: e.timestamp };
 }
@@ -21,8 +22,11 @@ export function parseCommand(c: unknown, previous: CommandRecord | undefined): C
   const offsets = [c.prompt_start, c.prompt_end, c.output_start, c.output_end];
   const texts = [c.command_line, c.cwd, c.started_at, c.ended_at];
   const valid =
-    offsets.every(isOffsetOrNull) && texts.every(isTextOrNull) && (c.exit_code === null || Number.isSafeInteger(c.exit_code)) &&
-    Array.isArray(c.missing) && c.missing.every((gap) => typeof gap === "string");
+    offsets.every(isOffsetOrNull) &&
+    texts.every(isTextOrNull) &&
+    (c.exit_code === null || Number.isSafeInteger(c.exit_code)) &&
+    Array.isArray(c.missing) &&
+    c.missing.every((gap) => typeof gap === "string");
   if (!valid) return undefined;
   return {
     number: c.number as number,

@@ -26,7 +26,6 @@ export interface SessionFacts {
   readonly last_seen_at?: string;
 }
 
-
 /**
  * Read the facts of session `id`. Throws `session_not_found` for an invalid id, a missing directory
  * or one with neither meta.json nor final.json; `unsafe_path` for escapes; `corrupt_session` for
@@ -46,7 +45,12 @@ export function readSessionFacts(root: string, id: string): SessionFacts {
     return { dir, meta, final, state: final.state, ended_at: final.ended_at, error: final.error, expires_at: isoOrUndefined(expires) };
   }
   if (isWriterAlive(resolveArtifact(dir, "append.lock"))) {
-    return { dir, meta, state: meta.pid === 0 ? "starting" : "running", expires_at: isoOrUndefined(Date.parse(meta.started_at) + retentionOf(meta) * 1000) };
+    return {
+      dir,
+      meta,
+      state: meta.pid === 0 ? "starting" : "running",
+      expires_at: isoOrUndefined(Date.parse(meta.started_at) + retentionOf(meta) * 1000),
+    };
   }
   // Its derun is gone without final.json (SIGKILL, a crash, power loss): when it ended is unknown,
   // so no ended_at; retention counts from the last sign of life.
@@ -123,7 +127,10 @@ function readJson<T>(dir: string, name: ArtifactName, id: string, valid: (v: unk
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 const isMeta = (v: unknown): v is SessionMeta =>
-  isObject(v) && typeof v.session_id === "string" && typeof v.started_at === "string" && Array.isArray(v.command) &&
+  isObject(v) &&
+  typeof v.session_id === "string" &&
+  typeof v.started_at === "string" &&
+  Array.isArray(v.command) &&
   typeof v.pid === "number";
 
 const isFinal = (v: unknown): v is SessionFinal =>

@@ -20,7 +20,9 @@ export const isSessionRef = (id: string): boolean => SESSION_REF.test(id);
 /** Returns `id` unchanged, or throws DerunError `invalid_session_id` with a one-line message. */
 export function validateSessionId(id: string): string {
   if (isValidSessionId(id)) return id;
-  const shown = JSON.stringify(String(id)).slice(0, 80).replace(/[\r\n]/g, " ");
+  const shown = JSON.stringify(String(id))
+    .slice(0, 80)
+    .replace(/[\r\n]/g, " ");
   throw new DerunError(
     "invalid_session_id",
     `invalid session id ${shown}: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit`,

@@ -69,7 +69,12 @@ export async function createSessionWriter(root: string, options: CreateSessionOp
       ...(options.secretEnv ? { secret_env: options.secretEnv } : {}),
     };
     writeFileAtomic(resolveArtifact(dir, "meta.json"), `${JSON.stringify(meta, null, 2)}\n`);
-    log.log("info", "session_created", { session_id: id, transport_mode: meta.transport_mode, tty_attached: meta.tty_attached, state_transition: "starting" });
+    log.log("info", "session_created", {
+      session_id: id,
+      transport_mode: meta.transport_mode,
+      tty_attached: meta.tty_attached,
+      state_transition: "starting",
+    });
     return new FileSessionWriter(dir, meta, { fd: fds[0]!, lock }, fds[1]!, fds[2]!, log);
   } catch (e) {
     lock?.close(); // the Windows handle; the fd below is the lock on POSIX, and closing it releases it
@@ -104,7 +109,8 @@ function refuseForeign(dir: string): void {
 }
 
 /** Open an artifact (a regular file, links not followed), 0600 whatever the umask. */
-const openPrivate = (dir: string, name: ArtifactName, flags: number): number => openRegular(resolveArtifact(dir, name), flags, { mode: 0o600 });
+const openPrivate = (dir: string, name: ArtifactName, flags: number): number =>
+  openRegular(resolveArtifact(dir, name), flags, { mode: 0o600 });
 
 /** Line feeds in `bytes` (indexOf: a native search, about twice as fast as a loop here). */
 function countLineFeeds(bytes: Uint8Array): number {
@@ -142,16 +148,29 @@ class FileSessionWriter implements SessionWriter {
     this.assertOpen();
     const size = update.size ? { cols: update.size.cols, rows: update.size.rows } : {};
     const merged = update.outputsMerged ? { merged_output: true } : {};
-    this.meta = { ...this.meta, pid: update.pid, transport_mode: update.transportMode, tty_attached: update.ttyAttached, ...size, ...merged };
+    this.meta = {
+      ...this.meta,
+      pid: update.pid,
+      transport_mode: update.transportMode,
+      tty_attached: update.ttyAttached,
+      ...size,
+      ...merged,
+    };
     writeFileAtomic(resolveArtifact(this.directory, "meta.json"), `${JSON.stringify(this.meta, null, 2)}\n`);
-    this.log.log("info", "session_started", { session_id: this.sessionId, transport_mode: update.transportMode, tty_attached: update.ttyAttached, state_transition: "running" });
+    this.log.log("info", "session_started", {
+      session_id: this.sessionId,
+      transport_mode: update.transportMode,
+      tty_attached: update.ttyAttached,
+      state_transition: "running",
+    });
   }
 
   append(channel: DerunOutputChannel, bytes: Uint8Array, at?: Date): void {
     this.assertOpen();
     // After a failed write the files may end in a partial chunk or line: appending more would
     // make the index lie, so the writer refuses from then on.
-    if (this.failure !== undefined) throw new DerunError("internal", "capture stopped after an earlier write failure", { cause: this.failure });
+    if (this.failure !== undefined)
+      throw new DerunError("internal", "capture stopped after an earlier write failure", { cause: this.failure });
     if (bytes.length === 0) return;
     const offset = this.offset;
     const timestamp = (at ?? new Date()).toISOString();
@@ -167,12 +186,19 @@ class FileSessionWriter implements SessionWriter {
     this.offset = offset + bytes.length;
     this.indexBytes += line.length;
     this.lineFeeds[channel] = (this.lineFeeds[channel] ?? 0) + countLineFeeds(bytes);
-    if (this.log.debugEnabled) this.log.log("debug", "chunk_appended", { session_id: this.sessionId, chunk_offset: offset, chunk_size: bytes.length });
+    if (this.log.debugEnabled)
+      this.log.log("debug", "chunk_appended", { session_id: this.sessionId, chunk_offset: offset, chunk_size: bytes.length });
   }
 
   resized(size: WindowSize, at?: Date): void {
     this.assertOpen();
-    const event: SessionEvent = { type: "resize", offset: this.offset, cols: size.cols, rows: size.rows, timestamp: (at ?? new Date()).toISOString() };
+    const event: SessionEvent = {
+      type: "resize",
+      offset: this.offset,
+      cols: size.cols,
+      rows: size.rows,
+      timestamp: (at ?? new Date()).toISOString(),
+    };
     this.events.append(event);
   }
 
@@ -181,7 +207,9 @@ class FileSessionWriter implements SessionWriter {
     this.commands.append(record);
   }
 
-  async finalize(final: Omit<SessionFinal, "schema_version" | "session_id" | "ended_at" | "output_lines"> & { ended_at?: string }): Promise<void> {
+  async finalize(
+    final: Omit<SessionFinal, "schema_version" | "session_id" | "ended_at" | "output_lines"> & { ended_at?: string },
+  ): Promise<void> {
     this.assertOpen();
     if (this.finalized) throw new DerunError("internal", `session ${this.sessionId} is already finalized`);
     this.finalized = true;
@@ -199,7 +227,8 @@ class FileSessionWriter implements SessionWriter {
     };
     // `derun rm --force` deleted the directory while the command ran: say so, not that final.json's
     // path escapes a directory that is simply gone.
-    if (!fs.existsSync(this.directory)) throw new DerunError("session_removed", `session ${this.sessionId} was removed while it ran (derun rm --force)`);
+    if (!fs.existsSync(this.directory))
+      throw new DerunError("session_removed", `session ${this.sessionId} was removed while it ran (derun rm --force)`);
     const target = resolveArtifact(this.directory, "final.json");
     const text = `${JSON.stringify(record, null, 2)}\n`;
     try {
@@ -209,7 +238,13 @@ class FileSessionWriter implements SessionWriter {
       releaseRoom(this.directory);
       writeFileAtomic(target, text);
     }
-    this.log.log("info", "session_finalized", { session_id: this.sessionId, state_transition: record.state, exit_code: record.exit_code, signal: record.signal, error: record.error });
+    this.log.log("info", "session_finalized", {
+      session_id: this.sessionId,
+      state_transition: record.state,
+      exit_code: record.exit_code,
+      signal: record.signal,
+      error: record.error,
+    });
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -224,14 +259,16 @@ class FileSessionWriter implements SessionWriter {
     fs.closeSync(this.appendLock.fd);
   }
 
-
   /**
    * After a failed write (a full disk writes part of a chunk, then fails): cut both files back to
    * what the index describes, so output.bin holds no byte that no index line covers. Best effort:
    * readers serve only bytes covered by whole index lines anyway.
    */
   private rollBack(): void {
-    for (const [fd, size] of [[this.outputFd, this.offset], [this.indexFd, this.indexBytes]] as const) {
+    for (const [fd, size] of [
+      [this.outputFd, this.offset],
+      [this.indexFd, this.indexBytes],
+    ] as const) {
       try {
         fs.ftruncateSync(fd, size);
       } catch {

@@ -17,7 +17,10 @@ export class PollSet {
   readonly #bytes: Uint8Array;
   readonly #view: DataView;
 
-  constructor(readonly fds: readonly number[], events: number) {
+  constructor(
+    readonly fds: readonly number[],
+    events: number,
+  ) {
     this.#bytes = new Uint8Array(fds.length * POLLFD_BYTES);
     this.#view = new DataView(this.#bytes.buffer);
     fds.forEach((fd, index) => {

@@ -27,7 +27,6 @@ const EPOLL_CLOEXEC = 0x80000;
 const EPOLL_EVENT_BYTES = process.arch === "x64" ? 12 : 16;
 const EPOLL_DATA_OFFSET = process.arch === "x64" ? 4 : 8;
 
-
 export function openReadiness(fds: readonly number[]): Readiness {
   return process.platform === "linux" ? openEpoll(fds) : openPoll(fds);
 }

@@ -68,7 +68,13 @@ export interface StreamReaderOptions {
 export function openStreamReader(streams: readonly OutputStream[], options: StreamReaderOptions = {}): StreamReader {
   const init = createRecordRing(RING_BYTES, RING_RECORDS);
   const start = () => startThread(init, streams, options.workerUrl ?? WORKER_URL);
-  return new RingStreamReader(streams, init, start, options.threadDelayMs ?? THREAD_DELAY_MS, options.startTimeoutMs ?? THREAD_START_TIMEOUT_MS);
+  return new RingStreamReader(
+    streams,
+    init,
+    start,
+    options.threadDelayMs ?? THREAD_DELAY_MS,
+    options.startTimeoutMs ?? THREAD_START_TIMEOUT_MS,
+  );
 }
 
 /** The reader thread and the pipe that wakes it. */
@@ -90,7 +96,13 @@ class RingStreamReader implements StreamReader {
   /** The thread is gone (finished, failed, or never started): its wake pipe is closed. */
   #threadGone = false;
 
-  constructor(streams: readonly OutputStream[], init: RecordRingInit, start: () => ReaderThread | undefined, delayMs: number, startTimeoutMs: number) {
+  constructor(
+    streams: readonly OutputStream[],
+    init: RecordRingInit,
+    start: () => ReaderThread | undefined,
+    delayMs: number,
+    startTimeoutMs: number,
+  ) {
     this.#streams = streams;
     this.#ring = new RingConsumer(init);
     this.#ends = streams.map(() => Promise.withResolvers<void>());

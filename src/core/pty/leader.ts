@@ -116,7 +116,17 @@ export async function startUnderLeader(request: LeaderRequest): Promise<LeaderJo
   const argv = cStrings(request.command);
   const envp = cStrings(Object.entries(request.env).flatMap(([key, value]) => (value === undefined ? [] : [`${key}=${value}`])));
   const cwd = cString(request.cwd);
-  const leader = lib.derun_start_leader(request.slave, request.foreground ? 1 : 0, ptr(path), ptr(argv.array), ptr(envp.array), ptr(cwd), events[1], control[0], maskOf(request.ignored ?? []));
+  const leader = lib.derun_start_leader(
+    request.slave,
+    request.foreground ? 1 : 0,
+    ptr(path),
+    ptr(argv.array),
+    ptr(envp.array),
+    ptr(cwd),
+    events[1],
+    control[0],
+    maskOf(request.ignored ?? []),
+  );
   const io = libcTtyIo();
   io.close(events[1]);
   io.close(control[0]);

@@ -44,7 +44,7 @@ export interface OpenedChild {
 
 /** Opens the child on `transport`, or on the fallback as above. Rejects with the reason it could not. */
 export async function openChild(request: OpenChildRequest): Promise<OpenedChild> {
-  const { transport, command, options, probe, log } = request;
+  const { transport, command, options, probe } = request;
   if (!transport.supports(probe)) {
     throw new Error(`transport "${transport.meta.name}" cannot run here (${process.platform}; ${describeTerminals(probe)})`);
   }

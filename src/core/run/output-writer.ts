@@ -15,7 +15,15 @@
  *   in order, on the main thread, with a view valid during the call (the ring's own copy).
  */
 import { writeAllSync } from "../safe-fs/write-all.ts";
-import { CONSUMED, createRecordRing, MAX_TAG, RingConsumer, RingProducer, THREAD_START_TIMEOUT_MS, type RecordRingInit } from "../io/record-ring.ts";
+import {
+  CONSUMED,
+  createRecordRing,
+  MAX_TAG,
+  RingConsumer,
+  RingProducer,
+  THREAD_START_TIMEOUT_MS,
+  type RecordRingInit,
+} from "../io/record-ring.ts";
 
 /** Ring size: a few of Bun's 256 KiB PTY reads, so the reader rarely waits on the writer. */
 const RING_BYTES = 1024 * 1024;

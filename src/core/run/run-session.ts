@@ -122,12 +122,21 @@ async function runRecorded(
         ...(probe.size ? { size: probe.size } : {}),
         ...(userTerminal ? { terminal: userTerminal } : {}),
       };
-      opened = await openChild({ transport, command: request.command, options, probe, transports, log, beforeFallback: () => terminal.restore() });
+      opened = await openChild({
+        transport,
+        command: request.command,
+        options,
+        probe,
+        transports,
+        log,
+        beforeFallback: () => terminal.restore(),
+      });
     } catch (error) {
       terminal.restore();
       return await fail(writer, log, error instanceof SpawnError ? SPAWN_EXIT[error.errno] : 1, describeError(error), problem);
     }
-    if (opened.fellBack) problem.fellBack = `transport ${transport.meta.name} could not start (${opened.fallbackReason}); the command ran through ${opened.transport.meta.name}`;
+    if (opened.fellBack)
+      problem.fellBack = `transport ${transport.meta.name} could not start (${opened.fallbackReason}); the command ran through ${opened.transport.meta.name}`;
     // A terminal transport takes derun's terminal over by reading the keys typed ahead; one that
     // did not (a plugin's) still gets it raw, or its output would be post-processed twice.
     if (opened.transport.capabilities.tty) void userTerminal?.typedAhead;
@@ -176,7 +185,13 @@ const sessionOptions = (request: RunRequest, transportMode: string) => ({
 const optional = <K extends string, V>(key: K, value: V | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, V>));
 
 /** meta.json gets the child's PID and the transport actually used; a failure is kept for final.json. */
-async function recordStart(writer: SessionWriter, child: RunningChild, opened: OpenedChild, probe: TerminalProbe, log: Logger): Promise<string | undefined> {
+async function recordStart(
+  writer: SessionWriter,
+  child: RunningChild,
+  opened: OpenedChild,
+  probe: TerminalProbe,
+  log: Logger,
+): Promise<string | undefined> {
   const { transport } = opened;
   const size = probe.size ? { size: probe.size } : {};
   const failure = await recordQuietly(
@@ -274,6 +289,11 @@ async function superviseChild(child: RunningChild, transport: Transport, supervi
 const watchedSignals = (): NodeJS.Signals[] => FORWARDED_SIGNALS.filter((signal) => !inheritedIgnored().includes(signal));
 
 async function fail(writer: SessionWriter, log: Logger, exitCode: number, message: string, problem: RecordingProblem): Promise<RunResult> {
-  problem.final = await recordQuietly("writing final.json", () => writer.finalize({ state: "failed", error: message }), log, writer.sessionId);
+  problem.final = await recordQuietly(
+    "writing final.json",
+    () => writer.finalize({ state: "failed", error: message }),
+    log,
+    writer.sessionId,
+  );
   return { kind: "failed", exitCode, message };
 }

@@ -22,7 +22,8 @@ export async function openSession(
   try {
     return await store.create(options);
   } catch (error) {
-    if (isDerunError(error, "invalid_session_id") || isDerunError(error, "session_exists") || isDerunError(error, "unsafe_path")) throw error;
+    if (isDerunError(error, "invalid_session_id") || isDerunError(error, "session_exists") || isDerunError(error, "unsafe_path"))
+      throw error;
     log.log("error", "session_unrecorded", { error: describeError(error) });
     onUnrecorded(describeError(error));
     return unrecorded;

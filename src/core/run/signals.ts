@@ -39,10 +39,7 @@ export interface SignalRelay {
  * held and delivered once the child exists instead of killing derun and orphaning the child.
  * `onSignal` sees every forwarded signal (for logging).
  */
-export function relaySignals(
-  signals: readonly NodeJS.Signals[],
-  onSignal: (signal: NodeJS.Signals) => void = () => {},
-): SignalRelay {
+export function relaySignals(signals: readonly NodeJS.Signals[], onSignal: (signal: NodeJS.Signals) => void = () => {}): SignalRelay {
   // A signal derun's caller ignores is not derun's to forward: it stays ignored, in derun as in the
   // command (see inheritedIgnored), as `exec` would leave it.
   const ignored = inheritedIgnored();
@@ -100,7 +97,18 @@ export function inheritedIgnored(): readonly NodeJS.Signals[] {
 }
 
 /** Signals whose default action also writes a core file. */
-const DUMPS_CORE: ReadonlySet<string> = new Set(["SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS", "SIGFPE", "SIGSEGV", "SIGSYS", "SIGXCPU", "SIGXFSZ"]);
+const DUMPS_CORE: ReadonlySet<string> = new Set([
+  "SIGQUIT",
+  "SIGILL",
+  "SIGTRAP",
+  "SIGABRT",
+  "SIGBUS",
+  "SIGFPE",
+  "SIGSEGV",
+  "SIGSYS",
+  "SIGXCPU",
+  "SIGXFSZ",
+]);
 const RLIMIT_CORE = 4; // Linux and macOS
 const PR_SET_DUMPABLE = 4;
 

@@ -140,7 +140,10 @@ async function takeQueued(reader: StdinReader, keep: (bytes: Uint8Array) => void
     // A read of a queued chunk is settled already, so it wins the race.
     const got = await Promise.race<Awaited<typeof read> | typeof NOTHING_QUEUED>([read, NOTHING_QUEUED]);
     if (got === NOTHING_QUEUED) {
-      void read.then(({ done, value }) => void (done || keep(value)), () => {});
+      void read.then(
+        ({ done, value }) => void (done || keep(value)),
+        () => {},
+      );
       return;
     }
     if (got.done) return;

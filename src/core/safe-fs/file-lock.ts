@@ -79,7 +79,10 @@ const kernel32 = (() => {
   // HANDLE is pointer-sized: i64, so INVALID_HANDLE_VALUE comes back exactly as -1n.
   const open = () =>
     dlopen("kernel32.dll", {
-      CreateFileW: { args: [FFIType.ptr, FFIType.u32, FFIType.u32, FFIType.ptr, FFIType.u32, FFIType.u32, FFIType.i64], returns: FFIType.i64 },
+      CreateFileW: {
+        args: [FFIType.ptr, FFIType.u32, FFIType.u32, FFIType.ptr, FFIType.u32, FFIType.u32, FFIType.i64],
+        returns: FFIType.i64,
+      },
       LockFileEx: { args: [FFIType.i64, FFIType.u32, FFIType.u32, FFIType.u32, FFIType.u32, FFIType.ptr], returns: FFIType.i32 },
       UnlockFileEx: { args: [FFIType.i64, FFIType.u32, FFIType.u32, FFIType.u32, FFIType.ptr], returns: FFIType.i32 },
       CloseHandle: { args: [FFIType.i64], returns: FFIType.i32 },
@@ -101,7 +104,8 @@ function windowsLock(file: string): Omit<FileLock, "lock"> {
   let closed = false;
   return {
     tryLock() {
-      if (k.LockFileEx(handle, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 0xffffffff, 0xffffffff, overlapped()) !== 0) return true;
+      if (k.LockFileEx(handle, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 0xffffffff, 0xffffffff, overlapped()) !== 0)
+        return true;
       const code = k.GetLastError();
       if (code === ERROR_LOCK_VIOLATION) return false;
       throw new Error(`cannot lock ${file}: LockFileEx failed with Windows error ${code}`);

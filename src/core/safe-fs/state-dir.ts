@@ -27,7 +27,8 @@ export function stateDir(root: string, name: StateDirName): { readonly path: str
     if (isMissing(e)) return { path: entry, exists: false };
     throw e;
   }
-  if (stat.isSymbolicLink()) throw new DerunError("unsafe_path", `unsafe path: ${entry} is a symlink; derun records only inside its state root`);
+  if (stat.isSymbolicLink())
+    throw new DerunError("unsafe_path", `unsafe path: ${entry} is a symlink; derun records only inside its state root`);
   if (!stat.isDirectory()) throw new DerunError("unsafe_path", `unsafe path: ${entry} is not a directory`);
   return { path: entry, exists: true };
 }
@@ -42,7 +43,10 @@ export function checkOwnDir(dir: string): void {
   if (uid === undefined) return;
   const stat = fs.statSync(dir);
   if (stat.uid !== uid) {
-    throw new DerunError("unsafe_path", `unsafe path: ${dir} belongs to another user (uid ${stat.uid}); derun writes only in directories of its own`);
+    throw new DerunError(
+      "unsafe_path",
+      `unsafe path: ${dir} belongs to another user (uid ${stat.uid}); derun writes only in directories of its own`,
+    );
   }
   if ((stat.mode & 0o022) !== 0) {
     const mode = (stat.mode & 0o7777).toString(8).padStart(4, "0");

@@ -39,7 +39,8 @@ const MAX_VALUES = 64;
  * SECRET, PASSWORD/PASSWD/PASSPHRASE, API_KEY/APIKEY, PRIVATE_KEY, ACCESS_KEY, CREDENTIAL, AUTH
  * (not AUTHOR), or ending in _KEY / _PWD / _PASS. PWD and OLDPWD are the working directory.
  */
-const SECRET_NAME = /TOKEN|SECRET|PASSW(?:OR)?D|PASSPHRASE|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL|AUTH(?!OR)|_KEY(?:_ID)?$|_PWD$|_PASS$|^PASS$/i;
+const SECRET_NAME =
+  /TOKEN|SECRET|PASSW(?:OR)?D|PASSPHRASE|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL|AUTH(?!OR)|_KEY(?:_ID)?$|_PWD$|_PASS$|^PASS$/i;
 
 export const isSecretName = (name: string): boolean => name !== "PWD" && name !== "OLDPWD" && SECRET_NAME.test(name);
 
@@ -88,5 +89,8 @@ export function secretEnvFingerprints(env: Readonly<Record<string, string | unde
   if (values.size === 0) return undefined;
   const salt = hex(crypto.getRandomValues(new Uint8Array(SALT_BYTES)));
   const seed = saltSeed(salt);
-  return { salt, values: [...values].map((value) => ({ length: value.length, tag: fingerprintTag(value, seed), hash: fingerprintHash(value, salt) })) };
+  return {
+    salt,
+    values: [...values].map((value) => ({ length: value.length, tag: fingerprintTag(value, seed), hash: fingerprintHash(value, salt) })),
+  };
 }

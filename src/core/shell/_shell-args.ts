@@ -58,7 +58,8 @@ export function readShellArgs(kind: ShellKind, args: readonly string[]): ShellAr
       rcfile = args[++i];
       if (rcfile === undefined) return leave(`${arg} without its file`);
     } else if (kind === "bash" && arg === "--noprofile") noProfile = true;
-    else if (kind === "bash" && arg === "--login") login = true; // derun reads the profile files itself
+    else if (kind === "bash" && arg === "--login")
+      login = true; // derun reads the profile files itself
     else if (FLAGS[kind].includes(arg) || (kind === "fish" && /^--(init-command|debug|debug-output|features)=/.test(arg))) {
       if (arg === "--login") login = true;
       rest.push(arg);

@@ -48,7 +48,10 @@ export interface ShellLaunch extends ShellLaunchPlan, Disposable {
 
 /** The shell a path names: `bash`, `/usr/bin/zsh`, `-zsh` (a login argv[0]), `zsh-5.9`, `bash5`. */
 export function shellKindOf(shell: string): ShellKind | undefined {
-  const name = path.basename(shell).replace(/^-/, "").replace(/-?[0-9][0-9.]*$/, "");
+  const name = path
+    .basename(shell)
+    .replace(/^-/, "")
+    .replace(/-?[0-9][0-9.]*$/, "");
   return isShellKind(name) ? name : undefined;
 }
 
@@ -65,9 +68,15 @@ export function planShellLaunch(
 ): ShellLaunchPlan {
   const kind = shellKindOf(input.shell);
   const unchanged = (marks: MarksLoader, reason?: string): ShellLaunchPlan => ({
-    kind, argv: [input.shell, ...input.args], env: input.env, files: {}, marks, ...(reason ? { reason } : {}),
+    kind,
+    argv: [input.shell, ...input.args],
+    env: input.env,
+    files: {},
+    marks,
+    ...(reason ? { reason } : {}),
   });
-  if (kind === undefined) return unchanged("none", `no snippet for ${JSON.stringify(path.basename(input.shell))} (bash, zsh and fish have one)`);
+  if (kind === undefined)
+    return unchanged("none", `no snippet for ${JSON.stringify(path.basename(input.shell))} (bash, zsh and fish have one)`);
   const args = readShellArgs(kind, input.args);
   if (!args.interactive) return unchanged("none", args.reason);
   const home = input.env.HOME ?? os.homedir();
@@ -76,7 +85,13 @@ export function planShellLaunch(
   const snippet = path.join(input.dir, `init.${kind}`);
   const files: Record<string, string> = { [`init.${kind}`]: shellInit(kind) };
   if (kind === "fish") {
-    return { kind, argv: [input.shell, ...args.rest, `--init-command=source ${quoteFor(kind, snippet)}`], env: input.env, files, marks: "derun" };
+    return {
+      kind,
+      argv: [input.shell, ...args.rest, `--init-command=source ${quoteFor(kind, snippet)}`],
+      env: input.env,
+      files,
+      marks: "derun",
+    };
   }
   if (kind === "zsh") {
     Object.assign(files, zshStartupFiles(input.dir, snippet));
@@ -88,7 +103,11 @@ export function planShellLaunch(
   const rc = args.login
     ? [
         ...(args.noProfile ? [] : [source("/etc/profile")]),
-        ...(args.noProfile ? [] : [`if [ -r ~/.bash_profile ]; then . ~/.bash_profile; elif [ -r ~/.bash_login ]; then . ~/.bash_login; elif [ -r ~/.profile ]; then . ~/.profile; fi`]),
+        ...(args.noProfile
+          ? []
+          : [
+              `if [ -r ~/.bash_profile ]; then . ~/.bash_profile; elif [ -r ~/.bash_login ]; then . ~/.bash_login; elif [ -r ~/.profile ]; then . ~/.profile; fi`,
+            ]),
       ]
     : [source(args.rcfile === undefined ? "~/.bashrc" : quoteFor(kind, args.rcfile))];
   files.bashrc = [
@@ -102,7 +121,13 @@ export function planShellLaunch(
 }
 
 /** The startup files where a user would put the set-up line (see README). */
-function startupFilesOf(kind: ShellKind, login: boolean, rcfile: string | undefined, env: Readonly<Record<string, string>>, home: string): string[] {
+function startupFilesOf(
+  kind: ShellKind,
+  login: boolean,
+  rcfile: string | undefined,
+  env: Readonly<Record<string, string>>,
+  home: string,
+): string[] {
   if (kind === "bash") {
     if (!login) return [rcfile ?? path.join(home, ".bashrc")];
     return [".bash_profile", ".bash_login", ".profile", ".bashrc"].map((name) => path.join(home, name));

@@ -45,7 +45,7 @@ const PREFIX_LENGTH = 4; // "133;" or "633;"
 const NO_MARKS: readonly Mark[] = Object.freeze([]);
 const utf8 = new TextDecoder();
 
-const enum State {
+enum State {
   Scan, // looking for ESC ]
   Esc, // the previous chunk ended with an ESC that may start ESC ]
   Payload, // inside ESC ] ..., collecting

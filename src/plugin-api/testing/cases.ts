@@ -61,7 +61,7 @@ export function outputCases({ load, out, raw, dir, spawnOptions, run, test }: Ba
   });
 
   test("large output (8 MB of a repeated line) arrives complete", async () => {
-    const lines = 8 * 1024 * 1024 / 64;
+    const lines = (8 * 1024 * 1024) / 64;
     const c = await run(`${raw}yes 'abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0' | head -n ${lines}`);
     expect(await c.child.exited).toEqual({ kind: "exited", code: 0 });
     const line = "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0\n";

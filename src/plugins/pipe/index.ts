@@ -195,7 +195,9 @@ function endsFor(channel: "stdout" | "stderr", size: WindowSize | undefined): Ow
     }
   }
   const pipe = tryOpen(openFifoPipe);
-  return pipe && { childEnd: pipe.writeEnd, ourEnd: pipe.readEnd, closeChildEnd: pipe.closeWriteEnd, resize: () => false, close: pipe.close };
+  return (
+    pipe && { childEnd: pipe.writeEnd, ourEnd: pipe.readEnd, closeChildEnd: pipe.closeWriteEnd, resize: () => false, close: pipe.close }
+  );
 }
 
 /** `open()`, or undefined when it throws: a missing PTY or pipe costs fidelity, never the run. */
@@ -212,15 +214,14 @@ function tryOpen<T>(open: () => T): T | undefined {
  * keeps their order across streams and allocates nothing per chunk, and falls back to Bun's
  * reader by itself); a stream Bun made, by Bun's reader.
  */
-function outputsOf(
-  ends: StreamEnds,
-  proc: PipeChild,
-  deliver: (channel: DerunOutputChannel, bytes: Uint8Array) => void,
-): Outputs {
+function outputsOf(ends: StreamEnds, proc: PipeChild, deliver: (channel: DerunOutputChannel, bytes: Uint8Array) => void): Outputs {
   const own = CHANNELS.filter((channel) => ends[channel] !== undefined);
   // Merged, nothing writes to a stderr of its own: it is over before it began.
   const none: Output = { ended: Promise.resolve(), stop: async () => {} };
-  const reader = own.length > 0 ? openStreamReader(own.map((channel) => ({ fd: ends[channel]!.ourEnd, deliver: (bytes: Uint8Array) => deliver(channel, bytes) }))) : undefined;
+  const reader =
+    own.length > 0
+      ? openStreamReader(own.map((channel) => ({ fd: ends[channel]!.ourEnd, deliver: (bytes: Uint8Array) => deliver(channel, bytes) })))
+      : undefined;
   const outputOf = (channel: Channel): Output => {
     if (channel === "stderr" && ends.merged) return none;
     const channelEnds = ends[channel];
@@ -235,7 +236,10 @@ function outputsOf(
     // A stream Bun made is Bun's to close: stopping only cancels the reading.
     const bunReader = bunPipe.getReader();
     let stopped: Promise<void> | undefined;
-    return { ended: pumpStream(bunReader, (bytes) => deliver(channel, bytes)), stop: () => (stopped ??= bunReader.cancel().catch(() => {})) };
+    return {
+      ended: pumpStream(bunReader, (bytes) => deliver(channel, bytes)),
+      stop: () => (stopped ??= bunReader.cancel().catch(() => {})),
+    };
   };
   return { stdout: outputOf("stdout"), stderr: outputOf("stderr"), readNow: () => reader?.readNow() };
 }

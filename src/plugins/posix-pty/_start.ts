@@ -30,10 +30,22 @@ export interface StartedChild {
 const ERRNO_CODES: Record<number, string> = { 2: "ENOENT", 8: "ENOEXEC", 13: "EACCES", 21: "EISDIR" };
 
 /** Runs the command as the job of a new session leader on the PTY. */
-export async function startLed(pty: ChildPty, command: readonly string[], options: TransportOpenOptions, foreground: boolean): Promise<StartedChild> {
+export async function startLed(
+  pty: ChildPty,
+  command: readonly string[],
+  options: TransportOpenOptions,
+  foreground: boolean,
+): Promise<StartedChild> {
   let job;
   try {
-    job = await startUnderLeader({ slave: pty.slave, foreground, command, cwd: options.cwd, env: options.env, ignored: options.ignoredSignals ?? [] });
+    job = await startUnderLeader({
+      slave: pty.slave,
+      foreground,
+      command,
+      cwd: options.cwd,
+      env: options.env,
+      ignored: options.ignoredSignals ?? [],
+    });
   } catch (error) {
     const code = error instanceof LeaderExecError ? ERRNO_CODES[error.errno] : undefined;
     throw (code && toSpawnError(command, options.cwd, { code })) || error;

@@ -77,7 +77,8 @@ function createProcess(file: string, args: string[], options: Parameters<PseudoC
   const size = new BigUint64Array(1);
   k.InitializeProcThreadAttributeList(null, 1, 0, size); // asks for the size only
   const list = new Uint8Array(Number(size[0]));
-  if (k.InitializeProcThreadAttributeList(list, 1, 0, size) === 0) throw new Error(`InitializeProcThreadAttributeList failed: Windows error ${k.GetLastError()}`);
+  if (k.InitializeProcThreadAttributeList(list, 1, 0, size) === 0)
+    throw new Error(`InitializeProcThreadAttributeList failed: Windows error ${k.GetLastError()}`);
   try {
     if (k.UpdateProcThreadAttribute(list, 0, PROC_THREAD_ATTRIBUTE_PSEUDOCONSOLE, pseudoConsole, 8n, null, null) === 0) {
       throw new Error(`UpdateProcThreadAttribute failed: Windows error ${k.GetLastError()}`);
@@ -89,7 +90,18 @@ function createProcess(file: string, args: string[], options: Parameters<PseudoC
     const info = new Uint8Array(24); // PROCESS_INFORMATION: hProcess, hThread, dwProcessId, dwThreadId
     const commandLine = wide([file, ...args].map(quoteArgument).join(" ")); // writable, as CreateProcessW wants
     const flags = EXTENDED_STARTUPINFO_PRESENT | CREATE_UNICODE_ENVIRONMENT;
-    const ok = k.CreateProcessW(wide(file), commandLine, null, null, 0, flags, environmentBlock(options.env), wide(options.cwd), startup, info);
+    const ok = k.CreateProcessW(
+      wide(file),
+      commandLine,
+      null,
+      null,
+      0,
+      flags,
+      environmentBlock(options.env),
+      wide(options.cwd),
+      startup,
+      info,
+    );
     if (ok === 0) {
       const code = k.GetLastError();
       const errno = SPAWN_ERRORS[code];
@@ -126,7 +138,9 @@ export function quoteArgument(argument: string): string {
 
 /** `K=V\0...\0\0` in UTF-16, sorted case-insensitively as Windows keeps its own. */
 export function environmentBlock(env: Record<string, string>): Buffer {
-  const entries = Object.entries(env).sort(([a], [b]) => (a.toUpperCase() < b.toUpperCase() ? -1 : a.toUpperCase() > b.toUpperCase() ? 1 : 0));
+  const entries = Object.entries(env).sort(([a], [b]) =>
+    a.toUpperCase() < b.toUpperCase() ? -1 : a.toUpperCase() > b.toUpperCase() ? 1 : 0,
+  );
   return Buffer.from(`${entries.map(([key, value]) => `${key}=${value}\0`).join("")}\0`, "utf16le");
 }
 
@@ -205,7 +219,10 @@ class ConPty implements PseudoConsole {
       k.ClosePseudoConsole(this.pseudoConsole);
       k.CloseHandle(this.input);
       let bound: ReturnType<typeof setTimeout> | undefined;
-      const eof = await Promise.race([this.#eof.then(() => true), new Promise<boolean>((resolve) => (bound = setTimeout(resolve, CLOSE_WAIT_MS, false)))]);
+      const eof = await Promise.race([
+        this.#eof.then(() => true),
+        new Promise<boolean>((resolve) => (bound = setTimeout(resolve, CLOSE_WAIT_MS, false))),
+      ]);
       clearTimeout(bound); // no timer left to keep derun alive
       // A reader still blocked in ReadFile would hang CloseHandle on its pipe: then leave both be.
       if (eof) k.CloseHandle(this.output);

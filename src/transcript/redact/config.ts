@@ -69,7 +69,8 @@ export function loadSettings(file = configPath()): RedactSettings {
   const parsed = configType(json);
   if (parsed instanceof type.errors) throw new DerunError("usage", `${file}: ${parsed.summary.split("\n").join("; ")}`);
   const known = new Set(RULES.map((r) => r.id));
-  for (const id of parsed.disable ?? []) if (!known.has(id)) throw new DerunError("usage", `${file}: disable names no built-in rule: ${JSON.stringify(id)}`);
+  for (const id of parsed.disable ?? [])
+    if (!known.has(id)) throw new DerunError("usage", `${file}: disable names no built-in rule: ${JSON.stringify(id)}`);
   const extra: RedactRule[] = (parsed.rules ?? []).map((r) => {
     compile(file, `rule ${JSON.stringify(r.id)}`, r.pattern, r.flags);
     return {

@@ -39,7 +39,11 @@ export class EnvValues {
       for (let k = 0; k < this.#lengths.length; k++) {
         const end = p + this.#lengths[k]!;
         if (end > n || (end < n && !isDelimiter(text.charCodeAt(end)))) continue;
-        if (!this.#tags[k]!.has(fingerprintTag(text, this.#seed, p, end)) || !this.#hashes[k]!.has(fingerprintHash(text.slice(p, end), this.#salt))) continue;
+        if (
+          !this.#tags[k]!.has(fingerprintTag(text, this.#seed, p, end)) ||
+          !this.#hashes[k]!.has(fingerprintHash(text.slice(p, end), this.#salt))
+        )
+          continue;
         found(p, end);
         after = end;
         break;
@@ -55,7 +59,12 @@ export function envValuesOf(field: unknown): EnvValues | undefined {
   if (typeof salt !== "string" || !/^[0-9a-f]{32}$/.test(salt) || !Array.isArray(values)) return undefined;
   const good = values.filter(
     (v): v is { length: number; tag: number; hash: string } =>
-      typeof v === "object" && v !== null && Number.isSafeInteger(v.length) && v.length > 0 && Number.isInteger(v.tag) && typeof v.hash === "string",
+      typeof v === "object" &&
+      v !== null &&
+      Number.isSafeInteger(v.length) &&
+      v.length > 0 &&
+      Number.isInteger(v.tag) &&
+      typeof v.hash === "string",
   );
   return good.length === 0 ? undefined : new EnvValues({ salt, values: good });
 }

@@ -15,7 +15,8 @@ const LF = 0x0a;
  * ASCII), and the byte each came from (-1 for the line breaks put around a string sequence's payload).
  */
 function visibleOf(bytes: Uint8Array): { text: string; map: Int32Array | undefined } {
-  if (bytes.indexOf(ESC) < 0) return { text: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1"), map: undefined };
+  if (bytes.indexOf(ESC) < 0)
+    return { text: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1"), map: undefined };
   const n = bytes.length;
   const codes = new Uint8Array(n);
   const map = new Int32Array(n);
@@ -57,7 +58,11 @@ function visibleOf(bytes: Uint8Array): { text: string; map: Int32Array | undefin
  * `bytes` with their secrets masked (a copy when any was found, else `bytes` itself), and the byte
  * ranges masked (from the first to just past the last byte of each secret).
  */
-export function maskBytes(bytes: Uint8Array, masker: Masker, state: LineState = { inKey: false }): { bytes: Uint8Array; ranges: MaskRange[] } {
+export function maskBytes(
+  bytes: Uint8Array,
+  masker: Masker,
+  state: LineState = { inKey: false },
+): { bytes: Uint8Array; ranges: MaskRange[] } {
   if (bytes.length === 0) return { bytes, ranges: [] };
   const { text, map } = visibleOf(bytes);
   const lower = text.toLowerCase();

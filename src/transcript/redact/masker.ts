@@ -56,7 +56,10 @@ export class Masker {
     this.#env = options.env;
     this.keywords = [...new Set(options.rules.flatMap((r) => r.keywords))];
     this.#always = this.#rules.filter((c) => c.rule.keywords.length === 0);
-    this.#alwaysMultiline = this.#always.map(({ rule }) => ({ rule, re: new RegExp(rule.pattern, `${(rule.flags ?? "").replace(/[gdm]/g, "")}gdm`) }));
+    this.#alwaysMultiline = this.#always.map(({ rule }) => ({
+      rule,
+      re: new RegExp(rule.pattern, `${(rule.flags ?? "").replace(/[gdm]/g, "")}gdm`),
+    }));
     for (const c of this.#rules) for (const k of c.rule.keywords) this.#byKeyword.set(k, [...(this.#byKeyword.get(k) ?? []), c]);
   }
 
@@ -129,7 +132,8 @@ export class Masker {
     this.#env?.find(text, (start, end) => ranges.push({ start, end }));
     if (present.size > 0) {
       const starts = new Set<number>();
-      for (const k of present) for (let i = lower.indexOf(k); i >= 0; i = lower.indexOf(k, i + k.length)) starts.add(text.lastIndexOf("\n", i) + 1);
+      for (const k of present)
+        for (let i = lower.indexOf(k); i >= 0; i = lower.indexOf(k, i + k.length)) starts.add(text.lastIndexOf("\n", i) + 1);
       for (const start of starts) {
         let end = text.indexOf("\n", start);
         if (end < 0) end = text.length;

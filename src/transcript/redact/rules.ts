@@ -39,7 +39,8 @@ const TOKEN_VALUE = `(?:"(?<s>[^"\\n]+)"|'(?<s2>[^'\\n]+)'|(?<s3>[^\\s"'\`,;@]+)
 export const RULES: readonly RedactRule[] = [
   {
     id: "github-token",
-    description: "GitHub tokens: personal (ghp_), OAuth (gho_), user-to-server (ghu_), server (ghs_), refresh (ghr_), fine-grained (github_pat_)",
+    description:
+      "GitHub tokens: personal (ghp_), OAuth (gho_), user-to-server (ghu_), server (ghs_), refresh (ghr_), fine-grained (github_pat_)",
     keywords: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
     pattern: "(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{20,})",
   },
@@ -59,7 +60,8 @@ export const RULES: readonly RedactRule[] = [
     id: "aws-secret-access-key",
     description: "AWS secret access keys: 40 base-64 characters on a line that names AWS",
     keywords: ["aws"],
-    pattern: "(?<![A-Za-z0-9/+])(?<s>(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[0-9])[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+    pattern:
+      "(?<![A-Za-z0-9/+])(?<s>(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[0-9])[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
   },
   {
     id: "anthropic-key",
@@ -128,7 +130,7 @@ export const RULES: readonly RedactRule[] = [
   },
   {
     id: "password-assignment",
-    description: "The value given to a password-like key (PASSWORD=…, \"passwd\": \"…\", --db-password=…), whatever its entropy",
+    description: 'The value given to a password-like key (PASSWORD=…, "passwd": "…", --db-password=…), whatever its entropy',
     keywords: ["passw", "pwd", "passphrase"],
     pattern: `(?<![A-Za-z0-9])${NAME}(?:passw(?:or)?d|pwd|passphrase)${NAME}${ASSIGN}${VALUE}`,
     flags: "i",
