@@ -109,7 +109,9 @@ async function largeLog(ctx: BenchContext): Promise<Figure[]> {
         derun: search,
         target: "one call, answer < 2 KB",
         met: searchBytes < 2048,
-        notes: `${reps} calls, answer ${searchBytes} B, ${(log.bytes / 1e6 / (search.median / 1000)).toFixed(0)} MB/s (text view + search, counting every match, over stdio)`,
+        notes:
+          `${reps} calls, answer ${searchBytes} B, ${(log.bytes / 1e6 / (search.median / 1000)).toFixed(0)} MB/s (text view + ` +
+          `search, counting every match, over stdio)`,
       },
       {
         name: `read_text default: ${mb}`,

@@ -100,6 +100,9 @@ export async function keystrokeEcho(ctx: BenchContext): Promise<Figure> {
     extra: { bare },
     target: "p50 added <= 1 ms",
     met: added <= 1,
-    notes: `p50 added over the bare child: derun ${added.toFixed(3)} ms, script ${(script.median - bare.median).toFixed(3)} ms (bare ${bare.median.toFixed(3)} ms); p99 derun ${derun.p99.toFixed(2)} ms, script ${script.p99.toFixed(2)} ms, bare ${bare.p99.toFixed(2)} ms; ${keys} keystrokes per side, interleaved`,
+    notes:
+      `p50 added over the bare child: derun ${added.toFixed(3)} ms, script ${(script.median - bare.median).toFixed(3)} ms ` +
+      `(bare ${bare.median.toFixed(3)} ms); p99 derun ${derun.p99.toFixed(2)} ms, script ${script.p99.toFixed(2)} ms, bare ` +
+      `${bare.p99.toFixed(2)} ms; ${keys} keystrokes per side, interleaved`,
   };
 }

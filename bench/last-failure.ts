@@ -79,7 +79,8 @@ const PROGRAMS: ReadonlyArray<{
     key: 'const third: number = "third";',
     record: (root, work, derun) => {
       const run = (name: string) =>
-        `\x1b[2J\x1b[3J\x1b[H[08:38:20 PM] Starting compilation...\n\nw.ts:1:7 - error TS2322: Type 'string' is not assignable to type 'number'.\n\n1 const ${name}: number = "${name}";\n        ~~~~~\n\nFound 1 error. Watching for file changes.\n\n`;
+        `\x1b[2J\x1b[3J\x1b[H[08:38:20 PM] Starting compilation...\n\nw.ts:1:7 - error TS2322: Type 'string' is not assignable to ` +
+        `type 'number'.\n\n1 const ${name}: number = "${name}";\n        ~~~~~\n\nFound 1 error. Watching for file changes.\n\n`;
       fs.writeFileSync(path.join(work, "watch.txt"), ["first", "second", "third"].map(run).join(""));
       return recordWithPipes(root, "watch", ["sh", "-c", "cat watch.txt; exit 130"], { cwd: work, derun });
     },
@@ -147,7 +148,9 @@ async function largeLog(ctx: BenchContext): Promise<Figure> {
       derun: time,
       target: `one call, answer <= ${BOUND} chars`,
       met: chars <= BOUND,
-      notes: `${reps} calls, answer ${chars} chars, ${(log.bytes / 1e6 / (time.median / 1000)).toFixed(0)} MB/s (the text view streamed once, every line tested)`,
+      notes:
+        `${reps} calls, answer ${chars} chars, ${(log.bytes / 1e6 / (time.median / 1000)).toFixed(0)} MB/s (the text view ` +
+        `streamed once, every line tested)`,
     };
   } finally {
     fs.rmSync(root, { recursive: true, force: true });

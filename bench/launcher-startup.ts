@@ -63,7 +63,9 @@ export async function launcherStartup(ctx: BenchContext): Promise<Figure[]> {
     anchor: { name: "the binary itself", summary: summarize(samples.binary!) },
     ratio: summarize(pairRatios(samples[side]!, samples.binary!)),
     target: "report",
-    notes: `derun run -- true in pipe mode through bin/derun.js in an npm layout, against the compiled binary run directly; ${reps} interleaved reps`,
+    notes:
+      `derun run -- true in pipe mode through bin/derun.js in an npm layout, against the compiled binary run directly; ${reps} ` +
+      `interleaved reps`,
   });
   return [...(node ? [row("start-up via npm launcher (node)", "node")] : []), row("start-up via npm launcher (bun)", "bun")];
 }

@@ -76,6 +76,7 @@ export async function mcpRead(ctx: BenchContext): Promise<Figure> {
     ratio: summarize(pairRatios(samples.base64, samples.cat)),
     notes:
       `${size / MiB} MiB from cursor 0 with default max_bytes: base64 ${mbps(base64.median).toFixed(0)} MB/s, ` +
-      `text ${mbps(text.median).toFixed(0)} MB/s (ratio to cat ${(text.median / cat.median).toFixed(1)}), cat ${mbps(cat.median).toFixed(0)} MB/s; ${reps} interleaved reps`,
+      `text ${mbps(text.median).toFixed(0)} MB/s (ratio to cat ${(text.median / cat.median).toFixed(1)}), cat ` +
+      `${mbps(cat.median).toFixed(0)} MB/s; ${reps} interleaved reps`,
   };
 }

@@ -131,7 +131,8 @@ const min = (key: string) => Math.min(...rows[key]!);
 for (const what of ["read_text 2.4 MB", `search ${Math.round(size / 1e6)} MB`]) {
   const ratio = (f: (key: string) => number, suffix: string) => (f(`${what} ${suffix}`) / f(`${what} before`)).toFixed(3);
   console.log(
-    `${what}: after/before medians ${ratio(median, "after")} (env ${ratio(median, "after-env")}), fastest runs ${ratio(min, "after")} (env ${ratio(min, "after-env")})`,
+    `${what}: after/before medians ${ratio(median, "after")} (env ${ratio(median, "after-env")}), fastest runs ` +
+      `${ratio(min, "after")} (env ${ratio(min, "after-env")})`,
   );
 }
 fs.rmSync(root, { recursive: true, force: true });

@@ -23,7 +23,8 @@ export async function writeSessions(root: string, bytes: number): Promise<number
   const lines: string[] = [];
   for (let i = 0; i < 8192; i++)
     lines.push(
-      `2026-11-26T12:${String(i % 60).padStart(2, "0")}:00.${String(i % 1000).padStart(3, "0")}Z INFO  http GET /api/items/${i} 200 ${i % 97}ms\n`,
+      `2026-11-26T12:${String(i % 60).padStart(2, "0")}:00.${String(i % 1000).padStart(3, "0")}Z INFO  http GET /api/items/${i} 200 ` +
+        `${i % 97}ms\n`,
     );
   const block = new TextEncoder().encode(lines.join(""));
   const per = Math.max(1, Math.round(bytes / SESSIONS / block.length));
@@ -92,7 +93,10 @@ export async function search(ctx: BenchContext): Promise<Figure[]> {
         derun: derunMs.map(rate),
         anchor: { name: "grep -F -c", samples: grepMs.map(rate) },
         maxRatio: Infinity,
-        notes: `derun grep -F -c (compiled, ${SESSIONS} sessions, found in the 50th newest); CPU: derun ${(bytes / 1e6 / median(cpu)).toFixed(0)} MB/s per CPU-second, grep ${(bytes / 1e6 / median(grepCpu)).toFixed(0)}; derun_search_output over stdio ${rate(median(mcpMs)).toFixed(0)} MB/s`,
+        notes:
+          `derun grep -F -c (compiled, ${SESSIONS} sessions, found in the 50th newest); CPU: derun ` +
+          `${(bytes / 1e6 / median(cpu)).toFixed(0)} MB/s per CPU-second, grep ${(bytes / 1e6 / median(grepCpu)).toFixed(0)}; ` +
+          `derun_search_output over stdio ${rate(median(mcpMs)).toFixed(0)} MB/s`,
       }),
       target: ">= 1000 MB/s per CPU-second",
       met: bytes / 1e6 / median(cpu) >= 1000,

@@ -96,7 +96,9 @@ export async function slowTerminal(ctx: BenchContext): Promise<Figure[]> {
       extra: { bare: seconds("bare") },
       target: "at most script's + 250 ms",
       met: derun.median <= script.median + 250,
-      notes: `ms from the key until yes is gone and its terminal drained; KiB the terminal took after the key: derun ${kib("derun")}, script ${kib("script")}, bare ${kib("bare")}`,
+      notes:
+        `ms from the key until yes is gone and its terminal drained; KiB the terminal took after the key: derun ` +
+        `${kib("derun")}, script ${kib("script")}, bare ${kib("bare")}`,
     });
   }
   return figures;

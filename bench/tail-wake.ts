@@ -48,6 +48,8 @@ export async function tailWake(ctx: BenchContext): Promise<Figure> {
     derun: wake,
     target: "p50 <= 5 ms, p99 <= 25 ms",
     met: wake.median <= 5 && wake.p99 <= 25,
-    notes: `p50 ${wake.median.toFixed(2)} ms, p99 ${wake.p99.toFixed(2)} ms, max ${wake.max.toFixed(2)} ms over ${wakes} one-byte wakes (SDK Client over stdio to compiled derun mcp)`,
+    notes:
+      `p50 ${wake.median.toFixed(2)} ms, p99 ${wake.p99.toFixed(2)} ms, max ${wake.max.toFixed(2)} ms over ${wakes} one-byte ` +
+      `wakes (SDK Client over stdio to compiled derun mcp)`,
   };
 }

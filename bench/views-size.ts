@@ -58,7 +58,8 @@ export async function viewSizes(ctx: BenchContext): Promise<Figure[]> {
     text.push(textChars / rec.bytes.length);
     screen.push(screenChars / rec.bytes.length);
     notes.push(
-      `${name} ${rec.bytes.length} B: text ${(textChars / rec.bytes.length).toFixed(2)}, screen ${(screenChars / rec.bytes.length).toFixed(2)}`,
+      `${name} ${rec.bytes.length} B: text ${(textChars / rec.bytes.length).toFixed(2)}, screen ` +
+        `${(screenChars / rec.bytes.length).toFixed(2)}`,
     );
   }
   fs.rmSync(dir, { recursive: true, force: true });

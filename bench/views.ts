@@ -101,7 +101,9 @@ function textByKind(ctx: BenchContext): Figure[] {
       anchor: { name: "decode + Bun.stripANSI", summary: summarize(strip) },
       target: ">= 200 MB/s",
       met: s.median >= 200,
-      notes: `${size / MiB} MiB in 64 KiB chunks, ${reps} reps, ${cpuNote(bytes.length, cpu)}; the anchor strips escape codes but collapses no redraw`,
+      notes:
+        `${size / MiB} MiB in 64 KiB chunks, ${reps} reps, ${cpuNote(bytes.length, cpu)}; the anchor strips escape codes but ` +
+        `collapses no redraw`,
     };
   });
 }
@@ -213,7 +215,9 @@ function largeTranscript(ctx: BenchContext): Figure[] {
           derun: s,
           target: "<= 100 ms",
           met: s.median <= 100,
-          notes: `TailScan reading 64 KiB blocks back from the end, then the text view over the tail${recordsOf ? `; ${spans.length} index records` : ""}`,
+          notes:
+            `TailScan reading 64 KiB blocks back from the end, then the text view over the ` +
+            `tail${recordsOf ? `; ${spans.length} index records` : ""}`,
         });
       }
     } finally {

@@ -48,6 +48,8 @@ export async function waitUntilWake(ctx: BenchContext): Promise<Figure> {
     derun: wake,
     target: "p50 <= 5 ms",
     met: wake.median <= 5,
-    notes: `p50 ${wake.median.toFixed(2)} ms, p99 ${wake.p99.toFixed(2)} ms, max ${wake.max.toFixed(2)} ms over ${wakes} matching lines, each after a line that does not match (SDK Client over stdio to compiled derun mcp)`,
+    notes:
+      `p50 ${wake.median.toFixed(2)} ms, p99 ${wake.p99.toFixed(2)} ms, max ${wake.max.toFixed(2)} ms over ${wakes} matching ` +
+      `lines, each after a line that does not match (SDK Client over stdio to compiled derun mcp)`,
   };
 }

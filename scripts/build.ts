@@ -94,7 +94,8 @@ const { values, positionals } = (() => {
     });
   } catch (error) {
     console.error(
-      `build: ${error instanceof Error ? error.message : String(error)} (usage: bun scripts/build.ts [--release | --target <bun-target>] [--outdir <dir>])`,
+      `build: ${error instanceof Error ? error.message : String(error)} (usage: bun scripts/build.ts [--release | --target ` +
+        `<bun-target>] [--outdir <dir>])`,
     );
     process.exit(2);
   }

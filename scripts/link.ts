@@ -58,7 +58,8 @@ function chooseDir(given: string | undefined): string {
   const found = candidates.find(({ dir, creatable }) => pathDirs.includes(path.resolve(dir)) && usable(dir, creatable));
   if (found) return found.dir;
   return fail(
-    `no directory on PATH is writable (tried ${candidates.map(({ dir }) => dir).join(", ")}); run: bun run link --dir <a directory on your PATH>`,
+    `no directory on PATH is writable (tried ${candidates.map(({ dir }) => dir).join(", ")}); run: bun run link --dir <a directory ` +
+      `on your PATH>`,
   );
 }
 

@@ -67,7 +67,8 @@ function stagePlatform(dir: string, platform: Platform, binary: string): void {
   fs.copyFileSync(path.join(ROOT, "LICENSE"), path.join(dir, "LICENSE"));
   fs.writeFileSync(
     path.join(dir, "README.md"),
-    `# ${platform.name}\n\nThe compiled [derun](https://www.npmjs.com/package/derun) for ${platform.os} ${platform.cpu}. Install \`derun\`, not this package: npm picks this one for you.\n`,
+    `# ${platform.name}\n\nThe compiled [derun](https://www.npmjs.com/package/derun) for ${platform.os} ${platform.cpu}. Install ` +
+      `\`derun\`, not this package: npm picks this one for you.\n`,
   );
   writeJson(path.join(dir, "package.json"), {
     name: platform.name,

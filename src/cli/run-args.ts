@@ -31,7 +31,8 @@ export const RUN_FLAGS = {
   transport: {
     type: "string",
     description:
-      "posix-pty, windows-conpty, pipe, or a plugin's path or package. Default: a PTY when stdin, stdout and stderr are terminals, else pipe. Env: DERUN_TRANSPORT.",
+      "posix-pty, windows-conpty, pipe, or a plugin's path or package. Default: a PTY when stdin, stdout and stderr are terminals, " +
+      "else pipe. Env: DERUN_TRANSPORT.",
   },
   "state-root": STATE_ROOT_FLAG,
 } as const satisfies FlagDefs;

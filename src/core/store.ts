@@ -256,7 +256,9 @@ export interface Store {
    * cases nothing is written.
    */
   create(options: CreateSessionOptions): Promise<SessionWriter>;
-  /** All readable sessions, newest first. Unreadable directories are skipped, never fatal; a symlinked `sessions/` rejects (`unsafe_path`). */
+  /**
+   * All readable sessions, newest first. Unreadable directories are skipped, never fatal; a symlinked `sessions/` rejects (`unsafe_path`).
+   */
   list(): Promise<SessionInfo[]>;
   /** Rejects with DerunError `session_not_found` (also for invalid ids). */
   get(sessionId: string): Promise<SessionInfo>;

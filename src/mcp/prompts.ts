@@ -51,8 +51,10 @@ export async function getPrompt(
         description: "The newest failure, as derun recorded it",
         messages: [
           message(
-            "A command I ran failed. derun recorded it; here is its account: how it ended, the lines that look like errors (N: a failure line, N- context, by line number), then its last lines.\n\n" +
-              `${answer}\n\nExplain why it failed and how to fix it. If you need more of its output, derun_read_text reads any line range, derun_search_output searches it.`,
+            "A command I ran failed. derun recorded it; here is its account: how it ended, the lines that look like errors (N: a " +
+              "failure line, N- context, by line number), then its last lines.\n\n" +
+              `${answer}\n\nExplain why it failed and how to fix it. If you need more of its output, derun_read_text reads any line ` +
+              `range, derun_search_output searches it.`,
           ),
         ],
       };
@@ -69,7 +71,8 @@ export async function getPrompt(
         description: `Session ${id}, as derun recorded it`,
         messages: [
           message(
-            `Summarize this terminal session recorded by derun: what ran, what failed and why, what is left unfinished.${typed}\n\nIts text (the last lines):\n${text}`,
+            `Summarize this terminal session recorded by derun: what ran, what failed and why, what is left ` +
+              `unfinished.${typed}\n\nIts text (the last lines):\n${text}`,
           ),
         ],
       };

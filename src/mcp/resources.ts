@@ -96,7 +96,9 @@ export async function listResources(store: Store, signal: AbortSignal): Promise<
       uri: sessionUri(c.session_id, c.number),
       name: `${c.session_id}#${c.number}`,
       title: c.command_line === null ? `command ${c.number}` : oneLine(c.command_line, 80),
-      description: `command ${c.number} of session ${c.session_id}: ${c.running ? "running" : c.exit_code === null ? "no exit status" : `exit ${c.exit_code}`}`,
+      description:
+        `command ${c.number} of session ${c.session_id}: ` +
+        `${c.running ? "running" : c.exit_code === null ? "no exit status" : `exit ${c.exit_code}`}`,
       mimeType: "text/plain",
     })),
     ...sessions.map((s) => ({

@@ -25,7 +25,9 @@ export interface SearchOutputResult {
   readonly schema_version: typeof SCHEMA_VERSION;
   readonly pattern: string;
   readonly sessions_searched: number;
-  /** Without session_id: the sessions there were (all are searched, newest first), those skipped and why, and those left when time ran out. */
+  /**
+   * Without session_id: the sessions there were (all are searched, newest first), those skipped and why, and those left when time ran out.
+   */
   readonly sessions_total?: number;
   readonly sessions_skipped?: number;
   readonly skipped?: readonly SkippedSession[];
@@ -135,7 +137,8 @@ export default defineQuery({
     if (r.redacted) facts.push(maskedFact(r.redacted));
     if (r.stopped_after_ms !== undefined)
       facts.push(
-        `stopped after ${(r.stopped_after_ms / 1000).toFixed(1)} s: later lines${r.sessions_total === undefined ? "" : " and sessions"} not searched`,
+        `stopped after ${(r.stopped_after_ms / 1000).toFixed(1)} s: later ` +
+          `lines${r.sessions_total === undefined ? "" : " and sessions"} not searched`,
       );
     return [facts.join(SEP), ...r.results.map(renderFound)].join("\n");
   },

@@ -35,7 +35,8 @@ export type FailureReport = Subject & {
 export type ReadHint = (t: Transcript, from: number, count: number) => string;
 
 export const toolReadHint: ReadHint = (t, from, count) =>
-  `derun_read_text session_id="${t.sessionId}"${t.command ? ` command=${t.command.number}` : ""} view="text" from_line=${from} head_lines=${count}`;
+  `derun_read_text session_id="${t.sessionId}"${t.command ? ` command=${t.command.number}` : ""} view="text" from_line=${from} ` +
+  `head_lines=${count}`;
 
 /** Every line of the transcript's text view through the failure view; clears found in the same bytes. */
 export async function pickFailureLines(t: Transcript, signal?: AbortSignal): Promise<FailurePicks> {
@@ -146,7 +147,8 @@ function layout(picks: FailurePicks, budget: number): { text: string[]; shown: A
     }
     if (region.alike > 0)
       add(
-        `   (${plural(region.alike, "more line")} like ${region.lines.find((l) => l.error)?.line ?? "these"}, the last at line ${region.lastAlike})`,
+        `   (${plural(region.alike, "more line")} like ${region.lines.find((l) => l.error)?.line ?? "these"}, the last at line ` +
+          `${region.lastAlike})`,
       );
   }
   // The last lines not shown yet, as many as fit, newest kept.

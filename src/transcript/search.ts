@@ -172,7 +172,8 @@ export function renderFound(f: Found): string {
   if (f.redacted) facts.push(maskedFact(f.redacted));
   if (f.long_lines)
     facts.push(
-      `${f.long_lines} line${f.long_lines === 1 ? "" : "s"} longer than ${f.line_chars} characters searched in ${f.long_lines === 1 ? "its" : "their"} start only`,
+      `${f.long_lines} line${f.long_lines === 1 ? "" : "s"} longer than ${f.line_chars} characters searched in ` +
+        `${f.long_lines === 1 ? "its" : "their"} start only`,
     );
   const out = [`== ${facts.join(SEP)}`];
   let last = 0;

@@ -74,7 +74,10 @@ export const subjectOf = (t: Transcript): Subject => {
 export const subjectText = (s: Subject): string => {
   const session = `session ${s.session_id}`;
   if (!s.command)
-    return `${session}: ${outcome({ state: s.session_state, exit_code: s.exit_code, signal: s.signal, error: s.error })}${SEP}${commandLine(s.session_command)}`;
+    return (
+      `${session}: ${outcome({ state: s.session_state, exit_code: s.exit_code, signal: s.signal, error: s.error })}${SEP}` +
+      `${commandLine(s.session_command)}`
+    );
   const c = s.command;
   const status = c.running ? "running" : c.exit_code === null ? "no exit status" : `exit ${c.exit_code}`;
   const facts = [`command ${c.number} of ${session}: ${status}`];

@@ -103,7 +103,8 @@ export function compilePattern(pattern: string, options: PatternOptions = {}): S
     return { source: pattern, re, global, lineChars: LINE_CHARS, ignoreCase, linear, nativeChars, ...(needle ? { needle } : {}) };
   }
   const why =
-    "which can take exponential or polynomial time, and it needs the backtracking engine (a look-around or back-reference); simplify it or search a literal";
+    "which can take exponential or polynomial time, and it needs the backtracking engine (a look-around or back-reference); " +
+    "simplify it or search a literal";
   if (verdict.risk) throw refuse(pattern, `${verdict.risk}, ${why}`);
   const lineChars = charsWithin(verdict, NATIVE_ONLY_STEP_BITS);
   if (lineChars < MIN_LINE_CHARS)

@@ -34,7 +34,8 @@ const shellEnv = () => derunEnv(env.path, { PATH: `${bin.path}:${process.env.PAT
 
 /** What bash's completion function offers for the words of a line (the last one being completed). */
 function bashComplete(...words: string[]): string[] {
-  const script = `source ${scripts.bash}; COMP_WORDS=("$@"); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); _derun; printf '%s\\n' "\${COMPREPLY[@]}"`;
+  const script =
+    `source ${scripts.bash}; COMP_WORDS=("$@"); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); _derun; printf '%s\\n' ` + `"\${COMPREPLY[@]}"`;
   const done = Bun.spawnSync(["bash", "-c", script, "bash", ...words], { env: shellEnv() });
   expect(text(done.stderr)).toBe("");
   return text(done.stdout).split("\n").filter(Boolean);

@@ -19,7 +19,8 @@ const root = state.path;
 
 beforeAll(async () => {
   // The euro sign's three bytes are written in two writes, a keypress apart: two index records.
-  const script = `stty -echo; printf '\\033[31mred\\033[0m \\342\\202'; read x; printf '\\254 euro\\n'; read y; printf 'after resize\\n'; exit 5`;
+  const script =
+    `stty -echo; printf '\\033[31mred\\033[0m \\342\\202'; read x; printf '\\254 euro\\n'; read y; printf 'after ` + `resize\\n'; exit 5`;
   const pty = await recordPty(root, "pty", ["sh", "-c", script], {
     cols: 100,
     rows: 30,

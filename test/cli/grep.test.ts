@@ -24,7 +24,8 @@ beforeAll(async () => {
   await recordPipe(
     root,
     "build",
-    "printf 'cc a.c\\na.c:3: warning: unused x\\ncc b.c\\ncc c.c\\nc.c:9: warning: sign\\ncc d.c\\nc.c:12: Warning: shadow\\nlink\\n'; echo 'ld: error: [x] undefined' >&2; exit 1",
+    "printf 'cc a.c\\na.c:3: warning: unused x\\ncc b.c\\ncc c.c\\nc.c:9: warning: sign\\ncc d.c\\nc.c:12: Warning: " +
+      "shadow\\nlink\\n'; echo 'ld: error: [x] undefined' >&2; exit 1",
     1,
   );
   await recordPipe(root, "tests", "printf 'PASS adds\\nFAIL totals\\nExpected: 6\\nReceived: 5\\nPASS removes\\n'");

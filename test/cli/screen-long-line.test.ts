@@ -1,6 +1,7 @@
 /**
  * The screen view of a transcript whose last 4 MiB (the render window) hold one endless line: the
- * tail of that line, as a terminal shows it, not an empty screen; with `last line` after it, both (CR LF: a pipe session's bytes are rendered as written).
+ * tail of that line, as a terminal shows it, not an empty screen; with `last line` after it, both (CR LF: a pipe session's bytes are
+ * rendered as written).
  */
 import { expect, test } from "bun:test";
 import { runDerun, tempDir, text } from "../helpers/cli.ts";

@@ -1,4 +1,7 @@
-/** `derun why` and `derun wait`: the newest failure explained as derun_last_failure explains it, and the wait for the next end, with grep's exit codes. */
+/**
+ * `derun why` and `derun wait`: the newest failure explained as derun_last_failure explains it, and the wait for the next end, with grep's
+ * exit codes.
+ */
 import { expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";

@@ -134,11 +134,15 @@ describe("each client's output has the client's documented shape", () => {
     }
   });
 
-  test("codex: what it prints is TOML alone, and parses to command, args and env (https://github.com/openai/codex/blob/main/docs/config.md)", () => {
-    const toml = Bun.TOML.parse(mcpClients.codex.text(launch)) as Record<string, unknown>;
-    expect(toml).toEqual({ mcp_servers: { derun: { command: launch.command, args: ["mcp"], env } } });
-    expect(mcpClients.codex.json).toBeUndefined();
-  });
+  test(
+    "codex: what it prints is TOML alone, and parses to command, args and env " +
+      "(https://github.com/openai/codex/blob/main/docs/config.md)",
+    () => {
+      const toml = Bun.TOML.parse(mcpClients.codex.text(launch)) as Record<string, unknown>;
+      expect(toml).toEqual({ mcp_servers: { derun: { command: launch.command, args: ["mcp"], env } } });
+      expect(mcpClients.codex.json).toBeUndefined();
+    },
+  );
 
   test("no snippet turns redaction off: --no-redact is for a person to type, never in a client's config", () => {
     const launches = [launchOf(posix()), launchOf(posix({ execPath: "/home/me/.local/bin/derun", main: "/$bunfs/root/derun" }))];
@@ -203,7 +207,8 @@ describe("the command lines survive a shell word for word", () => {
       platform: "win32",
     };
     expect(mcpClients["claude-code"].text(windows)).toBe(
-      'claude mcp add --scope user derun -e "DERUN_STATE_ROOT=C:\\Users\\me\\AppData\\Local\\derun\\state" -- "C:\\Program Files\\derun\\derun.exe" mcp',
+      'claude mcp add --scope user derun -e "DERUN_STATE_ROOT=C:\\Users\\me\\AppData\\Local\\derun\\state" -- "C:\\Program ' +
+        'Files\\derun\\derun.exe" mcp',
     );
   });
 });

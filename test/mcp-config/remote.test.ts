@@ -233,7 +233,8 @@ describe("sessions on another machine", () => {
       const fakeBin = join(dir, "engine-bin");
       writeExecutable(
         join(fakeBin, "docker"),
-        `#!/bin/sh\n[ "$1" = exec ] && [ "$2" = -i ] && [ "$3" = box ] || { echo "unexpected: $*" >&2; exit 125; }\nshift 3\nDERUN_STATE_ROOT=${box} PATH=${join(dir, "remote-bin")}:/usr/bin:/bin exec "$@"\n`,
+        `#!/bin/sh\n[ "$1" = exec ] && [ "$2" = -i ] && [ "$3" = box ] || { echo "unexpected: $*" >&2; exit 125; }\nshift ` +
+          `3\nDERUN_STATE_ROOT=${box} PATH=${join(dir, "remote-bin")}:/usr/bin:/bin exec "$@"\n`,
       );
       const printed = await exec([...derunCmd(), "mcp", "config", "vscode", "--container", "box"], {
         env: derunEnv(local, { PATH: `${fakeBin}:${process.env.PATH}` }),

@@ -21,7 +21,8 @@ export function cProject(dir: string, units: number): string {
   }
   writeFileSync(
     join(dir, "Makefile"),
-    "CFLAGS = -Wall -Wextra -O0\nOBJS = $(patsubst %.c,%.o,$(sort $(wildcard unit_*.c)))\nlibunits.a: $(OBJS)\n\tar rcs $@ $^\n\t@echo built libunits.a\n",
+    "CFLAGS = -Wall -Wextra -O0\nOBJS = $(patsubst %.c,%.o,$(sort $(wildcard unit_*.c)))\nlibunits.a: $(OBJS)\n\tar rcs $@ " +
+      "$^\n\t@echo built libunits.a\n",
   );
   return dir;
 }

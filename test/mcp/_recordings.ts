@@ -9,7 +9,10 @@ import { cartSuite, cProject, document, sizeReporter, spinnerScript } from "./_p
 
 const count = (s: string, part: string) => s.split(part).length - 1;
 
-/** Each recording: its session id, what it is, the most its read_text answer may take of the raw bytes, and a search for its error or warning. */
+/**
+ * Each recording: its session id, what it is, the most its read_text answer may take of the raw bytes, and a search for its error or
+ * warning.
+ */
 export const RECORDINGS = [
   { id: "bun-test", what: "bun test --colors, one failure", readBound: 0.5, search: "✗|fail" },
   { id: "make", what: "make: 40 files, 20 gcc warnings", readBound: 0.75, search: "warning:" },

@@ -22,7 +22,9 @@ export function writeSyntheticLog(writer: SessionWriter, bytes: number): Synthet
   const lines: string[] = [];
   let size = 0;
   for (let i = 0; size < 1 << 20; i++) {
-    const line = `2024-05-01T12:${String(i % 60).padStart(2, "0")}:00.${String(i % 1000).padStart(3, "0")}Z \x1b[32mINFO\x1b[0m  http GET /api/items/${i} 200 ${i % 97}ms\n`;
+    const line =
+      `2024-05-01T12:${String(i % 60).padStart(2, "0")}:00.${String(i % 1000).padStart(3, "0")}Z \x1b[32mINFO\x1b[0m  ` +
+      `http GET /api/items/${i} 200 ${i % 97}ms\n`;
     lines.push(line);
     size += line.length;
   }

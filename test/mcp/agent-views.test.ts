@@ -54,21 +54,24 @@ describe("one derun_read_text call tells what happened", () => {
     expect(found.bytes).toBeLessThanOrEqual(raw("bun-test") / 2);
   });
 
-  test("a build log of mostly text: every warning with file:line and the last line; at most three quarters, search at most half", async () => {
-    const answer = await readText({ session_id: "make" });
-    expect(answer.text.split("\n")[0]).toStartWith("session make: exited 0 · make · screen · all ");
-    const lines = body(answer.text);
-    const warnings = lines.filter((l) => /^unit_\d{3}\.c:\d+:\d+: warning: /.test(l));
-    expect(warnings).toHaveLength(20);
-    expect(warnings).toContain("unit_040.c:2:7: warning: unused variable ‘unused_40’ [-Wunused-variable]");
-    expect(lines.at(-1)).toBe("built libunits.a");
-    expect(answer.bytes).toBeLessThanOrEqual(raw("make") * 0.75);
+  test(
+    "a build log of mostly text: every warning with file:line and the last line; " + "at most three quarters, search at most half",
+    async () => {
+      const answer = await readText({ session_id: "make" });
+      expect(answer.text.split("\n")[0]).toStartWith("session make: exited 0 · make · screen · all ");
+      const lines = body(answer.text);
+      const warnings = lines.filter((l) => /^unit_\d{3}\.c:\d+:\d+: warning: /.test(l));
+      expect(warnings).toHaveLength(20);
+      expect(warnings).toContain("unit_040.c:2:7: warning: unused variable ‘unused_40’ [-Wunused-variable]");
+      expect(lines.at(-1)).toBe("built libunits.a");
+      expect(answer.bytes).toBeLessThanOrEqual(raw("make") * 0.75);
 
-    const found = await search({ session_id: "make", pattern: "warning:", max_matches: 100 });
-    expect(found.text.split("\n")[0]).toBe('"warning:": 20 matching lines · 1 session searched');
-    expect(found.text).toMatch(/\n\d+:unit_004\.c:4:9: warning: comparison of integer expressions of different signedness/);
-    expect(found.bytes).toBeLessThanOrEqual(raw("make") / 2);
-  });
+      const found = await search({ session_id: "make", pattern: "warning:", max_matches: 100 });
+      expect(found.text.split("\n")[0]).toBe('"warning:": 20 matching lines · 1 session searched');
+      expect(found.text).toMatch(/\n\d+:unit_004\.c:4:9: warning: comparison of integer expressions of different signedness/);
+      expect(found.bytes).toBeLessThanOrEqual(raw("make") / 2);
+    },
+  );
 
   test("a spinner and a progress bar: only their final state, no frame in between", async () => {
     const answer = await readText({ session_id: "progress" });

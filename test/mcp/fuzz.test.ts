@@ -49,7 +49,8 @@ async function exchange(stateRoot: string, lines: readonly FuzzLine[]) {
     const unanswered = lines.filter(({ expect: e }) => e.kind === "answer" && !ids.has(e.id)).slice(0, 5);
     missing.reject(
       new Error(
-        `unanswered requests, e.g.: ${unanswered.map(({ line }) => line.slice(0, 120)).join(" | ")}; null-id errors ${server.answers.filter((a) => a.id === null).length} of ${nulls}`,
+        `unanswered requests, e.g.: ${unanswered.map(({ line }) => line.slice(0, 120)).join(" | ")}; null-id errors ` +
+          `${server.answers.filter((a) => a.id === null).length} of ${nulls}`,
       ),
     );
   }, 20_000);

@@ -79,9 +79,12 @@ describe("derun_last_failure", () => {
     // tsc 7's watch mode does not yet see file changes here: a program printing what tsc --watch
     // prints on a terminal (its bytes, captured), one compile per line typed, until Ctrl-C.
     const compile = (name: string) =>
-      `\x1b[2J\x1b[3J\x1b[H[\x1b[90m08:38:20 PM\x1b[0m] ${name === "first" ? "Starting compilation in watch mode" : "File change detected. Starting incremental compilation"}...\n\n` +
-      `\x1b[96mw.ts\x1b[0m:\x1b[93m1\x1b[0m:\x1b[93m7\x1b[0m - \x1b[91merror\x1b[0m\x1b[90m TS2322: \x1b[0mType 'string' is not assignable to type 'number'.\n\n` +
-      `\x1b[7m1\x1b[0m const ${name}: number = "${name}";\n\x1b[7m \x1b[0m \x1b[91m      ~~~~~\x1b[0m\n\n\nFound 1 error in w.ts\x1b[90m:1\x1b[0m\n\n` +
+      `\x1b[2J\x1b[3J\x1b[H[\x1b[90m08:38:20 PM\x1b[0m] ` +
+      `${name === "first" ? "Starting compilation in watch mode" : "File change detected. Starting incremental compilation"}...\n\n` +
+      `\x1b[96mw.ts\x1b[0m:\x1b[93m1\x1b[0m:\x1b[93m7\x1b[0m - \x1b[91merror\x1b[0m\x1b[90m TS2322: \x1b[0mType 'string' is not ` +
+      `assignable to type 'number'.\n\n` +
+      `\x1b[7m1\x1b[0m const ${name}: number = "${name}";\n\x1b[7m \x1b[0m \x1b[91m      ~~~~~\x1b[0m\n\n\nFound 1 error in ` +
+      `w.ts\x1b[90m:1\x1b[0m\n\n` +
       `[\x1b[90m08:38:23 PM\x1b[0m] Found 1 error. Watching for file changes.\n\n`;
     const program = path.join(work.path, "fake-tsc-watch.ts");
     fs.writeFileSync(

@@ -270,7 +270,8 @@ describe("one command of a shell session", () => {
     const offsets = await shellSession(h.store, "sh");
     const make = await call(h.client, "derun_read_text", { session_id: "sh", command: 1, view: "text" });
     expect(make.text).toBe(
-      `command 1 of session sh: exit 2 · in /src · $ make · text · all 2 lines · bytes ${offsets[1]}-${offsets[2]}\ncc -c a.c\na.c:3:7: warning: unused variable`,
+      `command 1 of session sh: exit 2 · in /src · $ make · text · all 2 lines · bytes ${offsets[1]}-${offsets[2]}\ncc -c ` +
+        `a.c\na.c:3:7: warning: unused variable`,
     );
     const last = await call(h.client, "derun_read_text", { session_id: "sh", command: "last" });
     expect(last.text.split("\n")).toEqual([

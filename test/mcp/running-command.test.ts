@@ -47,27 +47,30 @@ describe("the running command's number", () => {
 });
 
 describe("the times of a command", () => {
-  test("are its marks' record times, in the recorded command as in the running one; a pipe channel's bytes are not parsed for marks", async () => {
-    await using h = await connectInMemory();
-    const writer = await h.store.create({ ...sessionOptions("sh", "posix-pty"), recordsCommands: true });
-    await writer.started({ pid: process.pid, transportMode: "posix-pty", ttyAttached: true });
-    const log = new CommandLog(writer, silentLogger);
-    const put = (channel: "pty" | "stdout", text: string, iso: string) => {
-      const bytes = new TextEncoder().encode(text);
-      writer.append(channel, bytes, new Date(iso));
-      log.observe(channel, bytes, new Date(iso));
-    };
-    put("pty", `${A}$ ${B}${E("make")}${C}`, "2020-01-01T00:00:01.000Z");
-    put("stdout", `${A}$ ${B}${E("not a command")}${C}`, "2020-01-01T00:00:02.000Z");
-    const running = await call(h.client, "derun_list_commands", { session_id: "sh" });
-    expect(running.result.commands.map((c: any) => [c.command_line, c.started_at, c.running ?? false])).toEqual([
-      ["make", "2020-01-01T00:00:01.000Z", true],
-    ]);
-    put("pty", `ok\r\n${D(0)}${A}$ `, "2020-01-01T00:00:03.000Z");
-    const ended = await call(h.client, "derun_list_commands", { session_id: "sh" });
-    expect(ended.result.commands.map((c: any) => [c.command_line, c.started_at, c.ended_at])).toEqual([
-      ["make", "2020-01-01T00:00:01.000Z", "2020-01-01T00:00:03.000Z"],
-    ]);
-    await writer[Symbol.asyncDispose]();
-  });
+  test(
+    "are its marks' record times, in the recorded command as in the running one; " + "a pipe channel's bytes are not parsed for marks",
+    async () => {
+      await using h = await connectInMemory();
+      const writer = await h.store.create({ ...sessionOptions("sh", "posix-pty"), recordsCommands: true });
+      await writer.started({ pid: process.pid, transportMode: "posix-pty", ttyAttached: true });
+      const log = new CommandLog(writer, silentLogger);
+      const put = (channel: "pty" | "stdout", text: string, iso: string) => {
+        const bytes = new TextEncoder().encode(text);
+        writer.append(channel, bytes, new Date(iso));
+        log.observe(channel, bytes, new Date(iso));
+      };
+      put("pty", `${A}$ ${B}${E("make")}${C}`, "2020-01-01T00:00:01.000Z");
+      put("stdout", `${A}$ ${B}${E("not a command")}${C}`, "2020-01-01T00:00:02.000Z");
+      const running = await call(h.client, "derun_list_commands", { session_id: "sh" });
+      expect(running.result.commands.map((c: any) => [c.command_line, c.started_at, c.running ?? false])).toEqual([
+        ["make", "2020-01-01T00:00:01.000Z", true],
+      ]);
+      put("pty", `ok\r\n${D(0)}${A}$ `, "2020-01-01T00:00:03.000Z");
+      const ended = await call(h.client, "derun_list_commands", { session_id: "sh" });
+      expect(ended.result.commands.map((c: any) => [c.command_line, c.started_at, c.ended_at])).toEqual([
+        ["make", "2020-01-01T00:00:01.000Z", "2020-01-01T00:00:03.000Z"],
+      ]);
+      await writer[Symbol.asyncDispose]();
+    },
+  );
 });

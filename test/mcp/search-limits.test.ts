@@ -67,27 +67,31 @@ describe("derun_search_output limits", () => {
     expect((await search(s, { pattern: "hit|line 2999", session_id: "log" })).match_count).toBe(2);
   });
 
-  test("every session is searched, newest first; one removed while searching is skipped and named with the reason; out of time, the rest are counted", async () => {
-    const s = store();
-    for (const id of ["a1", "b2", "c3", "d4"]) await session(s, id, `${id} hit\n`);
-    // b2 goes away between the listing and its search.
-    const gone = Object.assign(Object.create(s) as Store, {
-      get: (id: string) => (id === "b2" ? Promise.reject(new DerunError("session_not_found", "session b2 not found")) : s.get(id)),
-    });
-    const result = await search(gone, { pattern: "hit" });
-    expect(result).toMatchObject({
-      sessions_total: 4,
-      sessions_searched: 3,
-      sessions_skipped: 1,
-      skipped: [{ session_id: "b2", reason: "removed while searching" }],
-      match_count: 3,
-    });
-    expect(result.results.map((r) => r.session_id)).toEqual(["d4", "c3", "a1"]);
-    expect(searchOutput.render(result).split("\n")[0]).toBe(
-      '"hit": 3 matching lines · 3 of 4 sessions searched (newest first); 1 skipped: b2 (removed while searching)',
-    );
-    const late = await search(s, { pattern: "hit" }, { searchMs: 0 });
-    expect(late).toMatchObject({ sessions_total: 4, sessions_searched: 0, sessions_not_searched: 4 });
-    expect(searchOutput.render(late).split("\n")[0]).toContain("0 of 4 sessions searched (newest first); 4 not searched: out of time");
-  });
+  test(
+    "every session is searched, newest first; one removed while searching is skipped and named with the reason; out of time, the " +
+      "rest are counted",
+    async () => {
+      const s = store();
+      for (const id of ["a1", "b2", "c3", "d4"]) await session(s, id, `${id} hit\n`);
+      // b2 goes away between the listing and its search.
+      const gone = Object.assign(Object.create(s) as Store, {
+        get: (id: string) => (id === "b2" ? Promise.reject(new DerunError("session_not_found", "session b2 not found")) : s.get(id)),
+      });
+      const result = await search(gone, { pattern: "hit" });
+      expect(result).toMatchObject({
+        sessions_total: 4,
+        sessions_searched: 3,
+        sessions_skipped: 1,
+        skipped: [{ session_id: "b2", reason: "removed while searching" }],
+        match_count: 3,
+      });
+      expect(result.results.map((r) => r.session_id)).toEqual(["d4", "c3", "a1"]);
+      expect(searchOutput.render(result).split("\n")[0]).toBe(
+        '"hit": 3 matching lines · 3 of 4 sessions searched (newest first); 1 skipped: b2 (removed while searching)',
+      );
+      const late = await search(s, { pattern: "hit" }, { searchMs: 0 });
+      expect(late).toMatchObject({ sessions_total: 4, sessions_searched: 0, sessions_not_searched: 4 });
+      expect(searchOutput.render(late).split("\n")[0]).toContain("0 of 4 sessions searched (newest first); 4 not searched: out of time");
+    },
+  );
 });

@@ -88,7 +88,8 @@ describe("the literal shortcut finds what the whole view finds", () => {
       {
         await using writer = await store.create(sessionOptions(id));
         await writer.started({ pid: process.pid, transportMode: "pipe", ttyAttached: false });
-        const bytes = new TextEncoder().encode(transcript(rand, seed % 5 === 0 ? 6000 : 400).join("")); // some past the 16 KiB after which a dense piece is viewed whole
+        // Some past the 16 KiB after which a dense piece is viewed whole.
+        const bytes = new TextEncoder().encode(transcript(rand, seed % 5 === 0 ? 6000 : 400).join(""));
         // Records cut at any byte (UTF-8 characters too), on either channel.
         for (let at = 0; at < bytes.length; ) {
           const n = 1 + Math.floor(rand() * 40);

@@ -36,16 +36,19 @@ const RECORDINGS: Array<[id: string, script: string]> = [
   ["git-log", `cd ${JSON.stringify(REPO_ROOT)} && git log -n 60 --stat --format=fuller 0bf5f76`],
   [
     "sha256sum",
-    `cd ${JSON.stringify(REPO_ROOT)} && sha256sum package.json bun.lock tsconfig.json src/core/*.ts && git rev-parse HEAD HEAD~1 && git log -n 20 --oneline`,
+    `cd ${JSON.stringify(REPO_ROOT)} && sha256sum package.json bun.lock tsconfig.json src/core/*.ts && git rev-parse HEAD HEAD~1 && ` +
+      `git log -n 20 --oneline`,
   ],
   [
     "uuids",
-    "for i in 1 2 3 4 5 6 7 8 9 10; do cat /proc/sys/kernel/random/uuid; done; echo request_id=$(cat /proc/sys/kernel/random/uuid) trace_token_id=$(cat /proc/sys/kernel/random/uuid)",
+    "for i in 1 2 3 4 5 6 7 8 9 10; do cat /proc/sys/kernel/random/uuid; done; echo request_id=$(cat /proc/sys/kernel/random/uuid) " +
+      "trace_token_id=$(cat /proc/sys/kernel/random/uuid)",
   ],
   ["npm-pack", `cd ${JSON.stringify(REPO_ROOT)} && npm pack --dry-run --ignore-scripts 2>&1`],
   [
     "build",
-    `cd ${JSON.stringify(REPO_ROOT)} && ${JSON.stringify(process.execPath)} build src/core/enums.ts src/core/quote.ts --outdir "$OUT" --sourcemap=external --minify 2>&1 && ls -la "$OUT"`,
+    `cd ${JSON.stringify(REPO_ROOT)} && ${JSON.stringify(process.execPath)} build src/core/enums.ts src/core/quote.ts --outdir ` +
+      `"$OUT" --sourcemap=external --minify 2>&1 && ls -la "$OUT"`,
   ],
   ["docker-pull", `cat docker.txt`],
 ];
@@ -67,7 +70,8 @@ beforeAll(async () => {
     [
       "sh",
       "-c",
-      `cd ${JSON.stringify(REPO_ROOT)} && ${JSON.stringify(process.execPath)} test --colors --timeout 60000 test/views/pattern.test.ts; true`,
+      `cd ${JSON.stringify(REPO_ROOT)} && ${JSON.stringify(process.execPath)} test --colors --timeout 60000 ` +
+        `test/views/pattern.test.ts; true`,
     ],
     { cols: 120 },
   );

@@ -83,14 +83,17 @@ beforeAll(async () => {
   // curl -v's request and response headers go to stderr; the body to stdout.
   await record(
     "curl",
-    `printf '> GET /v1/models HTTP/1.1\\r\\n> Authorization: Bearer ${SECRETS.apiKey}\\r\\n> x-api-key: ${SECRETS.anthropic}\\r\\n>\\r\\n< HTTP/1.1 200 OK\\r\\n' >&2; echo '{"ok": true, "client_secret": "${SECRETS.githubFine}"}'; ${keepScript}`,
+    `printf '> GET /v1/models HTTP/1.1\\r\\n> Authorization: Bearer ${SECRETS.apiKey}\\r\\n> x-api-key: ` +
+      `${SECRETS.anthropic}\\r\\n>\\r\\n< HTTP/1.1 200 OK\\r\\n' >&2; echo '{"ok": true, "client_secret": "${SECRETS.githubFine}"}'; ` +
+      `${keepScript}`,
   );
   // One token in two writes (a pause between them), then redrawn by a progress line. The pieces
   // come in variables no rule knows (P1, P2, P3), so the command line holds none of them.
   const pieces = { P1: SECRETS.github.slice(0, 17), P2: SECRETS.github.slice(17), P3: SECRETS.npm };
   await record(
     "split",
-    `printf 'token=%s' "$P1"; sleep 0.3; printf '%s saved\\n' "$P2"; printf '\\rupload %s 10%%\\033[K' "$P3"; sleep 0.2; printf '\\rupload %s 100%%\\033[K\\n' "$P3"; ${keepScript}`,
+    `printf 'token=%s' "$P1"; sleep 0.3; printf '%s saved\\n' "$P2"; printf '\\rupload %s 10%%\\033[K' "$P3"; sleep 0.2; printf ` +
+      `'\\rupload %s 100%%\\033[K\\n' "$P3"; ${keepScript}`,
     pieces,
   );
   await record("argv", `echo "deploying with a password"; ${keepScript}`, { DEPLOY_PASSWORD: PLAIN_ENV_VALUE }, [

@@ -42,7 +42,8 @@ describe.skipIf(!bash)("a derun shell session, command by command", () => {
     expect(failing.text.split("\n")).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^command 1 of session sh: exit 1 · in ${home.path} · \\$ sh -c 'echo failing; exit 1' · screen · all 1 line · bytes \\d+-\\d+$`,
+          `^command 1 of session sh: exit 1 · in ${home.path} · ` +
+            `\\$ sh -c 'echo failing; exit 1' · screen · all 1 line · bytes \\d+-\\d+$`,
         ),
       ),
       "failing",

@@ -214,7 +214,10 @@ describe("derun mcp lifecycle", () => {
     TIMEOUT,
   );
 
-  /** The SDK's Client over stdio to `derun mcp`, through sh, which writes derun's exit status to `statusFile` (the SDK's transport does not tell it). */
+  /**
+   * The SDK's Client over stdio to `derun mcp`, through sh, which writes derun's exit status to `statusFile` (the SDK's transport does not
+   * tell it).
+   */
   const clientWithStatus = (statusFile: string) => {
     const transport = new StdioClientTransport({
       command: "sh",

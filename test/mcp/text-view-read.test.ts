@@ -30,7 +30,8 @@ describe("view text", () => {
     ]);
     expect(text.result).toMatchObject({ next_cursor: String(ends[4]), eof: true });
     expect(text.text).toBe(
-      `session v · bytes 0-${ends[4]} · end of output, session exited\n[stdout]\nok 1\nprogress 100%\n[stderr]\nwarning: slow\n[stdout]\ndone\n`,
+      `session v · bytes 0-${ends[4]} · end of output, session exited\n[stdout]\nok 1\nprogress 100%\n[stderr]\nwarning: ` +
+        `slow\n[stdout]\ndone\n`,
     );
     const raw = await call(h.client, "derun_read_output", { session_id: "v" });
     expect(textOf(raw.result)).toBe(parts.map(([, s]) => s).join(""));

@@ -100,7 +100,9 @@ describe("derun_wait_output until", () => {
 });
 
 describe("derun_wait_output until, not before the match", () => {
-  /** A server in this process on a store whose waits say when they park; `write` appends, then waits for the call's next park or its answer. */
+  /**
+   * A server in this process on a store whose waits say when they park; `write` appends, then waits for the call's next park or its answer.
+   */
   async function parking(id: string) {
     let parks!: () => number;
     let parked!: (count: number) => Promise<void>;

@@ -12,7 +12,8 @@ const ATTEMPTS = 40;
 /** The signals land from 0 to this many ms after the session directory appeared. */
 const SPREAD_MS = 10;
 
-test(`SIGTERM 0-${SPREAD_MS} ms after the session directory appears, ${ATTEMPTS} times: every session directory left has its meta.json`, async () => {
+test(`SIGTERM 0-${SPREAD_MS} ms after the session directory appears, ${ATTEMPTS} times: every session directory left has its ` +
+  `meta.json`, async () => {
   using root = tempDir();
   const sessions = path.join(root.path, "sessions");
   const headless: string[] = [];

@@ -91,7 +91,8 @@ test(
       expect(output.length).toBeGreaterThanOrEqual(committed);
       if (committed > stdout.length) {
         throw new Error(
-          `run ${run} (${stall ? "held back" : "reading"}): the transcript holds ${committed - stdout.length} bytes that never reached stdout`,
+          `run ${run} (${stall ? "held back" : "reading"}): the transcript holds ${committed - stdout.length} bytes that never ` +
+            `reached stdout`,
         );
       }
       if (Buffer.compare(output.subarray(0, committed), stdout.subarray(0, committed)) !== 0) {

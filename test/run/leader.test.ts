@@ -22,7 +22,9 @@ const parentOf = (pid: number) => Number(status(pid, "PPid"));
 const inMask = (mask: string, signo: number) => (BigInt(`0x${mask}`) >> BigInt(signo - 1)) & 1n;
 
 /** A command that cleans up on SIGTERM (its log: `log`), slowly enough for a hang-up to cut it short. */
-const GRACEFUL = `bash -c 'trap "echo got TERM >> log; sleep 0.3; echo cleanup done >> log; exit 0" TERM; echo "pid=$$"; while :; do sleep 0.05; done'`;
+const GRACEFUL =
+  `bash -c 'trap "echo got TERM >> log; sleep 0.3; echo cleanup done >> log; exit 0" TERM; echo "pid=$$"; while :; ` +
+  `do sleep 0.05; done'`;
 
 describe.skipIf(!hasTmux || !linux)("the session leader (job-control shell in tmux)", () => {
   test(

@@ -45,11 +45,13 @@ async function expectRefused(stateRoot: string, id: string, message: RegExp): Pr
 }
 
 describe.skipIf(!isRoot)("another user's files (needs root to create a second user)", () => {
-  test("a state root, sessions/ and session directory of theirs (0777, with their 0666 output.bin): refused, their files untouched", async () => {
+  test("a state root, sessions/ and session directory of theirs (0777, with their 0666 output.bin): " +
+    "refused, their files untouched", async () => {
     using place = shared();
     const root = path.join(place.path, "derun");
     asOther(
-      `umask 0; mkdir -m 0777 -p '${root}/sessions/build' && printf theirs > '${root}/sessions/build/output.bin' && chmod 0666 '${root}/sessions/build/output.bin'`,
+      `umask 0; mkdir -m 0777 -p '${root}/sessions/build' && printf theirs > '${root}/sessions/build/output.bin' && chmod 0666 ` +
+        `'${root}/sessions/build/output.bin'`,
     );
     expect(fs.statSync(root).uid).toBe(otherUid);
     await expectRefused(root, "build", /^derun: unsafe path: [^\n]*derun belongs to another user \(uid \d+\)[^\n]*\n$/);

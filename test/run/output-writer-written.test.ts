@@ -16,7 +16,8 @@ function slowFifo(dir: string) {
   const out = join(dir, "out");
   Bun.spawnSync(["mkfifo", fifo]);
   const script =
-    "import sys,time\nsrc=open(sys.argv[1],'rb',0)\ndst=open(sys.argv[2],'wb')\nwhile True:\n b=src.read(65536)\n if not b: break\n dst.write(b)\n time.sleep(0.001)\n";
+    "import sys,time\nsrc=open(sys.argv[1],'rb',0)\ndst=open(sys.argv[2],'wb')\nwhile True:\n b=src.read(65536)\n if not b: break\n " +
+    "dst.write(b)\n time.sleep(0.001)\n";
   const reader = Bun.spawn(["python3", "-c", script, fifo, out]);
   const fd = openSync(fifo, "w");
   return {

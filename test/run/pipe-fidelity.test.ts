@@ -105,7 +105,9 @@ describe("pipe mode: a reader that goes away reaches the child", () => {
 
   test("stdout closed early: stderr written afterwards is still forwarded and recorded, and derun ends", async () => {
     using state = tempDir();
-    const writer = `sh -c 'trap "" PIPE; i=0; while [ $i -lt 200000 ]; do echo y 2>/dev/null || break; i=$((i+1)); done; echo "after $i" >&2; exit 7'`;
+    const writer =
+      `sh -c 'trap "" PIPE; i=0; while [ $i -lt 200000 ]; do echo y 2>/dev/null || break; i=$((i+1)); done; echo ` +
+      `"after $i" >&2; exit 7'`;
     const { derun } = await withAndWithout(`$DERUN ${writer} | head -1 >/dev/null; echo "status=\${PIPESTATUS[0]}"`, state.path);
     expect(derun).toMatch(/^status=7\nafter \d+\n$/);
     expect(derun).not.toContain("after 200000");

@@ -121,7 +121,9 @@ describe.skipIf(skip)("the user's terminal reaches the command's (posix-pty)", (
     "the end of derun's stdin (not a terminal) is an EOF on the command's terminal",
     async () => {
       using state = tempDir();
-      const script = `printf 'a\\nb\\n' | ${derunShell()} run --transport posix-pty -- cat; echo "status=$?"; ${derunShell()} run --transport posix-pty -- cat </dev/null; echo "status=$?"`;
+      const script =
+        `printf 'a\\nb\\n' | ${derunShell()} run --transport posix-pty -- cat; echo "status=$?"; ${derunShell()} run ` +
+        `--transport posix-pty -- cat </dev/null; echo "status=$?"`;
       const run = spawnInPty(["sh", "-c", script], { env: derunEnv(state.path) });
       await run.exited;
       const screen = text(run.output());

@@ -137,7 +137,9 @@ describe.skipIf(skip)("derun run in a terminal (posix-pty)", () => {
     // The outer shell starts derun in the background (stdin given back from /dev/tty, so derun has a
     // terminal on all three fds and goes raw), signals it once the child is up, then checks the
     // terminal is back to what it was.
-    const script = `stty -a > before; ${derun} run -- sh -c 'echo ready > ready; sleep 30' < /dev/tty & pid=$!; while [ ! -s ready ]; do sleep 0.05; done; kill -USR1 $pid; wait $pid; echo "status=$?"; stty -a | cmp -s - before && echo restored`;
+    const script =
+      `stty -a > before; ${derun} run -- sh -c 'echo ready > ready; sleep 30' < /dev/tty & pid=$!; while [ ! -s ready ` +
+      `]; do sleep 0.05; done; kill -USR1 $pid; wait $pid; echo "status=$?"; stty -a | cmp -s - before && echo restored`;
     using data = tempDir("derun-data-");
     const run = spawnInPty(["sh", "-c", script], { env: derunEnv(state.path), cwd: data.path });
     await run.exited;
@@ -151,7 +153,9 @@ describe.skipIf(skip)("derun run in a terminal (posix-pty)", () => {
   test("the user's terminal settings are restored after a normal exit and after a signal death", async () => {
     using state = tempDir();
     const derun = derunShell();
-    const script = `stty -a > before; ${derun} run -- true; stty -a > after1; ${derun} run -- sh -c 'kill -TERM $$'; stty -a > after2; cat before after1 after2 | sort | uniq -c | awk '{print $1}' | sort -u`;
+    const script =
+      `stty -a > before; ${derun} run -- true; stty -a > after1; ${derun} run -- sh -c 'kill -TERM $$'; stty -a > ` +
+      `after2; cat before after1 after2 | sort | uniq -c | awk '{print $1}' | sort -u`;
     using data = tempDir("derun-data-");
     const run = spawnInPty(["sh", "-c", script], { env: derunEnv(state.path), cwd: data.path });
     const exit = await run.exited;

@@ -48,7 +48,8 @@ async function underSlowTerminal(argv: readonly string[], received: string, stat
 }
 
 test.skipIf(process.platform !== "linux")(
-  "Ctrl-C on a 64 KiB/s terminal: what derun still had queued is a moment of output, not its whole ring; the transcript is what the terminal got",
+  "Ctrl-C on a 64 KiB/s terminal: what derun still had queued is a moment of output, not its whole ring; the transcript is what the " +
+    "terminal got",
   async () => {
     using dir = tempDir("derun-slow-terminal-");
     const stateRoot = join(dir.path, "state");

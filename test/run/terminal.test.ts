@@ -9,7 +9,8 @@ import { spawnInPty } from "../helpers/pty.ts";
 
 test.skipIf(process.platform === "win32")("readWindowSize and sttySize report the terminal's size", async () => {
   const module = JSON.stringify(join(REPO_ROOT, "src/core/terminal.ts"));
-  const script = `import { readWindowSize, sttySize } from ${module}; console.log(JSON.stringify([readWindowSize(1), sttySize(1), sttySize(0)]));`;
+  const script =
+    `import { readWindowSize, sttySize } from ${module}; console.log(JSON.stringify([readWindowSize(1), sttySize(1), ` + `sttySize(0)]));`;
   const run = spawnInPty([process.execPath, "-e", script], {
     env: { ...process.env, NO_COLOR: "1" } as Record<string, string>,
     cols: 123,

@@ -47,7 +47,8 @@ function home(kind: ShellKind, withLine: boolean, derun = `exec ${derunArgv().ma
     mkdirSync(join(dir.path, ".local/share/fish/generated_completions"), { recursive: true });
     writeFileSync(
       join(dir.path, ".config/fish/config.fish"),
-      `set -gx PATH $HOME/.bin $PATH\nfunction fish_prompt; printf '${PROMPT}'; end\nfunction fish_greeting; end\necho read >> ~/rc.log\n${line}`,
+      `set -gx PATH $HOME/.bin $PATH\nfunction fish_prompt; printf '${PROMPT}'; end\nfunction fish_greeting; end\necho read >> ` +
+        `~/rc.log\n${line}`,
     );
   }
   return {

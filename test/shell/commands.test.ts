@@ -155,7 +155,8 @@ describe("CommandTracker", () => {
 
   test("iTerm2's marks: aid parameters, continuation prompts (k=s) and kitty's cmdline_url", () => {
     const { data, at } = fixture(
-      `${osc("133;D;0;aid=1")}${osc("133;A;aid=1")}@p@$ ${osc("133;B;aid=1")}for x\r\n${osc("133;A;k=s;aid=1")}> ${osc("133;B;aid=1")}@i@done\r\n` +
+      `${osc("133;D;0;aid=1")}${osc("133;A;aid=1")}@p@$ ${osc("133;B;aid=1")}for x\r\n${osc("133;A;k=s;aid=1")}> ` +
+        `${osc("133;B;aid=1")}@i@done\r\n` +
         `${osc("133;C;cmdline_url=for%20x%0Adone;aid=1")}@o@ok\r\n@e@${osc("133;D;0;aid=1")}${osc("133;A;aid=2")}`,
     );
     const { records } = recordsOf(data);

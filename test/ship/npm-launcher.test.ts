@@ -119,7 +119,8 @@ describe.skipIf(platform === undefined)("npm, without Bun", () => {
       expect(done.code, done.context).toBe(1);
       expect(done.stdout).toBe("");
       expect(done.stderr).toBe(
-        `derun: the package ${platform!.name} (derun's binary for ${process.platform}-${process.arch}) is not installed, and Bun is not on PATH to run it from source: reinstall derun with optional dependencies, or install Bun (npm install -g bun)\n`,
+        `derun: the package ${platform!.name} (derun's binary for ${process.platform}-${process.arch}) is not installed, and Bun is ` +
+          `not on PATH to run it from source: reinstall derun with optional dependencies, or install Bun (npm install -g bun)\n`,
       );
     },
     TIMEOUT,

@@ -27,7 +27,8 @@ const bwrapWorks =
   onLinux && bwrapPath !== null && Bun.spawnSync([bwrapPath, "--ro-bind", "/", "/", "--unshare-all", "true"]).exitCode === 0;
 if (!bwrapWorks) {
   console.warn(
-    `skipping the sandboxed runs of examples/transport-bwrap: ${!onLinux ? "not Linux" : bwrapPath ? "bwrap cannot create namespaces here" : "bwrap is not installed (apt install bubblewrap)"}`,
+    `skipping the sandboxed runs of examples/transport-bwrap: ` +
+      `${!onLinux ? "not Linux" : bwrapPath ? "bwrap cannot create namespaces here" : "bwrap is not installed (apt install bubblewrap)"}`,
   );
 }
 
@@ -75,7 +76,8 @@ describe("examples/transport-bwrap through the compiled binary", () => {
       expect(done.exitCode).toBe(1);
       expect(done.stdout).toBe("");
       expect(done.stderr).toBe(
-        `derun: transport plugin "${EXAMPLE}": open() failed: bwrap not found on PATH (install bubblewrap); refusing to run the command unsandboxed\n`,
+        `derun: transport plugin "${EXAMPLE}": open() failed: bwrap not found on PATH (install bubblewrap); refusing to run the ` +
+          `command unsandboxed\n`,
       );
       expect(readSession(state.path, "bwrap-missing").final).toMatchObject({ state: "failed" });
     },
@@ -98,7 +100,8 @@ describe("plugin loading failures through the compiled binary", () => {
       "wrong shape",
       () => plugin("shapeless.ts", `export default { meta: { name: "x" } };\n`),
       (spec) =>
-        `transport plugin "${spec}": invalid shape: capabilities must be an object (was missing); open must be a function (was missing); supports must be a function (was missing)`,
+        `transport plugin "${spec}": invalid shape: capabilities must be an object (was missing); open must be a function (was ` +
+        `missing); supports must be a function (was missing)`,
     ],
     [
       "throws on import",
@@ -110,7 +113,8 @@ describe("plugin loading failures through the compiled binary", () => {
       () =>
         plugin(
           "refuses.ts",
-          `import { defineTransport } from "derun/plugin";\nexport default defineTransport({ ${shape} open: async () => { throw new Error("no backend"); } });\n`,
+          `import { defineTransport } from "derun/plugin";\nexport default defineTransport({ ${shape} open: async () => { throw new ` +
+            `Error("no backend"); } });\n`,
         ),
       (spec) => `transport plugin "${spec}": open() failed: no backend`,
     ],

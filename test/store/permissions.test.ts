@@ -41,6 +41,7 @@ for (const umask of ["000", "022", "777"]) {
       "nested/state/sessions/modes/append.lock": "600",
       "nested/state/logs/derun.jsonl": "600",
     });
-    expect(fs.readdirSync(session).sort()).toEqual(["append.lock", "final.json", "index.jsonl", "meta.json", "output.bin"]); // no temp files left
+    // No temp files left.
+    expect(fs.readdirSync(session).sort()).toEqual(["append.lock", "final.json", "index.jsonl", "meta.json", "output.bin"]);
   });
 }

@@ -28,5 +28,9 @@ if (bwrapWorks) {
     },
   });
 } else {
-  test.skip(`examples/transport-bwrap conformance (${process.platform !== "linux" ? "not Linux" : bwrapPath ? "bwrap cannot create namespaces here" : "bwrap is not installed"})`, () => {});
+  test.skip(
+    `examples/transport-bwrap conformance ` +
+      `(${process.platform !== "linux" ? "not Linux" : bwrapPath ? "bwrap cannot create namespaces here" : "bwrap is not installed"})`,
+    () => {},
+  );
 }

@@ -42,7 +42,10 @@ function canSetNextPid(): boolean {
   }
 }
 
-/** A process that blocks SIGTERM (so one sent to it stays pending, visible), started with pid `pid`; undefined if another process took it first. */
+/**
+ * A process that blocks SIGTERM (so one sent to it stays pending, visible), started with pid `pid`; undefined if another process took it
+ * first.
+ */
 async function processWithPid(pid: number): Promise<Bun.Subprocess<"pipe", "pipe", "inherit"> | undefined> {
   for (let attempt = 0; attempt < 50; attempt++) {
     writeFileSync("/proc/sys/kernel/ns_last_pid", String(pid - 1));

@@ -30,7 +30,9 @@ describe("pipe closeOutput", () => {
   });
 
   test("closing stderr leaves stdout alone", async () => {
-    const script = `trap "" PIPE; i=0; while [ $i -lt 200000 ]; do echo e >&2 2>/dev/null || break; i=$((i+1)); done; echo "stdout still open after $i"`;
+    const script =
+      `trap "" PIPE; i=0; while [ $i -lt 200000 ]; do echo e >&2 2>/dev/null || break; i=$((i+1)); done; echo "stdout ` +
+      `still open after $i"`;
     const c = await openCollecting(pipe, ["sh", "-c", script]);
     await c.waitFor("e\n");
     c.child.closeOutput?.("stderr");

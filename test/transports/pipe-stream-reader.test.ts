@@ -62,7 +62,8 @@ function dyingWorker(dir: string): string {
   const ring = JSON.stringify(join(import.meta.dir, "../../src/core/io/record-ring.ts"));
   writeFileSync(
     file,
-    `import { RingProducer } from ${ring};\nself.onmessage = (event) => {\n  new RingProducer(event.data.ring).claim(1);\n  throw new Error("this reader thread dies at once");\n};\n`,
+    `import { RingProducer } from ${ring};\nself.onmessage = (event) => {\n  new RingProducer(event.data.ring).claim(1);\n  throw ` +
+      `new Error("this reader thread dies at once");\n};\n`,
   );
   return Bun.pathToFileURL(file).href;
 }

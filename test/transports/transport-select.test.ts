@@ -36,7 +36,9 @@ describe("chooseTransport", () => {
 
 describe("probeTerminal", () => {
   test("reports what the OS says about fds 0-2 (a real PTY vs. pipes)", async () => {
-    const script = `import { probeTerminal } from ${JSON.stringify(require.resolve("../../src/core/probe.ts"))}; console.log(JSON.stringify(probeTerminal()));`;
+    const script =
+      `import { probeTerminal } from ${JSON.stringify(require.resolve("../../src/core/probe.ts"))}; ` +
+      `console.log(JSON.stringify(probeTerminal()));`;
     const viaPipes = Bun.spawn([process.execPath, "-e", script], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
     viaPipes.stdin.end();
     const piped = JSON.parse(await new Response(viaPipes.stdout).text());

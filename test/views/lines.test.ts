@@ -61,7 +61,9 @@ describe("lines over recordings", () => {
     recs.interleaved = await recordPipe([
       "python3",
       "-c",
-      "import sys\nfor i in range(300):\n  sys.stdout.write(f'out {i} begins'); sys.stdout.flush()\n  sys.stderr.write(f'err {i}\\n' if i % 3 else f'err {i} '); sys.stderr.flush()\n  sys.stdout.write(f' and ends {i}\\n'); sys.stdout.flush()\nsys.stdout.write('out open at the end'); sys.stderr.write('err open too')\n",
+      "import sys\nfor i in range(300):\n  sys.stdout.write(f'out {i} begins'); sys.stdout.flush()\n  sys.stderr.write(f'err " +
+        "{i}\\n' if i % 3 else f'err {i} '); sys.stderr.flush()\n  sys.stdout.write(f' and ends {i}\\n'); " +
+        "sys.stdout.flush()\nsys.stdout.write('out open at the end'); sys.stderr.write('err open too')\n",
     ]);
     const repo = gitRepoWithFiles(join(dir.path, "repo"), 200);
     recs.clone = await recordPty(["git", "clone", "--progress", `file://${repo}`, join(dir.path, "clone")], {});

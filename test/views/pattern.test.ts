@@ -81,13 +81,20 @@ describe("patterns judged by shape", () => {
     expect(judgeBacktracking("a.*b.*").lineChars).toBe(LINE_CHARS);
   });
 
-  test("compilePattern refuses a dangerous shape only the backtracking engine can run, saying why in one bounded line; a literal is never judged", () => {
-    expect(() => compilePattern("(?=x)(a|aa)+$")).toThrow(
-      'invalid pattern "(?=x)(a|aa)+$": it repeats a choice whose options can match the same text (like (a|aa)+ or (\\w|_)+), which can take exponential or polynomial time, and it needs the backtracking engine (a look-around or back-reference); simplify it or search a literal',
-    );
-    expect(() => compilePattern(String.raw`(\w)x.*a.*b\1`)).toThrow(/chains unbounded quantifiers/);
-    expect(compilePattern("(a|aa)+$", { literal: true }).literal).toBe("(a|aa)+$");
-  });
+  test(
+    "compilePattern refuses a dangerous shape only the backtracking engine can run, saying why in one bounded line; a literal is " +
+      "never judged",
+    () => {
+      expect(() => compilePattern("(?=x)(a|aa)+$")).toThrow(
+        'invalid pattern "(?=x)(a|aa)+$": it repeats a choice whose options can match the same text (like (a|aa)+ or (\\w|_)+), which ' +
+          "can take exponential or polynomial time, and it needs the backtracking engine (a look-around or back-reference); " +
+          "simplify it or " +
+          "search a literal",
+      );
+      expect(() => compilePattern(String.raw`(\w)x.*a.*b\1`)).toThrow(/chains unbounded quantifiers/);
+      expect(compilePattern("(a|aa)+$", { literal: true }).literal).toBe("(a|aa)+$");
+    },
+  );
 
   test("a shape dangerous to the backtracking engine runs on the linear engine, on every line or on the long ones", () => {
     expect(compilePattern("(a|aa)+$").nativeChars).toBe(0);

@@ -126,32 +126,36 @@ describe("patterns", () => {
     expect(long).not.toContain("\n");
   });
 
-  test("shapes that backtrack catastrophically are refused where only the backtracking engine can run them, taken by the linear engine otherwise; ordinary ones pass", () => {
-    for (const pattern of [
-      "(a+)+$",
-      String.raw`(\d+\.)+x`,
-      String.raw`^(\w+\s?)*$`,
-      String.raw`\s*\s*$`,
-      ".*.*=.*;",
-      String.raw`\w+\s*\w+$`,
-    ]) {
-      expect(refusal({ pattern: `(?=.)${pattern}` })).toContain("can take exponential or polynomial time");
-      expect(compilePattern(pattern).linear).toBeDefined();
-    }
-    for (const pattern of [
-      "error",
-      "error.*file.*line",
-      String.raw`\w+\s+\w+`,
-      String.raw`(\d{1,3}\.){3}\d{1,3}`,
-      String.raw`^\s*at .*\(.*:\d+:\d+\)$`,
-      "(?:foo|bar)+",
-      String.raw`[^:]+:\d+:\d+: (error|warning)`,
-    ]) {
-      expect(() => compilePattern(pattern)).not.toThrow();
-    }
-    // As a literal, anything goes.
-    expect(() => compilePattern("(a+)+$", { literal: true })).not.toThrow();
-  });
+  test(
+    "shapes that backtrack catastrophically are refused where only the backtracking engine can run them, taken by the linear " +
+      "engine otherwise; ordinary ones pass",
+    () => {
+      for (const pattern of [
+        "(a+)+$",
+        String.raw`(\d+\.)+x`,
+        String.raw`^(\w+\s?)*$`,
+        String.raw`\s*\s*$`,
+        ".*.*=.*;",
+        String.raw`\w+\s*\w+$`,
+      ]) {
+        expect(refusal({ pattern: `(?=.)${pattern}` })).toContain("can take exponential or polynomial time");
+        expect(compilePattern(pattern).linear).toBeDefined();
+      }
+      for (const pattern of [
+        "error",
+        "error.*file.*line",
+        String.raw`\w+\s+\w+`,
+        String.raw`(\d{1,3}\.){3}\d{1,3}`,
+        String.raw`^\s*at .*\(.*:\d+:\d+\)$`,
+        "(?:foo|bar)+",
+        String.raw`[^:]+:\d+:\d+: (error|warning)`,
+      ]) {
+        expect(() => compilePattern(pattern)).not.toThrow();
+      }
+      // As a literal, anything goes.
+      expect(() => compilePattern("(a+)+$", { literal: true })).not.toThrow();
+    },
+  );
 
   test("a regular expression sees the start of a line (lineChars); a literal sees it all, case ignored or not", () => {
     const line = `${"x".repeat(10000)} needle\n`;

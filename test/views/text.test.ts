@@ -208,7 +208,8 @@ describe("text view on recordings of real programs", () => {
     recs.interleaved = await recordPipe([
       "python3",
       "-c",
-      "import sys\nfor i in range(200):\n  sys.stdout.write(f'out {i} begins'); sys.stdout.flush()\n  sys.stderr.write(f'err {i}\\n'); sys.stderr.flush()\n  sys.stdout.write(f' and ends {i}\\n'); sys.stdout.flush()\n",
+      "import sys\nfor i in range(200):\n  sys.stdout.write(f'out {i} begins'); sys.stdout.flush()\n  sys.stderr.write(f'err " +
+        "{i}\\n'); sys.stderr.flush()\n  sys.stdout.write(f' and ends {i}\\n'); sys.stdout.flush()\n",
     ]);
     recs.utf8 = await recordPty(
       ["printf", "h\\303\\251llo w\\303\\266rld \\342\\202\\254 \\360\\237\\230\\200 \\346\\274\\242 bad:\\377\\300 cut:\\342\\202\\n"],

@@ -26,7 +26,8 @@ export type View = (typeof VIEWS)[number];
 export const DEFAULT_VIEW: View = "text";
 
 export const VIEW_FLAG_HELP =
-  "text: what was printed, escape codes removed and redraws collapsed (the default); screen: the terminal at the end; raw: the exact bytes.";
+  "text: what was printed, escape codes removed and redraws collapsed (the default); screen: the terminal at the end; raw: the " +
+  "exact bytes.";
 
 /** No line budget: the command line prints every line asked for. */
 export const ALL = Number.MAX_SAFE_INTEGER;
@@ -80,7 +81,8 @@ export async function screenOf(t: Transcript, range: ScreenRange): Promise<ReadT
   const wanted = "tail" in range ? range.tail : Number.POSITIVE_INFINITY;
   if (from > t.lo && screen.total_lines < wanted) {
     ui.info(
-      `the screen is rendered from byte ${from - t.lo} of ${t.hi - t.lo}${t.command ? ` of command ${t.command.number}` : ""}: what came before is not drawn`,
+      `the screen is rendered from byte ${from - t.lo} of ${t.hi - t.lo}${t.command ? ` of command ${t.command.number}` : ""}: what ` +
+        `came before is not drawn`,
     );
   }
   return screen;

@@ -24,7 +24,8 @@ export const args = {
     type: "enum",
     options: ["asciicast", "asciicast-v2", "asciicast-v3"],
     description:
-      "asciicast (= asciicast-v2, the default): asciinema 2's format; asciicast-v3: asciinema 3's, with each shell command as a marker and the exit status.",
+      "asciicast (= asciicast-v2, the default): asciinema 2's format; asciicast-v3: asciinema 3's, with each shell command as a " +
+      "marker and the exit status.",
   },
   output: { type: "string", alias: "o", valueHint: "file", complete: "file", description: "Write to this file instead of stdout." },
   "no-redact": NO_REDACT_FLAG,

@@ -175,7 +175,9 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
         ]);
     } else if (values["only-matching"]) {
       for (const m of found.matches) {
-        const head = `${prefixIds ? `${paint(colour, "magenta", found.session_id)}${paint(colour, "cyan", ":")}` : ""}${paint(colour, "green", String(m.line))}${paint(colour, "cyan", ":")}`;
+        const head =
+          `${prefixIds ? `${paint(colour, "magenta", found.session_id)}${paint(colour, "cyan", ":")}` : ""}` +
+          `${paint(colour, "green", String(m.line))}${paint(colour, "cyan", ":")}`;
         out.lines(
           matchesIn(compiled, m.text).map((part) => head + paint(colour, "red", paint(colour, "bold", m.text.slice(part.index, part.end)))),
         );

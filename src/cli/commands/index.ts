@@ -25,7 +25,8 @@ export const commands = {
   },
   mcp: {
     description:
-      "Serve the recorded sessions to an AI agent over MCP on stdin/stdout (read-only). State root: DERUN_STATE_ROOT, else XDG_STATE_HOME/derun, else ~/.local/state/derun.",
+      "Serve the recorded sessions to an AI agent over MCP on stdin/stdout (read-only). State root: DERUN_STATE_ROOT, else " +
+      "XDG_STATE_HOME/derun, else ~/.local/state/derun.",
     load: () => import("./mcp.ts"),
   },
   ls: {

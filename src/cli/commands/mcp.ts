@@ -13,7 +13,8 @@ export const args = {
     type: "positional",
     required: false,
     description:
-      "derun mcp config <client> [--json] prints what that MCP client needs to start this derun mcp (--ssh <host> or --container <name>: the derun mcp of that machine); derun mcp config alone lists the clients.",
+      "derun mcp config <client> [--json] prints what that MCP client needs to start this derun mcp (--ssh <host> or --container " +
+      "<name>: the derun mcp of that machine); derun mcp config alone lists the clients.",
     complete: ["config"],
   },
   "no-redact": {

@@ -19,7 +19,10 @@ function values(value: Completion | "any"): string {
 
 function flagLine(command: string, flag: CompletionFlag): string {
   const names = [...flag.short.map((s) => `-s ${s}`), `-l ${flag.long}`].join(" ");
-  return `complete -c derun -n ${sq(`__derun_using ${command}`)} ${names}${flag.value === undefined ? "" : ` ${values(flag.value)}`} -d ${sq(brief(flag.description))}`;
+  return (
+    `complete -c derun -n ${sq(`__derun_using ${command}`)} ` +
+    `${names}${flag.value === undefined ? "" : ` ${values(flag.value)}`} -d ${sq(brief(flag.description))}`
+  );
 }
 
 function commandLines(command: CompletionCommand): string[] {

@@ -13,7 +13,8 @@ const json = (launch: McpLaunch) => ({
 export const claudeDesktop: McpClient = {
   title: "Claude Desktop",
   where:
-    "merge into claude_desktop_config.json (macOS: ~/Library/Application Support/Claude/, Windows: %APPDATA%\\Claude\\), then restart Claude Desktop",
+    "merge into claude_desktop_config.json (macOS: ~/Library/Application Support/Claude/, Windows: %APPDATA%\\Claude\\), then " +
+    "restart Claude Desktop",
   text: (launch) => jsonText(json(launch)),
   json,
 };

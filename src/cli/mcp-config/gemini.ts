@@ -12,7 +12,8 @@ export const gemini: McpClient = {
   where: "run it once in a shell (or merge the --json form into ~/.gemini/settings.json); `gemini mcp list` then shows derun as connected",
   // Gemini CLI leaves MCP servers off in a folder it does not trust ("Disabled" in `gemini mcp list`).
   hint: () =>
-    "in a folder Gemini CLI does not trust, derun shows as Disabled: trust the folder when gemini asks on its first start there, or with /permissions inside gemini (choices are kept in ~/.gemini/trustedFolders.json)",
+    "in a folder Gemini CLI does not trust, derun shows as Disabled: trust the folder when gemini asks on its first start there, or " +
+    "with /permissions inside gemini (choices are kept in ~/.gemini/trustedFolders.json)",
   text: (launch: McpLaunch) =>
     shellLine(
       ["gemini", "mcp", "add", "--scope", "user", ...envWords(launch, "-e"), SERVER_NAME, launch.command, ...launch.args],

@@ -62,9 +62,16 @@ export function remoteWhere(target: RemoteTarget, options: RemoteOptions): strin
       ? "its own state root (DERUN_STATE_ROOT there, else ~/.local/state/derun of the user)"
       : `the state root ${options.stateRoot}`;
   if (target.kind === "ssh") {
-    return `derun mcp runs on ${target.destination} over ssh (key or agent login: there is no terminal for a password), reading ${root}; ${options.derun} must start there in a non-interactive ssh session (install the binary in /usr/local/bin, or give --derun <path>)`;
+    return (
+      `derun mcp runs on ${target.destination} over ssh (key or agent login: there is no terminal for a password), reading ` +
+      `${root}; ${options.derun} must start there in a non-interactive ssh session (install the binary in /usr/local/bin, or give ` +
+      `--derun <path>)`
+    );
   }
-  return `derun mcp runs in the ${target.engine} container ${target.name} (it must be running), reading ${root}; ${options.derun} must be on the container's PATH (or give --derun <path>)`;
+  return (
+    `derun mcp runs in the ${target.engine} container ${target.name} (it must be running), reading ${root}; ${options.derun} ` +
+    `must be on the container's PATH (or give --derun <path>)`
+  );
 }
 
 /** `--ssh` / `--container` / `--engine` as given; undefined when neither names another machine. */

@@ -59,7 +59,9 @@ export function readSessionFacts(root: string, id: string): SessionFacts {
     dir,
     meta,
     state: "failed",
-    error: `derun${meta.derun_pid ? ` (pid ${meta.derun_pid})` : ""} stopped without recording how the session ended (killed or crashed); last sign of life ${lastSeen.toISOString()}`,
+    error:
+      `derun${meta.derun_pid ? ` (pid ${meta.derun_pid})` : ""} stopped without recording how the session ended (killed or ` +
+      `crashed); last sign of life ${lastSeen.toISOString()}`,
     last_seen_at: lastSeen.toISOString(),
     expires_at: isoOrUndefined(lastSeen.getTime() + retentionOf(meta) * 1000),
   };

@@ -14,7 +14,9 @@
  */
 import { LEADER_ABI } from "./leader-abi.ts";
 
-export const LEADER_SOURCE = String.raw`${LEADER_ABI}
+// One C file; the `+` joins only keep two long prototypes within 140 columns.
+export const LEADER_SOURCE =
+  String.raw`${LEADER_ABI}
 /* Fixed fds in the leader: 0-2 the PTY, 3 events to derun, 4 commands from derun. */
 #define EVENTS 3
 #define CONTROL 4
@@ -182,7 +184,8 @@ static void run_command(int foreground, const char *path, char *const *argv, cha
   _exit(127);
 }
 
-static void lead(int slave, int foreground, const char *path, char *const *argv, char *const *envp, const char *cwd, int events_w, int control_r) {
+static void lead(int slave, int foreground, const char *path, char *const *argv, char *const *envp, ` +
+  String.raw`const char *cwd, int events_w, int control_r) {
   int errors[2], wake[2], child, status, error, n, command, derun_gone = 0;
   struct pollfd fds[2];
   /* Signals are blocked (derun_start_leader): dispositions first, then they may come. */
@@ -332,7 +335,8 @@ int derun_pipe(int *fds) {
 
 /* Starts the leader; returns its pid, or -errno when fork fails. Signals are blocked across the
  * fork (the leader resets them before it takes any), and derun's own mask is put back. */
-int derun_start_leader(int slave, int foreground, const char *path, char *const *argv, char *const *envp, const char *cwd, int events_w, int control_r, unsigned long long ignored) {
+int derun_start_leader(int slave, int foreground, const char *path, char *const *argv, char *const *envp, ` +
+  String.raw`const char *cwd, int events_w, int control_r, unsigned long long ignored) {
   unsigned long all[16], saved[16];
   int i, pid, error;
   ignored_mask = ignored;

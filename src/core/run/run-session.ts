@@ -136,7 +136,9 @@ async function runRecorded(
       return await fail(writer, log, error instanceof SpawnError ? SPAWN_EXIT[error.errno] : 1, describeError(error), problem);
     }
     if (opened.fellBack)
-      problem.fellBack = `transport ${transport.meta.name} could not start (${opened.fallbackReason}); the command ran through ${opened.transport.meta.name}`;
+      problem.fellBack =
+        `transport ${transport.meta.name} could not start (${opened.fallbackReason}); the command ran through ` +
+        `${opened.transport.meta.name}`;
     // A terminal transport takes derun's terminal over by reading the keys typed ahead; one that
     // did not (a plugin's) still gets it raw, or its output would be post-processed twice.
     if (opened.transport.capabilities.tty) void userTerminal?.typedAhead;

@@ -106,7 +106,8 @@ export function planShellLaunch(
         ...(args.noProfile
           ? []
           : [
-              `if [ -r ~/.bash_profile ]; then . ~/.bash_profile; elif [ -r ~/.bash_login ]; then . ~/.bash_login; elif [ -r ~/.profile ]; then . ~/.profile; fi`,
+              `if [ -r ~/.bash_profile ]; then . ~/.bash_profile; elif [ -r ~/.bash_login ]; then . ~/.bash_login; elif [ -r ` +
+                `~/.profile ]; then . ~/.profile; fi`,
             ]),
       ]
     : [source(args.rcfile === undefined ? "~/.bashrc" : quoteFor(kind, args.rcfile))];

@@ -195,7 +195,8 @@ class ConPty implements PseudoConsole {
     const k = kernel32();
     const written = new Uint32Array(1);
     for (let at = 0; at < bytes.length; at += written[0]!) {
-      if (k.WriteFile(this.input, bytes.subarray(at), bytes.length - at, written, null) === 0 || written[0] === 0) return; // the console is gone
+      // A failed or empty write: the console is gone.
+      if (k.WriteFile(this.input, bytes.subarray(at), bytes.length - at, written, null) === 0 || written[0] === 0) return;
     }
   }
 
