@@ -9,6 +9,7 @@ import { FailureLines, lastOf, type FailurePicks, type ShownLine } from "../view
 import { TextView } from "../views/text.ts";
 import { chunksOf } from "../views/window.ts";
 import { durationOf } from "./failure-find.ts";
+import { LineMasking, redactorFor } from "./masking.ts";
 import { giveTurn } from "./pace.ts";
 import { SEP } from "./render.ts";
 import { subjectOf, subjectText, type Subject } from "./subject.ts";
@@ -38,17 +39,19 @@ export const toolReadHint: ReadHint = (t, from, count) =>
   `derun_read_text session_id="${t.sessionId}"${t.command ? ` command=${t.command.number}` : ""} view="text" from_line=${from} ` +
   `head_lines=${count}`;
 
-/** Every line of the transcript's text view through the failure view; clears found in the same bytes. */
+/** Every line of the transcript's text view, masked (./masking.ts), through the failure view; clears found in the same bytes. */
 export async function pickFailureLines(t: Transcript, signal?: AbortSignal): Promise<FailurePicks> {
   const view = new TextView({ maxLineChars: 4096 });
   const picks = new FailureLines();
   const clears = new ClearScan();
+  // The lines leave the engine in the answer: masked before they are picked (masks keep lengths).
+  const masking = new LineMasking(redactorFor(t.info.meta));
   for await (const window of windowsForward(t, t.lo, { signal })) {
     for (const chunk of chunksOf(window, t.spans)) {
       for (let at = 0; at < chunk.bytes.length; at += PIECE) {
         const bytes = chunk.bytes.subarray(at, at + PIECE);
         const clear = clears.push(bytes, chunk.offset + at);
-        const lines = view.write(chunk.channel, bytes, chunk.offset + at);
+        const lines = masking.lines(view.write(chunk.channel, bytes, chunk.offset + at));
         let i = 0;
         if (clear !== undefined) {
           // Lines ended before the clear were on the screen it cleared.
@@ -61,7 +64,7 @@ export async function pickFailureLines(t: Transcript, signal?: AbortSignal): Pro
       }
     }
   }
-  for (const line of view.partials()) picks.push(line.text);
+  for (const line of masking.lines(view.partials())) picks.push(line.text);
   return picks.result();
 }
 

@@ -113,3 +113,27 @@ export const outputBin = (stateRoot: string, id: string): Buffer => fs.readFileS
 /** The recorded child PID of a session (meta.json), once it runs. */
 export const childPid = (stateRoot: string, id: string): number =>
   JSON.parse(fs.readFileSync(path.join(stateRoot, "sessions", id, "meta.json"), "utf8")).pid;
+
+/** The `derun mcp` started by this test process for `stateRoot`. */
+export function serverPid(stateRoot: string): number | undefined {
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const ppid = Number(
+        fs
+          .readFileSync(`/proc/${name}/stat`, "utf8")
+          .replace(/^.*\) /s, "")
+          .split(" ")[1],
+      );
+      if (ppid !== process.pid) continue;
+      if (
+        fs.readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").includes("mcp") &&
+        fs.readFileSync(`/proc/${name}/environ`, "utf8").includes(`DERUN_STATE_ROOT=${stateRoot}\0`)
+      )
+        return Number(name);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}

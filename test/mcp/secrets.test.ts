@@ -3,8 +3,11 @@
  * print secrets every way a terminal shows them (an env dump, a .env file, curl -v headers on
  * stderr, colour codes inside a token, a line wrapped at 120 columns, a token split across two
  * writes and redrawn by a progress line, on the command line, typed in `derun shell`, a private
- * key). Every session is read back through every MCP tool (the SDK's client over stdio) and every
- * CLI read command: no answer holds any 12-character piece of any secret, while the lines around
+ * key), and a run and a shell command that fail with secrets printed and on their command lines.
+ * Every session is read back through every MCP tool (derun_last_failure too), resource and prompt
+ * (the SDK's client over stdio) and every CLI read command (why, export v3 too); derun_wait_command
+ * and derun wait answer a run that ends while they wait: no answer holds any 12-character piece of
+ * any secret, while the lines around
  * them, and the commit ids, sha256 sums, UUIDs and image digests printed beside them, are intact.
  * `--no-redact` (the person's choice at start) shows them; no tool argument can.
  */
@@ -16,7 +19,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { derunArgv, derunEnv, REPO_ROOT, runDerun, tempDir, text } from "../helpers/cli.ts";
 import { recordPty } from "../cli/_recordings.ts";
 import { shellHome, startShell } from "../shell/_shells.ts";
-import { connectAgent, type AgentClient } from "./_agent.ts";
+import { watched } from "../helpers/inotify.ts";
+import { connectAgent, serverPid, type AgentClient } from "./_agent.ts";
 import { KEEP, leakedPieces, privateKey, randomText, SECRETS } from "../transcript/_secrets.ts";
 
 const r = randomText(2424);
@@ -24,11 +28,16 @@ const r = randomText(2424);
 const PLAIN_ENV_VALUE = r(18, "abcdefghijklmnopqrstuvwxyz");
 const ARGV_PASSWORD = `argvPw-${r(12)}`;
 const TYPED = `sk-ant-api03-${r(40)}`;
+/** On the command line of the failed `derun run` (after --password), and typed into the failing shell command. */
+const FAIL_PW = `failPw-${r(14)}`;
+const TYPED_FAIL = `ghp_${r(36)}`;
+/** Printed by the run that ends while derun_wait_command and derun wait wait. */
+const WAITED = `glpat-${r(20)}`;
 const KEY = privateKey(11);
 const KEY_BODY = KEY.slice(1, -1).join("");
 
 /** Every secret the recordings print. */
-const ALL: Record<string, string> = { ...SECRETS, PLAIN_ENV_VALUE, ARGV_PASSWORD, TYPED, KEY_BODY };
+const ALL: Record<string, string> = { ...SECRETS, PLAIN_ENV_VALUE, ARGV_PASSWORD, TYPED, KEY_BODY, FAIL_PW, TYPED_FAIL, WAITED };
 
 const KEEP_LINES = [
   `commit ${KEEP.commit}`,
@@ -45,16 +54,16 @@ const root = state.path;
 const work = tempDir("derun-secrets-work-");
 let agent: AgentClient;
 
-const record = async (id: string, script: string, env: Record<string, string> = {}, extraArgs: string[] = []) => {
+const record = async (id: string, script: string, env: Record<string, string> = {}, extraArgs: string[] = [], exit = 0) => {
   const done = await runDerun(["run", "--session-id", id, "--", "sh", "-c", script, ...extraArgs], {
     stateRoot: root,
     env,
     cwd: work.path,
   });
-  if (done.exitCode !== 0) throw new Error(`${id}: derun run exited ${done.exitCode}: ${text(done.stderr)}`);
+  if (done.exitCode !== exit) throw new Error(`${id}: derun run exited ${done.exitCode}: ${text(done.stderr)}`);
 };
 
-const IDS = ["env", "dotenv", "curl", "split", "argv", "key", "colour", "wrap", "shell"];
+const IDS = ["env", "dotenv", "curl", "split", "argv", "key", "colour", "wrap", "fail", "shell"];
 
 beforeAll(async () => {
   writeFileSync(
@@ -125,6 +134,14 @@ beforeAll(async () => {
     { cols: 120, rows: 30 },
   );
   expect(wrap.exitCode).toBe(0);
+  // A run that fails (exit 3) printing a secret, with secrets on its command line: derun_last_failure's.
+  await record(
+    "fail",
+    `echo 'logging in'; echo "Error: authentication failed for token $FAIL_TOKEN" >&2; ${keepScript}; exit 3`,
+    { FAIL_TOKEN: SECRETS.gitlab },
+    ["login", "--password", FAIL_PW, "--token", SECRETS.stripe],
+    3,
+  );
   // Typed in derun shell: the keys echo, the shell's marks carry the line, commands.jsonl keeps it.
   using home = shellHome("bash");
   await using shell = startShell("bash", home, { withMarks: true, viaDerun: { stateRoot: root, sessionId: "shell" } });
@@ -133,6 +150,9 @@ beforeAll(async () => {
   await shell.prompts(2);
   shell.type(`echo "the key is $ANTHROPIC_API_KEY"; ${keepScript}\r`);
   await shell.prompts(3);
+  // A command that fails with a secret typed on its line (and echoed by it): the newest failure.
+  shell.type(`echo "error: push rejected for ${TYPED_FAIL}"; ${keepScript}; (exit 7)\r`);
+  await shell.prompts(4);
   await shell.exit();
   agent = await connectAgent(root);
 }, 120_000);
@@ -208,16 +228,42 @@ describe("secrets never reach the agent", () => {
       });
       await ask("derun_search_output", { session_id: id, pattern: "=|:|token|key", context: 3, max_matches: 200 });
     }
+    // The newest failure, wherever it ran (the shell's failing command), and each session's.
+    const newest = await ask("derun_last_failure", {});
+    expect(newest.text).toStartWith("command 3 of session shell: exit 7");
+    expect(newest.text).toContain("error: push rejected for ");
+    const failed = await ask("derun_last_failure", { session_id: "fail" });
+    expect(failed.text).toStartWith("session fail: exited 3");
+    expect(failed.text).toContain("Error: authentication failed for token ");
+    for (const id of IDS) await ask("derun_last_failure", { session_id: id, max_chars: 200000 });
+    for (const command of [1, 2, 3]) await ask("derun_last_failure", { session_id: "shell", command });
+    // Resources (listed, and each read) and prompts: what a client shows the person or hands the model.
+    const resources: Array<[string, unknown]> = [];
+    resources.push(["resources/list", await agent.client.listResources()]);
+    const uris = ["derun://last", "derun://last-failure", ...IDS.map((id) => `derun://session/${id}`)];
+    for (const n of [1, 2, 3, "last"]) uris.push(`derun://session/shell/command/${n}`);
+    for (const uri of uris) resources.push([uri, await agent.client.readResource({ uri })]);
+    const lastFailure = (resources.find(([uri]) => uri === "derun://last-failure")![1] as any).contents[0].text;
+    expect(lastFailure).toBe(newest.text);
+    for (const name of ["why-did-it-fail", "summarize-session"])
+      for (const session_id of [undefined, ...IDS])
+        resources.push([
+          `prompt ${name} ${session_id}`,
+          await agent.client.getPrompt({ name, arguments: session_id ? { session_id } : {} }),
+        ]);
+    for (const [what, answer] of resources) answers.push([what, JSON.stringify(answer)]);
     // Searching for a secret's own first characters finds nothing: the masked text is searched.
     // (The answer quotes the pattern, which the agent sent: that quote is not checked.)
+    const found: string[] = [];
     for (const secret of Object.values(ALL)) {
       const pattern = secret.slice(0, 12);
       const a = await agent.call("derun_search_output", { pattern, literal: true, context: 2 });
-      expect({ pattern, header: a.text.split("\n")[0] }).toEqual({ pattern, header: expect.stringContaining(": 0 matching lines") });
+      if (!a.text.split("\n")[0]!.includes(": 0 matching lines")) found.push(a.text.split("\n")[0]!);
       answers.push([`search ${pattern}`, wire(a).replaceAll(pattern, "")]);
     }
     const leaked = answers.map(([what, answer]) => ({ what, leaks: leaks(answer) })).filter((x) => Object.keys(x.leaks).length > 0);
     expect(leaked).toEqual([]);
+    expect(found).toEqual([]);
   }, 120_000);
 
   test("every CLI read command: no piece of any secret", async () => {
@@ -240,6 +286,13 @@ describe("secrets never reach the agent", () => {
     run("tail", "-n", "50", "shell", "--view", "raw");
     run("show", "argv");
     run("cat", "shell", "--command", "1", "--view", "raw");
+    // derun why: the newest failure (the shell's command 3), each session's, as text and JSON.
+    run("why");
+    run("why", "--json");
+    for (const id of IDS) run("why", id, "--max-chars", "200000");
+    for (const n of ["1", "3"]) run("why", "shell", "--command", n, "--json");
+    // asciicast v3: each shell command's marker carries its command line (the output is v2's, read above).
+    for (const id of ["argv", "fail", "shell"]) run("export", id, "--format", "asciicast-v3");
     // A few at a time: each is a whole derun process.
     for (let i = 0; i < runs.length; i += 4) {
       await Promise.all(
@@ -250,9 +303,52 @@ describe("secrets never reach the agent", () => {
         }),
       );
     }
+    expect(outputs.find(([what]) => what === "why")![1]).toStartWith("command 3 of session shell: exit 7");
+    expect(outputs.find(([what]) => what === "why fail --max-chars 200000")![1]).toStartWith("session fail: exited 3");
     const leaked = outputs.map(([what, out]) => ({ what, leaks: leaks(out) })).filter((x) => Object.keys(x.leaks).length > 0);
     expect(leaked).toEqual([]);
   }, 300_000);
+
+  test.skipIf(process.platform !== "linux")(
+    "derun_wait_command and derun wait: the run that ends while they wait, no piece of its secrets",
+    async () => {
+      const sessions = join(root, "sessions");
+      const pending = agent.call("derun_wait_command", { timeout_ms: 60000 });
+      const cli = [["--json"], []].map((json) =>
+        Bun.spawn([...derunArgv(), "wait", ...json, "--timeout", "60000"], { env: derunEnv(root), stdout: "pipe", stderr: "pipe" }),
+      );
+      // Every wait armed (its inotify watch seen) before the run that ends.
+      await watched(() => serverPid(root), sessions);
+      for (const waiting of cli) await watched(() => waiting.pid, sessions);
+      await record(
+        "waited",
+        `echo "retrying with $WAITED_TOKEN"; echo 'error: still denied'; ${keepScript}; exit 2`,
+        { WAITED_TOKEN: WAITED },
+        ["--password", FAIL_PW, SECRETS.anthropic],
+        2,
+      );
+      const raw = text((await runDerun(["cat", "waited", "--no-redact"], { stateRoot: root })).stdout);
+      expect(Object.keys(leaks(raw))).toContain("WAITED");
+      const answer = await pending;
+      expect(answer.result).toMatchObject({ timed_out: false, session: { session_id: "waited", exit_code: 2 } });
+      expect(answer.text).toContain("error: still denied");
+      const [json, plain] = await Promise.all(
+        cli.map(async (p) => {
+          const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+          expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+          return stdout;
+        }),
+      );
+      expect(JSON.parse(json!)).toMatchObject({ timed_out: false, session: { session_id: "waited", exit_code: 2 } });
+      expect(plain).toStartWith("session waited: exited 2");
+      expect(plain).toContain("error: still denied");
+      const answers = { mcp: wire(answer), json: json!, plain: plain! };
+      expect(Object.entries(answers).map(([what, out]) => ({ what, leaks: leaks(out) }))).toEqual(
+        Object.keys(answers).map((what) => ({ what, leaks: {} })),
+      );
+    },
+    120_000,
+  );
 
   test("the lines around the secrets, and commit ids, sha256 sums, UUIDs, digests, versions and paths, are intact", async () => {
     for (const id of IDS) {
@@ -283,7 +379,12 @@ describe("secrets never reach the agent", () => {
     ]);
     expect(JSON.stringify(session)).not.toContain("secret_env");
     const commands = (await agent.call("derun_list_commands", { session_id: "shell" })).result.commands;
-    expect(commands.at(-1).command_line).toBe(`export ANTHROPIC_API_KEY=${"*".repeat(TYPED.length)}`);
+    const numbered = (n: number) => commands.find((c: { number: number }) => c.number === n);
+    expect(numbered(1).command_line).toBe(`export ANTHROPIC_API_KEY=${"*".repeat(TYPED.length)}`);
+    expect(numbered(3)).toMatchObject({
+      exit_code: 7,
+      command_line: `echo "error: push rejected for ${"*".repeat(TYPED_FAIL.length)}"; ${keepScript}; (exit 7)`,
+    });
   }, 60_000);
 
   test("raw reads keep every byte offset: masks have the secret's length", async () => {

@@ -11,31 +11,7 @@ import * as path from "node:path";
 import { derunArgv, derunEnv, runDerun, tempDir } from "../helpers/cli.ts";
 import { watched } from "../helpers/inotify.ts";
 import { hasTmux, openShellPane } from "../helpers/tmux.ts";
-import { connectAgent } from "./_agent.ts";
-
-/** The `derun mcp` started by this test process for `stateRoot`. */
-function serverPid(stateRoot: string): number | undefined {
-  for (const name of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const ppid = Number(
-        fs
-          .readFileSync(`/proc/${name}/stat`, "utf8")
-          .replace(/^.*\) /s, "")
-          .split(" ")[1],
-      );
-      if (ppid !== process.pid) continue;
-      if (
-        fs.readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").includes("mcp") &&
-        fs.readFileSync(`/proc/${name}/environ`, "utf8").includes(`DERUN_STATE_ROOT=${stateRoot}\0`)
-      )
-        return Number(name);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return undefined;
-}
+import { connectAgent, serverPid } from "./_agent.ts";
 
 describe.skipIf(!hasTmux || process.platform !== "linux")("derun_wait_command", () => {
   test("a failed command typed into derun shell in tmux: answered within 100 ms of its end (the best of up to three)", async () => {
