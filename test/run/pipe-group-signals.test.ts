@@ -52,7 +52,17 @@ describe.skipIf(process.platform !== "linux")("pipe mode without a terminal: gro
       // A session and process group of its own, without a terminal: as a service or a CI step runs.
       const proc = Bun.spawn(argv, { env: derunEnv(state.path), stdin: "ignore", stdout: "pipe", stderr: "inherit", detached: true });
       // Whatever fails below, nothing of the group outlives the test.
-      using _group = { [Symbol.dispose]: () => void Bun.spawnSync(["kill", "-KILL", `-${proc.pid}`], { stderr: "ignore" }) };
+      // (Not `kill -KILL -<pgid>` through /bin/kill: procps' kill reads a lone negative number as a
+      // signal, and sent SIGKILL to -1, every process the user may signal.)
+      using _group = {
+        [Symbol.dispose]: () => {
+          try {
+            process.kill(-proc.pid, "SIGKILL");
+          } catch {
+            // the group is gone already
+          }
+        },
+      };
       const reader = proc.stdout.getReader();
       let seen = "";
       while (!seen.includes("ready")) seen += new TextDecoder().decode((await reader.read()).value ?? new Uint8Array());
