@@ -140,12 +140,15 @@ export const RULES: readonly RedactRule[] = [
   {
     id: "secret-assignment",
     description:
-      "A random-looking value (8 characters or more, entropy at least 3 bits a character) given to a key named like a secret: " +
+      "A random-looking value (8 characters or more, a digit among them, entropy at least 3 bits a character) " +
+      "given to a key named like a secret: " +
       "*TOKEN*, *SECRET*, *API_KEY*, *ACCESS_KEY*, *PRIVATE_KEY*, *CREDENTIAL*, *AUTH*, *_KEY",
     keywords: ["token", "secret", "key", "credential", "auth"],
     pattern:
       `(?<![A-Za-z0-9])${NAME}(?:token|secret|api[_.-]?key|access[_.-]?key|private[_.-]?key|credentials?|auth(?!or)|_key\\b)` +
-      `${NAME}${ASSIGN}${TOKEN_VALUE}`,
+      // The value holds a digit: a random token almost always does, and a word in prose such as
+      // "secrets: derun_last_failure" (a commit subject) does not.
+      `${NAME}${ASSIGN}(?=\\S*[0-9])${TOKEN_VALUE}`,
     flags: "i",
     minLength: 8,
     entropy: 3,
