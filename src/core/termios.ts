@@ -68,6 +68,19 @@ export class TerminalModes {
     return copy;
   }
 
+  /** A copy with the four flag words replaced (Linux's layout: input, output, control, local, 32 bits each). */
+  withFlagWords(words: { input: number; output: number; control: number; local: number }): TerminalModes {
+    const copy = new TerminalModes(this.bytes.slice());
+    const view = new DataView(copy.bytes.buffer);
+    [words.input, words.output, words.control, words.local].forEach((word, i) => view.setUint32(i * 4, word >>> 0, true));
+    return copy;
+  }
+
+  /** c_cflag (Linux's layout). */
+  get controlFlags(): number {
+    return new DataView(this.bytes.buffer).getUint32(8, true);
+  }
+
   /** The special character, or undefined when it is disabled. */
   char(name: ControlChar): number | undefined {
     const value = this.bytes[LAYOUT.cc + LAYOUT[name]];

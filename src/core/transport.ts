@@ -74,6 +74,14 @@ export interface TransportOpenOptions {
    * {@link RunningChild.outputsMerged}; one that does not keeps the channels apart.
    */
   readonly mergeOutputs?: boolean;
+  /**
+   * How fast derun's own terminal takes the output (see {@link OutputFlow}). A transport that reads
+   * the child's output when it chooses (a thread of its own, an fd it polls) waits for it before
+   * handing over more, so a slow terminal holds the child in the kernel, as without derun, and no
+   * key or signal waits behind derun's queue. Optional for a transport: without it, `onOutput` may
+   * block while derun's queue for its terminal is full.
+   */
+  readonly outputFlow?: OutputFlow;
   /** derun's own terminal, for a terminal transport (`capabilities.tty`) when derun has one (POSIX). */
   readonly terminal?: UserTerminalState;
   /**
@@ -82,6 +90,23 @@ export interface TransportOpenOptions {
    * `Bun.spawn`, which resets every disposition). Absent or empty: none.
    */
   readonly ignoredSignals?: readonly NodeJS.Signals[];
+}
+
+/** Flow control from derun's own terminal (a serial line, a slow SSH link, a paused pager). */
+export interface OutputFlow {
+  /** More is queued for derun's terminal than it takes in about a tenth of a second. */
+  held(): boolean;
+  /**
+   * How much a transport may read ahead of what it handed over: a part of what derun queues for its
+   * terminal, so behind a slow one the child is held near the terminal's pace. Read it again as
+   * output goes on.
+   */
+  readAhead(): number;
+  /**
+   * Resolves once {@link held} is false. `progress` is called each time the terminal took some of
+   * the queue meanwhile (output is moving, though slowly: a drain after the child's exit goes on).
+   */
+  whenFree(progress?: () => void): Promise<void>;
 }
 
 /** What a terminal transport needs to know of the user's terminal to make the child's look the same. */

@@ -10,6 +10,7 @@ export type { DerunOutputChannel } from "../core/enums.ts";
 export type {
   ChildExit,
   ChildJob,
+  OutputFlow,
   RunningChild,
   TerminalProbe,
   Transport,
@@ -34,8 +35,9 @@ export { openStreamPty, type StreamPty } from "../core/io/stream-pty.ts";
 // derun's own terminal.
 export { isTerminal, readWindowSize } from "../core/terminal.ts";
 
-// A child's own terminal (PTY transports): Bun's Terminal with the user's modes, a session leader
-// for job control, and the stops of a child without one.
+// A child's own terminal (PTY transports): a PTY with the user's modes (read a record at a time at
+// derun's terminal's pace on Linux, Bun's Terminal elsewhere), a session leader for job control, and
+// the stops of a child without one.
 export { openChildPty, type ChildPty, type ChildPtyOptions } from "../core/pty/child-pty.ts";
 export {
   LeaderExecError,

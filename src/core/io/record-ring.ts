@@ -22,6 +22,8 @@ const CLOSED = 4; // the producer will commit nothing more
  * its part itself: compare-and-swap (`claim`), so exactly one of them ever does.
  */
 const STARTED = 5;
+/** The most bytes the producer may have in the ring; 0: the whole ring (see RingConsumer.cap). */
+const CAP = 6;
 /** One slot per tag (0..7): the writer's per-fd failure, the reader's per-stream stop request. */
 const TAG_FLAGS = 8;
 const CONTROL_SLOTS = 16;
@@ -123,7 +125,10 @@ export class RingProducer extends RingEnd {
   /** Free contiguous bytes at the write position; 0 when full (or out of record slots). */
   room(): number {
     if (Atomics.load(this.control, RECORDS) === this.records.length / 2) return 0;
-    return Math.min(this.data.length - Atomics.load(this.control, BYTES), this.data.length - this.position);
+    const queued = Atomics.load(this.control, BYTES);
+    const cap = Atomics.load(this.control, CAP);
+    const free = cap > 0 ? Math.max(0, Math.min(cap, this.data.length) - queued) : this.data.length - queued;
+    return Math.min(free, this.data.length - this.position);
   }
 
   /** Where the next record's bytes go: fill it in place (up to `room()` bytes), then commit. */
@@ -181,15 +186,52 @@ export class RingConsumer extends RingEnd {
     return { tag, bytes: this.data.subarray(this.position, this.position + length) };
   }
 
-  /** Done with the head record: its room goes back to the producer. */
-  release(): void {
-    const length = this.records[this.record * 2 + 1]!;
-    this.record = (this.record + 1) % (this.records.length / 2);
-    this.position = (this.position + length) % this.data.length;
-    // The record before its bytes: a producer that sees the room free sees the record released.
-    Atomics.sub(this.control, RECORDS, 1);
-    Atomics.sub(this.control, BYTES, length);
+  /**
+   * The head record joined with the records after it that have its tag and whose bytes follow on
+   * in the ring (none after an end record or the ring's end), up to `maxBytes` in all: one view of
+   * many small records (a PTY reads 4 KiB at a time) for a consumer that fell behind. Release it
+   * with `release(records)`.
+   */
+  headRun(maxBytes: number): { tag: number; bytes: Uint8Array; records: number } | undefined {
+    const queued = Atomics.load(this.control, RECORDS);
+    if (queued === 0) return undefined;
+    const slots = this.records.length / 2;
+    const tag = this.records[this.record * 2]!;
+    let length = this.records[this.record * 2 + 1]!;
+    let records = 1;
+    while (length > 0 && records < queued) {
+      const slot = (this.record + records) % slots;
+      const next = this.records[slot * 2 + 1]!;
+      if (this.records[slot * 2] !== tag || next === 0 || length + next > maxBytes || this.position + length + next > this.data.length) break;
+      length += next;
+      records += 1;
+    }
+    return { tag, bytes: this.data.subarray(this.position, this.position + length), records };
+  }
+
+  /** Done with the head record (or the first `records`): their room goes back to the producer. */
+  release(records = 1): void {
+    let bytes = 0;
+    for (let i = 0; i < records; i++) {
+      bytes += this.records[this.record * 2 + 1]!;
+      this.record = (this.record + 1) % (this.records.length / 2);
+    }
+    this.position = (this.position + bytes) % this.data.length;
+    // The records before their bytes: a producer that sees the room free sees the records released.
+    Atomics.sub(this.control, RECORDS, records);
+    Atomics.sub(this.control, BYTES, bytes);
     this.announce(CONSUMED);
+  }
+
+  /**
+   * Lets the producer fill no more than `bytes` of the ring from now on (0: all of it), as if it
+   * were that small: a consumer that is holding back (its own reader is slow) keeps the producer
+   * from reading far ahead of it.
+   */
+  cap(bytes: number): void {
+    const before = Atomics.exchange(this.control, CAP, bytes);
+    // More room than before: a producer waiting for room looks again.
+    if (before !== 0 && (bytes === 0 || bytes > before)) this.announce(CONSUMED);
   }
 
   /** Wakes a producer waiting for room, for it to look at the flags (a stop request). */

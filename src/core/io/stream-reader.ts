@@ -16,11 +16,14 @@ import { readSync, writeSync } from "node:fs";
 import { createRecordRing, PRODUCED, RingConsumer, THREAD_START_TIMEOUT_MS, type RecordRingInit } from "./record-ring.ts";
 import { pumpStream } from "./pump.ts";
 import { openFifoPipe, type FifoPipe } from "./fifo-pipe.ts";
+import type { OutputFlow } from "../transport.ts";
 
 /** Four of the 256 KiB pipe's worth: the thread rarely waits for the main thread. */
 const RING_BYTES = 1024 * 1024;
 const RING_RECORDS = 1024;
-/** Records delivered before the main thread lets its event loop run (signals, the child's exit). */
+/** The most bytes handed over at once: records the main thread fell behind on are joined up to this. */
+const DELIVERY_MAX_BYTES = 256 * 1024;
+/** Deliveries before the main thread lets its event loop run (signals, the child's exit). */
 const RECORDS_PER_TURN = 64;
 const WORKER_URL = new URL("./stream-reader.worker.ts", import.meta.url).href;
 /** How long after opening the streams the reader thread starts, unless `readNow` came first. */
@@ -55,6 +58,8 @@ export interface StreamReader {
    * grandchild holds it) goes on with Bun's reader. Once the thread runs, this does nothing.
    */
   readNow(): void;
+  /** Bytes read and not yet delivered (the ring holds a record, or a delivery waits for the flow). */
+  readonly pending: boolean;
 }
 
 export interface StreamReaderOptions {
@@ -63,18 +68,21 @@ export interface StreamReaderOptions {
   readonly startTimeoutMs?: number;
   /** Start the thread this long after opening (default {@link THREAD_DELAY_MS}). */
   readonly threadDelayMs?: number;
+  /** The ring's size (default 1 MiB): what the thread may read ahead of the deliveries. */
+  readonly ringBytes?: number;
+  /**
+   * derun's terminal's pace (core/transport.ts): the thread reads no further ahead than derun
+   * queues for it, and while it is held nothing more is delivered, so behind a slow terminal the
+   * kernel holds the child; `flowProgress` each time the terminal took some meanwhile.
+   */
+  readonly flow?: OutputFlow;
+  readonly flowProgress?: () => void;
 }
 
 export function openStreamReader(streams: readonly OutputStream[], options: StreamReaderOptions = {}): StreamReader {
-  const init = createRecordRing(RING_BYTES, RING_RECORDS);
+  const init = createRecordRing(options.ringBytes ?? RING_BYTES, RING_RECORDS);
   const start = () => startThread(init, streams, options.workerUrl ?? WORKER_URL);
-  return new RingStreamReader(
-    streams,
-    init,
-    start,
-    options.threadDelayMs ?? THREAD_DELAY_MS,
-    options.startTimeoutMs ?? THREAD_START_TIMEOUT_MS,
-  );
+  return new RingStreamReader(streams, init, start, options);
 }
 
 /** The reader thread and the pipe that wakes it. */
@@ -95,14 +103,16 @@ class RingStreamReader implements StreamReader {
   readonly #bunReaders: ({ cancel(): Promise<void> } | undefined)[];
   /** The thread is gone (finished, failed, or never started): its wake pipe is closed. */
   #threadGone = false;
+  readonly #flow: OutputFlow | undefined;
+  readonly #flowProgress: (() => void) | undefined;
+  /** A delivery waits for the flow. */
+  #held = false;
 
-  constructor(
-    streams: readonly OutputStream[],
-    init: RecordRingInit,
-    start: () => ReaderThread | undefined,
-    delayMs: number,
-    startTimeoutMs: number,
-  ) {
+  constructor(streams: readonly OutputStream[], init: RecordRingInit, start: () => ReaderThread | undefined, options: StreamReaderOptions) {
+    const delayMs = options.threadDelayMs ?? THREAD_DELAY_MS;
+    const startTimeoutMs = options.startTimeoutMs ?? THREAD_START_TIMEOUT_MS;
+    this.#flow = options.flow;
+    this.#flowProgress = options.flowProgress;
     this.#streams = streams;
     this.#ring = new RingConsumer(init);
     this.#ends = streams.map(() => Promise.withResolvers<void>());
@@ -146,6 +156,10 @@ class RingStreamReader implements StreamReader {
     return this.#ends[index]!.promise;
   }
 
+  get pending(): boolean {
+    return this.#held || this.#ring.head() !== undefined;
+  }
+
   async stop(index: number): Promise<void> {
     if (this.#stopped[index] || this.#ended[index]) return this.#ends[index]!.promise;
     this.#stopped[index] = true;
@@ -172,12 +186,24 @@ class RingStreamReader implements StreamReader {
     for (;;) {
       if (ring.threadStarted === false) return; // Bun's streams took over
       const seen = ring.counter(PRODUCED); // before looking: a commit after this changes it
-      const record = ring.head();
+      const record = ring.headRun(DELIVERY_MAX_BYTES);
       if (record !== undefined) {
+        if (this.#flow && record.bytes.length > 0) {
+          // The thread reads no further ahead than derun queues for its terminal; behind a slow
+          // one the ring stays full, the thread stops reading, and the kernel holds the child, as
+          // it would without derun.
+          ring.cap(this.#flow.readAhead());
+          if (this.#flow.held()) {
+            this.#held = true;
+            await this.#flow.whenFree(this.#flowProgress);
+            this.#held = false;
+            continue;
+          }
+        }
         // Also after a stop: these bytes were read before it, and belong in the recording.
         if (record.bytes.length === 0) this.#finish(record.tag);
         else this.#streams[record.tag]!.deliver(record.bytes);
-        ring.release();
+        ring.release(record.records);
         if (++turn % RECORDS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
         continue;
       }

@@ -16,6 +16,10 @@ import { STOP_REQUESTED, type StreamReaderInit } from "./stream-reader.ts";
 
 declare const self: Worker;
 
+/** A read of at least this much filled a PTY's whole buffer (the line discipline's 4 KiB less one). */
+const BULK_READ_BYTES = 4095;
+/** How long a stream that was read in bulk may pause before the main thread is woken for what it gave. */
+const BULK_PAUSE_MS = 1;
 /** Wake the main thread at least every this many bytes. */
 const PUBLISH_BYTES = 512 * 1024;
 
@@ -46,6 +50,8 @@ class StreamsIntoRing {
   readonly #wakeBuffer = new Uint8Array(64);
   /** Bytes committed that the main thread was not woken for yet. */
   #unpublished = 0;
+  /** The last read took a whole buffer's worth (see BULK_READ_BYTES). */
+  #lastReadFull = false;
 
   constructor(ring: RingProducer, readiness: Readiness, fds: readonly number[], wakeFd: number) {
     this.#ring = ring;
@@ -70,6 +76,10 @@ class StreamsIntoRing {
   /** The readable tags, waiting for some; nothing readable right now: the main thread gets what it has not seen, then wait. */
   #waitUntilReadable(): number[] {
     let ready = this.#unpublished > 0 ? this.#readiness.wait(0) : this.#readiness.wait(-1);
+    // A read that filled a PTY's whole buffer: the child is writing in bulk and the next bytes are
+    // a moment away; waiting that moment makes one larger delivery of many (small output, a key's
+    // echo, is published at once).
+    if (ready.length === 0 && this.#lastReadFull) ready = this.#readiness.wait(BULK_PAUSE_MS);
     if (ready.length === 0 && this.#unpublished > 0) {
       this.#publish();
       ready = this.#readiness.wait(-1);
@@ -93,6 +103,7 @@ class StreamsIntoRing {
       return true;
     }
     this.#ring.commitQuietly(tag, length);
+    this.#lastReadFull = length >= BULK_READ_BYTES;
     this.#unpublished += length;
     if (this.#unpublished >= PUBLISH_BYTES) this.#publish();
     return true;

@@ -3,6 +3,7 @@
  */
 import type { DerunOutputChannel } from "../enums.ts";
 import type { Logger } from "../log.ts";
+import type { OutputFlow } from "../transport.ts";
 import { OutputWriter } from "./output-writer.ts";
 
 /** derun's own fd for each output channel. */
@@ -25,6 +26,8 @@ export interface Forwarder {
   drain(): void;
   /** {@link drain}, then stops the writer thread: before derun restores its terminal or exits. */
   flush(): void;
+  /** How fast derun's terminal takes what is forwarded, for the transport (core/transport.ts). */
+  readonly flow: OutputFlow;
 }
 
 /**
@@ -44,5 +47,6 @@ export function createForwarder(onBrokenPipe: (fd: number) => void, log: Logger)
     afterWritten: (then) => writer.afterWritten(then),
     drain: () => writer.drain(),
     flush: () => writer.close(),
+    flow: { held: () => writer.held(), readAhead: () => writer.readAheadAllowed, whenFree: (progress) => writer.whenFree(progress) },
   };
 }

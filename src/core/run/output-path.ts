@@ -7,7 +7,7 @@
 import type { DerunOutputChannel } from "../enums.ts";
 import type { Logger } from "../log.ts";
 import type { SessionWriter } from "../store.ts";
-import type { RunningChild } from "../transport.ts";
+import type { OutputFlow, RunningChild } from "../transport.ts";
 import { Capture } from "./capture.ts";
 import { CommandLog } from "./command-log.ts";
 import { channelsOfFd, createForwarder, type Forwarder } from "./forward.ts";
@@ -51,6 +51,11 @@ export class OutputPath {
    */
   afterOutput(then: () => void): void {
     this.#forward.afterWritten(then);
+  }
+
+  /** How fast derun's terminal takes the output: the transport's `outputFlow`. */
+  get flow(): OutputFlow {
+    return this.#forward.flow;
   }
 
   /** The child now exists: it meets the broken pipes seen so far, and those to come. */

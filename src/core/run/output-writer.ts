@@ -6,11 +6,13 @@
  * The thread takes the bytes through a fixed shared ring (../io/record-ring.ts). What it keeps:
  * - order across both fds (`cmd 2>&1 | less` gives derun one pipe as fd 1 and 2): one ring, one thread;
  * - back-pressure: a full ring makes the main thread wait, so a stopped terminal still stops the child;
- * - a backlog sized to the terminal's pace: a new chunk waits until less than a quarter second of
+ * - a backlog sized to the terminal's pace: a new chunk waits until less than a tenth of a second of
  *   what the terminal takes is queued (at least PACED_MIN_BYTES, and that until the thread's
  *   writes show the pace), so a Ctrl-C on a slow terminal is not followed by the whole ring;
  * - small output at once: a chunk of at most DIRECT_MAX_BYTES with nothing queued is written on the
- *   main thread (keystroke echo takes no thread hop; a command that prints little starts no thread);
+ *   main thread (keystroke echo takes no thread hop; a command that prints little starts no thread),
+ *   unless such a write was seen to wait for the terminal (a slow one): the event loop, which reads
+ *   the keys, must not wait for it;
  * - terminal first: `written` runs once the bytes reached the fd (or were dropped after a failure),
  *   in order, on the main thread, with a view valid during the call (the ring's own copy).
  */
@@ -29,10 +31,19 @@ import {
 const RING_BYTES = 1024 * 1024;
 const RING_RECORDS = 1024;
 /** The least backlog a slow terminal is allowed, and the share of its pace a backlog may hold. */
-const PACED_MIN_BYTES = 32 * 1024;
-const PACED_SECONDS = 0.25;
+const PACED_MIN_BYTES = 8 * 1024;
+const PACED_SECONDS = 0.1;
+/** The least a transport may read ahead: two of a PTY's 4 KiB reads. */
+const READ_AHEAD_MIN_BYTES = 8 * 1024;
 /** A pace is read over at least this long between two looks (shorter spans are mostly scheduling noise). */
 const PACE_SAMPLE_MS = 20;
+/** How often a wait for room looks again whether the ring is still there. */
+const WAKE_CHECK_MS = 250;
+/**
+ * A write on the main thread that took longer than this waited for the terminal to take it: from
+ * then on chunks go through the thread, until the terminal shows it keeps up with a full budget.
+ */
+const SLOW_DIRECT_WRITE_MS = 5;
 /** Larger chunks go through the thread even when it is idle. */
 const DIRECT_MAX_BYTES = 16 * 1024;
 /** The writer thread's module, next to this one (also in the compiled executable: scripts/build.ts). */
@@ -85,9 +96,11 @@ export class OutputWriter {
   #direct = false;
   /**
    * Bytes a new chunk may find queued without waiting: the least until the terminal shows its pace
-   * (a slow one fills the ring before its first write returns), then a quarter second of it.
+   * (a slow one fills the ring before its first write returns), then a tenth of a second of it.
    */
   #budget: number;
+  /** A direct write waited for the terminal; cleared once the budget is back at its most. */
+  #slowTerminal = false;
   /** Bytes ever committed to the current ring, and the last look at what the thread had written. */
   #committedBytes = 0;
   #look = { at: 0, released: 0, queued: 0 };
@@ -121,9 +134,11 @@ export class OutputWriter {
       } else this.#enqueue(ring.producer, tag, bytes, written);
       return;
     }
-    if (this.#direct || (bytes.length <= DIRECT_MAX_BYTES && (ring === undefined || ring.producer.drained))) {
+    if (this.#direct || (bytes.length <= DIRECT_MAX_BYTES && !this.#slowTerminal && (ring === undefined || ring.producer.drained))) {
       this.#settle(); // what went before is written (drained), so recorded before this
+      const started = performance.now();
       this.#writeDirect(tag, bytes);
+      if (performance.now() - started > SLOW_DIRECT_WRITE_MS) this.#slowTerminal = true;
       written?.(bytes);
       return;
     }
@@ -146,6 +161,47 @@ export class OutputWriter {
     }
     this.#unsettled.push({ ticket: this.#committed, bytes: NOTHING, written: then });
     this.#watch(ring.producer);
+  }
+
+  /**
+   * More is queued than the terminal takes in about a tenth of a second: a transport that reads when
+   * it chooses waits ({@link whenFree}) before handing over more (core/transport.ts OutputFlow).
+   */
+  held(): boolean {
+    const ring = this.#ring;
+    if (this.#direct || ring === undefined) return false;
+    this.#measurePace(ring.producer);
+    return ring.producer.queuedBytes > this.#budget;
+  }
+
+  /**
+   * What a transport may read ahead of the chunks handed over (OutputFlow.readAhead): a quarter of
+   * the backlog allowed, so that behind a slow terminal the two together stay near its pace's tenth
+   * of a second; a fast terminal's backlog (up to the ring) leaves the reader plenty.
+   */
+  get readAheadAllowed(): number {
+    return Math.max(READ_AHEAD_MIN_BYTES, Math.round(this.#budget / 4));
+  }
+
+  /**
+   * Resolves once {@link held} is false, without blocking the event loop (keys and signals go on);
+   * `progress` each time the thread wrote some of the queue meanwhile. A thread that never started
+   * is replaced as in `write`.
+   */
+  async whenFree(progress?: () => void): Promise<void> {
+    const startTimeout = this.options.startTimeoutMs ?? THREAD_START_TIMEOUT_MS;
+    const since = performance.now();
+    for (;;) {
+      const ring = this.#ring;
+      if (ring === undefined || this.#direct) return;
+      const seen = ring.producer.counter(CONSUMED); // before looking: a release after this changes it
+      if (!this.held()) return;
+      // Bounded, so a ring closed meanwhile (close()) is noticed.
+      if ((await ring.producer.wait(CONSUMED, seen, WAKE_CHECK_MS)) === "changed") progress?.();
+      else if (ring.producer.threadStarted === undefined && performance.now() - since >= startTimeout && ring.producer.claim(-1)) {
+        this.#takeOver();
+      }
+    }
   }
 
   /**
@@ -268,6 +324,7 @@ export class OutputWriter {
     } else if (queued === 0) {
       // The terminal kept up: let more be queued, step by step (a burst must not fill the ring).
       this.#budget = Math.min(RING_BYTES, this.#budget * 2);
+      if (this.#budget === RING_BYTES) this.#slowTerminal = false;
     }
     this.#look = { at: now, released, queued };
   }

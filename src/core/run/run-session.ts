@@ -117,6 +117,7 @@ async function runRecorded(
         cwd: request.cwd,
         env: request.env,
         onOutput: output.onOutput,
+        outputFlow: output.flow,
         ignoredSignals: inheritedIgnored(),
         ...(probe.stdoutIsStderr ? { mergeOutputs: true } : {}),
         ...(probe.size ? { size: probe.size } : {}),

@@ -1,7 +1,8 @@
 /**
- * posix-pty: the child runs on a pseudo-terminal of its own: Bun's Terminal, chosen over bun-pty
+ * posix-pty: the child runs on a pseudo-terminal of its own (core/pty/child-pty.ts: on Linux one
+ * derun opens and reads at its terminal's pace; elsewhere Bun's Terminal, chosen over bun-pty
  * because it hands out the raw bytes, where bun-pty decodes them as UTF-8 and loses every invalid
- * byte. The PTY is made before the child, with the user's terminal modes and typed-ahead keys in
+ * byte). The PTY is made before the child, with the user's terminal modes and typed-ahead keys in
  * it. Under a job-control shell the child runs as the job of a small session leader, so Ctrl-Z,
  * `fg` and `bg` work on it as without derun; else Bun spawns it as the PTY's session leader.
  * Importing this module has no side effects.
@@ -43,6 +44,7 @@ async function openPty(command: readonly string[], options: TransportOpenOptions
       options.onOutput("pty", bytes);
     },
     onEnd: () => endStream(),
+    ...(options.outputFlow ? { flow: options.outputFlow, flowProgress: () => drain.activity() } : {}),
   });
   let started: StartedChild;
   try {
@@ -51,7 +53,7 @@ async function openPty(command: readonly string[], options: TransportOpenOptions
     const led = user?.jobControl === true && leaderUnavailable() === undefined;
     started = led ? await startLed(pty, command, options, user?.foreground ?? true) : startSpawned(pty, command, options);
   } catch (error) {
-    pty.terminal.close();
+    pty.close();
     throw error;
   }
   pty.releaseSlave();
@@ -59,31 +61,27 @@ async function openPty(command: readonly string[], options: TransportOpenOptions
 }
 
 function runningChild(pty: ChildPty, started: StartedChild, drain: DrainWindow, streamEnd: Promise<void>): RunningChild {
-  const { terminal } = pty;
   let ended: ChildExit | undefined;
   const exited = started.exit.then(async (exit) => {
     ended = exit;
+    // A short command is over before a reader thread would start: what it wrote is read here.
+    pty.readNow();
     await drain.drain(streamEnd);
-    terminal.close();
+    pty.close();
     return exit;
   });
   return {
     pid: started.pid,
-    // Terminal.write accepts every byte and buffers what the PTY cannot take yet (flushing it on
-    // writability), so a large paste is never truncated; the return value is not a short count.
-    write: (bytes) => {
-      if (!terminal.closed) terminal.write(bytes);
-    },
-    resize: (size) => {
-      if (!terminal.closed) terminal.resize(size.cols, size.rows);
-    },
+    // Every byte is taken, queued while the PTY cannot take it yet: a large paste is never truncated.
+    write: (bytes) => pty.write(bytes),
+    resize: (size) => pty.resize(size),
     kill: (signal) => started.kill(signal),
     endInput: () => {
       const eof = pty.eofChar();
-      if (eof !== undefined && !terminal.closed) terminal.write(Uint8Array.of(eof));
+      if (eof !== undefined) pty.write(Uint8Array.of(eof));
     },
     // Closing every master fd is what hangs up the slave side (as script and sshd do).
-    hangUp: () => terminal.close(),
+    hangUp: () => pty.close(),
     job: {
       onStop: (listener, stopping) =>
         started.onStop(async (signo) => {
@@ -92,7 +90,7 @@ function runningChild(pty: ChildPty, started: StartedChild, drain: DrainWindow, 
           await pty.drained();
           listener(signalName(signo));
         }),
-      stopKey: () => (terminal.closed ? undefined : pty.stopKey()),
+      stopKey: () => (pty.closed ? undefined : pty.stopKey()),
       resume: (foreground, typedAhead) => {
         if (typedAhead) pty.typeUnechoed(typedAhead);
         started.continueIn(foreground);
