@@ -1,5 +1,5 @@
 /** A shell command as derun_list_commands and derun_wait_command answer it. */
-import { isRunning, type ShownCommand } from "../transcript/index.ts";
+import { isRunning, redactedField, type ShownCommand } from "../transcript/index.ts";
 
 /** One command as derun_list_commands lists it. */
 export interface CommandRow {
@@ -31,5 +31,5 @@ export const rowOf = (sessionId: string, r: ShownCommand, outputBytes?: number):
   output_bytes: r.output_start === null ? null : (r.output_end ?? outputBytes ?? r.output_start) - r.output_start,
   missing: r.missing,
   ...(isRunning(r) ? { running: true as const } : {}),
-  ...(r.redacted ? { redacted: r.redacted } : {}),
+  ...redactedField(r.redacted ?? 0),
 });

@@ -3,7 +3,7 @@ import { SCHEMA_VERSION } from "../core/enums.ts";
 import type { SessionInfo, Store } from "../core/store.ts";
 import { defineQuery } from "./query.ts";
 import { capped, LIST_MAX_LIMIT, positiveIntegerType, sessionIdType } from "./_args.ts";
-import { oneLine, SEP, size, when, shellCommands, readSession, readSessions, maskedFact } from "../transcript/index.ts";
+import { oneLine, SEP, size, when, shellCommands, readSession, readSessions, maskedFact, redactedField } from "../transcript/index.ts";
 import { rowOf, type CommandRow } from "./_command-row.ts";
 
 export type { CommandRow };
@@ -55,7 +55,7 @@ export default defineQuery({
     else commands = (await commandsOf(store, (await readSession(store, input.session_id)).info)).slice(0, limit);
     // Counted over the rows kept: a row left out by the limit showed nothing.
     const redacted = commands.reduce((n, c) => n + (c.redacted ?? 0), 0);
-    return { schema_version: SCHEMA_VERSION, commands, ...(redacted > 0 ? { redacted } : {}) };
+    return { schema_version: SCHEMA_VERSION, commands, ...redactedField(redacted) };
   },
   render: ({ commands, redacted }) => {
     const rows = commands.map((c) =>

@@ -2,7 +2,18 @@ import { type } from "arktype";
 import { DerunSessionState, SCHEMA_VERSION } from "../core/enums.ts";
 import { defineQuery } from "./query.ts";
 import { capped, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT, positiveIntegerType } from "./_args.ts";
-import { commandLine, oneLine, outcome, SEP, size, when, sessionSummary, readSessions, maskedFact } from "../transcript/index.ts";
+import {
+  commandLine,
+  oneLine,
+  outcome,
+  SEP,
+  size,
+  when,
+  sessionSummary,
+  readSessions,
+  maskedFact,
+  redactedField,
+} from "../transcript/index.ts";
 
 const states = Object.values(DerunSessionState);
 
@@ -34,7 +45,7 @@ export default defineQuery({
       schema_version: SCHEMA_VERSION,
       total: sessions.length,
       sessions: shown.map((s) => sessionSummary(s.info)),
-      ...(redacted > 0 ? { redacted } : {}),
+      ...redactedField(redacted),
     };
   },
   render: ({ total, sessions, redacted }) => {

@@ -19,6 +19,7 @@ import {
   type Subject,
   lineSpan,
   SEP,
+  redactedField,
   withLines,
   screenLines,
   textLines,
@@ -77,7 +78,7 @@ export default defineQuery({
     const lines = view === "screen" ? await screenLines(t, range, maxChars) : await textLines(t, range, maxChars, input.channel, signal);
     const subject = subjectOf(t);
     const redacted = (subject.redacted ?? 0) + (lines.redacted ?? 0);
-    return { schema_version: SCHEMA_VERSION, ...subject, ...lines, ...(redacted > 0 ? { redacted } : {}) };
+    return { schema_version: SCHEMA_VERSION, ...subject, ...lines, ...redactedField(redacted) };
   },
   render: (r) => {
     const view =

@@ -7,6 +7,7 @@ import { DEFAULT_LIMITS, defineQuery } from "./query.ts";
 import { capped, channelType, commandType, positiveIntegerType, sessionIdType } from "./_args.ts";
 import {
   SEP,
+  redactedField,
   searchTranscript,
   renderFound,
   type Found,
@@ -116,7 +117,7 @@ export default defineQuery({
       truncated: matchCount > shown,
       ...(stopped ? { stopped_after_ms: Math.round(performance.now() - started) } : {}),
       results,
-      ...(redacted > 0 ? { redacted } : {}),
+      ...redactedField(redacted),
     };
   },
   render: (r) => {

@@ -5,32 +5,30 @@
  */
 import type { CommandRecord } from "../core/shell/commands.ts";
 import type { SessionInfo, Store } from "../core/store.ts";
-import { redactorFor, redactorOf } from "./masking.ts";
+import { type Redactor, redactedField, redactorFor, redactorOf } from "./masking.ts";
 import { runningCommand } from "./running-command.ts";
 import { maskedOrNull } from "./subject.ts";
 
 /** A command as readers get it: `redacted`, how many secrets its line and directory had (absent: none). */
 export type ShownCommand = CommandRecord & { readonly redacted?: number };
 
+/** One record as readers get it: its line and directory masked, and how many secrets they held. */
+const shownCommand = (redactor: Redactor, r: CommandRecord): ShownCommand => {
+  const counter = { count: 0 };
+  const shown = { ...r, command_line: maskedOrNull(redactor, r.command_line, counter), cwd: maskedOrNull(redactor, r.cwd, counter) };
+  return { ...shown, ...redactedField(counter.count) };
+};
+
 /** The commands of a shell session, oldest first, then the one running now (if any), masked. */
 export async function shellCommands(store: Store, info: SessionInfo): Promise<ShownCommand[]> {
-  const id = info.meta.session_id;
-  const records = await store.commands(id);
+  const records = await store.commands(info.meta.session_id);
   const running = await runningCommand(store, info, records);
   const redactor = redactorFor(info.meta);
-  return [...records, ...(running ? [running] : [])].map((r) => {
-    const counter = { count: 0 };
-    const shown = { ...r, command_line: maskedOrNull(redactor, r.command_line, counter), cwd: maskedOrNull(redactor, r.cwd, counter) };
-    return counter.count > 0 ? { ...shown, redacted: counter.count } : shown;
-  });
+  return [...records, ...(running ? [running] : [])].map((r) => shownCommand(redactor, r));
 }
 
 /** The finished commands of a shell session, oldest first, masked as {@link shellCommands} masks them. */
 export async function readCommands(store: Store, sessionId: string): Promise<ShownCommand[]> {
   const redactor = await redactorOf(store, sessionId);
-  return (await store.commands(sessionId)).map((r) => {
-    const counter = { count: 0 };
-    const shown = { ...r, command_line: maskedOrNull(redactor, r.command_line, counter), cwd: maskedOrNull(redactor, r.cwd, counter) };
-    return counter.count > 0 ? { ...shown, redacted: counter.count } : shown;
-  });
+  return (await store.commands(sessionId)).map((r) => shownCommand(redactor, r));
 }

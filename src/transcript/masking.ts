@@ -16,6 +16,9 @@ export { configureRedaction, redactionEnabled, configPath, redactorFor, type Red
 /** Bytes looked at on either side of a raw window: a secret this close to its edge is seen whole. */
 export const CONTEXT = 4096;
 
+/** An answer's `redacted` field: how many secrets were masked, absent when there were none. */
+export const redactedField = (count: number): { readonly redacted?: number } => (count > 0 ? { redacted: count } : {});
+
 /** A line that went through {@link LineMasking}: how many secrets it had. */
 export interface MaskedLine {
   readonly redacted?: number;

@@ -5,7 +5,7 @@
 import { type DerunSessionState, type DerunOutputChannel, SCHEMA_VERSION } from "../core/enums.ts";
 import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { joined } from "./joined.ts";
-import { maskSlices, redactorOf } from "./masking.ts";
+import { maskSlices, redactedField, redactorOf } from "./masking.ts";
 import { decodeUtf8, utf8Boundary, utf8SequenceHere, utf8SequenceLength } from "./utf8.ts";
 
 /** How a read hands out its bytes: UTF-8 text, or byte-exact base64. */
@@ -50,8 +50,10 @@ export const readResult = (
 });
 
 /** The result with its count of masked secrets, when there were any. */
-export const withRedacted = <R extends object>(result: R, count: number): R & { redacted?: number } =>
-  count > 0 ? { ...result, redacted: count } : result;
+export const withRedacted = <R extends object>(result: R, count: number): R & { redacted?: number } => ({
+  ...result,
+  ...redactedField(count),
+});
 
 export interface OutputWindow {
   readonly result: ReadOutputResult;

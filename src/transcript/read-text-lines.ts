@@ -8,7 +8,7 @@ import { selectLines, type LineRange } from "../views/lines.ts";
 import { renderTranscript } from "./screen-render.ts";
 import { selectText } from "./text-select.ts";
 import type { Transcript } from "./transcript.ts";
-import { redactorFor } from "./masking.ts";
+import { redactedField, redactorFor } from "./masking.ts";
 
 export interface ReadTextLines {
   readonly view: "text" | "screen";
@@ -54,7 +54,7 @@ export async function textLines(
     start_cursor: String(start),
     end_cursor: String(end),
     lines: lines.map((l) => l.line.text),
-    ...(selection.redacted > 0 ? { redacted: selection.redacted } : {}),
+    ...redactedField(selection.redacted),
   };
 }
 
@@ -85,8 +85,6 @@ export async function screenLines(t: Transcript, range: LineRange, maxChars: num
     ...(render.alternate ? { alternate_screen: true } : {}),
     ...(render.scrollbackFull ? { scrolled_out: true } : {}),
     lines: lines.map((l) => l.line),
-    ...withCount(lines.reduce((n, l) => n + counts[l.number - 1]!, 0)),
+    ...redactedField(lines.reduce((n, l) => n + counts[l.number - 1]!, 0)),
   };
 }
-
-const withCount = (n: number) => (n > 0 ? { redacted: n } : {});

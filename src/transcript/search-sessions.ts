@@ -51,16 +51,15 @@ export async function searchAllSessions(store: Store, options: SearchSessionsOpt
   let skippedCount = 0;
   let searched = 0;
   let remaining = options.maxMatches;
+  const searchedSoFar = (notSearched: number): SessionsSearched => ({
+    sessions_total: ids.length,
+    sessions_searched: searched,
+    skipped,
+    sessions_skipped: skippedCount,
+    sessions_not_searched: notSearched,
+  });
   for (const [k, id] of ids.entries()) {
-    if (options.signal?.aborted || performance.now() > options.deadline) {
-      return {
-        sessions_total: ids.length,
-        sessions_searched: searched,
-        skipped,
-        sessions_skipped: skippedCount,
-        sessions_not_searched: ids.length - k,
-      };
-    }
+    if (options.signal?.aborted || performance.now() > options.deadline) return searchedSoFar(ids.length - k);
     let found: Found;
     try {
       // Past maxMatches the later sessions are still searched: every matching line is counted.
@@ -76,17 +75,9 @@ export async function searchAllSessions(store: Store, options: SearchSessionsOpt
     searched++;
     remaining = Math.max(0, remaining - found.matches.length);
     options.onFound(found);
-    if (found.stopped) {
-      return {
-        sessions_total: ids.length,
-        sessions_searched: searched,
-        skipped,
-        sessions_skipped: skippedCount,
-        sessions_not_searched: ids.length - k - 1,
-      };
-    }
+    if (found.stopped) return searchedSoFar(ids.length - k - 1);
   }
-  return { sessions_total: ids.length, sessions_searched: searched, skipped, sessions_skipped: skippedCount, sessions_not_searched: 0 };
+  return searchedSoFar(0);
 }
 
 /** "12 of 40 sessions searched (newest first); 2 skipped: a (removed while searching), b (...); 26 not searched: out of time". */

@@ -15,7 +15,7 @@ import { giveTurn, turnDue } from "./pace.ts";
 import { candidateBatches } from "./search-stream.ts";
 import { textBatchesAsRecorded } from "./text-stream-raw.ts";
 import type { TextStreamOptions } from "./text-stream.ts";
-import { LineMasking, maskText, redactorFor, type Redactor } from "./masking.ts";
+import { LineMasking, maskText, redactedField, redactorFor, type Redactor } from "./masking.ts";
 import { canMatchMask } from "./redact/search-mask.ts";
 import type { Transcript } from "./transcript.ts";
 
@@ -128,7 +128,7 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
     match_count: result.matchCount,
     ...(result.longLines > 0 ? { long_lines: result.longLines, line_chars: options.pattern.lineChars } : {}),
     ...(stopped ? { stopped: true as const } : {}),
-    ...(shown.count > 0 ? { redacted: shown.count } : {}),
+    ...redactedField(shown.count),
     matches,
   };
 }

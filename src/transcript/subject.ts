@@ -7,7 +7,7 @@ import type { Transcript } from "./transcript.ts";
 import { commandLine, oneLine, outcome, SEP } from "./render.ts";
 import { isRunning } from "./running-command.ts";
 import type { CommandRecord } from "../core/shell/commands.ts";
-import { maskArgv, maskText, redactorFor, type Redactor } from "./masking.ts";
+import { maskArgv, maskText, redactedField, redactorFor, type Redactor } from "./masking.ts";
 
 export interface CommandFacts {
   readonly number: number;
@@ -66,7 +66,7 @@ export const subjectOf = (t: Transcript): Subject => {
     ...(final?.error === undefined ? {} : { error: final.error }),
     session_command: argv.argv,
     ...(command ? { command } : {}),
-    ...(counter.count > 0 ? { redacted: counter.count } : {}),
+    ...redactedField(counter.count),
   };
 };
 

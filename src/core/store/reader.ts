@@ -1,0 +1,133 @@
+/**
+ * What a reader asks of the store, and what it gets back: a session's facts and derived state, its
+ * committed output by cursor, its index by column, its events and command records, and waits for
+ * more. Only bytes that complete index lines describe are served.
+ */
+import type { DerunOutputChannel, DerunSessionState } from "../enums.ts";
+import type { CommandRecord } from "../shell/commands.ts";
+import type { IndexRecord, SessionEvent, SessionFinal, SessionMeta } from "./session-files.ts";
+
+/**
+ * Where records are and which channel wrote them, by record number (what the views need of
+ * index.jsonl). Kept by column, so a session of a million small writes costs tens of MB, not an
+ * object per record.
+ */
+export interface RecordSpans {
+  /** Records held. */
+  readonly count: number;
+  offset(i: number): number;
+  /** Just past record `i`'s last byte. */
+  end(i: number): number;
+  channel(i: number): DerunOutputChannel;
+  /** The first record that ends after `offset`, or `count` when none does. */
+  firstEndingAfter(offset: number): number;
+  /** The last record of `channel` that starts before `before`, or -1. */
+  lastOf(channel: DerunOutputChannel, before: number): number;
+  /** The first record of `channel` numbered `from` (default 0) or later, or -1. */
+  firstOf(channel: DerunOutputChannel, from?: number): number;
+}
+
+/** The committed records of index.jsonl, in offset order. */
+export interface IndexRecords extends RecordSpans {
+  timestamp(i: number): string;
+  /** Record `i` as an object, made when asked. */
+  record(i: number): IndexRecord;
+}
+
+/** A session as seen by readers: persisted facts plus the derived state. */
+export interface SessionInfo {
+  readonly meta: SessionMeta;
+  /** Absent while the session runs (or if its derun died before writing it). */
+  readonly final?: SessionFinal;
+  /**
+   * `starting` (no child PID yet) or `running` while the recording derun holds `append.lock`; the
+   * final state once final.json exists; `failed` when there is no final.json and the lock is free
+   * (its derun died).
+   */
+  readonly state: DerunSessionState;
+  /** Bytes covered by complete index lines: the readable length of output.bin. */
+  readonly output_bytes: number;
+  /** `ended_at` from final.json; absent while live, and when its derun died without writing it (unknown). */
+  readonly ended_at?: string;
+  /** final.json's error, or, for a session whose derun died without final.json, that it did. */
+  readonly error?: string;
+  /**
+   * When retention GC may remove it: retention_seconds after the end (while live, after the start;
+   * after its last file change when its derun died).
+   */
+  readonly expires_at?: string;
+}
+
+/** Whether a session in `state` may still produce output: its recording derun is at work. */
+export const isLiveState = (state: DerunSessionState): boolean => state === "starting" || state === "running";
+
+/** One stretch of output returned by a read: one index record, clipped to the read window. */
+export interface OutputSlice {
+  readonly channel: DerunOutputChannel;
+  /** Byte offset of `bytes[0]` in output.bin. */
+  readonly start: number;
+  /** `start + bytes.length`. */
+  readonly end: number;
+  readonly timestamp: string;
+  readonly bytes: Uint8Array;
+}
+
+export interface ReadResult {
+  readonly slices: readonly OutputSlice[];
+  /** Where the next read starts: the end of the last slice, or the (clamped) cursor. */
+  readonly next_cursor: number;
+  /** Committed bytes at the time of the read. */
+  readonly output_bytes: number;
+  /** The session's state at the time of the read (see {@link SessionInfo.state}). */
+  readonly state: DerunSessionState;
+}
+
+/**
+ * The store's reads. Outside core only the read engine (src/transcript) calls the ones that hand
+ * out a session's bytes or facts, so every read passes the masking of secrets
+ * (test/architecture/layers.test.ts).
+ */
+export interface StoreReader {
+  /**
+   * All readable sessions, newest first. Unreadable directories are skipped, never fatal; a symlinked `sessions/` rejects (`unsafe_path`).
+   */
+  list(): Promise<SessionInfo[]>;
+  /** Rejects with DerunError `session_not_found` (also for invalid ids). */
+  get(sessionId: string): Promise<SessionInfo>;
+  /**
+   * Committed output bytes from byte `start` into the caller's `into` (at most its length); resolves
+   * to how many. For a reader that streams a whole transcript through one buffer (search): a fresh
+   * buffer per window costs more than reading it. Optional: readers fall back to {@link read}.
+   */
+  readInto?(sessionId: string, start: number, into: Uint8Array): Promise<number>;
+  /**
+   * Read committed output from byte `cursor` (clamped to the committed end), at most `maxBytes`
+   * bytes, as slices that follow index records. Never loads more than the window into memory.
+   */
+  read(sessionId: string, cursor: number, maxBytes: number): Promise<ReadResult>;
+  /**
+   * The committed index records, in offset order (they cover output.bin from 0 without gaps).
+   * Views of several channels need them to know which channel wrote where without reading the bytes.
+   * They may be shared and grow while the session runs: use the records below `output_bytes`.
+   */
+  records(sessionId: string): Promise<IndexRecords>;
+  /**
+   * Resolve when committed output extends past `cursor`, when the session is no longer live
+   * (ended, or its derun died), when `signal` aborts, or after `timeoutMs`, whichever is first.
+   * Woken by file-change notification, with a slow safety poll; many waits share one watcher per
+   * session.
+   */
+  waitForOutput(sessionId: string, cursor: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Watch for the next change that may mean something ended: a session created or removed, or a
+   * live session's final.json or commands.jsonl written; woken by file-change notification, with a
+   * slow safety poll (so `changed` may also resolve with nothing ended: look again). Resolves once
+   * the watches are in place: what the caller reads after that, it reads before any change they
+   * report. `changed` resolves at the change, after `timeoutMs`, or when `signal` aborts.
+   */
+  watchEnds(timeoutMs: number, signal?: AbortSignal): Promise<{ readonly changed: Promise<void> }>;
+  /** The session's events (resizes), in order; at most a few MB of them are read. */
+  events(sessionId: string): Promise<SessionEvent[]>;
+  /** The recorded commands of a shell session, in order (none for other sessions). */
+  commands(sessionId: string): Promise<CommandRecord[]>;
+}

@@ -1,0 +1,88 @@
+/**
+ * The shapes of a session's files under `<root>/sessions/<id>/` (docs/format.md), as the original Go
+ * derun also reads them: field names are snake_case so people and other tools can read the files
+ * directly. Fields are only ever added (marked "added field"), never changed.
+ */
+import type { DerunFinalState, DerunOutputChannel, SCHEMA_VERSION } from "../enums.ts";
+import type { SecretEnvFingerprints } from "../secrets/env-fingerprints.ts";
+
+/** meta.json: written before the transport starts, rewritten once with the child's PID. */
+export interface SessionMeta {
+  readonly schema_version: typeof SCHEMA_VERSION;
+  readonly session_id: string;
+  /** argv as given after `--`. */
+  readonly command: readonly string[];
+  readonly working_directory: string;
+  /** RFC 3339. */
+  readonly started_at: string;
+  readonly retention_seconds: number;
+  /** `posix-pty`, `windows-conpty`, `pipe`, or a third-party transport's `meta.name`. */
+  readonly transport_mode: string;
+  readonly tty_attached: boolean;
+  /** 0 until the child runs; the child's PID after. */
+  readonly pid: number;
+  /** The recording derun process, for liveness. */
+  readonly derun_pid: number;
+  /**
+   * The window size the child started with, when derun had a terminal (an added field: earlier
+   * readers ignore it). Later sizes are resize events in events.jsonl.
+   */
+  readonly cols?: number;
+  readonly rows?: number;
+  /** A shell session (`derun shell`): its commands are recorded in commands.jsonl (added field). */
+  readonly records_commands?: boolean;
+  /**
+   * The command's stdout and stderr were one stream, recorded as channel `stdout` in the order
+   * written: derun's own were (`2>&1`, or both the same terminal) (added field).
+   */
+  readonly merged_output?: boolean;
+  /**
+   * Fingerprints of the secret-named variables the command started with, never their values, so a
+   * reader can mask them (added field; docs/secrets.md). Never served to a reader.
+   */
+  readonly secret_env?: SecretEnvFingerprints;
+}
+
+/** `retention_seconds` of a run that names none, and of a session whose meta.json lacks it or is unreadable. */
+export const DEFAULT_RETENTION_SECONDS = 24 * 60 * 60;
+
+/** events.jsonl: one line per event that is not output; only resizes so far. */
+export interface SessionEvent {
+  readonly type: "resize";
+  /** Output bytes recorded before the event: it applies to the bytes from this offset on. */
+  readonly offset: number;
+  readonly cols: number;
+  readonly rows: number;
+  /** RFC 3339 with milliseconds. */
+  readonly timestamp: string;
+}
+
+/** index.jsonl: one line per committed chunk. */
+export interface IndexRecord {
+  readonly offset: number;
+  readonly length: number;
+  readonly channel: DerunOutputChannel;
+  /** RFC 3339 with milliseconds. */
+  readonly timestamp: string;
+}
+
+/** final.json: written once, atomically, when the session ends. */
+export interface SessionFinal {
+  readonly schema_version: typeof SCHEMA_VERSION;
+  readonly session_id: string;
+  readonly state: DerunFinalState;
+  readonly ended_at: string;
+  /** When `state` is `exited`. */
+  readonly exit_code?: number;
+  /** When `state` is `signaled`, e.g. `SIGTERM`. */
+  readonly signal?: string;
+  /** When `state` is `failed`, or when capture broke mid-run (the command itself may have exited). */
+  readonly error?: string;
+  /**
+   * Line feeds recorded per channel (added field): with it a reader numbers the lines of a finished
+   * session without counting them from the start.
+   */
+  readonly output_lines?: Partial<Record<DerunOutputChannel, number>>;
+  /** Shell sessions: whether the shell printed any command marks (without them, no records). */
+  readonly command_marks_seen?: boolean;
+}
