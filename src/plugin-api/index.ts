@@ -28,7 +28,7 @@ export { DrainWindow, systemClock, type DrainClock, type DrainWindowOptions } fr
 
 // Reading its output.
 export { pumpStream, type ChunkReader } from "../core/io/pump.ts";
-export { openStreamReader, type OutputStream, type StreamReader } from "../core/io/stream-reader.ts";
+export { openStreamReader, type OutputStream, type StreamReader, type StreamReaderOptions } from "../core/io/stream-reader.ts";
 export { openFifoPipe, type FifoPipe } from "../core/io/fifo-pipe.ts";
 export { openStreamPty, type StreamPty } from "../core/io/stream-pty.ts";
 

@@ -27,6 +27,17 @@ describe("posix-pty", () => {
     expect(c.text()).toEndWith("40 120\r\n");
   });
 
+  test("a paste far larger than the terminal's input queue reaches the child whole and in order", async () => {
+    // 1 MiB at once: the child's terminal takes a few KiB, the rest waits in derun's queue for the
+    // child to read on (EAGAIN on the non-blocking master), never dropped or reordered.
+    const paste = new Uint8Array(1024 * 1024).map((_, i) => 0x20 + ((i * 7919) % 95));
+    const c = await openCollecting(posixPty, ["sh", "-c", `stty raw -echo; echo ready; head -c ${paste.length} | sha256sum`], { size });
+    await c.waitFor("ready");
+    c.child.write!(paste);
+    expect(await c.child.exited).toEqual({ kind: "exited", code: 0 });
+    expect(c.text()).toContain(new Bun.CryptoHasher("sha256").update(paste).digest("hex"));
+  });
+
   test("supports() every platform but Windows", () => {
     const probe = { stdinIsTty: false, stdoutIsTty: false, stderrIsTty: false } as const;
     expect(posixPty.supports({ ...probe, platform: "linux" })).toBe(true);

@@ -202,7 +202,8 @@ export class RingConsumer extends RingEnd {
     while (length > 0 && records < queued) {
       const slot = (this.record + records) % slots;
       const next = this.records[slot * 2 + 1]!;
-      if (this.records[slot * 2] !== tag || next === 0 || length + next > maxBytes || this.position + length + next > this.data.length) break;
+      if (this.records[slot * 2] !== tag || next === 0 || length + next > maxBytes || this.position + length + next > this.data.length)
+        break;
       length += next;
       records += 1;
     }

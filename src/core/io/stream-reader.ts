@@ -115,6 +115,9 @@ class RingStreamReader implements StreamReader {
     this.#flowProgress = options.flowProgress;
     this.#streams = streams;
     this.#ring = new RingConsumer(init);
+    // From the first read: a thread that started with the whole ring could read a megabyte ahead
+    // of a slow terminal before the first delivery.
+    if (this.#flow) this.#ring.cap(this.#flow.readAhead());
     this.#ends = streams.map(() => Promise.withResolvers<void>());
     this.#ended = streams.map(() => false);
     this.#stopped = streams.map(() => false);

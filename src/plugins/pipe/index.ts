@@ -28,6 +28,7 @@ import {
   type ChildExit,
   type DerunOutputChannel,
   type RunningChild,
+  type StreamReaderOptions,
   type TransportOpenOptions,
   type WindowSize,
 } from "../../plugin-api/index.ts";
@@ -87,10 +88,13 @@ interface Output {
  */
 export function openPipe(command: readonly string[], options: TransportOpenOptions, drain = new DrainWindow()): RunningChild {
   const { proc, ends } = spawnOnOwnEnds(command, options);
-  const outputs = outputsOf(ends, proc, (channel, bytes) => {
+  const deliver = (channel: DerunOutputChannel, bytes: Uint8Array) => {
     drain.activity();
     options.onOutput(channel, bytes);
-  });
+  };
+  // Read no faster than derun's terminal takes the output: a slow one holds the child in the kernel.
+  const flow = options.outputFlow ? { flow: options.outputFlow, flowProgress: () => drain.activity() } : {};
+  const outputs = outputsOf(ends, proc, deliver, flow);
   const exited = proc.exited.then(() => drainAfterExit(proc, ends, outputs, drain));
   return {
     pid: proc.pid,
@@ -214,13 +218,21 @@ function tryOpen<T>(open: () => T): T | undefined {
  * keeps their order across streams and allocates nothing per chunk, and falls back to Bun's
  * reader by itself); a stream Bun made, by Bun's reader.
  */
-function outputsOf(ends: StreamEnds, proc: PipeChild, deliver: (channel: DerunOutputChannel, bytes: Uint8Array) => void): Outputs {
+function outputsOf(
+  ends: StreamEnds,
+  proc: PipeChild,
+  deliver: (channel: DerunOutputChannel, bytes: Uint8Array) => void,
+  readerOptions: StreamReaderOptions,
+): Outputs {
   const own = CHANNELS.filter((channel) => ends[channel] !== undefined);
   // Merged, nothing writes to a stderr of its own: it is over before it began.
   const none: Output = { ended: Promise.resolve(), stop: async () => {} };
   const reader =
     own.length > 0
-      ? openStreamReader(own.map((channel) => ({ fd: ends[channel]!.ourEnd, deliver: (bytes: Uint8Array) => deliver(channel, bytes) })))
+      ? openStreamReader(
+          own.map((channel) => ({ fd: ends[channel]!.ourEnd, deliver: (bytes: Uint8Array) => deliver(channel, bytes) })),
+          readerOptions,
+        )
       : undefined;
   const outputOf = (channel: Channel): Output => {
     if (channel === "stderr" && ends.merged) return none;
