@@ -2,7 +2,7 @@
  * Waiting until some of a few fds are readable, reporting them in the order they became so where
  * the OS can tell: epoll on Linux (its ready list is first come, first served; the same order Bun's
  * own event loop reads in), poll elsewhere (array order). Through core/libc.ts, none of these variadic.
- * Used by the pipe transport's reader thread (./stream-reader.worker.ts).
+ * Used by the reader thread of the child's output (./stream-reader.worker.ts).
  */
 import { ptr } from "bun:ffi";
 import { libcEpoll } from "../libc.ts";

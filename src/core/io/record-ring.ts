@@ -3,7 +3,7 @@
  * one producer, one consumer. Fixed in size, so moving any amount of output allocates nothing per
  * chunk; one ring for all streams, so the order of records is the order across streams too. Used by
  * the writer of derun's own stdout/stderr (core/run/output-writer.ts: the thread consumes) and the
- * reader of the child's streams in pipe mode (./stream-reader.ts: the thread produces; a record of
+ * reader of the child's streams (./stream-reader.ts: the thread produces; a record of
  * length 0 ends its tag's stream).
  *
  * A record never crosses the end of the ring, so the consumer gets each as one view. Each side bumps
