@@ -1,8 +1,8 @@
 /**
  * Reading the child's output streams (derun's ends: pipes, stream PTYs, or the master of the
- * child's PTY) on one thread, into a fixed shared ring (./record-ring.ts). Bun's fd streams hand every chunk over in a fresh buffer, and
- * memory grew with the volume read; here the bytes go from the kernel into the ring and are
- * delivered as views of it. One thread and one ring for both streams keep their order as Bun's
+ * child's PTY) on one thread, into a fixed shared ring (./record-ring.ts). Bun's fd streams hand
+ * every chunk over in a fresh buffer, and memory grew with the volume read; here the bytes go from
+ * the kernel into the ring and are delivered as views of it. One thread and one ring for both streams keep their order as Bun's
  * single event loop did (`printf hello; printf -world >&2` records `hello-world`), and a full ring
  * stops the reading, so the child still feels back-pressure.
  *
