@@ -2,9 +2,9 @@
  * Reading the child's output streams (derun's ends: pipes, stream PTYs, or the master of the
  * child's PTY) on one thread, into a fixed shared ring (./record-ring.ts). Bun's fd streams hand
  * every chunk over in a fresh buffer, and memory grew with the volume read; here the bytes go from
- * the kernel into the ring and are delivered as views of it. One thread and one ring for both streams keep their order as Bun's
- * single event loop did (`printf hello; printf -world >&2` records `hello-world`), and a full ring
- * stops the reading, so the child still feels back-pressure.
+ * the kernel into the ring and are delivered as views of it. One thread and one ring for both
+ * streams keep their order as Bun's single event loop did (`printf hello; printf -world >&2`
+ * records `hello-world`), and a full ring stops the reading, so the child still feels back-pressure.
  *
  * The thread costs a JavaScript VM of its own, so it starts {@link THREAD_DELAY_MS} late: most
  * commands an agent runs are over by then, and `readNow` (the child exited) reads what the streams
