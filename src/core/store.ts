@@ -247,6 +247,14 @@ export interface RemoveOutcome {
   readonly error?: string;
 }
 
+/** See {@link Store.openOutput}. Dispose of it (or close it) when done: it holds the file open. */
+export interface OutputReader extends Disposable {
+  /** Bytes committed when it was opened: reads end there (a live session's later bytes wait for the next reader). */
+  readonly committed: number;
+  /** Output bytes from byte `start` into `into` (at most its length, not past `committed`); how many. */
+  readInto(start: number, into: Uint8Array): number;
+}
+
 export interface Store {
   /** Absolute state root. */
   readonly root: string;
@@ -263,11 +271,12 @@ export interface Store {
   /** Rejects with DerunError `session_not_found` (also for invalid ids). */
   get(sessionId: string): Promise<SessionInfo>;
   /**
-   * Committed output bytes from byte `start` into the caller's `into` (at most its length); resolves
-   * to how many. For a reader that streams a whole transcript through one buffer (search): a fresh
-   * buffer per window costs more than reading it. Optional: readers fall back to {@link read}.
+   * The session's committed output opened once, for a reader that streams it whole through one
+   * buffer of its own (search): a fresh buffer per window cost more than reading it, and finding and
+   * checking the session's files again for each window cost as much again. Rejects as {@link get}.
+   * Optional: readers fall back to {@link read}.
    */
-  readInto?(sessionId: string, start: number, into: Uint8Array): Promise<number>;
+  openOutput?(sessionId: string): Promise<OutputReader>;
   /**
    * Read committed output from byte `cursor` (clamped to the committed end), at most `maxBytes`
    * bytes, as slices that follow index records. Never loads more than the window into memory.

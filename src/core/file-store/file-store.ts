@@ -8,6 +8,7 @@ import {
   isLiveState,
   type CreateSessionOptions,
   type IndexRecords,
+  type OutputReader,
   type OutputSlice,
   type ReadResult,
   type RemoveOutcome,
@@ -104,14 +105,29 @@ export class FileStore implements Store {
     return { slices, next_cursor: end, output_bytes: index.committed, state: info.state };
   }
 
-  async readInto(sessionId: string, start: number, into: Uint8Array): Promise<number> {
-    if (!Number.isSafeInteger(start) || start < 0)
-      throw new DerunError("invalid_argument", `cursor must be a non-negative integer, got ${start}`);
+  async openOutput(sessionId: string): Promise<OutputReader> {
+    // The files are found and checked once: the descriptor stays on the file that was checked.
     const { index, facts } = this.info(sessionId);
-    const end = Math.min(index.committed, start + into.length);
-    if (end <= start) return 0;
-    fillFrom(resolveArtifact(facts.dir, "output.bin"), start, into.subarray(0, end - start), sessionId);
-    return end - start;
+    const committed = index.committed;
+    const fd = openOutputFile(resolveArtifact(facts.dir, "output.bin"), sessionId);
+    let open = true;
+    const close = () => {
+      if (open) fs.closeSync(fd);
+      open = false;
+    };
+    return {
+      committed,
+      readInto(start: number, into: Uint8Array): number {
+        if (!Number.isSafeInteger(start) || start < 0)
+          throw new DerunError("invalid_argument", `cursor must be a non-negative integer, got ${start}`);
+        if (!open) throw new DerunError("invalid_argument", `the output of session ${sessionId} was closed`);
+        const end = Math.min(committed, start + into.length);
+        if (end <= start) return 0;
+        fillFromFd(fd, start, into.subarray(0, end - start), sessionId);
+        return end - start;
+      },
+      [Symbol.dispose]: close,
+    };
   }
 
   async records(sessionId: string): Promise<IndexRecords> {
@@ -208,21 +224,31 @@ function readWindow(outputPath: string, start: number, end: number, sessionId: s
 
 /** `buffer` filled with output.bin's bytes from `start`. */
 function fillFrom(outputPath: string, start: number, buffer: Uint8Array, sessionId: string): void {
-  let fd: number | undefined;
+  const fd = openOutputFile(outputPath, sessionId);
   try {
-    fd = openRegular(outputPath, fs.constants.O_RDONLY);
-    let got = 0;
-    while (got < buffer.length) {
-      const n = fs.readSync(fd, buffer, got, buffer.length - got, start + got);
-      if (n === 0) throw new DerunError("corrupt_session", `corrupt session ${sessionId}: output.bin is shorter than its index`);
-      got += n;
-    }
+    fillFromFd(fd, start, buffer, sessionId);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** output.bin opened for reading (`corrupt_session` when it is missing). */
+function openOutputFile(outputPath: string, sessionId: string): number {
+  try {
+    return openRegular(outputPath, fs.constants.O_RDONLY);
   } catch (e) {
     if (!isDerunError(e) && (e as NodeJS.ErrnoException).code === "ENOENT") {
       throw new DerunError("corrupt_session", `corrupt session ${sessionId}: output.bin is missing`);
     }
     throw e;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+function fillFromFd(fd: number, start: number, buffer: Uint8Array, sessionId: string): void {
+  let got = 0;
+  while (got < buffer.length) {
+    const n = fs.readSync(fd, buffer, got, buffer.length - got, start + got);
+    if (n === 0) throw new DerunError("corrupt_session", `corrupt session ${sessionId}: output.bin is shorter than its index`);
+    got += n;
   }
 }
