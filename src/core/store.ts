@@ -268,6 +268,11 @@ export interface Store {
    * All readable sessions, newest first. Unreadable directories are skipped, never fatal; a symlinked `sessions/` rejects (`unsafe_path`).
    */
   list(): Promise<SessionInfo[]>;
+  /**
+   * The ids of the sessions there are, in no order, without reading any of their files: what a
+   * watcher looks at to see sessions appear or go (list() reads every session's facts).
+   */
+  ids(): Promise<string[]>;
   /** Rejects with DerunError `session_not_found` (also for invalid ids). */
   get(sessionId: string): Promise<SessionInfo>;
   /**
@@ -301,8 +306,10 @@ export interface Store {
    * slow safety poll (so `changed` may also resolve with nothing ended: look again). Resolves once
    * the watches are in place: what the caller reads after that, it reads before any change they
    * report. `changed` resolves at the change, after `timeoutMs`, or when `signal` aborts.
+   * `live`: the live sessions to watch, when the caller knows them (else every session's facts are
+   * read to find them).
    */
-  watchEnds(timeoutMs: number, signal?: AbortSignal): Promise<{ readonly changed: Promise<void> }>;
+  watchEnds(timeoutMs: number, signal?: AbortSignal, live?: readonly string[]): Promise<{ readonly changed: Promise<void> }>;
   /** The session's events (resizes), in order; at most a few MB of them are read. */
   events(sessionId: string): Promise<SessionEvent[]>;
   /** The recorded commands of a shell session, in order (none for other sessions). */

@@ -7,7 +7,7 @@
  */
 import type { Store } from "../core/store.ts";
 import { isLiveState } from "../core/store.ts";
-import { findFailure, readSession, readSessions } from "../transcript/index.ts";
+import { findFailure, sessionIds, sessionProgress } from "../transcript/index.ts";
 import { parseResourceUri, type ResourceTarget } from "./resources.ts";
 
 const MIN_INTERVAL_MS = 250;
@@ -33,10 +33,11 @@ async function fingerprint(store: Store, target: ResourceTarget): Promise<{ key:
       const t = await findFailure(store, {});
       return { key: `${t.sessionId}#${t.command?.number ?? ""}` };
     }
-    const info = target.kind === "last" ? (await readSessions(store))[0]?.info : (await readSession(store, target.sessionId)).info;
-    if (!info) return { key: "none" };
-    const key = `${info.meta.session_id}:${info.state}:${info.output_bytes}`;
-    return isLiveState(info.state) ? { key, live: { id: info.meta.session_id, bytes: info.output_bytes } } : { key };
+    // Compared, never shown: nothing in it is masked (id, state and size hold no secret).
+    const now = await sessionProgress(store, target.kind === "last" ? "last" : target.sessionId);
+    if (!now) return { key: "none" };
+    const key = `${now.session_id}:${now.state}:${now.output_bytes}`;
+    return isLiveState(now.state) ? { key, live: { id: now.session_id, bytes: now.output_bytes } } : { key };
   } catch {
     return { key: "none" }; // no such session (yet), or none failed: a change will say
   }
@@ -105,7 +106,8 @@ export class Subscriptions {
   }
 
   async #followList(signal: AbortSignal): Promise<void> {
-    const ids = async () => (await readSessions(this.store)).map((s) => s.info.meta.session_id).join(" ");
+    // The ids alone, nothing masked: the list changes when they do.
+    const ids = async () => (await sessionIds(this.store)).join(" ");
     let seen = await ids();
     while (!signal.aborted) {
       const round = new AbortController();

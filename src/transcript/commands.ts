@@ -5,7 +5,7 @@
  */
 import type { CommandRecord } from "../core/shell/commands.ts";
 import type { SessionInfo, Store } from "../core/store.ts";
-import { redactorFor, redactorOf } from "./masking.ts";
+import { redactorFor, redactorOf, type Redactor } from "./masking.ts";
 import { runningCommand } from "./running-command.ts";
 import { maskedOrNull } from "./subject.ts";
 
@@ -28,9 +28,12 @@ export async function shellCommands(store: Store, info: SessionInfo): Promise<Sh
 /** The finished commands of a shell session, oldest first, masked as {@link shellCommands} masks them. */
 export async function readCommands(store: Store, sessionId: string): Promise<ShownCommand[]> {
   const redactor = await redactorOf(store, sessionId);
-  return (await store.commands(sessionId)).map((r) => {
-    const counter = { count: 0 };
-    const shown = { ...r, command_line: maskedOrNull(redactor, r.command_line, counter), cwd: maskedOrNull(redactor, r.cwd, counter) };
-    return counter.count > 0 ? { ...shown, redacted: counter.count } : shown;
-  });
+  return (await store.commands(sessionId)).map((r) => shownCommand(redactor, r));
+}
+
+/** One command record as readers get it: its line and directory masked. */
+export function shownCommand(redactor: Redactor, r: CommandRecord): ShownCommand {
+  const counter = { count: 0 };
+  const shown = { ...r, command_line: maskedOrNull(redactor, r.command_line, counter), cwd: maskedOrNull(redactor, r.cwd, counter) };
+  return counter.count > 0 ? { ...shown, redacted: counter.count } : shown;
 }

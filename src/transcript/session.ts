@@ -21,7 +21,8 @@ export interface ReadSession {
   readonly redacted: number;
 }
 
-function shown(info: SessionInfo): ReadSession {
+/** A session's facts as readers get them (see {@link ReadSession}). */
+export function shownSession(info: SessionInfo): ReadSession {
   const redactor = redactorFor(info.meta);
   const meta = info.meta;
   const argv = maskArgv(redactor, meta.command);
@@ -31,12 +32,33 @@ function shown(info: SessionInfo): ReadSession {
 
 /** The session a reference (`id`, `last`, `last~N`) names; `session_not_found` when there is none. */
 export async function readSession(store: Store, ref: string): Promise<ReadSession> {
-  return shown(await store.get(await resolveSessionId(store, ref)));
+  return shownSession(await store.get(await resolveSessionId(store, ref)));
 }
 
 /** Every session, newest first. */
 export async function readSessions(store: Store): Promise<ReadSession[]> {
-  return (await store.list()).map(shown);
+  return (await store.list()).map(shownSession);
+}
+
+/**
+ * Where a session is, in the facts that hold no secret (id, state, bytes recorded): what a watcher
+ * compares to tell that it changed, without masking anything. `last`: the newest session (every
+ * session's facts are read, none masked); undefined when there is no such session.
+ */
+export async function sessionProgress(
+  store: Store,
+  ref: string,
+): Promise<{ readonly session_id: string; readonly state: SessionInfo["state"]; readonly output_bytes: number } | undefined> {
+  const info = ref === "last" ? (await store.list())[0] : await store.get(await resolveSessionId(store, ref));
+  return info && { session_id: info.meta.session_id, state: info.state, output_bytes: info.output_bytes };
+}
+
+/**
+ * The ids of the sessions readers see, newest first: what changes when one appears or goes (a
+ * directory is seen once its meta.json is there, as in every listing), nothing masked.
+ */
+export async function sessionIds(store: Store): Promise<string[]> {
+  return (await store.list()).map((info) => info.meta.session_id);
 }
 
 /** One row of derun_list_sessions. */

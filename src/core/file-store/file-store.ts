@@ -53,18 +53,8 @@ export class FileStore implements Store {
   }
 
   async list(): Promise<SessionInfo[]> {
-    let names: string[];
-    // A symlinked sessions/ is not followed: refused (unsafe_path) as every reader refuses it.
-    const dir = stateDir(this.root, "sessions");
-    try {
-      names = dir.exists ? fs.readdirSync(dir.path) : [];
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
-      throw e;
-    }
     const sessions: SessionInfo[] = [];
-    for (const name of names) {
-      if (!isValidSessionId(name)) continue;
+    for (const name of await this.ids()) {
       try {
         const facts = readSessionFacts(this.root, name);
         const output = this.indexes.committed(name, resolveArtifact(facts.dir, "index.jsonl"));
@@ -74,6 +64,19 @@ export class FileStore implements Store {
       }
     }
     return sessions.sort((a, b) => compareDesc(a.meta.started_at, b.meta.started_at) || compareDesc(a.meta.session_id, b.meta.session_id));
+  }
+
+  async ids(): Promise<string[]> {
+    let names: string[];
+    // A symlinked sessions/ is not followed: refused (unsafe_path) as every reader refuses it.
+    const dir = stateDir(this.root, "sessions");
+    try {
+      names = dir.exists ? fs.readdirSync(dir.path) : [];
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw e;
+    }
+    return names.filter(isValidSessionId);
   }
 
   async get(sessionId: string): Promise<SessionInfo> {
@@ -145,14 +148,14 @@ export class FileStore implements Store {
     await this.waiter.wait(facts.dir, cursor, progress, timeoutMs, signal);
   }
 
-  async watchEnds(timeoutMs: number, signal?: AbortSignal): Promise<{ readonly changed: Promise<void> }> {
+  async watchEnds(timeoutMs: number, signal?: AbortSignal, live?: readonly string[]): Promise<{ readonly changed: Promise<void> }> {
     const liveDirs: string[] = [];
-    for (const info of await this.list()) {
-      if (!isLiveState(info.state)) continue;
+    for (const id of live ?? (await this.ids())) {
       try {
-        liveDirs.push(readSessionFacts(this.root, info.meta.session_id).dir);
+        const facts = readSessionFacts(this.root, id);
+        if (isLiveState(facts.state)) liveDirs.push(facts.dir);
       } catch {
-        // removed meanwhile: sessions/ is watched
+        // unreadable, or removed meanwhile: sessions/ is watched
       }
     }
     return { changed: waitForChange({ root: this.root, liveDirs, timeoutMs, signal }) };
