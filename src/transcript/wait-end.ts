@@ -119,22 +119,22 @@ class EndWatch {
 /** The next end that `wanted` accepts, or undefined after `timeoutMs` (or when `signal` aborts). */
 export async function waitForEnd(store: Store, wanted: EndWanted, timeoutMs: number, signal: AbortSignal): Promise<Ended | undefined> {
   const started = performance.now();
-  // Armed before the first look (every session's facts are read to find the live ones, once).
-  let watch = await store.watchEnds(timeoutMs, signal);
   const ends = await EndWatch.start(store, wanted);
   for (;;) {
-    await watch.changed;
-    // Looked at first (the answer is due now), then again once the next watch is armed: an end
-    // between the two looks is seen by the second.
-    const found = await ends.look();
-    const remaining = timeoutMs - (performance.now() - started);
-    if (found || remaining <= 0 || signal.aborted) return found;
+    // Armed, then looked: an end since the start (or since the last look) is seen by this look, a
+    // later one wakes the watch. Once the watch is on a session's directory, the start is behind.
+    const remaining = Math.max(0, timeoutMs - (performance.now() - started));
     const stop = new AbortController();
-    watch = await store.watchEnds(remaining, AbortSignal.any([signal, stop.signal]), ends.live);
-    const meanwhile = await ends.look();
-    if (meanwhile) {
+    const watch = await store.watchEnds(remaining, AbortSignal.any([signal, stop.signal]), ends.live);
+    try {
+      const found = await ends.look();
+      if (found || remaining <= 0 || signal.aborted) return found;
+      await watch.changed;
+      // Looked at at once (the answer is due now); if nothing, the next round arms and looks again.
+      const woken = await ends.look();
+      if (woken) return woken;
+    } finally {
       stop.abort(); // its watches close
-      return meanwhile;
     }
   }
 }
