@@ -72,7 +72,10 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   }
   if (positionals.length > 0)
     throw usageError(`derun ls takes a session only with --commands (got ${shown(positionals[0]!)}); derun show <id> shows one session`);
-  const answer = await (await openReader(values["state-root"], { redact: !values["no-redact"] })).ask(listSessions, { state: values.state, limit });
+  const answer = await (await openReader(values["state-root"], { redact: !values["no-redact"] })).ask(listSessions, {
+    state: values.state,
+    limit,
+  });
   if (values.json) {
     ui.log(JSON.stringify(answer));
   } else if (values.ids) {
