@@ -4,7 +4,9 @@
  * bytes without building their view (views/literal-scan.ts says why no match is lost). Numbered as
  * textBatches numbers them: a count takes the place of that many lines.
  */
+import type { OutputReader } from "../core/store.ts";
 import { planPiece } from "../views/literal-scan.ts";
+import { returnScanBuffer, scanBuffer } from "../views/_simd-scan.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { chunksOf, type ChannelChunk } from "../views/window.ts";
 import { giveTurn } from "./pace.ts";
@@ -77,7 +79,16 @@ async function* windowsThroughOneBuffer(t: Transcript, options: TextStreamOption
     return;
   }
   using output = await store.openOutput(t.sessionId);
-  const buffer = new Uint8Array(Math.max(1, Math.min(t.block, t.hi - t.lo)));
+  // In the SIMD scanner's memory when it is free (views/_simd-scan.ts).
+  const buffer = scanBuffer(Math.max(1, Math.min(t.block, t.hi - t.lo)));
+  try {
+    yield* readAll(t, options, output, buffer);
+  } finally {
+    returnScanBuffer(buffer);
+  }
+}
+
+async function* readAll(t: Transcript, options: TextStreamOptions, output: OutputReader, buffer: Uint8Array): AsyncGenerator<ByteWindow> {
   for (let at = t.lo; at < t.hi; ) {
     if (options.signal?.aborted) return;
     if (options.channel !== undefined) {
