@@ -55,7 +55,10 @@ const ANY_TRUE = SIMD(0x53);
 const BITMASK = SIMD(0x64);
 const SUB = SIMD(0x71);
 
-/** scan(p, to): from p, whole 16-byte blocks before `to` with no suspect byte; their LFs added to the global; the first block not passed. */
+/**
+ * scan(p, to): from p, the whole 16-byte blocks before `to` with no suspect byte, their LFs added
+ * to the global `lfs`; returns where the first block not passed starts.
+ */
 const BODY = [
   ...[1, 3, 0x7b], // locals 2-4: v, n, lf (v128)
   ...[0x02, 0x40, 0x03, 0x40], // block $done, loop $next
@@ -87,7 +90,7 @@ const MODULE = new Uint8Array([
   ...section(3, [1, 0]),
   ...section(6, [1, 0x7f, 0x01, 0x41, 0, 0x0b]), // global mut i32 = 0
   ...section(7, [2, ...name("scan"), 0x00, 0, ...name("lfs"), 0x03, 0]),
-  ...section(10, [1, ...u32(BODY.length + 0), ...BODY]),
+  ...section(10, [1, ...u32(BODY.length), ...BODY]),
 ]);
 
 interface Scanner {
