@@ -88,8 +88,11 @@ export class Subscriptions {
       const roundSignal = AbortSignal.any([signal, round.signal]);
       let notified = false;
       try {
-        // Armed before looking again, so a change in between is not missed.
-        const ends = await this.store.watchEnds(WAIT_MS, roundSignal);
+        // Armed before looking again, so a change in between is not missed. The one live session the
+        // resource shows is watched (a new session shows in sessions/, watched always); the last
+        // failure may come from any live session.
+        const live = target.kind === "last-failure" ? undefined : seen.live ? [seen.live.id] : [];
+        const ends = await this.store.watchEnds(WAIT_MS, roundSignal, live);
         const output = seen.live ? this.store.waitForOutput(seen.live.id, seen.live.bytes, WAIT_MS, roundSignal) : undefined;
         const now = await fingerprint(this.store, target);
         if (now.key === seen.key) await Promise.race([ends.changed, ...(output ? [output] : [])]);
@@ -113,7 +116,8 @@ export class Subscriptions {
       const round = new AbortController();
       let notified = false;
       try {
-        const ends = await this.store.watchEnds(WAIT_MS, AbortSignal.any([signal, round.signal]));
+        // Sessions appear and go in sessions/ (always watched): no live session's files are.
+        const ends = await this.store.watchEnds(WAIT_MS, AbortSignal.any([signal, round.signal]), []);
         const now = await ids();
         if (now === seen) await ends.changed;
         else {
