@@ -7,7 +7,7 @@
  */
 import type { Store } from "../core/store.ts";
 import { isLiveState } from "../core/store.ts";
-import { findFailure, sessionIds, sessionProgress } from "../transcript/index.ts";
+import { findFailure, NewestSession, sessionIds, sessionProgress } from "../transcript/index.ts";
 import { parseResourceUri, type ResourceTarget } from "./resources.ts";
 
 const MIN_INTERVAL_MS = 250;
@@ -27,14 +27,18 @@ const pause = (ms: number, signal: AbortSignal) =>
   });
 
 /** What the resource shows, in a word: when it changes, the resource has. */
-async function fingerprint(store: Store, target: ResourceTarget): Promise<{ key: string; live?: { id: string; bytes: number } }> {
+async function fingerprint(
+  store: Store,
+  target: ResourceTarget,
+  newest: NewestSession,
+): Promise<{ key: string; live?: { id: string; bytes: number } }> {
   try {
     if (target.kind === "last-failure") {
       const t = await findFailure(store, {});
       return { key: `${t.sessionId}#${t.command?.number ?? ""}` };
     }
     // Compared, never shown: nothing in it is masked (id, state and size hold no secret).
-    const now = await sessionProgress(store, target.kind === "last" ? "last" : target.sessionId);
+    const now = target.kind === "last" ? await newest.progress() : await sessionProgress(store, target.sessionId);
     if (!now) return { key: "none" };
     const key = `${now.session_id}:${now.state}:${now.output_bytes}`;
     return isLiveState(now.state) ? { key, live: { id: now.session_id, bytes: now.output_bytes } } : { key };
@@ -81,7 +85,8 @@ export class Subscriptions {
   }
 
   async #follow(uri: string, target: ResourceTarget, signal: AbortSignal): Promise<void> {
-    let seen = await fingerprint(this.store, target);
+    const newest = new NewestSession(this.store);
+    let seen = await fingerprint(this.store, target, newest);
     while (!signal.aborted) {
       // Each round's watches end with it.
       const round = new AbortController();
@@ -94,7 +99,7 @@ export class Subscriptions {
         const live = target.kind === "last-failure" ? undefined : seen.live ? [seen.live.id] : [];
         const ends = await this.store.watchEnds(WAIT_MS, roundSignal, live);
         const output = seen.live ? this.store.waitForOutput(seen.live.id, seen.live.bytes, WAIT_MS, roundSignal) : undefined;
-        const now = await fingerprint(this.store, target);
+        const now = await fingerprint(this.store, target, newest);
         if (now.key === seen.key) await Promise.race([ends.changed, ...(output ? [output] : [])]);
         else {
           seen = now;
