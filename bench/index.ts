@@ -27,6 +27,7 @@ import { startup } from "./startup.ts";
 import { tailWake } from "./tail-wake.ts";
 import { views } from "./views.ts";
 import { waitUntilWake } from "./wait-until.ts";
+import { waitCommandWake } from "./wait-command.ts";
 
 const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure | Figure[]>> = {
   "pty-throughput": ptyThroughput,
@@ -37,6 +38,7 @@ const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure | Figure[]>>
   "slow-terminal": slowTerminal,
   "tail-wake": tailWake,
   "wait-until": waitUntilWake,
+  "wait-command": waitCommandWake,
   "mcp-read": mcpRead,
   memory,
   views,

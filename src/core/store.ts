@@ -13,6 +13,7 @@ export type { CleanupReason, RemoveOutcome, RemoveReason, SweepOptions, SweepOut
 export {
   type IndexRecords,
   isLiveState,
+  type OutputReader,
   type OutputSlice,
   type ReadResult,
   type RecordSpans,

@@ -7,7 +7,7 @@
  */
 import type { Store } from "../core/store.ts";
 import { isLiveState } from "../core/store.ts";
-import { findFailure, readSession, readSessions } from "../transcript/index.ts";
+import { findFailure, NewestSession, sessionIds, sessionProgress } from "../transcript/index.ts";
 import { parseResourceUri, type ResourceTarget } from "./resources.ts";
 
 const MIN_INTERVAL_MS = 250;
@@ -27,16 +27,21 @@ const pause = (ms: number, signal: AbortSignal) =>
   });
 
 /** What the resource shows, in a word: when it changes, the resource has. */
-async function fingerprint(store: Store, target: ResourceTarget): Promise<{ key: string; live?: { id: string; bytes: number } }> {
+async function fingerprint(
+  store: Store,
+  target: ResourceTarget,
+  newest: NewestSession,
+): Promise<{ key: string; live?: { id: string; bytes: number } }> {
   try {
     if (target.kind === "last-failure") {
       const t = await findFailure(store, {});
       return { key: `${t.sessionId}#${t.command?.number ?? ""}` };
     }
-    const info = target.kind === "last" ? (await readSessions(store))[0]?.info : (await readSession(store, target.sessionId)).info;
-    if (!info) return { key: "none" };
-    const key = `${info.meta.session_id}:${info.state}:${info.output_bytes}`;
-    return isLiveState(info.state) ? { key, live: { id: info.meta.session_id, bytes: info.output_bytes } } : { key };
+    // Compared, never shown: nothing in it is masked (id, state and size hold no secret).
+    const now = target.kind === "last" ? await newest.progress() : await sessionProgress(store, target.sessionId);
+    if (!now) return { key: "none" };
+    const key = `${now.session_id}:${now.state}:${now.output_bytes}`;
+    return isLiveState(now.state) ? { key, live: { id: now.session_id, bytes: now.output_bytes } } : { key };
   } catch {
     return { key: "none" }; // no such session (yet), or none failed: a change will say
   }
@@ -80,17 +85,21 @@ export class Subscriptions {
   }
 
   async #follow(uri: string, target: ResourceTarget, signal: AbortSignal): Promise<void> {
-    let seen = await fingerprint(this.store, target);
+    const newest = new NewestSession(this.store);
+    let seen = await fingerprint(this.store, target, newest);
     while (!signal.aborted) {
       // Each round's watches end with it.
       const round = new AbortController();
       const roundSignal = AbortSignal.any([signal, round.signal]);
       let notified = false;
       try {
-        // Armed before looking again, so a change in between is not missed.
-        const ends = await this.store.watchEnds(WAIT_MS, roundSignal);
+        // Armed before looking again, so a change in between is not missed. The one live session the
+        // resource shows is watched (a new session shows in sessions/, watched always); the last
+        // failure may come from any live session.
+        const live = target.kind === "last-failure" ? undefined : seen.live ? [seen.live.id] : [];
+        const ends = await this.store.watchEnds(WAIT_MS, roundSignal, live);
         const output = seen.live ? this.store.waitForOutput(seen.live.id, seen.live.bytes, WAIT_MS, roundSignal) : undefined;
-        const now = await fingerprint(this.store, target);
+        const now = await fingerprint(this.store, target, newest);
         if (now.key === seen.key) await Promise.race([ends.changed, ...(output ? [output] : [])]);
         else {
           seen = now;
@@ -105,13 +114,15 @@ export class Subscriptions {
   }
 
   async #followList(signal: AbortSignal): Promise<void> {
-    const ids = async () => (await readSessions(this.store)).map((s) => s.info.meta.session_id).join(" ");
+    // The ids alone, nothing masked: the list changes when they do.
+    const ids = async () => (await sessionIds(this.store)).join(" ");
     let seen = await ids();
     while (!signal.aborted) {
       const round = new AbortController();
       let notified = false;
       try {
-        const ends = await this.store.watchEnds(WAIT_MS, AbortSignal.any([signal, round.signal]));
+        // Sessions appear and go in sessions/ (always watched): no live session's files are.
+        const ends = await this.store.watchEnds(WAIT_MS, AbortSignal.any([signal, round.signal]), []);
         const now = await ids();
         if (now === seen) await ends.changed;
         else {

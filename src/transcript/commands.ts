@@ -13,7 +13,7 @@ import { maskedOrNull } from "./subject.ts";
 export type ShownCommand = CommandRecord & { readonly redacted?: number };
 
 /** One record as readers get it: its line and directory masked, and how many secrets they held. */
-const shownCommand = (redactor: Redactor, r: CommandRecord): ShownCommand => {
+export const shownCommand = (redactor: Redactor, r: CommandRecord): ShownCommand => {
   const counter = { count: 0 };
   const shown = { ...r, command_line: maskedOrNull(redactor, r.command_line, counter), cwd: maskedOrNull(redactor, r.cwd, counter) };
   return { ...shown, ...redactedField(counter.count) };

@@ -4,7 +4,9 @@
  * bytes without building their view (views/literal-scan.ts says why no match is lost). Numbered as
  * textBatches numbers them: a count takes the place of that many lines.
  */
+import type { OutputReader } from "../core/store.ts";
 import { planPiece } from "../views/literal-scan.ts";
+import { returnScanBuffer, scanBuffer } from "../views/_simd-scan.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { chunksOf, type ChannelChunk } from "../views/window.ts";
 import { giveTurn } from "./pace.ts";
@@ -65,17 +67,28 @@ function* pieces(bytes: Uint8Array, base: number, chunks: Iterable<ChannelChunk>
 }
 
 /**
- * windowsForward's windows, read into one buffer when the store can (each window is consumed before
- * the next is read, and no line keeps its bytes): allocating a window per read costs more than the
- * read itself, and would hold search to a few hundred MB/s.
+ * windowsForward's windows, read into one buffer through one open file when the store can (each
+ * window is consumed before the next is read, and no line keeps its bytes): allocating a window per
+ * read, or finding and checking the session's files again for each, costs more than the read
+ * itself, and would hold search to a few hundred MB/s.
  */
 async function* windowsThroughOneBuffer(t: Transcript, options: TextStreamOptions): AsyncGenerator<ByteWindow> {
   const { store } = t;
-  if (!store.readInto) {
+  if (!store.openOutput) {
     yield* windowsForward(t, t.lo, { signal: options.signal, channel: options.channel });
     return;
   }
-  const buffer = new Uint8Array(Math.max(1, Math.min(t.block, t.hi - t.lo)));
+  using output = await store.openOutput(t.sessionId);
+  // In the SIMD scanner's memory when it is free (views/_simd-scan.ts).
+  const buffer = scanBuffer(Math.max(1, Math.min(t.block, t.hi - t.lo)));
+  try {
+    yield* readAll(t, options, output, buffer);
+  } finally {
+    returnScanBuffer(buffer);
+  }
+}
+
+async function* readAll(t: Transcript, options: TextStreamOptions, output: OutputReader, buffer: Uint8Array): AsyncGenerator<ByteWindow> {
   for (let at = t.lo; at < t.hi; ) {
     if (options.signal?.aborted) return;
     if (options.channel !== undefined) {
@@ -86,7 +99,7 @@ async function* windowsThroughOneBuffer(t: Transcript, options: TextStreamOption
       if (at >= t.hi) return;
     }
     await giveTurn();
-    const n = await store.readInto(t.sessionId, at, buffer.subarray(0, Math.min(buffer.length, t.hi - at)));
+    const n = output.readInto(at, buffer.subarray(0, Math.min(buffer.length, t.hi - at)));
     if (n === 0) return;
     yield { offset: at, bytes: buffer.subarray(0, n) };
     at += n;

@@ -21,7 +21,8 @@ export interface ReadSession {
   readonly redacted: number;
 }
 
-function shown(info: SessionInfo): ReadSession {
+/** A session's facts as readers get them (see {@link ReadSession}). */
+export function shownSession(info: SessionInfo): ReadSession {
   const redactor = redactorFor(info.meta);
   const meta = info.meta;
   const argv = maskArgv(redactor, meta.command);
@@ -31,12 +32,70 @@ function shown(info: SessionInfo): ReadSession {
 
 /** The session a reference (`id`, `last`, `last~N`) names; `session_not_found` when there is none. */
 export async function readSession(store: Store, ref: string): Promise<ReadSession> {
-  return shown(await store.get(await resolveSessionId(store, ref)));
+  return shownSession(await store.get(await resolveSessionId(store, ref)));
 }
 
 /** Every session, newest first. */
 export async function readSessions(store: Store): Promise<ReadSession[]> {
-  return (await store.list()).map(shown);
+  return (await store.list()).map(shownSession);
+}
+
+/**
+ * Where a session is, in the facts that hold no secret (id, state, bytes recorded): what a watcher
+ * compares to tell that it changed, without masking anything. `last`: the newest session (every
+ * session's facts are read, none masked); undefined when there is no such session.
+ */
+export async function sessionProgress(store: Store, ref: string): Promise<Progress | undefined> {
+  const info = ref === "last" ? (await store.list())[0] : await store.get(await resolveSessionId(store, ref));
+  return info && { session_id: info.meta.session_id, state: info.state, output_bytes: info.output_bytes };
+}
+
+type Progress = { readonly session_id: string; readonly state: SessionInfo["state"]; readonly output_bytes: number };
+
+/**
+ * The newest session's {@link sessionProgress}, for a watcher that asks again and again: a
+ * session's start time never changes, so each session's facts are read once, when it first
+ * appears (listing every session's facts on every change cost a subscription to derun://last what
+ * every session did); then the newest's own. The order is list()'s: start time, then id, newest
+ * first. A session unreadable (or whose meta.json is not there yet) is looked at again next time.
+ */
+export class NewestSession {
+  readonly #started = new Map<string, string>();
+
+  constructor(private readonly store: Store) {}
+
+  async progress(): Promise<Progress | undefined> {
+    const ids = await this.store.ids();
+    const present = new Set(ids);
+    for (const id of this.#started.keys()) if (!present.has(id)) this.#started.delete(id);
+    for (const id of ids) {
+      if (this.#started.has(id)) continue;
+      try {
+        this.#started.set(id, (await this.store.get(id)).meta.started_at);
+      } catch {
+        // unreadable, not complete yet, or removed meanwhile
+      }
+    }
+    let newest: string | undefined;
+    let at = "";
+    for (const [id, started] of this.#started)
+      if (newest === undefined || started > at || (started === at && id > newest)) [newest, at] = [id, started];
+    if (newest === undefined) return undefined;
+    try {
+      return await sessionProgress(this.store, newest);
+    } catch {
+      this.#started.delete(newest); // gone since: the next look finds the one before it
+      return this.progress();
+    }
+  }
+}
+
+/**
+ * The ids of the sessions readers see, newest first: what changes when one appears or goes (a
+ * directory is seen once its meta.json is there, as in every listing), nothing masked.
+ */
+export async function sessionIds(store: Store): Promise<string[]> {
+  return (await store.list()).map((info) => info.meta.session_id);
 }
 
 /** One row of derun_list_sessions. */

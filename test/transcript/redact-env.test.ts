@@ -75,12 +75,12 @@ describe("the user's settings file", () => {
     return file;
   };
 
-  test("none: the built-in rules", () => {
-    expect(loadSettings(join(dir, "absent.json")).rules).toBe(RULES);
+  test("none: the built-in rules", async () => {
+    expect((await loadSettings(join(dir, "absent.json"))).rules).toBe(RULES);
   });
 
-  test("extra rules, an allow-list, and built-in rules turned off", () => {
-    const s = loadSettings(
+  test("extra rules, an allow-list, and built-in rules turned off", async () => {
+    const s = await loadSettings(
       write("ok.json", {
         rules: [{ id: "acme", pattern: "acme_[a-z0-9]{12,}", keywords: ["ACME_"] }],
         allow: ["^ghp_EXAMPLE"],
@@ -94,12 +94,12 @@ describe("the user's settings file", () => {
     expect(masker.maskLine(`t ghp_EXAMPLE${"a".repeat(30)}`).count).toBe(0);
   });
 
-  test("a file that cannot be used is a one-line error naming it", () => {
-    expect(() => loadSettings(write("bad1.json", "{"))).toThrow(/bad1\.json: not JSON/);
-    expect(() => loadSettings(write("bad2.json", { rules: [{ id: "x", pattern: "(" }] }))).toThrow(
+  test("a file that cannot be used is a one-line error naming it", async () => {
+    await expect(loadSettings(write("bad1.json", "{"))).rejects.toThrow(/bad1\.json: not JSON/);
+    await expect(loadSettings(write("bad2.json", { rules: [{ id: "x", pattern: "(" }] }))).rejects.toThrow(
       /bad2\.json: rule "x" is not a regular expression/,
     );
-    expect(() => loadSettings(write("bad3.json", { disable: ["nope"] }))).toThrow(/bad3\.json: disable names no built-in rule/);
-    expect(() => loadSettings(write("bad4.json", { extra: 1 }))).toThrow(/bad4\.json:/);
+    await expect(loadSettings(write("bad3.json", { disable: ["nope"] }))).rejects.toThrow(/bad3\.json: disable names no built-in rule/);
+    await expect(loadSettings(write("bad4.json", { extra: 1 }))).rejects.toThrow(/bad4\.json:/);
   });
 });

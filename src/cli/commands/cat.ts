@@ -30,7 +30,7 @@ export const examples = [
 
 export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const { values, positionals } = parseFlags(flags, args);
-  const reader = openReader(values["state-root"], { redact: !values["no-redact"] });
+  const reader = await openReader(values["state-root"], { redact: !values["no-redact"] });
   const view = values.view ?? DEFAULT_VIEW;
   const t = await openTarget(reader, oneSession("cat", positionals), view, values.channel, commandSelector(values.command));
   await printAll(reader, t, view, values.channel);

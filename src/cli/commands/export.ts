@@ -43,7 +43,7 @@ const FLUSH_AT = 64 << 10;
 
 export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const { values, positionals } = parseFlags(flags, args);
-  const reader = openReader(values["state-root"], { redact: !values["no-redact"] });
+  const reader = await openReader(values["state-root"], { redact: !values["no-redact"] });
   const sessionId = await reader.session(oneSession("export", positionals));
   const version = values.format === "asciicast-v3" ? 3 : 2;
   const toFile = values.output !== undefined && values.output !== "-";

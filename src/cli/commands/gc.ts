@@ -28,7 +28,10 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   if (positionals.length > 0) throw usageError(`derun gc takes no arguments (got ${shown(positionals[0]!)})`);
   const dryRun = values["dry-run"] ?? false;
   const ttlSeconds = values.retention === undefined ? undefined : parseRetentionSeconds(values.retention);
-  const outcomes = await openReader(values["state-root"]).store.sweep({ dryRun, ...(ttlSeconds === undefined ? {} : { ttlSeconds }) });
+  const outcomes = await (await openReader(values["state-root"])).store.sweep({
+    dryRun,
+    ...(ttlSeconds === undefined ? {} : { ttlSeconds }),
+  });
   if (values.json) {
     ui.log(JSON.stringify({ schema_version: SCHEMA_VERSION, dry_run: dryRun, outcomes }));
   } else {

@@ -152,7 +152,7 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
     onWindow: () => memory.check(),
   };
 
-  const reader = openReader(values["state-root"], { redact: !values["no-redact"] });
+  const reader = await openReader(values["state-root"], { redact: !values["no-redact"] });
   const named = refs.length > 0;
   const out = new LineOut();
   const prefixIds = !named || refs.length > 1;

@@ -63,7 +63,7 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
     if (values.state !== undefined || values.ids)
       throw usageError(`--commands lists commands: --${values.ids ? "ids" : "state"} applies to sessions`);
     const { printCommands } = await import("./_command-list.ts");
-    await printCommands(openReader(values["state-root"], { redact: !values["no-redact"] }), {
+    await printCommands(await openReader(values["state-root"], { redact: !values["no-redact"] }), {
       ref: oneSession("ls --commands", positionals, true),
       limit,
       json: values.json,
@@ -72,7 +72,10 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   }
   if (positionals.length > 0)
     throw usageError(`derun ls takes a session only with --commands (got ${shown(positionals[0]!)}); derun show <id> shows one session`);
-  const answer = await openReader(values["state-root"], { redact: !values["no-redact"] }).ask(listSessions, { state: values.state, limit });
+  const answer = await (await openReader(values["state-root"], { redact: !values["no-redact"] })).ask(listSessions, {
+    state: values.state,
+    limit,
+  });
   if (values.json) {
     ui.log(JSON.stringify(answer));
   } else if (values.ids) {

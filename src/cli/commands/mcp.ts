@@ -41,7 +41,7 @@ export async function run(flags: readonly string[], data: CommandData): Promise<
   const root = stateRootFrom(values["state-root"]);
   // Before the server starts: a settings file that cannot be used stops it with a one-line error.
   const { configureRedaction } = await import("../../transcript/index.ts");
-  configureRedaction({ enabled: !values["no-redact"] });
+  await configureRedaction({ enabled: !values["no-redact"] });
   const log = openLogSink(root, { component: "mcp" });
   // The SDK loads here, not when completion or help read this module's flags.
   const { serveStdio } = await import("../../mcp/stdio.ts");

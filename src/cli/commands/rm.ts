@@ -40,7 +40,7 @@ const SAID: Record<RemoveOutcome["reason"], string> = {
 export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const { values, positionals } = parseFlags(flags, args);
   if (positionals.length === 0) throw usageError('derun rm needs at least one session: an id, "last" or "last~N"');
-  const reader = openReader(values["state-root"]);
+  const reader = await openReader(values["state-root"]);
   // All references first: `rm last last~1` means two sessions, whatever the first removal changes.
   const ids: string[] = [];
   const outcomes: RemoveOutcome[] = [];

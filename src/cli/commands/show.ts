@@ -24,7 +24,7 @@ const wholeUnits = (s: number) => (s % 3600 === 0 ? `${s / 3600}h` : s % 60 === 
 
 export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const { values, positionals } = parseFlags(flags, args);
-  const reader = openReader(values["state-root"], { redact: !values["no-redact"] });
+  const reader = await openReader(values["state-root"], { redact: !values["no-redact"] });
   const answer = await reader.ask(getSession, { session_id: await reader.session(oneSession("show", positionals)) });
   if (values.json) {
     ui.log(JSON.stringify(answer));

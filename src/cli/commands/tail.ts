@@ -49,7 +49,7 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   if (Number.isNaN(lines)) throw usageError(`option "--lines" takes a whole number (got ${shown(values.lines!)})`);
   const view = values.view ?? DEFAULT_VIEW;
   if (view === "screen" && values.follow) throw usageError("-f follows --view text or raw (a screen is the state at the end)");
-  const reader = openReader(values["state-root"], { redact: !values["no-redact"] });
+  const reader = await openReader(values["state-root"], { redact: !values["no-redact"] });
   const t = await openTarget(reader, oneSession("tail", positionals), view, undefined, commandSelector(values.command));
   return exitWith(await printTail(reader, t, view, { lines, follow: values.follow ?? false }));
 }

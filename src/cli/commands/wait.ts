@@ -34,7 +34,7 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const { values, positionals } = parseFlags(flags, args);
   const ref = oneSession("wait", positionals, true);
   const timeout = values.timeout === undefined ? undefined : positiveInteger("--timeout", values.timeout);
-  const reader = openReader(values["state-root"]);
+  const reader = await openReader(values["state-root"]);
   const session = ref === undefined ? undefined : await reader.session(ref);
   const answer = await reader.ask(waitCommand, { session_id: session, failed_only: values.failed || undefined, timeout_ms: timeout });
   ui.log(values.json ? JSON.stringify(answer) : waitCommand.render(answer));

@@ -8,6 +8,7 @@ import {
   isLiveState,
   type CreateSessionOptions,
   type IndexRecords,
+  type OutputReader,
   type OutputSlice,
   type ReadResult,
   type RemoveOutcome,
@@ -52,18 +53,8 @@ export class FileStore implements Store {
   }
 
   async list(): Promise<SessionInfo[]> {
-    let names: string[];
-    // A symlinked sessions/ is not followed: refused (unsafe_path) as every reader refuses it.
-    const dir = stateDir(this.root, "sessions");
-    try {
-      names = dir.exists ? fs.readdirSync(dir.path) : [];
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
-      throw e;
-    }
     const sessions: SessionInfo[] = [];
-    for (const name of names) {
-      if (!isValidSessionId(name)) continue;
+    for (const name of await this.ids()) {
       try {
         const facts = readSessionFacts(this.root, name);
         const output = this.indexes.committed(name, resolveArtifact(facts.dir, "index.jsonl"));
@@ -73,6 +64,19 @@ export class FileStore implements Store {
       }
     }
     return sessions.sort((a, b) => compareDesc(a.meta.started_at, b.meta.started_at) || compareDesc(a.meta.session_id, b.meta.session_id));
+  }
+
+  async ids(): Promise<string[]> {
+    let names: string[];
+    // A symlinked sessions/ is not followed: refused (unsafe_path) as every reader refuses it.
+    const dir = stateDir(this.root, "sessions");
+    try {
+      names = dir.exists ? fs.readdirSync(dir.path) : [];
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw e;
+    }
+    return names.filter(isValidSessionId);
   }
 
   async get(sessionId: string): Promise<SessionInfo> {
@@ -104,14 +108,29 @@ export class FileStore implements Store {
     return { slices, next_cursor: end, output_bytes: index.committed, state: info.state };
   }
 
-  async readInto(sessionId: string, start: number, into: Uint8Array): Promise<number> {
-    if (!Number.isSafeInteger(start) || start < 0)
-      throw new DerunError("invalid_argument", `cursor must be a non-negative integer, got ${start}`);
+  async openOutput(sessionId: string): Promise<OutputReader> {
+    // The files are found and checked once: the descriptor stays on the file that was checked.
     const { index, facts } = this.info(sessionId);
-    const end = Math.min(index.committed, start + into.length);
-    if (end <= start) return 0;
-    fillFrom(resolveArtifact(facts.dir, "output.bin"), start, into.subarray(0, end - start), sessionId);
-    return end - start;
+    const committed = index.committed;
+    const fd = openOutputFile(resolveArtifact(facts.dir, "output.bin"), sessionId);
+    let open = true;
+    const close = () => {
+      if (open) fs.closeSync(fd);
+      open = false;
+    };
+    return {
+      committed,
+      readInto(start: number, into: Uint8Array): number {
+        if (!Number.isSafeInteger(start) || start < 0)
+          throw new DerunError("invalid_argument", `cursor must be a non-negative integer, got ${start}`);
+        if (!open) throw new DerunError("invalid_argument", `the output of session ${sessionId} was closed`);
+        const end = Math.min(committed, start + into.length);
+        if (end <= start) return 0;
+        fillFromFd(fd, start, into.subarray(0, end - start), sessionId);
+        return end - start;
+      },
+      [Symbol.dispose]: close,
+    };
   }
 
   async records(sessionId: string): Promise<IndexRecords> {
@@ -129,14 +148,14 @@ export class FileStore implements Store {
     await this.waiter.wait(facts.dir, cursor, progress, timeoutMs, signal);
   }
 
-  async watchEnds(timeoutMs: number, signal?: AbortSignal): Promise<{ readonly changed: Promise<void> }> {
+  async watchEnds(timeoutMs: number, signal?: AbortSignal, live?: readonly string[]): Promise<{ readonly changed: Promise<void> }> {
     const liveDirs: string[] = [];
-    for (const info of await this.list()) {
-      if (!isLiveState(info.state)) continue;
+    for (const id of live ?? (await this.ids())) {
       try {
-        liveDirs.push(readSessionFacts(this.root, info.meta.session_id).dir);
+        const facts = readSessionFacts(this.root, id);
+        if (isLiveState(facts.state)) liveDirs.push(facts.dir);
       } catch {
-        // removed meanwhile: sessions/ is watched
+        // unreadable, or removed meanwhile: sessions/ is watched
       }
     }
     return { changed: waitForChange({ root: this.root, liveDirs, timeoutMs, signal }) };
@@ -208,21 +227,31 @@ function readWindow(outputPath: string, start: number, end: number, sessionId: s
 
 /** `buffer` filled with output.bin's bytes from `start`. */
 function fillFrom(outputPath: string, start: number, buffer: Uint8Array, sessionId: string): void {
-  let fd: number | undefined;
+  const fd = openOutputFile(outputPath, sessionId);
   try {
-    fd = openRegular(outputPath, fs.constants.O_RDONLY);
-    let got = 0;
-    while (got < buffer.length) {
-      const n = fs.readSync(fd, buffer, got, buffer.length - got, start + got);
-      if (n === 0) throw new DerunError("corrupt_session", `corrupt session ${sessionId}: output.bin is shorter than its index`);
-      got += n;
-    }
+    fillFromFd(fd, start, buffer, sessionId);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** output.bin opened for reading (`corrupt_session` when it is missing). */
+function openOutputFile(outputPath: string, sessionId: string): number {
+  try {
+    return openRegular(outputPath, fs.constants.O_RDONLY);
   } catch (e) {
     if (!isDerunError(e) && (e as NodeJS.ErrnoException).code === "ENOENT") {
       throw new DerunError("corrupt_session", `corrupt session ${sessionId}: output.bin is missing`);
     }
     throw e;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+function fillFromFd(fd: number, start: number, buffer: Uint8Array, sessionId: string): void {
+  let got = 0;
+  while (got < buffer.length) {
+    const n = fs.readSync(fd, buffer, got, buffer.length - got, start + got);
+    if (n === 0) throw new DerunError("corrupt_session", `corrupt session ${sessionId}: output.bin is shorter than its index`);
+    got += n;
   }
 }

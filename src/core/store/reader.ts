@@ -87,19 +87,33 @@ export interface ReadResult {
  * out a session's bytes or facts, so every read passes the masking of secrets
  * (test/architecture/layers.test.ts).
  */
+/** See {@link StoreReader.openOutput}. Dispose of it (or close it) when done: it holds the file open. */
+export interface OutputReader extends Disposable {
+  /** Bytes committed when it was opened: reads end there (a live session's later bytes wait for the next reader). */
+  readonly committed: number;
+  /** Output bytes from byte `start` into `into` (at most its length, not past `committed`); how many. */
+  readInto(start: number, into: Uint8Array): number;
+}
+
 export interface StoreReader {
   /**
    * All readable sessions, newest first. Unreadable directories are skipped, never fatal; a symlinked `sessions/` rejects (`unsafe_path`).
    */
   list(): Promise<SessionInfo[]>;
+  /**
+   * The ids of the sessions there are, in no order, without reading any of their files: what a
+   * watcher looks at to see sessions appear or go (list() reads every session's facts).
+   */
+  ids(): Promise<string[]>;
   /** Rejects with DerunError `session_not_found` (also for invalid ids). */
   get(sessionId: string): Promise<SessionInfo>;
   /**
-   * Committed output bytes from byte `start` into the caller's `into` (at most its length); resolves
-   * to how many. For a reader that streams a whole transcript through one buffer (search): a fresh
-   * buffer per window costs more than reading it. Optional: readers fall back to {@link read}.
+   * The session's committed output opened once, for a reader that streams it whole through one
+   * buffer of its own (search): a fresh buffer per window cost more than reading it, and finding and
+   * checking the session's files again for each window cost as much again. Rejects as {@link get}.
+   * Optional: readers fall back to {@link read}.
    */
-  readInto?(sessionId: string, start: number, into: Uint8Array): Promise<number>;
+  openOutput?(sessionId: string): Promise<OutputReader>;
   /**
    * Read committed output from byte `cursor` (clamped to the committed end), at most `maxBytes`
    * bytes, as slices that follow index records. Never loads more than the window into memory.
@@ -124,8 +138,10 @@ export interface StoreReader {
    * slow safety poll (so `changed` may also resolve with nothing ended: look again). Resolves once
    * the watches are in place: what the caller reads after that, it reads before any change they
    * report. `changed` resolves at the change, after `timeoutMs`, or when `signal` aborts.
+   * `live`: the live sessions to watch, when the caller knows them (else every session's facts are
+   * read to find them).
    */
-  watchEnds(timeoutMs: number, signal?: AbortSignal): Promise<{ readonly changed: Promise<void> }>;
+  watchEnds(timeoutMs: number, signal?: AbortSignal, live?: readonly string[]): Promise<{ readonly changed: Promise<void> }>;
   /** The session's events (resizes), in order; at most a few MB of them are read. */
   events(sessionId: string): Promise<SessionEvent[]>;
   /** The recorded commands of a shell session, in order (none for other sessions). */

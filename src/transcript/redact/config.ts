@@ -8,27 +8,8 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { type } from "arktype";
 import { DerunError } from "../../core/errors.ts";
 import { RULES, type RedactRule } from "./rules.ts";
-
-const ruleType = type({
-  id: "string > 0",
-  pattern: "string > 0",
-  "keywords?": "string[]",
-  "flags?": /^[imsuv]*$/,
-  "min_length?": "number.integer >= 1",
-  "entropy?": "number >= 0",
-  "description?": "string",
-  "+": "reject",
-});
-
-const configType = type({
-  "rules?": ruleType.array(),
-  "allow?": "string[]",
-  "disable?": "string[]",
-  "+": "reject",
-});
 
 export interface RedactSettings {
   readonly rules: readonly RedactRule[];
@@ -51,8 +32,8 @@ const compile = (file: string, what: string, source: string, flags = ""): RegExp
   }
 };
 
-/** The built-in rules with the file's changes; the built-ins alone when there is no file. */
-export function loadSettings(file = configPath()): RedactSettings {
+/** The built-in rules with the file's changes; the built-ins alone when there is no file (then arktype is not even loaded). */
+export async function loadSettings(file = configPath()): Promise<RedactSettings> {
   let text: string;
   try {
     text = fs.readFileSync(file, "utf8");
@@ -66,8 +47,8 @@ export function loadSettings(file = configPath()): RedactSettings {
   } catch (error) {
     throw new DerunError("usage", `${file}: not JSON: ${(error as Error).message}`);
   }
-  const parsed = configType(json);
-  if (parsed instanceof type.errors) throw new DerunError("usage", `${file}: ${parsed.summary.split("\n").join("; ")}`);
+  const parsed = (await import("./config-schema.ts")).checkConfig(json);
+  if ("problem" in parsed) throw new DerunError("usage", `${file}: ${parsed.problem}`);
   const known = new Set(RULES.map((r) => r.id));
   for (const id of parsed.disable ?? [])
     if (!known.has(id)) throw new DerunError("usage", `${file}: disable names no built-in rule: ${JSON.stringify(id)}`);

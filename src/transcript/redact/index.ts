@@ -44,9 +44,9 @@ let plain: Masker | undefined;
  * How this process reads: with redaction (the default; the user's settings file read now, so a
  * bad one stops the reader at once) or, when the person said --no-redact, without.
  */
-export function configureRedaction(options: { readonly enabled: boolean; readonly configFile?: string }): void {
+export async function configureRedaction(options: { readonly enabled: boolean; readonly configFile?: string }): Promise<void> {
+  settings = options.enabled ? await loadSettings(options.configFile) : BUILT_IN;
   enabled = options.enabled;
-  settings = options.enabled ? loadSettings(options.configFile) : BUILT_IN;
   cache.clear();
   plain = undefined;
 }
