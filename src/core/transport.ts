@@ -98,8 +98,8 @@ export interface OutputFlow {
   held(): boolean;
   /**
    * How much a transport may read ahead of what it handed over: a part of what derun queues for its
-   * terminal, so behind a slow one the child is held near the terminal's pace. Read it again as
-   * output goes on.
+   * terminal, so behind a slow one the child is held near the terminal's pace; Infinity while the
+   * terminal keeps up. Read it again as output goes on.
    */
   readAhead(): number;
   /**

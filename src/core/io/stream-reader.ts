@@ -117,7 +117,7 @@ class RingStreamReader implements StreamReader {
     this.#ring = new RingConsumer(init);
     // From the first read: a thread that started with the whole ring could read a megabyte ahead
     // of a slow terminal before the first delivery.
-    if (this.#flow) this.#ring.cap(this.#flow.readAhead());
+    if (this.#flow) this.#capReadAhead(this.#flow);
     this.#ends = streams.map(() => Promise.withResolvers<void>());
     this.#ended = streams.map(() => false);
     this.#stopped = streams.map(() => false);
@@ -159,6 +159,12 @@ class RingStreamReader implements StreamReader {
     return this.#ends[index]!.promise;
   }
 
+  /** The thread may fill no more of the ring than the flow allows a reader to read ahead. */
+  #capReadAhead(flow: OutputFlow): void {
+    const allowed = flow.readAhead();
+    this.#ring.cap(Number.isFinite(allowed) ? Math.max(1, Math.round(allowed)) : 0);
+  }
+
   get pending(): boolean {
     return this.#held || this.#ring.head() !== undefined;
   }
@@ -195,7 +201,7 @@ class RingStreamReader implements StreamReader {
           // The thread reads no further ahead than derun queues for its terminal; behind a slow
           // one the ring stays full, the thread stops reading, and the kernel holds the child, as
           // it would without derun.
-          ring.cap(this.#flow.readAhead());
+          this.#capReadAhead(this.#flow);
           if (this.#flow.held()) {
             this.#held = true;
             await this.#flow.whenFree(this.#flowProgress);

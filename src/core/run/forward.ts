@@ -3,6 +3,7 @@
  */
 import type { DerunOutputChannel } from "../enums.ts";
 import type { Logger } from "../log.ts";
+import { isTerminal } from "../terminal.ts";
 import type { OutputFlow } from "../transport.ts";
 import { OutputWriter } from "./output-writer.ts";
 
@@ -38,6 +39,7 @@ export interface Forwarder {
  * regardless.
  */
 export function createForwarder(onBrokenPipe: (fd: number) => void, log: Logger): Forwarder {
+  const toTerminal = isTerminal(1) || isTerminal(2);
   const writer = new OutputWriter([1, 2], {
     failed: (fd, brokenPipe) => brokenPipe && onBrokenPipe(fd),
     threadUnavailable: () => log.log("warn", "output_writer_thread_unavailable", {}),
@@ -47,6 +49,12 @@ export function createForwarder(onBrokenPipe: (fd: number) => void, log: Logger)
     afterWritten: (then) => writer.afterWritten(then),
     drain: () => writer.drain(),
     flush: () => writer.close(),
-    flow: { held: () => writer.held(), readAhead: () => writer.readAheadAllowed, whenFree: (progress) => writer.whenFree(progress) },
+    flow: {
+      held: () => writer.held(),
+      // A read ahead bounded for a slow terminal, where a Ctrl-C must not be followed by what derun
+      // read before it; a pipe or a file takes it all anyway (and a pipeline's Ctrl-C ends its reader too).
+      readAhead: () => (toTerminal ? writer.readAheadAllowed : Number.POSITIVE_INFINITY),
+      whenFree: (progress) => writer.whenFree(progress),
+    },
   };
 }

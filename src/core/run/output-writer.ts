@@ -180,6 +180,8 @@ export class OutputWriter {
    * of a second; a fast terminal's backlog (up to the ring) leaves the reader plenty.
    */
   get readAheadAllowed(): number {
+    // A terminal that keeps up with the whole ring: no bound (a reader's own ring is the bound).
+    if (this.#budget >= RING_BYTES) return Number.POSITIVE_INFINITY;
     return Math.max(READ_AHEAD_MIN_BYTES, Math.round(this.#budget / 4));
   }
 
