@@ -40,10 +40,7 @@ export function readSessionFacts(root: string, id: string): SessionFacts {
   if (!metaOnDisk && !finalOnDisk) throw sessionNotFound(id);
   const final = finalOnDisk && { ...finalOnDisk, session_id: id };
   const meta = metaOnDisk ? { ...metaOnDisk, session_id: id } : metaFromFinal(final!);
-  if (final) {
-    const expires = Date.parse(final.ended_at) + retentionOf(meta) * 1000;
-    return { dir, meta, final, state: final.state, ended_at: final.ended_at, error: final.error, expires_at: isoOrUndefined(expires) };
-  }
+  if (final) return endedFacts(dir, meta, final);
   if (isWriterAlive(resolveArtifact(dir, "append.lock"))) {
     return {
       dir,
@@ -52,6 +49,10 @@ export function readSessionFacts(root: string, id: string): SessionFacts {
       expires_at: isoOrUndefined(Date.parse(meta.started_at) + retentionOf(meta) * 1000),
     };
   }
+  // Its derun may have ended between the look at final.json and the look at its lock (a reader
+  // woken by the end itself): final.json is written before the lock is let go, so look once more.
+  const finalNow = readJson(dir, "final.json", id, isFinal);
+  if (finalNow) return endedFacts(dir, meta, { ...finalNow, session_id: id });
   // Its derun is gone without final.json (SIGKILL, a crash, power loss): when it ended is unknown,
   // so no ended_at; retention counts from the last sign of life.
   const lastSeen = lastModified(dir);
@@ -65,6 +66,12 @@ export function readSessionFacts(root: string, id: string): SessionFacts {
     last_seen_at: lastSeen.toISOString(),
     expires_at: isoOrUndefined(lastSeen.getTime() + retentionOf(meta) * 1000),
   };
+}
+
+/** The facts of a session whose final.json says how it ended. */
+function endedFacts(dir: string, meta: SessionMeta, final: SessionFinal): SessionFacts {
+  const expires = Date.parse(final.ended_at) + retentionOf(meta) * 1000;
+  return { dir, meta, final, state: final.state, ended_at: final.ended_at, error: final.error, expires_at: isoOrUndefined(expires) };
 }
 
 const isoOrUndefined = (ms: number): string | undefined => (Number.isFinite(ms) ? new Date(ms).toISOString() : undefined);
