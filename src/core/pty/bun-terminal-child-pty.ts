@@ -14,7 +14,7 @@ import { CString, type Pointer } from "bun:ffi";
 import { fstatSync, openSync, readdirSync, statSync } from "node:fs";
 import { libcPty, libcTtyIo } from "../libc.ts";
 import { TerminalModes } from "../termios.ts";
-import type { ChildPty, ChildPtyOptions } from "./child-pty.ts";
+import type { ChildPty, ChildPtyOptions } from "./child-pty-shape.ts";
 import { masterControls } from "./master-controls.ts";
 
 const darwin = process.platform === "darwin";

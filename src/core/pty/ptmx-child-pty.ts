@@ -11,7 +11,7 @@
 import { openPtmx } from "../io/ptmx.ts";
 import { openStreamReader } from "../io/stream-reader.ts";
 import { TerminalModes } from "../termios.ts";
-import type { ChildPty, ChildPtyOptions } from "./child-pty.ts";
+import type { ChildPty, ChildPtyOptions } from "./child-pty-shape.ts";
 import { masterControls } from "./master-controls.ts";
 import { PtyInput } from "./pty-input.ts";
 
