@@ -7,7 +7,7 @@
  * - order across both fds (`cmd 2>&1 | less` gives derun one pipe as fd 1 and 2): one ring, one thread;
  * - back-pressure: a full ring makes the main thread wait, so a stopped terminal still stops the child;
  * - a backlog sized to the terminal's pace: a new chunk waits until less than a tenth of a second of
- *   what the terminal takes is queued (at least PACED_MIN_BYTES, and that until the thread's
+ *   what the terminal takes is queued (at least 8 KiB, ./terminal-pace.ts; and that until the thread's
  *   writes show the pace), so a Ctrl-C on a slow terminal is not followed by the whole ring;
  * - small output at once: a chunk of at most DIRECT_MAX_BYTES with nothing queued is written on the
  *   main thread (keystroke echo takes no thread hop; a command that prints little starts no thread),
@@ -17,6 +17,7 @@
  *   in order, on the main thread, with a view valid during the call (the ring's own copy).
  */
 import { writeAllSync } from "../safe-fs/write-all.ts";
+import { TerminalPace } from "./terminal-pace.ts";
 import {
   CONSUMED,
   createRecordRing,
@@ -30,20 +31,8 @@ import {
 /** Ring size: a few of Bun's 256 KiB PTY reads, so the reader rarely waits on the writer. */
 const RING_BYTES = 1024 * 1024;
 const RING_RECORDS = 1024;
-/** The least backlog a slow terminal is allowed, and the share of its pace a backlog may hold. */
-const PACED_MIN_BYTES = 8 * 1024;
-const PACED_SECONDS = 0.1;
-/** The least a transport may read ahead: two of a PTY's 4 KiB reads. */
-const READ_AHEAD_MIN_BYTES = 8 * 1024;
-/** A pace is read over at least this long between two looks (shorter spans are mostly scheduling noise). */
-const PACE_SAMPLE_MS = 20;
 /** How often a wait for room looks again whether the ring is still there. */
 const WAKE_CHECK_MS = 250;
-/**
- * A write on the main thread that took longer than this waited for the terminal to take it: from
- * then on chunks go through the thread, until the terminal shows it keeps up with a full budget.
- */
-const SLOW_DIRECT_WRITE_MS = 5;
 /** Larger chunks go through the thread even when it is idle. */
 const DIRECT_MAX_BYTES = 16 * 1024;
 /** The writer thread's module, next to this one (also in the compiled executable: scripts/build.ts). */
@@ -72,7 +61,7 @@ export interface OutputWriterOptions {
   /** The writer thread's module (tests point it at a module that never starts). */
   readonly workerUrl?: string;
   readonly startTimeoutMs?: number;
-  /** The least backlog a chunk may find queued without waiting (default PACED_MIN_BYTES; tests raise it). */
+  /** The least backlog a chunk may find queued without waiting (default 8 KiB, ./terminal-pace.ts; tests raise it). */
   readonly minBacklogBytes?: number;
 }
 
@@ -94,16 +83,10 @@ export class OutputWriter {
   readonly #failed = new Set<number>();
   /** The writer thread never started: everything is written on the main thread. */
   #direct = false;
-  /**
-   * Bytes a new chunk may find queued without waiting: the least until the terminal shows its pace
-   * (a slow one fills the ring before its first write returns), then a tenth of a second of it.
-   */
-  #budget: number;
-  /** A direct write waited for the terminal; cleared once the budget is back at its most. */
-  #slowTerminal = false;
-  /** Bytes ever committed to the current ring, and the last look at what the thread had written. */
+  /** The terminal's pace, and the backlog it allows. */
+  readonly #pace: TerminalPace;
+  /** Bytes ever committed to the current ring. */
   #committedBytes = 0;
-  #look = { at: 0, released: 0, queued: 0 };
 
   /** @param fds the fds this writer writes (derun's 1 and 2); each is a record tag, its index. */
   constructor(
@@ -112,7 +95,7 @@ export class OutputWriter {
     private readonly options: OutputWriterOptions = {},
   ) {
     if (fds.length > MAX_TAG + 1) throw new RangeError(`OutputWriter: at most ${MAX_TAG + 1} fds`);
-    this.#budget = this.#minBacklog;
+    this.#pace = new TerminalPace(RING_BYTES, options.minBacklogBytes);
   }
 
   /**
@@ -134,17 +117,18 @@ export class OutputWriter {
       } else this.#enqueue(ring.producer, tag, bytes, written);
       return;
     }
-    if (this.#direct || (bytes.length <= DIRECT_MAX_BYTES && !this.#slowTerminal && (ring === undefined || ring.producer.drained))) {
+    const pace = this.#pace;
+    if (this.#direct || (bytes.length <= DIRECT_MAX_BYTES && pace.directWritesAllowed && (ring === undefined || ring.producer.drained))) {
       this.#settle(); // what went before is written (drained), so recorded before this
       const started = performance.now();
       this.#writeDirect(tag, bytes);
-      if (performance.now() - started > SLOW_DIRECT_WRITE_MS) this.#slowTerminal = true;
+      pace.directWriteTook(performance.now() - started);
       written?.(bytes);
       return;
     }
     const producer = (ring ?? this.#start()).producer;
     this.#measurePace(producer);
-    if (producer.queuedBytes > this.#budget) this.#waitUntil(producer, () => producer.queuedBytes <= this.#budget);
+    if (producer.queuedBytes > pace.budget) this.#waitUntil(producer, () => producer.queuedBytes <= pace.budget);
     this.#enqueue(producer, tag, bytes, written);
   }
 
@@ -171,7 +155,7 @@ export class OutputWriter {
     const ring = this.#ring;
     if (this.#direct || ring === undefined) return false;
     this.#measurePace(ring.producer);
-    return ring.producer.queuedBytes > this.#budget;
+    return ring.producer.queuedBytes > this.#pace.budget;
   }
 
   /**
@@ -180,9 +164,7 @@ export class OutputWriter {
    * of a second; a fast terminal's backlog (up to the ring) leaves the reader plenty.
    */
   get readAheadAllowed(): number {
-    // A terminal that keeps up with the whole ring: no bound (a reader's own ring is the bound).
-    if (this.#budget >= RING_BYTES) return Number.POSITIVE_INFINITY;
-    return Math.max(READ_AHEAD_MIN_BYTES, Math.round(this.#budget / 4));
+    return this.#pace.readAhead;
   }
 
   /**
@@ -303,32 +285,10 @@ export class OutputWriter {
     }
   }
 
-  get #minBacklog(): number {
-    return this.options.minBacklogBytes ?? PACED_MIN_BYTES;
-  }
-
-  /**
-   * What the thread wrote since the last look, over the time since: the terminal's pace when bytes
-   * were queued at both looks (the thread was busy). The backlog allowed follows the pace, and
-   * doubles each time the thread is found with nothing left to write.
-   */
+  /** The pace, from what the thread has written of the current ring so far. */
   #measurePace(producer: RingProducer): void {
-    const now = performance.now();
-    const look = this.#look;
-    if (now - look.at < PACE_SAMPLE_MS) return;
     const queued = producer.queuedBytes;
-    const released = this.#committedBytes - queued;
-    const written = released - look.released;
-    // A stopped terminal (Ctrl-S, a suspended reader) takes nothing: that says nothing of its pace.
-    if (look.queued > 0 && queued > 0 && written > 0) {
-      const pace = (written * 1000) / (now - look.at);
-      this.#budget = Math.min(RING_BYTES, Math.max(this.#minBacklog, Math.round(pace * PACED_SECONDS)));
-    } else if (queued === 0) {
-      // The terminal kept up: let more be queued, step by step (a burst must not fill the ring).
-      this.#budget = Math.min(RING_BYTES, this.#budget * 2);
-      if (this.#budget === RING_BYTES) this.#slowTerminal = false;
-    }
-    this.#look = { at: now, released, queued };
+    this.#pace.look(this.#committedBytes - queued, queued);
   }
 
   #takeOver(): void {
@@ -354,7 +314,7 @@ export class OutputWriter {
     worker.postMessage({ ring: init, fds: this.fds } satisfies OutputWriterInit);
     this.#ring = { producer: new RingProducer(init), worker };
     this.#committedBytes = 0;
-    this.#look = { at: performance.now(), released: 0, queued: 0 };
+    this.#pace.restart();
     for (const tag of this.#failed) this.#ring.producer.setFlag(tag, WRITE_FAILED.other);
     return this.#ring;
   }
