@@ -12,10 +12,11 @@
  * before then comes stream by stream, as it always did). If the thread cannot start, Bun's streams
  * take over; nothing was read by then, so no byte is lost or reordered.
  */
-import { readSync, writeSync } from "node:fs";
+import { writeSync } from "node:fs";
 import { createRecordRing, PRODUCED, RingConsumer, THREAD_START_TIMEOUT_MS, type RecordRingInit } from "./record-ring.ts";
 import { pumpStream } from "./pump.ts";
 import { openFifoPipe, type FifoPipe } from "./fifo-pipe.ts";
+import { readWhatIsThere } from "./read-what-is-there.ts";
 import type { OutputFlow } from "../transport.ts";
 
 /** Four of the 256 KiB pipe's worth: the thread rarely waits for the main thread. */
@@ -252,34 +253,6 @@ class RingStreamReader implements StreamReader {
     this.#ended[index] = true;
     this.#ends[index]!.resolve();
   }
-}
-
-/** The most a stream stopped before anyone read it gives up at once: a few times a pipe's capacity. */
-const STOPPED_UNREAD_MAX_BYTES = 1024 * 1024;
-
-/**
- * A stream stopped before it was read to the end (the thread had not started when the child exited
- * and the drain gave up waiting, as on a loaded machine; or Bun's reader had not caught up), or read
- * by `readNow`: what it holds now was written before and belongs in the output. Its fd is
- * non-blocking: read until it is empty (EAGAIN: "empty"), at its end (EOF, or EIO for a PTY:
- * "ended"), or at the bound ("more": a grandchild that keeps writing cannot hold derun).
- */
-function readWhatIsThere({ fd, deliver }: OutputStream): "ended" | "empty" | "more" {
-  // A Uint8Array, not a Buffer: a consumer's slice() must copy (Buffer's slice is a view).
-  const buffer = new Uint8Array(64 * 1024);
-  for (let total = 0; total < STOPPED_UNREAD_MAX_BYTES; ) {
-    let length: number;
-    try {
-      length = readSync(fd, buffer, 0, Math.min(buffer.length, STOPPED_UNREAD_MAX_BYTES - total), null);
-    } catch (error) {
-      // EAGAIN: nothing more there now; anything else (EIO: a PTY whose writers are gone) ends it
-      return (error as NodeJS.ErrnoException).code === "EAGAIN" ? "empty" : "ended";
-    }
-    if (length <= 0) return "ended";
-    deliver(buffer.subarray(0, length));
-    total += length;
-  }
-  return "more";
 }
 
 /**
