@@ -40,11 +40,11 @@ export async function sweepSessions(
     throw e;
   }
   const outcomes: SweepOutcome[] = [];
-  const remove = options.dryRun ? () => {} : removeWithoutFollowing;
+  const place: SweepPlace = { root, sessions, ttlSeconds, now, remove: options.dryRun ? () => {} : removeWithoutFollowing };
   for (const [i, name] of names.entries()) {
     if (i > 0 && i % SWEEP_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     options.signal?.throwIfAborted();
-    const outcome = sweepOne(root, sessions, name, ttlSeconds, now, remove);
+    const outcome = sweepOne(place, name);
     outcomes.push(outcome);
     if (options.dryRun) continue;
     if (outcome.cleanup_result === "remove") forget(name);
@@ -53,21 +53,25 @@ export async function sweepSessions(
   return outcomes;
 }
 
+/** Where a sweep looks, when, and how it removes (nothing, in a dry run). */
+interface SweepPlace {
+  readonly root: string;
+  /** `<root>/sessions` */
+  readonly sessions: string;
+  readonly ttlSeconds: number;
+  /** The sweep's clock, in epoch milliseconds. */
+  readonly now: number;
+  readonly remove: (entry: string) => void;
+}
+
 /**
  * One directory's outcome. Another sweep (a second `derun gc`, another derun's start) may remove
  * the same directory meanwhile: an entry found gone, or going, counts as removed (`removed_elsewhere`),
  * not as a failure.
  */
-function sweepOne(
-  root: string,
-  sessions: string,
-  name: string,
-  ttlSeconds: number,
-  now: number,
-  remove: (entry: string) => void,
-): SweepOutcome {
-  const decided = decide(root, sessions, name, ttlSeconds, now, remove);
-  if (decided.cleanup_result === "remove" || !isGone(path.join(sessions, name))) return decided;
+function sweepOne(place: SweepPlace, name: string): SweepOutcome {
+  const decided = decide(place, name);
+  if (decided.cleanup_result === "remove" || !isGone(path.join(place.sessions, name))) return decided;
   return { session_id: name, cleanup_result: "remove", cleanup_reason: "removed_elsewhere" };
 }
 
@@ -82,14 +86,7 @@ const isGone = (entry: string): boolean => {
 
 const isMissing = (e: unknown): boolean => (e as NodeJS.ErrnoException)?.code === "ENOENT";
 
-function decide(
-  root: string,
-  sessions: string,
-  name: string,
-  ttlSeconds: number,
-  now: number,
-  remove: (entry: string) => void,
-): SweepOutcome {
+function decide({ root, sessions, ttlSeconds, now, remove }: SweepPlace, name: string): SweepOutcome {
   const entry = path.join(sessions, name);
   const outcome = (cleanup_result: SweepOutcome["cleanup_result"], cleanup_reason: CleanupReason): SweepOutcome => ({
     session_id: name,
