@@ -9,10 +9,24 @@ export type ExitRequest =
   | { readonly kind: "exited"; readonly code: number }
   | { readonly kind: "signaled"; readonly signal: NodeJS.Signals };
 
+/** One entry of the dispatcher's table (./commands/index.ts): a command's description, and its module. */
+export interface CommandEntry {
+  readonly description: string;
+  readonly load: () => Promise<CommandModule>;
+}
+
+/** `help` is the dispatcher's own command (main.ts), not a module; help and completion list it. */
+export const HELP_DESCRIPTION = "Show the help of derun, or of one command (derun help <command>).";
+
 /** Data the dispatcher hands to a command besides its flags. */
 export interface CommandData {
   /** The arguments after `--`, or undefined when there was none. */
   readonly command?: readonly string[];
+  /**
+   * Every command of derun, by name: `derun completion` reads their flags from here, handed over
+   * rather than imported, since the table imports the completion command.
+   */
+  readonly commands?: Readonly<Record<string, CommandEntry>>;
 }
 
 /** One of derun's commands, as its module exports it. */

@@ -24,7 +24,7 @@ const USAGE_CODES = ["usage", "invalid_argument", "invalid_session_id", "session
 export async function runCli(argv: readonly string[]): Promise<never> {
   const split = argv.indexOf("--");
   const own = split === -1 ? argv : argv.slice(0, split);
-  const data: CommandData = split === -1 ? {} : { command: argv.slice(split + 1) };
+  const data: CommandData = split === -1 ? { commands } : { command: argv.slice(split + 1), commands };
   const [first, ...flags] = own;
   const name = first !== undefined && isVersion(first) ? "version" : first;
   try {

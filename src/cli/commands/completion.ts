@@ -1,5 +1,5 @@
 /** `derun completion bash|zsh|fish`: the completion script for that shell, on stdout. */
-import { exitWith, type ExitRequest } from "../command.ts";
+import { exitWith, type CommandData, type ExitRequest } from "../command.ts";
 import { parseFlags, type FlagDefs } from "../flags.ts";
 import { shown, usageError } from "../usage.ts";
 
@@ -15,7 +15,7 @@ export const examples = [
   "derun completion fish > ~/.config/fish/completions/derun.fish",
 ];
 
-export async function run(flags: readonly string[]): Promise<ExitRequest> {
+export async function run(flags: readonly string[], { commands = {} }: CommandData): Promise<ExitRequest> {
   const { positionals } = parseFlags(flags, args);
   const [shell, extra] = positionals;
   if (shell === undefined || !(SHELLS as readonly string[]).includes(shell) || extra !== undefined) {
@@ -23,7 +23,7 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
       `derun completion takes one of ${SHELLS.join(", ")} (got ${shell === undefined ? "nothing" : shown(positionals.join(" "))})`,
     );
   }
-  const spec = await (await import("../completion/spec.ts")).completionSpec();
+  const spec = await (await import("../completion/spec.ts")).completionSpec(commands);
   const scripts = {
     bash: () => import("../completion/bash.ts").then((m) => m.bashScript(spec)),
     zsh: () => import("../completion/zsh.ts").then((m) => m.zshScript(spec)),

@@ -3,12 +3,9 @@
  * `derun --help` loads no command and `derun run` loads only its own (the mcp command pulls in the
  * MCP SDK, the session commands arktype and the queries). `help` is the dispatcher's.
  */
-import type { CommandModule } from "../command.ts";
+import type { CommandEntry } from "../command.ts";
 
-export interface CommandEntry {
-  readonly description: string;
-  readonly load: () => Promise<CommandModule>;
-}
+export { HELP_DESCRIPTION } from "../command.ts";
 
 export const commands = {
   run: {
@@ -62,8 +59,5 @@ export const commands = {
 } as const satisfies Record<string, CommandEntry>;
 
 export type CommandName = keyof typeof commands;
-
-/** `help` is the dispatcher's own command (main.ts), not a module here; help and completion list it. */
-export const HELP_DESCRIPTION = "Show the help of derun, or of one command (derun help <command>).";
 
 export const isCommandName = (name: string): name is CommandName => Object.hasOwn(commands, name);

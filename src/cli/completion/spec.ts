@@ -2,8 +2,7 @@
  * What shell completion knows, read from the commands themselves (the lazy map's names and
  * descriptions, each module's flags), so a new flag completes without touching the scripts.
  */
-import type { CommandModule } from "../command.ts";
-import { commands, HELP_DESCRIPTION, type CommandName } from "../commands/index.ts";
+import { HELP_DESCRIPTION, type CommandEntry, type CommandModule } from "../command.ts";
 import type { FlagDef, FlagDefs } from "../flags.ts";
 
 export type Completion = "session" | "dir" | "file" | "command" | readonly string[];
@@ -46,16 +45,18 @@ async function mcpConfig(): Promise<CompletionCommand["sub"]> {
   return { name: "config", positional: mcpClientNames, flags: flagsOf(FLAGS) };
 }
 
-export async function completionSpec(): Promise<CompletionCommand[]> {
-  const names = Object.keys(commands) as CommandName[];
-  const modules: CommandModule[] = await Promise.all(names.map((name) => commands[name].load()));
+/** `commands`: the dispatcher's table, handed to `derun completion` (it may not import the table). */
+export async function completionSpec(commands: Readonly<Record<string, CommandEntry>>): Promise<CompletionCommand[]> {
+  const entries = Object.entries(commands);
+  const names = entries.map(([name]) => name);
+  const modules: CommandModule[] = await Promise.all(entries.map(([, entry]) => entry.load()));
   const spec: CompletionCommand[] = names.map((name, i) => {
     const defs: [string, FlagDef][] = Object.entries(modules[i]!.args ?? {});
     // The first positional that completes to something (grep's sessions come after its pattern).
     const positional = defs.find(([, def]) => def.type === "positional" && def.complete !== undefined)?.[1];
     return {
       name,
-      description: commands[name].description,
+      description: entries[i]![1].description,
       flags: flagsOf(modules[i]!.args ?? {}),
       ...(positional?.complete ? { positional: positional.complete } : {}),
       takesCommand: modules[i]!.takesCommand ?? false,
