@@ -18,6 +18,7 @@
  */
 import { writeAllSync } from "../safe-fs/write-all.ts";
 import { TerminalPace } from "./terminal-pace.ts";
+import { WrittenCallbacks } from "./written-callbacks.ts";
 import {
   CONSUMED,
   createRecordRing,
@@ -65,20 +66,12 @@ export interface OutputWriterOptions {
   readonly minBacklogBytes?: number;
 }
 
-/** A record in the ring whose bytes wait for their `written` callback. */
-interface Unsettled {
-  /** Records committed up to and including this one: it is written once that many were released. */
-  readonly ticket: number;
-  readonly bytes: Uint8Array;
-  readonly written: (bytes: Uint8Array) => void;
-}
-
 export class OutputWriter {
   #ring: { producer: RingProducer; worker: Worker } | undefined;
   /** Records ever committed to the current ring. */
   #committed = 0;
-  readonly #unsettled: Unsettled[] = [];
-  #watching = false;
+  /** Records in the ring count as written once the thread released them: the ring's committed minus its queued. */
+  readonly #callbacks = new WrittenCallbacks(() => (this.#ring ? this.#committed - this.#ring.producer.queuedRecords : Infinity));
   /** Tags whose fd failed. */
   readonly #failed = new Set<number>();
   /** The writer thread never started: everything is written on the main thread. */
@@ -112,14 +105,14 @@ export class OutputWriter {
       // any other chunk (the thread drops it), so what waits is bounded by the ring, not held here.
       if (written === undefined) return;
       if (this.#direct || ring === undefined || ring.producer.drained) {
-        this.#settle();
+        this.#callbacks.settle();
         written(bytes);
       } else this.#enqueue(ring.producer, tag, bytes, written);
       return;
     }
     const pace = this.#pace;
     if (this.#direct || (bytes.length <= DIRECT_MAX_BYTES && pace.directWritesAllowed && (ring === undefined || ring.producer.drained))) {
-      this.#settle(); // what went before is written (drained), so recorded before this
+      this.#callbacks.settle(); // what went before is written (drained), so recorded before this
       const started = performance.now();
       this.#writeDirect(tag, bytes);
       pace.directWriteTook(performance.now() - started);
@@ -140,10 +133,10 @@ export class OutputWriter {
   afterWritten(then: () => void): void {
     const ring = this.#ring;
     if (this.#direct || ring === undefined || ring.producer.drained) {
-      this.#settle();
+      this.#callbacks.settle();
       return then();
     }
-    this.#unsettled.push({ ticket: this.#committed, bytes: NOTHING, written: then });
+    this.#callbacks.add(this.#committed, NOTHING, then);
     this.#watch(ring.producer);
   }
 
@@ -196,7 +189,7 @@ export class OutputWriter {
     const ring = this.#ring;
     if (ring === undefined) return;
     this.#waitUntil(ring.producer, () => ring.producer.drained);
-    this.#settle();
+    this.#callbacks.settle();
     this.fds.forEach((_, tag) => this.#hasFailed(tag));
   }
 
@@ -217,7 +210,7 @@ export class OutputWriter {
     let offset = 0;
     while (offset < bytes.length) {
       if (this.#direct) {
-        this.#settle();
+        this.#callbacks.settle();
         this.#writeDirect(tag, bytes.subarray(offset));
         written?.(bytes.subarray(offset));
         return;
@@ -226,7 +219,7 @@ export class OutputWriter {
       // Released records' room is reused below: their callbacks run first, while their bytes are
       // there. After reading the room: release() frees a record before its bytes, so every record
       // whose room was counted is seen released here.
-      this.#settle();
+      this.#callbacks.settle();
       if (room === 0) {
         this.#waitUntil(producer, () => producer.room() > 0);
         continue;
@@ -237,36 +230,15 @@ export class OutputWriter {
       producer.commit(tag, length);
       this.#committed += 1;
       this.#committedBytes += length;
-      if (written) this.#unsettled.push({ ticket: this.#committed, bytes: region, written });
+      if (written) this.#callbacks.add(this.#committed, region, written);
       offset += length;
     }
-    if (this.#unsettled.length > 0) this.#watch(producer);
+    if (this.#callbacks.waiting) this.#watch(producer);
   }
 
-  /** Run the callbacks of every record the thread has released (written or dropped), in order. */
-  #settle(): void {
-    if (this.#unsettled.length === 0) return;
-    const released = this.#ring ? this.#committed - this.#ring.producer.queuedRecords : Infinity;
-    while (this.#unsettled.length > 0 && this.#unsettled[0]!.ticket <= released) {
-      const { bytes, written } = this.#unsettled.shift()!;
-      written(bytes);
-    }
-  }
-
-  /** While callbacks wait, settle each time the thread releases a record, without blocking the event loop. */
+  /** While callbacks wait, settle each time the thread releases a record of this ring. */
   #watch(producer: RingProducer): void {
-    if (this.#watching) return;
-    this.#watching = true;
-    void (async () => {
-      while (this.#unsettled.length > 0 && this.#ring?.producer === producer) {
-        const seen = producer.counter(CONSUMED);
-        this.#settle();
-        if (this.#unsettled.length === 0) break;
-        // Bounded, so a watcher never outlives its ring for long (close() settles the rest itself).
-        await producer.wait(CONSUMED, seen, 1000);
-      }
-      this.#watching = false;
-    })();
+    this.#callbacks.watch(producer, () => this.#ring?.producer === producer);
   }
 
   /**
@@ -303,7 +275,7 @@ export class OutputWriter {
       queued.release();
     }
     // All written: no ring any more, every callback is due.
-    this.#settle();
+    this.#callbacks.settle();
   }
 
   #start(): { producer: RingProducer; worker: Worker } {
