@@ -7,6 +7,7 @@
  * turn every few milliseconds, and past the deadline the search stops and says how far it got.
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
+import type { NumberedLine } from "../views/lines.ts";
 import { TextSearch, type SearchMatch, type SearchPattern } from "../views/search.ts";
 import type { TextLine } from "../views/text.ts";
 import { subjectOf, subjectText, type Subject } from "./subject.ts";
@@ -15,7 +16,8 @@ import { giveTurn, turnDue } from "./pace.ts";
 import { candidateBatches } from "./search-stream.ts";
 import { textBatchesAsRecorded } from "./text-stream-raw.ts";
 import type { TextStreamOptions } from "./text-stream.ts";
-import { LineMasking, maskText, redactedField, redactorFor, type Redactor } from "./masking.ts";
+import { LineMasking, maskText, redactedField, redactorFor, type MaskedLine, type Redactor } from "./masking.ts";
+import { KeyBlocks } from "./key-block.ts";
 import { canMatchMask } from "./redact/search-mask.ts";
 import type { Transcript } from "./transcript.ts";
 
@@ -120,7 +122,10 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
   const result = search.result();
   const subject = subjectOf(t);
   const shown = { count: subject.redacted ?? 0 };
-  const matches = result.matches.map((m) => found(m, redactor, shown));
+  // Lines masked one by one had no line before them to say they sit in a private key's block.
+  const keys = redactor.enabled && !maskFirst ? new KeyBlocks(t) : undefined;
+  const matches: FoundMatch[] = [];
+  for (const m of result.matches) matches.push(found(keys ? await maskKeyBody(m, keys) : m, redactor, shown));
   return {
     ...subject,
     ...(options.channel === undefined ? {} : { channel: options.channel }),
@@ -148,6 +153,23 @@ const context = (l: { number: number; line: TextLine }, redactor: Redactor, show
   shown.count += masked.count;
   return { line: l.number, text: clip(masked.text, CONTEXT_LINE_CHARS) };
 };
+
+/** The match with each of its lines (and its context's) that is a private key's body line masked whole (./key-block.ts). */
+async function maskKeyBody(m: SearchMatch, keys: KeyBlocks): Promise<SearchMatch> {
+  const masked = async <L extends NumberedLine<TextLine>>(l: L): Promise<L> => {
+    const text = await keys.masked(l.line.text, l.line.start);
+    if (text === undefined) return l;
+    return { ...l, line: { ...l.line, text, redacted: ((l.line as MaskedLine).redacted ?? 0) + 1, masked: true } };
+  };
+  const line = await masked(m);
+  const before: NumberedLine<TextLine>[] = [];
+  for (const l of m.before) before.push(await masked(l));
+  const after: NumberedLine<TextLine>[] = [];
+  for (const l of m.after) after.push(await masked(l));
+  // What the pattern matched is shown too: masked with its line.
+  const match = line === m ? m.match : line.line.text.slice(m.column, m.column + m.match.length);
+  return { ...line, match, before, after };
+}
 
 const found = (m: SearchMatch, redactor: Redactor, shown: { count: number }): FoundMatch => {
   shown.count += (m.line as { redacted?: number }).redacted ?? 0;

@@ -1,0 +1,40 @@
+/**
+ * A search shows a line without the lines before it: a short line of a PEM private key's body
+ * (its last line, often under the 16 characters the standalone body rule asks for) looked like any
+ * other word there. A shown line made only of base-64 is masked whole when the bytes before it hold
+ * a private key's BEGIN line and no END line after that one, as the text view masks it.
+ */
+import { PEM_BEGIN } from "./redact/masker.ts";
+import { readWindow, type Transcript } from "./transcript.ts";
+
+/** Bytes looked at before the line: an 8192-bit RSA key's PEM block is about 6.4 KB. */
+const LOOKBACK = 16 * 1024;
+/** A line that could be part of a key's body: base-64 and its padding, nothing else. */
+const BODY_LINE = /^([ \t]*)([A-Za-z0-9+/]+={0,2})[ \t\r]*$/;
+const PEM_BEGIN_ALL = new RegExp(PEM_BEGIN.source, "g");
+
+/** Where the line starting at output offset `start` lies inside a private key's block (memoized per transcript). */
+export class KeyBlocks {
+  readonly #inside = new Map<number, Promise<boolean>>();
+
+  constructor(private readonly t: Transcript) {}
+
+  /** `text` (the line at `start`) with its body masked when it is a key's body line; undefined when it is not. */
+  async masked(text: string, start: number): Promise<string | undefined> {
+    const body = BODY_LINE.exec(text);
+    if (!body) return undefined;
+    let inside = this.#inside.get(start);
+    if (inside === undefined) this.#inside.set(start, (inside = this.#lookBack(start)));
+    if (!(await inside)) return undefined;
+    const from = body[1]!.length;
+    return text.slice(0, from) + "*".repeat(body[2]!.length) + text.slice(from + body[2]!.length);
+  }
+
+  async #lookBack(start: number): Promise<boolean> {
+    const { bytes } = await readWindow(this.t, start - LOOKBACK, start);
+    const before = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1");
+    let last = -1;
+    for (const m of before.matchAll(PEM_BEGIN_ALL)) last = m.index;
+    return last >= 0 && !before.includes("-----END", last);
+  }
+}
