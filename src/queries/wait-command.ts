@@ -10,6 +10,8 @@ import {
   readCommands,
   resolveSessionId,
   sessionSummary,
+  maskedFact,
+  redactedField,
   SEP,
   subjectOf,
   subjectText,
@@ -39,6 +41,8 @@ export interface WaitCommandResult {
   readonly last_line?: number;
   readonly total_lines?: number;
   readonly lines: readonly string[];
+  /** Secrets masked in the answer: the command lines and directory, and the lines (absent: none). */
+  readonly redacted?: number;
 }
 
 /** The last lines of what ended (the text view of its range). */
@@ -93,19 +97,28 @@ export default defineQuery({
     try {
       const { t, tail } = await tailOf(store, id, ended.command?.number, signal);
       const lines = tail.first_line === undefined ? {} : { first_line: tail.first_line, last_line: tail.last_line };
+      const subject = subjectOf(t);
       return {
         schema_version: SCHEMA_VERSION,
         timed_out: false,
         waited_ms: waited,
         ...record,
-        subject: subjectOf(t),
+        subject,
         ...lines,
         total_lines: tail.total_lines,
         lines: tail.lines,
+        ...redactedField((subject.redacted ?? 0) + (tail.redacted ?? 0)),
       };
     } catch {
       // A command without an output range (no start mark): its record alone.
-      return { schema_version: SCHEMA_VERSION, timed_out: false, waited_ms: waited, ...record, lines: [] };
+      return {
+        schema_version: SCHEMA_VERSION,
+        timed_out: false,
+        waited_ms: waited,
+        ...record,
+        lines: [],
+        ...redactedField(record.command?.redacted ?? 0),
+      };
     }
   },
   render: (r) => {
@@ -117,6 +130,7 @@ export default defineQuery({
         : `session ${r.session!.session_id}`;
     const facts = [what, `waited ${r.waited_ms} ms`];
     if (r.first_line !== undefined) facts.push(`text lines ${r.first_line}-${r.last_line} of ${r.total_lines}`);
+    if (r.redacted) facts.push(maskedFact(r.redacted));
     return withLines(facts.join(SEP), r.lines);
   },
 });

@@ -9,9 +9,9 @@ import { FailureLines, lastOf, type FailurePicks, type ShownLine } from "../view
 import { TextView } from "../views/text.ts";
 import { chunksOf } from "../views/window.ts";
 import { durationOf } from "./failure-find.ts";
-import { LineMasking, redactorFor } from "./masking.ts";
+import { LineMasking, redactedField, redactorFor } from "./masking.ts";
 import { giveTurn } from "./pace.ts";
-import { SEP } from "./render.ts";
+import { maskedFact, SEP } from "./render.ts";
 import { subjectOf, subjectText, type Subject } from "./subject.ts";
 import { windowsForward, type Transcript } from "./transcript.ts";
 
@@ -30,6 +30,8 @@ export type FailureReport = Subject & {
   readonly lines: readonly string[];
   /** What the lines leave out, in a sentence (absent when nothing is). */
   readonly left_out?: string;
+  /** Secrets masked in the answer: in the command lines and directory, and in the lines shown (absent: none). */
+  readonly redacted?: number;
 };
 
 /** How a reader reads lines `from`.. (`count` of them) of the same text: a tool call or a command. */
@@ -39,13 +41,23 @@ export const toolReadHint: ReadHint = (t, from, count) =>
   `derun_read_text session_id="${t.sessionId}"${t.command ? ` command=${t.command.number}` : ""} view="text" from_line=${from} ` +
   `head_lines=${count}`;
 
-/** Every line of the transcript's text view, masked (./masking.ts), through the failure view; clears found in the same bytes. */
-export async function pickFailureLines(t: Transcript, signal?: AbortSignal): Promise<FailurePicks> {
+/**
+ * Every line of the transcript's text view, masked (./masking.ts), through the failure view; clears
+ * found in the same bytes. `masked` gets, for each line that had secrets, its number (as the failure
+ * view numbers it) and how many, so an answer can say how many it shows.
+ */
+export async function pickFailureLines(t: Transcript, signal?: AbortSignal, masked?: Map<number, number>): Promise<FailurePicks> {
   const view = new TextView({ maxLineChars: 4096 });
   const picks = new FailureLines();
   const clears = new ClearScan();
   // The lines leave the engine in the answer: masked before they are picked (masks keep lengths).
   const masking = new LineMasking(redactorFor(t.info.meta));
+  let number = 0;
+  const push = (line: { readonly text: string; readonly redacted?: number }) => {
+    number++;
+    if (line.redacted) masked?.set(number, line.redacted);
+    picks.push(line.text);
+  };
   for await (const window of windowsForward(t, t.lo, { signal })) {
     for (const chunk of chunksOf(window, t.spans)) {
       for (let at = 0; at < chunk.bytes.length; at += PIECE) {
@@ -55,16 +67,16 @@ export async function pickFailureLines(t: Transcript, signal?: AbortSignal): Pro
         let i = 0;
         if (clear !== undefined) {
           // Lines ended before the clear were on the screen it cleared.
-          for (; i < lines.length && lines[i]!.end <= clear; i++) picks.push(lines[i]!.text);
+          for (; i < lines.length && lines[i]!.end <= clear; i++) push(lines[i]!);
           picks.clear();
         }
-        for (; i < lines.length; i++) picks.push(lines[i]!.text);
+        for (; i < lines.length; i++) push(lines[i]!);
         await giveTurn();
         if (signal?.aborted) return picks.result();
       }
     }
   }
-  for (const line of masking.lines(view.partials())) picks.push(line.text);
+  for (const line of masking.lines(view.partials())) push(line);
   return picks.result();
 }
 
@@ -79,17 +91,24 @@ export async function failureReport(
   readHint: ReadHint = toolReadHint,
   signal?: AbortSignal,
 ): Promise<FailureReport> {
-  const picks = await pickFailureLines(t, signal);
+  const masked = new Map<number, number>();
+  const picks = await pickFailureLines(t, signal, masked);
+  const subject = subjectOf(t);
   const facts: HeaderFacts = {
-    ...subjectOf(t),
+    ...subject,
     duration_ms: durationOf(t),
     total_lines: picks.total,
     from_line: picks.from,
     failure_lines: picks.errorLines,
   };
-  const lines = layout(picks, maxChars - headerOf(facts).length - 1);
+  // The header's room: its count of masks is at most every mask of the lines (known once they are laid out).
+  let most = subject.redacted ?? 0;
+  for (const n of masked.values()) most += n;
+  const lines = layout(picks, maxChars - headerOf({ ...facts, ...redactedField(most) }).length - 1);
   const leftOut = leftOutOf(t, picks, lines.shown, readHint);
-  return { ...facts, lines: lines.text, ...(leftOut ? { left_out: leftOut } : {}) };
+  // A line shown once for its repeats shows its first one's masks.
+  const shown = lines.shown.reduce((n, [from]) => n + (masked.get(from) ?? 0), subject.redacted ?? 0);
+  return { ...facts, ...redactedField(shown), lines: lines.text, ...(leftOut ? { left_out: leftOut } : {}) };
 }
 
 const seconds = (ms: number): string =>
@@ -99,7 +118,7 @@ const seconds = (ms: number): string =>
       ? `${(ms / 1000).toFixed(1)} s`
       : `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`;
 
-type HeaderFacts = Subject & Pick<FailureReport, "duration_ms" | "total_lines" | "from_line" | "failure_lines">;
+type HeaderFacts = Subject & Pick<FailureReport, "duration_ms" | "total_lines" | "from_line" | "failure_lines" | "redacted">;
 
 function headerOf(r: HeaderFacts): string {
   const facts = [subjectText(r)];
@@ -113,6 +132,7 @@ function headerOf(r: HeaderFacts): string {
       ? `${plural(r.failure_lines, "failure line")} in ${scope}`
       : `no failure line recognised in ${scope}: its last lines`,
   );
+  if (r.redacted) facts.push(maskedFact(r.redacted));
   return facts.join(SEP);
 }
 
