@@ -54,7 +54,7 @@ export const readArgs = {
   session_id: sessionIdType,
   "max_bytes?": positiveIntegerType.configure({ description: `default ${READ_DEFAULT_MAX_BYTES}` }),
   "encoding?": encodingType.configure({ description: "base64: exact bytes" }),
-  "view?": type("'raw' | 'text'").configure({ description: "text: no escape codes or redraws" }),
+  "view?": type("'raw' | 'text'").configure({ expected: '"raw" or "text"', description: "text: no escape codes or redraws" }),
 } as const;
 
 /** A channel of the output: `pty` (a terminal session's one stream), `stdout` or `stderr` (pipe sessions). */

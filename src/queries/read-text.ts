@@ -50,7 +50,10 @@ export default defineQuery({
   ].join(" "),
   input: type({
     session_id: sessionIdType,
-    "view?": type("'text' | 'screen'").configure({ description: "screen: the terminal at the end; text: all lines" }),
+    "view?": type("'text' | 'screen'").configure({
+      expected: '"text" or "screen"',
+      description: "screen: the terminal at the end; text: all lines",
+    }),
     "tail_lines?": positiveIntegerType.configure({ description: `default ${TEXT_DEFAULT_LINES}` }),
     "head_lines?": positiveIntegerType.configure({ description: "the first N lines, or N from from_line" }),
     "from_line?": positiveIntegerType,

@@ -83,6 +83,8 @@ describe("numbers no argument can hold", () => {
     ["derun_read_output", { session_id: "done", max_bytes: "0x10" }],
     ["derun_read_output", { session_id: "done", cursor: "0x10" }],
     ["derun_read_output", { session_id: "done", cursor: "1e3" }],
+    ["derun_read_output", { session_id: "done", view: "screen" }],
+    ["derun_read_text", { session_id: "done", view: "nope" }],
     ["derun_wait_output", { session_id: "done", cursor: "0", timeout_ms: 1e40 }],
     ["derun_wait_output", { session_id: "done", cursor: "0", timeout_ms: -1.5 }],
     ["derun_wait_output", { session_id: "done", cursor: "0", timeout_ms: "0x10" }],

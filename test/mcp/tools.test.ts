@@ -284,6 +284,13 @@ describe("invalid arguments", () => {
     expect((await call(h.client, "derun_read_output", { session_id: "s", max_bytes: 1.5 })).text).toBe(
       "max_bytes must be a positive integer (was 1.5)",
     );
+    // A union with a description for the model: the message names the values, once.
+    expect((await call(h.client, "derun_read_output", { session_id: "s", view: "screen" })).text).toBe(
+      'view must be "raw" or "text" (was "screen")',
+    );
+    expect((await call(h.client, "derun_read_text", { session_id: "s", view: "nope" })).text).toBe(
+      'view must be "text" or "screen" (was "nope")',
+    );
   });
 
   test("values above a cap are clamped, not rejected: timeout_ms 70000, max_bytes 2^40, limit 10^6", async () => {
