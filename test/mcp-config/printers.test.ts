@@ -6,8 +6,9 @@
 import { describe, expect, test } from "bun:test";
 import { type } from "arktype";
 import pkg from "../../package.json" with { type: "json" };
+import { fromNpxRegistry } from "../../src/cli/mcp-config/launch.ts";
 import { launchOf, mcpClientNames, mcpClients, type Invocation, type McpLaunch } from "../../src/cli/mcp-config/index.ts";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { remoteLaunch } from "../../src/cli/mcp-config/remote.ts";
 import { tempDir } from "../helpers/cli.ts";
@@ -72,6 +73,26 @@ describe("the command a client starts", () => {
     expect(launchOf(posix({ execPath, main }))).toMatchObject({ command: execPath, args: ["mcp"] });
     const global = "/usr/lib/node_modules/derun-linux-x64/bin/derun";
     expect(launchOf(posix({ execPath: global, main, bunOnPath: "/usr/bin/bun" }))).toMatchObject({ command: global, args: ["mcp"] });
+  });
+
+  test("the binary npx installed from the registry: npx --yes derun@<this version>; from a tarball: the binary", () => {
+    using cache = tempDir("derun-npx-cache-");
+    const install = (spec: string) => {
+      const dir = join(cache.path, "_npx", Buffer.from(spec).toString("hex").slice(0, 16));
+      mkdirSync(join(dir, "node_modules", "derun-linux-x64", "bin"), { recursive: true });
+      writeFileSync(join(dir, "package.json"), JSON.stringify({ dependencies: { derun: spec } }));
+      return join(dir, "node_modules", "derun-linux-x64", "bin", "derun");
+    };
+    for (const spec of ["^0.1.0", "0.1.0", "latest"])
+      expect({ spec, registry: fromNpxRegistry(install(spec)) }).toEqual({ spec, registry: true });
+    for (const spec of ["file:../../../../tmp/derun-0.1.0.tgz", "/tmp/derun-0.1.0.tgz", "github:me/derun", "https://x.test/derun.tgz"])
+      expect({ spec, registry: fromNpxRegistry(install(spec)) }).toEqual({ spec, registry: false });
+    expect(fromNpxRegistry("/usr/lib/node_modules/derun-linux-x64/bin/derun")).toBe(false);
+    const execPath = install("^0.1.0");
+    expect(launchOf(posix({ execPath, main: "/$bunfs/root/derun", npxOnPath: "/usr/bin/npx" }))).toMatchObject({
+      command: "/usr/bin/npx",
+      args: ["--yes", `derun@${pkg.version}`, "mcp"],
+    });
   });
 
   test("bunx of a tarball is not the registry package: its entry script", () => {

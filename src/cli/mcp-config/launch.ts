@@ -5,7 +5,7 @@
  * So an installed package is started as the runtime plus its entry script, never as the `derun`
  * link on PATH; a compiled binary is started as itself.
  */
-import { realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import pkg from "../../../package.json" with { type: "json" };
 import { resolveStateRoot } from "../../core/file-store/index.ts";
@@ -26,6 +26,8 @@ export interface Invocation {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** `bun` on PATH, absolute: for a compiled binary that npm's launcher started from bunx's cache. */
   readonly bunOnPath?: string;
+  /** `npx` on PATH, absolute: for a compiled binary npx installed from the registry into its cache. */
+  readonly npxOnPath?: string;
 }
 
 /** Bun's virtual root for a compiled executable's bundled modules. */
@@ -40,6 +42,9 @@ export function launchOf(invocation: Invocation): McpLaunch {
     // The binary of the platform package that bunx installed into its cache: that goes too (see below).
     if (invocation.bunOnPath && fromBunxRegistry(invocation.execPath))
       return { command: invocation.bunOnPath, args: ["x", `${pkg.name}@${pkg.version}`, "mcp"], stateRoot, platform };
+    // Likewise npx's (`npx derun mcp config ...`, the first thing many try): `npm cache clean` takes it.
+    if (invocation.npxOnPath)
+      return { command: invocation.npxOnPath, args: ["--yes", `${pkg.name}@${pkg.version}`, "mcp"], stateRoot, platform };
     return { command: execPath, args: ["mcp"], stateRoot, platform };
   }
   // bunx keeps its install in a cache that `bun pm cache rm`, a reboot (older Bun: under the temp
@@ -60,11 +65,29 @@ function fromBunxRegistry(main: string): boolean {
   return segments[at]!.includes(`-${pkg.name}@`) || (segments[at + 1] ?? "").startsWith(`${pkg.name}@`);
 }
 
+/**
+ * Whether the binary lies in npx's install of the registry package: `<npm cache>/_npx/<hash>/`,
+ * whose package.json names what npx was asked for. A tarball or a directory (`file:`) is not.
+ */
+export function fromNpxRegistry(execPath: string): boolean {
+  const segments = execPath.split(/[\\/]/);
+  const at = segments.lastIndexOf("_npx");
+  if (at === -1 || at + 2 >= segments.length) return false;
+  try {
+    const manifest = JSON.parse(readFileSync(path.join(segments.slice(0, at + 2).join(path.sep) || path.sep, "package.json"), "utf8"));
+    const spec: unknown = manifest?.dependencies?.[pkg.name];
+    return typeof spec === "string" && !/^(?:file:|link:|git|github:|https?:|[./~]|[A-Za-z]:[\\/])/.test(spec) && !spec.endsWith(".tgz");
+  } catch {
+    return false;
+  }
+}
+
 /** The launch of the derun running now. */
 export function currentLaunch(env: Readonly<Record<string, string | undefined>> = process.env): McpLaunch {
   const main = resolvedMain();
   const execAlias = aliasOnPath(isCompiled(main) ? "derun" : "bun", process.execPath, env);
   const bun = isCompiled(main) && fromBunxRegistry(process.execPath) ? Bun.which("bun", { PATH: env.PATH ?? "" }) : null;
+  const npx = isCompiled(main) && fromNpxRegistry(process.execPath) ? Bun.which("npx", { PATH: env.PATH ?? "" }) : null;
   return launchOf({
     execPath: process.execPath,
     execAlias,
@@ -72,6 +95,7 @@ export function currentLaunch(env: Readonly<Record<string, string | undefined>> 
     platform: process.platform,
     env,
     ...(bun && path.isAbsolute(bun) ? { bunOnPath: bun } : {}),
+    ...(npx && path.isAbsolute(npx) ? { npxOnPath: npx } : {}),
   });
 }
 
