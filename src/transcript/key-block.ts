@@ -13,7 +13,7 @@ const LOOKBACK = 16 * 1024;
 const BODY_LINE = /^([ \t]*)([A-Za-z0-9+/]+={0,2})[ \t\r]*$/;
 const PEM_BEGIN_ALL = new RegExp(PEM_BEGIN.source, "g");
 
-/** Where the line starting at output offset `start` lies inside a private key's block (memoized per transcript). */
+/** Which shown lines of one transcript lie inside a private key's block (looked up once per line). */
 export class KeyBlocks {
   readonly #inside = new Map<number, Promise<boolean>>();
 
