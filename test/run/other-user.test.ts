@@ -88,6 +88,36 @@ describe.skipIf(!isRoot)("another user's files (needs root to create a second us
     expect(fs.readdirSync(place.path)).toEqual([]);
   }, 60_000);
 
+  test("a state root below a directory of theirs, or one anybody may write without the sticky bit: refused, nothing written", async () => {
+    // Its owner or writers could move the root aside and put their own directory or link there.
+    using place = shared();
+    const theirs = path.join(place.path, "theirs");
+    asOther(`mkdir '${theirs}' && chmod 0777 '${theirs}'`);
+    await expectRefused(
+      path.join(theirs, "derun"),
+      "build",
+      /^derun: unsafe path: [^\n]*theirs, above the state root, belongs to another user \(uid \d+\)[^\n]*\n$/,
+    );
+    expect(fs.readdirSync(theirs)).toEqual([]);
+
+    // Given as a link of ours that leads below their directory: where it leads is checked too.
+    using mine = tempDir();
+    fs.mkdirSync(path.join(theirs, "ours"), { mode: 0o700 });
+    fs.symlinkSync(path.join(theirs, "ours"), path.join(mine.path, "link"));
+    await expectRefused(path.join(mine.path, "link"), "build", /theirs, above the state root, belongs to another user/);
+    expect(fs.readdirSync(path.join(theirs, "ours"))).toEqual([]);
+
+    // Ours, but anybody may write it and it has no sticky bit; with it (as /tmp has) it is fine.
+    const open = path.join(mine.path, "open");
+    fs.mkdirSync(open);
+    fs.chmodSync(open, 0o777);
+    await expectRefused(path.join(open, "derun"), "build", /open, above the state root, is writable by other users \(mode 0777\)/);
+    expect(fs.readdirSync(open)).toEqual([]);
+    fs.chmodSync(open, 0o1777);
+    const done = await runDerun(["run", "--session-id", "build", "--", "printf", "ran"], { stateRoot: path.join(open, "derun") });
+    expect({ exit: done.exitCode, stdout: text(done.stdout) }).toEqual({ exit: 0, stdout: "ran" });
+  }, 60_000);
+
   test("their logs/derun.jsonl is not appended to; the run goes on, recorded", async () => {
     using root = tempDir();
     fs.mkdirSync(path.join(root.path, "logs"), { mode: 0o700 });

@@ -5,7 +5,8 @@
  *
  * Before derun writes there, the root and these directories are checked as ssh checks ~/.ssh:
  * owned by this user and writable by nobody else. In a directory another user owns or can write,
- * they could plant or swap the files derun writes and read what it records.
+ * they could plant or swap the files derun writes and read what it records. The directories above
+ * the root are checked as ssh checks those above ~/.ssh (checkAncestors).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -49,13 +50,72 @@ export function checkOwnDir(dir: string): void {
     );
   }
   if ((stat.mode & 0o022) !== 0) {
-    const mode = (stat.mode & 0o7777).toString(8).padStart(4, "0");
-    throw new DerunError("unsafe_path", `unsafe path: ${dir} is writable by other users (mode ${mode}); chmod go-w it to record there`);
+    throw new DerunError(
+      "unsafe_path",
+      `unsafe path: ${dir} is writable by other users (mode ${modeText(stat)}); chmod go-w it to record there`,
+    );
+  }
+}
+
+const modeText = (stat: fs.Stats) => (stat.mode & 0o7777).toString(8).padStart(4, "0");
+
+/**
+ * Refuse (`unsafe_path`) a state root below a directory that another user (not root) owns, or that
+ * group or others may write without the sticky bit (/tmp has it: there nobody can move another's
+ * entry): its owner or writers could move the root aside and put a directory or a link of their
+ * choice in its place, between two runs or between a check and a write. Both the path as given and
+ * where it leads are checked; directories not there yet are left to ensurePrivateDir (made 0700).
+ */
+export function checkAncestors(root: string): void {
+  const uid = process.geteuid?.();
+  if (uid === undefined) return;
+  const given = path.resolve(root);
+  // Where the path leads: the root's own real path (its parent is checked), or, while the root is
+  // not there yet, that of the deepest directory above it that is (checked itself).
+  let probe = given;
+  let above: string;
+  for (;;) {
+    try {
+      const real = fs.realpathSync(probe);
+      above = probe === given ? path.dirname(real) : real;
+      break;
+    } catch (e) {
+      if (!isMissing(e) || path.dirname(probe) === probe) throw e;
+      probe = path.dirname(probe);
+    }
+  }
+  const seen = new Set<string>();
+  for (const start of [path.dirname(given), above]) {
+    for (let dir = start; !seen.has(dir); dir = path.dirname(dir)) {
+      seen.add(dir);
+      let stat: fs.Stats;
+      try {
+        stat = fs.statSync(dir);
+      } catch (e) {
+        if (isMissing(e)) continue;
+        throw e;
+      }
+      if (stat.uid !== uid && stat.uid !== 0) {
+        throw new DerunError(
+          "unsafe_path",
+          `unsafe path: ${dir}, above the state root, belongs to another user (uid ${stat.uid}); ` +
+            "choose a state root in a directory of your own",
+        );
+      }
+      if ((stat.mode & 0o022) !== 0 && (stat.mode & 0o1000) === 0) {
+        throw new DerunError(
+          "unsafe_path",
+          `unsafe path: ${dir}, above the state root, is writable by other users (mode ${modeText(stat)}); ` +
+            "chmod go-w it (or +t) to record below it",
+        );
+      }
+    }
   }
 }
 
 /** Create `<root>/<name>` (and the root) with mode 0700 if missing, never through a symlink; returns its path. */
 export function ensureStateDir(root: string, name: StateDirName): string {
+  checkAncestors(root);
   if (stateDir(root, name).exists) {
     checkOwnDir(root);
     checkOwnDir(path.join(root, name));
