@@ -118,6 +118,30 @@ describe.skipIf(!isRoot)("another user's files (needs root to create a second us
     expect({ exit: done.exitCode, stdout: text(done.stdout) }).toEqual({ exit: 0, stdout: "ran" });
   }, 60_000);
 
+  test("group-write above the root: fine when the group is this user's own private group, refused when another's", async () => {
+    // As Fedora's umask 002 leaves ~/.local and ~/.local/state (0775, the user's private group):
+    // root's group here, when no other user has it (as on Debian).
+    using mine = tempDir();
+    const rootGroupAlone =
+      /^root:[^:]*:0:$/m.test(fs.readFileSync("/etc/group", "utf8")) &&
+      !/^(?!root:)[^:]*:[^:]*:\d+:0:/m.test(fs.readFileSync("/etc/passwd", "utf8"));
+    if (rootGroupAlone) {
+      const own = path.join(mine.path, "own");
+      fs.mkdirSync(own, { mode: 0o775 });
+      fs.chmodSync(own, 0o775);
+      fs.chownSync(own, process.getuid!(), process.getgid!());
+      const done = await runDerun(["run", "--session-id", "build", "--", "printf", "ran"], { stateRoot: path.join(own, "derun") });
+      expect({ exit: done.exitCode, stdout: text(done.stdout) }).toEqual({ exit: 0, stdout: "ran" });
+    } else console.log("skip (the accepted half): root's group has other members on this machine");
+    // The other user's group may write it: they could swap the root.
+    const shared = path.join(mine.path, "shared");
+    fs.mkdirSync(shared, { mode: 0o775 });
+    fs.chmodSync(shared, 0o775);
+    fs.chownSync(shared, process.getuid!(), Number(Bun.spawnSync(["id", "-g", OTHER]).stdout.toString().trim()));
+    await expectRefused(path.join(shared, "derun"), "build", /shared, above the state root, is writable by other users \(mode 0775\)/);
+    expect(fs.readdirSync(shared)).toEqual([]);
+  }, 60_000);
+
   test("their logs/derun.jsonl is not appended to; the run goes on, recorded", async () => {
     using root = tempDir();
     fs.mkdirSync(path.join(root.path, "logs"), { mode: 0o700 });

@@ -12,6 +12,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { DerunError } from "../errors.ts";
 import { ensurePrivateDir } from "./private-dir.ts";
+import { isPrivateGroup } from "./private-group.ts";
 
 const isMissing = (e: unknown) => (e as NodeJS.ErrnoException)?.code === "ENOENT" || (e as NodeJS.ErrnoException)?.code === "ENOTDIR";
 
@@ -36,7 +37,8 @@ export function stateDir(root: string, name: StateDirName): { readonly path: str
 
 /**
  * Refuse (`unsafe_path`) a directory derun is about to write in that another user owns or that
- * group or others may write (the sticky bit does not help: files in it could still be theirs).
+ * others, or a group not this user's own, may write (the sticky bit does not help: files in it
+ * could still be theirs).
  * Followed if a link (the state root may be one). No check where there are no POSIX owners.
  */
 export function checkOwnDir(dir: string): void {
@@ -49,7 +51,7 @@ export function checkOwnDir(dir: string): void {
       `unsafe path: ${dir} belongs to another user (uid ${stat.uid}); derun writes only in directories of its own`,
     );
   }
-  if ((stat.mode & 0o022) !== 0) {
+  if (writableByOthers(stat)) {
     throw new DerunError(
       "unsafe_path",
       `unsafe path: ${dir} is writable by other users (mode ${modeText(stat)}); chmod go-w it to record there`,
@@ -59,12 +61,16 @@ export function checkOwnDir(dir: string): void {
 
 const modeText = (stat: fs.Stats) => (stat.mode & 0o7777).toString(8).padStart(4, "0");
 
+/** Others may write it, or its group may and that group is not this user's own (./private-group.ts). */
+const writableByOthers = (stat: fs.Stats): boolean => (stat.mode & 0o002) !== 0 || ((stat.mode & 0o020) !== 0 && !isPrivateGroup(stat.gid));
+
 /**
  * Refuse (`unsafe_path`) a state root below a directory that another user (not root) owns, or that
- * group or others may write without the sticky bit (/tmp has it: there nobody can move another's
- * entry): its owner or writers could move the root aside and put a directory or a link of their
- * choice in its place, between two runs or between a check and a write. Both the path as given and
- * where it leads are checked; directories not there yet are left to ensurePrivateDir (made 0700).
+ * others, or a group not this user's own, may write without the sticky bit (/tmp has it: there
+ * nobody can move another's entry): its owner or writers could move the root aside and put a
+ * directory or a link of their choice in its place, between two runs or between a check and a
+ * write. Both the path as given and where it leads are checked; directories not there yet are left
+ * to ensurePrivateDir (made 0700).
  */
 export function checkAncestors(root: string): void {
   const uid = process.geteuid?.();
@@ -102,7 +108,7 @@ export function checkAncestors(root: string): void {
             "choose a state root in a directory of your own",
         );
       }
-      if ((stat.mode & 0o022) !== 0 && (stat.mode & 0o1000) === 0) {
+      if (writableByOthers(stat) && (stat.mode & 0o1000) === 0) {
         throw new DerunError(
           "unsafe_path",
           `unsafe path: ${dir}, above the state root, is writable by other users (mode ${modeText(stat)}); ` +
