@@ -57,6 +57,11 @@ describe("derun grep", () => {
     expect(out(await grep("progress", "tty"))).toEqual(["2:progress 100%"]);
     expect(out(await grep("--regexp=-", "tests"))).toEqual([]);
     expect(out(await grep("-e", "PASS", "tests"))).toEqual(["1:PASS adds", "5:PASS removes"]);
+    // After `--` nothing is an option, as with grep: the pattern, then the sessions.
+    const dash = await grep("--", "-i", "build");
+    expect([dash.exitCode, text(dash.stderr)]).toEqual([1, ""]); // searched for "-i": no such line
+    expect(out(await grep("--", ": warning", "build"))).toEqual(["2:a.c:3: warning: unused x", "5:c.c:9: warning: sign"]);
+    expect(out(await grep("-e", "FAIL", "--", "tests"))).toEqual(["2:FAIL totals"]);
   }, 60_000);
 
   test("several sessions: id:line:, in the order given; without ids every session, newest first (the eleventh too)", async () => {

@@ -22,7 +22,7 @@ import {
 import { describeError } from "../../core/errors.ts";
 import type { SearchOutputResult } from "../../queries/search-output.ts";
 import { paint } from "../paint.ts";
-import { exitWith, type ExitRequest } from "../command.ts";
+import { exitWith, type CommandData, type ExitRequest } from "../command.ts";
 import { parseFlags, positiveInteger, type FlagDefs } from "../flags.ts";
 import { colourOn } from "../paint.ts";
 import { openReader } from "../reader.ts";
@@ -104,14 +104,16 @@ export const examples = [
   "derun grep -F '[error]' build test        # two sessions, plain text",
   "derun grep --command last warning shell   # only the last command typed in a derun shell",
   "derun grep --channel stderr -i warn last  # only what it wrote to stderr (pipe sessions)",
-  "derun grep --regexp=-v last               # a pattern that starts with -",
+  "derun grep -- -v last                     # a pattern that starts with - (or --regexp=-v)",
   "derun grep --max 5 --json TODO last       # for scripts: the MCP answer's fields",
 ];
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
-export async function run(flags: readonly string[]): Promise<ExitRequest> {
-  const { values, positionals } = parseFlags(flags, args);
+export async function run(flags: readonly string[], data: CommandData = {}): Promise<ExitRequest> {
+  const { values, positionals: before } = parseFlags(flags, args);
+  // As grep: what follows `--` is never an option (`derun grep -- -v last`: the pattern -v).
+  const positionals = [...before, ...(data.command ?? [])];
   const [pattern, ...refs] = values.regexp === undefined ? positionals : [values.regexp, ...positionals];
   if (pattern === undefined) throw usageError("derun grep needs a pattern");
   const context =
