@@ -18,8 +18,9 @@ test("two runs with one id: one records, the other is refused at once, the recor
   for (let trial = 0; trial < TRIALS; trial++) {
     const id = `race-${trial}`;
     const go = path.join(root.path, `go-${trial}`);
-    // The command holds the winner's run open until the loser has answered.
-    const script = `echo hi; while [ ! -e '${go}' ]; do sleep 0.01; done`;
+    // The command holds the winner's run open until the loser has answered (or the test failed and
+    // removed its directory: then no command is left looping).
+    const script = `echo hi; while [ ! -e '${go}' ] && [ -d '${root.path}' ]; do sleep 0.01; done`;
     const order: number[] = [];
     const runs = [0, 1].map((n) =>
       runDerun(["run", "--session-id", id, "--", "sh", "-c", script], { stateRoot: root.path }).then((done) => {
