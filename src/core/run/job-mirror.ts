@@ -18,6 +18,8 @@ const FOREGROUND_POLL_MS = 50;
  * with derun's SIGCONT (see onStop): Bun may hand derun a signal caught on another thread well after.
  */
 const WITH_CONTINUE_MS = 500;
+/** How often a stop within that window looks whether such a signal has come. */
+const SIGNAL_LOOK_MS = 5;
 /** Stops a shell reports as the job's own ("Stopped", "Stopped (tty input)"...): derun takes the same. */
 const JOB_STOPS = new Set<NodeJS.Signals>(["SIGTSTP", "SIGTTIN", "SIGTTOU"]);
 
@@ -91,6 +93,17 @@ export function mirrorJob(child: RunningChild, deps: JobMirrorDeps): JobMirror {
   };
   const onStop = async (signal: NodeJS.Signals) => {
     if (!active || state === "stopped") return;
+    // Stopped again in the background just after derun continued it: a signal that came with
+    // derun's SIGCONT may not have been handed to derun yet (on a loaded machine Bun's signal thread
+    // can lag), and once derun stops itself it never would be, leaving the job stopped for good. So
+    // derun waits for it, within the same window, before it stops. (In the foreground a stop is the
+    // user's Ctrl-Z, which must not wait.)
+    const continued = continuedAt;
+    while (state === "background" && !forwardedSince && performance.now() - continuedAt < WITH_CONTINUE_MS) {
+      await Bun.sleep(SIGNAL_LOOK_MS);
+    }
+    // Meanwhile derun may have been told to go on (a `fg`) and continued the command itself.
+    if (!active || continuedAt !== continued) return;
     // Stopped again just after derun continued it, with a signal forwarded meanwhile: that signal
     // came with derun's SIGCONT (`kill %1`) but reached the command only after it had stopped again
     // (a read in the background), and waits there. Continued once more, the command takes it, as
