@@ -5,11 +5,20 @@
  * each answer naming the command line, cwd and exit status.
  */
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { tempDir } from "../helpers/cli.ts";
 import { shellHome, startShell } from "../shell/_shells.ts";
 import { connectAgent } from "./_agent.ts";
 
 const bash = Bun.which("bash") !== null;
+
+/** Resolves once `file` holds `text` (looked at every 10 ms, for at most 30 s). */
+async function recorded(file: string, text: string): Promise<void> {
+  for (const deadline = performance.now() + 30_000; !readFileSync(file, "latin1").includes(text); await Bun.sleep(10)) {
+    if (performance.now() > deadline) throw new Error(`${file} never held ${JSON.stringify(text)}`);
+  }
+}
 
 describe.skipIf(!bash)("a derun shell session, command by command", () => {
   test("list_commands, read_text command N and last, search within a command", async () => {
@@ -65,6 +74,9 @@ describe.skipIf(!bash)("a derun shell session, command by command", () => {
     // A command still running is "the last one" too: recorded only when it ends, found from its marks.
     shell.type("for i in 1 2 3; do echo tick $i; done; sleep 100\r");
     await shell.running("sleep");
+    // Running is not yet recorded: on a loaded machine derun may still hold its last bytes (the
+    // command's start mark, the ticks) when sleep starts. Asked once they are in output.bin.
+    await recorded(join(state.path, "sessions", "sh", "output.bin"), "tick 3\r\n");
     const now = await agent.call("derun_list_commands", { session_id: "sh", limit: 1 });
     expect(now.result.commands).toEqual([
       expect.objectContaining({
