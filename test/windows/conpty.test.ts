@@ -7,7 +7,7 @@
  * output.bin, keys typed reach the child. What Wine 8 cannot do is skipped by name.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir, text } from "../helpers/cli.ts";
 import { spawnInConsole, type ConsoleRun } from "./console-host.ts";
@@ -36,6 +36,7 @@ async function runInPty(
     if (keys) {
       await run.waitFor((out) => out.includes(keys.after), keys.after);
       await keys.beforeTyping?.(run);
+      if (run.pid !== undefined) await rawUnderWine(run.pid);
       run.type(keys.type);
     }
     const exit = await run.exited;
@@ -51,6 +52,22 @@ async function runInPty(
     };
   } finally {
     clearTimeout(bound);
+  }
+}
+
+/**
+ * Under Wine, the raw mode derun sets on its console reaches the real terminal only a moment later
+ * (Wine's console host applies it to the tty), sometimes after the child's prompt is on the screen:
+ * keys typed before then are cooked by the tty (Enter arrives as ^J, and `set /p` waits on). Typed
+ * once the terminal is raw, as a person typing after derun has started. On Windows the console
+ * buffers the keys and applies the mode when they are read, so there is nothing to wait for.
+ */
+async function rawUnderWine(pid: number): Promise<void> {
+  const tty = readlinkSync(`/proc/${pid}/fd/0`);
+  for (const deadline = performance.now() + 30_000; ; await Bun.sleep(10)) {
+    const modes = Bun.spawnSync(["stty", "-F", tty, "-a"]).stdout.toString();
+    if (/(^|\s)-icanon(\s|$)/.test(modes) && /(^|\s)-echo(\s|$)/.test(modes)) return;
+    if (performance.now() > deadline) throw new Error(`derun's terminal ${tty} never became raw: ${modes.slice(0, 300)}`);
   }
 }
 

@@ -15,6 +15,8 @@ export interface ConsoleRun {
   waitFor(predicate: (output: string) => boolean, what?: string): Promise<void>;
   kill(): void;
   readonly exited: Promise<{ exitCode: number | null; signalCode: NodeJS.Signals | null }>;
+  /** Under Wine: the pid of derun.exe's process, whose fd 0 is the PTY. */
+  readonly pid?: number;
 }
 
 export function spawnInConsole(
@@ -30,6 +32,7 @@ export function spawnInConsole(
       waitFor: run.waitFor,
       kill: () => run.proc.kill("SIGKILL"),
       exited: run.exited,
+      pid: run.proc.pid,
     };
   }
   const [file = "", ...args] = argv;
