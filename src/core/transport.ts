@@ -126,11 +126,19 @@ export interface OutputShow {
   idle(): boolean;
   /** A chunk the reader thread wrote itself (or tried to: `failure`), in order with `onOutput`'s: recorded, not written. */
   shown(bytes: Uint8Array, outcome: ShowOutcome): void;
+  /** Registers the reader's side of it: derun pauses it before it restores its terminal, and settles it before recording an event. */
+  attach(control: ShowControl): void;
+}
+
+/** What derun asks of a reader whose thread writes to its terminal (OutputShow). */
+export interface ShowControl {
+  /** No write of the thread any more, and none under way once this returns, until `idle()` is true again. */
+  pause(): void;
   /**
-   * Registers the switch of the reader's writes: derun calls `pause` before it restores its terminal;
-   * `pause` returns once no write of the thread is under way, and none follows until `idle()` is true again.
+   * Hands every chunk already on the screen to `shown` now (a write under way first), so that an
+   * event recorded next (a resize) lands after the output that was on the screen before it.
    */
-  onPause(pause: () => void): void;
+  settle(): void;
 }
 
 /** How a write of the reader thread went. */

@@ -161,13 +161,16 @@ describe("OutputWriter", () => {
       const recorded: string[] = [];
       const record = (bytes: Uint8Array) => recorded.push(Buffer.from(bytes).toString());
       const pauses: string[] = [];
-      writer.onShowPause(() => pauses.push("paused"));
+      writer.attachShow({ pause: () => pauses.push("paused"), settle: () => pauses.push("settled") });
       expect(writer.showIdle(sink.fd)).toBe(true);
       writer.write(sink.fd, new TextEncoder().encode("one"), record);
       writer.shown(sink.fd, new TextEncoder().encode("two"), { slow: false }, record);
       // Giving the terminal back pauses the other thread's writes first, until derun has it again.
       writer.drain();
       expect(pauses).toEqual(["paused"]);
+      // An event recorded where the output stands: what the other thread showed is handed over first.
+      writer.afterWritten(() => pauses.push("after"));
+      expect(pauses).toEqual(["paused", "settled", "after"]);
       expect(writer.showIdle(sink.fd)).toBe(false);
       writer.resumeShows();
       expect(writer.showIdle(sink.fd)).toBe(true);

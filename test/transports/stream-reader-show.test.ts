@@ -3,13 +3,13 @@
  * real pipes: a small chunk goes out from the thread once and is handed over to be recorded, never
  * to be written again; while the target is not idle, or once it paused the thread, chunks take the
  * main thread's way and the thread writes nothing; a failed write is reported once, as the main
- * thread's would be, and ends the thread's writes.
+ * thread's would be, and ends the thread's writes; settling hands over at once what is on the screen.
  */
 import { describe, expect, test } from "bun:test";
 import { readSync, writeSync } from "node:fs";
 import { openFifoPipe, type FifoPipe } from "../../src/core/io/fifo-pipe.ts";
 import { openStreamReader } from "../../src/core/io/stream-reader.ts";
-import type { ShowOutcome } from "../../src/core/transport.ts";
+import type { ShowControl, ShowOutcome } from "../../src/core/transport.ts";
 
 const TIMEOUT = 30_000;
 
@@ -41,7 +41,7 @@ function readAvailable(fd: number): string {
 function openShowing(screen: FifoPipe) {
   const source = openFifoPipe();
   const got = { delivered: "", shown: "", outcomes: [] as ShowOutcome[], onScreen: "" };
-  const pauses: (() => void)[] = [];
+  const controls: ShowControl[] = [];
   let idle = true;
   const reader = openStreamReader(
     [
@@ -55,7 +55,7 @@ function openShowing(screen: FifoPipe) {
             got.shown += Buffer.from(bytes).toString();
             got.outcomes.push(outcome);
           },
-          onPause: (pause) => pauses.push(pause),
+          attach: (control) => controls.push(control),
         },
       },
     ],
@@ -66,7 +66,8 @@ function openShowing(screen: FifoPipe) {
     reader,
     type: (text: string) => writeSync(source.writeEnd, text),
     setIdle: (value: boolean) => void (idle = value),
-    pause: () => pauses.forEach((pause) => pause()),
+    pause: () => controls.forEach((control) => control.pause()),
+    settle: () => controls.forEach((control) => control.settle()),
     screenNow: () => (got.onScreen += readAvailable(screen.readEnd)),
     async close() {
       source.closeWriteEnd();
@@ -135,6 +136,34 @@ describe("stream reader: the thread's own writes to the screen", () => {
       expect(run.got.delivered.includes("c")).toBe(true);
       expect(run.got.delivered.endsWith("fgh")).toBe(true);
       expect([...`${run.got.shown}${run.got.delivered}`].sort().join("")).toBe("abcdefgh");
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "settle hands over at once what the thread already put on the screen (an event recorded next lands after it)",
+    async () => {
+      const screen = openFifoPipe();
+      const run = openShowing(screen);
+      // The thread has started (that takes the event loop): the first key the usual way.
+      run.type("0");
+      await until(() => run.got.shown === "0", "the first key shown");
+      for (const key of ["a", "b", "c"]) {
+        run.type(key);
+        // Without yielding to the event loop: the main thread's delivery cannot have run meanwhile.
+        const since = performance.now();
+        while (!run.screenNow().endsWith(key)) {
+          if (performance.now() - since > 20_000) throw new Error(`${key} never reached the screen`);
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+        }
+        run.settle();
+        expect(run.got.shown).toBe(run.got.onScreen);
+        // Let the delivery loop run (it finds nothing more) before the next key.
+        await Bun.sleep(1);
+      }
+      await run.close();
+      expect(run.got.shown).toBe("0abc");
+      expect(run.got.delivered).toBe("");
     },
     TIMEOUT,
   );

@@ -152,8 +152,8 @@ class RingStreamReader implements StreamReader {
     const targets = streams.flatMap((stream) => (stream.show ? [stream.show] : []));
     if (targets.length > 0) {
       const show = (this.#show = { switch: new ShowSwitch(this.#ring.control, SHOW_SWITCH), targets });
-      const gone = () => this.#threadGone || this.#ring.closed;
-      for (const target of targets) target.onPause(() => show.switch.off(gone));
+      const control = { pause: () => show.switch.off(this.#gone), settle: () => this.#settleShown() };
+      for (const target of targets) target.attach(control);
       this.#switchShows();
     }
     this.#startTimer = setTimeout(() => this.#startThread(start), delayMs);
@@ -287,7 +287,29 @@ class RingStreamReader implements StreamReader {
     const show = this.#show;
     if (show === undefined) return;
     if (!this.#threadGone && show.targets.every((target) => target.idle())) show.switch.on();
-    else show.switch.off(() => this.#threadGone || this.#ring.closed);
+    else show.switch.off(this.#gone);
+  }
+
+  /** The thread no longer runs: nothing to wait for. */
+  readonly #gone = () => this.#threadGone || this.#ring.closed;
+
+  /**
+   * Hands over now the records at the ring's head that are on the screen already (ShowControl.settle):
+   * the switch off first, so a write under way is committed. The first record not shown is not on
+   * the screen yet; it stays for the delivery loop (which, waiting at an await, holds no record but
+   * one not shown).
+   */
+  #settleShown(): void {
+    const show = this.#show;
+    if (show === undefined) return;
+    show.switch.off(this.#gone);
+    for (;;) {
+      const record = this.#ring.headRun(DELIVERY_MAX_BYTES);
+      if (record === undefined || (record.tag & SHOWN) === 0 || record.bytes.length === 0) break;
+      this.#streams[record.tag & TAG_BITS]!.show!.shown(record.bytes, outcomeOf(record.tag));
+      this.#ring.release(record.records);
+    }
+    this.#switchShows();
   }
 
   #stopThread(): void {

@@ -4,7 +4,7 @@
 import type { DerunOutputChannel } from "../enums.ts";
 import type { Logger } from "../log.ts";
 import { isTerminal } from "../terminal.ts";
-import type { OutputFlow, ShowOutcome } from "../transport.ts";
+import type { OutputFlow, ShowControl, ShowOutcome } from "../transport.ts";
 import { OutputWriter } from "./output-writer.ts";
 
 /** derun's own fd for each output channel. */
@@ -33,8 +33,8 @@ export interface Forwarder {
   showIdle(channel: DerunOutputChannel): boolean;
   /** A chunk of `channel` the reader thread wrote itself: `written` runs in order, as for {@link write}. */
   shown(channel: DerunOutputChannel, bytes: Uint8Array, outcome: ShowOutcome, written?: (bytes: Uint8Array) => void): void;
-  /** Registers a reader thread's switch (OutputShow.onPause): called by {@link drain} and {@link flush}. */
-  onShowPause(pause: () => void): void;
+  /** Registers a reader whose thread writes to the screen itself (OutputShow.attach). */
+  attachShow(control: ShowControl): void;
   /** derun has its terminal again: reader threads may write again. */
   resumeShows(): void;
 }
@@ -58,7 +58,7 @@ export function createForwarder(onBrokenPipe: (fd: number) => void, log: Logger)
     drain: () => writer.drain(),
     showIdle: (channel) => writer.showIdle(FD_OF_CHANNEL[channel]),
     shown: (channel, bytes, outcome, written) => writer.shown(FD_OF_CHANNEL[channel], bytes, outcome, written),
-    onShowPause: (pause) => writer.onShowPause(pause),
+    attachShow: (control) => writer.attachShow(control),
     resumeShows: () => writer.resumeShows(),
     flush: () => writer.close(),
     flow: {

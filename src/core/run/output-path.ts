@@ -75,7 +75,7 @@ export class OutputPath {
       fd: 1,
       idle: () => this.#forward.showIdle("pty"),
       shown: (bytes, outcome) => this.#forward.shown("pty", bytes, outcome, this.#recorder("pty")),
-      onPause: (pause) => this.#forward.onShowPause(pause),
+      attach: (control) => this.#forward.attachShow(control),
     },
   };
 

@@ -20,7 +20,7 @@
  *   terminal is restored, and handed over here only to be recorded, failures reported as ours.
  */
 import { writeAllSync } from "../safe-fs/write-all.ts";
-import type { ShowOutcome } from "../transport.ts";
+import type { ShowControl, ShowOutcome } from "../transport.ts";
 import { TerminalPace } from "./terminal-pace.ts";
 import { WrittenCallbacks } from "./written-callbacks.ts";
 import {
@@ -84,8 +84,8 @@ export class OutputWriter {
   readonly #pace: TerminalPace;
   /** Bytes ever committed to the current ring. */
   #committedBytes = 0;
-  /** The switches of other threads' own writes (OutputShow.onPause), and whether they are paused. */
-  readonly #showPauses: (() => void)[] = [];
+  /** The readers whose threads write to the screen themselves (OutputShow.attach), and whether they are paused. */
+  readonly #showControls: ShowControl[] = [];
   #showsPaused = false;
 
   /** @param fds the fds this writer writes (derun's 1 and 2); each is a record tag, its index. */
@@ -159,9 +159,9 @@ export class OutputWriter {
     written?.(bytes);
   }
 
-  /** `pause` turns another thread's own writes off, returning once none is under way (OutputShow.onPause). */
-  onShowPause(pause: () => void): void {
-    this.#showPauses.push(pause);
+  /** A reader whose thread writes to the screen itself (OutputShow.attach): paused by {@link drain}, settled by {@link afterWritten}. */
+  attachShow(control: ShowControl): void {
+    this.#showControls.push(control);
   }
 
   /** derun has its terminal again (the child continued in the foreground): other threads may write again. */
@@ -175,6 +175,8 @@ export class OutputWriter {
    * stands (a resize). Never blocks.
    */
   afterWritten(then: () => void): void {
+    // What another thread put on the screen already counts as handed over before.
+    for (const control of this.#showControls) control.settle();
     const ring = this.#ring;
     if (this.#direct || ring === undefined || ring.producer.drained) {
       this.#callbacks.settle();
@@ -232,7 +234,7 @@ export class OutputWriter {
   drain(): void {
     // First: no other thread's write may be under way or follow while the terminal is given back.
     this.#showsPaused = true;
-    for (const pause of this.#showPauses) pause();
+    for (const control of this.#showControls) control.pause();
     const ring = this.#ring;
     if (ring === undefined) return;
     this.#waitUntil(ring.producer, () => ring.producer.drained);
