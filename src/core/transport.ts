@@ -107,6 +107,46 @@ export interface OutputFlow {
    * the queue meanwhile (output is moving, though slowly: a drain after the child's exit goes on).
    */
   whenFree(progress?: () => void): Promise<void>;
+  /**
+   * Small chunks of channel `pty` may go to derun's fd by the transport's reader thread itself while
+   * nothing is queued (see {@link OutputShow}); absent: every chunk goes through `onOutput`.
+   */
+  readonly show?: OutputShow;
+}
+
+/**
+ * A transport's reader thread may write a small chunk to derun's fd itself, straight after reading
+ * it, while `idle()` was last true: one thread wake-up less per chunk (a key's echo). It then hands
+ * the chunk to `shown`, never to `onOutput`, so it is recorded once and never written twice.
+ */
+export interface OutputShow {
+  /** derun's fd the chunks go to. */
+  readonly fd: number;
+  /** Nothing forwarded is queued, no write failed, derun's terminal is in derun's hands: a chunk may go out now. */
+  idle(): boolean;
+  /** A chunk the reader thread wrote itself (or tried to: `failure`), in order with `onOutput`'s: recorded, not written. */
+  shown(bytes: Uint8Array, outcome: ShowOutcome): void;
+  /** Registers the reader's side of it: derun pauses it before it restores its terminal, and settles it before recording an event. */
+  attach(control: ShowControl): void;
+}
+
+/** What derun asks of a reader whose thread writes to its terminal (OutputShow). */
+export interface ShowControl {
+  /** No write of the thread any more, and none under way once this returns, until `idle()` is true again. */
+  pause(): void;
+  /**
+   * Hands every chunk already on the screen to `shown` now (a write under way first), so that an
+   * event recorded next (a resize) lands after the output that was on the screen before it.
+   */
+  settle(): void;
+}
+
+/** How a write of the reader thread went. */
+export interface ShowOutcome {
+  /** The write failed (EPIPE: "broken-pipe"; EIO and others: "other"); later bytes for the fd are dropped. */
+  readonly failure?: "broken-pipe" | "other";
+  /** It waited for the terminal (a slow one): small chunks stop going out directly. */
+  readonly slow: boolean;
 }
 
 /** What a terminal transport needs to know of the user's terminal to make the child's look the same. */

@@ -149,4 +149,46 @@ describe("OutputWriter", () => {
     },
     TIMEOUT,
   );
+
+  test(
+    "chunks another thread wrote itself: recorded in order, a failure reported once as ours, none allowed while paused",
+    async () => {
+      using dir = tempDir("derun-output-writer-");
+      const sink = fifoToFile(dir.path);
+      const healthy = fifoToFile(dir.path, "healthy");
+      const { seen, events } = recordingEvents();
+      const writer = new OutputWriter([sink.fd, healthy.fd], events);
+      const recorded: string[] = [];
+      const record = (bytes: Uint8Array) => recorded.push(Buffer.from(bytes).toString());
+      const pauses: string[] = [];
+      writer.attachShow({ pause: () => pauses.push("paused"), settle: () => pauses.push("settled") });
+      expect(writer.showIdle(sink.fd)).toBe(true);
+      writer.write(sink.fd, new TextEncoder().encode("one"), record);
+      writer.shown(sink.fd, new TextEncoder().encode("two"), { slow: false }, record);
+      // Giving the terminal back pauses the other thread's writes first, until derun has it again.
+      writer.drain();
+      expect(pauses).toEqual(["paused"]);
+      // An event recorded where the output stands: what the other thread showed is handed over first.
+      writer.afterWritten(() => pauses.push("after"));
+      expect(pauses).toEqual(["paused", "settled", "after"]);
+      expect(writer.showIdle(sink.fd)).toBe(false);
+      writer.resumeShows();
+      expect(writer.showIdle(sink.fd)).toBe(true);
+      // The other thread's write failed (EPIPE): reported once, later bytes of that fd dropped, still recorded.
+      writer.shown(sink.fd, new TextEncoder().encode("three"), { failure: "broken-pipe", slow: false }, record);
+      writer.write(sink.fd, new TextEncoder().encode("four"), record);
+      expect(writer.showIdle(sink.fd)).toBe(false);
+      expect(writer.showIdle(healthy.fd)).toBe(true);
+      // A write that waited for the terminal: no more direct writes, by anyone.
+      writer.shown(healthy.fd, new TextEncoder().encode("five"), { slow: true }, record);
+      expect(writer.showIdle(healthy.fd)).toBe(false);
+      writer.close();
+      expect(recorded).toEqual(["one", "two", "three", "four", "five"]);
+      expect(seen).toEqual({ failures: [[sink.fd, true]], threadUnavailable: 0 });
+      // Only what the writer wrote itself is on its fd: the shown chunks were written by the other thread.
+      expect(Buffer.from(await sink.received()).toString()).toBe("one");
+      expect(Buffer.from(await healthy.received()).toString()).toBe("");
+    },
+    TIMEOUT,
+  );
 });

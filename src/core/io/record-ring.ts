@@ -24,6 +24,8 @@ const CLOSED = 4; // the producer will commit nothing more
 const STARTED = 5;
 /** The most bytes the producer may have in the ring; 0: the whole ring (see RingConsumer.cap). */
 const CAP = 6;
+/** Free for the ring's user: the reader's switch of its own writes to the screen (./show-switch.ts). */
+export const SHOW_SWITCH = 7;
 /** One slot per tag (0..7): the writer's per-fd failure, the reader's per-stream stop request. */
 const TAG_FLAGS = 8;
 const CONTROL_SLOTS = 16;

@@ -13,11 +13,12 @@
  * take over; nothing was read by then, so no byte is lost or reordered.
  */
 import { writeSync } from "node:fs";
-import { createRecordRing, PRODUCED, RingConsumer, THREAD_START_TIMEOUT_MS, type RecordRingInit } from "./record-ring.ts";
+import { createRecordRing, PRODUCED, RingConsumer, SHOW_SWITCH, THREAD_START_TIMEOUT_MS, type RecordRingInit } from "./record-ring.ts";
+import { ShowSwitch } from "./show-switch.ts";
 import { pumpStream } from "./pump.ts";
 import { openFifoPipe, type FifoPipe } from "./fifo-pipe.ts";
 import { readWhatIsThere } from "./read-what-is-there.ts";
-import type { OutputFlow } from "../transport.ts";
+import type { OutputFlow, OutputShow, ShowOutcome } from "../transport.ts";
 
 /** Four of the 256 KiB pipe's worth: the thread rarely waits for the main thread. */
 const RING_BYTES = 1024 * 1024;
@@ -37,15 +38,38 @@ export interface StreamReaderInit {
   readonly fds: readonly number[];
   /** Readable when the main thread wants the thread to look at its stop requests. */
   readonly wakeFd: number;
+  /** Per stream: the fd its small chunks may be written to by the thread itself (OutputStream.show), or -1. */
+  readonly showFds?: readonly number[];
 }
 
 /** Flag value: the main thread asks the thread to stop reading that stream. */
 export const STOP_REQUESTED = 1;
 
+/** The largest chunk the thread writes to the screen itself (as the output writer's direct writes). */
+export const SHOW_MAX_BYTES = 16 * 1024;
+/** Marks on a record's tag: the thread wrote its bytes to the stream's `show.fd` itself (and how it went). */
+export const SHOWN = 0x100;
+export const SHOW_BROKEN_PIPE = 0x200;
+export const SHOW_FAILED = 0x400;
+export const SHOW_SLOW = 0x800;
+const TAG_BITS = 0xff;
+
+function outcomeOf(tag: number): ShowOutcome {
+  const slow = (tag & SHOW_SLOW) !== 0;
+  if (tag & SHOW_BROKEN_PIPE) return { failure: "broken-pipe", slow };
+  if (tag & SHOW_FAILED) return { failure: "other", slow };
+  return { slow };
+}
+
 export interface OutputStream {
   readonly fd: number;
   /** Each chunk, in order; `bytes` is valid only during the call. */
   readonly deliver: (bytes: Uint8Array) => void;
+  /**
+   * The thread may write a small chunk of this stream to `show.fd` itself while `show.idle()` (one
+   * thread wake-up less per key's echo); such a chunk goes to `show.shown`, in order, not to `deliver`.
+   */
+  readonly show?: OutputShow;
 }
 
 export interface StreamReader {
@@ -108,6 +132,8 @@ class RingStreamReader implements StreamReader {
   readonly #flowProgress: (() => void) | undefined;
   /** A delivery waits for the flow. */
   #held = false;
+  /** The thread's own writes to the screen (OutputStream.show), when a stream allows them. */
+  readonly #show: { readonly switch: ShowSwitch; readonly targets: readonly OutputShow[] } | undefined;
 
   constructor(streams: readonly OutputStream[], init: RecordRingInit, start: () => ReaderThread | undefined, options: StreamReaderOptions) {
     const delayMs = options.threadDelayMs ?? THREAD_DELAY_MS;
@@ -123,6 +149,13 @@ class RingStreamReader implements StreamReader {
     this.#ended = streams.map(() => false);
     this.#stopped = streams.map(() => false);
     this.#bunReaders = streams.map(() => undefined);
+    const targets = streams.flatMap((stream) => (stream.show ? [stream.show] : []));
+    if (targets.length > 0) {
+      const show = (this.#show = { switch: new ShowSwitch(this.#ring.control, SHOW_SWITCH), targets });
+      const control = { pause: () => show.switch.off(this.#gone), settle: () => this.#settleShown() };
+      for (const target of targets) target.attach(control);
+      this.#switchShows();
+    }
     this.#startTimer = setTimeout(() => this.#startThread(start), delayMs);
     void this.#deliverRecords(delayMs + startTimeoutMs);
   }
@@ -198,7 +231,10 @@ class RingStreamReader implements StreamReader {
       const seen = ring.counter(PRODUCED); // before looking: a commit after this changes it
       const record = ring.headRun(DELIVERY_MAX_BYTES);
       if (record !== undefined) {
-        if (this.#flow && record.bytes.length > 0) {
+        const shown = (record.tag & SHOWN) !== 0;
+        const stream = this.#streams[record.tag & TAG_BITS]!;
+        // A shown record is on the screen already: it waits for nothing.
+        if (this.#flow && record.bytes.length > 0 && !shown) {
           // The thread reads no further ahead than derun queues for its terminal; behind a slow
           // one the ring stays full, the thread stops reading, and the kernel holds the child, as
           // it would without derun.
@@ -212,7 +248,11 @@ class RingStreamReader implements StreamReader {
         }
         // Also after a stop: these bytes were read before it, and belong in the recording.
         if (record.bytes.length === 0) this.#finish(record.tag);
-        else this.#streams[record.tag]!.deliver(record.bytes);
+        else if (shown) stream.show!.shown(record.bytes, outcomeOf(record.tag));
+        else stream.deliver(record.bytes);
+        // Before the release: the thread writes only once the ring is empty, so by then the switch
+        // says whether what was just handed over is still queued.
+        this.#switchShows();
         ring.release(record.records);
         if (++turn % RECORDS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
         continue;
@@ -242,6 +282,36 @@ class RingStreamReader implements StreamReader {
     });
   }
 
+  /** The thread may write to the screen itself while every stream's target is idle; otherwise not (and none under way). */
+  #switchShows(): void {
+    const show = this.#show;
+    if (show === undefined) return;
+    if (!this.#threadGone && show.targets.every((target) => target.idle())) show.switch.on();
+    else show.switch.off(this.#gone);
+  }
+
+  /** The thread no longer runs: nothing to wait for. */
+  readonly #gone = () => this.#threadGone || this.#ring.closed;
+
+  /**
+   * Hands over now the records at the ring's head that are on the screen already (ShowControl.settle):
+   * the switch off first, so a write under way is committed. The first record not shown is not on
+   * the screen yet; it stays for the delivery loop (which, waiting at an await, holds no record but
+   * one not shown).
+   */
+  #settleShown(): void {
+    const show = this.#show;
+    if (show === undefined) return;
+    show.switch.off(this.#gone);
+    for (;;) {
+      const record = this.#ring.headRun(DELIVERY_MAX_BYTES);
+      if (record === undefined || (record.tag & SHOWN) === 0 || record.bytes.length === 0) break;
+      this.#streams[record.tag & TAG_BITS]!.show!.shown(record.bytes, outcomeOf(record.tag));
+      this.#ring.release(record.records);
+    }
+    this.#switchShows();
+  }
+
   #stopThread(): void {
     clearTimeout(this.#startTimer);
     this.#threadGone = true;
@@ -260,12 +330,13 @@ class RingStreamReader implements StreamReader {
  * undefined when either cannot be made: then Bun's streams read instead, and the run goes on.
  */
 function startThread(init: RecordRingInit, streams: readonly OutputStream[], workerUrl: string): ReaderThread | undefined {
+  const showFds = streams.map((stream) => stream.show?.fd ?? -1);
   let wake: FifoPipe | undefined;
   try {
     wake = openFifoPipe();
     const worker = new Worker(workerUrl);
     worker.unref();
-    worker.postMessage({ ring: init, fds: streams.map((stream) => stream.fd), wakeFd: wake.readEnd } satisfies StreamReaderInit);
+    worker.postMessage({ ring: init, fds: streams.map((stream) => stream.fd), wakeFd: wake.readEnd, showFds } satisfies StreamReaderInit);
     return { worker, wake };
   } catch {
     wake?.close();

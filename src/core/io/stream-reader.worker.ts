@@ -8,11 +8,18 @@
  *
  * The main thread is woken once per batch, not per read (when the streams pause or PUBLISH_BYTES
  * are in): each wake-up (Atomics.waitAsync) costs it memory that Bun gives back only slowly.
+ *
+ * A stream with a `show` fd (the PTY's, for derun's terminal): while the main thread's switch is on
+ * (nothing queued for the screen, ./show-switch.ts) and the ring is empty, a small read is written
+ * to that fd here, then committed marked as shown, so a key's echo takes one thread wake-up, as in
+ * `script`, instead of two; the main thread only records it.
  */
 import { readSync } from "node:fs";
-import { CONSUMED, RingProducer } from "./record-ring.ts";
+import { writeAllSync } from "../safe-fs/write-all.ts";
+import { CONSUMED, RingProducer, SHOW_SWITCH } from "./record-ring.ts";
 import { openReadiness, type Readiness } from "./readiness.ts";
-import { STOP_REQUESTED, type StreamReaderInit } from "./stream-reader.ts";
+import { ShowSwitch } from "./show-switch.ts";
+import { SHOW_BROKEN_PIPE, SHOW_FAILED, SHOW_MAX_BYTES, SHOW_SLOW, SHOWN, STOP_REQUESTED, type StreamReaderInit } from "./stream-reader.ts";
 
 declare const self: Worker;
 
@@ -22,16 +29,18 @@ const BULK_READ_BYTES = 4095;
 const BULK_PAUSE_MS = 1;
 /** Wake the main thread at least every this many bytes. */
 const PUBLISH_BYTES = 512 * 1024;
+/** A write to the screen that took longer waited for the terminal (as core/run/terminal-pace.ts judges the main thread's). */
+const SLOW_SHOW_MS = 5;
 
 self.onmessage = (event: MessageEvent<StreamReaderInit>) => {
-  const { fds, wakeFd } = event.data;
+  const { fds, wakeFd, showFds } = event.data;
   const ring = new RingProducer(event.data.ring);
   // Before claiming: if this fails, the main thread falls back to Bun's streams, nothing read.
   const readiness = openReadiness([...fds, wakeFd]);
   // Too late: the main thread already reads by itself.
   if (!ring.claim(1)) return readiness.close();
   try {
-    new StreamsIntoRing(ring, readiness, fds, wakeFd).run();
+    new StreamsIntoRing(ring, readiness, fds, wakeFd, showFds ?? []).run();
   } finally {
     readiness.close();
     ring.close(); // wakes the main thread for anything unpublished too
@@ -52,9 +61,14 @@ class StreamsIntoRing {
   #unpublished = 0;
   /** The last read took a whole buffer's worth (see BULK_READ_BYTES). */
   #lastReadFull = false;
+  /** Per stream: derun's fd its small chunks may go to directly (-1: none); all -1 after a failed write. */
+  #showFds: readonly number[];
+  readonly #show: ShowSwitch;
 
-  constructor(ring: RingProducer, readiness: Readiness, fds: readonly number[], wakeFd: number) {
+  constructor(ring: RingProducer, readiness: Readiness, fds: readonly number[], wakeFd: number, showFds: readonly number[]) {
     this.#ring = ring;
+    this.#showFds = showFds;
+    this.#show = new ShowSwitch(ring.control, SHOW_SWITCH);
     this.#readiness = readiness;
     this.#fds = fds;
     this.#wakeFd = wakeFd;
@@ -102,10 +116,40 @@ class StreamsIntoRing {
       this.#end(tag);
       return true;
     }
+    if (length <= SHOW_MAX_BYTES && (this.#showFds[tag] ?? -1) >= 0 && this.#show.begin()) {
+      try {
+        // Only right after everything before it was delivered: then it is next on the screen too.
+        if (this.#ring.drained) return this.#showAndCommit(tag, length);
+      } finally {
+        this.#show.end(); // after the commit: a main thread that turned the switch off finds the record
+      }
+    }
     this.#ring.commitQuietly(tag, length);
     this.#lastReadFull = length >= BULK_READ_BYTES;
     this.#unpublished += length;
     if (this.#unpublished >= PUBLISH_BYTES) this.#publish();
+    return true;
+  }
+
+  /**
+   * Writes the record just read straight to derun's fd (no wake-up of the main thread in between),
+   * then commits it marked as shown: the main thread records it and never writes it again. A failed
+   * write is reported in the mark, as the main thread's own write would report it, and ends the
+   * direct writes.
+   */
+  #showAndCommit(tag: number, length: number): true {
+    const started = performance.now();
+    let mark = SHOWN;
+    try {
+      writeAllSync(this.#showFds[tag]!, this.#ring.region(length));
+    } catch (error) {
+      mark |= (error as NodeJS.ErrnoException).code === "EPIPE" ? SHOW_BROKEN_PIPE : SHOW_FAILED;
+      this.#showFds = [];
+    }
+    if (performance.now() - started > SLOW_SHOW_MS) mark |= SHOW_SLOW;
+    this.#ring.commit(tag | mark, length);
+    this.#unpublished = 0;
+    this.#lastReadFull = false;
     return true;
   }
 

@@ -2,7 +2,7 @@
  * What the child's PTY offers, whichever kind it is (./child-pty.ts chooses): the shapes only, so
  * that the kinds and the chooser need not import each other.
  */
-import type { OutputFlow, WindowSize } from "../transport.ts";
+import type { OutputFlow, OutputShow, WindowSize } from "../transport.ts";
 
 export interface ChildPtyOptions {
   readonly size: WindowSize;
@@ -15,6 +15,8 @@ export interface ChildPtyOptions {
   readonly flow?: OutputFlow;
   /** Called while the output waits for `flow` each time the terminal took some (a drain goes on). */
   readonly flowProgress?: () => void;
+  /** Small chunks may go to derun's terminal from the reader thread itself (Linux; core/transport.ts OutputShow). */
+  readonly show?: OutputShow;
 }
 
 export interface ChildPty {

@@ -31,7 +31,7 @@ export function openPtmxChildPty(options: ChildPtyOptions): ChildPty {
   }
   const { master, slave, slavePath } = pty;
   const input = new PtyInput(master);
-  const reader = openStreamReader([{ fd: master, deliver: options.onData }], {
+  const reader = openStreamReader([{ fd: master, deliver: options.onData, ...(options.show ? { show: options.show } : {}) }], {
     ringBytes: RING_BYTES,
     ...(options.flow ? { flow: options.flow } : {}),
     ...(options.flowProgress ? { flowProgress: options.flowProgress } : {}),

@@ -4,7 +4,7 @@
 import type { DerunOutputChannel } from "../enums.ts";
 import type { Logger } from "../log.ts";
 import { isTerminal } from "../terminal.ts";
-import type { OutputFlow } from "../transport.ts";
+import type { OutputFlow, ShowControl, ShowOutcome } from "../transport.ts";
 import { OutputWriter } from "./output-writer.ts";
 
 /** derun's own fd for each output channel. */
@@ -29,6 +29,14 @@ export interface Forwarder {
   flush(): void;
   /** How fast derun's terminal takes what is forwarded, for the transport (core/transport.ts). */
   readonly flow: OutputFlow;
+  /** Whether a transport's reader thread may write a chunk of `channel` itself now (OutputShow.idle). */
+  showIdle(channel: DerunOutputChannel): boolean;
+  /** A chunk of `channel` the reader thread wrote itself: `written` runs in order, as for {@link write}. */
+  shown(channel: DerunOutputChannel, bytes: Uint8Array, outcome: ShowOutcome, written?: (bytes: Uint8Array) => void): void;
+  /** Registers a reader whose thread writes to the screen itself (OutputShow.attach). */
+  attachShow(control: ShowControl): void;
+  /** derun has its terminal again: reader threads may write again. */
+  resumeShows(): void;
 }
 
 /**
@@ -48,6 +56,10 @@ export function createForwarder(onBrokenPipe: (fd: number) => void, log: Logger)
     write: (channel, bytes, written) => writer.write(FD_OF_CHANNEL[channel], bytes, written),
     afterWritten: (then) => writer.afterWritten(then),
     drain: () => writer.drain(),
+    showIdle: (channel) => writer.showIdle(FD_OF_CHANNEL[channel]),
+    shown: (channel, bytes, outcome, written) => writer.shown(FD_OF_CHANNEL[channel], bytes, outcome, written),
+    attachShow: (control) => writer.attachShow(control),
+    resumeShows: () => writer.resumeShows(),
     flush: () => writer.close(),
     flow: {
       held: () => writer.held(),

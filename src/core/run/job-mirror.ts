@@ -61,6 +61,8 @@ export function mirrorJob(child: RunningChild, deps: JobMirrorDeps): JobMirror {
     // Keys derun read but did not forward came before those the terminal still holds.
     const kept = input?.takeKept();
     const typedAhead = kept?.length ? Buffer.concat([kept, terminal.takeOver()]) : terminal.takeOver();
+    // derun's terminal is raw again: the reader thread may write small chunks to it itself again.
+    output.terminalTaken();
     deps.syncSize();
     if (state === "stopped" || state === "background") resume(true, typedAhead);
     state = "foreground";

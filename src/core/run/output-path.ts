@@ -36,14 +36,19 @@ export class OutputPath {
    * when derun is killed with output still on its way (the writer thread's ring holds up to 1 MiB).
    */
   readonly onOutput = (channel: DerunOutputChannel, bytes: Uint8Array): void => {
+    this.#forward.write(channel, bytes, this.#recorder(channel));
+  };
+
+  /** Records what reached the screen (the chunk's view is valid only during the call). */
+  #recorder(channel: DerunOutputChannel): (written: Uint8Array) => void {
     const at = new Date();
-    this.#forward.write(channel, bytes, (written) => {
+    return (written) => {
       this.capture.append(channel, written, at);
       if (this.commands === undefined) return;
       if (this.capture.failure === undefined) this.commands.observe(channel, written, at);
       else this.commands.stop();
-    });
-  };
+    };
+  }
 
   /**
    * Runs `then` once the output handed over so far was written and recorded: an event recorded
@@ -55,8 +60,24 @@ export class OutputPath {
 
   /** How fast derun's terminal takes the output: the transport's `outputFlow`. */
   get flow(): OutputFlow {
-    return this.#forward.flow;
+    return this.#flow;
   }
+
+  /**
+   * The transport's flow, with the terminal's channel (`pty`) open to the reader thread's own writes
+   * (OutputShow): recorded here once shown, like any chunk of `onOutput`.
+   */
+  readonly #flow: OutputFlow = {
+    held: () => this.#forward.flow.held(),
+    readAhead: () => this.#forward.flow.readAhead(),
+    whenFree: (progress) => this.#forward.flow.whenFree(progress),
+    show: {
+      fd: 1,
+      idle: () => this.#forward.showIdle("pty"),
+      shown: (bytes, outcome) => this.#forward.shown("pty", bytes, outcome, this.#recorder("pty")),
+      attach: (control) => this.#forward.attachShow(control),
+    },
+  };
 
   /** The child now exists: it meets the broken pipes seen so far, and those to come. */
   attach(child: RunningChild): void {
@@ -67,6 +88,11 @@ export class OutputPath {
   /** Blocks until everything forwarded so far has reached derun's fds; forwarding goes on after it. */
   drain(): void {
     this.#forward.drain();
+  }
+
+  /** derun has taken its terminal back (the child continued in the foreground): the reader may write to it again. */
+  terminalTaken(): void {
+    this.#forward.resumeShows();
   }
 
   /** Blocks until everything forwarded has reached derun's fds (before the terminal is restored). */

@@ -14,9 +14,13 @@
  *   unless such a write was seen to wait for the terminal (a slow one): the event loop, which reads
  *   the keys, must not wait for it;
  * - terminal first: `written` runs once the bytes reached the fd (or were dropped after a failure),
- *   in order, on the main thread, with a view valid during the call (the ring's own copy).
+ *   in order, on the main thread, with a view valid during the call (the ring's own copy);
+ * - chunks another thread wrote itself (the PTY reader's, core/transport.ts OutputShow): allowed only
+ *   while a direct write would be ({@link showIdle}), paused (with a handshake) before derun's
+ *   terminal is restored, and handed over here only to be recorded, failures reported as ours.
  */
 import { writeAllSync } from "../safe-fs/write-all.ts";
+import type { ShowControl, ShowOutcome } from "../transport.ts";
 import { TerminalPace } from "./terminal-pace.ts";
 import { WrittenCallbacks } from "./written-callbacks.ts";
 import {
@@ -80,6 +84,9 @@ export class OutputWriter {
   readonly #pace: TerminalPace;
   /** Bytes ever committed to the current ring. */
   #committedBytes = 0;
+  /** The readers whose threads write to the screen themselves (OutputShow.attach), and whether they are paused. */
+  readonly #showControls: ShowControl[] = [];
+  #showsPaused = false;
 
   /** @param fds the fds this writer writes (derun's 1 and 2); each is a record tag, its index. */
   constructor(
@@ -126,11 +133,50 @@ export class OutputWriter {
   }
 
   /**
+   * Whether another thread may write a small chunk to `fd` itself right now, as the main thread
+   * would write it directly: nothing queued, no failure, the terminal keeps up, shows not paused.
+   */
+  showIdle(fd: number): boolean {
+    const tag = this.fds.indexOf(fd);
+    if (tag === -1 || this.#showsPaused || this.#hasFailed(tag) || !this.#pace.directWritesAllowed) return false;
+    const ring = this.#ring;
+    return this.#direct || ring === undefined || ring.producer.drained;
+  }
+
+  /**
+   * A chunk another thread wrote to `fd` itself while {@link showIdle}: nothing is written, the
+   * failure (if any) is reported as a write of ours would be, and `written` runs in order.
+   */
+  shown(fd: number, bytes: Uint8Array, outcome: ShowOutcome, written?: (bytes: Uint8Array) => void): void {
+    const tag = this.fds.indexOf(fd);
+    if (tag === -1) throw new RangeError(`OutputWriter: fd ${fd} is not one of ${this.fds.join(", ")}`);
+    const ring = this.#ring;
+    // Shown only while nothing was queued; should a chunk be queued still, its callback comes first.
+    if (ring && !this.#direct && !ring.producer.drained) this.#waitUntil(ring.producer, () => ring.producer.drained);
+    this.#callbacks.settle();
+    if (outcome.slow) this.#pace.directWriteTook(Number.POSITIVE_INFINITY);
+    if (outcome.failure !== undefined && !this.#hasFailed(tag)) this.#fail(tag, outcome.failure === "broken-pipe");
+    written?.(bytes);
+  }
+
+  /** A reader whose thread writes to the screen itself (OutputShow.attach): paused by {@link drain}, settled by {@link afterWritten}. */
+  attachShow(control: ShowControl): void {
+    this.#showControls.push(control);
+  }
+
+  /** derun has its terminal again (the child continued in the foreground): other threads may write again. */
+  resumeShows(): void {
+    this.#showsPaused = false;
+  }
+
+  /**
    * Runs `then` once everything handed over before has been written (or dropped after a failure),
    * after their `written` callbacks, in order: for what must be recorded where the output then
    * stands (a resize). Never blocks.
    */
   afterWritten(then: () => void): void {
+    // What another thread put on the screen already counts as handed over before.
+    for (const control of this.#showControls) control.settle();
     const ring = this.#ring;
     if (this.#direct || ring === undefined || ring.producer.drained) {
       this.#callbacks.settle();
@@ -186,6 +232,9 @@ export class OutputWriter {
    * stays. Called before derun gives its terminal back while the child is stopped.
    */
   drain(): void {
+    // First: no other thread's write may be under way or follow while the terminal is given back.
+    this.#showsPaused = true;
+    for (const control of this.#showControls) control.pause();
     const ring = this.#ring;
     if (ring === undefined) return;
     this.#waitUntil(ring.producer, () => ring.producer.drained);

@@ -36,6 +36,7 @@ async function openPty(command: readonly string[], options: TransportOpenOptions
   const { promise: streamEnd, resolve: endStream } = Promise.withResolvers<void>();
   const drain = new DrainWindow();
   const user = options.terminal;
+  const show = options.outputFlow?.show;
   const pty = openChildPty({
     size: options.size ?? DEFAULT_SIZE,
     ...(user ? { modes: user.modes } : {}),
@@ -45,6 +46,17 @@ async function openPty(command: readonly string[], options: TransportOpenOptions
     },
     onEnd: () => endStream(),
     ...(options.outputFlow ? { flow: options.outputFlow, flowProgress: () => drain.activity() } : {}),
+    ...(show
+      ? {
+          show: {
+            ...show,
+            shown: (bytes, outcome) => {
+              drain.activity();
+              show.shown(bytes, outcome);
+            },
+          },
+        }
+      : {}),
   });
   let started: StartedChild;
   try {
