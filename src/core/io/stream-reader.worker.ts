@@ -27,6 +27,8 @@ declare const self: Worker;
 const BULK_READ_BYTES = 4095;
 /** How long a stream that was read in bulk may pause before the main thread is woken for what it gave. */
 const BULK_PAUSE_MS = 1;
+/** How long after a chunk it wrote to the screen itself the thread lets the main thread sleep on. */
+const SHOWN_PAUSE_MS = 2;
 /** Wake the main thread at least every this many bytes. */
 const PUBLISH_BYTES = 512 * 1024;
 /** A write to the screen that took longer waited for the terminal (as core/run/terminal-pace.ts judges the main thread's). */
@@ -61,6 +63,8 @@ class StreamsIntoRing {
   #unpublished = 0;
   /** The last read took a whole buffer's worth (see BULK_READ_BYTES). */
   #lastReadFull = false;
+  /** The last read was written to the screen here. */
+  #lastShown = false;
   /** Per stream: derun's fd its small chunks may go to directly (-1: none); all -1 after a failed write. */
   #showFds: readonly number[];
   readonly #show: ShowSwitch;
@@ -94,6 +98,10 @@ class StreamsIntoRing {
     // a moment away; waiting that moment makes one larger delivery of many (small output, a key's
     // echo, is published at once).
     if (ready.length === 0 && this.#lastReadFull) ready = this.#readiness.wait(BULK_PAUSE_MS);
+    // What is on the screen already is recorded a moment later: the terminal's program gets the
+    // CPU to draw it first, not derun's main thread waking at the same instant.
+    if (ready.length === 0 && this.#lastShown) ready = this.#readiness.wait(SHOWN_PAUSE_MS);
+    this.#lastShown = false;
     if (ready.length === 0 && this.#unpublished > 0) {
       this.#publish();
       ready = this.#readiness.wait(-1);
@@ -147,8 +155,9 @@ class StreamsIntoRing {
       this.#showFds = [];
     }
     if (performance.now() - started > SLOW_SHOW_MS) mark |= SHOW_SLOW;
-    this.#ring.commit(tag | mark, length);
-    this.#unpublished = 0;
+    this.#ring.commitQuietly(tag | mark, length);
+    this.#unpublished += length;
+    this.#lastShown = true;
     this.#lastReadFull = false;
     return true;
   }
