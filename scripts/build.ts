@@ -27,6 +27,7 @@ const ENTRY = path.join(ROOT, "src/cli/index.ts");
 const WORKERS = [
   path.join(ROOT, "src/core/run/output-writer.worker.ts"),
   path.join(ROOT, "src/core/io/stream-reader.worker.ts"),
+  path.join(ROOT, "src/core/io/key-relay.worker.ts"),
   path.join(ROOT, "src/plugins/windows-conpty/conpty-io.worker.ts"),
 ];
 

@@ -186,6 +186,22 @@ export interface ChildJob {
   resume(foreground: boolean, typedAhead?: Uint8Array): void;
 }
 
+/**
+ * A terminal child's input that a thread of derun's may write keys to itself, straight from derun's
+ * terminal (core/io/key-relay.ts): a key then takes `script`'s way, one thread from read to write.
+ * The thread writes only while `held[0]` is 0, and hands `write` the keys it cannot write now.
+ */
+export interface DirectInput {
+  /** The master of the child's terminal, non-blocking; its modes say which key stops the child. */
+  readonly fd: number;
+  /**
+   * Shared: above 0 while `write` holds keys it has not written yet. The thread adds one for each
+   * chunk it hands over; `takeHandedOver` writes such a chunk after those and takes the one off.
+   */
+  readonly held: Int32Array;
+  takeHandedOver(keys: Uint8Array): void;
+}
+
 /** How a child ended. */
 export type ChildExit = { readonly kind: "exited"; readonly code: number } | { readonly kind: "signaled"; readonly signal: NodeJS.Signals };
 
@@ -200,6 +216,11 @@ export interface RunningChild extends AsyncDisposable {
    * an inheriting transport leaves it out.
    */
   write?(bytes: Uint8Array): void;
+  /**
+   * Keys may also reach the child by way of {@link DirectInput}, written by a thread of derun's with
+   * no turn of its event loop. Optional: `write` takes every key without it.
+   */
+  readonly directInput?: DirectInput;
   /** Change the window size. Required when `capabilities.resize` is true; left out otherwise. */
   resize?(size: WindowSize): void;
   /** Send a signal to the child. A no-op when `capabilities.signals` is false. */

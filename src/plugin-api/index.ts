@@ -10,6 +10,7 @@ export type { DerunOutputChannel } from "../core/enums.ts";
 export type {
   ChildExit,
   ChildJob,
+  DirectInput,
   OutputFlow,
   OutputShow,
   ShowControl,

@@ -1,9 +1,10 @@
 /**
- * For the tests of derun's helper threads (the output writer, the pipe reader): a thread module
- * that never starts, a look at a process's scheduling state, and at what a pipe still holds.
+ * For the tests of derun's helper threads (the output writer, the pipe reader, the key relay): a
+ * thread module that never starts, a look at a process's scheduling state, at its threads and what
+ * one has read, and at what a pipe still holds.
  */
 import { ptr } from "bun:ffi";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { libc } from "../../src/core/libc.ts";
 
@@ -28,6 +29,38 @@ export function workerStillLoading(dir: string): string {
 export function processState(pid: number): string | undefined {
   try {
     return readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "")[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The ids of the threads of process `pid` named `name` (their `comm`), none once it is gone. */
+export function threadsNamed(pid: number, name: string): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`)
+      .map(Number)
+      .filter((tid) => readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim() === name);
+  } catch {
+    return [];
+  }
+}
+
+/** The bytes thread `tid` of `pid` has read so far (read(2) and the like: Linux's `rchar`). */
+export function bytesReadBy(pid: number, tid: number): number {
+  const match = /^rchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/task/${tid}/io`, "utf8"));
+  if (!match) throw new Error(`no rchar for thread ${tid} of ${pid}`);
+  return Number(match[1]);
+}
+
+/**
+ * The system call thread `tid` of `pid` is blocked in, with its arguments (Linux's
+ * /proc/<pid>/task/<tid>/syscall), or undefined while it runs or once it is gone.
+ */
+export function blockedIn(pid: number, tid: number): { nr: number; args: number[] } | undefined {
+  try {
+    const [nr, ...args] = readFileSync(`/proc/${pid}/task/${tid}/syscall`, "utf8").trim().split(" ");
+    if (nr === "running" || nr === undefined || Number.isNaN(Number(nr))) return undefined;
+    return { nr: Number(nr), args: args.map((arg) => Number(arg)) };
   } catch {
     return undefined;
   }

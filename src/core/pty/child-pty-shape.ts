@@ -2,7 +2,7 @@
  * What the child's PTY offers, whichever kind it is (./child-pty.ts chooses): the shapes only, so
  * that the kinds and the chooser need not import each other.
  */
-import type { OutputFlow, OutputShow, WindowSize } from "../transport.ts";
+import type { DirectInput, OutputFlow, OutputShow, WindowSize } from "../transport.ts";
 
 export interface ChildPtyOptions {
   readonly size: WindowSize;
@@ -28,6 +28,8 @@ export interface ChildPty {
   readonly closed: boolean;
   /** Keys for the child, in order; every byte is taken (queued while the terminal's input is full). Never blocks. */
   write(bytes: Uint8Array): void;
+  /** Where a thread may write keys itself (a PTY derun opened, whose master it holds). */
+  readonly directInput?: DirectInput;
   /** The child's window size (the kernel signals its foreground group). */
   resize(size: WindowSize): void;
   /** Closes the master: the slave side hangs up (as script and sshd do), and reading stops. Idempotent. */

@@ -50,6 +50,13 @@ export function openPtmxChildPty(options: ChildPtyOptions): ChildPty {
       return closed;
     },
     write,
+    directInput: {
+      fd: master,
+      held: input.held,
+      takeHandedOver: (keys) => {
+        if (!closed) input.takeHandedOver(keys);
+      },
+    },
     resize: (size) => {
       if (!closed) pty.resize(size);
     },

@@ -11,6 +11,12 @@ const RETRY_MS = 2;
 
 export class PtyInput {
   readonly #queue: Uint8Array[] = [];
+  /**
+   * Shared with the key relay's thread (../io/key-relay.ts), which writes keys to the master itself
+   * only while this is 0: one for a non-empty queue here, and one per chunk of keys the thread handed
+   * over and `write` has not taken yet (the thread counts those up, {@link takeHandedOver} down).
+   */
+  readonly held = new Int32Array(new SharedArrayBuffer(4));
   #timer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
 
@@ -24,13 +30,21 @@ export class PtyInput {
     const written = this.#writeSome(bytes);
     if (written < bytes.length) {
       this.#queue.push(bytes.slice(written));
+      Atomics.add(this.held, 0, 1);
       this.#schedule();
     }
+  }
+
+  /** Keys the relay's thread could not write: written after everything before, as `write`. */
+  takeHandedOver(bytes: Uint8Array): void {
+    this.write(bytes); // counts the queue first, if it queues them: the thread never sees 0 between
+    Atomics.sub(this.held, 0, 1);
   }
 
   /** Nothing more is written (the master is about to close); what is queued is dropped with it. */
   close(): void {
     this.#closed = true;
+    if (this.#queue.length > 0) Atomics.sub(this.held, 0, 1);
     this.#queue.length = 0;
     clearTimeout(this.#timer);
   }
@@ -45,6 +59,7 @@ export class PtyInput {
         return this.#schedule();
       }
       this.#queue.shift();
+      if (this.#queue.length === 0) Atomics.sub(this.held, 0, 1);
     }
   }
 

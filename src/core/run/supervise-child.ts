@@ -82,7 +82,7 @@ export async function superviseChild(child: RunningChild, transport: Transport, 
     sentinel?.dispose();
     process.removeListener("SIGHUP", onHangUp);
     mirror.stop();
-    void input?.stop();
+    void input?.close();
     resize?.stop();
     // The last bytes still on their way to the screen were written in raw mode: they land before
     // the terminal is restored (or `\n` of the child's last line would become `\r\n`).

@@ -3,6 +3,7 @@
  * forward input), the end of input, a hang-up, and window resizes.
  */
 import { describeError } from "../errors.ts";
+import { openKeyRelay, type KeyRelay } from "../io/key-relay.ts";
 import type { Logger } from "../log.ts";
 import { isTerminal, readWindowSize } from "../terminal.ts";
 import type { RunningChild, WindowSize } from "../transport.ts";
@@ -10,6 +11,11 @@ import type { RunningChild, WindowSize } from "../transport.ts";
 const openStdin = () => Bun.file(0).stream().getReader();
 /** How long reading waits after the stop key for the child's stop (a loaded machine reports it late). */
 const STOP_KEY_WAIT_MS = 300;
+/**
+ * How long keys go through the event loop before the key relay's thread starts: it costs a
+ * JavaScript VM of its own (a few MB, some ms of CPU), which a command over by then never pays.
+ */
+const RELAY_AFTER_MS = 20;
 type StdinReader = ReturnType<typeof openStdin>;
 
 /**
@@ -24,6 +30,11 @@ type StdinReader = ReturnType<typeof openStdin>;
  * node:net, which loading costs every start); `Bun.file(0)` gives a new reader after a cancelled one,
  * `Bun.stdin` does not. The reader leaves the terminal's flags alone (it stays blocking for the
  * shell after derun). Windows keeps `process.stdin`, which owns the console's input mode there.
+ *
+ * From a terminal into a child's PTY that offers it (RunningChild.directInput), a thread of its own
+ * takes over the reading once the run lasts ({@link RELAY_AFTER_MS}): each key then reaches the
+ * child with no turn of derun's event loop (core/io/key-relay.ts). It stops where this reader
+ * stops, and hands back the stop key's pause and the end of input.
  */
 export class InputForwarder {
   readonly #stdinIsTerminal = isTerminal(0);
@@ -36,6 +47,13 @@ export class InputForwarder {
   #kept: Uint8Array[] = [];
   /** Reading paused at the stop key; reading resumes when no stop follows in time. */
   #stopKeyWait: ReturnType<typeof setTimeout> | undefined;
+  /** The key relay: undefined until it is wanted, then its thread (once ready), or "unavailable". */
+  #relay: KeyRelay | "starting" | "unavailable" | undefined;
+  #relayTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The relay's thread reads the keys (or is about to, once the reader before it is gone). */
+  #relaying = false;
+  /** Counts stops: a hand-over to the relay that a stop overtook does not switch it on. */
+  #stops = 0;
 
   constructor(
     private readonly child: RunningChild,
@@ -44,19 +62,105 @@ export class InputForwarder {
 
   start(): void {
     const write = this.child.write?.bind(this.child);
-    if (write === undefined || this.#ended || this.#reader || this.#stopWindows) return;
+    if (write === undefined || this.#ended || this.#reader || this.#stopWindows || this.#relaying) return;
     if (process.platform === "win32") {
       this.#stopWindows = forwardProcessStdin(write, this.log);
       return;
     }
+    const relay = this.#relay;
+    if (typeof relay === "object") return this.#relayFrom(relay, this.#stops);
     const reader = (this.#reader = openStdin());
     void this.#stopped.then(() => this.#pump(reader, write));
+    if (relay === undefined && this.#stdinIsTerminal && this.child.directInput) {
+      this.#relay = "starting";
+      this.#relayTimer = setTimeout(() => this.#openRelay(), RELAY_AFTER_MS);
+    }
+  }
+
+  /** Stops reading and ends the relay's thread: the run is over. */
+  close(): Promise<void> {
+    clearTimeout(this.#relayTimer);
+    const stopped = this.stop();
+    const relay = this.#relay;
+    this.#relay = "unavailable";
+    if (typeof relay === "object") void stopped.then(() => relay.close());
+    return stopped;
+  }
+
+  /** Starts the relay's thread; once it runs, it takes over from Bun's reader (if that still reads). */
+  #openRelay(): void {
+    const directInput = this.child.directInput!;
+    const relay = openKeyRelay(0, directInput, {
+      keys: (keys) => directInput.takeHandedOver(keys),
+      stopKey: (rest) => {
+        if (rest.length > 0) this.#kept.push(rest);
+        this.#pauseAtStopKey(this.child.write!.bind(this.child));
+      },
+      // Only from a terminal, which ends when it hangs up (as in #pump).
+      end: () => {
+        this.#relaying = false;
+        this.#end("hang-up");
+      },
+      lost: () => {
+        this.#relay = "unavailable";
+        if (!this.#relaying) return;
+        this.#relaying = false;
+        this.log.log("warn", "key_relay_lost", {});
+        this.start();
+      },
+    });
+    if (relay === undefined) return void (this.#relay = "unavailable");
+    void relay.ready.then((running) => {
+      if (this.#relay !== "starting") return relay.close(); // closed meanwhile
+      if (!running) return void (this.#relay = "unavailable");
+      this.#relay = relay;
+      // Reading through Bun's reader now (not stopped, not paused at the stop key): hand over.
+      if (this.#reader) void this.#handOver(relay);
+    });
+  }
+
+  /**
+   * From Bun's reader to the relay: the keys that reader read meanwhile go to the child first, then
+   * the thread reads. A stop that comes meanwhile wins: those keys stay kept, as after any stop.
+   */
+  async #handOver(relay: KeyRelay): Promise<void> {
+    const reader = this.#reader!;
+    const stops = this.#stops;
+    this.#reader = undefined; // #pump's read under way keeps what it gets
+    this.#relaying = true; // to start() and stop(), the relay reads now
+    const keep = (bytes: Uint8Array) => this.#kept.push(bytes.slice());
+    this.#stopped = takeQueued(reader, keep)
+      .then(() => reader.cancel())
+      .catch(() => {});
+    await this.#stopped;
+    if (this.#stops !== stops || this.#ended) return;
+    const write = this.child.write!.bind(this.child);
+    this.#relaying = false;
+    // The stop key among them: the pause it starts, as in #pump; the relay reads once it is over.
+    if (this.#forwardUpToStopKey(this.takeKept(), write)) return this.#pauseAtStopKey(write);
+    this.#relaying = true;
+    relay.on();
+  }
+
+  /** The relay reads from now on, once the reader before it is gone (unless a stop comes first). */
+  #relayFrom(relay: KeyRelay, stops: number): void {
+    this.#relaying = true;
+    void this.#stopped.then(() => {
+      if (this.#relaying && this.#stops === stops && !this.#ended) relay.on();
+    });
   }
 
   /** Stops reading; resolves once the reader is gone. Keys it read meanwhile are kept ({@link takeKept}). */
   stop(): Promise<void> {
     clearTimeout(this.#stopKeyWait);
     this.#stopKeyWait = undefined;
+    this.#stops++;
+    const relay = this.#relay;
+    if (typeof relay === "object") {
+      this.#relaying = false;
+      // Also while a reader before it is being cancelled: both are gone once this resolves.
+      this.#stopped = Promise.all([this.#stopped, relay.off()]).then(() => {});
+    }
     this.#stopWindows?.();
     this.#stopWindows = undefined;
     const reader = this.#reader;
@@ -87,15 +191,7 @@ export class InputForwarder {
           return;
         }
         if (done) return this.#end(this.#stdinIsTerminal ? "hang-up" : "end");
-        const stopKey = this.child.job?.stopKey?.();
-        const at = stopKey === undefined ? -1 : value.indexOf(stopKey);
-        if (at === -1) {
-          write(value);
-          continue;
-        }
-        write(value.subarray(0, at + 1));
-        if (at + 1 < value.length) this.#kept.push(value.slice(at + 1));
-        return this.#pauseAtStopKey(write);
+        if (this.#forwardUpToStopKey(value, write)) return this.#pauseAtStopKey(write);
       }
     } catch (error) {
       if (this.#reader !== reader) return;
@@ -103,6 +199,22 @@ export class InputForwarder {
       this.log.log("warn", "stdin_error", { error: describeError(error) });
       this.#end("hang-up");
     }
+  }
+
+  /**
+   * Writes `keys` up to and including the child's stop key, keeping what follows it (typed ahead
+   * for whoever gets the terminal next); true when the stop key was among them.
+   */
+  #forwardUpToStopKey(keys: Uint8Array, write: (bytes: Uint8Array) => void): boolean {
+    const stopKey = this.child.job?.stopKey?.();
+    const at = stopKey === undefined ? -1 : keys.indexOf(stopKey);
+    if (at === -1) {
+      if (keys.length > 0) write(keys);
+      return false;
+    }
+    write(keys.subarray(0, at + 1));
+    if (at + 1 < keys.length) this.#kept.push(keys.slice(at + 1));
+    return true;
   }
 
   /**

@@ -86,6 +86,7 @@ function runningChild(pty: ChildPty, started: StartedChild, drain: DrainWindow, 
     pid: started.pid,
     // Every byte is taken, queued while the PTY cannot take it yet: a large paste is never truncated.
     write: (bytes) => pty.write(bytes),
+    ...(pty.directInput ? { directInput: pty.directInput } : {}),
     resize: (size) => pty.resize(size),
     kill: (signal) => started.kill(signal),
     endInput: () => {
