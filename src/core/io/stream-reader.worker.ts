@@ -65,6 +65,9 @@ class StreamsIntoRing {
   #lastReadFull = false;
   /** The last read was written to the screen here. */
   #lastShown = false;
+  /** Records committed so far, and the number of the last one not written to the screen here (-1: none). */
+  #commits = 0;
+  #lastUnshown = -1;
   /** Per stream: derun's fd its small chunks may go to directly (-1: none); all -1 after a failed write. */
   #showFds: readonly number[];
   readonly #show: ShowSwitch;
@@ -126,17 +129,27 @@ class StreamsIntoRing {
     }
     if (length <= SHOW_MAX_BYTES && (this.#showFds[tag] ?? -1) >= 0 && this.#show.begin()) {
       try {
-        // Only right after everything before it was delivered: then it is next on the screen too.
-        if (this.#ring.drained) return this.#showAndCommit(tag, length);
+        // Only once everything before it is on the screen (delivered, or written here): then it is
+        // next there too.
+        if (this.#allBeforeShown()) return this.#showAndCommit(tag, length);
       } finally {
         this.#show.end(); // after the commit: a main thread that turned the switch off finds the record
       }
     }
     this.#ring.commitQuietly(tag, length);
+    this.#lastUnshown = this.#commits++;
     this.#lastReadFull = length >= BULK_READ_BYTES;
     this.#unpublished += length;
     if (this.#unpublished >= PUBLISH_BYTES) this.#publish();
     return true;
+  }
+
+  /**
+   * The main thread has delivered every record not written to the screen here: what the ring still
+   * holds is on the screen already, waiting only to be recorded (records are released in order).
+   */
+  #allBeforeShown(): boolean {
+    return this.#commits - this.#ring.queuedRecords > this.#lastUnshown;
   }
 
   /**
@@ -156,6 +169,7 @@ class StreamsIntoRing {
     }
     if (performance.now() - started > SLOW_SHOW_MS) mark |= SHOW_SLOW;
     this.#ring.commitQuietly(tag | mark, length);
+    this.#commits++;
     this.#unpublished += length;
     this.#lastShown = true;
     this.#lastReadFull = false;
@@ -176,6 +190,7 @@ class StreamsIntoRing {
     this.#readiness.remove(tag);
     this.#waitForRoom(() => false);
     this.#ring.commit(tag, 0); // wakes the main thread, for this and anything before it
+    this.#lastUnshown = this.#commits++;
     this.#unpublished = 0;
   }
 
