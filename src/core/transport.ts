@@ -200,6 +200,11 @@ export interface DirectInput {
    */
   readonly held: Int32Array;
   takeHandedOver(keys: Uint8Array): void;
+  /**
+   * Registers the thread's switch: the child's terminal closes `fd` only once `writesNoMore()`
+   * resolved (the thread writes to it no more, and never will), so that no key goes to a closed fd.
+   */
+  attach(writesNoMore: () => Promise<void>): void;
 }
 
 /** How a child ended. */

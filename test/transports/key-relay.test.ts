@@ -4,10 +4,11 @@
  * to its master, read back from its slave as the child reads them).
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { closeSync, readSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, readSync, writeSync } from "node:fs";
 import { openKeyRelay, type KeyRelayEvents } from "../../src/core/io/key-relay.ts";
 import { pollNow, POLL } from "../../src/core/io/poll-fd.ts";
 import { openPtmx, type Ptmx } from "../../src/core/io/ptmx.ts";
+import { openPtmxChildPty } from "../../src/core/pty/ptmx-child-pty.ts";
 import { LOCAL, TerminalModes } from "../../src/core/termios.ts";
 
 const linux = process.platform === "linux";
@@ -172,5 +173,29 @@ describe.skipIf(!linux)("key relay", () => {
     await until(() => heard.ends.length === 1, "the end");
     await keyRelay.off();
     expect(heard.lost).toBe(0);
+  });
+
+  test("the child's terminal closes its master only once the relay writes to it no more", async () => {
+    const open = () => openPtmxChildPty({ size: SIZE, onData: () => {}, onEnd: () => {} });
+    const isClosed = (fd: number) => {
+      try {
+        fstatSync(fd);
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    const pty = open();
+    const alike = open(); // the same, with no relay attached
+    const relayOff = Promise.withResolvers<void>();
+    pty.directInput!.attach(() => relayOff.promise);
+    for (const each of [pty, alike]) {
+      each.releaseSlave();
+      each.close();
+    }
+    await until(() => isClosed(alike.directInput!.fd), "the master without a relay closed");
+    expect(isClosed(pty.directInput!.fd)).toBe(false);
+    relayOff.resolve();
+    await until(() => isClosed(pty.directInput!.fd), "the master closed once the relay was off");
   });
 });

@@ -98,7 +98,7 @@ class ThreadRelay implements KeyRelay {
     from: number,
     target: KeyRelayTarget,
     private readonly events: KeyRelayEvents,
-    private readonly worker: Worker,
+    worker: Worker,
     private readonly wake: FifoPipe,
   ) {
     worker.onmessage = (event: MessageEvent<KeyRelayMessage>) => this.#heard(event.data);
@@ -138,9 +138,8 @@ class ThreadRelay implements KeyRelay {
     this.#closed = true;
     Atomics.store(this.#control, STATE, RELAY.closing);
     this.#wakeThread();
-    // Its wait ends at the pipe's hang-up too, and a terminated thread ends at its next step.
-    this.wake.close();
-    void this.worker.terminate();
+    // The thread sees the switch (or the pipe's hang-up), leaves its loop and closes the read end.
+    this.wake.closeWriteEnd();
     this.#ready.resolve(false);
     this.#turnedOff();
   }
@@ -165,6 +164,10 @@ class ThreadRelay implements KeyRelay {
     for (const resolve of this.#offs.splice(0)) resolve();
   }
 
+  /**
+   * The thread died (or never loaded). Its end of the wake pipe stays open: a thread that ran
+   * closed it on its way out, and closing it again could close a reused fd.
+   */
   #gone(): void {
     if (this.#closed) return;
     this.close();

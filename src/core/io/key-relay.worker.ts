@@ -6,7 +6,7 @@
  * write now (the main thread's writer still holds keys, or the terminal's input queue is full) go
  * to the main thread too, in order. The end of stdin is the main thread's to handle.
  */
-import { readSync, writeSync } from "node:fs";
+import { closeSync, readSync, writeSync } from "node:fs";
 import { LOCAL, TerminalModes } from "../termios.ts";
 import { openReadiness, type Readiness } from "./readiness.ts";
 import { RELAY, STATE, type KeyRelayInit, type KeyRelayMessage } from "./key-relay.ts";
@@ -29,7 +29,11 @@ self.onmessage = (event: MessageEvent<KeyRelayInit>) => {
   } finally {
     idle.close();
     reading.close();
+    // Its end of the wake pipe is closed here, once nothing waits on it or reads it any more (the
+    // main thread closes only its own end: an fd closed under a wait could be reused meanwhile).
+    closeSync(init.wakeFd);
   }
+  process.exit(0); // closed: ends this thread only (an error instead reaches the main thread's onerror)
 };
 
 class KeyRelayLoop {
@@ -68,7 +72,8 @@ class KeyRelayLoop {
     try {
       length = readSync(this.init.from, this.#buffer, 0, this.#buffer.length, null);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EAGAIN") return;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EAGAIN" || code === "EINTR") return; // nothing there after all: wait again
       return this.#stop({ kind: "end", error: true });
     }
     if (length === 0) return this.#stop({ kind: "end", error: false });

@@ -40,6 +40,7 @@ export function openPtmxChildPty(options: ChildPtyOptions): ChildPty {
   const controls = masterControls(master);
   let closed = false;
   let slaveHeld = true;
+  let relayWritesNoMore = () => Promise.resolve();
   const write = (bytes: Uint8Array) => {
     if (!closed) input.write(bytes);
   };
@@ -56,6 +57,9 @@ export function openPtmxChildPty(options: ChildPtyOptions): ChildPty {
       takeHandedOver: (keys) => {
         if (!closed) input.takeHandedOver(keys);
       },
+      attach: (writesNoMore) => {
+        relayWritesNoMore = writesNoMore;
+      },
     },
     resize: (size) => {
       if (!closed) pty.resize(size);
@@ -64,8 +68,9 @@ export function openPtmxChildPty(options: ChildPtyOptions): ChildPty {
       if (closed) return;
       closed = true;
       input.close();
-      // Once nothing reads it any more (the thread polls it), the master goes: the slave hangs up.
-      void reader.stop(0).then(() => pty.close());
+      // Once nothing reads it any more (the thread polls it) and no key relay writes to it, the
+      // master goes: the slave hangs up.
+      void Promise.all([reader.stop(0), relayWritesNoMore()]).then(() => pty.close());
     },
     typeUnechoed(bytes) {
       if (!closed) controls.typeUnechoed(bytes, slaveHeld ? slave : undefined, slavePath, write);

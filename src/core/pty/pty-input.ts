@@ -54,6 +54,7 @@ export class PtyInput {
     while (!this.#closed && this.#queue.length > 0) {
       const head = this.#queue[0]!;
       const written = this.#writeSome(head);
+      if (this.#closed) return; // it failed: close() dropped the queue, and counted it off `held`
       if (written < head.length) {
         this.#queue[0] = head.subarray(written);
         return this.#schedule();

@@ -54,6 +54,8 @@ export class InputForwarder {
   #relaying = false;
   /** Counts stops: a hand-over to the relay that a stop overtook does not switch it on. */
   #stops = 0;
+  /** The count of stops when the relay was last switched on. */
+  #relayOnAt = -1;
 
   constructor(
     private readonly child: RunningChild,
@@ -94,7 +96,10 @@ export class InputForwarder {
       keys: (keys) => directInput.takeHandedOver(keys),
       stopKey: (rest) => {
         if (rest.length > 0) this.#kept.push(rest);
-        this.#pauseAtStopKey(this.child.write!.bind(this.child));
+        // A stop came since the relay was switched on (the child stopping, the end of the run)
+        // before this message did: the keys after the stop key stay kept, and no pause restarts
+        // the reading behind that stop's back.
+        if (this.#stops === this.#relayOnAt) this.#pauseAtStopKey(this.child.write!.bind(this.child));
       },
       // Only from a terminal, which ends when it hangs up (as in #pump).
       end: () => {
@@ -110,6 +115,13 @@ export class InputForwarder {
       },
     });
     if (relay === undefined) return void (this.#relay = "unavailable");
+    // The child's terminal closes its master only once the thread writes to it no more (an fd
+    // closed under the thread could be reused by a file of derun's meanwhile); no relay after that.
+    directInput.attach(() => {
+      this.#relay = "unavailable";
+      this.#relaying = false;
+      return relay.off().then(() => relay.close());
+    });
     void relay.ready.then((running) => {
       if (this.#relay !== "starting") return relay.close(); // closed meanwhile
       if (!running) return void (this.#relay = "unavailable");
@@ -133,21 +145,28 @@ export class InputForwarder {
       .then(() => reader.cancel())
       .catch(() => {});
     await this.#stopped;
-    if (this.#stops !== stops || this.#ended) return;
+    // A stop came meanwhile (its own logic holds), or the relay's thread died (its lost() restarted
+    // Bun's reader).
+    if (this.#stops !== stops || this.#ended || this.#relay !== relay) return;
     const write = this.child.write!.bind(this.child);
     this.#relaying = false;
     // The stop key among them: the pause it starts, as in #pump; the relay reads once it is over.
     if (this.#forwardUpToStopKey(this.takeKept(), write)) return this.#pauseAtStopKey(write);
     this.#relaying = true;
-    relay.on();
+    this.#switchOn(relay);
   }
 
   /** The relay reads from now on, once the reader before it is gone (unless a stop comes first). */
   #relayFrom(relay: KeyRelay, stops: number): void {
     this.#relaying = true;
     void this.#stopped.then(() => {
-      if (this.#relaying && this.#stops === stops && !this.#ended) relay.on();
+      if (this.#relaying && this.#stops === stops && !this.#ended && this.#relay === relay) this.#switchOn(relay);
     });
+  }
+
+  #switchOn(relay: KeyRelay): void {
+    this.#relayOnAt = this.#stops;
+    relay.on();
   }
 
   /** Stops reading; resolves once the reader is gone. Keys it read meanwhile are kept ({@link takeKept}). */
