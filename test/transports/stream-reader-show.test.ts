@@ -169,6 +169,31 @@ describe("stream reader: the thread's own writes to the screen", () => {
   );
 
   test(
+    "keys in quick succession each go to the screen from the thread, before the main thread recorded the ones before",
+    async () => {
+      const screen = openFifoPipe();
+      const run = openShowing(screen);
+      run.type("0");
+      await until(() => run.got.shown === "0", "the first key shown");
+      // The main thread blocked (no delivery, no recording) while the keys come: each must still
+      // reach the screen, after the ones before it.
+      for (const key of ["a", "b", "c"]) {
+        run.type(key);
+        const since = performance.now();
+        while (!run.screenNow().endsWith(key)) {
+          if (performance.now() - since > 5_000) throw new Error(`${key} never reached the screen while the main thread was busy`);
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+        }
+      }
+      expect(run.got.onScreen).toBe("0abc");
+      await until(() => run.got.shown === "0abc", "all recorded");
+      await run.close();
+      expect(run.got.delivered).toBe("");
+    },
+    TIMEOUT,
+  );
+
+  test(
     "a failed write is reported once in the record's outcome, and later chunks take the main thread's way",
     async () => {
       const screen = openFifoPipe();
