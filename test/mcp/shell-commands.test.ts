@@ -96,7 +96,16 @@ describe.skipIf(!bash)("a derun shell session, command by command", () => {
     ]);
     shell.type("\x03");
     await shell.prompts(5);
-    const ended = await agent.call("derun_list_commands", { session_id: "sh", limit: 1 });
+    // On the screen first, then in the recording a moment later (derun writes the terminal first;
+    // a small chunk's recording may follow by 2 ms): asked until the end is recorded.
+    let ended = await agent.call("derun_list_commands", { session_id: "sh", limit: 1 });
+    for (
+      const deadline = performance.now() + 30_000;
+      ended.result.commands[0].running && performance.now() < deadline;
+      await Bun.sleep(10)
+    ) {
+      ended = await agent.call("derun_list_commands", { session_id: "sh", limit: 1 });
+    }
     expect(ended.result.commands[0]).toMatchObject({ number: 4, exit_code: 130 });
     expect(ended.result.commands[0].running).toBeUndefined();
     await shell.exit();
