@@ -2,7 +2,8 @@
  * Keystroke echo: one byte typed at the outer PTY master, echoed back by a raw-mode child
  * (`stty raw -echo; dd bs=1`), timed from the master until the byte comes back. Three terminals stay
  * open side by side (through derun, through script, the bare child) and keystrokes alternate
- * between them; "added" is a side's median minus the bare child's median.
+ * between them; "added" is a side's median minus the bare child's median. 2,000 keys a side: a p99 of
+ * 400 is the fourth-worst key, and moved by half between runs on the same machine.
  */
 import type { BenchContext } from "./lib/context.ts";
 import { derunEnv, outputBin, stateRoot } from "./lib/derun.ts";
@@ -61,7 +62,7 @@ class EchoTerminal {
 }
 
 export async function keystrokeEcho(ctx: BenchContext): Promise<Figure> {
-  const keys = ctx.quick ? 40 : 400;
+  const keys = ctx.quick ? 40 : 2000;
   const root = stateRoot(ctx.dir, "keys");
   const env = derunEnv(root);
   const child = `stty raw -echo; printf ${READY}; exec dd bs=1 count=${keys} status=none`;
@@ -98,8 +99,8 @@ export async function keystrokeEcho(ctx: BenchContext): Promise<Figure> {
     derun,
     anchor: { name: "script", summary: script },
     extra: { bare },
-    target: "p50 added <= 1 ms",
-    met: added <= 1,
+    target: "p50 added <= 1 ms, p99 <= 1.25x script's",
+    met: added <= 1 && derun.p99 <= 1.25 * script.p99,
     notes:
       `p50 added over the bare child: derun ${added.toFixed(3)} ms, script ${(script.median - bare.median).toFixed(3)} ms ` +
       `(bare ${bare.median.toFixed(3)} ms); p99 derun ${derun.p99.toFixed(2)} ms, script ${script.p99.toFixed(2)} ms, bare ` +
