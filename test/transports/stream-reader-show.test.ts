@@ -78,6 +78,18 @@ function openShowing(screen: FifoPipe) {
   };
 }
 
+/**
+ * Until `key` is the last thing on the screen, never yielding to the event loop: the main thread
+ * delivers and records nothing meanwhile, so only the reader thread can have put it there.
+ */
+function onScreenWhileBlocked(run: ReturnType<typeof openShowing>, key: string, timeoutMs: number): void {
+  const since = performance.now();
+  while (!run.screenNow().endsWith(key)) {
+    if (performance.now() - since > timeoutMs) throw new Error(`${key} never reached the screen while the main thread was blocked`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+  }
+}
+
 describe("stream reader: the thread's own writes to the screen", () => {
   test(
     "each small chunk reaches the screen from the thread once and is handed over once, to be recorded only",
@@ -151,11 +163,7 @@ describe("stream reader: the thread's own writes to the screen", () => {
       for (const key of ["a", "b", "c"]) {
         run.type(key);
         // Without yielding to the event loop: the main thread's delivery cannot have run meanwhile.
-        const since = performance.now();
-        while (!run.screenNow().endsWith(key)) {
-          if (performance.now() - since > 20_000) throw new Error(`${key} never reached the screen`);
-          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
-        }
+        onScreenWhileBlocked(run, key, 20_000);
         run.settle();
         expect(run.got.shown).toBe(run.got.onScreen);
         // Let the delivery loop run (it finds nothing more) before the next key.
@@ -179,11 +187,7 @@ describe("stream reader: the thread's own writes to the screen", () => {
       // reach the screen, after the ones before it.
       for (const key of ["a", "b", "c"]) {
         run.type(key);
-        const since = performance.now();
-        while (!run.screenNow().endsWith(key)) {
-          if (performance.now() - since > 5_000) throw new Error(`${key} never reached the screen while the main thread was busy`);
-          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
-        }
+        onScreenWhileBlocked(run, key, 5_000);
       }
       expect(run.got.onScreen).toBe("0abc");
       await until(() => run.got.shown === "0abc", "all recorded");
