@@ -87,6 +87,11 @@ export class TerminalModes {
     return value === undefined || value === LAYOUT.disabled ? undefined : value;
   }
 
+  /** The key that stops the foreground job (VSUSP) while keys make signals (ISIG); else undefined. */
+  stopKey(): number | undefined {
+    return this.has(LOCAL.ISIG) ? this.char("VSUSP") : undefined;
+  }
+
   /** A copy with the special character disabled. */
   withoutChar(name: ControlChar): TerminalModes {
     const copy = new TerminalModes(this.bytes.slice());

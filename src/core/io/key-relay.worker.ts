@@ -7,7 +7,7 @@
  * to the main thread too, in order. The end of stdin is the main thread's to handle.
  */
 import { closeSync, readSync, writeSync } from "node:fs";
-import { LOCAL, TerminalModes } from "../termios.ts";
+import { TerminalModes } from "../termios.ts";
 import { openReadiness, type Readiness } from "./readiness.ts";
 import { RELAY, STATE, type KeyRelayInit, type KeyRelayMessage } from "./key-relay.ts";
 
@@ -78,16 +78,10 @@ class KeyRelayLoop {
     }
     if (length === 0) return this.#stop({ kind: "end", error: false });
     const keys = this.#buffer.subarray(0, length);
-    const stopKey = this.#stopKey();
+    const stopKey = TerminalModes.of(this.init.to)?.stopKey(); // as ChildJob.stopKey: the child's terminal's, now
     const at = stopKey === undefined ? -1 : keys.indexOf(stopKey);
     this.#write(at === -1 ? keys : keys.subarray(0, at + 1));
     if (at !== -1) this.#stop({ kind: "stop-key", rest: keys.slice(at + 1) });
-  }
-
-  /** The child's terminal's suspend character while keys make signals there (as ChildJob.stopKey). */
-  #stopKey(): number | undefined {
-    const modes = TerminalModes.of(this.init.to);
-    return modes?.has(LOCAL.ISIG) ? modes.char("VSUSP") : undefined;
   }
 
   /** Writes keys to the child's terminal; what cannot go now goes to the main thread's writer, after what it holds. */

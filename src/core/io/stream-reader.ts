@@ -14,11 +14,12 @@
  */
 import { writeSync } from "node:fs";
 import { createRecordRing, PRODUCED, RingConsumer, SHOW_SWITCH, THREAD_START_TIMEOUT_MS, type RecordRingInit } from "./record-ring.ts";
+import { isShown, outcomeOf, streamOf } from "./show-marks.ts";
 import { ShowSwitch } from "./show-switch.ts";
 import { pumpStream } from "./pump.ts";
 import { openFifoPipe, type FifoPipe } from "./fifo-pipe.ts";
 import { readWhatIsThere } from "./read-what-is-there.ts";
-import type { OutputFlow, OutputShow, ShowOutcome } from "../transport.ts";
+import type { OutputFlow, OutputShow } from "../transport.ts";
 
 /** Four of the 256 KiB pipe's worth: the thread rarely waits for the main thread. */
 const RING_BYTES = 1024 * 1024;
@@ -44,22 +45,6 @@ export interface StreamReaderInit {
 
 /** Flag value: the main thread asks the thread to stop reading that stream. */
 export const STOP_REQUESTED = 1;
-
-/** The largest chunk the thread writes to the screen itself (as the output writer's direct writes). */
-export const SHOW_MAX_BYTES = 16 * 1024;
-/** Marks on a record's tag: the thread wrote its bytes to the stream's `show.fd` itself (and how it went). */
-export const SHOWN = 0x100;
-export const SHOW_BROKEN_PIPE = 0x200;
-export const SHOW_FAILED = 0x400;
-export const SHOW_SLOW = 0x800;
-const TAG_BITS = 0xff;
-
-function outcomeOf(tag: number): ShowOutcome {
-  const slow = (tag & SHOW_SLOW) !== 0;
-  if (tag & SHOW_BROKEN_PIPE) return { failure: "broken-pipe", slow };
-  if (tag & SHOW_FAILED) return { failure: "other", slow };
-  return { slow };
-}
 
 export interface OutputStream {
   readonly fd: number;
@@ -231,8 +216,8 @@ class RingStreamReader implements StreamReader {
       const seen = ring.counter(PRODUCED); // before looking: a commit after this changes it
       const record = ring.headRun(DELIVERY_MAX_BYTES);
       if (record !== undefined) {
-        const shown = (record.tag & SHOWN) !== 0;
-        const stream = this.#streams[record.tag & TAG_BITS]!;
+        const shown = isShown(record.tag);
+        const stream = this.#streams[streamOf(record.tag)]!;
         // A shown record is on the screen already: it waits for nothing.
         if (this.#flow && record.bytes.length > 0 && !shown) {
           // The thread reads no further ahead than derun queues for its terminal; behind a slow
@@ -305,8 +290,8 @@ class RingStreamReader implements StreamReader {
     show.switch.off(this.#gone);
     for (;;) {
       const record = this.#ring.headRun(DELIVERY_MAX_BYTES);
-      if (record === undefined || (record.tag & SHOWN) === 0 || record.bytes.length === 0) break;
-      this.#streams[record.tag & TAG_BITS]!.show!.shown(record.bytes, outcomeOf(record.tag));
+      if (record === undefined || !isShown(record.tag) || record.bytes.length === 0) break;
+      this.#streams[streamOf(record.tag)]!.show!.shown(record.bytes, outcomeOf(record.tag));
       this.#ring.release(record.records);
     }
     this.#switchShows();

@@ -19,7 +19,8 @@ import { writeAllSync } from "../safe-fs/write-all.ts";
 import { CONSUMED, RingProducer, SHOW_SWITCH } from "./record-ring.ts";
 import { openReadiness, type Readiness } from "./readiness.ts";
 import { ShowSwitch } from "./show-switch.ts";
-import { SHOW_BROKEN_PIPE, SHOW_FAILED, SHOW_MAX_BYTES, SHOW_SLOW, SHOWN, STOP_REQUESTED, type StreamReaderInit } from "./stream-reader.ts";
+import { SHOW_BROKEN_PIPE, SHOW_FAILED, SHOW_MAX_BYTES, SHOW_SLOW, SHOWN } from "./show-marks.ts";
+import { STOP_REQUESTED, type StreamReaderInit } from "./stream-reader.ts";
 
 declare const self: Worker;
 

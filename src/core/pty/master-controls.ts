@@ -10,10 +10,7 @@ import { LOCAL, TerminalModes } from "../termios.ts";
 
 export const masterControls = (master: number) => ({
   eofChar: () => TerminalModes.of(master)?.char("VEOF"),
-  stopKey() {
-    const modes = TerminalModes.of(master);
-    return modes?.has(LOCAL.ISIG) ? modes.char("VSUSP") : undefined;
-  },
+  stopKey: () => TerminalModes.of(master)?.stopKey(),
   /** Writes `bytes` with echo off; what the master does not take now goes to `writeRest`. */
   typeUnechoed(bytes: Uint8Array, slave: number | undefined, slavePath: string, writeRest: (rest: Uint8Array) => void) {
     if (bytes.length === 0) return;

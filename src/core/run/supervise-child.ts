@@ -12,7 +12,8 @@ import { recordQuietly } from "./session-recording.ts";
 import { FORWARDED_SIGNALS, inheritedIgnored, TERMINAL_SIGNALS, type SignalRelay } from "./signals.ts";
 import { mirrorJob, type JobMirror } from "./job-mirror.ts";
 import { startGroupSentinel, type GroupSentinel } from "./group-sentinel.ts";
-import { followResize, InputForwarder } from "./user-input.ts";
+import { followResize } from "./resize-follower.ts";
+import { InputForwarder } from "./user-input.ts";
 import type { UserTerminal } from "./user-terminal.ts";
 
 /** How long after the command starts derun starts its group sentinel (pipe mode). */

@@ -1,12 +1,12 @@
 /**
- * What the user does at derun's terminal that the child must see: keystrokes (for transports that
- * forward input), the end of input, a hang-up, and window resizes.
+ * What the user types at derun's terminal that the child must see: keystrokes (for transports that
+ * forward input), the end of input, a hang-up. Window resizes: ./resize-follower.ts.
  */
 import { describeError } from "../errors.ts";
 import { openKeyRelay, type KeyRelay } from "../io/key-relay.ts";
 import type { Logger } from "../log.ts";
-import { isTerminal, readWindowSize } from "../terminal.ts";
-import type { RunningChild, WindowSize } from "../transport.ts";
+import { isTerminal } from "../terminal.ts";
+import type { RunningChild } from "../transport.ts";
 
 const openStdin = () => Bun.file(0).stream().getReader();
 /** How long reading waits after the stop key for the child's stop (a loaded machine reports it late). */
@@ -293,34 +293,4 @@ function forwardProcessStdin(write: (bytes: Uint8Array) => void, log: Logger): (
     process.stdin.removeListener("error", onError);
     process.stdin.pause();
   };
-}
-
-/** The child's window size kept in step with derun's terminal. */
-export interface ResizeFollower {
-  /** Gives the child derun's window size now (after a stop, during which SIGWINCH went unheard). */
-  sync(): void;
-  stop(): void;
-}
-
-/**
- * Propagate window size changes of derun's terminal to the child, and sync it once now (a resize
- * during start-up happened before anyone listened), telling `onResized` each size that differs from
- * the last (`initial`, the size the child started with). The terminal may be on stderr alone
- * (`derun run -- make | tee log`), where `pipe` gives the child's stderr a terminal to resize.
- */
-export function followResize(child: RunningChild, initial: WindowSize | undefined, onResized: (size: WindowSize) => void): ResizeFollower {
-  const resize = child.resize?.bind(child);
-  if (resize === undefined) return { sync: () => {}, stop: () => {} };
-  let last = initial;
-  const onResize = () => {
-    const size = readWindowSize(1) ?? readWindowSize(2);
-    if (!size) return;
-    resize(size);
-    if (size.cols === last?.cols && size.rows === last.rows) return;
-    last = size;
-    onResized(size);
-  };
-  process.on("SIGWINCH", onResize);
-  onResize();
-  return { sync: onResize, stop: () => process.removeListener("SIGWINCH", onResize) };
 }
