@@ -17,9 +17,9 @@ import { bytesUnread, processState, workerStillLoading, workerThatNeverStarts } 
 const TIMEOUT = 30_000;
 
 /** Worker threads of this process waiting in epoll_wait (Linux; 0 elsewhere). */
-function threadsWaitingForReadiness(): number {
-  if (process.platform !== "linux") return 0;
-  return readdirSync("/proc/self/task").filter((task) => {
+function threadsWaitingForReadiness(): Set<string> {
+  if (process.platform !== "linux") return new Set();
+  const waiting = readdirSync("/proc/self/task").filter((task) => {
     try {
       return (
         readFileSync(`/proc/self/task/${task}/comm`, "utf8").startsWith("Worker") &&
@@ -28,7 +28,8 @@ function threadsWaitingForReadiness(): number {
     } catch {
       return false; // a thread that just ended
     }
-  }).length;
+  });
+  return new Set(waiting);
 }
 
 /** `argv` with its stdout and stderr on new pipes, both read by one stream reader. */
@@ -114,11 +115,13 @@ describe("pipe stream reader", () => {
   test(
     "a stop wakes a thread waiting on idle streams",
     async () => {
+      // By thread id, not by count: a thread of an earlier test may end meanwhile.
       const before = threadsWaitingForReadiness();
       const run = spawnReading(["sh", "-c", "echo ready; exec sleep 60"]);
       while (run.got.stdout.length === 0) await Bun.sleep(1);
       // Linux: the reader thread really started and waits on the idle streams (in epoll_wait).
-      if (process.platform === "linux") while (threadsWaitingForReadiness() <= before) await Bun.sleep(1);
+      const started = () => [...threadsWaitingForReadiness()].some((task) => !before.has(task));
+      if (process.platform === "linux") while (!started()) await Bun.sleep(1);
       await run.reader.stop(0);
       await run.reader.stop(1);
       run.child.kill();
