@@ -109,6 +109,11 @@ export const libcTtyIo = once(
     }).symbols,
 );
 
+/** Scheduling policy of a thread of derun's own (core/run/runtime-threads.ts; Linux). */
+export const libcSched = once(
+  () => dlopen(LIBC, { sched_setscheduler: { args: [FFIType.i32, FFIType.i32, FFIType.ptr], returns: FFIType.i32 } }).symbols,
+);
+
 /** A child's stops and a helper's exit, beside Bun's own reaping (core/pty/). */
 export const libcWait = once(
   () =>

@@ -45,6 +45,23 @@ export function threadsNamed(pid: number, name: string): number[] {
   }
 }
 
+/** Each thread of process `pid` with its name and scheduling policy (0 SCHED_OTHER, 5 SCHED_IDLE); none once it is gone. */
+export function threadPolicies(pid: number): { tid: number; name: string; policy: number }[] {
+  const threads: { tid: number; name: string; policy: number }[] = [];
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`).map(Number)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      // Fields after the name start at the third (the state); the policy is the 41st.
+      const policy = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[41 - 3]);
+      threads.push({ tid, name, policy });
+    }
+  } catch {
+    // gone meanwhile (the process, or one thread): what was read so far
+  }
+  return threads;
+}
+
 /** The bytes thread `tid` of `pid` has read so far (read(2) and the like: Linux's `rchar`). */
 export function bytesReadBy(pid: number, tid: number): number {
   const match = /^rchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/task/${tid}/io`, "utf8"));

@@ -12,6 +12,7 @@ import { recordQuietly } from "./session-recording.ts";
 import { FORWARDED_SIGNALS, inheritedIgnored, TERMINAL_SIGNALS, type SignalRelay } from "./signals.ts";
 import { mirrorJob, type JobMirror } from "./job-mirror.ts";
 import { startGroupSentinel, type GroupSentinel } from "./group-sentinel.ts";
+import { yieldRuntimeThreads } from "./runtime-threads.ts";
 import { followResize } from "./resize-follower.ts";
 import { InputForwarder } from "./user-input.ts";
 import type { UserTerminal } from "./user-terminal.ts";
@@ -34,6 +35,7 @@ export interface Supervision {
  */
 export async function superviseChild(child: RunningChild, transport: Transport, supervision: Supervision): Promise<ChildExit> {
   const { relay, output, terminal, log, writer, probe } = supervision;
+  const runtimeThreads = yieldRuntimeThreads();
   // Without a PTY of its own the child shares derun's process group: while that group is a
   // terminal's foreground, the terminal already delivered Ctrl-C and friends to the child, and
   // forwarding them again would make it see each one twice. Looked at on each signal: a shell's
@@ -80,6 +82,7 @@ export async function superviseChild(child: RunningChild, transport: Transport, 
     return await child.exited;
   } finally {
     clearTimeout(watching);
+    runtimeThreads.stop();
     sentinel?.dispose();
     process.removeListener("SIGHUP", onHangUp);
     mirror.stop();
