@@ -5,9 +5,10 @@
  * and returns memory on `mi-scavenger`, each in bursts of 1-2 ms. On a two-core machine such a burst
  * takes a CPU, and a thread woken on that CPU (the command after a key, derun's key relay or reader
  * after it) waits for the burst to end while the other CPU idles: `perf sched` of the keystroke
- * bench showed most of derun's slow keys this way, nearly all in its first 500 keys, while the code
- * they run is still being compiled. As SCHED_IDLE those threads run only when a CPU has nothing
- * else to do, and any other thread woken where one runs takes the CPU at once.
+ * bench showed 9 of derun's 40 slowest keys in a run waiting this way, most of them among the
+ * first 500 keys, while the code they run is still being compiled. As SCHED_IDLE those threads run
+ * only when a CPU has nothing else to do, and any other thread woken where one runs takes the CPU
+ * at once. (A compiler thread the runtime starts after the last look below keeps its policy.)
  *
  * The threads on derun's own path (the main thread, the reader and writer threads, the key relay)
  * and the heap's marking helpers (`HeapHelper`, which a collection waits for) keep their policy.
