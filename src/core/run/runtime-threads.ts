@@ -26,9 +26,10 @@ const SCHED_IDLE = 5;
 
 /**
  * The runtime starts such threads when first needed (a compiler thread at the first hot function):
- * looked for again a few times early in the run, then no more (no timer for a long session).
+ * looked for a few times early in the run, then no more (no timer for a long session). Not at once:
+ * a short command (most of an agent's) ends before anyone types, and never pays for the look.
  */
-const LOOK_AT_MS = [0, 100, 1000, 5000];
+const LOOK_AT_MS = [100, 1000, 5000];
 
 export interface RuntimeThreads {
   stop(): void;
@@ -51,7 +52,7 @@ export function yieldRuntimeThreads(): RuntimeThreads {
 }
 
 /** Sets each background thread of this process not in `done` to SCHED_IDLE; adds it to `done`. */
-export function idleBackgroundThreads(done: Set<number>): void {
+function idleBackgroundThreads(done: Set<number>): void {
   let tids: string[];
   try {
     tids = readdirSync("/proc/self/task");
