@@ -199,6 +199,11 @@ export interface DirectInput {
    * chunk it hands over; `takeHandedOver` writes such a chunk after those and takes the one off.
    */
   readonly held: Int32Array;
+  /**
+   * Optional: where the thread reading this terminal's output registered itself
+   * (core/io/echo-cpu.ts), so that the thread writing keys can bring it to its own CPU for their echo.
+   */
+  readonly echoCpu?: SharedArrayBuffer;
   takeHandedOver(keys: Uint8Array): void;
   /**
    * Registers the thread's switch: the child's terminal closes `fd` only once `writesNoMore()`

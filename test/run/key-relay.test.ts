@@ -5,10 +5,10 @@
  * relay's thread is what read the keys.
  */
 import { describe, expect, test } from "bun:test";
-import { KEY_RELAY_THREAD } from "../../src/core/io/key-relay.ts";
 import { derunArgv, derunEnv, tempDir } from "../helpers/cli.ts";
+import { relayReading, relayThread } from "../helpers/key-relay.ts";
 import { spawnInPty, type PtyRun } from "../helpers/pty.ts";
-import { blockedIn, bytesReadBy, threadsNamed } from "../helpers/threads.ts";
+import { bytesReadBy } from "../helpers/threads.ts";
 
 const linux = process.platform === "linux";
 const HALF = 256 * 1024;
@@ -17,32 +17,6 @@ const paste = new Uint8Array(2 * HALF).map((_, i) => 0x20 + ((i * 7919) % 95));
 const digest = new Bun.CryptoHasher("sha256").update(paste).digest("hex");
 /** Reads the paste, prints its digest, then waits for one more key before it exits. */
 const COMMAND = `stty raw -echo; echo ready; head -c ${paste.length} | sha256sum; head -c 1 >/dev/null`;
-
-/** Until the relay's thread runs in `pid`; its thread id. */
-async function relayThread(pid: number): Promise<number> {
-  for (let i = 0; i < 2000; i++) {
-    const [tid] = threadsNamed(pid, KEY_RELAY_THREAD);
-    if (tid !== undefined) return tid;
-    await Bun.sleep(5);
-  }
-  throw new Error(`no ${KEY_RELAY_THREAD} thread in ${pid}`);
-}
-
-/** epoll_wait (x86-64), epoll_pwait (x86-64, arm64: glibc's epoll_wait there), epoll_pwait2. */
-const EPOLL_WAITS = new Set([232, 281, 22, 441]);
-
-/**
- * Until the relay's thread waits for derun's stdin: it is switched on once it took over from Bun's
- * reader, and then waits on two fds (its wake pipe and stdin) where it waited on one.
- */
-async function relayReading(pid: number, tid: number): Promise<void> {
-  for (let i = 0; i < 2000; i++) {
-    const call = blockedIn(pid, tid);
-    if (call && EPOLL_WAITS.has(call.nr) && call.args[2] === 2) return;
-    await Bun.sleep(5);
-  }
-  throw new Error(`the ${KEY_RELAY_THREAD} thread never waited for stdin`);
-}
 
 async function pasteInto(run: PtyRun, between?: () => Promise<void>): Promise<string> {
   await run.waitFor((s) => s.includes("ready"), "ready");

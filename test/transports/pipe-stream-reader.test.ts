@@ -10,7 +10,7 @@ import { describe, expect, test } from "bun:test";
 import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openFifoPipe, type FifoPipe } from "../../src/core/io/fifo-pipe.ts";
-import { openStreamReader, type StreamReaderOptions } from "../../src/core/io/stream-reader.ts";
+import { openStreamReader, STREAM_READER_THREAD, type StreamReaderOptions } from "../../src/core/io/stream-reader.ts";
 import { randomBytes, sha256, tempDir } from "../helpers/cli.ts";
 import { bytesUnread, processState, workerStillLoading, workerThatNeverStarts } from "../helpers/threads.ts";
 
@@ -22,7 +22,7 @@ function threadsWaitingForReadiness(): Set<string> {
   const waiting = readdirSync("/proc/self/task").filter((task) => {
     try {
       return (
-        readFileSync(`/proc/self/task/${task}/comm`, "utf8").startsWith("Worker") &&
+        readFileSync(`/proc/self/task/${task}/comm`, "utf8").trim() === STREAM_READER_THREAD &&
         readFileSync(`/proc/self/task/${task}/wchan`, "utf8").includes("epoll")
       );
     } catch {

@@ -31,6 +31,8 @@ export interface KeyRelayInit {
   readonly held: SharedArrayBuffer;
   /** Readable when the main thread moved the switch. */
   readonly wakeFd: number;
+  /** KeyRelayTarget.echoCpu. */
+  readonly echoCpu?: SharedArrayBuffer;
 }
 
 /** What the thread tells the main thread, in order. */
@@ -50,6 +52,8 @@ export interface KeyRelayTarget {
   readonly fd: number;
   /** Above 0 while the main thread's writer holds keys for `fd`: the thread's keys then go through it. */
   readonly held: Int32Array;
+  /** Where the thread reading `fd`'s echo registered itself (./echo-cpu.ts), if it does. */
+  readonly echoCpu?: SharedArrayBuffer;
 }
 
 export interface KeyRelayEvents {
@@ -110,6 +114,7 @@ class ThreadRelay implements KeyRelay {
       control: this.#control.buffer as SharedArrayBuffer,
       held: target.held.buffer as SharedArrayBuffer,
       wakeFd: wake.readEnd,
+      ...(target.echoCpu ? { echoCpu: target.echoCpu } : {}),
     } satisfies KeyRelayInit);
   }
 

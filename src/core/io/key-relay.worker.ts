@@ -9,6 +9,7 @@
 import { closeSync, readSync, writeSync } from "node:fs";
 import { TerminalModes } from "../termios.ts";
 import { openReadiness, type Readiness } from "./readiness.ts";
+import { EchoFollower } from "./echo-cpu.ts";
 import { RELAY, STATE, type KeyRelayInit, type KeyRelayMessage } from "./key-relay.ts";
 
 declare const self: Worker;
@@ -39,6 +40,8 @@ self.onmessage = (event: MessageEvent<KeyRelayInit>) => {
 class KeyRelayLoop {
   readonly #buffer = new Uint8Array(READ_BYTES);
   readonly #wakeBuffer = new Uint8Array(64);
+  /** Brings the reader of the keys' echo to this thread's CPU (./echo-cpu.ts). */
+  readonly #echo: EchoFollower | undefined;
 
   constructor(
     private readonly init: KeyRelayInit,
@@ -48,6 +51,7 @@ class KeyRelayLoop {
     private readonly reading: Readiness,
     private readonly send: (message: KeyRelayMessage) => void,
   ) {
+    this.#echo = EchoFollower.open(init.echoCpu);
     send({ kind: "ready" });
   }
 
@@ -96,7 +100,7 @@ class KeyRelayLoop {
         }
       }
     }
-    if (written === keys.length) return;
+    if (written === keys.length) return this.#echo?.follow(); // after the write: the key never waits for it
     // Counted before it is sent: later keys see it and follow it through the main thread.
     Atomics.add(this.held, 0, 1);
     this.send({ kind: "keys", keys: keys.slice(written) });

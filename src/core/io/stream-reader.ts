@@ -31,6 +31,8 @@ const RECORDS_PER_TURN = 64;
 const WORKER_URL = new URL("./stream-reader.worker.ts", import.meta.url).href;
 /** How long after opening the streams the reader thread starts, unless `readNow` came first. */
 export const THREAD_DELAY_MS = 20;
+/** The reader thread's name (its `comm` on Linux, at most 15 bytes): tests and `top -H` find it by it. */
+export const STREAM_READER_THREAD = "derun-output";
 
 /** What the main thread sends the reader thread. */
 export interface StreamReaderInit {
@@ -41,6 +43,8 @@ export interface StreamReaderInit {
   readonly wakeFd: number;
   /** Per stream: the fd its small chunks may be written to by the thread itself (OutputStream.show), or -1. */
   readonly showFds?: readonly number[];
+  /** StreamReaderOptions.echoCpu. */
+  readonly echoCpu?: SharedArrayBuffer;
 }
 
 /** Flag value: the main thread asks the thread to stop reading that stream. */
@@ -87,11 +91,16 @@ export interface StreamReaderOptions {
    */
   readonly flow?: OutputFlow;
   readonly flowProgress?: () => void;
+  /**
+   * Shared with the key relay of the same terminal (./echo-cpu.ts): the thread registers itself
+   * there, so that it reads a key's echo on the CPU that wrote the key.
+   */
+  readonly echoCpu?: SharedArrayBuffer;
 }
 
 export function openStreamReader(streams: readonly OutputStream[], options: StreamReaderOptions = {}): StreamReader {
   const init = createRecordRing(options.ringBytes ?? RING_BYTES, RING_RECORDS);
-  const start = () => startThread(init, streams, options.workerUrl ?? WORKER_URL);
+  const start = () => startThread(init, streams, options.workerUrl ?? WORKER_URL, options.echoCpu);
   return new RingStreamReader(streams, init, start, options);
 }
 
@@ -314,14 +323,25 @@ class RingStreamReader implements StreamReader {
  * The reader thread and the pipe that wakes it (a stop interrupts its wait with one byte), or
  * undefined when either cannot be made: then Bun's streams read instead, and the run goes on.
  */
-function startThread(init: RecordRingInit, streams: readonly OutputStream[], workerUrl: string): ReaderThread | undefined {
+function startThread(
+  init: RecordRingInit,
+  streams: readonly OutputStream[],
+  workerUrl: string,
+  echoCpu: SharedArrayBuffer | undefined,
+): ReaderThread | undefined {
   const showFds = streams.map((stream) => stream.show?.fd ?? -1);
   let wake: FifoPipe | undefined;
   try {
     wake = openFifoPipe();
-    const worker = new Worker(workerUrl);
+    const worker = new Worker(workerUrl, { name: STREAM_READER_THREAD });
     worker.unref();
-    worker.postMessage({ ring: init, fds: streams.map((stream) => stream.fd), wakeFd: wake.readEnd, showFds } satisfies StreamReaderInit);
+    worker.postMessage({
+      ring: init,
+      fds: streams.map((stream) => stream.fd),
+      wakeFd: wake.readEnd,
+      showFds,
+      ...(echoCpu ? { echoCpu } : {}),
+    } satisfies StreamReaderInit);
     return { worker, wake };
   } catch {
     wake?.close();

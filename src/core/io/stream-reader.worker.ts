@@ -19,6 +19,7 @@ import { writeAllSync } from "../safe-fs/write-all.ts";
 import { CONSUMED, RingProducer, SHOW_SWITCH } from "./record-ring.ts";
 import { openReadiness, type Readiness } from "./readiness.ts";
 import { ShowSwitch } from "./show-switch.ts";
+import { EchoReader } from "./echo-cpu.ts";
 import { SHOW_BROKEN_PIPE, SHOW_FAILED, SHOW_MAX_BYTES, SHOW_SLOW, SHOWN } from "./show-marks.ts";
 import { STOP_REQUESTED, type StreamReaderInit } from "./stream-reader.ts";
 
@@ -36,14 +37,15 @@ const PUBLISH_BYTES = 512 * 1024;
 const SLOW_SHOW_MS = 5;
 
 self.onmessage = (event: MessageEvent<StreamReaderInit>) => {
-  const { fds, wakeFd, showFds } = event.data;
+  const { fds, wakeFd, showFds, echoCpu } = event.data;
   const ring = new RingProducer(event.data.ring);
   // Before claiming: if this fails, the main thread falls back to Bun's streams, nothing read.
   const readiness = openReadiness([...fds, wakeFd]);
   // Too late: the main thread already reads by itself.
   if (!ring.claim(1)) return readiness.close();
   try {
-    new StreamsIntoRing(ring, readiness, fds, wakeFd, showFds ?? []).run();
+    const echo = echoCpu === undefined ? undefined : EchoReader.register(echoCpu);
+    new StreamsIntoRing(ring, readiness, fds, wakeFd, showFds ?? [], echo).run();
   } finally {
     readiness.close();
     ring.close(); // wakes the main thread for anything unpublished too
@@ -72,9 +74,19 @@ class StreamsIntoRing {
   /** Per stream: derun's fd its small chunks may go to directly (-1: none); all -1 after a failed write. */
   #showFds: readonly number[];
   readonly #show: ShowSwitch;
+  /** Where a key's echo is read (./echo-cpu.ts), for a child's terminal. */
+  readonly #echo: EchoReader | undefined;
 
-  constructor(ring: RingProducer, readiness: Readiness, fds: readonly number[], wakeFd: number, showFds: readonly number[]) {
+  constructor(
+    ring: RingProducer,
+    readiness: Readiness,
+    fds: readonly number[],
+    wakeFd: number,
+    showFds: readonly number[],
+    echo: EchoReader | undefined,
+  ) {
     this.#ring = ring;
+    this.#echo = echo;
     this.#showFds = showFds;
     this.#show = new ShowSwitch(ring.control, SHOW_SWITCH);
     this.#readiness = readiness;
@@ -128,6 +140,8 @@ class StreamsIntoRing {
       this.#end(tag);
       return true;
     }
+    // A whole buffer's worth is more than a key's echo: output in bulk runs on any CPU again.
+    if (length >= BULK_READ_BYTES) this.#echo?.release();
     if (length <= SHOW_MAX_BYTES && (this.#showFds[tag] ?? -1) >= 0 && this.#show.begin()) {
       try {
         // Only once everything before it is on the screen (delivered, or written here): then it is
@@ -137,6 +151,8 @@ class StreamsIntoRing {
         this.#show.end(); // after the commit: a main thread that turned the switch off finds the record
       }
     }
+    // Nor is output queued behind the screen.
+    this.#echo?.release();
     this.#ring.commitQuietly(tag, length);
     this.#lastUnshown = this.#commits++;
     this.#lastReadFull = length >= BULK_READ_BYTES;

@@ -10,6 +10,7 @@
  */
 import { openPtmx } from "../io/ptmx.ts";
 import { openStreamReader } from "../io/stream-reader.ts";
+import { createEchoCpu } from "../io/echo-cpu.ts";
 import { TerminalModes } from "../termios.ts";
 import type { ChildPty, ChildPtyOptions } from "./child-pty-shape.ts";
 import { masterControls } from "./master-controls.ts";
@@ -31,8 +32,11 @@ export function openPtmxChildPty(options: ChildPtyOptions): ChildPty {
   }
   const { master, slave, slavePath } = pty;
   const input = new PtyInput(master);
+  // The reader thread and the key relay's thread meet here: a key's echo is read where the key was written.
+  const echoCpu = createEchoCpu();
   const reader = openStreamReader([{ fd: master, deliver: options.onData, ...(options.show ? { show: options.show } : {}) }], {
     ringBytes: RING_BYTES,
+    echoCpu,
     ...(options.flow ? { flow: options.flow } : {}),
     ...(options.flowProgress ? { flowProgress: options.flowProgress } : {}),
   });
@@ -54,6 +58,7 @@ export function openPtmxChildPty(options: ChildPtyOptions): ChildPty {
     directInput: {
       fd: master,
       held: input.held,
+      echoCpu,
       takeHandedOver: (keys) => {
         if (!closed) input.takeHandedOver(keys);
       },

@@ -1,0 +1,66 @@
+/**
+ * A key's echo is read on the CPU that wrote the key (core/io/echo-cpu.ts): after the key relay's
+ * thread writes a key, derun's reader thread of the command's terminal may run only on the relay's
+ * CPU, and output in bulk gives the reader all of its CPUs back.
+ */
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { STREAM_READER_THREAD } from "../../src/core/io/stream-reader.ts";
+import { derunArgv, derunEnv, tempDir } from "../helpers/cli.ts";
+import { relayReading, relayThread } from "../helpers/key-relay.ts";
+import { spawnInPty } from "../helpers/pty.ts";
+import { threadsNamed } from "../helpers/threads.ts";
+
+/** A task's `Cpus_allowed_list` (`0-3`, `1`), from its /proc status. */
+function allowedCpus(path: string): string {
+  return /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(`${path}/status`, "utf8"))![1]!;
+}
+
+/** How many CPUs a list such as `0-3,6` names. */
+function countCpus(list: string): number {
+  return list.split(",").reduce((sum, part) => {
+    const [from, to] = part.split("-").map(Number);
+    return sum + (to === undefined ? 1 : to - from! + 1);
+  }, 0);
+}
+
+async function until(what: string, check: () => boolean): Promise<void> {
+  for (let i = 0; i < 2000; i++) {
+    if (check()) return;
+    await Bun.sleep(5);
+  }
+  throw new Error(`never: ${what}`);
+}
+
+/** Echoes one key, waits for another, prints 600 KB (a PTY's whole buffer at each read), waits for a last key. */
+const COMMAND = "stty raw -echo; echo ready; head -c 1; head -c 1 >/dev/null; seq 1 100000; echo done; head -c 1 >/dev/null";
+
+const cpus = process.platform === "linux" ? countCpus(allowedCpus("/proc/self")) : 0;
+
+// With one CPU allowed, narrowing to it changes nothing a test could see.
+describe.skipIf(cpus < 2)("a key's echo, on Linux with two CPUs or more", () => {
+  test("is read on the key relay's CPU; output in bulk gives the reader its CPUs back", async () => {
+    using state = tempDir();
+    const run = spawnInPty([...derunArgv(), "run", "--", "sh", "-c", COMMAND], { env: derunEnv(state.path) });
+    const pid = run.proc.pid;
+    await run.waitFor((s) => s.includes("ready"), "ready");
+    await relayReading(pid, await relayThread(pid));
+    const own = allowedCpus(`/proc/${pid}`);
+    const [reader] = threadsNamed(pid, STREAM_READER_THREAD);
+    expect(reader).toBeDefined();
+    const readerCpus = () => allowedCpus(`/proc/${pid}/task/${reader}`);
+    expect(readerCpus()).toBe(own);
+
+    run.type("k");
+    await run.waitFor((s) => /ready\r?\nk/.test(s), "the key's echo");
+    // Narrowed by the relay right after its write (which a loaded machine may delay past the echo).
+    await until(`the reader narrowed to one CPU (now ${readerCpus()})`, () => countCpus(readerCpus()) === 1);
+
+    run.type("b");
+    await run.waitFor((s) => s.includes("done"), "the bulk output");
+    await until(`the reader's CPUs are ${own} again (now ${readerCpus()})`, () => readerCpus() === own);
+
+    run.type("q");
+    expect((await run.exited).exitCode).toBe(0);
+  }, 60_000);
+});
