@@ -8,8 +8,9 @@
  * a virtual machine an idle CPU is halted, and waking it goes through the hypervisor: measured in
  * the keystroke bench, the echo was slower by that wake-up (docs/fidelity.md). So, after writing
  * keys, the relay lets the reader run only on the relay's own CPU, and the reader takes its own
- * CPUs back at its first read that it does not write to the screen itself (output arriving faster
- * than a key's echo: a build, a listing), so that bulk output is never held to one CPU.
+ * CPUs back once it has read more than a key's echo since (a PTY buffer's worth, 4 KiB, in any
+ * number of reads), or at a read it does not write to the screen itself (output queued behind the
+ * screen), so that a build's or a listing's output is never held to one CPU.
  *
  * Only ever narrows a reader thread of derun's to a CPU it was already allowed (the relay runs on
  * it), and gives back exactly the set the reader had; any failure leaves things as they are.
@@ -24,6 +25,8 @@ const NARROWED = 1;
 const CPU = 2;
 /** A cpu_set_t of 1024 CPUs, glibc's size. */
 const MASK_BYTES = 128;
+/** Read since the narrowing, more than a key's echo: a PTY's whole buffer (the line discipline's 4 KiB). */
+const ECHO_BYTES = 4096;
 
 /** Shared by the reader thread and the key relay's thread of one child's terminal. */
 export function createEchoCpu(): SharedArrayBuffer {
@@ -35,6 +38,8 @@ export class EchoReader {
   readonly #words: Int32Array;
   /** The CPUs the thread may run on of its own. */
   readonly #own = new BigUint64Array(MASK_BYTES / 8);
+  /** Bytes read while narrowed. */
+  #readNarrowed = 0;
 
   private constructor(words: Int32Array) {
     this.#words = words;
@@ -54,10 +59,23 @@ export class EchoReader {
     }
   }
 
+  /** The thread read `length` bytes: past a key's echo since the narrowing, it takes its CPUs back. */
+  read(length: number): void {
+    if (Atomics.load(this.#words, NARROWED) !== 1) return void (this.#readNarrowed = 0);
+    this.#readNarrowed += length;
+    if (this.#readNarrowed >= ECHO_BYTES) this.release();
+  }
+
   /** Takes the thread's own CPUs back, if the relay narrowed them. */
   release(): void {
+    this.#readNarrowed = 0;
     if (Atomics.compareExchange(this.#words, NARROWED, 1, 0) !== 1) return;
     libcCpu().sched_setaffinity(0, MASK_BYTES, ptr(this.#own));
+  }
+
+  /** The thread is ending: the relay no longer places it (its id could go to another thread later). */
+  unregister(): void {
+    Atomics.store(this.#words, READER_TID, 0);
   }
 }
 

@@ -43,10 +43,11 @@ self.onmessage = (event: MessageEvent<StreamReaderInit>) => {
   const readiness = openReadiness([...fds, wakeFd]);
   // Too late: the main thread already reads by itself.
   if (!ring.claim(1)) return readiness.close();
+  const echo = echoCpu === undefined ? undefined : EchoReader.register(echoCpu);
   try {
-    const echo = echoCpu === undefined ? undefined : EchoReader.register(echoCpu);
     new StreamsIntoRing(ring, readiness, fds, wakeFd, showFds ?? [], echo).run();
   } finally {
+    echo?.unregister();
     readiness.close();
     ring.close(); // wakes the main thread for anything unpublished too
   }
@@ -140,8 +141,7 @@ class StreamsIntoRing {
       this.#end(tag);
       return true;
     }
-    // A whole buffer's worth is more than a key's echo: output in bulk runs on any CPU again.
-    if (length >= BULK_READ_BYTES) this.#echo?.release();
+    this.#echo?.read(length);
     if (length <= SHOW_MAX_BYTES && (this.#showFds[tag] ?? -1) >= 0 && this.#show.begin()) {
       try {
         // Only once everything before it is on the screen (delivered, or written here): then it is
@@ -151,7 +151,7 @@ class StreamsIntoRing {
         this.#show.end(); // after the commit: a main thread that turned the switch off finds the record
       }
     }
-    // Nor is output queued behind the screen.
+    // Output queued behind the screen is more than a key's echo: the thread runs on any CPU again.
     this.#echo?.release();
     this.#ring.commitQuietly(tag, length);
     this.#lastUnshown = this.#commits++;
