@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { STREAM_READER_THREAD } from "../../src/core/io/stream-reader.ts";
+import { STREAM_READER_THREAD } from "../../src/core/io/stream-reader-thread.ts";
 import { derunArgv, derunEnv, tempDir } from "../helpers/cli.ts";
 import { relayReading, relayThread } from "../helpers/key-relay.ts";
 import { spawnInPty } from "../helpers/pty.ts";

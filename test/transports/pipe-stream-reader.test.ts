@@ -10,7 +10,8 @@ import { describe, expect, test } from "bun:test";
 import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openFifoPipe, type FifoPipe } from "../../src/core/io/fifo-pipe.ts";
-import { openStreamReader, STREAM_READER_THREAD, type StreamReaderOptions } from "../../src/core/io/stream-reader.ts";
+import { openStreamReader, type StreamReaderOptions } from "../../src/core/io/stream-reader.ts";
+import { STREAM_READER_THREAD } from "../../src/core/io/stream-reader-thread.ts";
 import { randomBytes, sha256, tempDir } from "../helpers/cli.ts";
 import { bytesUnread, processState, workerStillLoading, workerThatNeverStarts } from "../helpers/threads.ts";
 

@@ -17,7 +17,7 @@ import { createRecordRing, PRODUCED, RingConsumer, SHOW_SWITCH, THREAD_START_TIM
 import { isShown, outcomeOf, streamOf } from "./show-marks.ts";
 import { ShowSwitch } from "./show-switch.ts";
 import { pumpStream } from "./pump.ts";
-import { openFifoPipe, type FifoPipe } from "./fifo-pipe.ts";
+import { READER_WORKER_URL, STOP_REQUESTED, startReaderThread, type ReaderThread } from "./stream-reader-thread.ts";
 import { readWhatIsThere } from "./read-what-is-there.ts";
 import type { OutputFlow, OutputShow } from "../transport.ts";
 
@@ -28,28 +28,8 @@ const RING_RECORDS = 1024;
 const DELIVERY_MAX_BYTES = 256 * 1024;
 /** Deliveries before the main thread lets its event loop run (signals, the child's exit). */
 const RECORDS_PER_TURN = 64;
-const WORKER_URL = new URL("./stream-reader.worker.ts", import.meta.url).href;
 /** How long after opening the streams the reader thread starts, unless `readNow` came first. */
 export const THREAD_DELAY_MS = 20;
-/** The reader thread's name (its `comm` on Linux, at most 15 bytes): tests and `top -H` find it by it. */
-export const STREAM_READER_THREAD = "derun-output";
-
-/** What the main thread sends the reader thread. */
-export interface StreamReaderInit {
-  readonly ring: RecordRingInit;
-  /** The streams' fds; a stream's tag is its index here. */
-  readonly fds: readonly number[];
-  /** Readable when the main thread wants the thread to look at its stop requests. */
-  readonly wakeFd: number;
-  /** Per stream: the fd its small chunks may be written to by the thread itself (OutputStream.show), or -1. */
-  readonly showFds?: readonly number[];
-  /** StreamReaderOptions.echoCpu. */
-  readonly echoCpu?: SharedArrayBuffer;
-}
-
-/** Flag value: the main thread asks the thread to stop reading that stream. */
-export const STOP_REQUESTED = 1;
-
 export interface OutputStream {
   readonly fd: number;
   /** Each chunk, in order; `bytes` is valid only during the call. */
@@ -100,14 +80,14 @@ export interface StreamReaderOptions {
 
 export function openStreamReader(streams: readonly OutputStream[], options: StreamReaderOptions = {}): StreamReader {
   const init = createRecordRing(options.ringBytes ?? RING_BYTES, RING_RECORDS);
-  const start = () => startThread(init, streams, options.workerUrl ?? WORKER_URL, options.echoCpu);
+  const start = () =>
+    startReaderThread(options.workerUrl ?? READER_WORKER_URL, {
+      ring: init,
+      fds: streams.map((stream) => stream.fd),
+      showFds: streams.map((stream) => stream.show?.fd ?? -1),
+      ...(options.echoCpu ? { echoCpu: options.echoCpu } : {}),
+    });
   return new RingStreamReader(streams, init, start, options);
-}
-
-/** The reader thread and the pipe that wakes it. */
-interface ReaderThread {
-  readonly worker: Worker;
-  readonly wake: FifoPipe;
 }
 
 /** The streams read by the thread through the ring, or by Bun's streams once the thread cannot. */
@@ -316,35 +296,5 @@ class RingStreamReader implements StreamReader {
   #finish(index: number): void {
     this.#ended[index] = true;
     this.#ends[index]!.resolve();
-  }
-}
-
-/**
- * The reader thread and the pipe that wakes it (a stop interrupts its wait with one byte), or
- * undefined when either cannot be made: then Bun's streams read instead, and the run goes on.
- */
-function startThread(
-  init: RecordRingInit,
-  streams: readonly OutputStream[],
-  workerUrl: string,
-  echoCpu: SharedArrayBuffer | undefined,
-): ReaderThread | undefined {
-  const showFds = streams.map((stream) => stream.show?.fd ?? -1);
-  let wake: FifoPipe | undefined;
-  try {
-    wake = openFifoPipe();
-    const worker = new Worker(workerUrl, { name: STREAM_READER_THREAD });
-    worker.unref();
-    worker.postMessage({
-      ring: init,
-      fds: streams.map((stream) => stream.fd),
-      wakeFd: wake.readEnd,
-      showFds,
-      ...(echoCpu ? { echoCpu } : {}),
-    } satisfies StreamReaderInit);
-    return { worker, wake };
-  } catch {
-    wake?.close();
-    return undefined;
   }
 }

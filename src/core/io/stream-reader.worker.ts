@@ -21,7 +21,7 @@ import { openReadiness, type Readiness } from "./readiness.ts";
 import { ShowSwitch } from "./show-switch.ts";
 import { EchoReader } from "./echo-cpu.ts";
 import { SHOW_BROKEN_PIPE, SHOW_FAILED, SHOW_MAX_BYTES, SHOW_SLOW, SHOWN } from "./show-marks.ts";
-import { STOP_REQUESTED, type StreamReaderInit } from "./stream-reader.ts";
+import { STOP_REQUESTED, type StreamReaderInit } from "./stream-reader-thread.ts";
 
 declare const self: Worker;
 
