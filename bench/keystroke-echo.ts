@@ -5,7 +5,7 @@
  * between them; "added" is a side's median minus the bare child's median. 2,000 keys a side: the p99 is
  * the 20th-worst key, and it moves by a third between runs on the same machine. The notes also give
  * each side's p99 over the keys after the first 500: derun's first keys are slower while its runtime
- * warms up (docs/fidelity.md#keystroke-latency), and they count in the figure all the same.
+ * warms up (docs/fidelity.md#the-first-keys), and they count in the figure all the same.
  */
 import type { BenchContext } from "./lib/context.ts";
 import { derunEnv, outputBin, stateRoot } from "./lib/derun.ts";
