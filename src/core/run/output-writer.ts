@@ -104,21 +104,20 @@ export class OutputWriter {
    * bytes went through the ring in pieces). Never throws.
    */
   write(fd: number, bytes: Uint8Array, written?: (bytes: Uint8Array) => void): void {
-    const tag = this.fds.indexOf(fd);
-    if (tag === -1) throw new RangeError(`OutputWriter: fd ${fd} is not one of ${this.fds.join(", ")}`);
+    const tag = this.#tagOf(fd);
     const ring = this.#ring;
     if (this.#hasFailed(tag)) {
       // Nothing to write, but still reported in order, after what is queued: through the ring like
       // any other chunk (the thread drops it), so what waits is bounded by the ring, not held here.
       if (written === undefined) return;
-      if (this.#direct || ring === undefined || ring.producer.drained) {
+      if (ring === undefined || this.#nothingQueued) {
         this.#callbacks.settle();
         written(bytes);
       } else this.#enqueue(ring.producer, tag, bytes, written);
       return;
     }
     const pace = this.#pace;
-    if (this.#direct || (bytes.length <= DIRECT_MAX_BYTES && pace.directWritesAllowed && (ring === undefined || ring.producer.drained))) {
+    if (this.#direct || (bytes.length <= DIRECT_MAX_BYTES && pace.directWritesAllowed && this.#nothingQueued)) {
       this.#callbacks.settle(); // what went before is written (drained), so recorded before this
       const started = performance.now();
       this.#writeDirect(tag, bytes);
@@ -139,8 +138,7 @@ export class OutputWriter {
   showIdle(fd: number): boolean {
     const tag = this.fds.indexOf(fd);
     if (tag === -1 || this.#showsPaused || this.#hasFailed(tag) || !this.#pace.directWritesAllowed) return false;
-    const ring = this.#ring;
-    return this.#direct || ring === undefined || ring.producer.drained;
+    return this.#nothingQueued;
   }
 
   /**
@@ -148,11 +146,10 @@ export class OutputWriter {
    * failure (if any) is reported as a write of ours would be, and `written` runs in order.
    */
   shown(fd: number, bytes: Uint8Array, outcome: ShowOutcome, written?: (bytes: Uint8Array) => void): void {
-    const tag = this.fds.indexOf(fd);
-    if (tag === -1) throw new RangeError(`OutputWriter: fd ${fd} is not one of ${this.fds.join(", ")}`);
+    const tag = this.#tagOf(fd);
     const ring = this.#ring;
     // Shown only while nothing was queued; should a chunk be queued still, its callback comes first.
-    if (ring && !this.#direct && !ring.producer.drained) this.#waitUntil(ring.producer, () => ring.producer.drained);
+    if (ring && !this.#nothingQueued) this.#waitUntil(ring.producer, () => ring.producer.drained);
     this.#callbacks.settle();
     if (outcome.slow) this.#pace.directWriteTook(Number.POSITIVE_INFINITY);
     if (outcome.failure !== undefined && !this.#hasFailed(tag)) this.#fail(tag, outcome.failure === "broken-pipe");
@@ -178,7 +175,7 @@ export class OutputWriter {
     // What another thread put on the screen already counts as handed over before.
     for (const control of this.#showControls) control.settle();
     const ring = this.#ring;
-    if (this.#direct || ring === undefined || ring.producer.drained) {
+    if (ring === undefined || this.#nothingQueued) {
       this.#callbacks.settle();
       return then();
     }
@@ -253,6 +250,19 @@ export class OutputWriter {
     ring.producer.close();
     ring.worker.terminate();
     this.#ring = undefined;
+  }
+
+  /** Everything handed over is written (or dropped): no ring, a drained one, or the thread never started. */
+  get #nothingQueued(): boolean {
+    const ring = this.#ring;
+    return this.#direct || ring === undefined || ring.producer.drained;
+  }
+
+  /** The record tag of `fd`, one of the fds this writer writes. */
+  #tagOf(fd: number): number {
+    const tag = this.fds.indexOf(fd);
+    if (tag === -1) throw new RangeError(`OutputWriter: fd ${fd} is not one of ${this.fds.join(", ")}`);
+    return tag;
   }
 
   #enqueue(producer: RingProducer, tag: number, bytes: Uint8Array, written?: (bytes: Uint8Array) => void): void {
