@@ -10,6 +10,7 @@ import { derunArgv, derunEnv, tempDir } from "../helpers/cli.ts";
 import { relayReading, relayThread } from "../helpers/key-relay.ts";
 import { spawnInPty } from "../helpers/pty.ts";
 import { threadsNamed } from "../helpers/threads.ts";
+import { untilTrue } from "../helpers/until.ts";
 
 /** A task's `Cpus_allowed_list` (`0-3`, `1`), from its /proc status. */
 function allowedCpus(path: string): string {
@@ -22,14 +23,6 @@ function countCpus(list: string): number {
     const [from, to] = part.split("-").map(Number);
     return sum + (to === undefined ? 1 : to - from! + 1);
   }, 0);
-}
-
-async function until(what: () => string, check: () => boolean): Promise<void> {
-  for (let i = 0; i < 2000; i++) {
-    if (check()) return;
-    await Bun.sleep(5);
-  }
-  throw new Error(`never: ${what()}`);
 }
 
 /**
@@ -56,14 +49,14 @@ describe.skipIf(cpus < 2)("a key's echo, on Linux with two CPUs or more", () => 
 
     run.type("k");
     // Narrowed by the relay right after its write; the reader reads nothing after it that could undo that.
-    await until(
+    await untilTrue(
       () => `the reader narrowed to one CPU (now ${readerCpus()})`,
       () => countCpus(readerCpus()) === 1,
     );
 
     run.type("b");
     await run.waitFor((s) => s.includes("done"), "the bulk output");
-    await until(
+    await untilTrue(
       () => `the reader's CPUs are ${own} again (now ${readerCpus()})`,
       () => readerCpus() === own,
     );

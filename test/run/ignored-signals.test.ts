@@ -12,6 +12,7 @@ import { derunArgv, derunEnv, derunShell, shellQuote, tempDir, text } from "../h
 import { spawnInPty } from "../helpers/pty.ts";
 import { onlySession, sessionIds } from "../helpers/session.ts";
 import { hasTmux, openShellPane } from "../helpers/tmux.ts";
+import { until } from "../helpers/until.ts";
 
 const TIMEOUT = 60_000;
 const linux = process.platform === "linux";
@@ -27,16 +28,6 @@ const SHOW = "grep SigIgn /proc/self/status";
 /** meta.json of the only session, once there is one (it names the command's pid once it runs). */
 const metaOf = (stateRoot: string) => join(stateRoot, "sessions", sessionIds(stateRoot)[0] ?? "-", "meta.json");
 const sigIgnOf = (output: string) => /SigIgn:\s*([0-9a-f]+)/.exec(output)?.[1];
-
-async function until<T>(what: string, look: () => T | undefined): Promise<T> {
-  const deadline = performance.now() + 30_000;
-  for (;;) {
-    const found = look();
-    if (found !== undefined) return found;
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-}
 
 describe.skipIf(!linux)("signals the caller ignores stay ignored for the command", () => {
   test("pipe mode: the command's SigIgn is the bare command's", async () => {

@@ -12,18 +12,9 @@ import { join } from "node:path";
 import { derunArgv, derunEnv, tempDir } from "../helpers/cli.ts";
 import { onlySession } from "../helpers/session.ts";
 import { hasTmux, openShellPane, type ShellPane } from "../helpers/tmux.ts";
+import { until } from "../helpers/until.ts";
 
 const TIMEOUT = 90_000;
-
-async function until<T>(what: string, look: () => T | undefined): Promise<T> {
-  const deadline = performance.now() + 30_000;
-  for (;;) {
-    const found = look();
-    if (found !== undefined) return found;
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-}
 
 /** The process state letter (R, S, T...), or undefined once it is gone or a zombie. */
 function stateOf(pid: number): string | undefined {

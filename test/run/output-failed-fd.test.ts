@@ -10,6 +10,7 @@ import { closeSync, constants, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { derunArgv, derunEnv, REPO_ROOT, tempDir } from "../helpers/cli.ts";
 import { channelBytes, onlySession, sessionIds } from "../helpers/session.ts";
+import { until } from "../helpers/until.ts";
 
 const TIMEOUT = 60_000;
 const MiB = 1024 * 1024;
@@ -35,16 +36,6 @@ const procFile = (pid: number, file: string): string | undefined => {
 const bytesWritten = (pid: number) => Number(/wchar: (\d+)/.exec(procFile(pid, "io") ?? "")?.[1] ?? 0);
 /** Where process (or thread) `pid` sleeps in the kernel. */
 const sleepsIn = (pid: number) => procFile(pid, "wchan") ?? "";
-
-async function until<T>(what: string, look: () => T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const found = look();
-    if (found !== undefined) return found;
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
 
 test.skipIf(process.platform !== "linux")(
   "output for a failed fd queues behind a stuck one, bounded: the child is held back instead of derun's memory growing",

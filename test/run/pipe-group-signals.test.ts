@@ -9,6 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { derunArgv, derunEnv, tempDir } from "../helpers/cli.ts";
 import { onlySession } from "../helpers/session.ts";
+import { until } from "../helpers/until.ts";
 
 /** Counts SIGTERMs and SIGINTs, one line each (from Python's wakeup fd: one byte per delivery); ends on SIGUSR1 with the totals. */
 const COUNTER = `import os, signal, sys
@@ -29,16 +30,6 @@ while True:
             log.write(f"total TERM {counts[signal.SIGTERM]} INT {counts[signal.SIGINT]}\\n")
             os._exit(0)
 `;
-
-async function until<T>(what: string, look: () => T | undefined): Promise<T> {
-  const deadline = performance.now() + 30_000;
-  for (;;) {
-    const found = look();
-    if (found !== undefined) return found;
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-}
 
 describe.skipIf(process.platform !== "linux")("pipe mode without a terminal: group and pid signals", () => {
   for (const viaDerun of [true, false]) {

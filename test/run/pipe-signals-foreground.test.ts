@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { derunArgv, derunEnv, tempDir } from "../helpers/cli.ts";
 import { onlySession } from "../helpers/session.ts";
 import { hasTmux, openShellPane } from "../helpers/tmux.ts";
+import { until } from "../helpers/until.ts";
 
 const TIMEOUT = 60_000;
 
@@ -40,16 +41,6 @@ while True:
             log.write(f"total {count}\\n")
             os._exit(0)
 `;
-
-async function until<T>(what: string, look: () => T | undefined): Promise<T> {
-  const deadline = performance.now() + 30_000;
-  for (;;) {
-    const found = look();
-    if (found !== undefined) return found;
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-}
 
 /** The terminal's foreground process group, from the stat of a process on it (its 8th field, tpgid). */
 const foregroundGroupOf = (pid: number) =>

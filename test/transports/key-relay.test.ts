@@ -10,6 +10,7 @@ import { pollNow, POLL } from "../../src/core/io/poll-fd.ts";
 import { openPtmx, type Ptmx } from "../../src/core/io/ptmx.ts";
 import { openPtmxChildPty } from "../../src/core/pty/ptmx-child-pty.ts";
 import { LOCAL, TerminalModes } from "../../src/core/termios.ts";
+import { untilTrue } from "../helpers/until.ts";
 
 const linux = process.platform === "linux";
 const SIZE = { cols: 80, rows: 24 };
@@ -85,15 +86,6 @@ function readNow(fd: number): string {
 /** Blocks this (the main) thread: nothing of its event loop runs meanwhile. */
 const blockMainThread = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
-/** Until `check()` holds, letting the event loop run (messages from the thread arrive on it). */
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 2000; i++) {
-    if (check()) return;
-    await Bun.sleep(5);
-  }
-  throw new Error(`never: ${what}`);
-}
-
 const type = (pty: Ptmx, keys: string) => writeSync(pty.master, keys);
 
 describe.skipIf(!linux)("key relay", () => {
@@ -118,11 +110,11 @@ describe.skipIf(!linux)("key relay", () => {
     const { keyRelay, heard } = await relay(user, child);
     keyRelay.on();
     type(user, "ab\x1acd");
-    await until(() => heard.stopKeys.length === 1, "the stop key");
+    await untilTrue("the stop key", () => heard.stopKeys.length === 1);
     expect(heard.stopKeys).toEqual(["cd"]);
     await keyRelay.off(); // already off by itself: resolves once its "off" is in
     type(user, "ef");
-    await until(() => (pollNow(user.slave, POLL.IN) & POLL.IN) !== 0, "the keys typed after it, in the terminal");
+    await untilTrue("the keys typed after it, in the terminal", () => (pollNow(user.slave, POLL.IN) & POLL.IN) !== 0);
     expect(readNow(child.slave)).toBe("ab");
     expect(readNow(user.slave)).toBe("ef"); // nobody else read them
   });
@@ -133,14 +125,14 @@ describe.skipIf(!linux)("key relay", () => {
     const { keyRelay } = await relay(user, child);
     keyRelay.on();
     type(user, "1");
-    await until(() => readNow(child.slave) === "1", "the first key");
+    await untilTrue("the first key", () => readNow(child.slave) === "1");
     await keyRelay.off();
     type(user, "2");
-    await until(() => (pollNow(user.slave, POLL.IN) & POLL.IN) !== 0, "the key typed while off");
+    await untilTrue("the key typed while off", () => (pollNow(user.slave, POLL.IN) & POLL.IN) !== 0);
     blockMainThread(50);
     expect(readNow(child.slave)).toBe("");
     keyRelay.on();
-    await until(() => (pollNow(child.slave, POLL.IN) & POLL.IN) !== 0, "the key typed while off, once on");
+    await untilTrue("the key typed while off, once on", () => (pollNow(child.slave, POLL.IN) & POLL.IN) !== 0);
     expect(readNow(child.slave)).toBe("2");
   });
 
@@ -152,14 +144,14 @@ describe.skipIf(!linux)("key relay", () => {
     const { keyRelay, heard } = await relay(user, child, held);
     keyRelay.on();
     type(user, "x");
-    await until(() => heard.keys.length === 1, "the key handed over");
+    await untilTrue("the key handed over", () => heard.keys.length === 1);
     type(user, "y");
-    await until(() => heard.keys.length === 2, "the next key handed over too");
+    await untilTrue("the next key handed over too", () => heard.keys.length === 2);
     expect(heard.keys).toEqual(["x", "y"]);
     expect(readNow(child.slave)).toBe("");
     Atomics.sub(held, 0, 1); // the queue drained
     type(user, "z");
-    await until(() => (pollNow(child.slave, POLL.IN) & POLL.IN) !== 0, "a key written directly again");
+    await untilTrue("a key written directly again", () => (pollNow(child.slave, POLL.IN) & POLL.IN) !== 0);
     expect(readNow(child.slave)).toBe("z");
     expect(heard.keys).toEqual(["x", "y"]);
   });
@@ -170,7 +162,7 @@ describe.skipIf(!linux)("key relay", () => {
     const { keyRelay, heard } = await relay(user, child);
     keyRelay.on();
     closeSync(user.master);
-    await until(() => heard.ends.length === 1, "the end");
+    await untilTrue("the end", () => heard.ends.length === 1);
     await keyRelay.off();
     expect(heard.lost).toBe(0);
   });
@@ -193,9 +185,9 @@ describe.skipIf(!linux)("key relay", () => {
       each.releaseSlave();
       each.close();
     }
-    await until(() => isClosed(alike.directInput!.fd), "the master without a relay closed");
+    await untilTrue("the master without a relay closed", () => isClosed(alike.directInput!.fd));
     expect(isClosed(pty.directInput!.fd)).toBe(false);
     relayOff.resolve();
-    await until(() => isClosed(pty.directInput!.fd), "the master closed once the relay was off");
+    await untilTrue("the master closed once the relay was off", () => isClosed(pty.directInput!.fd));
   });
 });

@@ -10,17 +10,12 @@ import { readSync, writeSync } from "node:fs";
 import { openFifoPipe, type FifoPipe } from "../../src/core/io/fifo-pipe.ts";
 import { openStreamReader } from "../../src/core/io/stream-reader.ts";
 import type { ShowControl, ShowOutcome } from "../../src/core/transport.ts";
+import { untilTrue } from "../helpers/until.ts";
 
 const TIMEOUT = 30_000;
 
-/** Waits until `ready()`, looking again every millisecond (a loaded machine may take long). */
-async function until(ready: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const since = performance.now();
-  while (!ready()) {
-    if (performance.now() - since > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(1);
-  }
-}
+/** Looking again every millisecond: the chunks come a key at a time. */
+const EVERY_MS = { everyMs: 1 };
 
 /** What a non-blocking read end holds now. */
 function readAvailable(fd: number): string {
@@ -102,9 +97,9 @@ describe("stream reader: the thread's own writes to the screen", () => {
         typed += key;
         run.type(key);
         // One at a time, as keys come: the ring is empty again before the next one.
-        await until(() => run.got.shown.length + run.got.delivered.length === typed.length, `key ${n}`);
+        await untilTrue(`key ${n}`, () => run.got.shown.length + run.got.delivered.length === typed.length, EVERY_MS);
       }
-      await until(() => run.screenNow().length === typed.length, "the screen");
+      await untilTrue("the screen", () => run.screenNow().length === typed.length, EVERY_MS);
       await run.close();
       expect(run.got.onScreen).toBe(typed);
       expect(run.got.shown).toBe(typed);
@@ -120,26 +115,26 @@ describe("stream reader: the thread's own writes to the screen", () => {
       const screen = openFifoPipe();
       const run = openShowing(screen);
       run.type("a");
-      await until(() => run.got.shown === "a", "the first chunk shown");
+      await untilTrue("the first chunk shown", () => run.got.shown === "a", EVERY_MS);
       // Not idle (something is queued for the screen): the switch goes off at the next delivery.
       run.setIdle(false);
       run.type("b");
-      await until(() => run.got.shown.length + run.got.delivered.length === 2, "the second chunk");
+      await untilTrue("the second chunk", () => run.got.shown.length + run.got.delivered.length === 2, EVERY_MS);
       run.type("c");
-      await until(() => run.got.delivered.endsWith("c"), "the third chunk delivered");
+      await untilTrue("the third chunk delivered", () => run.got.delivered.endsWith("c"), EVERY_MS);
       run.setIdle(true);
       run.type("d");
-      await until(() => run.got.shown.length + run.got.delivered.length === 4, "the fourth chunk");
+      await untilTrue("the fourth chunk", () => run.got.shown.length + run.got.delivered.length === 4, EVERY_MS);
       run.type("e");
-      await until(() => run.got.shown.endsWith("e"), "the fifth chunk shown again");
+      await untilTrue("the fifth chunk shown again", () => run.got.shown.endsWith("e"), EVERY_MS);
       // A pause (derun gives its terminal back): off at once, and the target says not idle until resumed.
       run.pause();
       run.setIdle(false);
       for (const key of ["f", "g", "h"]) {
         run.type(key);
-        await until(() => run.got.delivered.endsWith(key), `${key} delivered`);
+        await untilTrue(`${key} delivered`, () => run.got.delivered.endsWith(key), EVERY_MS);
       }
-      await until(() => run.screenNow().length === run.got.shown.length, "the screen");
+      await untilTrue("the screen", () => run.screenNow().length === run.got.shown.length, EVERY_MS);
       await run.close();
       // On the screen only what was shown; everything exactly once, in order, across both ways.
       expect(run.got.onScreen).toBe(run.got.shown);
@@ -159,7 +154,7 @@ describe("stream reader: the thread's own writes to the screen", () => {
       const run = openShowing(screen);
       // The thread has started (that takes the event loop): the first key the usual way.
       run.type("0");
-      await until(() => run.got.shown === "0", "the first key shown");
+      await untilTrue("the first key shown", () => run.got.shown === "0", EVERY_MS);
       for (const key of ["a", "b", "c"]) {
         run.type(key);
         // Without yielding to the event loop: the main thread's delivery cannot have run meanwhile.
@@ -182,7 +177,7 @@ describe("stream reader: the thread's own writes to the screen", () => {
       const screen = openFifoPipe();
       const run = openShowing(screen);
       run.type("0");
-      await until(() => run.got.shown === "0", "the first key shown");
+      await untilTrue("the first key shown", () => run.got.shown === "0", EVERY_MS);
       // The main thread blocked (no delivery, no recording) while the keys come: each must still
       // reach the screen, after the ones before it.
       for (const key of ["a", "b", "c"]) {
@@ -190,7 +185,7 @@ describe("stream reader: the thread's own writes to the screen", () => {
         onScreenWhileBlocked(run, key, 5_000);
       }
       expect(run.got.onScreen).toBe("0abc");
-      await until(() => run.got.shown === "0abc", "all recorded");
+      await untilTrue("all recorded", () => run.got.shown === "0abc", EVERY_MS);
       await run.close();
       expect(run.got.delivered).toBe("");
     },
@@ -207,10 +202,10 @@ describe("stream reader: the thread's own writes to the screen", () => {
       closeSync(readEnd);
       const run = openShowing({ ...screen, readEnd: -1, close: () => closeSync(screen.writeEnd) });
       run.type("a");
-      await until(() => run.got.shown === "a", "the failed chunk handed over");
+      await untilTrue("the failed chunk handed over", () => run.got.shown === "a", EVERY_MS);
       for (const key of ["b", "c"]) {
         run.type(key);
-        await until(() => run.got.delivered.endsWith(key), `${key} delivered`);
+        await untilTrue(`${key} delivered`, () => run.got.delivered.endsWith(key), EVERY_MS);
       }
       await run.close();
       expect(run.got.outcomes).toEqual([{ failure: "broken-pipe", slow: false }]);
