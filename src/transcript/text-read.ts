@@ -10,7 +10,7 @@ import { TextView, type TextLine } from "../views/text.ts";
 import { chunksOf, spanArray, type RecordSpans } from "../views/window.ts";
 import { joined } from "./joined.ts";
 import { readResult, withRedacted, type OutputChunk, type OutputWindow } from "./output.ts";
-import { LineMasking, redactorOf } from "./masking.ts";
+import { LineMasking, maskSlices, redactorOf } from "./masking.ts";
 import { utf8CutAtLeastOne } from "./utf8.ts";
 
 /** Bytes read past max_bytes, so that one whole character can be taken when max_bytes is smaller. */
@@ -20,6 +20,7 @@ const CHARACTER_LOOKAHEAD = 3;
  * a window title): past this the sequence is cut as any window is.
  */
 const SEQUENCE_LIMIT = 4096;
+const LF = 0x0a;
 
 interface Group {
   readonly channel: DerunOutputChannel;
@@ -95,8 +96,19 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
     }
   }
   const end = start + length;
+  const redactor = await redactorOf(store, sessionId);
+  // A line cut by the window's edge (a line longer than max_bytes): its secrets are masked in the
+  // bytes first, with the bytes around the window, so that a secret across the cut is seen whole
+  // (each piece alone would look like no secret). Masks keep lengths: the view's offsets stay.
+  let maskedInBytes = 0;
+  if (redactor.enabled && length > 0 && (await cutsALine(store, sessionId, start, bytes.subarray(0, length), read.output_bytes))) {
+    const masked = await maskSlices(store, sessionId, redactor, read.slices);
+    maskedInBytes = masked.count;
+    bytes = joined(masked.slices.map((s) => s.bytes));
+    ({ lines } = viewOf(bytes.subarray(0, length), start, spans));
+  }
   const groups: Group[] = [];
-  const masking = new LineMasking(await redactorOf(store, sessionId));
+  const masking = new LineMasking(redactor);
   for (const line of masking.lines(lines)) {
     const last = groups[groups.length - 1];
     if (last && last.channel === line.channel && !last.open) {
@@ -125,6 +137,14 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
   }));
   return {
     committedEnd: read.output_bytes,
-    result: withRedacted(readResult(sessionId, chunks, end, end === read.output_bytes, read.state), masking.count),
+    result: withRedacted(readResult(sessionId, chunks, end, end === read.output_bytes, read.state), maskedInBytes + masking.count),
   };
+}
+
+/** The window of bytes at `start` begins or ends inside a line (not after an LF, not at the output's start or end). */
+async function cutsALine(store: Store, sessionId: string, start: number, window: Uint8Array, outputBytes: number): Promise<boolean> {
+  if (window[window.length - 1] !== LF && start + window.length < outputBytes) return true;
+  if (start === 0) return false;
+  const before = (await store.read(sessionId, start - 1, 1)).slices[0]?.bytes[0];
+  return before !== undefined && before !== LF;
 }
