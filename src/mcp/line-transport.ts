@@ -5,15 +5,21 @@
  * counts the requests passed on and not yet answered, so that a shutdown can wait for their answers.
  *
  * Backpressure: a client that sends requests and does not read the answers would otherwise have
- * every answer held in memory (3,000 reads of 1 MiB: 12 GB). While MAX_IN_FLIGHT requests await an
- * answer that the client has not taken yet, or UNSENT_BUDGET bytes of written lines are not taken,
- * no further line is read: stdin is paused, and the client's writes block once the pipe is full.
- * Every line already read is still answered; the end of input is reported (`onend`) only after the
- * last line of it was passed on.
+ * every answer held in memory (3,000 reads of 1 MiB: 12 GB). While MAX_IN_FLIGHT calls (the requests
+ * that may answer big or wait long: tools, resources, prompts) await their answer, a further call is
+ * held, read but not passed on; once MAX_HELD are held no further line is read: stdin is paused, and
+ * the client's writes block once the pipe is full. Everything else (a ping, a list, a notification)
+ * still goes on meanwhile, so a client with 16 long polls out can still cancel them (a held call it
+ * cancels is dropped: MCP answers no cancelled request). While UNSENT_BUDGET bytes of written lines
+ * are not taken, no line is read at all. Every line read is answered, a last one without its
+ * newline too; the end of input is reported (`onend`) only after the last line was passed on.
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { checkLine, type NullIdError } from "./json-rpc-check.ts";
+
+type RequestId = string | number;
+type Request = Extract<JSONRPCMessage, { id: RequestId; method: string }>;
 
 /** Longest line read: the SDK's own stdio bound. */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -22,6 +28,10 @@ export const MAX_LINE_BYTES = 10 * 1024 * 1024;
  * few calls out at once (long polls among them); each holds at most an answer of a few MiB.
  */
 export const MAX_IN_FLIGHT = 16;
+/** Calls held (read, not passed on yet) above which no further line is read. */
+export const MAX_HELD = 64;
+/** The requests counted against MAX_IN_FLIGHT: their answers may be large, or come after a long wait. */
+const CALLS: ReadonlySet<string> = new Set(["tools/call", "resources/read", "prompts/get"]);
 /** Bytes of answers written but not yet taken by the client above which no further line is read. */
 export const UNSENT_BUDGET = 8 * 1024 * 1024;
 const NEWLINE = 0x0a;
@@ -39,8 +49,13 @@ export class LineTransport implements Transport {
   #skipping = false;
   #closed = false;
   /** Requests passed to the SDK whose answer is not written yet, by id (a count: an id may be reused). */
-  readonly #unanswered = new Map<string | number, number>();
+  readonly #unanswered = new Map<RequestId, number>();
   #inFlight = 0;
+  /** Of those, the calls (see CALLS), by id. */
+  readonly #callsOut = new Map<RequestId, number>();
+  #callsInFlight = 0;
+  /** Calls read while MAX_IN_FLIGHT were out, in order. */
+  #held: Request[] = [];
   #allAnswered: PromiseWithResolvers<void> | undefined;
   /** Bytes read and not yet split into lines: reading is paused while this is set. */
   #queue: Buffer | undefined;
@@ -63,15 +78,10 @@ export class LineTransport implements Transport {
     this.input.on("error", this.#onError);
   }
 
-  async send(message: JSONRPCMessage | NullIdError): Promise<void> {
-    if (this.#closed) return;
-    const line = Buffer.from(`${JSON.stringify(message)}\n`);
-    this.#unsentBytes += line.length;
-    // The callback runs once the line is handed to the client (or the write failed: it never will be).
-    await new Promise<void>((resolve) => this.output.write(line, () => resolve()));
-    this.#unsentBytes -= line.length;
-    this.#delivered += 1;
-    if (("result" in message || "error" in message) && message.id !== null && message.id !== undefined) this.#answeredOne(message.id);
+  /** The SDK's messages: an answer is the one of the request passed on with its id. */
+  async send(message: JSONRPCMessage): Promise<void> {
+    await this.#write(message);
+    if (("result" in message || "error" in message) && message.id !== undefined) this.#answeredOne(message.id);
     this.#pump();
   }
 
@@ -97,17 +107,6 @@ export class LineTransport implements Transport {
     return this.#allAnswered.promise;
   }
 
-  #answeredOne(id: string | number): void {
-    const waiting = this.#unanswered.get(id);
-    if (waiting === undefined) return;
-    this.#inFlight -= 1;
-    if (waiting > 1) this.#unanswered.set(id, waiting - 1);
-    else this.#unanswered.delete(id);
-    if (this.#unanswered.size > 0) return;
-    this.#allAnswered?.resolve();
-    this.#allAnswered = undefined;
-  }
-
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -116,11 +115,44 @@ export class LineTransport implements Transport {
     this.input.off("error", this.#onError);
     this.#parts = [];
     this.#queue = undefined;
+    this.#held = [];
     // Closed: no answer can be written any more, so nobody waits for one.
     this.#unanswered.clear();
+    this.#callsOut.clear();
     this.#inFlight = 0;
+    this.#callsInFlight = 0;
     this.#allAnswered?.resolve();
     this.onclose?.();
+  }
+
+  /** Writes one line; resolves once the client has it (or the write failed: it never will). */
+  async #write(message: JSONRPCMessage | NullIdError): Promise<void> {
+    if (this.#closed) return;
+    const line = Buffer.from(`${JSON.stringify(message)}\n`);
+    this.#unsentBytes += line.length;
+    await new Promise<void>((resolve) => this.output.write(line, () => resolve()));
+    this.#unsentBytes -= line.length;
+    this.#delivered += 1;
+  }
+
+  /**
+   * The transport's own answer to a line it passed on to nobody (not JSON, a bad request): it is not
+   * the answer of a request passed on with the same id, whose own answer is still to come.
+   */
+  async #reply(reply: JSONRPCMessage | NullIdError): Promise<void> {
+    await this.#write(reply);
+    this.#pump();
+  }
+
+  #answeredOne(id: RequestId): void {
+    const waiting = this.#unanswered.get(id);
+    if (waiting === undefined) return;
+    this.#inFlight -= 1;
+    countDown(this.#unanswered, id);
+    if (countDown(this.#callsOut, id)) this.#callsInFlight -= 1;
+    if (this.#unanswered.size > 0) return;
+    this.#allAnswered?.resolve();
+    this.#allAnswered = undefined;
   }
 
   readonly #onError = (error: Error) => this.onerror?.(error);
@@ -136,14 +168,10 @@ export class LineTransport implements Transport {
     this.#pump();
   };
 
-  /** Answers are waiting to be taken: read no further line until they are. */
-  #full(): boolean {
-    return this.#inFlight >= MAX_IN_FLIGHT || this.#unsentBytes >= UNSENT_BUDGET;
-  }
-
-  /** Pass on the queued lines while there is room, then pause or resume reading. */
+  /** Pass on the held calls and the queued lines while there is room, then pause or resume reading. */
   #pump(): void {
-    while (this.#queue !== undefined && !this.#closed && !this.#full()) {
+    while (this.#held.length > 0 && !this.#closed && this.#callsInFlight < MAX_IN_FLIGHT) this.#passOn(this.#held.shift()!);
+    while (this.#queue !== undefined && !this.#closed && this.#held.length < MAX_HELD && this.#unsentBytes < UNSENT_BUDGET) {
       const newline = this.#queue.indexOf(NEWLINE);
       if (newline < 0) {
         this.#take(this.#queue); // the start of a line whose end is not read yet
@@ -157,9 +185,13 @@ export class LineTransport implements Transport {
     if (this.#closed) return;
     if (this.#queue !== undefined) this.input.pause();
     else if (!this.#inputEnded) this.input.resume();
-    else if (!this.#endReported) {
-      this.#endReported = true;
-      this.onend?.();
+    else {
+      // The input ended inside a line: that last line is read as if its newline had come.
+      if (this.#partBytes > 0 || this.#skipping) this.#endLine();
+      if (this.#held.length === 0 && !this.#endReported) {
+        this.#endReported = true;
+        this.onend?.();
+      }
     }
   }
 
@@ -169,7 +201,7 @@ export class LineTransport implements Transport {
       this.#skipping = true;
       this.#parts = [];
       this.#partBytes = 0;
-      void this.send({
+      void this.#reply({
         jsonrpc: "2.0",
         id: null,
         error: { code: ErrorCode.ParseError, message: `Parse error: message longer than ${this.maxLineBytes} bytes` },
@@ -189,23 +221,52 @@ export class LineTransport implements Transport {
     this.#parts = [];
     this.#partBytes = 0;
     const verdict = checkLine(line);
-    if (verdict.kind === "reply") void this.send(verdict.reply);
+    if (verdict.kind === "reply") void this.#reply(verdict.reply);
     else if (verdict.kind === "message") {
       const { message } = verdict;
-      if ("method" in message && "id" in message) {
-        this.#unanswered.set(message.id, (this.#unanswered.get(message.id) ?? 0) + 1);
-        this.#inFlight += 1;
+      if ("method" in message && "id" in message && CALLS.has(message.method) && this.#callsInFlight >= MAX_IN_FLIGHT) {
+        this.#held.push(message);
+        return;
       }
-      // The SDK writes no answer to a request the client cancelled (MCP): none is awaited.
-      else if ("method" in message && message.method === "notifications/cancelled") {
+      // A cancelled call still held is dropped: the SDK writes no answer to a cancelled request (MCP).
+      if ("method" in message && message.method === "notifications/cancelled") {
         const cancelled = message.params?.requestId;
-        if (typeof cancelled === "string" || typeof cancelled === "number") this.#answeredOne(cancelled);
+        const at = this.#held.findIndex((held) => held.id === cancelled);
+        if (at >= 0) this.#held.splice(at, 1);
       }
-      try {
-        this.onmessage?.(message);
-      } catch (error) {
-        this.onerror?.(error instanceof Error ? error : new Error(String(error)));
-      }
+      this.#passOn(message);
     }
   }
+
+  #passOn(message: JSONRPCMessage): void {
+    if ("method" in message && "id" in message) {
+      countUp(this.#unanswered, message.id);
+      this.#inFlight += 1;
+      if (CALLS.has(message.method)) {
+        countUp(this.#callsOut, message.id);
+        this.#callsInFlight += 1;
+      }
+    }
+    // The SDK writes no answer to a request the client cancelled (MCP): none is awaited.
+    else if ("method" in message && message.method === "notifications/cancelled") {
+      const cancelled = message.params?.requestId;
+      if (typeof cancelled === "string" || typeof cancelled === "number") this.#answeredOne(cancelled);
+    }
+    try {
+      this.onmessage?.(message);
+    } catch (error) {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+}
+
+const countUp = (counts: Map<RequestId, number>, id: RequestId): void => void counts.set(id, (counts.get(id) ?? 0) + 1);
+
+/** One less of `id`; false when there was none. */
+function countDown(counts: Map<RequestId, number>, id: RequestId): boolean {
+  const n = counts.get(id);
+  if (n === undefined) return false;
+  if (n > 1) counts.set(id, n - 1);
+  else counts.delete(id);
+  return true;
 }

@@ -7,6 +7,8 @@ import { derunArgv, derunEnv, REPO_ROOT } from "../helpers/cli.ts";
 export interface RawServer extends AsyncDisposable {
   /** Write one line (a newline is added). */
   send(line: string): void;
+  /** Write `text` as it is (no newline added). */
+  write(text: string): void;
   /** Every line the server wrote to stdout so far, parsed. */
   readonly answers: readonly Record<string, any>[];
   /** Raw stdout lines, for size checks. */
@@ -51,6 +53,10 @@ export function startRawServer(stateRoot: string): RawServer {
     lines,
     send(line) {
       proc.stdin.write(`${line}\n`);
+      proc.stdin.flush();
+    },
+    write(text) {
+      proc.stdin.write(text);
       proc.stdin.flush();
     },
     async until(done) {

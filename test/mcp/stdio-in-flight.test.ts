@@ -1,0 +1,94 @@
+/**
+ * Requests in flight over real stdio, below any client library: a client with as many long polls
+ * out as the server runs at once can still cancel them and ping (further calls wait their turn and
+ * are all answered); a rejected line that reuses the id of a request in flight does not stand for
+ * that request's answer at shutdown; a last request without its newline is answered.
+ */
+import { describe, expect, test } from "bun:test";
+import { tempDir } from "../helpers/cli.ts";
+import { startRawServer } from "./_raw-server.ts";
+
+/** The calls `derun mcp` runs at once (src/mcp/line-transport.ts MAX_IN_FLIGHT). */
+const AT_ONCE = 16;
+const TIMEOUT = 60_000;
+
+const waitCommand = (id: number, timeoutMs: number) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "derun_wait_command", arguments: { timeout_ms: timeoutMs } },
+  });
+const cancel = (id: number) => JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } });
+const ping = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "ping" });
+const idsOf = (answers: readonly Record<string, any>[]) => answers.map((a) => a.id);
+
+describe("derun mcp with requests in flight", () => {
+  test(
+    "more long polls than run at once: a ping is answered, every cancel is taken, the cancelled get no answer",
+    async () => {
+      using root = tempDir();
+      await using server = startRawServer(root.path);
+      // Nothing ends in this state root: each wait would last its whole minute.
+      const waits = Array.from({ length: AT_ONCE + 4 }, (_, i) => i + 1);
+      for (const id of waits) server.send(waitCommand(id, 60_000));
+      server.send(ping(100));
+      await server.until((answers) => idsOf(answers).includes(100));
+      for (const id of waits) server.send(cancel(id));
+      server.send(ping(101));
+      await server.until((answers) => idsOf(answers).includes(101));
+      // A call after the cancels runs at once: the cancelled ones no longer count.
+      server.send(
+        JSON.stringify({ jsonrpc: "2.0", id: 102, method: "tools/call", params: { name: "derun_list_sessions", arguments: {} } }),
+      );
+      await server.until((answers) => idsOf(answers).includes(102));
+      expect(await server.end()).toBe(0);
+      expect(idsOf(server.answers).filter((id) => waits.includes(id))).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "more short waits than run at once: each is answered once, the held ones after the first",
+    async () => {
+      using root = tempDir();
+      await using server = startRawServer(root.path);
+      const waits = Array.from({ length: AT_ONCE + 8 }, (_, i) => i + 1);
+      for (const id of waits) server.send(waitCommand(id, 200));
+      await server.until((answers) => answers.length >= waits.length);
+      expect(idsOf(server.answers).toSorted((a, b) => a - b)).toEqual(waits);
+      for (const answer of server.answers) expect(answer.result.structuredContent).toMatchObject({ timed_out: true });
+      expect(await server.end()).toBe(0);
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "a rejected line with the id of a wait in flight: the wait still gets its answer when stdin closes",
+    async () => {
+      using root = tempDir();
+      await using server = startRawServer(root.path);
+      server.send(waitCommand(70, 3000));
+      server.send(JSON.stringify({ jsonrpc: "2.0", id: 70, method: "tools/call", params: 1 }));
+      await server.until((answers) => answers.some((a) => a.id === 70 && a.error?.code === -32602));
+      expect(await server.end()).toBe(0);
+      const seventy = server.answers.filter((a) => a.id === 70);
+      expect(seventy).toHaveLength(2);
+      expect(seventy.find((a) => a.result)?.result.structuredContent).toMatchObject({ timed_out: true });
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "a last request without its newline, then the end of input: answered",
+    async () => {
+      using root = tempDir();
+      await using server = startRawServer(root.path);
+      server.send(ping(1));
+      server.write(ping(93));
+      expect(await server.end()).toBe(0);
+      expect(idsOf(server.answers)).toEqual([1, 93]);
+    },
+    TIMEOUT,
+  );
+});
