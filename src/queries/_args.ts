@@ -5,6 +5,7 @@
  * schema is in the model's context on every turn (test/mcp/tools-list-size.test.ts keeps the total).
  */
 import { type } from "arktype";
+import { DerunError } from "../core/errors.ts";
 import { SESSION_REF_HINT } from "../transcript/index.ts";
 
 /**
@@ -68,6 +69,11 @@ export const commandType = type("number.integer > 0 | 'last'").configure({
   expected: 'a command number or "last"',
   description: "one command of a shell session",
 });
+
+/** `command` is a command of the session named: without `session_id` it is refused, never taken from whichever session is newest. */
+export function commandNeedsSession(input: { readonly session_id?: string; readonly command?: unknown }): void {
+  if (input.command !== undefined && input.session_id === undefined) throw new DerunError("invalid_argument", "command needs session_id");
+}
 
 /** Characters of lines an answer holds by default: a few thousand tokens, comfortable in any context. */
 export const TEXT_DEFAULT_MAX_CHARS = 16000;

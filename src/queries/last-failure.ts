@@ -1,7 +1,7 @@
 import { type } from "arktype";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { defineQuery } from "./query.ts";
-import { capped, commandType, positiveIntegerType, sessionIdType, TEXT_MAX_MAX_CHARS } from "./_args.ts";
+import { capped, commandNeedsSession, commandType, positiveIntegerType, sessionIdType, TEXT_MAX_MAX_CHARS } from "./_args.ts";
 import { FAILURE_DEFAULT_MAX_CHARS, failureReport, findFailure, renderFailure, type FailureReport } from "../transcript/index.ts";
 
 export type LastFailureResult = FailureReport & { readonly schema_version: typeof SCHEMA_VERSION };
@@ -28,6 +28,7 @@ export default defineQuery({
   },
   structured: false,
   async handler(input, { store, signal, limits }): Promise<LastFailureResult> {
+    commandNeedsSession(input);
     const t = await findFailure(store, { session_id: input.session_id, command: input.command }, limits?.windowBytes);
     const report = await failureReport(t, capped(input.max_chars, FAILURE_DEFAULT_MAX_CHARS, TEXT_MAX_MAX_CHARS), undefined, signal);
     return { schema_version: SCHEMA_VERSION, ...report };

@@ -1,10 +1,9 @@
 import { type } from "arktype";
 import { SCHEMA_VERSION } from "../core/enums.ts";
-import { DerunError } from "../core/errors.ts";
 import { quote } from "../core/quote.ts";
 import { compilePattern } from "../views/search.ts";
 import { DEFAULT_LIMITS, defineQuery } from "./query.ts";
-import { capped, channelType, commandType, positiveIntegerType, sessionIdType } from "./_args.ts";
+import { capped, channelType, commandNeedsSession, commandType, positiveIntegerType, sessionIdType } from "./_args.ts";
 import {
   SEP,
   redactedField,
@@ -71,7 +70,7 @@ export default defineQuery({
   },
   structured: false,
   async handler(input, { store, signal, limits }): Promise<SearchOutputResult> {
-    if (input.command !== undefined && input.session_id === undefined) throw new DerunError("invalid_argument", "command needs session_id");
+    commandNeedsSession(input);
     // Before any session is read: a bad pattern is refused even when there is nothing to search.
     const pattern = compilePattern(input.pattern, { literal: input.literal, ignoreCase: input.ignore_case });
     const started = performance.now();

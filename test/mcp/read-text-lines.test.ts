@@ -308,6 +308,8 @@ describe("one command of a shell session", () => {
     expect(across.result.commands).toHaveLength(1);
     expect(across.result.commands[0]).toMatchObject({ session_id: "sh", number: 2 });
     expect((await call(h.client, "derun_search_output", { command: 1, pattern: "x" })).text).toBe("command needs session_id");
+    // Not the newest failure of whichever session is newest, silently.
+    expect(await call(h.client, "derun_last_failure", { command: 1 })).toMatchObject({ isError: true, text: "command needs session_id" });
   });
 });
 
