@@ -154,9 +154,21 @@ export function matchLine(pattern: SearchPattern, line: string): LineMatch | und
       return index < 0 ? undefined : { index, text: line.slice(index, index + Math.min(literal.length, 200)) };
     }
   }
-  const text = seenInPart(pattern, line) ? line.slice(0, pattern.lineChars) : line;
+  const { text, end } = searchedPart(pattern, line);
   const span = findIn(pattern, text, 0);
-  return span ? { index: span.index, text: text.slice(span.index, Math.min(span.end, span.index + 200)) } : undefined;
+  return span && span.index < end
+    ? { index: span.index, text: text.slice(span.index, Math.min(span.end, end, span.index + 200)) }
+    : undefined;
+}
+
+/**
+ * What a regular expression runs on: the line, or, longer than it sees, its first `lineChars`
+ * characters and a line break, so that `$` cannot match where the line was cut (it goes on there);
+ * a match ends by `end` at the latest (the break is not the line's).
+ */
+function searchedPart(pattern: SearchPattern, line: string): { text: string; end: number } {
+  if (!seenInPart(pattern, line)) return { text: line, end: line.length };
+  return { text: `${line.slice(0, pattern.lineChars)}\n`, end: pattern.lineChars };
 }
 
 /** The first match in `text` at or after `from`, by the engine `text`'s length calls for. */
@@ -174,12 +186,14 @@ function findIn(pattern: SearchPattern, text: string, from: number): { index: nu
  * skipped over, as grep does.
  */
 export function matchesIn(pattern: SearchPattern, line: string, max = 1000): { index: number; end: number }[] {
-  const text = pattern.literal === undefined && line.length > pattern.lineChars ? line.slice(0, pattern.lineChars) : line;
+  const { text, end } =
+    pattern.literal === undefined && line.length > pattern.lineChars ? searchedPart(pattern, line) : { text: line, end: line.length };
   const out: { index: number; end: number }[] = [];
-  for (let from = 0; from <= text.length && out.length < max; ) {
-    const span =
+  for (let from = 0; from <= end && out.length < max; ) {
+    const found =
       pattern.literal !== undefined && !pattern.ignoreCase ? literalSpan(text, pattern.literal, from) : findIn(pattern, text, from);
-    if (!span) break;
+    if (!found || found.index >= end) break;
+    const span = { index: found.index, end: Math.min(found.end, end) };
     if (span.end > span.index) out.push(span);
     from = Math.max(span.end, span.index + 1);
   }

@@ -167,4 +167,19 @@ describe("patterns", () => {
     expect(folded).toMatchObject({ matchCount: 1, longLines: 0 });
     expect(folded.matches[0]).toMatchObject({ column: 10001, match: "needle" });
   });
+
+  test("where a long line is cut for a regular expression, `$` does not match: the line goes on", () => {
+    const cutAt = (text: string) => `${"x".repeat(4096 - text.length)}${text}`;
+    const line = `${cutAt("END")} but the line goes on\nshort END\n${"a".repeat(5000)}!\n`;
+    const chunks = recording([{ channel: "pty", bytes: enc.encode(line) }]).chunks;
+    const anchored = searchText(chunks, { pattern: "END$" });
+    expect(anchored.matches.map((m) => m.number)).toEqual([2]);
+    expect(searchText(chunks, { pattern: "(a+)+$" }).matchCount).toBe(0);
+    // A match up to the cut is still a match, ending there.
+    const upTo = searchText(chunks, { pattern: "EN[A-Z]+\\s*" });
+    expect(upTo.matches.map((m) => [m.number, m.match])).toEqual([
+      [1, "END"],
+      [2, "END"],
+    ]);
+  });
 });
