@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { derunArgv, derunEnv, REPO_ROOT, runDerun, tempDir } from "../helpers/cli.ts";
+import { derunArgv, derunEnv, REPO_ROOT, runDerun, tempDir, text } from "../helpers/cli.ts";
 import { call } from "../mcp/_harness.ts";
 import { connectStdio } from "../mcp/_stdio-client.ts";
 
@@ -104,6 +104,50 @@ describe("directories readers must not be fooled by", () => {
       expect(read.result).toMatchObject({ chunks: [], eof: true, session_state: "exited" });
       const listed = (await call(client, "derun_list_sessions", {})).result.sessions.map((s: { session_id: string }) => s.session_id);
       expect(listed).toContain("lone-final");
+    },
+    TIMEOUT,
+  );
+});
+
+describe("a damaged index.jsonl", () => {
+  /** A copy of "orig" whose output is three lines, one index record each, with `damage` applied to the index's lines. */
+  const damagedCopy = (id: string, damage: (lines: string[]) => string[]) => {
+    const dir = path.join(sessions, id);
+    fs.cpSync(path.join(sessions, "orig"), dir, { recursive: true });
+    const { channel, timestamp } = JSON.parse(fs.readFileSync(path.join(dir, "index.jsonl"), "utf8").split("\n")[0]!);
+    const parts = ["one\n", "two\n", "three\n"];
+    fs.writeFileSync(path.join(dir, "output.bin"), parts.join(""));
+    let offset = 0;
+    const lines = parts.map((part) => {
+      const line = JSON.stringify({ offset, length: part.length, channel, timestamp });
+      offset += part.length;
+      return line;
+    });
+    fs.writeFileSync(path.join(dir, "index.jsonl"), `${damage(lines).join("\n")}\n`);
+  };
+
+  test(
+    "a line in the middle that is no record: reads say the session is corrupt, not its output up to there as if it were all",
+    async () => {
+      damagedCopy("damaged-mid", ([first, , third]) => [first!, "garbage{", third!]);
+      const read = await call(client, "derun_read_output", { session_id: "damaged-mid" });
+      expect(read).toMatchObject({ isError: true, text: "corrupt session damaged-mid: index.jsonl line 2 is not a valid record" });
+      const cat = await runDerun(["cat", "damaged-mid"], { stateRoot: root.path });
+      expect(cat.exitCode).toBe(1);
+      expect(text(cat.stdout)).toBe("");
+      expect(text(cat.stderr)).toBe("derun: corrupt session damaged-mid: index.jsonl line 2 is not a valid record\n");
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "a last line that is no record: the listing counts the bytes of the records before it, not 0",
+    async () => {
+      damagedCopy("damaged-tail", (lines) => [...lines.slice(0, 2), "garbage{"]);
+      const listed = (await call(client, "derun_list_sessions", {})).result.sessions.find(
+        (s: { session_id: string }) => s.session_id === "damaged-tail",
+      );
+      expect(listed.output_bytes).toBe("one\ntwo\n".length);
     },
     TIMEOUT,
   );

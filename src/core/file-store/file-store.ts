@@ -180,6 +180,9 @@ export class FileStore implements Store {
   private info(sessionId: string): { info: SessionInfo; index: SessionIndex; facts: SessionFacts } {
     const facts = readSessionFacts(this.root, sessionId);
     const index = this.indexes.get(sessionId, resolveArtifact(facts.dir, "index.jsonl"));
+    // Not the output up to the damage, as if that were all of it: a reader would take it for the whole.
+    if (index.brokenLine !== undefined)
+      throw new DerunError("corrupt_session", `corrupt session ${sessionId}: index.jsonl line ${index.brokenLine} is not a valid record`);
     return { info: toInfo(facts, index.committed), index, facts };
   }
 }

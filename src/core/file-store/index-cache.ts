@@ -22,8 +22,13 @@ export class SessionIndex {
   committed = 0;
   private parsedBytes = 0;
   private fileId = "";
-  /** Set on a complete line that is not a valid next record: nothing after it can be trusted. */
-  private broken = false;
+  /** Complete lines parsed. */
+  private lines = 0;
+  /**
+   * The number of the first complete line that is not a valid next record: nothing from it on can
+   * be trusted. derun appends whole lines only, so such a line is damage, not a write in progress.
+   */
+  brokenLine: number | undefined;
 
   /** Catch up with the file at `indexPath` (already checked by session-paths.ts). A missing file is empty. */
   refresh(indexPath: string): void {
@@ -34,7 +39,7 @@ export class SessionIndex {
       const id = `${stat.dev}:${stat.ino}`;
       if (id !== this.fileId || stat.size < this.parsedBytes) this.reset(id);
       const buffer = Buffer.allocUnsafe(Math.min(READ_BLOCK, Math.max(0, stat.size - this.parsedBytes)));
-      while (!this.broken && this.parsedBytes < stat.size) {
+      while (this.brokenLine === undefined && this.parsedBytes < stat.size) {
         const n = fs.readSync(fd, buffer, 0, Math.min(buffer.length, stat.size - this.parsedBytes), this.parsedBytes);
         const lastNewline = buffer.subarray(0, n).lastIndexOf(NEWLINE);
         if (n === 0 || lastNewline < 0) break; // torn tail: wait for the rest of the line
@@ -51,9 +56,10 @@ export class SessionIndex {
       const end = block.indexOf(NEWLINE, start);
       const record = parseRecord(decoder.decode(block.subarray(start, end)));
       if (!record || record.offset !== this.committed) {
-        this.broken = true;
+        this.brokenLine = this.lines + 1;
         return;
       }
+      this.lines += 1;
       this.records.push(record.length, record.channel, record.timestamp);
       this.committed += record.length;
       this.parsedBytes += end + 1 - start;
@@ -65,7 +71,8 @@ export class SessionIndex {
     this.records.clear();
     this.committed = 0;
     this.parsedBytes = 0;
-    this.broken = false;
+    this.lines = 0;
+    this.brokenLine = undefined;
     this.fileId = fileId;
   }
 }
@@ -89,8 +96,8 @@ function parseRecord(line: string): IndexRecord | undefined {
 
 const TAIL_BYTES = 4096;
 
-/** `offset + length` of the last complete index line, reading only the end of the file. */
-function committedFromTail(indexPath: string): number {
+/** `offset + length` of the last complete index line, reading only the end of the file; undefined when that line is no record. */
+function committedFromTail(indexPath: string): number | undefined {
   const fd = openRegularIfExists(indexPath, fs.constants.O_RDONLY);
   if (fd === undefined) return 0;
   try {
@@ -101,7 +108,7 @@ function committedFromTail(indexPath: string): number {
     const end = tail.lastIndexOf(NEWLINE);
     if (end < 0) return 0;
     const record = parseRecord(decoder.decode(tail.subarray(tail.lastIndexOf(NEWLINE, end - 1) + 1, end)));
-    return record ? record.offset + record.length : 0;
+    return record ? record.offset + record.length : undefined;
   } finally {
     fs.closeSync(fd);
   }
@@ -134,7 +141,8 @@ export class IndexCache {
       entry.refresh(indexPath);
       return entry.committed;
     }
-    return committedFromTail(indexPath);
+    // A last line that is no record: the whole index says where the valid records end.
+    return committedFromTail(indexPath) ?? this.get(id, indexPath).committed;
   }
 
   /** Forget a session (removed by retention). */
