@@ -4,6 +4,7 @@
  * positive whole number of seconds (`500ms`, `1500ms`, `0s`) is refused rather than rounded.
  */
 import { DerunError } from "../core/errors.ts";
+import { shown } from "./usage.ts";
 
 const NANOS_PER_UNIT: Record<string, bigint> = {
   ns: 1n,
@@ -21,7 +22,7 @@ const MAX_SECONDS = 100n * 365n * 24n * 3600n;
 
 /** Parse a retention duration to whole seconds, or throw DerunError("usage") saying why. */
 export function parseRetentionSeconds(text: string): number {
-  const bad = (why: string) => new DerunError("usage", `invalid --retention ${JSON.stringify(text)}: ${why}`);
+  const bad = (why: string) => new DerunError("usage", `invalid --retention ${shown(text)}: ${why}`);
   if (/^\d+$/.test(text)) return checked(BigInt(text) * NANOS_PER_SECOND);
 
   let nanos = 0n;

@@ -18,6 +18,11 @@ import { didYouMean, shown } from "./usage.ts";
 
 const isHelp = (arg: string) => arg === "--help" || arg === "-h";
 const isVersion = (arg: string) => arg === "--version" || arg === "-V" || arg === "-v";
+/**
+ * The most characters of a message printed. Messages quote at most 100 characters of what was typed;
+ * this also holds one that quotes what derun does not shape (a path in a system error).
+ */
+const MAX_MESSAGE_CHARS = 400;
 /** Errors a person fixes by changing the command line: exit 2. */
 const USAGE_CODES = ["usage", "invalid_argument", "invalid_session_id", "session_exists"] as const;
 
@@ -40,7 +45,7 @@ export async function runCli(argv: readonly string[]): Promise<never> {
       const help = name !== undefined && isCommandName(name) ? `derun ${name} --help` : "derun --help";
       return usageError(describeError(error), `Run "${help}" for usage.`);
     }
-    writeAllSync(2, Buffer.from(`derun: ${visible(describeError(error))}\n`));
+    writeAllSync(2, Buffer.from(`derun: ${shortLine(describeError(error))}\n`));
     return finish(exitWith(1));
   }
 }
@@ -48,7 +53,7 @@ export async function runCli(argv: readonly string[]): Promise<never> {
 async function helpFor(target: string | undefined): Promise<string> {
   const help = await import("./help.ts");
   if (target === undefined) return help.mainHelp();
-  if (target === "help") return help.helpHelp();
+  if (target === "help" || isHelp(target)) return help.helpHelp();
   if (!isCommandName(target)) return unknownCommand(target);
   return help.commandHelp(target, await commands[target].load());
 }
@@ -64,8 +69,14 @@ function print(text: string): number {
 }
 
 function usageError(message: string, hint: string): never {
-  writeAllSync(2, Buffer.from(`derun: ${visible(message)}\n${hint}\n`));
+  writeAllSync(2, Buffer.from(`derun: ${shortLine(message)}\n${hint}\n`));
   return finish(exitWith(2));
+}
+
+/** A message as one line (control characters made visible) of at most MAX_MESSAGE_CHARS. */
+function shortLine(message: string): string {
+  const line = visible(message);
+  return line.length > MAX_MESSAGE_CHARS ? `${line.slice(0, MAX_MESSAGE_CHARS)}…` : line;
 }
 
 function finish(request: ExitRequest): never {

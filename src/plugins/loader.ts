@@ -10,12 +10,13 @@ import path from "node:path";
 import { builtinTransports, isBuiltinTransport } from "./index.ts";
 import * as pluginApi from "../plugin-api/index.ts";
 import { DerunError, describeError } from "../core/errors.ts";
+import { quote } from "../core/quote.ts";
 import { SpawnError, type Transport } from "../core/transport.ts";
 
 /** Resolves `spec` to a transport. Rejects with `DerunError("plugin", ...)`. */
 export async function loadTransport(spec: string, cwd: string = process.cwd()): Promise<Transport> {
   const fail = (what: string, cause?: unknown) =>
-    new DerunError("plugin", `transport plugin "${spec}": ${what}`, cause === undefined ? undefined : { cause });
+    new DerunError("plugin", `transport plugin ${quote(spec)}: ${what}`, cause === undefined ? undefined : { cause });
   const builtin = isBuiltinTransport(spec);
   let module: unknown;
   try {

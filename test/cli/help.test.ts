@@ -63,5 +63,7 @@ describe("help", () => {
     const help = await runDerun(["help", "help"], { stateRoot: state.path });
     expect(help.exitCode).toBe(0);
     expect(text(help.stdout)).toMatch(/^USAGE derun help \[<command>\]$/m);
+    const flag = await runDerun(["help", "--help"], { stateRoot: state.path });
+    expect([flag.exitCode, text(flag.stdout)]).toEqual([0, text(help.stdout)]);
   });
 });

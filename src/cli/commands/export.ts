@@ -15,7 +15,7 @@ import { openReader } from "../reader.ts";
 import { STATE_ROOT_FLAG } from "../state-root.ts";
 import { NO_REDACT_FLAG } from "../redact-flag.ts";
 import { ui } from "../ui.ts";
-import { shown } from "../usage.ts";
+import { shown, usageError } from "../usage.ts";
 import { oneSession, SESSION_ARG } from "./_session-arg.ts";
 
 export const args = {
@@ -47,8 +47,9 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const sessionId = await reader.session(oneSession("export", positionals));
   const version = values.format === "asciicast-v3" ? 3 : 2;
   const toFile = values.output !== undefined && values.output !== "-";
-  if (toFile) refuseOddTarget(values.output!);
-  const file = toFile ? openAtomic(values.output!) : undefined;
+  if (values.output === "") throw usageError('option "--output" needs a file name (or "-" for stdout)');
+  if (toFile) cannotWrite(values.output!, () => refuseOddTarget(values.output!));
+  const file = toFile ? cannotWrite(values.output!, () => openAtomic(values.output!)) : undefined;
   const fd = file?.fd ?? 1;
   try {
     let pending: string[] = [];
@@ -67,9 +68,20 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
     file?.abort();
     throw e;
   }
-  file?.commit();
+  if (file) cannotWrite(values.output!, () => file.commit());
   if (toFile) ui.info(`wrote ${sessionId} to ${shown(values.output!)} (asciicast v${version})`);
   return exitWith(0);
+}
+
+/** `write()`, with a failure said in one line that quotes at most 100 characters of the path (a system error quotes it whole). */
+function cannotWrite<T>(target: string, write: () => T): T {
+  try {
+    return write();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (e instanceof DerunError || typeof code !== "string") throw e;
+    throw new DerunError("internal", `cannot write ${shown(target)}: ${code}`, { cause: e });
+  }
 }
 
 function refuseOddTarget(target: string): void {

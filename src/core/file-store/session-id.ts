@@ -4,6 +4,7 @@
  * in Crockford base32.
  */
 import { DerunError } from "../errors.ts";
+import { quote } from "../quote.ts";
 
 /** Letters, digits, `.`, `_`, `-`, starting with a letter or digit: `.`, `..` and separators fail. */
 const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -20,12 +21,9 @@ export const isSessionRef = (id: string): boolean => SESSION_REF.test(id);
 /** Returns `id` unchanged, or throws DerunError `invalid_session_id` with a one-line message. */
 export function validateSessionId(id: string): string {
   if (isValidSessionId(id)) return id;
-  const shown = JSON.stringify(String(id))
-    .slice(0, 80)
-    .replace(/[\r\n]/g, " ");
   throw new DerunError(
     "invalid_session_id",
-    `invalid session id ${shown}: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit`,
+    `invalid session id ${quote(String(id))}: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit`,
   );
 }
 
