@@ -2,7 +2,9 @@
  * Strict parsing of a command's flags from the same definitions its `--help` renders (citty's
  * ArgsDef shape), so help and parsing cannot disagree. getopt's conventions: `--name value`,
  * `--name=value`, `-n value`, `-n5`, grouped short switches (`-fn 20`); the last occurrence wins;
- * an unknown option is a usage error with the nearest known name. By hand rather than
+ * an unknown option is a usage error with the nearest known name. A flag marked `multiple` collects
+ * every occurrence; one marked `dashValue` takes the next argument as its value even when it starts
+ * with `-` (grep's `-e -v`), as getopt does for every option with a value. By hand rather than
  * node:util's parseArgs, whose module would load at every `derun run` start.
  */
 import { didYouMean, shown, usageError } from "./usage.ts";
@@ -17,13 +19,23 @@ export interface FlagDef {
   readonly options?: readonly string[];
   readonly valueHint?: string;
   readonly required?: boolean;
+  /** Every occurrence is kept, in order (the value is a list). */
+  readonly multiple?: true;
+  /** The next argument is the value even when it starts with `-`. */
+  readonly dashValue?: true;
   /** What shell completion offers for the value: recorded sessions, a directory, a file, or these words. */
   readonly complete?: "session" | "dir" | "file" | readonly string[];
 }
 
 export type FlagDefs = Readonly<Record<string, FlagDef>>;
 
-type ValueOf<D extends FlagDef> = D["type"] extends "boolean" ? boolean : D extends { readonly options: readonly (infer U)[] } ? U : string;
+type ValueOf<D extends FlagDef> = D["type"] extends "boolean"
+  ? boolean
+  : D extends { readonly multiple: true }
+    ? string[]
+    : D extends { readonly options: readonly (infer U)[] }
+      ? U
+      : string;
 
 /** The flags given, by name (positionals apart). */
 export type FlagValues<A extends FlagDefs> = {
@@ -43,7 +55,7 @@ export function parseFlags<A extends FlagDefs>(flags: readonly string[], defs: A
   const long = new Map<string, FlagDef>(named);
   const short = new Map<string, [string, FlagDef]>();
   for (const [name, def] of named) for (const alias of [def.alias ?? []].flat()) short.set(alias, [name, def]);
-  const values: Record<string, string | boolean> = {};
+  const values: Record<string, string | boolean | string[]> = {};
   const positionals: string[] = [];
 
   const take = (name: string, def: FlagDef, spelled: string, inline: string | undefined, next: () => string | undefined): void => {
@@ -53,7 +65,7 @@ export function parseFlags<A extends FlagDefs>(flags: readonly string[], defs: A
       return;
     }
     const value = inline ?? next();
-    if (value === undefined || (inline === undefined && looksLikeOption(value))) {
+    if (value === undefined || (inline === undefined && !def.dashValue && looksLikeOption(value))) {
       throw usageError(`option ${shown(spelled)} needs a value (--${name}=<value> for one that starts with "-")`);
     }
     if (def.options && !def.options.includes(value)) {
@@ -61,7 +73,7 @@ export function parseFlags<A extends FlagDefs>(flags: readonly string[], defs: A
         `option ${shown(spelled)} takes one of ${def.options.join(", ")} (got ${shown(value)})${didYouMean(value, def.options)}`,
       );
     }
-    values[name] = value;
+    values[name] = def.multiple ? [...((values[name] as string[] | undefined) ?? []), value] : value;
   };
 
   for (let i = 0; i < flags.length; i++) {

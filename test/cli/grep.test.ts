@@ -64,6 +64,20 @@ describe("derun grep", () => {
     expect(out(await grep("-e", "FAIL", "--", "tests"))).toEqual(["2:FAIL totals"]);
   }, 60_000);
 
+  test("several -e: a line matching any of them, each pattern regular or (-F) plain; -e takes a value that starts with -", async () => {
+    expect(out(await grep("-e", "FAIL", "-e", "^Rec", "tests"))).toEqual(["2:FAIL totals", "4:Received: 5"]);
+    expect(out(await grep("-F", "-e", "[x]", "-e", "cc b", "build"))).toEqual([
+      "3:cc b.c",
+      expect.stringMatching(/^\d+:ld: error: \[x\] undefined$/),
+    ]);
+    expect(out(await grep("-w", "-e", "adds", "-e", "remove", "tests"))).toEqual(["1:PASS adds"]);
+    expect(out(await grep("-c", "-e", "PASS", "-e", "FAIL", "tests"))).toEqual(["3"]);
+    // As grep's -e: the value is the next argument, whatever it starts with.
+    const dash = await grep("-e", "-i", "build");
+    expect([dash.exitCode, text(dash.stderr)]).toEqual([1, ""]); // searched for "-i": no such line
+    expect(out(await grep("-e", ": warning", "-e", "-x", "build"))).toEqual(["2:a.c:3: warning: unused x", "5:c.c:9: warning: sign"]);
+  }, 60_000);
+
   test("several sessions: id:line:, in the order given; without ids every session, newest first (the eleventh too)", async () => {
     const two = await grep("-i", "error|fail", "build", "tests", "tty");
     expect(out(two)).toEqual([

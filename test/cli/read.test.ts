@@ -193,6 +193,17 @@ describe("derun cat", () => {
     ]);
     expect([stdout, stderr]).toEqual([`${128 + 13}\n`, ""]);
   });
+
+  test("derun grep of a named session into a reader that goes away ends the same way", async () => {
+    const script = `${derunShell()} grep --max 300000 -e 1 -e 2 pipe-long | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`;
+    const pipeline = Bun.spawn(["bash", "-c", script], { env: derunEnv(root), stderr: "pipe", stdout: "pipe" });
+    const [stdout, stderr] = await Promise.all([
+      new Response(pipeline.stdout).text(),
+      new Response(pipeline.stderr).text(),
+      pipeline.exited,
+    ]);
+    expect([stdout, stderr]).toEqual([`${128 + 13}\n`, ""]);
+  });
 });
 
 /** The last `n` lines as tail(1) counts them, by splitting rather than scanning backward. */

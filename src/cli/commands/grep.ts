@@ -53,7 +53,10 @@ export const args = {
     type: "string",
     alias: "e",
     valueHint: "pattern",
-    description: "The pattern, given as a flag (for one that starts with -); then every argument is a session.",
+    multiple: true,
+    dashValue: true,
+    description:
+      "The pattern, given as a flag (for one that starts with -); then every argument is a session. Several -e: a line matching any.",
   },
   context: {
     type: "string",
@@ -114,8 +117,12 @@ export async function run(flags: readonly string[], data: CommandData = {}): Pro
   const { values, positionals: before } = parseFlags(flags, args);
   // As grep: what follows `--` is never an option (`derun grep -- -v last`: the pattern -v).
   const positionals = [...before, ...(data.command ?? [])];
-  const [pattern, ...refs] = values.regexp === undefined ? positionals : [values.regexp, ...positionals];
-  if (pattern === undefined) throw usageError("derun grep needs a pattern");
+  const [first, ...rest] = positionals;
+  const patterns = values.regexp ?? (first === undefined ? [] : [first]);
+  const refs = values.regexp === undefined ? rest : positionals;
+  if (patterns.length === 0) throw usageError("derun grep needs a pattern");
+  // As grep: several patterns, a line that matches any (the JSON answer lists them one per line, as grep -f reads them).
+  const pattern = patterns.join("\n");
   const context =
     values.context === undefined
       ? 0
@@ -131,12 +138,13 @@ export async function run(flags: readonly string[], data: CommandData = {}): Pro
   const memory = new MemoryBound(); // a search streams gigabytes through short-lived strings: see MemoryBound
   let compiled: SearchPattern;
   try {
-    compiled = compilePattern(pattern, { literal: values["fixed-strings"], ignoreCase: values["ignore-case"] });
+    const literal = values["fixed-strings"] === true;
+    const ignoreCase = values["ignore-case"];
+    // One regular expression for several: each pattern a choice of its own.
+    const source = patterns.map((p) => (literal ? escapeRegex(p) : patterns.length > 1 ? `(?:${p})` : p)).join("|");
+    compiled = patterns.length === 1 ? compilePattern(patterns[0]!, { literal, ignoreCase }) : compilePattern(source, { ignoreCase });
     // -w: between word boundaries, as grep -w is for a pattern that starts and ends with a word character.
-    if (values["word-regexp"])
-      compiled = compilePattern(`\\b(?:${values["fixed-strings"] ? escapeRegex(pattern) : pattern})\\b`, {
-        ignoreCase: values["ignore-case"],
-      });
+    if (values["word-regexp"]) compiled = compilePattern(`\\b(?:${source})\\b`, { ignoreCase });
   } catch (error) {
     ui.error(describeError(error));
     return exitWith(2);
@@ -195,6 +203,8 @@ export async function run(flags: readonly string[], data: CommandData = {}): Pro
         show(await searchTranscript(t, { ...options, maxMatches: remaining }));
         searched++;
       } catch (error) {
+        // The reader of stdout went away (`| head`): die by SIGPIPE as grep does (the dispatcher), saying nothing.
+        if ((error as NodeJS.ErrnoException).code === "EPIPE") throw error;
         errors++;
         ui.error(describeError(error));
       }
