@@ -166,6 +166,21 @@ describe("derun cat", () => {
       2,
       "derun: session pty-blob was recorded on a terminal: its output is one stream, without --channel",
     ]);
+    // Not nothing, silently: which of the merged bytes came from stderr was never known.
+    using own = tempDir();
+    const recording = Bun.spawn(
+      ["bash", "-c", `${derunShell()} run --session-id pipe-merged -- sh -c 'echo o1; echo e1 >&2' >${join(own.path, "out")} 2>&1`],
+      { env: derunEnv(own.path) },
+    );
+    expect(await recording.exited).toBe(0);
+    const catOwn = (...args: string[]) => runDerun(["cat", "pipe-merged", ...args], { stateRoot: own.path });
+    const merged = await catOwn("--channel", "stderr");
+    expect([merged.exitCode, text(merged.stdout), text(merged.stderr).split("\n")[0]]).toEqual([
+      2,
+      "",
+      "derun: session pipe-merged had its stdout and stderr merged (2>&1): its output is one stream, without --channel",
+    ]);
+    expect(text((await catOwn("--channel", "stdout")).stdout)).toBe("o1\ne1\n");
   });
 
   test("text is the default: lines as the text view has them, each channel's apart; --channel on a screen is refused", async () => {

@@ -68,6 +68,10 @@ export async function openTarget(
   if (t.channels.includes("pty")) {
     throw usageError(`session ${t.sessionId} was recorded on a terminal: its output is one stream, without --channel`);
   }
+  // The caller merged the command's stdout and stderr (2>&1): which bytes came from fd 2 was never known.
+  if (channel === "stderr" && t.info.meta.merged_output) {
+    throw usageError(`session ${t.sessionId} had its stdout and stderr merged (2>&1): its output is one stream, without --channel`);
+  }
   return t;
 }
 
