@@ -1,8 +1,9 @@
 /**
  * Strict parsing of a command's flags from the same definitions its `--help` renders (citty's
  * ArgsDef shape), so help and parsing cannot disagree. getopt's conventions: `--name value`,
- * `--name=value`, `-n value`, `-n5`, grouped short switches (`-fn 20`); the last occurrence wins;
- * an unknown option is a usage error with the nearest known name. A flag marked `multiple` collects
+ * `--name=value`, `-n value`, `-n5`, grouped short switches (`-fn 20`), only operands after `--`;
+ * the last occurrence wins; an unknown option is a usage error with the nearest known name. A flag
+ * marked `multiple` collects
  * every occurrence; one marked `dashValue` takes the next argument as its value even when it starts
  * with `-` (grep's `-e -v`), as getopt does for every option with a value. By hand rather than
  * node:util's parseArgs, whose module would load at every `derun run` start.
@@ -79,6 +80,10 @@ export function parseFlags<A extends FlagDefs>(flags: readonly string[], defs: A
   for (let i = 0; i < flags.length; i++) {
     const arg = flags[i]!;
     const next = () => (i + 1 < flags.length ? flags[++i] : undefined);
+    if (arg === "--") {
+      positionals.push(...flags.slice(i + 1)); // the rest are operands, never options
+      break;
+    }
     if (!arg.startsWith("-") || arg === "-") {
       positionals.push(arg);
     } else if (arg.startsWith("--")) {

@@ -23,6 +23,11 @@ const isVersion = (arg: string) => arg === "--version" || arg === "-V" || arg ==
  * this also holds one that quotes what derun does not shape (a path in a system error).
  */
 const MAX_MESSAGE_CHARS = 400;
+/**
+ * Commands that read what follows `--` themselves (the command to run, grep's pattern). For every
+ * other one it is operands, as getopt has it: `derun cat -- -odd-id`.
+ */
+const READS_AFTER_DASHES: ReadonlySet<string> = new Set(["run", "shell", "shell-init", "mcp", "grep"]);
 /** Errors a person fixes by changing the command line: exit 2. */
 const USAGE_CODES = ["usage", "invalid_argument", "invalid_session_id", "session_exists"] as const;
 
@@ -38,7 +43,8 @@ export async function runCli(argv: readonly string[]): Promise<never> {
     if (!isCommandName(name)) return unknownCommand(name);
     const command = await commands[name].load();
     if (flags.some(isHelp)) return finish(exitWith(print(await (await import("./help.ts")).commandHelp(name, command))));
-    return finish(await command.run(flags, data));
+    if (data.command === undefined || READS_AFTER_DASHES.has(name)) return finish(await command.run(flags, data));
+    return finish(await command.run([...flags, "--", ...data.command], { commands }));
   } catch (error) {
     if ((error as NodeJS.ErrnoException)?.code === "EPIPE") return finish({ kind: "signaled", signal: "SIGPIPE" });
     if (USAGE_CODES.some((code) => isDerunError(error, code))) {
