@@ -3,7 +3,9 @@
  * lines (shell-quoted, control characters made visible so a recorded argv cannot drive the
  * terminal), and text cut to a terminal's width in columns (Bun.stringWidth), not in characters.
  */
+import type { DerunSessionState } from "../core/enums.ts";
 import { visible } from "../core/quote.ts";
+import { isLiveState } from "../core/store.ts";
 import { shellLine } from "../core/shell-quote.ts";
 
 /** `1.2 KiB`, `3 B`. */
@@ -17,6 +19,16 @@ export function formatBytes(bytes: number): string {
     unit++;
   }
   return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+}
+
+/**
+ * How long a session ran, in ms: to its end, or to `now` while it runs. Undefined when it is over
+ * without an end time (its derun was killed): how long its command ran is not known, and counting
+ * to now would grow for ever.
+ */
+export function runTime(s: { readonly state: DerunSessionState; readonly started_at: string; readonly ended_at?: string }, now: number) {
+  if (s.ended_at !== undefined) return Date.parse(s.ended_at) - Date.parse(s.started_at);
+  return isLiveState(s.state) ? now - Date.parse(s.started_at) : undefined;
 }
 
 /** `18ms`, `1.3s`, `12s`, `4m05s`, `2h03m`, `3d04h`. */

@@ -78,6 +78,8 @@ describe("derun ls", () => {
     expect(table[0]).toMatch(/^ID +STATE +EXIT +STARTED +DURATION +BYTES +MODE +COMMAND$/);
     expect(table.find((line) => line.startsWith("pipe-fail"))).toMatch(/^pipe-fail +exited +3 +\S+ ago +\S+ +\d+ B +pipe +sh -c 'printf/);
     expect(table.find((line) => line.startsWith("pipe-killed"))).toMatch(/ signaled +SIGTERM /);
+    // Its derun was killed: how long the command ran is not known (counted to now, it would grow for ever).
+    expect(table.find((line) => line.startsWith("derun-killed"))).toMatch(/^derun-killed +failed +\S* *\S+ ago +- +/);
     expect(table.find((line) => line.startsWith("pty-blob"))).toMatch(/ exited +0 .* posix-pty +sh -c /);
     for (const line of table) expect(line).not.toMatch(/\s$/);
   });
@@ -117,6 +119,8 @@ describe("derun show", () => {
     expect(human).toMatch(/^expires +\S+Z \(in 23h\)$/m);
     expect(human).toMatch(/^transport +pipe \(no terminal\)$/m);
     expect(text((await derun(["show", "pty-blob"])).stdout)).toMatch(/^transport +posix-pty \(terminal, 100x30\)$/m);
+    expect(human).toMatch(/^duration +\S+$/m);
+    expect(text((await derun(["show", "derun-killed"])).stdout)).not.toMatch(/^duration/m);
     const json = JSON.parse(text((await derun(["show", "last~4", "--json"])).stdout));
     expect(json.session.session_id).toBe("pipe-fail");
     expect(json).toEqual(await mcpCall("derun_get_session", { session_id: "pipe-fail" }));

@@ -7,7 +7,7 @@ import { DerunSessionState } from "../../core/enums.ts";
 import listSessions from "../../queries/list-sessions.ts";
 import { exitWith, type ExitRequest } from "../command.ts";
 import { parseFlags, positiveInteger, type FlagDefs } from "../flags.ts";
-import { commandLine, formatBytes, formatDuration, formatRelative } from "../format.ts";
+import { commandLine, formatBytes, formatDuration, formatRelative, runTime } from "../format.ts";
 import { openReader } from "../reader.ts";
 import { STATE_ROOT_FLAG } from "../state-root.ts";
 import { NO_REDACT_FLAG } from "../redact-flag.ts";
@@ -88,13 +88,13 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
       ["ID", "STATE", "EXIT", "STARTED", "DURATION", "BYTES", "MODE", "COMMAND"].map((text) => ({ text, style: "bold" as const })),
     ];
     for (const s of answer.sessions) {
-      const ended = s.ended_at === undefined ? now : Date.parse(s.ended_at);
+      const ran = runTime(s, now);
       rows.push([
         { text: s.session_id },
         { text: s.state, style: STATE_STYLE[s.state] },
         exitCell(s),
         { text: formatRelative(s.started_at, now) },
-        { text: formatDuration(ended - Date.parse(s.started_at)) },
+        { text: ran === undefined ? "-" : formatDuration(ran) },
         { text: formatBytes(s.output_bytes) },
         { text: s.transport_mode },
         { text: commandLine(s.command) },

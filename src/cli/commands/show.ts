@@ -2,7 +2,7 @@
 import getSession from "../../queries/get-session.ts";
 import { exitWith, type ExitRequest } from "../command.ts";
 import { parseFlags, type FlagDefs } from "../flags.ts";
-import { commandLine, formatBytes, formatDuration, formatRelative, visible } from "../format.ts";
+import { commandLine, formatBytes, formatDuration, formatRelative, runTime, visible } from "../format.ts";
 import { colourOn, paint } from "../paint.ts";
 import { openReader } from "../reader.ts";
 import { STATE_ROOT_FLAG } from "../state-root.ts";
@@ -32,7 +32,7 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   }
   const s = answer.session;
   const now = Date.now();
-  const end = s.ended_at === undefined ? now : Date.parse(s.ended_at);
+  const ran = runTime(s, now);
   const outcome = s.state === "exited" ? ` (exit code ${s.exit_code})` : s.state === "signaled" ? ` (${s.signal})` : "";
   const size = s.cols !== undefined && s.rows !== undefined ? `, ${s.cols}x${s.rows}` : "";
   const fields: [string, string | undefined][] = [
@@ -43,7 +43,7 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
     ["directory", visible(s.working_directory)],
     ["started", `${s.started_at} (${formatRelative(s.started_at, now)})`],
     ["ended", s.ended_at === undefined ? undefined : `${s.ended_at} (${formatRelative(s.ended_at, now)})`],
-    ["duration", `${formatDuration(end - Date.parse(s.started_at))}${s.ended_at === undefined ? " so far" : ""}`],
+    ["duration", ran === undefined ? undefined : `${formatDuration(ran)}${s.ended_at === undefined ? " so far" : ""}`],
     ["output", `${formatBytes(s.output_bytes)} (${s.output_bytes} bytes)`],
     ["transport", `${s.transport_mode}${s.tty_attached ? " (terminal" + size + ")" : " (no terminal)"}`],
     ["pid", String(s.pid)],
