@@ -182,8 +182,13 @@ export interface ChildJob {
   /**
    * Continues the stopped child in the foreground or the background of its terminal, after giving
    * it `typedAhead` (keys the user's terminal echoed while derun took it back), unechoed.
+   * `userModes`: the user's terminal modes now, as derun takes its terminal over for the foreground.
+   * A child that started in the background got the modes the terminal had then (a shell's line
+   * editor's, at its prompt); on its first time in the foreground a shell would hand it the
+   * terminal in its own saved modes: the transport copies these to the child's terminal then,
+   * unless the child has changed its terminal's modes since it started.
    */
-  resume(foreground: boolean, typedAhead?: Uint8Array): void;
+  resume(foreground: boolean, typedAhead?: Uint8Array, userModes?: Uint8Array): void;
 }
 
 /**

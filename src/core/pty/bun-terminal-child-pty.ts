@@ -76,6 +76,8 @@ export function openBunTerminalChildPty(options: ChildPtyOptions): ChildPty {
       ),
     eofChar: controls.eofChar,
     stopKey: controls.stopKey,
+    modes: controls.modes,
+    setModes: controls.setModes,
   };
 }
 

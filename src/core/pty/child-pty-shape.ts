@@ -46,4 +46,8 @@ export interface ChildPty {
   eofChar(): number | undefined;
   /** The child's terminal's suspend character now, when it is enabled and keys make signals (ISIG). */
   stopKey(): number | undefined;
+  /** The child's terminal's modes now (a termios struct's bytes), undefined once closed. */
+  modes(): Uint8Array | undefined;
+  /** Sets the child's terminal's modes at once; false when that failed. */
+  setModes(modes: Uint8Array): boolean;
 }

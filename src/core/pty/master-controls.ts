@@ -11,6 +11,8 @@ import { LOCAL, TerminalModes } from "../termios.ts";
 export const masterControls = (master: number) => ({
   eofChar: () => TerminalModes.of(master)?.char("VEOF"),
   stopKey: () => TerminalModes.of(master)?.stopKey(),
+  modes: () => TerminalModes.of(master)?.struct,
+  setModes: (modes: Uint8Array) => TerminalModes.from(modes).applyTo(master),
   /** Writes `bytes` with echo off; what the master does not take now goes to `writeRest`. */
   typeUnechoed(bytes: Uint8Array, slave: number | undefined, slavePath: string, writeRest: (rest: Uint8Array) => void) {
     if (bytes.length === 0) return;

@@ -94,6 +94,8 @@ export function openPtmxChildPty(options: ChildPtyOptions): ChildPty {
       ),
     eofChar: controls.eofChar,
     stopKey: controls.stopKey,
+    modes: controls.modes,
+    setModes: controls.setModes,
   };
 }
 

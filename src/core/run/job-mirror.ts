@@ -64,14 +64,14 @@ export function mirrorJob(child: RunningChild, deps: JobMirrorDeps): JobMirror {
     // derun's terminal is raw again: the reader thread may write small chunks to it itself again.
     output.terminalTaken();
     deps.syncSize();
-    if (state === "stopped" || state === "background") resume(true, typedAhead);
+    if (state === "stopped" || state === "background") resume(true, typedAhead, terminal.modes);
     state = "foreground";
     input?.start();
   };
-  const resume = (foreground: boolean, typedAhead?: Uint8Array) => {
+  const resume = (foreground: boolean, typedAhead?: Uint8Array, userModes?: Uint8Array) => {
     continuedAt = performance.now();
     forwardedSince = false;
-    job.resume(foreground, typedAhead);
+    job.resume(foreground, typedAhead, userModes);
   };
   const toBackground = () => {
     if (state === "stopped") resume(false);

@@ -69,6 +69,11 @@ export class UserTerminal {
     return this.#taken?.typedAhead ?? NOTHING;
   }
 
+  /** The user's modes while derun holds the terminal (as they were when it took it over); undefined otherwise. */
+  get modes(): Uint8Array | undefined {
+    return this.#taken?.modes.struct;
+  }
+
   /** Puts the user's modes back. Idempotent. */
   restore(): void {
     this.#taken?.restore();

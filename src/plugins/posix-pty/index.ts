@@ -69,11 +69,20 @@ async function openPty(command: readonly string[], options: TransportOpenOptions
     throw error;
   }
   pty.releaseSlave();
-  return runningChild(pty, started, drain, streamEnd);
+  // Started in the background: the modes it got are the terminal's at a shell's prompt (see resume).
+  const backgroundModes = user?.foreground === false ? pty.modes() : undefined;
+  return runningChild(pty, started, drain, streamEnd, backgroundModes);
 }
 
-function runningChild(pty: ChildPty, started: StartedChild, drain: DrainWindow, streamEnd: Promise<void>): RunningChild {
+function runningChild(
+  pty: ChildPty,
+  started: StartedChild,
+  drain: DrainWindow,
+  streamEnd: Promise<void>,
+  backgroundModes: Uint8Array | undefined,
+): RunningChild {
   let ended: ChildExit | undefined;
+  let modesAtStart = backgroundModes;
   const exited = started.exit.then(async (exit) => {
     ended = exit;
     // A short command is over before a reader thread would start: what it wrote is read here.
@@ -104,7 +113,14 @@ function runningChild(pty: ChildPty, started: StartedChild, drain: DrainWindow, 
           listener(signalName(signo));
         }),
       stopKey: () => (pty.closed ? undefined : pty.stopKey()),
-      resume: (foreground, typedAhead) => {
+      resume: (foreground, typedAhead, userModes) => {
+        // First in the foreground after a start in the background: the user's modes now, as a shell
+        // gives a job the terminal in its own saved modes, unless the child set modes of its own.
+        if (foreground && modesAtStart) {
+          const now = pty.modes();
+          if (userModes && now && Buffer.compare(now, modesAtStart) === 0) pty.setModes(userModes);
+          modesAtStart = undefined;
+        }
         if (typedAhead) pty.typeUnechoed(typedAhead);
         started.continueIn(foreground);
       },
