@@ -95,6 +95,19 @@ describe("derun ls", () => {
     expect(bad.exitCode).toBe(2);
     expect(text(bad.stderr)).toMatch(/^derun: option "--state" takes one of .* \(got "runing"\) \(did you mean "running"\?\)\n/);
     expect((await derun(["ls", "--limit", "0"])).exitCode).toBe(2);
+    // Two ways to print the list: not one of them chosen silently.
+    const both = await derun(["ls", "--ids", "--json"]);
+    expect([both.exitCode, text(both.stdout), text(both.stderr).split("\n")[0]]).toEqual([
+      2,
+      "",
+      "derun: --ids and --json are two ways to print the list: give one",
+    ]);
+    // Past what one wait gives: refused, not clamped to 60 s and then reported as a timeout.
+    const long = await derun(["wait", "--timeout", "60001"]);
+    expect([long.exitCode, text(long.stderr).split("\n")[0]]).toEqual([
+      2,
+      'derun: option "--timeout" takes at most 60000 ms (got 60001); wait again for longer',
+    ]);
   });
 
   test("in a terminal: the command is cut to the width, colour unless NO_COLOR", async () => {

@@ -70,6 +70,7 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
     });
     return exitWith(0);
   }
+  if (values.ids && values.json) throw usageError("--ids and --json are two ways to print the list: give one");
   if (positionals.length > 0)
     throw usageError(`derun ls takes a session only with --commands (got ${shown(positionals[0]!)}); derun show <id> shows one session`);
   const answer = await (await openReader(values["state-root"], { redact: !values["no-redact"] })).ask(listSessions, {

@@ -3,12 +3,14 @@
  * notification, as derun_wait_command is), then print what ended and its last lines. Exit 0 when
  * something ended, 1 on the timeout, 2 on an error.
  */
+import { WAIT_MAX_TIMEOUT_MS } from "../../queries/_args.ts";
 import waitCommand from "../../queries/wait-command.ts";
 import { exitWith, type ExitRequest } from "../command.ts";
 import { parseFlags, positiveInteger, type FlagDefs } from "../flags.ts";
 import { openReader } from "../reader.ts";
 import { STATE_ROOT_FLAG } from "../state-root.ts";
 import { ui } from "../ui.ts";
+import { usageError } from "../usage.ts";
 import { oneSession, SESSION_ARG } from "./_session-arg.ts";
 
 export const args = {
@@ -34,6 +36,9 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const { values, positionals } = parseFlags(flags, args);
   const ref = oneSession("wait", positionals, true);
   const timeout = values.timeout === undefined ? undefined : positiveInteger("--timeout", values.timeout);
+  // Not clamped silently: a script that asked for longer would take a timeout for "nothing ended".
+  if (timeout !== undefined && timeout > WAIT_MAX_TIMEOUT_MS)
+    throw usageError(`option "--timeout" takes at most ${WAIT_MAX_TIMEOUT_MS} ms (got ${timeout}); wait again for longer`);
   const reader = await openReader(values["state-root"]);
   const session = ref === undefined ? undefined : await reader.session(ref);
   const answer = await reader.ask(waitCommand, { session_id: session, failed_only: values.failed || undefined, timeout_ms: timeout });
