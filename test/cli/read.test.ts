@@ -102,6 +102,12 @@ describe("derun ls", () => {
       "",
       "derun: --ids and --json are two ways to print the list: give one",
     ]);
+    // The commands of a session that cannot have any: the wrong session to ask, as cat --command on it.
+    const notShell = await derun(["ls", "pipe-ok", "--commands"]);
+    expect([notShell.exitCode, text(notShell.stderr).split("\n")[0]]).toEqual([
+      2,
+      "derun: session pipe-ok has no recorded commands: it is not a derun shell session",
+    ]);
     // Past what one wait gives: refused, not clamped to 60 s and then reported as a timeout.
     const long = await derun(["wait", "--timeout", "60001"]);
     expect([long.exitCode, text(long.stderr).split("\n")[0]]).toEqual([

@@ -11,6 +11,7 @@ import type { Reader } from "../reader.ts";
 import { readSession } from "../../transcript/index.ts";
 import { renderTable, type Cell } from "../table.ts";
 import { ui } from "../ui.ts";
+import { usageError } from "../usage.ts";
 
 export interface CommandListRequest {
   /** One session's commands; without it, the newest across shell sessions. */
@@ -41,11 +42,10 @@ export async function printCommands(reader: Reader, request: CommandListRequest)
   if (answer.commands.length === 0) {
     if (sessionId === undefined) return ui.info("no commands recorded (only derun shell sessions record them)");
     const { info } = await readSession(reader.store, sessionId);
-    const why = !info.meta.records_commands
-      ? "it is not a derun shell session"
-      : info.final?.command_marks_seen === false
-        ? "its shell printed no command marks (derun shell-init)"
-        : "no command has run yet";
+    // As `derun cat <id> --command N` on it: a session that cannot have commands was the wrong one to ask.
+    if (!info.meta.records_commands) throw usageError(`session ${sessionId} has no recorded commands: it is not a derun shell session`);
+    const why =
+      info.final?.command_marks_seen === false ? "its shell printed no command marks (derun shell-init)" : "no command has run yet";
     return ui.info(`session ${sessionId} has no recorded commands: ${why}`);
   }
   const now = Date.now();
