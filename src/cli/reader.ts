@@ -3,6 +3,7 @@
  * else the default), the queries MCP serves (validated by their own arktype input, so a command
  * accepts what the tool accepts), and session references (`last`, `last~N`, an id).
  */
+import * as fs from "node:fs";
 import { openFileStore, validateSessionId } from "../core/file-store/index.ts";
 import { openLogSink } from "../core/log-sink.ts";
 import type { Store } from "../core/store.ts";
@@ -28,6 +29,9 @@ export interface ReaderOptions {
 
 export async function openReader(stateRootFlag: string | undefined, options: ReaderOptions = {}): Promise<Reader> {
   const root = stateRootFrom(stateRootFlag);
+  // A file where the state root should be: not "no sessions recorded", which would hide the mistake.
+  if (fs.statSync(root, { throwIfNoEntry: false })?.isDirectory() === false)
+    throw usageError(`state root ${shown(root)} is not a directory`);
   if (options.redact !== undefined) await configureRedaction({ enabled: options.redact });
   // The log sink writes nothing until a record is kept: only rm and gc keep any.
   const store = openFileStore({ root, log: openLogSink(root, { component: "cli" }) });

@@ -17,3 +17,17 @@ test("run records under --state-root, not DERUN_STATE_ROOT; ls, show and cat rea
   const fromEnvOnly = await runDerun(["show", "last"], { stateRoot: fromEnv.path });
   expect([fromEnvOnly.exitCode, text(fromEnvOnly.stderr)]).toEqual([1, "derun: session not found: last (0 sessions are recorded)\n"]);
 });
+
+test("a state root that is a file: the reading commands say so (2), not that no session is recorded", async () => {
+  using dir = tempDir();
+  const file = `${dir.path}/not-a-dir`;
+  await Bun.write(file, "");
+  for (const args of [["ls"], ["cat", "last"], ["grep", "x"]]) {
+    const done = await runDerun([...args, "--state-root", file], { stateRoot: dir.path });
+    expect([args[0], done.exitCode, text(done.stderr).split("\n")[0]]).toEqual([
+      args[0],
+      2,
+      `derun: state root ${JSON.stringify(file)} is not a directory`,
+    ]);
+  }
+});
