@@ -12,7 +12,8 @@
  * still goes on meanwhile, so a client with 16 long polls out can still cancel them (a held call it
  * cancels is dropped: MCP answers no cancelled request). While UNSENT_BUDGET bytes of written lines
  * are not taken, no line is read at all. Every line read is answered, a last one without its
- * newline too; the end of input is reported (`onend`) only after the last line was passed on.
+ * newline too; the end of input is reported (`onend`) only after the last line was passed on or held
+ * (answered() counts the held calls).
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
@@ -85,9 +86,9 @@ export class LineTransport implements Transport {
     this.#pump();
   }
 
-  /** Requests passed on whose answer is not written yet. */
+  /** Requests read whose answer is not written yet (passed on, or held). */
   get unanswered(): number {
-    return this.#inFlight;
+    return this.#inFlight + this.#held.length;
   }
 
   /** Lines the client has taken so far: a shutdown waits on while this grows. */
@@ -100,9 +101,9 @@ export class LineTransport implements Transport {
     return this.#unsentBytes;
   }
 
-  /** Resolves once every request passed on so far has had its answer written (at once if none waits). */
+  /** Resolves once every request read so far has had its answer written (at once if none waits). */
   answered(): Promise<void> {
-    if (this.#unanswered.size === 0) return Promise.resolve();
+    if (this.#allDone()) return Promise.resolve();
     this.#allAnswered ??= Promise.withResolvers<void>();
     return this.#allAnswered.promise;
   }
@@ -150,9 +151,19 @@ export class LineTransport implements Transport {
     this.#inFlight -= 1;
     countDown(this.#unanswered, id);
     if (countDown(this.#callsOut, id)) this.#callsInFlight -= 1;
-    if (this.#unanswered.size > 0) return;
+    this.#settle();
+  }
+
+  /** Every request read has its answer: a shutdown waiting for that goes on. */
+  #settle(): void {
+    if (!this.#allDone()) return;
     this.#allAnswered?.resolve();
     this.#allAnswered = undefined;
+  }
+
+  /** No request read awaits an answer: none passed on, none held (a held call goes on next, in #pump). */
+  #allDone(): boolean {
+    return this.#unanswered.size === 0 && this.#held.length === 0;
   }
 
   readonly #onError = (error: Error) => this.onerror?.(error);
@@ -188,7 +199,8 @@ export class LineTransport implements Transport {
     else {
       // The input ended inside a line: that last line is read as if its newline had come.
       if (this.#partBytes > 0 || this.#skipping) this.#endLine();
-      if (this.#held.length === 0 && !this.#endReported) {
+      // Held calls included: a shutdown waits for their answers too (they start as the calls in flight end).
+      if (!this.#endReported) {
         this.#endReported = true;
         this.onend?.();
       }
@@ -232,7 +244,10 @@ export class LineTransport implements Transport {
       if ("method" in message && message.method === "notifications/cancelled") {
         const cancelled = message.params?.requestId;
         const at = this.#held.findIndex((held) => held.id === cancelled);
-        if (at >= 0) this.#held.splice(at, 1);
+        if (at >= 0) {
+          this.#held.splice(at, 1);
+          this.#settle();
+        }
       }
       this.#passOn(message);
     }

@@ -1,7 +1,7 @@
 /**
  * Requests in flight over real stdio, below any client library: a client with as many long polls
  * out as the server runs at once can still cancel them and ping (further calls wait their turn and
- * are all answered); a rejected line that reuses the id of a request in flight does not stand for
+ * are all answered, also when stdin closes meanwhile); a rejected line that reuses the id of a request in flight does not stand for
  * that request's answer at shutdown; a last request without its newline is answered.
  */
 import { describe, expect, test } from "bun:test";
@@ -59,6 +59,27 @@ describe("derun mcp with requests in flight", () => {
       expect(idsOf(server.answers).toSorted((a, b) => a - b)).toEqual(waits);
       for (const answer of server.answers) expect(answer.result.structuredContent).toMatchObject({ timed_out: true });
       expect(await server.end()).toBe(0);
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "stdin closed with more long polls out than run at once: each one read is answered, at once, and the server exits 0",
+    async () => {
+      using root = tempDir();
+      await using server = startRawServer(root.path);
+      const waits = Array.from({ length: AT_ONCE + 4 }, (_, i) => i + 1);
+      for (const id of waits) server.send(waitCommand(id, 60_000));
+      // Once the ping is answered, every wait before it was read (run or held).
+      server.send(ping(100));
+      await server.until((answers) => idsOf(answers).includes(100));
+      const ended = performance.now();
+      expect(await server.end()).toBe(0);
+      // Cancelled by the shutdown, not waited out (each wait would take its whole minute).
+      expect(performance.now() - ended).toBeLessThan(30_000);
+      const answered = server.answers.filter((a) => waits.includes(a.id));
+      expect(answered.map((a) => a.id).toSorted((a, b) => a - b)).toEqual(waits);
+      for (const answer of answered) expect(answer.result.structuredContent).toMatchObject({ timed_out: true });
     },
     TIMEOUT,
   );
