@@ -29,8 +29,9 @@ export const MAX_LINE_BYTES = 10 * 1024 * 1024;
  * few calls out at once (long polls among them); each holds at most an answer of a few MiB.
  */
 export const MAX_IN_FLIGHT = 16;
-/** Calls held (read, not passed on yet) above which no further line is read. */
+/** Calls held (read, not passed on yet), or bytes of them, above which no further line is read. */
 export const MAX_HELD = 64;
+export const HELD_BUDGET = 8 * 1024 * 1024;
 /** The requests counted against MAX_IN_FLIGHT: their answers may be large, or come after a long wait. */
 const CALLS: ReadonlySet<string> = new Set(["tools/call", "resources/read", "prompts/get"]);
 /** Bytes of answers written but not yet taken by the client above which no further line is read. */
@@ -55,8 +56,9 @@ export class LineTransport implements Transport {
   /** Of those, the calls (see CALLS), by id. */
   readonly #callsOut = new Map<RequestId, number>();
   #callsInFlight = 0;
-  /** Calls read while MAX_IN_FLIGHT were out, in order. */
-  #held: Request[] = [];
+  /** Calls read while MAX_IN_FLIGHT were out, in order, with their lines' length. */
+  #held: { readonly call: Request; readonly bytes: number }[] = [];
+  #heldBytes = 0;
   #allAnswered: PromiseWithResolvers<void> | undefined;
   /** Bytes read and not yet split into lines: reading is paused while this is set. */
   #queue: Buffer | undefined;
@@ -117,6 +119,7 @@ export class LineTransport implements Transport {
     this.#parts = [];
     this.#queue = undefined;
     this.#held = [];
+    this.#heldBytes = 0;
     // Closed: no answer can be written any more, so nobody waits for one.
     this.#unanswered.clear();
     this.#callsOut.clear();
@@ -181,8 +184,8 @@ export class LineTransport implements Transport {
 
   /** Pass on the held calls and the queued lines while there is room, then pause or resume reading. */
   #pump(): void {
-    while (this.#held.length > 0 && !this.#closed && this.#callsInFlight < MAX_IN_FLIGHT) this.#passOn(this.#held.shift()!);
-    while (this.#queue !== undefined && !this.#closed && this.#held.length < MAX_HELD && this.#unsentBytes < UNSENT_BUDGET) {
+    this.#passHeld();
+    while (this.#queue !== undefined && !this.#closed && !this.#holdingMuch() && this.#unsentBytes < UNSENT_BUDGET) {
       const newline = this.#queue.indexOf(NEWLINE);
       if (newline < 0) {
         this.#take(this.#queue); // the start of a line whose end is not read yet
@@ -192,6 +195,8 @@ export class LineTransport implements Transport {
       this.#take(this.#queue.subarray(0, newline));
       this.#queue = newline + 1 < this.#queue.length ? this.#queue.subarray(newline + 1) : undefined;
       this.#endLine();
+      // A cancel read just now may have made room for a held call: it goes before the next line's.
+      this.#passHeld();
     }
     if (this.#closed) return;
     if (this.#queue !== undefined) this.input.pause();
@@ -199,12 +204,26 @@ export class LineTransport implements Transport {
     else {
       // The input ended inside a line: that last line is read as if its newline had come.
       if (this.#partBytes > 0 || this.#skipping) this.#endLine();
+      this.#passHeld();
       // Held calls included: a shutdown waits for their answers too (they start as the calls in flight end).
       if (!this.#endReported) {
         this.#endReported = true;
         this.onend?.();
       }
     }
+  }
+
+  /** The held calls, in order, while fewer than MAX_IN_FLIGHT calls are out. */
+  #passHeld(): void {
+    while (this.#held.length > 0 && !this.#closed && this.#callsInFlight < MAX_IN_FLIGHT) {
+      const { call, bytes } = this.#held.shift()!;
+      this.#heldBytes -= bytes;
+      this.#passOn(call);
+    }
+  }
+
+  #holdingMuch(): boolean {
+    return this.#held.length >= MAX_HELD || this.#heldBytes >= HELD_BUDGET;
   }
 
   #take(bytes: Buffer): void {
@@ -236,15 +255,19 @@ export class LineTransport implements Transport {
     if (verdict.kind === "reply") void this.#reply(verdict.reply);
     else if (verdict.kind === "message") {
       const { message } = verdict;
-      if ("method" in message && "id" in message && CALLS.has(message.method) && this.#callsInFlight >= MAX_IN_FLIGHT) {
-        this.#held.push(message);
+      // Behind the calls held already too: calls start in the order they were read.
+      const full = this.#callsInFlight >= MAX_IN_FLIGHT || this.#held.length > 0;
+      if ("method" in message && "id" in message && CALLS.has(message.method) && full) {
+        this.#held.push({ call: message, bytes: line.length });
+        this.#heldBytes += line.length;
         return;
       }
       // A cancelled call still held is dropped: the SDK writes no answer to a cancelled request (MCP).
       if ("method" in message && message.method === "notifications/cancelled") {
         const cancelled = message.params?.requestId;
-        const at = this.#held.findIndex((held) => held.id === cancelled);
+        const at = this.#held.findIndex((held) => held.call.id === cancelled);
         if (at >= 0) {
+          this.#heldBytes -= this.#held[at]!.bytes;
           this.#held.splice(at, 1);
           this.#settle();
         }

@@ -49,6 +49,24 @@ describe("derun mcp with requests in flight", () => {
   );
 
   test(
+    "a call held behind as many long polls as run at once starts when cancels make room, with no further line sent",
+    async () => {
+      using root = tempDir();
+      await using server = startRawServer(root.path);
+      const polls = Array.from({ length: AT_ONCE }, (_, i) => i + 1);
+      for (const id of polls) server.send(waitCommand(id, 60_000));
+      server.send(waitCommand(17, 300));
+      server.send(ping(100));
+      await server.until((answers) => idsOf(answers).includes(100));
+      for (const id of polls) server.send(cancel(id));
+      await server.until((answers) => idsOf(answers).includes(17));
+      expect(server.answers.find((a) => a.id === 17)?.result.structuredContent).toMatchObject({ timed_out: true });
+      expect(idsOf(server.answers).filter((id) => polls.includes(id))).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  test(
     "more short waits than run at once: each is answered once, the held ones after the first",
     async () => {
       using root = tempDir();
