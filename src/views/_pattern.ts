@@ -156,15 +156,16 @@ export function matchLine(pattern: SearchPattern, line: string): LineMatch | und
   }
   const { text, end } = searchedPart(pattern, line);
   const span = findIn(pattern, text, 0);
-  return span && span.index < end
-    ? { index: span.index, text: text.slice(span.index, Math.min(span.end, end, span.index + 200)) }
-    : undefined;
+  return span && span.end <= end ? { index: span.index, text: text.slice(span.index, Math.min(span.end, span.index + 200)) } : undefined;
 }
 
 /**
  * What a regular expression runs on: the line, or, longer than it sees, its first `lineChars`
- * characters and a line break, so that `$` cannot match where the line was cut (it goes on there);
- * a match ends by `end` at the latest (the break is not the line's).
+ * characters and a line break, so that `$` cannot match where the line was cut (it goes on there).
+ * A match that takes in the break (`\s*$`, `[^X]`) is no match: what follows the cut is not known.
+ * It is not looked for again further on (that could take a search per character of the line), so
+ * a later match in such a line can be missed; an assertion of what follows (`\b`) at the cut is taken
+ * as the break makes it.
  */
 function searchedPart(pattern: SearchPattern, line: string): { text: string; end: number } {
   if (!seenInPart(pattern, line)) return { text: line, end: line.length };
@@ -192,8 +193,8 @@ export function matchesIn(pattern: SearchPattern, line: string, max = 1000): { i
   for (let from = 0; from <= end && out.length < max; ) {
     const found =
       pattern.literal !== undefined && !pattern.ignoreCase ? literalSpan(text, pattern.literal, from) : findIn(pattern, text, from);
-    if (!found || found.index >= end) break;
-    const span = { index: found.index, end: Math.min(found.end, end) };
+    if (!found || found.end > end) break;
+    const span = found;
     if (span.end > span.index) out.push(span);
     from = Math.max(span.end, span.index + 1);
   }
