@@ -59,9 +59,13 @@ async function openPty(command: readonly string[], options: TransportOpenOptions
       : {}),
   });
   let started: StartedChild;
+  // Started in the background: the modes it gets are the terminal's at a shell's prompt (see resume);
+  // taken before it runs, which may set its own at once.
+  let backgroundModes: Uint8Array | undefined;
   try {
     // Before the child runs: it must find these keys as the first input of its terminal.
     if (user) pty.typeUnechoed(user.typedAhead);
+    if (user?.foreground === false) backgroundModes = pty.modes();
     const led = user?.jobControl === true && leaderUnavailable() === undefined;
     started = led ? await startLed(pty, command, options, user?.foreground ?? true) : startSpawned(pty, command, options);
   } catch (error) {
@@ -69,8 +73,6 @@ async function openPty(command: readonly string[], options: TransportOpenOptions
     throw error;
   }
   pty.releaseSlave();
-  // Started in the background: the modes it got are the terminal's at a shell's prompt (see resume).
-  const backgroundModes = user?.foreground === false ? pty.modes() : undefined;
   return runningChild(pty, started, drain, streamEnd, backgroundModes);
 }
 
