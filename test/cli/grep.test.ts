@@ -76,6 +76,12 @@ describe("derun grep", () => {
     const dash = await grep("-e", "-i", "build");
     expect([dash.exitCode, text(dash.stderr)]).toEqual([1, ""]); // searched for "-i": no such line
     expect(out(await grep("-e", ": warning", "-e", "-x", "build"))).toEqual(["2:a.c:3: warning: unused x", "5:c.c:9: warning: sign"]);
+    // Each pattern is judged alone, and named as typed.
+    const bad = await grep("-e", "a)(b", "-e", "FAIL", "tests");
+    expect([bad.exitCode, text(bad.stderr).split("\n")[0]]).toEqual([2, expect.stringMatching(/^derun: invalid pattern "a\)\(b": /)]);
+    // Groups are numbered across the patterns: a back-reference would point into another one.
+    const backref = await grep("-e", "(P)\\1", "-e", "(F)\\1", "tests");
+    expect([backref.exitCode, text(backref.stdout)]).toEqual([2, ""]);
   }, 60_000);
 
   test("several sessions: id:line:, in the order given; without ids every session, newest first (the eleventh too)", async () => {

@@ -103,11 +103,14 @@ describe("derun ls", () => {
       "derun: --ids and --json are two ways to print the list: give one",
     ]);
     // The commands of a session that cannot have any: the wrong session to ask, as cat --command on it.
-    const notShell = await derun(["ls", "pipe-ok", "--commands"]);
-    expect([notShell.exitCode, text(notShell.stderr).split("\n")[0]]).toEqual([
-      2,
-      "derun: session pipe-ok has no recorded commands: it is not a derun shell session",
-    ]);
+    for (const json of [[], ["--json"]]) {
+      const notShell = await derun(["ls", "pipe-ok", "--commands", ...json]);
+      expect([notShell.exitCode, text(notShell.stdout), text(notShell.stderr).split("\n")[0]]).toEqual([
+        2,
+        "",
+        "derun: session pipe-ok has no recorded commands: it is not a derun shell session",
+      ]);
+    }
     // Past what one wait gives: refused, not clamped to 60 s and then reported as a timeout.
     const long = await derun(["wait", "--timeout", "60001"]);
     expect([long.exitCode, text(long.stderr).split("\n")[0]]).toEqual([
@@ -204,6 +207,11 @@ describe("derun cat", () => {
       "derun: session pipe-merged had its stdout and stderr merged (2>&1): its output is one stream, without --channel",
     ]);
     expect(text((await catOwn("--channel", "stdout")).stdout)).toBe("o1\ne1\n");
+    const grepped = await runDerun(["grep", "--channel", "stderr", "e1", "pipe-merged"], { stateRoot: own.path });
+    expect([grepped.exitCode, text(grepped.stderr).split("\n")[0]]).toEqual([
+      2,
+      "derun: session pipe-merged had its stdout and stderr merged (2>&1): its output is one stream, without --channel",
+    ]);
   });
 
   test("text is the default: lines as the text view has them, each channel's apart; --channel on a screen is refused", async () => {

@@ -38,12 +38,13 @@ const oneLine = (text: string | null, missing: string): string => (text === null
 export async function printCommands(reader: Reader, request: CommandListRequest): Promise<void> {
   const sessionId = request.ref === undefined ? undefined : await reader.session(request.ref);
   const answer = await reader.ask(listCommands, { session_id: sessionId, limit: request.limit });
+  const info = answer.commands.length === 0 && sessionId !== undefined ? (await readSession(reader.store, sessionId)).info : undefined;
+  // As `derun cat <id> --command N` on it: a session that cannot have commands was the wrong one to ask.
+  if (info && !info.meta.records_commands)
+    throw usageError(`session ${sessionId} has no recorded commands: it is not a derun shell session`);
   if (request.json) return ui.log(JSON.stringify(answer));
   if (answer.commands.length === 0) {
-    if (sessionId === undefined) return ui.info("no commands recorded (only derun shell sessions record them)");
-    const { info } = await readSession(reader.store, sessionId);
-    // As `derun cat <id> --command N` on it: a session that cannot have commands was the wrong one to ask.
-    if (!info.meta.records_commands) throw usageError(`session ${sessionId} has no recorded commands: it is not a derun shell session`);
+    if (info === undefined) return ui.info("no commands recorded (only derun shell sessions record them)");
     const why =
       info.final?.command_marks_seen === false ? "its shell printed no command marks (derun shell-init)" : "no command has run yet";
     return ui.info(`session ${sessionId} has no recorded commands: ${why}`);

@@ -64,6 +64,12 @@ export async function openTarget(
   const t = view === "text" ? await withoutPromptFiller(opened) : opened;
   if (channel === undefined) return t;
   if (view === "screen") throw usageError("--channel applies to --view text or raw (a screen shows every stream)");
+  refuseOneStream(t, channel);
+  return t;
+}
+
+/** A session whose output is one stream has no stream of its own for `channel`: said, not an empty answer. */
+export function refuseOneStream(t: Transcript, channel: DerunOutputChannel): void {
   // A terminal merges the streams: asking for one of them there would print nothing, silently.
   if (t.channels.includes("pty")) {
     throw usageError(`session ${t.sessionId} was recorded on a terminal: its output is one stream, without --channel`);
@@ -72,7 +78,6 @@ export async function openTarget(
   if (channel === "stderr" && t.info.meta.merged_output) {
     throw usageError(`session ${t.sessionId} had its stdout and stderr merged (2>&1): its output is one stream, without --channel`);
   }
-  return t;
 }
 
 /** All the screen's lines, or its last ones. */

@@ -32,7 +32,7 @@ import { ui } from "../ui.ts";
 import { shown, usageError } from "../usage.ts";
 import { GrepPrinter } from "./_grep-lines.ts";
 import { COMMAND_FLAG, commandSelector, SESSION_ARG } from "./_session-arg.ts";
-import { LineOut } from "./_views.ts";
+import { LineOut, refuseOneStream } from "./_views.ts";
 
 const DEFAULT_MAX = 1000;
 const MAX_CONTEXT = 100;
@@ -140,7 +140,14 @@ export async function run(flags: readonly string[], data: CommandData = {}): Pro
   try {
     const literal = values["fixed-strings"] === true;
     const ignoreCase = values["ignore-case"];
-    // One regular expression for several: each pattern a choice of its own.
+    // One regular expression for several, each pattern a choice of its own: each is judged alone
+    // first (a bad one is named as typed, and `a)(b` cannot pass as part of `(?:a)(b)`), and groups
+    // are numbered across all of them, so a back-reference would point into another pattern.
+    if (patterns.length > 1) {
+      for (const p of patterns) compilePattern(p, { literal, ignoreCase });
+      if (!literal && patterns.some((p) => /\\(?:[1-9]|k<)/.test(p)))
+        throw usageError("a back-reference (\\1, \\k<name>) works in a pattern given alone, not among several -e");
+    }
     const source = patterns.map((p) => (literal ? escapeRegex(p) : patterns.length > 1 ? `(?:${p})` : p)).join("|");
     compiled = patterns.length === 1 ? compilePattern(patterns[0]!, { literal, ignoreCase }) : compilePattern(source, { ignoreCase });
     // -w: between word boundaries, as grep -w is for a pattern that starts and ends with a word character.
@@ -200,6 +207,7 @@ export async function run(flags: readonly string[], data: CommandData = {}): Pro
     for (const ref of refs) {
       try {
         const t = await openTranscript(reader.store, await reader.session(ref), command);
+        if (values.channel !== undefined) refuseOneStream(t, values.channel);
         show(await searchTranscript(t, { ...options, maxMatches: remaining }));
         searched++;
       } catch (error) {
