@@ -5,7 +5,7 @@
  * after its last LF so that no line is split between two reads, unless it holds no LF at all.
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
-import { isLiveState, type Store } from "../core/store.ts";
+import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { chunksOf, spanArray, type RecordSpans } from "../views/window.ts";
 import { joined } from "./joined.ts";
@@ -102,7 +102,11 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
   // (each piece alone would look like no secret). Masks keep lengths: the view's offsets stay.
   let maskedInBytes = 0;
   if (redactor.enabled && length > 0 && (await cutsALine(store, sessionId, start, bytes.subarray(0, length), read.output_bytes))) {
-    const masked = await maskSlices(store, sessionId, redactor, read.slices);
+    // The window's own bytes (the read runs a few past it): a secret after its end is neither shown nor counted.
+    const inWindow = read.slices
+      .filter((slice) => slice.start < end)
+      .map((slice) => (slice.end <= end ? slice : { ...sliceFields(slice), end, bytes: slice.bytes.subarray(0, end - slice.start) }));
+    const masked = await maskSlices(store, sessionId, redactor, inWindow);
     maskedInBytes = masked.count;
     bytes = joined(masked.slices.map((s) => s.bytes));
     ({ lines } = viewOf(bytes.subarray(0, length), start, spans));
@@ -140,6 +144,15 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
     result: withRedacted(readResult(sessionId, chunks, end, end === read.output_bytes, read.state), maskedInBytes + masking.count),
   };
 }
+
+/** A slice's fields as a plain object (its time is a getter of the store's). */
+const sliceFields = (slice: OutputSlice): OutputSlice => ({
+  channel: slice.channel,
+  start: slice.start,
+  end: slice.end,
+  bytes: slice.bytes,
+  timestamp: slice.timestamp,
+});
 
 /** The window of bytes at `start` begins or ends inside a line (not after an LF, not at the output's start or end). */
 async function cutsALine(store: Store, sessionId: string, start: number, window: Uint8Array, outputBytes: number): Promise<boolean> {
