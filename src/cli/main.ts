@@ -82,7 +82,10 @@ function usageError(message: string, hint: string): never {
 /** A message as one line (control characters made visible) of at most MAX_MESSAGE_CHARS. */
 function shortLine(message: string): string {
   const line = visible(message);
-  return line.length > MAX_MESSAGE_CHARS ? `${line.slice(0, MAX_MESSAGE_CHARS)}…` : line;
+  if (line.length <= MAX_MESSAGE_CHARS) return line;
+  // Not between the two halves of one character.
+  const high = line.charCodeAt(MAX_MESSAGE_CHARS - 1) >= 0xd800 && line.charCodeAt(MAX_MESSAGE_CHARS - 1) <= 0xdbff;
+  return `${line.slice(0, MAX_MESSAGE_CHARS - (high ? 1 : 0))}…`;
 }
 
 function finish(request: ExitRequest): never {

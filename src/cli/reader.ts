@@ -30,8 +30,7 @@ export interface ReaderOptions {
 export async function openReader(stateRootFlag: string | undefined, options: ReaderOptions = {}): Promise<Reader> {
   const root = stateRootFrom(stateRootFlag);
   // A file where the state root should be: not "no sessions recorded", which would hide the mistake.
-  if (fs.statSync(root, { throwIfNoEntry: false })?.isDirectory() === false)
-    throw usageError(`state root ${shown(root)} is not a directory`);
+  if (!isDirectoryIfThere(root)) throw usageError(`state root ${shown(root)} is not a directory`);
   if (options.redact !== undefined) await configureRedaction({ enabled: options.redact });
   // The log sink writes nothing until a record is kept: only rm and gc keep any.
   const store = openFileStore({ root, log: openLogSink(root, { component: "cli" }) });
@@ -63,4 +62,14 @@ export async function openReader(stateRootFlag: string | undefined, options: Rea
     },
     resolve,
   };
+}
+
+/** `path` is a directory, or nothing is there yet (a writer makes it); false for a file at it or above it. */
+function isDirectoryIfThere(path: string): boolean {
+  try {
+    return fs.statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOTDIR") return false;
+    throw error;
+  }
 }

@@ -22,12 +22,14 @@ test("a state root that is a file: the reading commands say so (2), not that no 
   using dir = tempDir();
   const file = `${dir.path}/not-a-dir`;
   await Bun.write(file, "");
-  for (const args of [["ls"], ["cat", "last"], ["grep", "x"]]) {
-    const done = await runDerun([...args, "--state-root", file], { stateRoot: dir.path });
-    expect([args[0], done.exitCode, text(done.stderr).split("\n")[0]]).toEqual([
-      args[0],
-      2,
-      `derun: state root ${JSON.stringify(file)} is not a directory`,
-    ]);
-  }
+  // The file itself, or a path under it.
+  for (const root of [file, `${file}/below`])
+    for (const args of [["ls"], ["cat", "last"], ["grep", "x"]]) {
+      const done = await runDerun([...args, "--state-root", root], { stateRoot: dir.path });
+      expect([args[0], done.exitCode, text(done.stderr).split("\n")[0]]).toEqual([
+        args[0],
+        2,
+        `derun: state root ${JSON.stringify(root)} is not a directory`,
+      ]);
+    }
 });
