@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { tempDir } from "../helpers/cli.ts";
-import { startRawServer } from "./_raw-server.ts";
+import { startRawServer, type RawServer } from "./_raw-server.ts";
 
 /** The calls `derun mcp` runs at once (src/mcp/line-transport.ts MAX_IN_FLIGHT). */
 const AT_ONCE = 16;
@@ -23,6 +23,15 @@ const cancel = (id: number) => JSON.stringify({ jsonrpc: "2.0", method: "notific
 const ping = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "ping" });
 const idsOf = (answers: readonly Record<string, any>[]) => answers.map((a) => a.id);
 
+/** Sends `count` waits (ids 1..count) of `timeoutMs`, then a ping; resolves with their ids once the ping is answered (every wait read). */
+async function waitsRead(server: RawServer, count: number, timeoutMs: number): Promise<number[]> {
+  const ids = Array.from({ length: count }, (_, i) => i + 1);
+  for (const id of ids) server.send(waitCommand(id, timeoutMs));
+  server.send(ping(100));
+  await server.until((answers) => idsOf(answers).includes(100));
+  return ids;
+}
+
 describe("derun mcp with requests in flight", () => {
   test(
     "more long polls than run at once: a ping is answered, every cancel is taken, the cancelled get no answer",
@@ -30,10 +39,7 @@ describe("derun mcp with requests in flight", () => {
       using root = tempDir();
       await using server = startRawServer(root.path);
       // Nothing ends in this state root: each wait would last its whole minute.
-      const waits = Array.from({ length: AT_ONCE + 4 }, (_, i) => i + 1);
-      for (const id of waits) server.send(waitCommand(id, 60_000));
-      server.send(ping(100));
-      await server.until((answers) => idsOf(answers).includes(100));
+      const waits = await waitsRead(server, AT_ONCE + 4, 60_000);
       for (const id of waits) server.send(cancel(id));
       server.send(ping(101));
       await server.until((answers) => idsOf(answers).includes(101));
@@ -86,11 +92,7 @@ describe("derun mcp with requests in flight", () => {
     async () => {
       using root = tempDir();
       await using server = startRawServer(root.path);
-      const waits = Array.from({ length: AT_ONCE + 4 }, (_, i) => i + 1);
-      for (const id of waits) server.send(waitCommand(id, 60_000));
-      // Once the ping is answered, every wait before it was read (run or held).
-      server.send(ping(100));
-      await server.until((answers) => idsOf(answers).includes(100));
+      const waits = await waitsRead(server, AT_ONCE + 4, 60_000);
       const ended = performance.now();
       expect(await server.end()).toBe(0);
       // Cancelled by the shutdown, not waited out (each wait would take its whole minute).
