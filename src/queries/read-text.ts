@@ -25,6 +25,7 @@ import {
   textLines,
   type ReadTextLines,
   openTranscript,
+  oneStreamReason,
   withoutPromptFiller,
   maskedFact,
 } from "../transcript/index.ts";
@@ -77,6 +78,8 @@ export default defineQuery({
     const t = view === "text" ? await withoutPromptFiller(opened) : opened;
     if (view === "screen" && input.channel !== undefined)
       throw new DerunError("invalid_argument", 'channel applies to view "text" (a screen shows every stream)');
+    const oneStream = input.channel === undefined ? undefined : oneStreamReason(t, input.channel);
+    if (oneStream !== undefined) throw new DerunError("invalid_argument", `${oneStream}: leave out channel`);
     const maxChars = capped(input.max_chars, TEXT_DEFAULT_MAX_CHARS, TEXT_MAX_MAX_CHARS);
     const lines = view === "screen" ? await screenLines(t, range, maxChars) : await textLines(t, range, maxChars, input.channel, signal);
     const subject = subjectOf(t);

@@ -1,5 +1,6 @@
 import { type } from "arktype";
 import { SCHEMA_VERSION } from "../core/enums.ts";
+import { DerunError } from "../core/errors.ts";
 import { quote } from "../core/quote.ts";
 import { compilePattern } from "../views/search.ts";
 import { DEFAULT_LIMITS, defineQuery } from "./query.ts";
@@ -11,6 +12,7 @@ import {
   renderFound,
   type Found,
   openTranscript,
+  oneStreamReason,
   searchAllSessions,
   sessionsSearchedText,
   type SkippedSession,
@@ -88,12 +90,10 @@ export default defineQuery({
     let searched = 0;
     let across: Omit<SearchOutputResult, "schema_version" | "pattern" | "sessions_searched" | "match_count" | "truncated" | "results"> = {};
     if (input.session_id !== undefined) {
-      take(
-        await searchTranscript(await openTranscript(store, input.session_id, input.command, limits?.windowBytes), {
-          ...options,
-          maxMatches: remaining,
-        }),
-      );
+      const t = await openTranscript(store, input.session_id, input.command, limits?.windowBytes);
+      const oneStream = input.channel === undefined ? undefined : oneStreamReason(t, input.channel);
+      if (oneStream !== undefined) throw new DerunError("invalid_argument", `${oneStream}: leave out channel`);
+      take(await searchTranscript(t, { ...options, maxMatches: remaining }));
       searched = 1;
     } else {
       const all = await searchAllSessions(store, { ...options, maxMatches: remaining, windowBytes: limits?.windowBytes, onFound: take });

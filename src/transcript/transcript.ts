@@ -136,3 +136,15 @@ export async function* windowsForward(t: Transcript, from = t.lo, options: Windo
 
 /** Whether the range is the session's whole output (line counts of finished sessions are recorded). */
 export const isWholeSession = (t: Transcript): boolean => t.command === undefined;
+
+/**
+ * Why `channel` is not a stream of its own in `t`, or undefined when it is: a terminal session has
+ * one stream (`pty`), and one whose stdout and stderr the caller merged (2>&1) recorded both as
+ * `stdout` (which bytes came from fd 2 was never known). Asked anyway, a read would answer nothing.
+ */
+export function oneStreamReason(t: Transcript, channel: DerunOutputChannel): string | undefined {
+  if (t.channels.includes("pty") && channel !== "pty") return `session ${t.sessionId} was recorded on a terminal: its output is one stream`;
+  if (channel === "stderr" && t.info.meta.merged_output)
+    return `session ${t.sessionId} had its stdout and stderr merged (2>&1): its output is one stream`;
+  return undefined;
+}

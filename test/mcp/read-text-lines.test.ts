@@ -184,6 +184,27 @@ describe("derun_read_text text view: lines and numbers as the whole view has the
       expect(answer.result.error.code).toBe("invalid_argument");
       expect(answer.text).not.toContain("\n");
     }
+    // A stream of its own asked of a session with one: refused, not answered with nothing.
+    const merged = await h.store.create(sessionOptions("merged"));
+    await merged.started({ pid: 1, transportMode: "pipe", ttyAttached: false, outputsMerged: true });
+    merged.append("stdout", utf8("out\nerr\n"));
+    await merged.finalize({ state: "exited", exit_code: 0 });
+    await merged[Symbol.asyncDispose]();
+    await session(h.store, "tty", [["pty", "on a terminal\n"]]);
+    for (const [id, channel, why] of [
+      ["merged", "stderr", "session merged had its stdout and stderr merged (2>&1): its output is one stream: leave out channel"],
+      ["tty", "stdout", "session tty was recorded on a terminal: its output is one stream: leave out channel"],
+    ] as const) {
+      for (const [tool, args] of [
+        ["derun_read_text", { session_id: id, view: "text", channel }],
+        ["derun_search_output", { session_id: id, pattern: "e", channel }],
+      ] as const) {
+        const answer = await call(h.client, tool, args);
+        expect([tool, answer.isError, answer.text]).toEqual([tool, true, why]);
+      }
+    }
+    expect((await call(h.client, "derun_read_text", { session_id: "merged", view: "text", channel: "stdout" })).isError).toBe(false);
+    expect((await call(h.client, "derun_read_text", { session_id: "tty", view: "text", channel: "pty" })).isError).toBe(false);
     // What the client sent is quoted, never at length.
     for (const [tool, args] of [
       ["derun_read_text", { session_id: "s", view: "v".repeat(100_000) }],

@@ -11,6 +11,7 @@ import {
   type ReadTextLines,
   textBatches,
   openTranscript,
+  oneStreamReason,
   withoutPromptFiller,
   type CommandSelector,
   type Transcript,
@@ -70,14 +71,8 @@ export async function openTarget(
 
 /** A session whose output is one stream has no stream of its own for `channel`: said, not an empty answer. */
 export function refuseOneStream(t: Transcript, channel: DerunOutputChannel): void {
-  // A terminal merges the streams: asking for one of them there would print nothing, silently.
-  if (t.channels.includes("pty")) {
-    throw usageError(`session ${t.sessionId} was recorded on a terminal: its output is one stream, without --channel`);
-  }
-  // The caller merged the command's stdout and stderr (2>&1): which bytes came from fd 2 was never known.
-  if (channel === "stderr" && t.info.meta.merged_output) {
-    throw usageError(`session ${t.sessionId} had its stdout and stderr merged (2>&1): its output is one stream, without --channel`);
-  }
+  const reason = oneStreamReason(t, channel);
+  if (reason !== undefined) throw usageError(`${reason}, without --channel`);
 }
 
 /** All the screen's lines, or its last ones. */
