@@ -3,10 +3,9 @@
  * ArgsDef shape), so help and parsing cannot disagree. getopt's conventions: `--name value`,
  * `--name=value`, `-n value`, `-n5`, grouped short switches (`-fn 20`), only operands after `--`;
  * the last occurrence wins; an unknown option is a usage error with the nearest known name. A flag
- * marked `multiple` collects
- * every occurrence; one marked `dashValue` takes the next argument as its value even when it starts
- * with `-` (grep's `-e -v`), as getopt does for every option with a value. By hand rather than
- * node:util's parseArgs, whose module would load at every `derun run` start.
+ * marked `multiple` collects every occurrence; one marked `dashValue` takes the next argument as its
+ * value even when it starts with `-` (grep's `-e -v`), as getopt does for every option with a value.
+ * By hand rather than node:util's parseArgs, whose module would load at every `derun run` start.
  */
 import { didYouMean, shown, usageError } from "./usage.ts";
 
