@@ -9,7 +9,7 @@
  * (citty) is loaded only for help, not at every start.
  */
 import { describeError, isDerunError } from "../core/errors.ts";
-import { visible } from "../core/quote.ts";
+import { headOf, visible } from "../core/quote.ts";
 import { dieBySignal } from "../core/run/signals.ts";
 import { writeAllSync } from "../core/safe-fs/index.ts";
 import { exitWith, type CommandData, type ExitRequest } from "./command.ts";
@@ -82,10 +82,7 @@ function usageError(message: string, hint: string): never {
 /** A message as one line (control characters made visible) of at most MAX_MESSAGE_CHARS. */
 function shortLine(message: string): string {
   const line = visible(message);
-  if (line.length <= MAX_MESSAGE_CHARS) return line;
-  // Not between the two halves of one character.
-  const high = line.charCodeAt(MAX_MESSAGE_CHARS - 1) >= 0xd800 && line.charCodeAt(MAX_MESSAGE_CHARS - 1) <= 0xdbff;
-  return `${line.slice(0, MAX_MESSAGE_CHARS - (high ? 1 : 0))}…`;
+  return line.length <= MAX_MESSAGE_CHARS ? line : `${headOf(line, MAX_MESSAGE_CHARS)}…`;
 }
 
 function finish(request: ExitRequest): never {

@@ -11,6 +11,12 @@ export const visible = (text: string): string => text.replace(CONTROL, (c) => `\
 /** Characters of the input a message may quote. */
 export const QUOTE_MAX_CHARS = 100;
 
+/** The first `max` UTF-16 units of `text`, one fewer when the cut would split a character's two halves. */
+export function headOf(text: string, max: number): string {
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
+
 /**
  * `value` as JSON (strings quoted, numbers as written), cut to {@link QUOTE_MAX_CHARS} characters
  * with the total length said when cut. Never throws; never contains a line break.
@@ -25,9 +31,5 @@ export function quote(value: unknown): string {
   // JSON.stringify escapes \n and \r, but not U+2028/U+2029, which some readers take as line breaks.
   json = json.replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
   if (json.length <= QUOTE_MAX_CHARS) return json;
-  // Cut between UTF-16 code units of one character never: step back off a high surrogate.
-  let end = QUOTE_MAX_CHARS;
-  const code = json.charCodeAt(end - 1);
-  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
-  return `${json.slice(0, end)}... (${json.length} characters)`;
+  return `${headOf(json, QUOTE_MAX_CHARS)}... (${json.length} characters)`;
 }
