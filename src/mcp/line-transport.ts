@@ -52,13 +52,10 @@ export class LineTransport implements Transport {
   #closed = false;
   /** Requests passed to the SDK whose answer is not written yet, by id (a count: an id may be reused). */
   readonly #unanswered = new Map<RequestId, number>();
-  #inFlight = 0;
   /** Of those, the calls (see CALLS), by id. */
   readonly #callsOut = new Map<RequestId, number>();
-  #callsInFlight = 0;
   /** Calls read while MAX_IN_FLIGHT were out, in order, with their lines' length. */
   #held: { readonly call: Request; readonly bytes: number }[] = [];
-  #heldBytes = 0;
   #allAnswered: PromiseWithResolvers<void> | undefined;
   /** Bytes read and not yet split into lines: reading is paused while this is set. */
   #queue: Buffer | undefined;
@@ -90,7 +87,7 @@ export class LineTransport implements Transport {
 
   /** Requests read whose answer is not written yet (passed on, or held). */
   get unanswered(): number {
-    return this.#inFlight + this.#held.length;
+    return total(this.#unanswered.values()) + this.#held.length;
   }
 
   /** Lines the client has taken so far: a shutdown waits on while this grows. */
@@ -119,12 +116,9 @@ export class LineTransport implements Transport {
     this.#parts = [];
     this.#queue = undefined;
     this.#held = [];
-    this.#heldBytes = 0;
     // Closed: no answer can be written any more, so nobody waits for one.
     this.#unanswered.clear();
     this.#callsOut.clear();
-    this.#inFlight = 0;
-    this.#callsInFlight = 0;
     this.#allAnswered?.resolve();
     this.onclose?.();
   }
@@ -149,11 +143,8 @@ export class LineTransport implements Transport {
   }
 
   #answeredOne(id: RequestId): void {
-    const waiting = this.#unanswered.get(id);
-    if (waiting === undefined) return;
-    this.#inFlight -= 1;
-    countDown(this.#unanswered, id);
-    if (countDown(this.#callsOut, id)) this.#callsInFlight -= 1;
+    if (!countDown(this.#unanswered, id)) return;
+    countDown(this.#callsOut, id);
     this.#settle();
   }
 
@@ -215,15 +206,15 @@ export class LineTransport implements Transport {
 
   /** The held calls, in order, while fewer than MAX_IN_FLIGHT calls are out. */
   #passHeld(): void {
-    while (this.#held.length > 0 && !this.#closed && this.#callsInFlight < MAX_IN_FLIGHT) {
-      const { call, bytes } = this.#held.shift()!;
-      this.#heldBytes -= bytes;
-      this.#passOn(call);
-    }
+    while (this.#held.length > 0 && !this.#closed && this.#callsInFlight() < MAX_IN_FLIGHT) this.#passOn(this.#held.shift()!.call);
   }
 
   #holdingMuch(): boolean {
-    return this.#held.length >= MAX_HELD || this.#heldBytes >= HELD_BUDGET;
+    return this.#held.length >= MAX_HELD || total(this.#held.map((held) => held.bytes)) >= HELD_BUDGET;
+  }
+
+  #callsInFlight(): number {
+    return total(this.#callsOut.values());
   }
 
   #take(bytes: Buffer): void {
@@ -256,10 +247,9 @@ export class LineTransport implements Transport {
     else if (verdict.kind === "message") {
       const { message } = verdict;
       // Behind the calls held already too: calls start in the order they were read.
-      const full = this.#callsInFlight >= MAX_IN_FLIGHT || this.#held.length > 0;
+      const full = this.#callsInFlight() >= MAX_IN_FLIGHT || this.#held.length > 0;
       if ("method" in message && "id" in message && CALLS.has(message.method) && full) {
         this.#held.push({ call: message, bytes: line.length });
-        this.#heldBytes += line.length;
         return;
       }
       // A cancelled call still held is dropped: the SDK writes no answer to a cancelled request (MCP).
@@ -267,7 +257,6 @@ export class LineTransport implements Transport {
         const cancelled = message.params?.requestId;
         const at = this.#held.findIndex((held) => held.call.id === cancelled);
         if (at >= 0) {
-          this.#heldBytes -= this.#held[at]!.bytes;
           this.#held.splice(at, 1);
           this.#settle();
         }
@@ -279,11 +268,7 @@ export class LineTransport implements Transport {
   #passOn(message: JSONRPCMessage): void {
     if ("method" in message && "id" in message) {
       countUp(this.#unanswered, message.id);
-      this.#inFlight += 1;
-      if (CALLS.has(message.method)) {
-        countUp(this.#callsOut, message.id);
-        this.#callsInFlight += 1;
-      }
+      if (CALLS.has(message.method)) countUp(this.#callsOut, message.id);
     }
     // The SDK writes no answer to a request the client cancelled (MCP): none is awaited.
     else if ("method" in message && message.method === "notifications/cancelled") {
@@ -297,6 +282,13 @@ export class LineTransport implements Transport {
     }
   }
 }
+
+/** The sum of a few counts (the requests out are at most a few dozen). */
+const total = (counts: Iterable<number>): number => {
+  let sum = 0;
+  for (const n of counts) sum += n;
+  return sum;
+};
 
 const countUp = (counts: Map<RequestId, number>, id: RequestId): void => void counts.set(id, (counts.get(id) ?? 0) + 1);
 
