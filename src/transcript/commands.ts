@@ -6,7 +6,7 @@
 import type { CommandRecord } from "../core/shell/commands.ts";
 import type { SessionInfo, Store } from "../core/store.ts";
 import { type Redactor, redactedField, redactorFor, redactorOf } from "./masking.ts";
-import { runningCommand } from "./running-command.ts";
+import { unrecordedCommands } from "./unrecorded-commands.ts";
 import { maskedOrNull } from "./subject.ts";
 
 /** A command as readers get it: `redacted`, how many secrets its line and directory had (absent: none). */
@@ -19,12 +19,15 @@ export const shownCommand = (redactor: Redactor, r: CommandRecord): ShownCommand
   return { ...shown, ...redactedField(counter.count) };
 };
 
-/** The commands of a shell session, oldest first, then the one running now (if any), masked. */
+/**
+ * The commands of a shell session, oldest first: the recorded ones, then those that ended a moment
+ * ago and are not recorded yet, then the one running now (if any), masked.
+ */
 export async function shellCommands(store: Store, info: SessionInfo): Promise<ShownCommand[]> {
   const records = await store.commands(info.meta.session_id);
-  const running = await runningCommand(store, info, records);
+  const unrecorded = await unrecordedCommands(store, info, records);
   const redactor = redactorFor(info.meta);
-  return [...records, ...(running ? [running] : [])].map((r) => shownCommand(redactor, r));
+  return [...records, ...unrecorded].map((r) => shownCommand(redactor, r));
 }
 
 /** The finished commands of a shell session, oldest first, masked as {@link shellCommands} masks them. */

@@ -6,13 +6,13 @@
  *
  * A command ends where the recorder says it does: its record in commands.jsonl. The recorder writes
  * that record just after it commits the bytes holding the end mark, so a read can see those bytes
- * before the record exists; the running-command scan tells that moment apart, and the record is
+ * before the record exists; the scan of unrecorded commands tells that moment apart, and the record is
  * read again until it is there. No byte past the command's end is ever passed on.
  */
 import type { CommandRecord } from "../core/shell/commands.ts";
 import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { TextView, type TextLine } from "../views/text.ts";
-import { runningCommand } from "./running-command.ts";
+import { runningCommand } from "./unrecorded-commands.ts";
 import { DEFAULT_LIMITS } from "./limits.ts";
 import { LineMasking, maskSlices, redactorOf } from "./masking.ts";
 

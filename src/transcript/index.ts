@@ -16,7 +16,7 @@ export * from "./pace.ts";
 export * from "./raw-output.ts";
 export * from "./read-text-lines.ts";
 export * from "./render.ts";
-export * from "./running-command.ts";
+export * from "./unrecorded-commands.ts";
 export * from "./screen-render.ts";
 export * from "./search.ts";
 export * from "./search-sessions.ts";

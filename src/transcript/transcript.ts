@@ -11,7 +11,7 @@ import { promptFillerStart } from "../views/prompt-filler.ts";
 import { channelsOf, spanRange, type ByteWindow, type RecordSpans } from "../views/window.ts";
 import { giveTurn } from "./pace.ts";
 import { DEFAULT_LIMITS } from "./limits.ts";
-import { runningCommand } from "./running-command.ts";
+import { unrecordedCommands } from "./unrecorded-commands.ts";
 import { joined } from "./joined.ts";
 import { resolveSessionId } from "./session-ref.ts";
 
@@ -76,12 +76,11 @@ export async function withoutPromptFiller(t: Transcript): Promise<Transcript> {
 
 const basename = (path: string): string => path.slice(path.lastIndexOf("/") + 1);
 
-/** A recorded command, or the one running now (its output so far: `output_end` null). */
+/** A recorded command, one that ended a moment ago, or the one running now (its output so far: `output_end` null). */
 async function findCommand(store: Store, info: SessionInfo, selector: CommandSelector): Promise<CommandRecord> {
   const id = info.meta.session_id;
   const records = await store.commands(id);
-  const running = await runningCommand(store, info, records);
-  const all = running ? [...records, running] : records;
+  const all = [...records, ...(await unrecordedCommands(store, info, records))];
   if (all.length === 0) {
     const why = info.meta.records_commands ? "no command has run yet" : "it is not a `derun shell` session";
     throw new DerunError("invalid_argument", `session ${id} has no recorded commands: ${why}`);

@@ -74,3 +74,48 @@ describe("the times of a command", () => {
     },
   );
 });
+
+describe("a command that ended a moment ago", () => {
+  // Between the bytes holding a command's end mark and its line in commands.jsonl (the recorder
+  // writes that line just after it commits the bytes), the command is listed as ended, with its
+  // exit status, and the one before it is not taken for the newest.
+  for (const [first, shape] of [
+    [`${A}$ ${B}${E("cd /tmp")}${D(0)}`, "without an output-start mark"],
+    [`${A}$ ${B}${E("ls")}${C}a b\r\n${D(0)}`, "with all its marks"],
+  ] as const) {
+    test(`after a first command ${shape}, is listed as ended before its record is written, then as recorded, once`, async () => {
+      await using h = await connectInMemory();
+      const writer = await h.store.create({ ...sessionOptions("sh", "posix-pty"), recordsCommands: true });
+      await writer.started({ pid: process.pid, transportMode: "posix-pty", ttyAttached: true });
+      const log = new CommandLog(writer, silentLogger);
+      const bytesOf = (text: string) => new TextEncoder().encode(text);
+      const put = (text: string) => {
+        writer.append("pty", bytesOf(text));
+        log.observe("pty", bytesOf(text));
+      };
+      const listed = async () =>
+        (await call(h.client, "derun_list_commands", { session_id: "sh" })).result.commands.map((c: any) => [
+          c.number,
+          c.command_line,
+          c.running ?? false,
+          c.exit_code,
+        ]);
+      put(first);
+      put(`${A}$ ${B}${E("make")}${C}building\r\n`);
+      // The end mark and the next prompt are committed; the recorder has not seen them yet.
+      const end = `${D(2)}${A}$ ${B}${E("make test")}${C}${D(1)}${A}$ `;
+      writer.append("pty", bytesOf(end));
+      const before = await listed();
+      expect(before).toEqual([
+        [3, "make test", false, 1],
+        [2, "make", false, 2],
+        [1, first.includes("cd") ? "cd /tmp" : "ls", false, 0],
+      ]);
+      const read = await call(h.client, "derun_read_text", { session_id: "sh", command: "last" });
+      expect(read.text).toStartWith("command 3 of session sh: exit 1 · $ make test");
+      log.observe("pty", bytesOf(end));
+      expect(await listed()).toEqual(before);
+      await writer[Symbol.asyncDispose]();
+    });
+  }
+});
