@@ -114,20 +114,6 @@ export const libcSched = once(
   () => dlopen(LIBC, { sched_setscheduler: { args: [FFIType.i32, FFIType.i32, FFIType.ptr], returns: FFIType.i32 } }).symbols,
 );
 
-/**
- * Which CPUs a thread may run on, and which one runs the caller (Linux; ./io/echo-cpu.ts). gettid
- * and sched_getcpu are glibc 2.30's and 2.6's.
- */
-export const libcCpu = once(
-  () =>
-    dlopen(LIBC, {
-      gettid: { args: [], returns: FFIType.i32 },
-      sched_getcpu: { args: [], returns: FFIType.i32 },
-      sched_getaffinity: { args: [FFIType.i32, FFIType.u64, FFIType.ptr], returns: FFIType.i32 },
-      sched_setaffinity: { args: [FFIType.i32, FFIType.u64, FFIType.ptr], returns: FFIType.i32 },
-    }).symbols,
-);
-
 /** A child's stops and a helper's exit, beside Bun's own reaping (core/pty/). */
 export const libcWait = once(
   () =>

@@ -7,6 +7,7 @@
  * side effects: native work (dlopen, PTY allocation) happens in `open()`.
  */
 import type { DerunOutputChannel } from "./enums.ts";
+import type { KeyRelaySeat } from "./io/key-relay.ts";
 
 /** What derun found out about its own standard streams before choosing a transport. */
 export interface TerminalProbe {
@@ -205,10 +206,11 @@ export interface DirectInput {
    */
   readonly held: Int32Array;
   /**
-   * Optional: where the thread reading this terminal's output registered itself
-   * (core/io/echo-cpu.ts), so that the thread writing keys can bring it to its own CPU for their echo.
+   * Optional: the key relay's place in the thread that reads this terminal's output
+   * (core/io/key-relay.ts), so that a key and its echo take one thread; without it the relay gets
+   * a thread of its own.
    */
-  readonly echoCpu?: SharedArrayBuffer;
+  readonly seat?: KeyRelaySeat;
   takeHandedOver(keys: Uint8Array): void;
   /**
    * Registers the thread's switch: the child's terminal closes `fd` only once `writesNoMore()`

@@ -1,14 +1,16 @@
 /**
- * Keys typed at derun's terminal go to the command by the key relay's thread once the run lasts
+ * Keys typed at derun's terminal go to the command by the key relay once the run lasts
  * (core/io/key-relay.ts): a paste far larger than the command's terminal takes at once reaches it
  * whole and in order, as it does bare, also when the relay takes over in the middle of it; and the
- * relay's thread is what read the keys.
+ * thread that reads the command's terminal, which hosts the relay, is what read the keys (no thread
+ * of the relay's own is started).
  */
 import { describe, expect, test } from "bun:test";
 import { derunArgv, derunEnv, tempDir } from "../helpers/cli.ts";
 import { relayReading, relayThread } from "../helpers/key-relay.ts";
 import { spawnInPty, type PtyRun } from "../helpers/pty.ts";
-import { bytesReadBy } from "../helpers/threads.ts";
+import { bytesReadBy, threadsNamed } from "../helpers/threads.ts";
+import { KEY_RELAY_THREAD } from "../../src/core/io/key-relay.ts";
 
 const linux = process.platform === "linux";
 const HALF = 256 * 1024;
@@ -28,7 +30,7 @@ async function pasteInto(run: PtyRun, between?: () => Promise<void>): Promise<st
 }
 
 describe.skipIf(!linux)("the key relay", () => {
-  test("a 512 KiB paste reaches the command whole and in order, as bare, read by the relay's thread", async () => {
+  test("a 512 KiB paste reaches the command whole and in order, as bare, read by the thread reading the command's terminal", async () => {
     using state = tempDir();
     const env = derunEnv(state.path);
     const bare = spawnInPty(["sh", "-c", COMMAND], { env });
@@ -49,6 +51,7 @@ describe.skipIf(!linux)("the key relay", () => {
     });
     expect(got).toBe(digest);
     expect(bytesReadBy(run.proc.pid, tid) - readBefore).toBeGreaterThanOrEqual(HALF);
+    expect(threadsNamed(run.proc.pid, KEY_RELAY_THREAD)).toEqual([]);
     run.type("q");
     expect((await run.exited).exitCode).toBe(0);
   }, 60_000);

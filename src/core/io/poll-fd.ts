@@ -40,9 +40,9 @@ export class PollSet {
     return this.#view.getInt16(index * POLLFD_BYTES + 6, true);
   }
 
-  /** Stops watching the fd at `index` (poll skips a negative fd). */
-  remove(index: number): void {
-    this.#view.setInt32(index * POLLFD_BYTES, -1, true);
+  /** Watches the fd at `index`, or not (poll skips a negative fd). */
+  watch(index: number, on: boolean): void {
+    this.#view.setInt32(index * POLLFD_BYTES, on ? this.fds[index]! : -1, true);
   }
 }
 

@@ -2,7 +2,8 @@
  * Waiting until some of a few fds are readable, reporting them in the order they became so where
  * the OS can tell: epoll on Linux (its ready list is first come, first served; the same order Bun's
  * own event loop reads in), poll elsewhere (array order). Through core/libc.ts, none of these variadic.
- * Used by the reader thread of the child's output (./stream-reader.worker.ts).
+ * Used by the reader thread of the child's output (./stream-reader.worker.ts) and the key relay's
+ * (./key-relay.worker.ts).
  */
 import { ptr } from "bun:ffi";
 import { libcEpoll } from "../libc.ts";
@@ -14,8 +15,11 @@ export interface Readiness {
    * limit, 0: just look); their indexes, in readiness order.
    */
   wait(timeoutMs: number): number[];
-  /** Stop watching the fd at `index`. */
-  remove(index: number): void;
+  /**
+   * Watch the fd at `index` again, or not (until told otherwise); false when it cannot be watched
+   * (epoll refuses a regular file).
+   */
+  watch(index: number, on: boolean): boolean;
   close(): void;
 }
 
@@ -27,20 +31,30 @@ const EPOLL_CLOEXEC = 0x80000;
 const EPOLL_EVENT_BYTES = process.arch === "x64" ? 12 : 16;
 const EPOLL_DATA_OFFSET = process.arch === "x64" ? 4 : 8;
 
-export function openReadiness(fds: readonly number[]): Readiness {
-  return process.platform === "linux" ? openEpoll(fds) : openPoll(fds);
+/** Watching `fds`, but for the indexes in `unwatched` (until `watch`). */
+export function openReadiness(fds: readonly number[], unwatched: readonly number[] = []): Readiness {
+  const readiness = process.platform === "linux" ? openEpoll(fds, unwatched) : openPoll(fds);
+  if (process.platform !== "linux") for (const index of unwatched) readiness.watch(index, false);
+  return readiness;
 }
 
-function openEpoll(fds: readonly number[]): Readiness {
+function openEpoll(fds: readonly number[], unwatched: readonly number[]): Readiness {
   const c = libcEpoll();
   const epoll = c.epoll_create1(EPOLL_CLOEXEC);
   if (epoll < 0) throw new Error("epoll_create1 failed");
   const event = new Uint8Array(EPOLL_EVENT_BYTES);
   const eventView = new DataView(event.buffer);
-  fds.forEach((fd, index) => {
+  const add = (index: number): boolean => {
     eventView.setUint32(0, EPOLLIN, true);
     eventView.setUint32(EPOLL_DATA_OFFSET, index, true);
-    if (c.epoll_ctl(epoll, EPOLL_CTL_ADD, fd, ptr(event)) !== 0) throw new Error(`epoll_ctl failed for fd ${fd}`);
+    return c.epoll_ctl(epoll, EPOLL_CTL_ADD, fds[index]!, ptr(event)) === 0;
+  };
+  const watched = fds.map((_, index) => !unwatched.includes(index));
+  watched.forEach((on, index) => {
+    if (on && !add(index)) {
+      c.close(epoll);
+      throw new Error(`epoll_ctl failed for fd ${fds[index]}`);
+    }
   });
   const events = new Uint8Array(fds.length * EPOLL_EVENT_BYTES);
   const view = new DataView(events.buffer);
@@ -51,8 +65,12 @@ function openEpoll(fds: readonly number[]): Readiness {
       for (let i = 0; i < count; i++) ready.push(view.getUint32(i * EPOLL_EVENT_BYTES + EPOLL_DATA_OFFSET, true));
       return ready; // empty on EINTR
     },
-    remove(index) {
-      c.epoll_ctl(epoll, EPOLL_CTL_DEL, fds[index]!, ptr(event));
+    watch(index, on) {
+      if (watched[index] === on) return true;
+      if (on && !add(index)) return false;
+      if (!on) c.epoll_ctl(epoll, EPOLL_CTL_DEL, fds[index]!, ptr(event));
+      watched[index] = on;
+      return true;
     },
     close() {
       c.close(epoll);
@@ -67,7 +85,10 @@ function openPoll(fds: readonly number[]): Readiness {
       if (set.poll(timeoutMs) === 0) return []; // none yet, or EINTR
       return fds.map((_, index) => index).filter((index) => set.revents(index) !== 0);
     },
-    remove: (index) => set.remove(index),
+    watch(index, on) {
+      set.watch(index, on);
+      return true;
+    },
     close() {},
   };
 }

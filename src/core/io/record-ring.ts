@@ -28,7 +28,12 @@ const CAP = 6;
 export const SHOW_SWITCH = 7;
 /** One slot per tag (0..7): the writer's per-fd failure, the reader's per-stream stop request. */
 const TAG_FLAGS = 8;
-const CONTROL_SLOTS = 16;
+/**
+ * 1 while a producer waits for room on fds of its own as well (RingProducer.askRoomCall): then each
+ * CONSUMED event also calls the consumer's `roomCall`, which wakes it there.
+ */
+const ROOM_CALL = 16;
+const CONTROL_SLOTS = 17;
 /**
  * How long the main thread waits for its helper thread to start before doing the thread's part
  * itself: far beyond a thread's start (milliseconds), short enough not to look hung.
@@ -36,7 +41,7 @@ const CONTROL_SLOTS = 16;
 export const THREAD_START_TIMEOUT_MS = 5000;
 
 /** Tags are small integers: fds 1 and 2, or stream indexes. */
-export const MAX_TAG = CONTROL_SLOTS - TAG_FLAGS - 1;
+export const MAX_TAG = ROOM_CALL - TAG_FLAGS - 1;
 
 export interface RecordRingInit {
   readonly control: SharedArrayBuffer;
@@ -158,6 +163,16 @@ export class RingProducer extends RingEnd {
     Atomics.add(this.control, RECORDS, 1);
   }
 
+  /**
+   * While `asked`, each CONSUMED event (room, a stop request) also calls the consumer's `roomCall`
+   * (./stream-reader.ts: a byte on the producer's wake pipe), for a producer that waits for room in
+   * a wait on fds (keys to relay meanwhile) rather than on CONSUMED. After asking, read the counter
+   * again before waiting: an event between the two was not called for.
+   */
+  askRoomCall(asked: boolean): void {
+    Atomics.store(this.control, ROOM_CALL, asked ? 1 : 0);
+  }
+
   /** Wakes the consumer for what was committed quietly. */
   publish(): void {
     this.announce(PRODUCED);
@@ -177,9 +192,22 @@ export class RingProducer extends RingEnd {
   get queuedRecords(): number {
     return Atomics.load(this.control, RECORDS);
   }
+
+  /** Records that may still be committed before one is released. */
+  get freeRecords(): number {
+    return this.records.length / 2 - this.queuedRecords;
+  }
 }
 
 export class RingConsumer extends RingEnd {
+  /** Called on each CONSUMED event while the producer asks for it (RingProducer.askRoomCall). */
+  roomCall: (() => void) | undefined;
+
+  protected override announce(slot: typeof PRODUCED | typeof CONSUMED): void {
+    super.announce(slot);
+    if (slot === CONSUMED && Atomics.load(this.control, ROOM_CALL) === 1) this.roomCall?.();
+  }
+
   /** The oldest record not yet released (a view valid until `release()`), or undefined when none. */
   head(): { tag: number; bytes: Uint8Array } | undefined {
     if (Atomics.load(this.control, RECORDS) === 0) return undefined;

@@ -3,6 +3,7 @@
  * and its start. The thread's side is ./stream-reader.worker.ts.
  */
 import type { RecordRingInit } from "./record-ring.ts";
+import type { KeyRelayInit, KeyRelayMessage } from "./key-relay.ts";
 import { openFifoPipe, type FifoPipe } from "./fifo-pipe.ts";
 
 export const READER_WORKER_URL = new URL("./stream-reader.worker.ts", import.meta.url).href;
@@ -18,8 +19,13 @@ export interface StreamReaderInit {
   readonly wakeFd: number;
   /** Per stream: the fd its small chunks may be written to by the thread itself (OutputStream.show), or -1. */
   readonly showFds?: readonly number[];
-  /** StreamReaderOptions.echoCpu. */
-  readonly echoCpu?: SharedArrayBuffer;
+  /** The key relay the thread hosts (StreamReaderOptions.keys). */
+  readonly keys?: KeyRelayInit;
+}
+
+/** What the thread posts: its hosted key relay's messages. */
+export interface StreamReaderMessage {
+  readonly relay: KeyRelayMessage;
 }
 
 /** Flag value: the main thread asks the thread to stop reading that stream. */

@@ -17,7 +17,14 @@ import { createRecordRing, PRODUCED, RingConsumer, SHOW_SWITCH, THREAD_START_TIM
 import { isShown, outcomeOf, streamOf } from "./show-marks.ts";
 import { ShowSwitch } from "./show-switch.ts";
 import { pumpStream } from "./pump.ts";
-import { READER_WORKER_URL, STOP_REQUESTED, startReaderThread, type ReaderThread } from "./stream-reader-thread.ts";
+import {
+  READER_WORKER_URL,
+  STOP_REQUESTED,
+  startReaderThread,
+  type ReaderThread,
+  type StreamReaderMessage,
+} from "./stream-reader-thread.ts";
+import type { KeyRelaySeat } from "./key-relay.ts";
 import { readWhatIsThere } from "./read-what-is-there.ts";
 import type { OutputFlow, OutputShow } from "../transport.ts";
 
@@ -72,10 +79,10 @@ export interface StreamReaderOptions {
   readonly flow?: OutputFlow;
   readonly flowProgress?: () => void;
   /**
-   * Shared with the key relay of the same terminal (./echo-cpu.ts): the thread registers itself
-   * there, so that it reads a key's echo on the CPU that wrote the key.
+   * The key relay of the same terminal, for the thread to host (./key-relay-host.ts): a key and its
+   * echo then take one thread, as in `script`. When the thread never runs, or dies, the seat hears it.
    */
-  readonly echoCpu?: SharedArrayBuffer;
+  readonly keys?: KeyRelaySeat;
 }
 
 export function openStreamReader(streams: readonly OutputStream[], options: StreamReaderOptions = {}): StreamReader {
@@ -85,7 +92,7 @@ export function openStreamReader(streams: readonly OutputStream[], options: Stre
       ring: init,
       fds: streams.map((stream) => stream.fd),
       showFds: streams.map((stream) => stream.show?.fd ?? -1),
-      ...(options.echoCpu ? { echoCpu: options.echoCpu } : {}),
+      ...(options.keys ? { keys: options.keys.init } : {}),
     });
   return new RingStreamReader(streams, init, start, options);
 }
@@ -106,6 +113,8 @@ class RingStreamReader implements StreamReader {
   readonly #flowProgress: (() => void) | undefined;
   /** A delivery waits for the flow. */
   #held = false;
+  /** The key relay the thread hosts (StreamReaderOptions.keys). */
+  readonly #keys: KeyRelaySeat | undefined;
   /** The thread's own writes to the screen (OutputStream.show), when a stream allows them. */
   readonly #show: { readonly switch: ShowSwitch; readonly targets: readonly OutputShow[] } | undefined;
 
@@ -114,6 +123,7 @@ class RingStreamReader implements StreamReader {
     const startTimeoutMs = options.startTimeoutMs ?? THREAD_START_TIMEOUT_MS;
     this.#flow = options.flow;
     this.#flowProgress = options.flowProgress;
+    this.#keys = options.keys;
     this.#streams = streams;
     this.#ring = new RingConsumer(init);
     // From the first read: a thread that started with the whole ring could read a megabyte ahead
@@ -139,7 +149,23 @@ class RingStreamReader implements StreamReader {
     const thread = (this.#thread = start());
     // A module that fails to load says so at once: no need to wait for the start timeout. A thread
     // that dies after it started leaves its ring open: close it, and the rest goes to Bun's streams.
-    thread?.worker.addEventListener("error", () => (this.#ring.claim(-1) ? this.#readRestWithBun() : this.#ring.close()));
+    thread?.worker.addEventListener("error", () => {
+      this.#keys?.hostGone(this.#ring.threadStarted === true);
+      if (this.#ring.claim(-1)) this.#readRestWithBun();
+      else this.#ring.close();
+    });
+    const keys = this.#keys;
+    if (thread && keys) {
+      thread.worker.addEventListener("message", (event: MessageEvent<StreamReaderMessage>) => keys.heard(event.data.relay));
+      // Waiting for room, the thread also waits for keys: it is woken through its pipe then.
+      this.#ring.roomCall = () => {
+        try {
+          if (!this.#threadGone) writeSync(thread.wake.writeEnd, "x");
+        } catch {
+          // The pipe is full of wake-ups the thread has yet to take: it looks at the ring either way.
+        }
+      };
+    }
     // No thread at all (no pipe for its wake-ups, or no Worker): Bun's streams from here.
     if (thread === undefined && this.#ring.claim(-1)) this.#readRestWithBun();
   }
@@ -287,6 +313,8 @@ class RingStreamReader implements StreamReader {
   }
 
   #stopThread(): void {
+    // The main thread reads instead: a thread that never claimed the ring never hosted the relay.
+    this.#keys?.hostGone(this.#ring.threadStarted === true);
     clearTimeout(this.#startTimer);
     this.#threadGone = true;
     this.#thread?.worker.terminate();

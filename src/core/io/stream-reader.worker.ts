@@ -12,14 +12,21 @@
  * A stream with a `show` fd (the PTY's, for derun's terminal): while the main thread's switch is on
  * (nothing queued for the screen, ./show-switch.ts) and the ring is empty, a small read is written
  * to that fd here, then committed marked as shown, so a key's echo takes one thread wake-up, as in
- * `script`, instead of two; the main thread only records it.
+ * `script`, instead of two; the main thread only records it. It writes there through a
+ * non-blocking open of its own of that terminal: what the terminal does not take at once goes the
+ * main thread's way, so the thread never waits for the screen (the keys it relays must not).
+ *
+ * For derun's own PTY the thread also hosts the key relay (./key-relay-host.ts): its waits watch
+ * derun's stdin too while the relay is on, also while it waits for room in the ring (the main
+ * thread then calls it through its wake pipe), and it goes on serving the relay after the streams
+ * ended until the main thread closes it.
  */
-import { readSync } from "node:fs";
-import { writeAllSync } from "../safe-fs/write-all.ts";
+import { closeSync, readSync } from "node:fs";
+import { nonBlockingTerminal, writeWhatGoes } from "./write-what-goes.ts";
 import { CONSUMED, RingProducer, SHOW_SWITCH } from "./record-ring.ts";
 import { openReadiness, type Readiness } from "./readiness.ts";
 import { ShowSwitch } from "./show-switch.ts";
-import { EchoReader } from "./echo-cpu.ts";
+import { HostedKeyRelay } from "./key-relay-host.ts";
 import { SHOW_BROKEN_PIPE, SHOW_FAILED, SHOW_MAX_BYTES, SHOW_SLOW, SHOWN } from "./show-marks.ts";
 import { STOP_REQUESTED, type StreamReaderInit } from "./stream-reader-thread.ts";
 
@@ -37,17 +44,21 @@ const PUBLISH_BYTES = 512 * 1024;
 const SLOW_SHOW_MS = 5;
 
 self.onmessage = (event: MessageEvent<StreamReaderInit>) => {
-  const { fds, wakeFd, showFds, echoCpu } = event.data;
+  const { fds, wakeFd, showFds, keys } = event.data;
   const ring = new RingProducer(event.data.ring);
+  // The streams, the wake pipe, then the key relay's wake pipe and stdin (watched while it is on).
+  const [relayWakeTag, keysTag] = [fds.length + 1, fds.length + 2];
   // Before claiming: if this fails, the main thread falls back to Bun's streams, nothing read.
-  const readiness = openReadiness([...fds, wakeFd]);
+  const readiness = openReadiness([...fds, wakeFd, ...(keys ? [keys.wakeFd, keys.from] : [])], [keysTag]);
   // Too late: the main thread already reads by itself.
   if (!ring.claim(1)) return readiness.close();
-  const echo = echoCpu === undefined ? undefined : EchoReader.register(echoCpu);
+  const relay = keys && new HostedKeyRelay(keys, readiness, relayWakeTag, keysTag, (message) => self.postMessage({ relay: message }));
+  const showTo = (showFds ?? []).map(nonBlockingTerminal);
   try {
-    new StreamsIntoRing(ring, readiness, fds, wakeFd, showFds ?? [], echo).run();
+    new StreamsIntoRing(ring, readiness, fds, wakeFd, showTo, relay).run();
   } finally {
-    echo?.unregister();
+    for (const [index, fd] of showTo.entries()) if (fd !== showFds![index]) closeSync(fd);
+    relay?.close();
     readiness.close();
     ring.close(); // wakes the main thread for anything unpublished too
   }
@@ -75,8 +86,8 @@ class StreamsIntoRing {
   /** Per stream: derun's fd its small chunks may go to directly (-1: none); all -1 after a failed write. */
   #showFds: readonly number[];
   readonly #show: ShowSwitch;
-  /** Where a key's echo is read (./echo-cpu.ts), for a child's terminal. */
-  readonly #echo: EchoReader | undefined;
+  /** The key relay of the same terminal, when this thread hosts it. */
+  readonly #relay: HostedKeyRelay | undefined;
 
   constructor(
     ring: RingProducer,
@@ -84,10 +95,10 @@ class StreamsIntoRing {
     fds: readonly number[],
     wakeFd: number,
     showFds: readonly number[],
-    echo: EchoReader | undefined,
+    relay: HostedKeyRelay | undefined,
   ) {
     this.#ring = ring;
-    this.#echo = echo;
+    this.#relay = relay;
     this.#showFds = showFds;
     this.#show = new ShowSwitch(ring.control, SHOW_SWITCH);
     this.#readiness = readiness;
@@ -101,10 +112,26 @@ class StreamsIntoRing {
     while (this.#open.size > 0) {
       for (const tag of this.#open) if (this.#ring.flag(tag) === STOP_REQUESTED) this.#end(tag); // deleting while iterating a Set is safe
       if (this.#open.size === 0) break;
+      this.#relay?.settle();
       for (const tag of this.#waitUntilReadable()) {
         if (tag === this.#wakeTag) this.#takeWakeByte();
+        else if (this.#relay?.handle(tag)) continue;
         else if (this.#open.has(tag) && !this.#readOnce(tag)) break; // a stop came in: handle it first
       }
+    }
+    this.#serveRelay();
+  }
+
+  /** The streams ended: a key relay taken up is served until the main thread closes it. */
+  #serveRelay(): void {
+    const relay = this.#relay;
+    if (relay === undefined) return;
+    this.#publish();
+    relay.streamsEnded();
+    for (relay.settle(); !relay.done; relay.settle()) {
+      for (const tag of this.#readiness.wait(-1))
+        if (tag === this.#wakeTag) this.#takeWakeByte();
+        else relay.handle(tag);
     }
   }
 
@@ -141,18 +168,16 @@ class StreamsIntoRing {
       this.#end(tag);
       return true;
     }
-    this.#echo?.read(length);
     if (length <= SHOW_MAX_BYTES && (this.#showFds[tag] ?? -1) >= 0 && this.#show.begin()) {
       try {
         // Only once everything before it is on the screen (delivered, or written here): then it is
         // next there too.
-        if (this.#allBeforeShown()) return this.#showAndCommit(tag, length);
+        // Two records' room: what the terminal does not take at once becomes a second one.
+        if (this.#allBeforeShown() && this.#ring.freeRecords >= 2) return this.#showAndCommit(tag, length);
       } finally {
         this.#show.end(); // after the commit: a main thread that turned the switch off finds the record
       }
     }
-    // Output queued behind the screen is more than a key's echo: the thread runs on any CPU again.
-    this.#echo?.release();
     this.#ring.commitQuietly(tag, length);
     this.#lastUnshown = this.#commits++;
     this.#lastReadFull = length >= BULK_READ_BYTES;
@@ -171,22 +196,31 @@ class StreamsIntoRing {
 
   /**
    * Writes the record just read straight to derun's fd (no wake-up of the main thread in between),
-   * then commits it marked as shown: the main thread records it and never writes it again. A failed
-   * write is reported in the mark, as the main thread's own write would report it, and ends the
-   * direct writes.
+   * then commits it marked as shown: the main thread records it and never writes it again. What the
+   * terminal did not take at once is committed after it as a record of its own, for the main
+   * thread to write (marked slow: later chunks go its way). A failed write is reported in the mark,
+   * as the main thread's own write would report it, and ends the direct writes.
    */
   #showAndCommit(tag: number, length: number): true {
     const started = performance.now();
     let mark = SHOWN;
+    let shown = length;
     try {
-      writeAllSync(this.#showFds[tag]!, this.#ring.region(length));
+      shown = writeWhatGoes(this.#showFds[tag]!, this.#ring.region(length));
+      if (shown < length) mark |= SHOW_SLOW;
     } catch (error) {
       mark |= (error as NodeJS.ErrnoException).code === "EPIPE" ? SHOW_BROKEN_PIPE : SHOW_FAILED;
       this.#showFds = [];
     }
     if (performance.now() - started > SLOW_SHOW_MS) mark |= SHOW_SLOW;
-    this.#ring.commitQuietly(tag | mark, length);
-    this.#commits++;
+    if (shown > 0) {
+      this.#ring.commitQuietly(tag | mark, shown);
+      this.#commits++;
+    }
+    if (shown < length) {
+      this.#ring.commitQuietly(tag, length - shown);
+      this.#lastUnshown = this.#commits++;
+    }
     this.#unpublished += length;
     this.#lastShown = true;
     this.#lastReadFull = false;
@@ -204,7 +238,7 @@ class StreamsIntoRing {
   /** Ends a stream: no more reading of it, and its end record (which needs a record's room). */
   #end(tag: number): void {
     this.#open.delete(tag);
-    this.#readiness.remove(tag);
+    this.#readiness.watch(tag, false);
     this.#waitForRoom(() => false);
     this.#ring.commit(tag, 0); // wakes the main thread, for this and anything before it
     this.#lastUnshown = this.#commits++;
@@ -225,7 +259,32 @@ class StreamsIntoRing {
       if (interrupt()) return 0;
       // Full: the main thread has not taken the bytes yet. Back-pressure reaches the child here.
       this.#publish();
-      this.#ring.waitSync(CONSUMED, seen);
+      if (this.#relay && !this.#relay.done) this.#waitForRoomOrKeys(seen);
+      else this.#ring.waitSync(CONSUMED, seen);
+    }
+  }
+
+  /**
+   * Waits for room, and meanwhile relays keys (a Ctrl-C must not wait behind output the screen has
+   * not taken): the main thread calls this wait through the wake pipe on each release. The streams
+   * are not watched meanwhile: there is no room to read them into.
+   */
+  #waitForRoomOrKeys(seen: number): void {
+    const relay = this.#relay!;
+    this.#ring.askRoomCall(true);
+    try {
+      if (this.#ring.counter(CONSUMED) !== seen) return; // room came before the call was asked for
+      relay.settle();
+      for (const tag of this.#open) this.#readiness.watch(tag, false);
+      try {
+        for (const tag of this.#readiness.wait(-1))
+          if (tag === this.#wakeTag) this.#takeWakeByte();
+          else relay.handle(tag);
+      } finally {
+        for (const tag of this.#open) this.#readiness.watch(tag, true);
+      }
+    } finally {
+      this.#ring.askRoomCall(false);
     }
   }
 

@@ -10,7 +10,7 @@
  */
 import { openPtmx } from "../io/ptmx.ts";
 import { openStreamReader } from "../io/stream-reader.ts";
-import { createEchoCpu } from "../io/echo-cpu.ts";
+import { KeyRelaySeat } from "../io/key-relay.ts";
 import { TerminalModes } from "../termios.ts";
 import type { ChildPty, ChildPtyOptions } from "./child-pty-shape.ts";
 import { masterControls } from "./master-controls.ts";
@@ -32,11 +32,11 @@ export function openPtmxChildPty(options: ChildPtyOptions): ChildPty {
   }
   const { master, slave, slavePath } = pty;
   const input = new PtyInput(master);
-  // The reader thread and the key relay's thread meet here: a key's echo is read where the key was written.
-  const echoCpu = createEchoCpu();
+  // The reader thread hosts the key relay: a key and its echo take one thread, as in `script`.
+  const seat = KeyRelaySeat.create(0, { fd: master, held: input.held });
   const reader = openStreamReader([{ fd: master, deliver: options.onData, ...(options.show ? { show: options.show } : {}) }], {
     ringBytes: RING_BYTES,
-    echoCpu,
+    ...(seat ? { keys: seat } : {}),
     ...(options.flow ? { flow: options.flow } : {}),
     ...(options.flowProgress ? { flowProgress: options.flowProgress } : {}),
   });
@@ -58,7 +58,7 @@ export function openPtmxChildPty(options: ChildPtyOptions): ChildPty {
     directInput: {
       fd: master,
       held: input.held,
-      echoCpu,
+      ...(seat ? { seat } : {}),
       takeHandedOver: (keys) => {
         if (!closed) input.takeHandedOver(keys);
       },
