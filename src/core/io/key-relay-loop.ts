@@ -12,6 +12,7 @@
  */
 import { readSync, writeSync } from "node:fs";
 import { TerminalModes } from "../termios.ts";
+import { POLL, pollNow } from "./poll-fd.ts";
 import { RELAY, STATE, type KeyRelayInit, type KeyRelayMessage } from "./key-relay.ts";
 
 /** As much as a terminal hands over in one read (a paste comes in pieces of its input buffer). */
@@ -73,9 +74,15 @@ export class KeyRelayLoop {
     }
   }
 
-  /** stdin is readable: one read, forwarded, unless a switch-off came meanwhile (it goes before any read). */
+  /**
+   * stdin was readable: one read, forwarded, unless a switch-off came meanwhile (it goes before any
+   * read). Looked at once more first: stdin is blocking (derun leaves its flags to the shell), and a
+   * host thread may hand over a readiness its own wait for room already acted on; a read then would
+   * wait for the next key, with the output unread and a switch-off unheard.
+   */
   relay(): void {
     if (Atomics.load(this.#control, STATE) !== RELAY.on) return;
+    if (pollNow(this.init.from, POLL.IN) === 0) return; // any event (a hang-up, an error too) is read: it ends the input
     let length: number;
     try {
       length = readSync(this.init.from, this.#buffer, 0, this.#buffer.length, null);

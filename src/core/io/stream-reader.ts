@@ -157,13 +157,10 @@ class RingStreamReader implements StreamReader {
     const keys = this.#keys;
     if (thread && keys) {
       thread.worker.addEventListener("message", (event: MessageEvent<StreamReaderMessage>) => keys.heard(event.data.relay));
-      // Waiting for room, the thread also waits for keys: it is woken through its pipe then.
+      // Waiting for room, the thread also waits for keys: it is woken through its pipe then. One byte
+      // per release while it asks, and it takes up to 64 a wake-up: the pipe never fills.
       this.#ring.roomCall = () => {
-        try {
-          if (!this.#threadGone) writeSync(thread.wake.writeEnd, "x");
-        } catch {
-          // The pipe is full of wake-ups the thread has yet to take: it looks at the ring either way.
-        }
+        if (!this.#threadGone) writeSync(thread.wake.writeEnd, "x");
       };
     }
     // No thread at all (no pipe for its wake-ups, or no Worker): Bun's streams from here.

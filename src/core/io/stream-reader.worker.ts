@@ -53,11 +53,16 @@ self.onmessage = (event: MessageEvent<StreamReaderInit>) => {
   // Too late: the main thread already reads by itself.
   if (!ring.claim(1)) return readiness.close();
   const relay = keys && new HostedKeyRelay(keys, readiness, relayWakeTag, keysTag, (message) => self.postMessage({ relay: message }));
-  const showTo = (showFds ?? []).map(nonBlockingTerminal);
+  // A terminal that cannot be opened so is left to the main thread's writer: this thread relays
+  // keys, and must never wait for the screen.
+  const showTo = (showFds ?? []).map((fd) => {
+    const to = nonBlockingTerminal(fd);
+    return to === fd && relay ? -1 : to;
+  });
   try {
     new StreamsIntoRing(ring, readiness, fds, wakeFd, showTo, relay).run();
   } finally {
-    for (const [index, fd] of showTo.entries()) if (fd !== showFds![index]) closeSync(fd);
+    for (const [index, fd] of showTo.entries()) if (fd >= 0 && fd !== showFds![index]) closeSync(fd);
     relay?.close();
     readiness.close();
     ring.close(); // wakes the main thread for anything unpublished too
@@ -222,7 +227,8 @@ class StreamsIntoRing {
       this.#lastUnshown = this.#commits++;
     }
     this.#unpublished += length;
-    this.#lastShown = true;
+    // What waits for the main thread's writer is not on the screen yet: no pause before the wake-up.
+    this.#lastShown = shown === length;
     this.#lastReadFull = false;
     return true;
   }
