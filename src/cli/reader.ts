@@ -3,8 +3,8 @@
  * else the default), the queries MCP serves (validated by their own arktype input, so a command
  * accepts what the tool accepts), and session references (`last`, `last~N`, an id).
  */
-import * as fs from "node:fs";
 import { openFileStore, validateSessionId } from "../core/file-store/index.ts";
+import { isDirectoryIfThere } from "../core/safe-fs/index.ts";
 import { openLogSink } from "../core/log-sink.ts";
 import type { Store } from "../core/store.ts";
 import type { Query } from "../queries/query.ts";
@@ -62,14 +62,4 @@ export async function openReader(stateRootFlag: string | undefined, options: Rea
     },
     resolve,
   };
-}
-
-/** `path` is a directory, or nothing is there yet (a writer makes it); false for a file at it or above it. */
-function isDirectoryIfThere(path: string): boolean {
-  try {
-    return fs.statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOTDIR") return false;
-    throw error;
-  }
 }

@@ -33,3 +33,24 @@ test("a state root that is a file: the reading commands say so (2), not that no 
       ]);
     }
 });
+
+test("a state root that is a file: `derun mcp` says so (2) before it serves; `derun run` runs the command, says why nothing was recorded", async () => {
+  using dir = tempDir();
+  const file = `${dir.path}/not-a-dir`;
+  await Bun.write(file, "kept");
+  for (const root of [file, `${file}/below`]) {
+    const mcp = await runDerun(["mcp", "--state-root", root], { stateRoot: dir.path });
+    expect([mcp.exitCode, text(mcp.stdout), text(mcp.stderr).split("\n")[0]]).toEqual([
+      2,
+      "",
+      `derun: state root ${JSON.stringify(root)} is not a directory`,
+    ]);
+    const run = await runDerun(["run", "--state-root", root, "--", "echo", "hi"], { stateRoot: dir.path });
+    expect([run.exitCode, text(run.stdout), text(run.stderr)]).toEqual([
+      0,
+      "hi\n",
+      `derun: this run was not recorded: state root ${JSON.stringify(root)} is not a directory\n`,
+    ]);
+  }
+  expect(await Bun.file(file).text()).toBe("kept");
+});

@@ -11,6 +11,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { DerunError } from "../errors.ts";
+import { quote } from "../quote.ts";
 import { ensurePrivateDir } from "./private-dir.ts";
 import { isPrivateGroup } from "./private-group.ts";
 
@@ -119,8 +120,23 @@ export function checkAncestors(root: string): void {
   }
 }
 
+/**
+ * `root` is a directory (or a link to one), or nothing is there yet (a writer makes it); false for
+ * a file at it or above it, where every state directory would fail to be made or found.
+ */
+export function isDirectoryIfThere(root: string): boolean {
+  try {
+    return fs.statSync(root, { throwIfNoEntry: false })?.isDirectory() ?? true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOTDIR") return false;
+    throw error;
+  }
+}
+
 /** Create `<root>/<name>` (and the root) with mode 0700 if missing, never through a symlink; returns its path. */
 export function ensureStateDir(root: string, name: StateDirName): string {
+  // Said as such, not as the EEXIST or ENOTDIR of a mkdir below.
+  if (!isDirectoryIfThere(root)) throw new DerunError("invalid_argument", `state root ${quote(root)} is not a directory`);
   checkAncestors(root);
   if (stateDir(root, name).exists) {
     checkOwnDir(root);
