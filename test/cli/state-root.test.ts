@@ -34,7 +34,7 @@ test("a state root that is a file: the reading commands say so (2), not that no 
     }
 });
 
-test("a state root that is a file: `derun mcp` says so (2) before it serves; `derun run` runs the command, says why nothing was recorded", async () => {
+test("a state root that is a file: `derun mcp` refuses to start (2); `derun run` runs the command, says it is not recorded", async () => {
   using dir = tempDir();
   const file = `${dir.path}/not-a-dir`;
   await Bun.write(file, "kept");
