@@ -9,7 +9,7 @@
  * (citty) is loaded only for help, not at every start.
  */
 import { describeError, isDerunError } from "../core/errors.ts";
-import { headOf, visible } from "../core/quote.ts";
+import { messageLine } from "../core/quote.ts";
 import { dieBySignal } from "../core/run/signals.ts";
 import { writeAllSync } from "../core/safe-fs/index.ts";
 import { exitWith, type CommandData, type ExitRequest } from "./command.ts";
@@ -18,11 +18,6 @@ import { didYouMean, shown } from "./usage.ts";
 
 const isHelp = (arg: string) => arg === "--help" || arg === "-h";
 const isVersion = (arg: string) => arg === "--version" || arg === "-V" || arg === "-v";
-/**
- * The most characters of a message printed. Messages quote at most 100 characters of what was typed;
- * this also holds one that quotes what derun does not shape (a path in a system error).
- */
-const MAX_MESSAGE_CHARS = 400;
 /**
  * Commands that read what follows `--` themselves (the command to run, grep's pattern). For every
  * other one it is operands, as getopt has it: `derun cat -- -odd-id`.
@@ -51,7 +46,7 @@ export async function runCli(argv: readonly string[]): Promise<never> {
       const help = name !== undefined && isCommandName(name) ? `derun ${name} --help` : "derun --help";
       return usageError(describeError(error), `Run "${help}" for usage.`);
     }
-    writeAllSync(2, Buffer.from(`derun: ${shortLine(describeError(error))}\n`));
+    writeAllSync(2, Buffer.from(`derun: ${messageLine(describeError(error))}\n`));
     return finish(exitWith(1));
   }
 }
@@ -75,14 +70,8 @@ function print(text: string): number {
 }
 
 function usageError(message: string, hint: string): never {
-  writeAllSync(2, Buffer.from(`derun: ${shortLine(message)}\n${hint}\n`));
+  writeAllSync(2, Buffer.from(`derun: ${messageLine(message)}\n${hint}\n`));
   return finish(exitWith(2));
-}
-
-/** A message as one line (control characters made visible) of at most MAX_MESSAGE_CHARS. */
-function shortLine(message: string): string {
-  const line = visible(message);
-  return line.length <= MAX_MESSAGE_CHARS ? line : `${headOf(line, MAX_MESSAGE_CHARS)}…`;
 }
 
 function finish(request: ExitRequest): never {

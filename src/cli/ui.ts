@@ -7,7 +7,7 @@
  */
 import { createConsola, type ConsolaReporter, type LogObject } from "consola/core";
 import { writeAllSync } from "../core/safe-fs/index.ts";
-import { visible } from "../core/quote.ts";
+import { messageLine } from "../core/quote.ts";
 import { colourOn, paint, type Style } from "./paint.ts";
 
 /** Write everything to stdout (a closed reader surfaces as EPIPE, which the dispatcher turns into SIGPIPE). */
@@ -28,8 +28,9 @@ const reporter: ConsolaReporter = {
     const on = colourOn(2);
     const style = LEVEL_STYLE[entry.type];
     const tag = `${entry.tag || "derun"}:`;
-    // A notice quotes ids, paths and errors from outside: none of their control characters is kept.
-    writeAllSync(2, Buffer.from(`${style ? paint(on, style, tag) : tag} ${visible(message)}\n`));
+    // A notice quotes ids, paths and errors from outside: none of their control characters is kept,
+    // and no more than a line a person reads.
+    writeAllSync(2, Buffer.from(`${style ? paint(on, style, tag) : tag} ${messageLine(message)}\n`));
   },
 };
 

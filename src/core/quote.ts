@@ -33,3 +33,16 @@ export function quote(value: unknown): string {
   if (json.length <= QUOTE_MAX_CHARS) return json;
   return `${headOf(json, QUOTE_MAX_CHARS)}... (${json.length} characters)`;
 }
+
+/**
+ * The most characters of a message printed. Messages quote at most {@link QUOTE_MAX_CHARS} characters
+ * of what was typed; this also holds one that quotes what derun does not shape (a path in a system
+ * error, a session's own text in grep's per-session notices).
+ */
+export const MAX_MESSAGE_CHARS = 400;
+
+/** A message as one line (control characters made visible) of at most {@link MAX_MESSAGE_CHARS}. */
+export function messageLine(message: string): string {
+  const line = visible(message);
+  return line.length <= MAX_MESSAGE_CHARS ? line : `${headOf(line, MAX_MESSAGE_CHARS)}…`;
+}

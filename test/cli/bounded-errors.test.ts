@@ -44,3 +44,18 @@ describe("errors that quote what was typed are bounded", () => {
     if (recordsNothing) expect(after).toEqual(before);
   });
 });
+
+test("a notice of the session commands (ui.error, ui.warn) is one line of at most 400 characters, whatever it quotes", async () => {
+  // grep's per-session notices quote a store's error, which quotes what a session's files hold.
+  const script = `import { ui } from ${JSON.stringify(path.join(import.meta.dir, "../../src/cli/ui.ts"))};
+ui.error("session s: " + "x".repeat(5000) + "\\nsecond line");
+ui.warn("w".repeat(5000));`;
+  const proc = Bun.spawn(["bun", "-e", script], { stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } });
+  const stderr = await new Response(proc.stderr).text();
+  expect(await proc.exited).toBe(0);
+  const lines = stderr.split("\n").filter(Boolean);
+  expect(lines.map((line) => [line.slice(0, 16), line.length <= "derun: ".length + MAX_LINE + 1])).toEqual([
+    ["derun: session s", true],
+    ["derun: wwwwwwwww", true],
+  ]);
+});
