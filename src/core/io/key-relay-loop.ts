@@ -12,7 +12,7 @@
  */
 import { readSync, writeSync } from "node:fs";
 import { TerminalModes } from "../termios.ts";
-import { POLL, pollNow } from "./poll-fd.ts";
+import { POLL, PollSet } from "./poll-fd.ts";
 import { RELAY, STATE, type KeyRelayInit, type KeyRelayMessage } from "./key-relay.ts";
 
 /** As much as a terminal hands over in one read (a paste comes in pieces of its input buffer). */
@@ -23,6 +23,8 @@ export class KeyRelayLoop {
   readonly #wakeBuffer = new Uint8Array(64);
   readonly #control: Int32Array;
   readonly #held: Int32Array;
+  /** A look at stdin before each read (made once: it runs on every key). */
+  readonly #stdin: PollSet;
 
   constructor(
     private readonly init: KeyRelayInit,
@@ -30,17 +32,13 @@ export class KeyRelayLoop {
   ) {
     this.#control = new Int32Array(init.control);
     this.#held = new Int32Array(init.held);
+    this.#stdin = new PollSet([init.from], POLL.IN);
     send({ kind: "ready" });
   }
 
   /** The pipe the main thread wakes the thread by when it moves the switch. */
   get wakeFd(): number {
     return this.init.wakeFd;
-  }
-
-  /** derun's stdin. */
-  get from(): number {
-    return this.init.from;
   }
 
   /**
@@ -82,7 +80,7 @@ export class KeyRelayLoop {
    */
   relay(): void {
     if (Atomics.load(this.#control, STATE) !== RELAY.on) return;
-    if (pollNow(this.init.from, POLL.IN) === 0) return; // any event (a hang-up, an error too) is read: it ends the input
+    if (this.#stdin.poll(0) === 0) return; // any event (a hang-up, an error too) is read: it ends the input
     let length: number;
     try {
       length = readSync(this.init.from, this.#buffer, 0, this.#buffer.length, null);

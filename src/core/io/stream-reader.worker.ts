@@ -133,11 +133,14 @@ class StreamsIntoRing {
     if (relay === undefined) return;
     this.#publish();
     relay.streamsEnded();
-    for (relay.settle(); !relay.done; relay.settle()) {
-      for (const tag of this.#readiness.wait(-1))
-        if (tag === this.#wakeTag) this.#takeWakeByte();
-        else relay.handle(tag);
-    }
+    for (relay.settle(); !relay.done; relay.settle()) this.#waitForRelay(relay);
+  }
+
+  /** One wait with no stream watched: the wake pipe's bytes taken, the relay's fds handed to it. */
+  #waitForRelay(relay: HostedKeyRelay): void {
+    for (const tag of this.#readiness.wait(-1))
+      if (tag === this.#wakeTag) this.#takeWakeByte();
+      else relay.handle(tag);
   }
 
   /** The readable tags, waiting for some; nothing readable right now: the main thread gets what it has not seen, then wait. */
@@ -283,9 +286,7 @@ class StreamsIntoRing {
       relay.settle();
       for (const tag of this.#open) this.#readiness.watch(tag, false);
       try {
-        for (const tag of this.#readiness.wait(-1))
-          if (tag === this.#wakeTag) this.#takeWakeByte();
-          else relay.handle(tag);
+        this.#waitForRelay(relay);
       } finally {
         for (const tag of this.#open) this.#readiness.watch(tag, true);
       }
