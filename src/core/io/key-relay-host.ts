@@ -1,8 +1,9 @@
 /**
- * The key relay hosted by the thread that reads the output of the same terminal
- * (./stream-reader.worker.ts): that thread's waits also watch the relay's wake pipe, and derun's
- * stdin while the relay is switched on, and hand what they find here. So a key is read, written to
- * the child's terminal, and its echo read and shown on one thread, as in `script`'s one loop.
+ * The key relay in a thread's waits: they watch the relay's wake pipe, and derun's stdin while the
+ * relay is switched on, and hand what they find here. The host is the thread that reads the output
+ * of the same terminal (./stream-reader.worker.ts: a key is read, written to the child's terminal,
+ * and its echo read and shown on one thread, as in `script`'s one loop), or a thread of the relay's
+ * own (./key-relay.worker.ts) for a terminal whose reader does not host it.
  */
 import { closeSync } from "node:fs";
 import { KeyRelayLoop } from "./key-relay-loop.ts";
