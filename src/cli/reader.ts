@@ -4,12 +4,11 @@
  * accepts what the tool accepts), and session references (`last`, `last~N`, an id).
  */
 import { openFileStore, validateSessionId } from "../core/file-store/index.ts";
-import { isDirectoryIfThere } from "../core/safe-fs/index.ts";
 import { openLogSink } from "../core/log-sink.ts";
 import type { Store } from "../core/store.ts";
 import type { Query } from "../queries/query.ts";
 import { configureRedaction, isSessionRef, readSession, resolveSessionId } from "../transcript/index.ts";
-import { stateRootFrom } from "./state-root.ts";
+import { readableStateRoot } from "./state-root.ts";
 import { shown, usageError } from "./usage.ts";
 
 export interface Reader {
@@ -28,9 +27,7 @@ export interface ReaderOptions {
 }
 
 export async function openReader(stateRootFlag: string | undefined, options: ReaderOptions = {}): Promise<Reader> {
-  const root = stateRootFrom(stateRootFlag);
-  // A file where the state root should be: not "no sessions recorded", which would hide the mistake.
-  if (!isDirectoryIfThere(root)) throw usageError(`state root ${shown(root)} is not a directory`);
+  const root = readableStateRoot(stateRootFlag);
   if (options.redact !== undefined) await configureRedaction({ enabled: options.redact });
   // The log sink writes nothing until a record is kept: only rm and gc keep any.
   const store = openFileStore({ root, log: openLogSink(root, { component: "cli" }) });

@@ -4,8 +4,9 @@
  */
 import * as path from "node:path";
 import { resolveStateRoot } from "../core/file-store/index.ts";
+import { isDirectoryIfThere } from "../core/safe-fs/index.ts";
 import type { FlagDef } from "./flags.ts";
-import { usageError } from "./usage.ts";
+import { shown, usageError } from "./usage.ts";
 
 export const STATE_ROOT_FLAG = {
   type: "string",
@@ -18,4 +19,15 @@ export const STATE_ROOT_FLAG = {
 export function stateRootFrom(flag: string | undefined, env: Record<string, string | undefined> = process.env): string {
   if (flag === "") throw usageError('option "--state-root" needs a directory');
   return flag === undefined ? resolveStateRoot(env) : path.resolve(flag);
+}
+
+/**
+ * {@link stateRootFrom} for a command that reads the sessions there (ls, cat, mcp, ...): a file
+ * where the root should be is a usage error, not "no sessions recorded", which would hide the
+ * mistake. (Writers are refused the same way where they make the state directories.)
+ */
+export function readableStateRoot(flag: string | undefined): string {
+  const root = stateRootFrom(flag);
+  if (!isDirectoryIfThere(root)) throw usageError(`state root ${shown(root)} is not a directory`);
+  return root;
 }

@@ -1,10 +1,9 @@
 /** `derun mcp`: the MCP server on stdin/stdout until stdin closes; `derun mcp config <client>` prints a client's configuration. */
 import { openLogSink } from "../../core/log-sink.ts";
 import { openFileStore } from "../../core/file-store/index.ts";
-import { isDirectoryIfThere } from "../../core/safe-fs/index.ts";
 import { exitWith, type CommandData, type ExitRequest } from "../command.ts";
 import { parseFlags, type FlagDefs } from "../flags.ts";
-import { STATE_ROOT_FLAG, stateRootFrom } from "../state-root.ts";
+import { readableStateRoot, STATE_ROOT_FLAG } from "../state-root.ts";
 import { NO_REDACT_FLAG } from "../redact-flag.ts";
 import { shown, usageError } from "../usage.ts";
 
@@ -39,9 +38,7 @@ export async function run(flags: readonly string[], data: CommandData): Promise<
   const { values, positionals } = parseFlags(flags, { "state-root": STATE_ROOT_FLAG, "no-redact": args["no-redact"] });
   const extra = positionals[0] ?? (data.command ? "--" : undefined);
   if (extra !== undefined) throw usageError(`derun mcp takes no arguments (got ${shown(extra)})`);
-  const root = stateRootFrom(values["state-root"]);
-  // A file where the state root should be: said now, not as an empty list of sessions later.
-  if (!isDirectoryIfThere(root)) throw usageError(`state root ${shown(root)} is not a directory`);
+  const root = readableStateRoot(values["state-root"]);
   // Before the server starts: a settings file that cannot be used stops it with a one-line error.
   const { configureRedaction } = await import("../../transcript/index.ts");
   await configureRedaction({ enabled: !values["no-redact"] });
