@@ -6,7 +6,7 @@
 import { openFileStore, validateSessionId } from "../core/file-store/index.ts";
 import { openLogSink } from "../core/log-sink.ts";
 import type { Store } from "../core/store.ts";
-import type { Query } from "../queries/query.ts";
+import type { Query } from "../core/tool.ts";
 import { configureRedaction, isSessionRef, readSession, resolveSessionId } from "../transcript/index.ts";
 import { readableStateRoot } from "./state-root.ts";
 import { shown, usageError } from "./usage.ts";

@@ -21,10 +21,14 @@ export {
   type StoreReader,
 } from "./store/reader.ts";
 export {
+  type CommandGap,
+  type CommandRecord,
   DEFAULT_RETENTION_SECONDS,
   type IndexRecord,
   type SessionEvent,
   type SessionFinal,
+  type SecretEnvFingerprints,
+  type SecretFingerprint,
   type SessionMeta,
 } from "./store/session-files.ts";
 export type { CreateSessionOptions, SessionWriter, StartedUpdate } from "./store/writer.ts";

@@ -7,7 +7,6 @@
  * side effects: native work (dlopen, PTY allocation) happens in `open()`.
  */
 import type { DerunOutputChannel } from "./enums.ts";
-import type { KeyRelaySeat } from "./io/key-relay.ts";
 
 /** What derun found out about its own standard streams before choosing a transport. */
 export interface TerminalProbe {
@@ -197,6 +196,15 @@ export interface ChildJob {
  * terminal (core/io/key-relay.ts): a key then takes `script`'s way, one thread from read to write.
  * The thread writes only while `held[0]` is 0, and hands `write` the keys it cannot write now.
  */
+/**
+ * The key relay's place in a reader thread, as the contract sees it: opaque. Only derun's own key
+ * relay makes one (its `KeyRelaySeat` class) and knows what is inside; a transport passes on the
+ * one its terminal came with, or none.
+ */
+export interface KeyRelaySeatRef {
+  readonly keyRelaySeat: true;
+}
+
 export interface DirectInput {
   /** The master of the child's terminal, non-blocking; its modes say which key stops the child. */
   readonly fd: number;
@@ -210,7 +218,7 @@ export interface DirectInput {
    * (core/io/key-relay.ts), so that a key and its echo take one thread; without it the relay gets
    * a thread of its own.
    */
-  readonly seat?: KeyRelaySeat;
+  readonly seat?: KeyRelaySeatRef;
   takeHandedOver(keys: Uint8Array): void;
   /**
    * Registers the thread's switch: the child's terminal closes `fd` only once `writesNoMore()`

@@ -28,7 +28,7 @@ import { MemoryBound } from "../transcript/index.ts";
 import { DerunError, describeError, type DerunErrorCode } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import type { Store } from "../core/store.ts";
-import type { Query } from "../queries/query.ts";
+import type { Query } from "../core/tool.ts";
 import { queries } from "../queries/index.ts";
 import { getPrompt, PROMPTS } from "./prompts.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";

@@ -1,6 +1,6 @@
 import { type } from "arktype";
 import { SCHEMA_VERSION } from "../core/enums.ts";
-import { defineQuery } from "./query.ts";
+import { defineQuery } from "../core/tool.ts";
 import { sessionIdType } from "./_args.ts";
 import { commandLine, oneLine, outcome, SEP, sessionDetail, readSession, maskedFact, redactedField } from "../transcript/index.ts";
 

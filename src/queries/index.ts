@@ -2,7 +2,7 @@
  * Every read-only query, in the order an MCP client lists them as tools. This list is where the
  * tool names live.
  */
-import type { Query } from "./query.ts";
+import type { Query } from "../core/tool.ts";
 import getSession from "./get-session.ts";
 import lastFailure from "./last-failure.ts";
 import listCommands from "./list-commands.ts";

@@ -1,6 +1,6 @@
 import { type } from "arktype";
 import { SCHEMA_VERSION } from "../core/enums.ts";
-import { defineQuery } from "./query.ts";
+import { defineQuery } from "../core/tool.ts";
 import { capped, commandNeedsSession, commandType, positiveIntegerType, sessionIdType, TEXT_MAX_MAX_CHARS } from "./_args.ts";
 import { FAILURE_DEFAULT_MAX_CHARS, failureReport, findFailure, renderFailure, type FailureReport } from "../transcript/index.ts";
 

@@ -1,7 +1,7 @@
 import { type } from "arktype";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import type { SessionInfo, Store } from "../core/store.ts";
-import { defineQuery } from "./query.ts";
+import { defineQuery } from "../core/tool.ts";
 import { capped, LIST_MAX_LIMIT, positiveIntegerType, sessionIdType } from "./_args.ts";
 import { oneLine, SEP, size, when, shellCommands, readSession, readSessions, maskedFact, redactedField } from "../transcript/index.ts";
 import { rowOf, type CommandRow } from "./_command-row.ts";

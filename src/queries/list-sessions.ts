@@ -1,6 +1,6 @@
 import { type } from "arktype";
 import { DerunSessionState, SCHEMA_VERSION } from "../core/enums.ts";
-import { defineQuery } from "./query.ts";
+import { defineQuery } from "../core/tool.ts";
 import { capped, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT, positiveIntegerType } from "./_args.ts";
 import {
   commandLine,

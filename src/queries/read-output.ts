@@ -1,5 +1,5 @@
 import { type } from "arktype";
-import { defineQuery } from "./query.ts";
+import { defineQuery } from "../core/tool.ts";
 import { capped, cursorType, parseCursor, READ_DEFAULT_MAX_BYTES, READ_MAX_MAX_BYTES, readArgs } from "./_args.ts";
 import { type ReadOutputResult, resolveSessionId } from "../transcript/index.ts";
 import { renderRead } from "./_output-text.ts";

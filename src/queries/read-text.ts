@@ -2,7 +2,7 @@ import { type } from "arktype";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { DerunError } from "../core/errors.ts";
 import type { LineRange } from "../views/lines.ts";
-import { defineQuery } from "./query.ts";
+import { defineQuery } from "../core/tool.ts";
 import {
   capped,
   channelType,

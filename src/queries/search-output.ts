@@ -3,7 +3,7 @@ import { SCHEMA_VERSION } from "../core/enums.ts";
 import { DerunError } from "../core/errors.ts";
 import { quote } from "../core/quote.ts";
 import { compilePattern } from "../views/search.ts";
-import { DEFAULT_LIMITS, defineQuery } from "./query.ts";
+import { DEFAULT_LIMITS, defineQuery } from "../core/tool.ts";
 import { capped, channelType, commandNeedsSession, commandType, positiveIntegerType, sessionIdType } from "./_args.ts";
 import {
   SEP,

@@ -1,7 +1,7 @@
 import { type } from "arktype";
 import type { Store } from "../core/store.ts";
 import { SCHEMA_VERSION } from "../core/enums.ts";
-import { defineQuery } from "./query.ts";
+import { defineQuery } from "../core/tool.ts";
 import { capped, positiveIntegerType, sessionIdType, WAIT_DEFAULT_TIMEOUT_MS, WAIT_MAX_TIMEOUT_MS } from "./_args.ts";
 import { rowOf, type CommandRow } from "./_command-row.ts";
 import {

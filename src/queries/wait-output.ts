@@ -2,7 +2,7 @@ import { type } from "arktype";
 import { DerunError } from "../core/errors.ts";
 import { isLiveState } from "../core/store.ts";
 import { compilePattern } from "../views/search.ts";
-import { defineQuery } from "./query.ts";
+import { defineQuery } from "../core/tool.ts";
 import {
   capped,
   cursorType,

@@ -3,7 +3,7 @@
  * lines and directories are text the user typed, so they leave the session through the read engine,
  * masked, like its output does.
  */
-import type { CommandRecord } from "../core/shell/commands.ts";
+import type { CommandRecord } from "../core/store.ts";
 import type { SessionInfo, Store } from "../core/store.ts";
 import { type Redactor, redactedField, redactorFor, redactorOf } from "./masking.ts";
 import { unrecordedCommands } from "./unrecorded-commands.ts";

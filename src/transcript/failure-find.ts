@@ -4,7 +4,7 @@
  * named. A shell session stands for its commands: its own end (the shell's exit) is not a failure.
  */
 import { DerunError } from "../core/errors.ts";
-import type { CommandRecord } from "../core/shell/commands.ts";
+import type { CommandRecord } from "../core/store.ts";
 import { isLiveState, type SessionInfo, type Store } from "../core/store.ts";
 import { readCommands } from "./commands.ts";
 import { resolveSessionId } from "./session-ref.ts";

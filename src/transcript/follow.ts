@@ -9,11 +9,11 @@
  * before the record exists; the scan of unrecorded commands tells that moment apart, and the record is
  * read again until it is there. No byte past the command's end is ever passed on.
  */
-import type { CommandRecord } from "../core/shell/commands.ts";
+import type { CommandRecord } from "../core/store.ts";
 import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { runningCommand } from "./unrecorded-commands.ts";
-import { DEFAULT_LIMITS } from "./limits.ts";
+import { DEFAULT_LIMITS } from "../core/tool.ts";
 import { LineMasking, maskSlices, redactorOf } from "./masking.ts";
 
 /** Bytes per store read. */

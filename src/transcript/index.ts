@@ -7,7 +7,7 @@ export * from "./asciicast.ts";
 export * from "./commands.ts";
 export * from "./follow.ts";
 export * from "./joined.ts";
-export * from "./limits.ts";
+export { DEFAULT_LIMITS, type QueryLimits } from "../core/tool.ts";
 export * from "./line-count.ts";
 export * from "./masking.ts";
 export * from "./memory-bound.ts";

@@ -8,7 +8,7 @@ import type { DerunOutputChannel } from "../core/enums.ts";
 import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { nthLfBackward } from "../views/lines.ts";
 import { joined } from "./joined.ts";
-import { DEFAULT_LIMITS } from "./limits.ts";
+import { DEFAULT_LIMITS } from "../core/tool.ts";
 import { maskSlices, redactorOf } from "./masking.ts";
 
 /** Bytes per store read: big enough to stream fast, small enough to hold. */

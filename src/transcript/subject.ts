@@ -6,7 +6,7 @@ import type { DerunSessionState } from "../core/enums.ts";
 import type { Transcript } from "./transcript.ts";
 import { commandLine, oneLine, outcome, SEP } from "./render.ts";
 import { isRunning } from "./unrecorded-commands.ts";
-import type { CommandRecord } from "../core/shell/commands.ts";
+import type { CommandRecord } from "../core/store.ts";
 import { maskArgv, maskText, redactedField, redactorFor, type Redactor } from "./masking.ts";
 
 export interface CommandFacts {

@@ -5,12 +5,12 @@
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
 import { DerunError } from "../core/errors.ts";
-import type { CommandRecord } from "../core/shell/commands.ts";
+import type { CommandRecord } from "../core/store.ts";
 import type { SessionInfo, Store } from "../core/store.ts";
 import { promptFillerStart } from "../views/prompt-filler.ts";
 import { channelsOf, spanRange, type ByteWindow, type RecordSpans } from "../views/window.ts";
 import { giveTurn } from "./pace.ts";
-import { DEFAULT_LIMITS } from "./limits.ts";
+import { DEFAULT_LIMITS } from "../core/tool.ts";
 import { unrecordedCommands } from "./unrecorded-commands.ts";
 import { joined } from "./joined.ts";
 import { resolveSessionId } from "./session-ref.ts";

@@ -6,12 +6,12 @@
  * newest. Both are in the marks the shell printed after the last recorded command. Those bytes are
  * scanned once and then only as they grow, per store and session, for the life of the server.
  */
-import type { CommandRecord } from "../core/shell/commands.ts";
+import type { CommandRecord } from "../core/store.ts";
 import { CommandTracker } from "../core/shell/commands.ts";
 import { MarkParser } from "../core/shell/marks.ts";
 import { isLiveState, type SessionInfo, type Store } from "../core/store.ts";
 import { StoreCache } from "./store-cache.ts";
-import { DEFAULT_LIMITS } from "./limits.ts";
+import { DEFAULT_LIMITS } from "../core/tool.ts";
 
 /** Bytes read per step of the scan. */
 const BLOCK = DEFAULT_LIMITS.windowBytes;

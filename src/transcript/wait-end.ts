@@ -9,7 +9,7 @@
  * the names of the sessions (to see new ones) and the facts and command records of those live at
  * the start or new since. Nothing is masked to look: only the answer is, once found.
  */
-import type { CommandRecord } from "../core/shell/commands.ts";
+import type { CommandRecord } from "../core/store.ts";
 import { isLiveState, type SessionInfo, type Store } from "../core/store.ts";
 import { isDerunError } from "../core/errors.ts";
 import { shownCommand } from "./commands.ts";

@@ -14,7 +14,7 @@ import { matchLine, type SearchPattern } from "../views/search.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { readResult, withRedacted, type ReadOutputResult } from "./output.ts";
 import { LineMasking, redactorOf } from "./masking.ts";
-import { DEFAULT_LIMITS } from "./limits.ts";
+import { DEFAULT_LIMITS } from "../core/tool.ts";
 import { giveTurn, turnDue } from "./pace.ts";
 import { clipUtf8 } from "./utf8.ts";
 

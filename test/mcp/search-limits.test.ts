@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import { openFileStore } from "../../src/core/file-store/index.ts";
 import type { Store } from "../../src/core/store.ts";
 import searchOutput from "../../src/queries/search-output.ts";
-import type { QueryLimits } from "../../src/queries/query.ts";
+import type { QueryLimits } from "../../src/core/tool.ts";
 import { DerunError } from "../../src/core/errors.ts";
 import { sessionOptions, tempRoot } from "./_harness.ts";
 

@@ -6,7 +6,8 @@
  * snippet, no marks; sourced three times, marks once; a nested shell stays silent.
  */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { commandsOf, type CommandRecord } from "../../src/core/shell/commands.ts";
+import { commandsOf } from "../../src/core/shell/commands.ts";
+import type { CommandRecord } from "../../src/core/store.ts";
 import type { ShellKind } from "../../src/core/shell/init.ts";
 import { FIVE_COMMANDS, PROMPT, SHELLS, screenOf, shellHome, startShell, typeFiveCommands, type Shell } from "./_shells.ts";
 

@@ -27,7 +27,7 @@ import { waitForChange } from "./change-waiter.ts";
 import { removeSession } from "./remove-session.ts";
 import { sweepSessions } from "./retention.ts";
 import { resolveArtifact } from "./session-paths.ts";
-import type { CommandRecord } from "../shell/commands.ts";
+import type { CommandRecord } from "../store.ts";
 import { readJsonlFile } from "./jsonl-file.ts";
 import { parseCommand, parseEvent } from "./session-events.ts";
 import { readSessionFacts, type SessionFacts } from "./session-facts.ts";

@@ -1,5 +1,5 @@
 /** Parsing the lines of events.jsonl and commands.jsonl (read by ./jsonl-file.ts). */
-import type { CommandGap, CommandRecord } from "../shell/commands.ts";
+import type { CommandGap, CommandRecord } from "../store.ts";
 import type { SessionEvent } from "../store.ts";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);

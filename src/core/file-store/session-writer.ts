@@ -12,7 +12,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { CreateSessionOptions, SessionEvent, SessionFinal, SessionMeta, SessionWriter, StartedUpdate } from "../store.ts";
-import type { CommandRecord } from "../shell/commands.ts";
+import type { CommandRecord } from "../store.ts";
 import type { WindowSize } from "../transport.ts";
 import { SCHEMA_VERSION, type DerunOutputChannel } from "../enums.ts";
 import { DerunError } from "../errors.ts";

@@ -14,6 +14,7 @@
  */
 import { writeSync } from "node:fs";
 import { openFifoPipe, type FifoPipe } from "./fifo-pipe.ts";
+import type { KeyRelaySeatRef } from "../transport.ts";
 
 const WORKER_URL = new URL("./key-relay.worker.ts", import.meta.url).href;
 /** The thread's name (its `comm` on Linux, at most 15 bytes): tests and `top -H` find it by it. */
@@ -55,8 +56,8 @@ export interface KeyRelayTarget {
   readonly fd: number;
   /** Above 0 while the main thread's writer holds keys for `fd`: the thread's keys then go through it. */
   readonly held: Int32Array;
-  /** The relay's place in the thread that reads `fd`'s output, if that thread hosts it. */
-  readonly seat?: KeyRelaySeat;
+  /** The relay's place in the thread that reads `fd`'s output, if that thread hosts it (a {@link KeyRelaySeat}). */
+  readonly seat?: KeyRelaySeatRef;
 }
 
 export interface KeyRelayEvents {
@@ -84,7 +85,7 @@ export interface KeyRelay {
  * thread of its own; undefined when neither can be had (then nothing was read).
  */
 export function openKeyRelay(from: number, target: KeyRelayTarget, events: KeyRelayEvents, workerUrl = WORKER_URL): KeyRelay | undefined {
-  if (target.seat) return target.seat.open(events);
+  if (target.seat instanceof KeyRelaySeat) return target.seat.open(events);
   let wake: FifoPipe | undefined;
   try {
     wake = openFifoPipe();
@@ -116,7 +117,8 @@ export function openKeyRelay(from: number, target: KeyRelayTarget, events: KeyRe
  * it. The host passes on the thread's messages (`heard`) and says when it will never run or died
  * (`hostGone`). Its relay reads the stdin it was made for.
  */
-export class KeyRelaySeat {
+export class KeyRelaySeat implements KeyRelaySeatRef {
+  readonly keyRelaySeat = true as const;
   readonly init: KeyRelayInit;
   readonly #control: Int32Array;
   readonly #wake: FifoPipe;

@@ -10,7 +10,8 @@
 import { describeError } from "../errors.ts";
 import type { DerunOutputChannel } from "../enums.ts";
 import type { Logger } from "../log.ts";
-import { CommandTracker, type CommandRecord } from "../shell/commands.ts";
+import { CommandTracker } from "../shell/commands.ts";
+import type { CommandRecord } from "../store.ts";
 import { MarkParser } from "../shell/marks.ts";
 import type { SessionWriter } from "../store.ts";
 

@@ -11,21 +11,7 @@
  * masking them would mangle the output, and their hash would be easy to guess.
  */
 
-/** The meta.json field (added: earlier readers ignore it). */
-export interface SecretEnvFingerprints {
-  /** 32 hex digits, random per session. */
-  readonly salt: string;
-  readonly values: readonly SecretFingerprint[];
-}
-
-export interface SecretFingerprint {
-  /** Length of the value in UTF-16 code units (= bytes for ASCII). */
-  readonly length: number;
-  /** {@link fingerprintTag} of the value under the salt's seed. */
-  readonly tag: number;
-  /** The first 16 bytes of SHA-256(salt bytes ‖ value as UTF-8), hex. */
-  readonly hash: string;
-}
+import type { SecretEnvFingerprints } from "../store/session-files.ts";
 
 /** Shorter values are not kept (see the module comment). */
 export const MIN_VALUE_LENGTH = 8;

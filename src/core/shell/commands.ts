@@ -6,37 +6,8 @@
  * Byte offsets are stream offsets (those of the marks); times are what the caller passes with each
  * chunk. Records are returned as they complete and not kept: the caller stores them.
  */
+import type { CommandGap, CommandRecord } from "../store/session-files.ts";
 import { MarkParser, unescapeMarkValue, type Mark } from "./marks.ts";
-
-/** What a record lacks, and why it may be less certain. */
-export type CommandGap =
-  | "prompt" // no prompt mark (A or B) came before the command
-  | "command_line" // no command line (633 E, or 133 C's cmdline_url)
-  | "cwd" // no 633 P;Cwd= came before the command
-  | "output_start" // the command ended (D) without an output-start mark (C): no output range
-  | "end" // no end mark (D): closed by the next prompt or by the end of the session
-  | "exit_status"; // the end mark carried no exit status
-
-/** One command the shell ran. Field names are snake_case: records are persisted as they are. */
-export interface CommandRecord {
-  /** 1-based, in the order the commands started. */
-  readonly number: number;
-  readonly command_line: string | null;
-  /** The working directory the shell reported at the prompt before the command. */
-  readonly cwd: string | null;
-  /** The prompt: from its start mark's first byte to just past its last input-start mark. */
-  readonly prompt_start: number | null;
-  readonly prompt_end: number | null;
-  /** The command's output: `[output_start, output_end)`, between the marks C and D. */
-  readonly output_start: number | null;
-  readonly output_end: number | null;
-  /** RFC 3339 with milliseconds: the times of the chunks holding C and D. */
-  readonly started_at: string | null;
-  readonly ended_at: string | null;
-  /** From D; null when D carried none (or never came). */
-  readonly exit_code: number | null;
-  readonly missing: readonly CommandGap[];
-}
 
 type Phase = "idle" | "prompt" | "input" | "running";
 

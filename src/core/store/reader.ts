@@ -4,8 +4,7 @@
  * more. Only bytes that complete index lines describe are served.
  */
 import type { DerunOutputChannel, DerunSessionState } from "../enums.ts";
-import type { CommandRecord } from "../shell/commands.ts";
-import type { IndexRecord, SessionEvent, SessionFinal, SessionMeta } from "./session-files.ts";
+import type { CommandRecord, IndexRecord, SessionEvent, SessionFinal, SessionMeta } from "./session-files.ts";
 
 /**
  * Where records are and which channel wrote them, by record number (what the views need of

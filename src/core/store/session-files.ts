@@ -4,7 +4,6 @@
  * directly. Fields are only ever added (marked "added field"), never changed.
  */
 import type { DerunFinalState, DerunOutputChannel, SCHEMA_VERSION } from "../enums.ts";
-import type { SecretEnvFingerprints } from "../secrets/env-fingerprints.ts";
 
 /** meta.json: written before the transport starts, rewritten once with the child's PID. */
 export interface SessionMeta {
@@ -85,4 +84,54 @@ export interface SessionFinal {
   readonly output_lines?: Partial<Record<DerunOutputChannel, number>>;
   /** Shell sessions: whether the shell printed any command marks (without them, no records). */
   readonly command_marks_seen?: boolean;
+}
+
+// commands.jsonl: one record per command a recorded shell ran (built by shell/commands.ts).
+
+/** What a record lacks, and why it may be less certain. */
+export type CommandGap =
+  | "prompt" // no prompt mark (A or B) came before the command
+  | "command_line" // no command line (633 E, or 133 C's cmdline_url)
+  | "cwd" // no 633 P;Cwd= came before the command
+  | "output_start" // the command ended (D) without an output-start mark (C): no output range
+  | "end" // no end mark (D): closed by the next prompt or by the end of the session
+  | "exit_status"; // the end mark carried no exit status
+
+/** One command the shell ran. Field names are snake_case: records are persisted as they are. */
+export interface CommandRecord {
+  /** 1-based, in the order the commands started. */
+  readonly number: number;
+  readonly command_line: string | null;
+  /** The working directory the shell reported at the prompt before the command. */
+  readonly cwd: string | null;
+  /** The prompt: from its start mark's first byte to just past its last input-start mark. */
+  readonly prompt_start: number | null;
+  readonly prompt_end: number | null;
+  /** The command's output: `[output_start, output_end)`, between the marks C and D. */
+  readonly output_start: number | null;
+  readonly output_end: number | null;
+  /** RFC 3339 with milliseconds: the times of the chunks holding C and D. */
+  readonly started_at: string | null;
+  readonly ended_at: string | null;
+  /** From D; null when D carried none (or never came). */
+  readonly exit_code: number | null;
+  readonly missing: readonly CommandGap[];
+}
+
+// meta.json's `secret_env` (written by secrets/env-fingerprints.ts).
+
+/** The meta.json field (added: earlier readers ignore it). */
+export interface SecretEnvFingerprints {
+  /** 32 hex digits, random per session. */
+  readonly salt: string;
+  readonly values: readonly SecretFingerprint[];
+}
+
+export interface SecretFingerprint {
+  /** Length of the value in UTF-16 code units (= bytes for ASCII). */
+  readonly length: number;
+  /** {@link fingerprintTag} of the value under the salt's seed. */
+  readonly tag: number;
+  /** The first 16 bytes of SHA-256(salt bytes ‖ value as UTF-8), hex. */
+  readonly hash: string;
 }

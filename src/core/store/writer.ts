@@ -3,10 +3,8 @@
  * and the single writer that appends its output, events and command records and ends it.
  */
 import type { DerunOutputChannel } from "../enums.ts";
-import type { SecretEnvFingerprints } from "../secrets/env-fingerprints.ts";
-import type { CommandRecord } from "../shell/commands.ts";
 import type { WindowSize } from "../transport.ts";
-import type { SessionFinal } from "./session-files.ts";
+import type { CommandRecord, SecretEnvFingerprints, SessionFinal } from "./session-files.ts";
 
 export interface CreateSessionOptions {
   /** Explicit id; must match `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`. A ULID is generated if absent. */

@@ -4,7 +4,8 @@
  * length of a value and a delimiter on either side is a candidate; its 16-bit tag is compared
  * first, and only a candidate with the right tag is hashed.
  */
-import { fingerprintHash, fingerprintTag, saltSeed, type SecretEnvFingerprints } from "../../core/secrets/env-fingerprints.ts";
+import { fingerprintHash, fingerprintTag, saltSeed } from "../../core/secrets/env-fingerprints.ts";
+import type { SecretEnvFingerprints } from "../../core/store.ts";
 
 /** Characters that end a value where it is printed: blanks, quotes, `=`, `:`, brackets, separators. */
 const DELIMITER = new Uint8Array(128);

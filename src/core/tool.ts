@@ -1,15 +1,22 @@
 /**
- * The Query interface: a named, read-only operation over the store, independent of MCP and of the
- * command line. The MCP adapter (src/mcp) serves each as a tool: it lists `input.toJsonSchema()`,
+ * The Tool interface (the code's older name for it, Query, is kept as an alias): a named, read-only
+ * operation over the store, independent of MCP and of the command line. The MCP adapter (src/mcp) serves each as a tool: it lists `input.toJsonSchema()`,
  * validates arguments with `input`, calls `handler` and wraps the plain result. CLI commands call
  * the same handlers. A handler reports user-facing failures by throwing a DerunError
  * (`session_not_found`, `invalid_argument`); the adapter turns those into `isError` results.
  */
 import type { Type } from "arktype";
-import type { Store } from "../core/store.ts";
-import type { QueryLimits } from "../transcript/index.ts";
+import type { Store } from "./store.ts";
 
-export { DEFAULT_LIMITS, type QueryLimits } from "../transcript/index.ts";
+/** Limits of the work one read does; tests lower them to reach the paths that large inputs take. */
+export interface QueryLimits {
+  /** Wall-clock budget of one search, in ms: past it, a search answers what it found so far. */
+  readonly searchMs: number;
+  /** Bytes read at once when a read streams a transcript (the views work on whole windows). */
+  readonly windowBytes: number;
+}
+
+export const DEFAULT_LIMITS: QueryLimits = { searchMs: 10_000, windowBytes: 1 << 20 };
 
 export interface QueryContext {
   readonly store: Store;
@@ -52,3 +59,9 @@ export interface Query<In = unknown, Out extends object = object> {
 
 /** Identity helper for inference. */
 export const defineQuery = <In, Out extends object>(query: Query<In, Out>): Query<In, Out> => query;
+
+/** The card's name for a Query: one read-only operation, served as an MCP tool and a CLI command. */
+export type Tool<In = unknown, Out extends object = object> = Query<In, Out>;
+export type ToolContext = QueryContext;
+export type ToolLimits = QueryLimits;
+export const defineTool = defineQuery;
