@@ -7,11 +7,11 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { openFileStore } from "../src/core/file-store/index.ts";
-import { connectAgent } from "../test/mcp/_agent.ts";
-import { sessionOptions } from "../test/mcp/_harness.ts";
-import { recordAll, RECORDINGS } from "../test/mcp/_recordings.ts";
-import { writeSyntheticLog } from "../test/mcp/_synthetic-log.ts";
+import { openFileStore } from "../src/file-store/index.ts";
+import { connectAgent } from "../test/helpers/agent.ts";
+import { sessionOptions } from "../test/helpers/harness.ts";
+import { recordAll, RECORDINGS } from "../test/helpers/recordings.ts";
+import { writeSyntheticLog } from "../test/helpers/synthetic-log.ts";
 import type { BenchContext } from "./lib/context.ts";
 import { outputBin, stateRoot } from "./lib/derun.ts";
 import type { Figure } from "./lib/report.ts";

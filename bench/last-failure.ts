@@ -8,10 +8,10 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { openFileStore } from "../src/core/file-store/index.ts";
-import { connectAgent, recordInPty, recordWithPipes } from "../test/mcp/_agent.ts";
-import { sessionOptions } from "../test/mcp/_harness.ts";
-import { writeSyntheticLog } from "../test/mcp/_synthetic-log.ts";
+import { openFileStore } from "../src/file-store/index.ts";
+import { connectAgent, recordInPty, recordWithPipes } from "../test/helpers/agent.ts";
+import { sessionOptions } from "../test/helpers/harness.ts";
+import { writeSyntheticLog } from "../test/helpers/synthetic-log.ts";
 import type { BenchContext } from "./lib/context.ts";
 import { outputBin, REPO_ROOT, stateRoot } from "./lib/derun.ts";
 import type { Figure } from "./lib/report.ts";

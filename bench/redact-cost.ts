@@ -13,9 +13,9 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { transcriptText } from "./lib/transcripts.ts";
 import { summarize } from "./lib/stats.ts";
-import { writeSyntheticLog } from "../test/mcp/_synthetic-log.ts";
-import { openFileStore } from "../src/core/file-store/index.ts";
-import { secretEnvFingerprints } from "../src/core/secrets/env-fingerprints.ts";
+import { writeSyntheticLog } from "../test/helpers/synthetic-log.ts";
+import { openFileStore } from "../src/file-store/index.ts";
+import { secretEnvFingerprints } from "../src/secrets/env-fingerprints.ts";
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),
@@ -71,11 +71,11 @@ interface Impl {
 }
 
 async function load(name: string, tree: string): Promise<Impl> {
-  const { openFileStore: open } = await import(path.join(tree, "src/core/file-store/index.ts"));
+  const { openFileStore: open } = await import(path.join(tree, "src/file-store/index.ts"));
   return {
     name,
-    readText: (await import(path.join(tree, "src/queries/read-text.ts"))).default,
-    search: (await import(path.join(tree, "src/queries/search-output.ts"))).default,
+    readText: (await import(path.join(tree, "src/tools/read-text.ts"))).default,
+    search: (await import(path.join(tree, "src/tools/search-output.ts"))).default,
     store: open({ root }),
   };
 }

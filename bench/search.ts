@@ -7,9 +7,9 @@
  * is shared).
  */
 import * as fs from "node:fs";
-import { openFileStore } from "../src/core/file-store/index.ts";
-import { connectAgent } from "../test/mcp/_agent.ts";
-import { sessionOptions } from "../test/mcp/_harness.ts";
+import { openFileStore } from "../src/file-store/index.ts";
+import { connectAgent } from "../test/helpers/agent.ts";
+import { sessionOptions } from "../test/helpers/harness.ts";
 import type { BenchContext } from "./lib/context.ts";
 import { derunEnv, outputBin, stateRoot } from "./lib/derun.ts";
 import { ratioFigure, type Figure } from "./lib/report.ts";

@@ -6,7 +6,7 @@
  *
  * `bun bench/shell-marks.ts [--quick]` runs it alone; `shellMarks` is a figure for bench/index.ts.
  */
-import { MarkParser } from "../src/core/shell/marks.ts";
+import { MarkParser } from "../src/shell/marks.ts";
 import type { BenchContext } from "./lib/context.ts";
 import type { Figure } from "./lib/report.ts";
 import { summarize } from "./lib/stats.ts";

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { countLfs } from "../src/views/lines.ts";
 import { DEFAULT_SCREEN_WINDOW, renderScreen } from "../src/views/screen.ts";
-import { searchText, type SearchTextOptions } from "../test/views/_search-text.ts";
+import { searchText, type SearchTextOptions } from "../test/helpers/search-text.ts";
 import { TailScan } from "../src/views/tail-scan.ts";
 import { TextView, type TextLine } from "../src/views/text.ts";
 import { chunksOf, spanArray, type ByteWindow, type ChannelChunk, type ChannelSpan, type RecordSpans } from "../src/views/window.ts";

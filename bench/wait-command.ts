@@ -7,10 +7,10 @@
  * wake -> the look -> the tail read -> JSON-RPC -> client. Compare with the live tail wake.
  */
 import * as path from "node:path";
-import { openFileStore } from "../src/core/file-store/index.ts";
-import { sessionOptions } from "../test/mcp/_harness.ts";
+import { openFileStore } from "../src/file-store/index.ts";
+import { sessionOptions } from "../test/helpers/harness.ts";
 import { watched } from "../test/helpers/inotify.ts";
-import { serverPid } from "../test/mcp/_agent.ts";
+import { serverPid } from "../test/helpers/agent.ts";
 import type { BenchContext } from "./lib/context.ts";
 import { derunEnv, stateRoot } from "./lib/derun.ts";
 import { connectMcp } from "./lib/mcp-client.ts";

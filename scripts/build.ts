@@ -25,9 +25,9 @@ const ROOT = path.resolve(import.meta.dir, "..");
 const ENTRY = path.join(ROOT, "src/cli/index.ts");
 /** Worker modules are separate entrypoints: Bun bundles them into the executable only when listed. */
 const WORKERS = [
-  path.join(ROOT, "src/core/run/output-writer.worker.ts"),
-  path.join(ROOT, "src/core/io/stream-reader.worker.ts"),
-  path.join(ROOT, "src/core/io/key-relay.worker.ts"),
+  path.join(ROOT, "src/io/output-writer.worker.ts"),
+  path.join(ROOT, "src/io/stream-reader.worker.ts"),
+  path.join(ROOT, "src/io/key-relay.worker.ts"),
   path.join(ROOT, "src/plugins/windows-conpty/conpty-io.worker.ts"),
 ];
 
@@ -43,7 +43,7 @@ async function compile(outfile: string, target?: Bun.Build.CompileTarget): Promi
     entrypoints: [ENTRY, ...WORKERS],
     compile: { outfile, autoloadBunfig: false, autoloadDotenv: false, ...(target ? { target } : {}) },
     // Flat names: each worker lands next to the entry, where `new URL("./x.worker.ts", import.meta.url)`
-    // points (with the tree's names it would sit under core/run/ and never be found).
+    // points (with the tree's names it would sit under recorder/ and never be found).
     naming: { entry: "[name].[ext]" },
     // Bytecode: the runtime skips parsing the bundle at every start (measured: `derun run -- true`
     // 50 ms -> 20 ms). Bytecode requires ESM output here (top-level await in the entry).

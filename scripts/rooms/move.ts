@@ -80,7 +80,9 @@ for (const file of git("ls-files", "--", ...SCANNED).split("\n")) {
     // resolves where the file is now was written for that place and is kept.
     if (mode === "--rewrite" && isFile(normalize(join(dirname(file), spec)))) return whole;
     const old = normalize(join(dirname(before), spec));
-    const target = forward.get(old) ?? old;
+    // A file moved twice (a folder's move, then a rename in the new room) is followed to its end.
+    let target = old;
+    for (let hops = 0; forward.has(target) && hops < 8; hops++) target = forward.get(target)!;
     if (!isFile(target)) return whole;
     const spec2 = dotted(relative(dirname(file), target));
     return spec2 === spec ? whole : `${lead}${quote}${spec2}${quote}`;

@@ -10,8 +10,8 @@
  */
 import { describeError, isDerunError } from "../core/errors.ts";
 import { messageLine } from "../core/quote.ts";
-import { dieBySignal } from "../core/run/signals.ts";
-import { writeAllSync } from "../core/safe-fs/index.ts";
+import { dieBySignal } from "../recorder/signals.ts";
+import { writeAllSync } from "../safe-fs/index.ts";
 import { exitWith, type CommandData, type ExitRequest } from "./command.ts";
 import { commands, isCommandName } from "./commands/index.ts";
 import { didYouMean, shown } from "./usage.ts";

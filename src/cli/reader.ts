@@ -3,8 +3,8 @@
  * else the default), the queries MCP serves (validated by their own arktype input, so a command
  * accepts what the tool accepts), and session references (`last`, `last~N`, an id).
  */
-import { openFileStore, validateSessionId } from "../core/file-store/index.ts";
-import { openLogSink } from "../core/log-sink.ts";
+import { openFileStore, validateSessionId } from "../file-store/index.ts";
+import { openLogSink } from "../file-store/log-sink.ts";
 import type { Store } from "../core/store.ts";
 import type { Query } from "../core/tool.ts";
 import { configureRedaction, isSessionRef, readSession, resolveSessionId } from "../transcript/index.ts";

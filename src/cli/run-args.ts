@@ -3,7 +3,7 @@
  * `derun run -- grep --help` runs grep with `--help`.
  */
 import { DEFAULT_RETENTION_SECONDS } from "../core/store.ts";
-import { isSessionRef, validateSessionId } from "../core/file-store/index.ts";
+import { isSessionRef, validateSessionId } from "../file-store/index.ts";
 import { parseRetentionSeconds } from "./duration.ts";
 import { parseFlags, type FlagDefs } from "./flags.ts";
 import { STATE_ROOT_FLAG } from "./state-root.ts";

@@ -3,11 +3,11 @@
  * built-in and third-party transports, sweep once the command runs, and turn its result into
  * derun's own exit.
  */
-import { openFileStore } from "../core/file-store/index.ts";
-import { openLogSink } from "../core/log-sink.ts";
-import { probeTerminal } from "../core/probe.ts";
-import { runSession, type RunRequest } from "../core/run/run-session.ts";
-import { sweepAtStart, type StartSweep } from "../core/run/sweep-at-start.ts";
+import { openFileStore } from "../file-store/index.ts";
+import { openLogSink } from "../file-store/log-sink.ts";
+import { probeTerminal } from "../tty/probe.ts";
+import { runSession, type RunRequest } from "../recorder/run-session.ts";
+import { sweepAtStart, type StartSweep } from "../file-store/sweep-at-start.ts";
 import { visible } from "../core/quote.ts";
 import { loadTransport } from "../plugins/loader.ts";
 import { chooseTransport } from "../plugins/select.ts";

@@ -3,8 +3,8 @@
  * DERUN_STATE_ROOT, which wins over the XDG default (see resolveStateRoot).
  */
 import * as path from "node:path";
-import { resolveStateRoot } from "../core/file-store/index.ts";
-import { isDirectoryIfThere } from "../core/safe-fs/index.ts";
+import { resolveStateRoot } from "../file-store/index.ts";
+import { isDirectoryIfThere } from "../safe-fs/index.ts";
 import type { FlagDef } from "./flags.ts";
 import { shown, usageError } from "./usage.ts";
 

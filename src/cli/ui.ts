@@ -6,7 +6,7 @@
  * `[derun]` badge at the end of the line, unlike the dispatcher's `derun:` errors.
  */
 import { createConsola, type ConsolaReporter, type LogObject } from "consola/core";
-import { writeAllSync } from "../core/safe-fs/index.ts";
+import { writeAllSync } from "../safe-fs/index.ts";
 import { messageLine } from "../core/quote.ts";
 import { colourOn, paint, type Style } from "./paint.ts";
 

@@ -2,7 +2,7 @@
  * The enumerations persisted in session files and MCP answers (docs/format.md), spelled as derun has
  * always written them: each a frozen object (for run time) plus the union of its values (for types).
  * Names that have a registry come from it alone: transports from src/plugins/index.ts, tools from
- * src/queries/index.ts, commands from src/cli/commands/index.ts.
+ * src/tools/index.ts, commands from src/cli/commands/index.ts.
  */
 
 export const DerunSessionState = {

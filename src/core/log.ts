@@ -4,7 +4,7 @@
  * (`session_id`, `transport_mode`, `tty_attached`, `chunk_offset`, `chunk_size`,
  * `state_transition`, `exit_code`, `signal`, `cleanup_result`, `cleanup_reason`) and error text.
  *
- * The file sink (src/core/log-sink.ts) writes JSONL under the state root; it never writes to the
+ * The file sink (src/file-store/log-sink.ts) writes JSONL under the state root; it never writes to the
  * child's streams.
  */
 

@@ -32,6 +32,7 @@ export {
   type SessionMeta,
 } from "./store/session-files.ts";
 export type { CreateSessionOptions, SessionWriter, StartedUpdate } from "./store/writer.ts";
+export { generateSessionId, isSessionRef, isValidSessionId, SESSION_REF, validateSessionId } from "./store/session-id.ts";
 
 export interface Store extends StoreReader {
   /** Absolute state root. */

@@ -1,9 +1,10 @@
 /**
  * The Tool interface (the code's older name for it, Query, is kept as an alias): a named, read-only
- * operation over the store, independent of MCP and of the command line. The MCP adapter (src/mcp) serves each as a tool: it lists `input.toJsonSchema()`,
- * validates arguments with `input`, calls `handler` and wraps the plain result. CLI commands call
- * the same handlers. A handler reports user-facing failures by throwing a DerunError
- * (`session_not_found`, `invalid_argument`); the adapter turns those into `isError` results.
+ * operation over the store, independent of MCP and of the command line. The MCP adapter (src/mcp)
+ * serves each as a tool: it lists `input.toJsonSchema()`, validates arguments with `input`, calls
+ * `handler` and wraps the plain result. CLI commands call the same handlers. A handler reports
+ * user-facing failures by throwing a DerunError (`session_not_found`, `invalid_argument`); the
+ * adapter turns those into `isError` results.
  */
 import type { Type } from "arktype";
 import type { Store } from "./store.ts";

@@ -18,7 +18,7 @@ export interface TerminalProbe {
   readonly stderrIsTty: boolean;
   /**
    * fds 1 and 2 are one stream: the same pipe, socket or terminal, or one open file description of a
-   * regular file (`2>&1`). See core/same-open-file.ts. Absent means no.
+   * regular file (`2>&1`). See tty/same-open-file.ts. Absent means no.
    */
   readonly stdoutIsStderr?: boolean;
   /** `process.platform` at probe time. */
@@ -193,7 +193,7 @@ export interface ChildJob {
 
 /**
  * A terminal child's input that a thread of derun's may write keys to itself, straight from derun's
- * terminal (core/io/key-relay.ts): a key then takes `script`'s way, one thread from read to write.
+ * terminal (io/key-relay.ts): a key then takes `script`'s way, one thread from read to write.
  * The thread writes only while `held[0]` is 0, and hands `write` the keys it cannot write now.
  */
 /**
@@ -215,7 +215,7 @@ export interface DirectInput {
   readonly held: Int32Array;
   /**
    * Optional: the key relay's place in the thread that reads this terminal's output
-   * (core/io/key-relay.ts), so that a key and its echo take one thread; without it the relay gets
+   * (io/key-relay.ts), so that a key and its echo take one thread; without it the relay gets
    * a thread of its own.
    */
   readonly seat?: KeyRelaySeatRef;

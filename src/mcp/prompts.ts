@@ -5,9 +5,9 @@
 import { ErrorCode, McpError, type GetPromptResult, type Prompt } from "@modelcontextprotocol/sdk/types.js";
 import { DerunError, describeError } from "../core/errors.ts";
 import type { Store } from "../core/store.ts";
-import lastFailure from "../queries/last-failure.ts";
-import listCommands from "../queries/list-commands.ts";
-import readText from "../queries/read-text.ts";
+import lastFailure from "../tools/last-failure.ts";
+import listCommands from "../tools/list-commands.ts";
+import readText from "../tools/read-text.ts";
 import { resolveSessionId } from "../transcript/index.ts";
 
 const SESSION_ARG = {

@@ -12,10 +12,10 @@ import { ErrorCode, McpError, type Resource, type ResourceTemplate } from "@mode
 import { type } from "arktype";
 import { DerunError, describeError } from "../core/errors.ts";
 import type { Store } from "../core/store.ts";
-import lastFailure from "../queries/last-failure.ts";
-import listCommands from "../queries/list-commands.ts";
-import listSessions from "../queries/list-sessions.ts";
-import readText from "../queries/read-text.ts";
+import lastFailure from "../tools/last-failure.ts";
+import listCommands from "../tools/list-commands.ts";
+import listSessions from "../tools/list-sessions.ts";
+import readText from "../tools/read-text.ts";
 import { commandLine, oneLine, outcome } from "../transcript/index.ts";
 
 /** MCP's code for a resource that does not exist. */

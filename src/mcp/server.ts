@@ -1,5 +1,5 @@
 /**
- * The MCP adapter: the queries (src/queries) served as tools through the SDK's low-level Server.
+ * The MCP adapter: the queries (src/tools) served as tools through the SDK's low-level Server.
  * Queries stay MCP-agnostic; this module lists them with their arktype JSON Schemas, validates
  * arguments with arktype, and turns every outcome, failures included, into a tool result (never a
  * JSON-RPC error).
@@ -29,7 +29,7 @@ import { DerunError, describeError, type DerunErrorCode } from "../core/errors.t
 import type { Logger } from "../core/log.ts";
 import type { Store } from "../core/store.ts";
 import type { Query } from "../core/tool.ts";
-import { queries } from "../queries/index.ts";
+import { queries } from "../tools/index.ts";
 import { getPrompt, PROMPTS } from "./prompts.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
 import { Subscriptions } from "./subscriptions.ts";

@@ -31,18 +31,18 @@ export { childExitOf, spawnIgnoring, toSpawnError } from "./spawn.ts";
 export { DrainWindow, systemClock, type DrainClock, type DrainWindowOptions } from "./drain-window.ts";
 
 // Reading its output.
-export { pumpStream, type ChunkReader } from "../core/io/pump.ts";
-export { openStreamReader, type OutputStream, type StreamReader, type StreamReaderOptions } from "../core/io/stream-reader.ts";
-export { openFifoPipe, type FifoPipe } from "../core/io/fifo-pipe.ts";
-export { openStreamPty, type StreamPty } from "../core/io/stream-pty.ts";
+export { pumpStream, type ChunkReader } from "../io/pump.ts";
+export { openStreamReader, type OutputStream, type StreamReader, type StreamReaderOptions } from "../io/stream-reader.ts";
+export { openFifoPipe, type FifoPipe } from "../io/fifo-pipe.ts";
+export { openStreamPty, type StreamPty } from "../pty/stream-pty.ts";
 
 // derun's own terminal.
-export { isTerminal, readWindowSize } from "../core/terminal.ts";
+export { isTerminal, readWindowSize } from "../tty/terminal.ts";
 
 // A child's own terminal (PTY transports): a PTY with the user's modes (read a record at a time at
 // derun's terminal's pace on Linux, Bun's Terminal elsewhere), a session leader for job control, and
 // the stops of a child without one.
-export { openChildPty, type ChildPty, type ChildPtyOptions } from "../core/pty/child-pty.ts";
+export { openChildPty, type ChildPty, type ChildPtyOptions } from "../pty/child-pty.ts";
 export {
   LeaderExecError,
   leaderUnavailable,
@@ -50,5 +50,5 @@ export {
   StopReports,
   type LeaderJob,
   type LeaderRequest,
-} from "../core/pty/leader.ts";
-export { watchStops } from "../core/pty/stop-watch.ts";
+} from "../pty/leader.ts";
+export { watchStops } from "../pty/stop-watch.ts";

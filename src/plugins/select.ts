@@ -1,7 +1,7 @@
 /**
  * Transport selection, a flat chain: an explicit choice wins; else terminals on stdin, stdout and
  * stderr get the platform's PTY transport; else `pipe`. What happens when the chosen terminal
- * transport cannot open is the run engine's (core/run/open-child.ts).
+ * transport cannot open is the run engine's (recorder/open-child.ts).
  */
 import type { TerminalProbe } from "../core/transport.ts";
 import type { BuiltinTransportName } from "./index.ts";

@@ -4,7 +4,7 @@
  * other word there. A shown line made only of base-64 is masked whole when the bytes before it hold
  * a private key's BEGIN line and no END line after that one, as the text view masks it.
  */
-import { PEM_BEGIN } from "./redact/masker.ts";
+import { PEM_BEGIN } from "../secrets/masker.ts";
 import { readWindow, type Transcript } from "./transcript.ts";
 
 /** Bytes looked at before the line: an 8192-bit RSA key's PEM block is about 6.4 KB. */

@@ -9,9 +9,9 @@ import type { DerunOutputChannel } from "../core/enums.ts";
 import type { OutputSlice, Store } from "../core/store.ts";
 import type { TextLine } from "../views/text.ts";
 import { joined } from "./joined.ts";
-import { redactionEnabled, redactorFor, type LineState, type Redactor } from "./redact/index.ts";
+import { redactionEnabled, redactorFor, type LineState, type Redactor } from "../secrets/redactor.ts";
 
-export { configureRedaction, redactionEnabled, configPath, redactorFor, type Redactor } from "./redact/index.ts";
+export { configureRedaction, redactionEnabled, configPath, redactorFor, type Redactor } from "../secrets/redactor.ts";
 
 /** Bytes looked at on either side of a raw window: a secret this close to its edge is seen whole. */
 export const CONTEXT = 4096;

@@ -6,7 +6,7 @@
  */
 import type { OutputReader } from "../core/store.ts";
 import { planPiece } from "../views/literal-scan.ts";
-import { returnScanBuffer, scanBuffer } from "../views/_simd-scan.ts";
+import { returnScanBuffer, scanBuffer } from "../views/simd-scan.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { chunksOf, type ChannelChunk } from "../views/window.ts";
 import { giveTurn } from "./pace.ts";
@@ -79,7 +79,7 @@ async function* windowsThroughOneBuffer(t: Transcript, options: TextStreamOption
     return;
   }
   using output = await store.openOutput(t.sessionId);
-  // In the SIMD scanner's memory when it is free (views/_simd-scan.ts).
+  // In the SIMD scanner's memory when it is free (views/simd-scan.ts).
   const buffer = scanBuffer(Math.max(1, Math.min(t.block, t.hi - t.lo)));
   try {
     yield* readAll(t, options, output, buffer);

@@ -3,7 +3,7 @@
  * whole transcript in memory), lines numbered as derun_read_text numbers them, and the matches as
  * grep shows them (`N:` a matching line, `N-` context). Long lines are cut around the match. A
  * regular expression's work on one line cannot be interrupted, but it is bounded (about a
- * millisecond, see views/_pattern.ts), so the clock is read between lines: the event loop gets its
+ * millisecond, see views/pattern/pattern.ts), so the clock is read between lines: the event loop gets its
  * turn every few milliseconds, and past the deadline the search stops and says how far it got.
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
@@ -18,7 +18,7 @@ import { textBatchesAsRecorded } from "./text-stream-raw.ts";
 import type { TextStreamOptions } from "./text-stream.ts";
 import { LineMasking, maskText, redactedField, redactorFor, type MaskedLine, type Redactor } from "./masking.ts";
 import { KeyBlocks } from "./key-block.ts";
-import { canMatchMask } from "./redact/search-mask.ts";
+import { canMatchMask } from "./search-mask.ts";
 import type { Transcript } from "./transcript.ts";
 
 /** The pattern as search compiles it (the command line compiles it once, and colours with it: matchesIn, bounded as search is). */

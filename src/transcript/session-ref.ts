@@ -4,7 +4,7 @@
  * as an explicit id, so the word is never ambiguous.
  */
 import { DerunError } from "../core/errors.ts";
-import { isSessionRef, SESSION_REF, validateSessionId } from "../core/file-store/index.ts";
+import { isSessionRef, SESSION_REF, validateSessionId } from "../core/store.ts";
 import type { Store } from "../core/store.ts";
 
 /** What a model reads in each session_id argument's description (short: it is in every tool's schema). */

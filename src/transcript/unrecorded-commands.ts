@@ -7,8 +7,8 @@
  * scanned once and then only as they grow, per store and session, for the life of the server.
  */
 import type { CommandRecord } from "../core/store.ts";
-import { CommandTracker } from "../core/shell/commands.ts";
-import { MarkParser } from "../core/shell/marks.ts";
+import { CommandTracker } from "../shell/commands.ts";
+import { MarkParser } from "../shell/marks.ts";
 import { isLiveState, type SessionInfo, type Store } from "../core/store.ts";
 import { StoreCache } from "./store-cache.ts";
 import { DEFAULT_LIMITS } from "../core/tool.ts";

@@ -5,7 +5,7 @@
  * the answer never comes before the matching line is on disk. The line's text (and the match) are
  * clipped to max_bytes; the chunk's cursors still span the whole line.
  *
- * The clock is read between lines (the pattern's work on one line is bounded, views/_pattern.ts):
+ * The clock is read between lines (the pattern's work on one line is bounded, views/pattern/pattern.ts):
  * the event loop gets its turn every few milliseconds, and at timeout_ms the wait answers with no
  * match and a cursor where the scan stopped (at a line's start), from which the next wait goes on.
  */

@@ -11,7 +11,7 @@
  * tail). The rest is only counted, so line numbers stay those of the view.
  */
 
-import { simdSkip } from "./_simd-scan.ts";
+import { simdSkip } from "./simd-scan.ts";
 
 /** What to do with a piece, in order: a number is that many lines skipped; a pair is [from, to) of the piece to give the view. */
 export type ScanStep = number | readonly [number, number];

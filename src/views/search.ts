@@ -6,10 +6,10 @@
  * literal on the whole line.
  */
 import type { NumberedLine } from "./lines.ts";
-import { matchLine, seenInPart, type SearchPattern } from "./_pattern.ts";
+import { matchLine, seenInPart, type SearchPattern } from "./pattern/pattern.ts";
 import type { TextLine } from "./text.ts";
 
-export { compilePattern, matchesIn, matchLine, MAX_PATTERN_CHARS, type PatternOptions, type SearchPattern } from "./_pattern.ts";
+export { compilePattern, matchesIn, matchLine, MAX_PATTERN_CHARS, type PatternOptions, type SearchPattern } from "./pattern/pattern.ts";
 
 export interface SearchOptions {
   readonly pattern: SearchPattern;

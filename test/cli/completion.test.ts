@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { derunEnv, derunShell, runDerun, tempDir, text } from "../helpers/cli.ts";
-import { recordPipe, waitUntil } from "./_recordings.ts";
+import { recordPipe, waitUntil } from "../helpers/cli-recordings.ts";
 
 const bin = tempDir("derun-completion-bin-");
 const env = tempDir("derun-completion-env-");

@@ -7,8 +7,8 @@ import { expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { runDerun, tempDir, text } from "../helpers/cli.ts";
-import { call } from "../mcp/_harness.ts";
-import { connectStdio } from "../mcp/_stdio-client.ts";
+import { call } from "../helpers/harness.ts";
+import { connectStdio } from "../helpers/stdio-client.ts";
 
 const HOSTILE = "\x1b]0;PWNED\x07\x1b[2J";
 /** Any control character but the line feed ending each line. */

@@ -12,8 +12,8 @@ import { join } from "node:path";
 import { Glob } from "bun";
 import { REPO_ROOT, runDerun, tempDir, text } from "../helpers/cli.ts";
 import { readSession } from "../helpers/session.ts";
-import { shellHome, startShell } from "../shell/_shells.ts";
-import { recordPipe, recordPty, waitUntil } from "./_recordings.ts";
+import { shellHome, startShell } from "../helpers/shells.ts";
+import { recordPipe, recordPty, waitUntil } from "../helpers/cli-recordings.ts";
 
 const state = tempDir("derun-cli-export-v3-");
 const root = state.path;

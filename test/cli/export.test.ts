@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { derunEnv, runDerun, sha256, tempDir, text } from "../helpers/cli.ts";
 import { spawnInPty } from "../helpers/pty.ts";
 import { readSession } from "../helpers/session.ts";
-import { recordPipe, recordPty, waitUntil } from "./_recordings.ts";
+import { recordPipe, recordPty, waitUntil } from "../helpers/cli-recordings.ts";
 
 const asciinema = Bun.which("asciinema");
 const state = tempDir("derun-cli-export-");

@@ -8,7 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import { derunArgv, derunEnv, runDerun, tempDir, text } from "../helpers/cli.ts";
 import { spawnInPty } from "../helpers/pty.ts";
-import { collect, recordedBytes, startLive, waitUntil } from "./_recordings.ts";
+import { collect, recordedBytes, startLive, waitUntil } from "../helpers/cli-recordings.ts";
 
 function follow(root: string, ...args: string[]) {
   const proc = Bun.spawn([...derunArgv(), "tail", "-f", ...args], { env: derunEnv(root), stdout: "pipe", stderr: "pipe" });

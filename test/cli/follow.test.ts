@@ -8,7 +8,7 @@ import { readdirSync, readlinkSync } from "node:fs";
 import { derunArgv, derunEnv, sha256, tempDir, text } from "../helpers/cli.ts";
 import { spawnInPty } from "../helpers/pty.ts";
 import { readSession } from "../helpers/session.ts";
-import { collect, recordedBytes, startLive, waitUntil } from "./_recordings.ts";
+import { collect, recordedBytes, startLive, waitUntil } from "../helpers/cli-recordings.ts";
 
 /** `derun tail -f --view raw`: these tests hold the follow to every byte. */
 function follow(root: string, ...args: string[]) {

@@ -5,10 +5,10 @@
  * reflex flags: -n, -c, -l, -v, -w, -o, --color. The sessions are written with the store's own writer.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { openFileStore } from "../../src/core/file-store/index.ts";
+import { openFileStore } from "../../src/file-store/index.ts";
 import { runDerun, tempDir, text } from "../helpers/cli.ts";
-import { connectAgent } from "../mcp/_agent.ts";
-import { sessionOptions } from "../mcp/_harness.ts";
+import { connectAgent } from "../helpers/agent.ts";
+import { sessionOptions } from "../helpers/harness.ts";
 
 const state = tempDir("derun-grep-all-");
 const root = state.path;

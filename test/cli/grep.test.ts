@@ -5,12 +5,12 @@
  * of derun_search_output's answer, colour on a terminal only and never with NO_COLOR.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { openFileStore } from "../../src/core/file-store/index.ts";
-import { openLogSink } from "../../src/core/log-sink.ts";
-import searchOutput from "../../src/queries/search-output.ts";
+import { openFileStore } from "../../src/file-store/index.ts";
+import { openLogSink } from "../../src/file-store/log-sink.ts";
+import searchOutput from "../../src/tools/search-output.ts";
 import { derunArgv, derunEnv, runDerun, tempDir, text } from "../helpers/cli.ts";
 import { spawnInPty } from "../helpers/pty.ts";
-import { recordPipe, recordPty } from "./_recordings.ts";
+import { recordPipe, recordPty } from "../helpers/cli-recordings.ts";
 
 const state = tempDir("derun-cli-grep-");
 const root = state.path;

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { runDerun, tempDir, text } from "../helpers/cli.ts";
-import { connectAgent, recordInPty, recordWithPipes } from "../mcp/_agent.ts";
+import { connectAgent, recordInPty, recordWithPipes } from "../helpers/agent.ts";
 
 const state = tempDir("derun-pipe-screen-");
 const root = state.path;

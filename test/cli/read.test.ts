@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { derunArgv, derunEnv, derunShell, randomBytes, runDerun, sha256, tempDir, text } from "../helpers/cli.ts";
 import { spawnInPty } from "../helpers/pty.ts";
 import { channelBytes, readSession } from "../helpers/session.ts";
-import { recordPipe, recordPty, startLive, waitUntil } from "./_recordings.ts";
+import { recordPipe, recordPty, startLive, waitUntil } from "../helpers/cli-recordings.ts";
 
 const state = tempDir("derun-cli-read-");
 const files = tempDir("derun-cli-files-");

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runDerun, tempDir, text } from "../helpers/cli.ts";
-import { SECRETS } from "../transcript/_secrets.ts";
+import { SECRETS } from "../helpers/secrets.ts";
 
 const state = tempDir("derun-redact-config-");
 const config = tempDir("derun-redact-config-home-");

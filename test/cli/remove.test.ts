@@ -8,7 +8,7 @@ import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, sy
 import { join } from "node:path";
 import { runDerun, tempDir, text } from "../helpers/cli.ts";
 import { sessionIds } from "../helpers/session.ts";
-import { recordPipe, startLive, waitUntil } from "./_recordings.ts";
+import { recordPipe, startLive, waitUntil } from "../helpers/cli-recordings.ts";
 
 const rm = (root: string, ...args: string[]) => runDerun(["rm", ...args], { stateRoot: root });
 

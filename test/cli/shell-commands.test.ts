@@ -8,9 +8,9 @@
  */
 import { describe, expect, test } from "bun:test";
 import { derunArgv, derunEnv, runDerun, tempDir, text } from "../helpers/cli.ts";
-import { connectAgent } from "../mcp/_agent.ts";
-import { FIVE_COMMANDS, PROMPT, SHELLS, shellHome, startShell, typeFiveCommands } from "../shell/_shells.ts";
-import { collect, waitUntil } from "./_recordings.ts";
+import { connectAgent } from "../helpers/agent.ts";
+import { FIVE_COMMANDS, PROMPT, SHELLS, shellHome, startShell, typeFiveCommands } from "../helpers/shells.ts";
+import { collect, waitUntil } from "../helpers/cli-recordings.ts";
 
 const lines = (done: { stdout: Uint8Array }) => text(done.stdout).split("\n").slice(0, -1);
 

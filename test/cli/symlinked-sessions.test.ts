@@ -6,8 +6,8 @@ import { expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { runDerun, tempDir, text } from "../helpers/cli.ts";
-import { call } from "../mcp/_harness.ts";
-import { connectStdio } from "../mcp/_stdio-client.ts";
+import { call } from "../helpers/harness.ts";
+import { connectStdio } from "../helpers/stdio-client.ts";
 
 test("through a symlinked sessions/: rm removes nothing, ls and MCP list give the readers' error", async () => {
   using root = tempDir();

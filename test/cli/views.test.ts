@@ -9,8 +9,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as path from "node:path";
 import { derunArgv, derunEnv, runDerun, tempDir, text } from "../helpers/cli.ts";
-import { childPid, connectAgent, recordInPty, recordWithPipes } from "../mcp/_agent.ts";
-import { document, spinnerScript } from "../mcp/_programs.ts";
+import { childPid, connectAgent, recordInPty, recordWithPipes } from "../helpers/agent.ts";
+import { document, spinnerScript } from "../helpers/agent-programs.ts";
 
 const state = tempDir("derun-cli-views-");
 const work = tempDir("derun-cli-views-work-");

@@ -1,9 +1,9 @@
 /**
- * For the tests that drive derun's key relay (core/io/key-relay.ts), hosted by the thread that reads
+ * For the tests that drive derun's key relay (io/key-relay.ts), hosted by the thread that reads
  * the output of derun's PTY: finding that thread, and waiting until it reads derun's stdin.
  */
 import { readFileSync } from "node:fs";
-import { STREAM_READER_THREAD } from "../../src/core/io/stream-reader-thread.ts";
+import { STREAM_READER_THREAD } from "../../src/io/stream-reader-thread.ts";
 import { blockedIn, threadsNamed } from "./threads.ts";
 
 /** Until the thread hosting the relay runs in `pid`; its thread id. */

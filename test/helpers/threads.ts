@@ -6,7 +6,7 @@
 import { ptr } from "bun:ffi";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { libc } from "../../src/core/libc.ts";
+import { libc } from "../../src/os/libc.ts";
 
 /** A worker module in `dir` that throws when loaded: the thread never starts. Its file URL. */
 export function workerThatNeverStarts(dir: string): string {
@@ -86,7 +86,7 @@ export function blockedIn(pid: number, tid: number): { nr: number; args: number[
 /** Linux's FIONREAD: the bytes a pipe holds that nobody has read yet. */
 const FIONREAD = 0x541b;
 
-/** How many bytes pipe `fd` holds unread (Linux only: ioctl is variadic, see src/core/libc.ts). */
+/** How many bytes pipe `fd` holds unread (Linux only: ioctl is variadic, see src/os/libc.ts). */
 export function bytesUnread(fd: number): number {
   if (process.platform !== "linux") throw new Error("bytesUnread: Linux only");
   const count = new Int32Array(1);

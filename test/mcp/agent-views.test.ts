@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { tempDir } from "../helpers/cli.ts";
-import { connectAgent, outputBin, type AgentClient } from "./_agent.ts";
-import { recordAll } from "./_recordings.ts";
+import { connectAgent, outputBin, type AgentClient } from "../helpers/agent.ts";
+import { recordAll } from "../helpers/recordings.ts";
 
 const root = tempDir("derun-agent-views-");
 const work = tempDir("derun-agent-work-");

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { runDerun, tempDir } from "../helpers/cli.ts";
-import { call } from "./_harness.ts";
-import { connectStdio } from "./_stdio-client.ts";
+import { call } from "../helpers/harness.ts";
+import { connectStdio } from "../helpers/stdio-client.ts";
 
 const root = tempDir("derun-bounded-");
 let client: Client & AsyncDisposable;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { runDerun, tempDir } from "../helpers/cli.ts";
-import { fuzzLines, type FuzzLine } from "./_fuzz-messages.ts";
+import { fuzzLines, type FuzzLine } from "../helpers/fuzz-messages.ts";
 import { startRawServer } from "./_raw-server.ts";
 
 const SEED = Number(process.env.DERUN_FUZZ_SEED ?? 20260614);

@@ -6,11 +6,11 @@
  * grep` with the pattern finishes. The sessions are written with the store's own writer.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { openFileStore } from "../../src/core/file-store/index.ts";
+import { openFileStore } from "../../src/file-store/index.ts";
 import type { SessionWriter } from "../../src/core/store.ts";
 import { runDerun, tempDir, text } from "../helpers/cli.ts";
-import { connectAgent, type AgentClient } from "./_agent.ts";
-import { sessionOptions } from "./_harness.ts";
+import { connectAgent, type AgentClient } from "../helpers/agent.ts";
+import { sessionOptions } from "../helpers/harness.ts";
 
 const HOSTILE = ".*a.*b$";
 /** A line of `a` (1 KiB with its LF): no `b`, so every split of it is tried. */

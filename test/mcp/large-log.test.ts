@@ -6,11 +6,11 @@
  * The server streams: neither call holds the log in memory.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { openFileStore } from "../../src/core/file-store/index.ts";
+import { openFileStore } from "../../src/file-store/index.ts";
 import { tempDir } from "../helpers/cli.ts";
-import { connectAgent, type AgentClient } from "./_agent.ts";
-import { sessionOptions } from "./_harness.ts";
-import { writeSyntheticLog, type SyntheticLog } from "./_synthetic-log.ts";
+import { connectAgent, type AgentClient } from "../helpers/agent.ts";
+import { sessionOptions } from "../helpers/harness.ts";
+import { writeSyntheticLog, type SyntheticLog } from "../helpers/synthetic-log.ts";
 
 const MB = Number(process.env.DERUN_TEST_LARGE_LOG_MB ?? 100);
 const root = tempDir("derun-large-log-");

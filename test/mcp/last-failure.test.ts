@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { REPO_ROOT, tempDir } from "../helpers/cli.ts";
-import { shellHome, startShell } from "../shell/_shells.ts";
-import { connectAgent, recordInPty, recordWithPipes, type AgentClient } from "./_agent.ts";
+import { shellHome, startShell } from "../helpers/shells.ts";
+import { connectAgent, recordInPty, recordWithPipes, type AgentClient } from "../helpers/agent.ts";
 
 const TSC = path.join(REPO_ROOT, "node_modules/.bin/tsc");
 const BUDGET = 4000;

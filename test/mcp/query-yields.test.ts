@@ -8,10 +8,10 @@ import { describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import * as fs from "node:fs";
-import { openFileStore } from "../../src/core/file-store/index.ts";
+import { openFileStore } from "../../src/file-store/index.ts";
 import { derunArgv, derunEnv, REPO_ROOT } from "../helpers/cli.ts";
-import { call, sessionOptions, tempRoot } from "./_harness.ts";
-import { writeSyntheticLog } from "./_synthetic-log.ts";
+import { call, sessionOptions, tempRoot } from "../helpers/harness.ts";
+import { writeSyntheticLog } from "../helpers/synthetic-log.ts";
 
 const MiB = 1 << 20;
 const SIZE = 64 * MiB;

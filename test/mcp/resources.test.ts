@@ -9,7 +9,7 @@ import { ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchem
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { derunArgv, derunEnv, runDerun, tempDir } from "../helpers/cli.ts";
-import { connectAgent } from "./_agent.ts";
+import { connectAgent } from "../helpers/agent.ts";
 
 /** A promise for the next call of the handler it makes, and the handler. */
 function nextEvent<T>(): { next: () => Promise<T>; handler: (value: T) => void } {

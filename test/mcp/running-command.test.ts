@@ -6,8 +6,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { silentLogger } from "../../src/core/log.ts";
-import { CommandLog } from "../../src/core/run/command-log.ts";
-import { call, connectInMemory, sessionOptions } from "./_harness.ts";
+import { CommandLog } from "../../src/recorder/command-log.ts";
+import { call, connectInMemory, sessionOptions } from "../helpers/harness.ts";
 
 const osc = (body: string) => `\x1b]${body}\x07`;
 const A = osc("633;A");

@@ -8,8 +8,8 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers/cli.ts";
-import { shellHome, startShell } from "../shell/_shells.ts";
-import { connectAgent } from "./_agent.ts";
+import { shellHome, startShell } from "../helpers/shells.ts";
+import { connectAgent } from "../helpers/agent.ts";
 
 const bash = Bun.which("bash") !== null;
 

@@ -8,7 +8,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { derunArgv, derunEnv, REPO_ROOT, runDerun, tempDir } from "../helpers/cli.ts";
-import { call, textOf } from "./_harness.ts";
+import { call, textOf } from "../helpers/harness.ts";
 
 const root = tempDir("derun-mcp-e2e-");
 /** Generous: these spawn real processes on a possibly busy CI machine; nothing asserts on time. */

@@ -4,7 +4,7 @@
  * stays the default and byte-exact.
  */
 import { describe, expect, test } from "bun:test";
-import { call, connectInMemory, sessionOptions, textOf } from "./_harness.ts";
+import { call, connectInMemory, sessionOptions, textOf } from "../helpers/harness.ts";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 

@@ -4,7 +4,7 @@
  */
 import { expect, test } from "bun:test";
 import { tempDir } from "../helpers/cli.ts";
-import { connectAgent } from "./_agent.ts";
+import { connectAgent } from "../helpers/agent.ts";
 
 const BUDGET = 6000;
 

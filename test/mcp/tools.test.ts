@@ -3,9 +3,9 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import pkg from "../../package.json" with { type: "json" };
-import { call, connectInMemory, sessionOptions, textOf } from "./_harness.ts";
+import { call, connectInMemory, sessionOptions, textOf } from "../helpers/harness.ts";
 import { nextMillisecond } from "../helpers/clock.ts";
-import { storeWithParkedWaits } from "../store/helpers.ts";
+import { storeWithParkedWaits } from "../helpers/store.ts";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 

@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { derunArgv, derunEnv, runDerun, tempDir } from "../helpers/cli.ts";
 import { watched } from "../helpers/inotify.ts";
 import { hasTmux, openShellPane } from "../helpers/tmux.ts";
-import { connectAgent, serverPid } from "./_agent.ts";
+import { connectAgent, serverPid } from "../helpers/agent.ts";
 
 describe.skipIf(!hasTmux || process.platform !== "linux")("derun_wait_command", () => {
   test("a failed command typed into derun shell in tmux: answered within 100 ms of its end (the best of up to three)", async () => {

@@ -7,12 +7,12 @@
  * read the new bytes and did not answer), not answer. The rest runs over stdio.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { openFileStore } from "../../src/core/file-store/index.ts";
+import { openFileStore } from "../../src/file-store/index.ts";
 import type { SessionWriter } from "../../src/core/store.ts";
 import { tempDir } from "../helpers/cli.ts";
-import { connectAgent, type AgentClient } from "./_agent.ts";
-import { call, connectInMemory, sessionOptions, type Answer } from "./_harness.ts";
-import { storeWithParkedWaits } from "../store/helpers.ts";
+import { connectAgent, type AgentClient } from "../helpers/agent.ts";
+import { call, connectInMemory, sessionOptions, type Answer } from "../helpers/harness.ts";
+import { storeWithParkedWaits } from "../helpers/store.ts";
 
 const root = tempDir("derun-wait-until-");
 const store = openFileStore({ root: root.path });

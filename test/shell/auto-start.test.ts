@@ -8,10 +8,10 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ShellKind } from "../../src/core/shell/init.ts";
+import type { ShellKind } from "../../src/shell/init.ts";
 import { derunArgv, shellQuote, tempDir } from "../helpers/cli.ts";
 import { spawnInPty } from "../helpers/pty.ts";
-import { SHELLS } from "./_shells.ts";
+import { SHELLS } from "../helpers/shells.ts";
 
 const PROMPT = "auto-test> ";
 const AUTO_LINE: Record<ShellKind, string> = {

@@ -3,9 +3,9 @@
  * (ours, VS Code's, iTerm2's), each fed whole and split at every position.
  */
 import { describe, expect, test } from "bun:test";
-import { CommandTracker, commandsOf } from "../../src/core/shell/commands.ts";
+import { CommandTracker, commandsOf } from "../../src/shell/commands.ts";
 import type { CommandRecord } from "../../src/core/store.ts";
-import { MarkParser } from "../../src/core/shell/marks.ts";
+import { MarkParser } from "../../src/shell/marks.ts";
 
 const encoder = new TextEncoder();
 const osc = (body: string) => `\x1b]${body}\x07`;

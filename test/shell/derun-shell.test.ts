@@ -6,10 +6,10 @@
  * recorded whole, and says that no command marks were seen.
  */
 import { describe, expect, test } from "bun:test";
-import { openFileStore } from "../../src/core/file-store/index.ts";
+import { openFileStore } from "../../src/file-store/index.ts";
 import { derunArgv, derunEnv, tempDir } from "../helpers/cli.ts";
 import { spawnInPty } from "../helpers/pty.ts";
-import { FIVE_COMMANDS, PROMPT, SHELLS, screenOf, shellHome, startShell, typeFiveCommands } from "./_shells.ts";
+import { FIVE_COMMANDS, PROMPT, SHELLS, screenOf, shellHome, startShell, typeFiveCommands } from "../helpers/shells.ts";
 
 describe.each(SHELLS)("derun shell running %s", (kind) => {
   test("records each typed command: line, status, cwd, output; the screen is the shell's own", async () => {

@@ -6,9 +6,9 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { shellInit } from "../../src/core/shell/init.ts";
-import { planShellLaunch, prepareShellLaunch, shellKindOf } from "../../src/core/shell/launch.ts";
-import { readShellArgs } from "../../src/core/shell/_shell-args.ts";
+import { shellInit } from "../../src/shell/init.ts";
+import { planShellLaunch, prepareShellLaunch, shellKindOf } from "../../src/shell/launch.ts";
+import { readShellArgs } from "../../src/shell/shell-args.ts";
 import { tempDir } from "../helpers/cli.ts";
 
 const ENV = { HOME: "/home/ann", PATH: "/usr/bin", DERUN_SESSION_ID: "s1" };

@@ -3,7 +3,7 @@
  * boundaries (split at every position, and byte by byte), nothing found where none is, and bounded.
  */
 import { describe, expect, test } from "bun:test";
-import { MarkParser, unescapeMarkValue, type Mark } from "../../src/core/shell/marks.ts";
+import { MarkParser, unescapeMarkValue, type Mark } from "../../src/shell/marks.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 

@@ -6,9 +6,9 @@
  * as they do without derun.
  */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { openFileStore } from "../../src/core/file-store/index.ts";
+import { openFileStore } from "../../src/file-store/index.ts";
 import { runDerun, tempDir, text } from "../helpers/cli.ts";
-import { PROMPT, shellHome, startShell } from "./_shells.ts";
+import { PROMPT, shellHome, startShell } from "../helpers/shells.ts";
 
 setDefaultTimeout(60_000);
 

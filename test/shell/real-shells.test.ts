@@ -6,10 +6,10 @@
  * snippet, no marks; sourced three times, marks once; a nested shell stays silent.
  */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { commandsOf } from "../../src/core/shell/commands.ts";
+import { commandsOf } from "../../src/shell/commands.ts";
 import type { CommandRecord } from "../../src/core/store.ts";
-import type { ShellKind } from "../../src/core/shell/init.ts";
-import { FIVE_COMMANDS, PROMPT, SHELLS, screenOf, shellHome, startShell, typeFiveCommands, type Shell } from "./_shells.ts";
+import type { ShellKind } from "../../src/shell/init.ts";
+import { FIVE_COMMANDS, PROMPT, SHELLS, screenOf, shellHome, startShell, typeFiveCommands, type Shell } from "../helpers/shells.ts";
 
 // Each wait is bounded at 30 s with the shell's output in the message; bunfig's [test] timeout is
 // not a Bun setting, so the 5 s default would cut a slow machine's run short.

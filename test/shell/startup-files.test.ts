@@ -6,8 +6,8 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { commandsOf } from "../../src/core/shell/commands.ts";
-import { PROMPT, SHELLS, shellHome, startShell, type Shell } from "./_shells.ts";
+import { commandsOf } from "../../src/shell/commands.ts";
+import { PROMPT, SHELLS, shellHome, startShell, type Shell } from "../helpers/shells.ts";
 
 setDefaultTimeout(60_000);
 

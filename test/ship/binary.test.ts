@@ -9,11 +9,11 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
-import { queries } from "../../src/queries/index.ts";
+import { queries } from "../../src/tools/index.ts";
 import { derunEnv, randomBytes, runDerun, sha256, tempDir, text } from "../helpers/cli.ts";
 import { spawnInPty } from "../helpers/pty.ts";
 import { readSession } from "../helpers/session.ts";
-import { shipFixture } from "./_binary.ts";
+import { shipFixture } from "../helpers/binary.ts";
 
 const TIMEOUT = 30_000;
 const ship = shipFixture("derun-ship-");

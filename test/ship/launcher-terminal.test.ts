@@ -10,7 +10,7 @@ import { join } from "node:path";
 import platforms from "../../bin/platforms.json" with { type: "json" };
 import { derunEnv, REPO_ROOT, tempDir } from "../helpers/cli.ts";
 import { hasTmux, openShellPane } from "../helpers/tmux.ts";
-import { compiledBinary } from "./_binary.ts";
+import { compiledBinary } from "../helpers/binary.ts";
 
 const TIMEOUT = 60_000;
 const platform = (platforms as Record<string, { name: string; exe: string }>)[`${process.platform}-${process.arch}`];

@@ -3,7 +3,7 @@
  * `bunx --package <tarball> derun` from an empty directory, and `bun add -g <tarball>` then `derun`
  * from PATH. Each records a session, prints its Cursor configuration with `derun mcp config`, and an
  * MCP client started from exactly that configuration reads the session: the SDK's own Client, and
- * the MCP Inspector's CLI when it is installed (test/mcp-config/install-clients.ts).
+ * the MCP Inspector's CLI when it is installed (test/cli/mcp-config/install-clients.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -12,8 +12,8 @@ import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { REPO_ROOT, tempDir } from "../helpers/cli.ts";
-import { clientBin } from "../mcp-config/_clients.ts";
-import { exec } from "../mcp-config/_exec.ts";
+import { clientBin } from "../helpers/clients.ts";
+import { exec } from "../helpers/exec.ts";
 
 const TIMEOUT = 90_000;
 const inspector = clientBin("inspector");

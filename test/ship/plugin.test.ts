@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT, runDerun, tempDir, text } from "../helpers/cli.ts";
 import { readSession } from "../helpers/session.ts";
-import { shipFixture } from "./_binary.ts";
+import { shipFixture } from "../helpers/binary.ts";
 
 const TIMEOUT = 30_000;
 const EXAMPLE = join(REPO_ROOT, "examples/transport-bwrap");

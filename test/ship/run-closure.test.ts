@@ -38,7 +38,7 @@ test("the run command's static module closure holds none of the other commands' 
   visit("index.js");
   visit(runChunk!);
   const modules = new Set([...closure].flatMap(modulesOf));
-  expect(modules.has("src/core/run/run-session.ts")).toBe(true); // the analysis sees the run path
+  expect(modules.has("src/recorder/run-session.ts")).toBe(true); // the analysis sees the run path
   const forbidden = [...modules].filter((module) =>
     /^src\/(cli\/commands\/(?!run\.ts|index\.ts)|cli\/(completion|help|ui|reader|table|format)|queries\/|transcript\/|views\/|mcp\/)|^node_modules\/(arktype|@ark|consola|citty|@modelcontextprotocol|zod)\//.test(
       module,

@@ -6,10 +6,10 @@
  */
 import { afterAll, expect, test } from "bun:test";
 import * as fs from "node:fs";
-import { openFileStore } from "../../src/core/file-store/index.ts";
+import { openFileStore } from "../../src/file-store/index.ts";
 import type { SessionWriter, Store } from "../../src/core/store.ts";
 import { waitForEnd } from "../../src/transcript/index.ts";
-import { sessionOptions, tempRoot } from "../mcp/_harness.ts";
+import { sessionOptions, tempRoot } from "../helpers/harness.ts";
 
 const root = tempRoot();
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));

@@ -4,9 +4,9 @@
  * would read differently, and stay fast on the lines that take the native engine seconds.
  */
 import { describe, expect, test } from "bun:test";
-import { linearRegex, toRe2Syntax } from "../../src/views/_linear.ts";
+import { linearRegex, toRe2Syntax } from "../../src/views/pattern/linear.ts";
 import { compilePattern, matchLine } from "../../src/views/search.ts";
-import { matchesIn } from "../../src/views/_pattern.ts";
+import { matchesIn } from "../../src/views/pattern/pattern.ts";
 
 const PATTERNS = [
   "error|warning",

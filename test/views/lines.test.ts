@@ -11,8 +11,8 @@ import { TailScan } from "../../src/views/tail-scan.ts";
 import { TextView, textLines, type TextLine } from "../../src/views/text.ts";
 import { chunksOf, spanArray, type ByteWindow } from "../../src/views/window.ts";
 import { tempDir } from "../helpers/cli.ts";
-import { recordPipe, recordPty, recording, type Recording } from "./_record.ts";
-import { gitRepoWithFiles, randomCuts } from "./_programs.ts";
+import { recordPipe, recordPty, recording, type Recording } from "../helpers/record.ts";
+import { gitRepoWithFiles, randomCuts } from "../helpers/view-programs.ts";
 
 const enc = new TextEncoder();
 const CHANNELS = [undefined, "pty", "stdout", "stderr"] as const;

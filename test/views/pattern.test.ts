@@ -5,7 +5,7 @@
  * length run on a shorter start of each line.
  */
 import { describe, expect, test } from "bun:test";
-import { judgeBacktracking, LINE_CHARS } from "../../src/views/_backtracking.ts";
+import { judgeBacktracking, LINE_CHARS } from "../../src/views/pattern/backtracking.ts";
 import { compilePattern } from "../../src/views/search.ts";
 
 const refusedFor = (pattern: string, ignoreCase = false): string | undefined => judgeBacktracking(pattern, ignoreCase).risk;

@@ -5,10 +5,10 @@
  */
 import { describe, expect, test } from "bun:test";
 import { DerunOutputChannel } from "../../src/core/enums.ts";
-import { IndexColumns } from "../../src/core/index-records.ts";
+import { IndexColumns } from "../../src/file-store/index-records.ts";
 import type { IndexRecord } from "../../src/core/store.ts";
 import { spanArray, spanRange, type RecordSpans } from "../../src/views/window.ts";
-import { random } from "./_programs.ts";
+import { random } from "../helpers/view-programs.ts";
 
 const CHANNELS = Object.values(DerunOutputChannel);
 

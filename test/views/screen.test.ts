@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { alternateScreenAfter, findRenderStart, renderScreen, type ScreenRender } from "../../src/views/screen.ts";
 import { textLines } from "../../src/views/text.ts";
 import { tempDir } from "../helpers/cli.ts";
-import { rawText, recordPty, type Recording } from "./_record.ts";
-import { failingTestFile, gitRepoWithFiles } from "./_programs.ts";
+import { rawText, recordPty, type Recording } from "../helpers/record.ts";
+import { failingTestFile, gitRepoWithFiles } from "../helpers/view-programs.ts";
 
 const enc = new TextEncoder();
 const at = (offset: number, s: string, insideAlternate?: boolean) => {

@@ -10,9 +10,9 @@ import { isDerunError } from "../../src/core/errors.ts";
 import { compilePattern, type PatternOptions } from "../../src/views/search.ts";
 import { textLines } from "../../src/views/text.ts";
 import { tempDir } from "../helpers/cli.ts";
-import { recordPty, recording, type Recording } from "./_record.ts";
-import { failingTestFile } from "./_programs.ts";
-import { searchText } from "./_search-text.ts";
+import { recordPty, recording, type Recording } from "../helpers/record.ts";
+import { failingTestFile } from "../helpers/view-programs.ts";
+import { searchText } from "../helpers/search-text.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

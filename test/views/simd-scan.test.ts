@@ -1,12 +1,12 @@
 /**
- * The literal shortcut's SIMD loop (views/_simd-scan.ts) plans every piece exactly as the
+ * The literal shortcut's SIMD loop (views/simd-scan.ts) plans every piece exactly as the
  * JavaScript loop does: the same lines counted, the same handed to the view. Random pieces full of
  * what the loop must stop at or pass (LF, CR before LF and not, TAB, ESC codes, DEL, C1 controls
  * and the other characters UTF-8 starts with 0xC2), at every alignment in the scanner's memory.
  */
 import { expect, test } from "bun:test";
 import { planPiece } from "../../src/views/literal-scan.ts";
-import { returnScanBuffer, scanBuffer, simdSkip } from "../../src/views/_simd-scan.ts";
+import { returnScanBuffer, scanBuffer, simdSkip } from "../../src/views/simd-scan.ts";
 
 /** A small deterministic generator (xorshift32): the same pieces at every run. */
 const random = (seed: number) => () => {

@@ -8,8 +8,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { textLines, TextView, type TextLine } from "../../src/views/text.ts";
 import { tempDir } from "../helpers/cli.ts";
-import { rawText, rechunk, recordPipe, recordPty, recording, type Recording } from "./_record.ts";
-import { cutsEverywhere, failingTestFile, gitRepoWithFiles, random, randomCuts, spinnerScript } from "./_programs.ts";
+import { rawText, rechunk, recordPipe, recordPty, recording, type Recording } from "../helpers/record.ts";
+import { cutsEverywhere, failingTestFile, gitRepoWithFiles, random, randomCuts, spinnerScript } from "../helpers/view-programs.ts";
 
 const enc = new TextEncoder();
 const one = (s: string | Uint8Array, channel: "pty" | "stdout" | "stderr" = "pty") => [

@@ -158,7 +158,7 @@ describe.skipIf(wineMissing !== undefined)(suiteName("derun.exe under Wine: wind
   );
 
   // Windows ends a console child on Ctrl-C with STATUS_CONTROL_C_EXIT, which derun records as SIGINT
-  // (the mapping is unit-tested in test/transports/windows-conpty.test.ts); Wine 8's child exits 0.
+  // (the mapping is unit-tested in test/plugins/windows-conpty.test.ts); Wine 8's child exits 0.
   (nativeWindows ? test : test.skip)(
     nativeWindows
       ? "Ctrl-C's exit is recorded as SIGINT"

@@ -4,7 +4,7 @@
  * working directory and the command line, cut to the terminal's width.
  */
 import { isatty } from "node:tty";
-import listCommands, { type CommandRow } from "../../queries/list-commands.ts";
+import listCommands, { type CommandRow } from "../../tools/list-commands.ts";
 import { formatDuration, visible } from "../format.ts";
 import { colourOn } from "../paint.ts";
 import type { Reader } from "../reader.ts";

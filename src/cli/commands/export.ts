@@ -7,7 +7,7 @@
  */
 import * as fs from "node:fs";
 import { DerunError } from "../../core/errors.ts";
-import { openAtomic, writeAllSync } from "../../core/safe-fs/index.ts";
+import { openAtomic, writeAllSync } from "../../safe-fs/index.ts";
 import { asciicastLines } from "../../transcript/index.ts";
 import { exitWith, type ExitRequest } from "../command.ts";
 import { parseFlags, type FlagDefs } from "../flags.ts";

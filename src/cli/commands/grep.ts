@@ -20,7 +20,7 @@ import {
   type SessionsSearched,
 } from "../../transcript/index.ts";
 import { describeError } from "../../core/errors.ts";
-import type { SearchOutputResult } from "../../queries/search-output.ts";
+import type { SearchOutputResult } from "../../tools/search-output.ts";
 import { paint } from "../paint.ts";
 import { exitWith, type CommandData, type ExitRequest } from "../command.ts";
 import { parseFlags, positiveInteger, type FlagDefs } from "../flags.ts";
@@ -159,7 +159,7 @@ export async function run(flags: readonly string[], data: CommandData = {}): Pro
   const invert = values["invert-match"] === true;
   const counting = values.count === true || values["files-with-matches"] === true;
   const colour = values.color === "always" ? true : values.color === "never" ? false : colourOn(1);
-  // No deadline: a person stops a long grep with Ctrl-C (every line's work is bounded: views/_pattern.ts).
+  // No deadline: a person stops a long grep with Ctrl-C (every line's work is bounded: views/pattern/pattern.ts).
   const options = {
     pattern: compiled,
     context: counting || values["only-matching"] ? 0 : context,

@@ -4,7 +4,7 @@
  */
 import { isatty } from "node:tty";
 import { DerunSessionState } from "../../core/enums.ts";
-import listSessions from "../../queries/list-sessions.ts";
+import listSessions from "../../tools/list-sessions.ts";
 import { exitWith, type ExitRequest } from "../command.ts";
 import { parseFlags, positiveInteger, type FlagDefs } from "../flags.ts";
 import { commandLine, formatBytes, formatDuration, formatRelative, runTime } from "../format.ts";

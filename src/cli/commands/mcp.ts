@@ -1,6 +1,6 @@
 /** `derun mcp`: the MCP server on stdin/stdout until stdin closes; `derun mcp config <client>` prints a client's configuration. */
-import { openLogSink } from "../../core/log-sink.ts";
-import { openFileStore } from "../../core/file-store/index.ts";
+import { openLogSink } from "../../file-store/log-sink.ts";
+import { openFileStore } from "../../file-store/index.ts";
 import { exitWith, type CommandData, type ExitRequest } from "../command.ts";
 import { parseFlags, type FlagDefs } from "../flags.ts";
 import { readableStateRoot, STATE_ROOT_FLAG } from "../state-root.ts";

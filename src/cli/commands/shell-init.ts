@@ -1,10 +1,10 @@
 /**
  * `derun shell-init bash|zsh|fish`: the snippet for the shell's rc file that prints the command marks
  * derun records. It does nothing outside a derun session, and keeps the user's prompt and hooks.
- * With --auto it also starts each interactive shell inside `derun shell` (src/core/shell/auto.*).
+ * With --auto it also starts each interactive shell inside `derun shell` (src/shell/auto.*).
  */
 import { DerunError } from "../../core/errors.ts";
-import { isShellKind, SHELL_KINDS, shellInit } from "../../core/shell/init.ts";
+import { isShellKind, SHELL_KINDS, shellInit } from "../../shell/init.ts";
 import { exitWith, type CommandData, type ExitRequest } from "../command.ts";
 
 export const args = {

@@ -4,8 +4,8 @@
  * exit status) from the shell's own integration marks. Bash, zsh and fish get derun's snippet loaded
  * when their startup files do not load it already; any other shell is recorded as one whole session.
  */
-import { generateSessionId } from "../../core/file-store/index.ts";
-import { prepareShellLaunch } from "../../core/shell/launch.ts";
+import { generateSessionId } from "../../file-store/index.ts";
+import { prepareShellLaunch } from "../../shell/launch.ts";
 import type { CommandData, ExitRequest } from "../command.ts";
 import type { FlagDefs } from "../flags.ts";
 import { parseRunArgs, RUN_FLAGS } from "../run-args.ts";

@@ -1,5 +1,5 @@
 /** `derun show <id>`: everything known about one session, through the derun_get_session query. */
-import getSession from "../../queries/get-session.ts";
+import getSession from "../../tools/get-session.ts";
 import { exitWith, type ExitRequest } from "../command.ts";
 import { parseFlags, type FlagDefs } from "../flags.ts";
 import { commandLine, formatBytes, formatDuration, formatRelative, runTime, visible } from "../format.ts";

@@ -3,8 +3,8 @@
  * notification, as derun_wait_command is), then print what ended and its last lines. Exit 0 when
  * something ended, 1 on the timeout, 2 on an error.
  */
-import { WAIT_MAX_TIMEOUT_MS } from "../../queries/_args.ts";
-import waitCommand from "../../queries/wait-command.ts";
+import { WAIT_MAX_TIMEOUT_MS } from "../../tools/index.ts";
+import waitCommand from "../../tools/wait-command.ts";
 import { exitWith, type ExitRequest } from "../command.ts";
 import { parseFlags, positiveInteger, type FlagDefs } from "../flags.ts";
 import { openReader } from "../reader.ts";

@@ -8,7 +8,7 @@
 import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import pkg from "../../../package.json" with { type: "json" };
-import { resolveStateRoot } from "../../core/file-store/index.ts";
+import { resolveStateRoot } from "../../file-store/index.ts";
 import type { McpLaunch } from "./types.ts";
 
 /** Where this process came from: the facts {@link launchOf} decides on, apart for tests. */

@@ -4,8 +4,8 @@
  *
  * stdin is inherited, not forwarded: the child gets derun's own stdin, so a file stays seekable, a
  * closed stdin stays closed and EOF arrives when it would. stdout and stderr are each a real pipe
- * (core/io/fifo-pipe.ts: not Bun's socket, which breaks `echo x > /dev/stderr`), or, where derun's
- * own fd 1 or 2 is a terminal (Linux), a PTY of its own (core/io/stream-pty.ts), so the child sees
+ * (io/fifo-pipe.ts: not Bun's socket, which breaks `echo x > /dev/stderr`), or, where derun's
+ * own fd 1 or 2 is a terminal (Linux), a PTY of its own (pty/stream-pty.ts), so the child sees
  * a terminal exactly where it would without derun (`derun run -- make | tee log`). When derun's own
  * stdout and stderr are one stream (`2>&1`; TransportOpenOptions.mergeOutputs), the child gets one
  * stream for both, recorded as `stdout`, so its writes to the two keep their order.
@@ -181,7 +181,7 @@ function ownEnds(options: TransportOpenOptions): StreamEnds {
 
 /**
  * derun's own ends for `channel`: on Linux a PTY when derun's own fd for it is a terminal, sized
- * like that terminal; else a real pipe (core/io/fifo-pipe.ts). On Windows, or when neither can be
+ * like that terminal; else a real pipe (io/fifo-pipe.ts). On Windows, or when neither can be
  * made, undefined and Bun makes the stream (a socketpair on POSIX): it loses the terminal or the
  * pipe type but never a byte, and must not stop the command from running.
  */
@@ -214,7 +214,7 @@ function tryOpen<T>(open: () => T): T | undefined {
 }
 
 /**
- * How each stream is read: derun's own ends all by one reader thread (core/io/stream-reader.ts, which
+ * How each stream is read: derun's own ends all by one reader thread (io/stream-reader.ts, which
  * keeps their order across streams and allocates nothing per chunk, and falls back to Bun's
  * reader by itself); a stream Bun made, by Bun's reader.
  */

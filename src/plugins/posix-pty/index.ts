@@ -1,5 +1,5 @@
 /**
- * posix-pty: the child runs on a pseudo-terminal of its own (core/pty/child-pty.ts: on Linux one
+ * posix-pty: the child runs on a pseudo-terminal of its own (pty/child-pty.ts: on Linux one
  * derun opens and reads at its terminal's pace; elsewhere Bun's Terminal, chosen over bun-pty
  * because it hands out the raw bytes, where bun-pty decodes them as UTF-8 and loses every invalid
  * byte). The PTY is made before the child, with the user's terminal modes and typed-ahead keys in

@@ -1,6 +1,6 @@
 /**
  * The logic of the windows-conpty transport, with the pseudo-console factory injected so it can be
- * unit-tested on any OS (test/transports/windows-conpty.test.ts drives it with a fake). The real
+ * unit-tested on any OS (test/plugins/windows-conpty.test.ts drives it with a fake). The real
  * factory is conpty.ts (kernel32 through bun:ffi), run by test/windows/conpty.test.ts under Wine.
  */
 import {

@@ -2,7 +2,7 @@
  * windows-conpty: the child runs on a Windows pseudo console, created through kernel32 directly
  * (conpty.ts; docs/windows.md says why not bun-pty). kernel32 is bound inside `open()` only:
  * importing this module has no side effects. Its logic is unit-tested with a fake console
- * (test/transports/windows-conpty.test.ts); the real console runs under Wine in the Windows lane
+ * (test/plugins/windows-conpty.test.ts); the real console runs under Wine in the Windows lane
  * (test/windows/conpty.test.ts) and on the release workflow's Windows runner.
  */
 import { defineTransport } from "../../plugin-api/index.ts";

@@ -1,0 +1,77 @@
+/**
+ * Redaction as the read engine applies it: one Redactor per session (the rules, the user's
+ * settings, and the fingerprints of the environment the session started with), used wherever
+ * text or bytes leave the engine. On unless the person started the reader with --no-redact
+ * (configureRedaction); never an argument of a tool.
+ */
+import type { SessionMeta } from "../core/store.ts";
+import { envValuesOf } from "./env-values.ts";
+import { maskBytes } from "./mask-bytes.ts";
+import { Masker, type LineState, type MaskRange } from "./masker.ts";
+import { BUILT_IN, loadSettings, type RedactSettings } from "./config.ts";
+
+export type { LineState, MaskRange } from "./masker.ts";
+export { configPath } from "./config.ts";
+
+export interface Redactor {
+  readonly enabled: boolean;
+  /**
+   * One line (or several joined by LF) with its secrets masked, and how many. `present`: the
+   * keywords of a larger text the line is part of ({@link keywordsIn}), to look for no others.
+   */
+  text(text: string, state?: LineState, present?: ReadonlySet<string>): { text: string; count: number };
+  /** The rules' keywords that occur in `text`. */
+  keywordsIn(text: string): ReadonlySet<string> | undefined;
+  /** Raw output bytes with their secrets masked (a copy when any was), and the byte ranges masked. */
+  bytes(bytes: Uint8Array, state?: LineState): { bytes: Uint8Array; ranges: MaskRange[] };
+}
+
+const OFF: Redactor = {
+  enabled: false,
+  text: (text) => ({ text, count: 0 }),
+  keywordsIn: () => undefined,
+  bytes: (bytes) => ({ bytes, ranges: [] }),
+};
+
+let enabled = true;
+let settings: RedactSettings = BUILT_IN;
+/** Redactors by session (id and start), most recent last; a server reads a few sessions at a time. */
+const cache = new Map<string, Redactor>();
+const CACHE_MAX = 64;
+let plain: Masker | undefined;
+
+/**
+ * How this process reads: with redaction (the default; the user's settings file read now, so a
+ * bad one stops the reader at once) or, when the person said --no-redact, without.
+ */
+export async function configureRedaction(options: { readonly enabled: boolean; readonly configFile?: string }): Promise<void> {
+  settings = options.enabled ? await loadSettings(options.configFile) : BUILT_IN;
+  enabled = options.enabled;
+  cache.clear();
+  plain = undefined;
+}
+
+/** Whether readers mask (false only after --no-redact). */
+export const redactionEnabled = (): boolean => enabled;
+
+const redactorOf = (masker: Masker): Redactor => ({
+  enabled: true,
+  text: (text, state, present) => masker.maskText(text, state, present),
+  keywordsIn: (text) => masker.keywordsIn(text),
+  bytes: (bytes, state) => maskBytes(bytes, masker, state),
+});
+
+/** The redactor for a session's output and facts (none without its meta: only when redaction is off). */
+export function redactorFor(meta: SessionMeta | undefined): Redactor {
+  if (!enabled || meta === undefined) return OFF;
+  const fingerprints = (meta as { secret_env?: unknown }).secret_env;
+  if (fingerprints === undefined) return redactorOf((plain ??= new Masker(settings)));
+  const key = `${meta.session_id}\0${meta.started_at}`;
+  let redactor = cache.get(key);
+  if (!redactor) {
+    redactor = redactorOf(new Masker({ ...settings, env: envValuesOf(fingerprints) }));
+    if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+  } else cache.delete(key);
+  cache.set(key, redactor);
+  return redactor;
+}

@@ -1,0 +1,163 @@
+/**
+ * The built-in redaction rules: one entry per kind of secret, as data. Written for derun after
+ * reading how gitleaks (an id, a regex with a secret group, keywords, an entropy floor) and Warp
+ * (a list of regexes for terminal output) describe theirs; none is copied. A line is handed to a
+ * rule only when it holds one of the rule's keywords (case-insensitively): most lines hold none,
+ * which keeps masking cheap. The masked part is the named group `s` (the first of `s`, `s2`, `s3`
+ * that matched), or the whole match. test/secrets/redact-rules.test.ts tests each rule.
+ */
+
+export interface RedactRule {
+  /** Shown nowhere but in the docs and in the user's config (to turn one off). */
+  readonly id: string;
+  readonly description: string;
+  /** Lower-case strings, one of which a line must hold for the rule to run; empty: always runs. */
+  readonly keywords: readonly string[];
+  /** A JavaScript regular expression (flags `g` and `d` are added). */
+  readonly pattern: string;
+  readonly flags?: string;
+  /** Least length of the secret. */
+  readonly minLength?: number;
+  /** Least Shannon entropy of the secret, in bits per character. */
+  readonly entropy?: number;
+  /**
+   * A generic rule (any value after a secret-sounding key): its candidates are checked against the
+   * shapes derun never masks (commit ids, sha sums, UUIDs, digests, paths, versions, placeholders).
+   */
+  readonly generic?: boolean;
+}
+
+/** Characters of a key name around a secret-sounding word (`DB_PASSWORD`, `client-secret`, `api.key`). */
+const NAME = "[A-Za-z0-9_.-]*";
+/** Between a key and its value: `=`, `:`, `:=`, `=>`, with quotes and blanks around. */
+const ASSIGN = `["']?[ \\t]*(?:=>|:=|=|:)[ \\t]*`;
+/** A value: quoted (up to its closing quote), or a word. */
+const VALUE = `(?:"(?<s>[^"\\n]+)"|'(?<s2>[^'\\n]+)'|(?<s3>[^\\s"'\`,;]+))`;
+/** A token's value: as VALUE, but a word stops at `@` (a token in a URL before its host). */
+const TOKEN_VALUE = `(?:"(?<s>[^"\\n]+)"|'(?<s2>[^'\\n]+)'|(?<s3>[^\\s"'\`,;@]+))`;
+
+export const RULES: readonly RedactRule[] = [
+  {
+    id: "github-token",
+    description:
+      "GitHub tokens: personal (ghp_), OAuth (gho_), user-to-server (ghu_), server (ghs_), refresh (ghr_), fine-grained (github_pat_)",
+    keywords: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+    pattern: "(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{20,})",
+  },
+  {
+    id: "gitlab-token",
+    description: "GitLab tokens: personal, project and group (glpat-), deploy (gldt-), pipeline trigger (glptt-), runner (glrt-)",
+    keywords: ["glpat-", "gldt-", "glptt-", "glrt-"],
+    pattern: "(?<![A-Za-z0-9_-])gl(?:pat|dt|ptt|rt)-[A-Za-z0-9_-]{16,}",
+  },
+  {
+    id: "aws-access-key-id",
+    description: "AWS access key ids (AKIA, ASIA and the other four-letter kinds, then 16 base-32 characters)",
+    keywords: ["akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "aipa", "anpa", "anva", "apka"],
+    pattern: "(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z2-7]{16}(?![A-Za-z0-9])",
+  },
+  {
+    id: "aws-secret-access-key",
+    description: "AWS secret access keys: 40 base-64 characters on a line that names AWS",
+    keywords: ["aws"],
+    pattern:
+      "(?<![A-Za-z0-9/+])(?<s>(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[0-9])[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+  },
+  {
+    id: "anthropic-key",
+    description: "Anthropic API keys (sk-ant-)",
+    keywords: ["sk-ant-"],
+    pattern: "(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}",
+  },
+  {
+    id: "openai-key",
+    description: "OpenAI API keys (sk-, sk-proj-, sk-svcacct-, sk-admin-)",
+    keywords: ["sk-"],
+    pattern: "(?<![A-Za-z0-9_-])sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+    entropy: 3,
+  },
+  {
+    id: "slack-token",
+    description: "Slack tokens (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxo-) and incoming webhook URLs",
+    keywords: ["xox", "hooks.slack.com"],
+    pattern: "(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}|hooks\\.slack\\.com/services/(?<s>[A-Za-z0-9/_-]{20,})",
+  },
+  {
+    id: "stripe-key",
+    description: "Stripe secret and restricted keys (sk_live_, rk_live_, and their _test_ kin)",
+    keywords: ["_live_", "_test_"],
+    pattern: "(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}",
+  },
+  {
+    id: "google-api-key",
+    description: "Google API keys (AIza and 35 characters)",
+    keywords: ["aiza"],
+    pattern: "(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}",
+  },
+  {
+    id: "npm-token",
+    description: "npm access tokens (npm_ and 36 characters)",
+    keywords: ["npm_"],
+    pattern: "(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])",
+  },
+  {
+    id: "jwt",
+    description: "JSON Web Tokens: three base64url parts, the first two JSON objects (eyJ)",
+    keywords: ["eyj"],
+    pattern: "(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}",
+  },
+  {
+    id: "private-key",
+    description: "A PEM private key written on one line (with \\n escapes, as in JSON): everything between its BEGIN and END lines",
+    keywords: ["private key"],
+    pattern: "-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----(?<s>.+?)-----END",
+    minLength: 8,
+  },
+  {
+    id: "url-credentials",
+    description: "The password in a URL (scheme://user:password@host)",
+    keywords: ["://"],
+    pattern: "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/@'\"]*:(?<s>[^\\s@/'\"]{3,})@",
+    generic: true,
+  },
+  {
+    id: "authorization-header",
+    description: "The credentials of an Authorization header or a Bearer token (curl -v, HTTP logs)",
+    keywords: ["authorization", "bearer"],
+    pattern: "(?:authorization[ \\t]*:[ \\t]*(?:bearer|basic|token|digest|bot|apikey)?|\\bbearer)[ \\t]+(?<s>[A-Za-z0-9._~+/=:-]{8,})",
+    flags: "i",
+    generic: true,
+  },
+  {
+    id: "password-assignment",
+    description: 'The value given to a password-like key (PASSWORD=…, "passwd": "…", --db-password=…), whatever its entropy',
+    keywords: ["passw", "pwd", "passphrase"],
+    pattern: `(?<![A-Za-z0-9])${NAME}(?:passw(?:or)?d|pwd|passphrase)${NAME}${ASSIGN}${VALUE}`,
+    flags: "i",
+    minLength: 4,
+    generic: true,
+  },
+  {
+    id: "secret-assignment",
+    description:
+      "A random-looking value (8 characters or more, a digit among them, entropy at least 3 bits a character) " +
+      "given to a key named like a secret: " +
+      "*TOKEN*, *SECRET*, *API_KEY*, *ACCESS_KEY*, *PRIVATE_KEY*, *CREDENTIAL*, *AUTH*, *_KEY",
+    keywords: ["token", "secret", "key", "credential", "auth"],
+    pattern:
+      `(?<![A-Za-z0-9])${NAME}(?:token|secret|api[_.-]?key|access[_.-]?key|private[_.-]?key|credentials?|auth(?!or)|_key\\b)` +
+      // The value holds a digit: a random token almost always does, and a word in prose such as
+      // "secrets: derun_last_failure" (a commit subject) does not.
+      `${NAME}${ASSIGN}(?=\\S*[0-9])${TOKEN_VALUE}`,
+    flags: "i",
+    minLength: 8,
+    entropy: 3,
+    generic: true,
+  },
+  {
+    id: "private-key-body",
+    description: "A line of a PEM private key's body (base-64 only, mixed case and digits), inside its BEGIN/END lines or on its own",
+    keywords: [],
+    pattern: "^[ \\t]*(?<s>(?=[A-Za-z0-9+/=]*[A-Z])(?=[A-Za-z0-9+/=]*[a-z])(?=[A-Za-z0-9+/=]*[0-9])[A-Za-z0-9+/]{16,}={0,2})[ \\t\\r]*$",
+  },
+];

@@ -1,0 +1,255 @@
+/**
+ * Each agent CLI that runs here without a login adds derun exactly as `derun mcp config <client>`
+ * prints it, and sees it connected: Claude Code (`claude mcp list` health-checks every server),
+ * Codex (its app server lists each server's tools), Gemini CLI (`gemini mcp list`), and the MCP
+ * Inspector's CLI for the `mcpServers` JSON of Claude Desktop and Cursor. Each from the source
+ * checkout and from the compiled binary. The clients get their own HOME and no DERUN_STATE_ROOT, so
+ * `derun mcp` finds the recorded session only through the state root the configuration carries.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { delimiter, dirname, join } from "node:path";
+import { queries } from "../../../src/tools/index.ts";
+import { CLI_ENTRY, derunEnv, shellQuote, tempDir } from "../../helpers/cli.ts";
+import { compiledBinary } from "../../helpers/binary.ts";
+import { clientBin, type ClientKey } from "../../helpers/clients.ts";
+import { exec, mcpStarts, printedConfig, type Ran } from "../../helpers/exec.ts";
+
+const TIMEOUT = 60_000;
+const bins = Object.fromEntries((["claude", "codex", "gemini", "inspector"] as const).map((key) => [key, clientBin(key)])) as Record<
+  ClientKey,
+  ReturnType<typeof clientBin>
+>;
+for (const found of Object.values(bins)) if ("missing" in found) console.log(`skip: ${found.missing}`);
+const binOf = (key: ClientKey): string => {
+  const found = bins[key];
+  if ("missing" in found) throw new Error(found.missing);
+  return found.bin;
+};
+const absent = (key: ClientKey) => "missing" in bins[key];
+
+/** The environment of a client: its own HOME, the client on PATH, nothing of derun's. */
+function clientEnv(home: string, key: ClientKey, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !name.startsWith("DERUN_") && !name.startsWith("XDG_")) env[name] = value;
+  }
+  const bin = bins[key];
+  const path = "bin" in bin ? `${dirname(bin.bin)}${delimiter}${env.PATH ?? ""}` : (env.PATH ?? "");
+  return { ...env, PATH: path, HOME: home, NO_COLOR: "1", DISABLE_TELEMETRY: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", ...extra };
+}
+
+/** Runs a printed command line as a user pasting it into a shell would. */
+const pasteIntoShell = (line: string, env: Record<string, string>, cwd: string): Promise<Ran> => exec(["sh", "-c", line], { env, cwd });
+
+const expectOk = (ran: Ran) =>
+  expect({ exitCode: ran.exitCode, stderr: ran.exitCode === 0 ? "" : ran.stderr }).toEqual({ exitCode: 0, stderr: "" });
+
+/** Codex's app server (JSON-RPC over stdio, no login needed) lists each configured MCP server's tools. */
+async function codexServerTools(env: Record<string, string>, cwd: string): Promise<string[]> {
+  const requests = [
+    { method: "initialize", id: 0, params: { clientInfo: { name: "derun-test", title: "derun test", version: "0" } } },
+    { method: "initialized" },
+    { method: "mcpServerStatus/list", id: 1, params: {} },
+  ];
+  const proc = Bun.spawn([binOf("codex"), "app-server"], { env, cwd, stdin: "pipe", stdout: "pipe", stderr: "pipe", timeout: 45_000 });
+  for (const request of requests) proc.stdin.write(`${JSON.stringify(request)}\n`);
+  await proc.stdin.flush();
+  let buffered = "";
+  try {
+    for await (const bytes of proc.stdout) {
+      buffered += new TextDecoder().decode(bytes);
+      for (const line of buffered.split("\n")) {
+        if (!line.startsWith('{"id":1,')) continue;
+        const servers = JSON.parse(line).result.data as { name: string; tools: Record<string, unknown> | null }[];
+        return Object.keys(servers.find((server) => server.name === "derun")?.tools ?? {}).sort();
+      }
+    }
+    throw new Error(`codex app-server ended without answering: ${await new Response(proc.stderr).text()}`);
+  } finally {
+    proc.stdin.end();
+    proc.kill();
+  }
+}
+
+/** Every tool derun serves, in the order Codex lists them (by name). */
+const DERUN_TOOLS = queries.map((query) => query.name).sort();
+
+/**
+ * Each client once per launch and each printed form once: the launches differ only in the command
+ * (bun and the entry script, or the binary), the forms only in the client's file or command line.
+ */
+describe.each([
+  {
+    from: "source",
+    derun: async () => [process.execPath, CLI_ENTRY],
+    forms: ["claude line", "codex line", "gemini line", "claude-desktop"],
+  },
+  { from: "compiled binary", derun: async () => [await compiledBinary()], forms: ["claude json", "codex toml", "gemini json", "cursor"] },
+])("MCP clients add the derun that `derun mcp config` prints ($from)", ({ derun: derunOf, forms }) => {
+  /** Registers a test only for the forms this launch covers. */
+  const form = (name: string, client: ClientKey) => ((forms as readonly string[]).includes(name) ? test.skipIf(absent(client)) : () => {});
+  // A space in the state root: the printed command lines must quote it.
+  const state = tempDir("derun clients state ");
+  const work = tempDir("derun-clients-work-");
+  let derun: string[];
+  let fresh = 0;
+  /** A new HOME and project directory for one client run. */
+  const freshHome = () => {
+    const home = join(work.path, `home-${++fresh}`);
+    const project = join(home, "project");
+    mkdirSync(project, { recursive: true });
+    return { home, project };
+  };
+
+  beforeAll(async () => {
+    derun = await derunOf();
+    const run = await exec([...derun, "run", "--session-id", "seen", "--", "echo", "seen over mcp"], {
+      env: { ...clientEnv(work.path, "claude"), DERUN_STATE_ROOT: state.path },
+      cwd: work.path,
+    });
+    if (run.exitCode !== 0) throw new Error(`derun run failed: ${run.stderr}`);
+  }, 120_000);
+  afterAll(() => {
+    state[Symbol.dispose]();
+    work[Symbol.dispose]();
+  });
+
+  form("claude line", "claude")(
+    "Claude Code: the printed `claude mcp add` line, then `claude mcp list` shows derun connected (and a broken server failed)",
+    async () => {
+      const { home, project } = freshHome();
+      const env = clientEnv(home, "claude");
+      const line = (await printedConfig(derun, "claude-code", state.path, project)).trim();
+      expectOk(await pasteIntoShell(line, env, project));
+      // The control: a server that cannot start must show as failed, so "Connected" means a real check.
+      expectOk(
+        await exec([binOf("claude"), "mcp", "add", "--scope", "user", "broken", "--", join(work.path, "no-such-derun"), "mcp"], {
+          env,
+          cwd: project,
+        }),
+      );
+      const before = await mcpStarts(state.path);
+      const list = await exec([binOf("claude"), "mcp", "list"], { env, cwd: project });
+      expect(list.stdout).toMatch(/^derun: .* - ✔ Connected$/m);
+      expect(list.stdout).toMatch(/^broken: .* - ✘ Failed to connect$/m);
+      expect(await mcpStarts(state.path)).toBeGreaterThan(before);
+    },
+    TIMEOUT,
+  );
+
+  form("claude json", "claude")(
+    "Claude Code: the --json shape through `claude mcp add-json`",
+    async () => {
+      const { home, project } = freshHome();
+      const env = clientEnv(home, "claude");
+      const json = await printedConfig(derun, "claude-code", state.path, project, true);
+      expectOk(await exec([binOf("claude"), "mcp", "add-json", "--scope", "user", "derun", json], { env, cwd: project }));
+      const list = await exec([binOf("claude"), "mcp", "list"], { env, cwd: project });
+      expect(list.stdout).toMatch(/^derun: .* - ✔ Connected$/m);
+    },
+    TIMEOUT,
+  );
+
+  form("codex line", "codex")(
+    "Codex: the printed `codex mcp add` line, then its app server lists derun's tools",
+    async () => {
+      const { home, project } = freshHome();
+      const env = clientEnv(home, "codex", { CODEX_HOME: join(home, ".codex") });
+      mkdirSync(env.CODEX_HOME!, { recursive: true });
+      const hint = (await exec([...derun, "mcp", "config", "codex"], { env: derunEnv(state.path), cwd: project })).stderr;
+      const line = /run once: (codex mcp add .*)$/m.exec(hint)![1]!;
+      expectOk(await pasteIntoShell(line, env, project));
+      const before = await mcpStarts(state.path);
+      expect(await codexServerTools(env, project)).toEqual(DERUN_TOOLS);
+      expect(await mcpStarts(state.path)).toBeGreaterThan(before);
+    },
+    TIMEOUT,
+  );
+
+  form("codex toml", "codex")(
+    "Codex: the printed [mcp_servers.derun] table as ~/.codex/config.toml",
+    async () => {
+      const { home, project } = freshHome();
+      const env = clientEnv(home, "codex", { CODEX_HOME: join(home, ".codex") });
+      const toml = await printedConfig(derun, "codex", state.path, project);
+      mkdirSync(env.CODEX_HOME!, { recursive: true });
+      writeFileSync(join(env.CODEX_HOME!, "config.toml"), toml);
+      const got = await exec([binOf("codex"), "mcp", "get", "derun", "--json"], { env, cwd: project });
+      expectOk(got);
+      const transport = JSON.parse(got.stdout).transport;
+      // The printed command may be the PATH's name for the same file (/usr/bin/bun for bun's real path).
+      expect({ type: transport.type, command: realpathSync(transport.command), args: transport.args, env: transport.env }).toEqual({
+        type: "stdio",
+        command: realpathSync(derun[0]!),
+        args: [...derun.slice(1), "mcp"],
+        env: { DERUN_STATE_ROOT: state.path },
+      });
+      expect(await codexServerTools(env, project)).toEqual(DERUN_TOOLS);
+    },
+    TIMEOUT,
+  );
+
+  /** Gemini CLI connects only in a folder the user trusts (its trustedFolders.json). */
+  const trust = (home: string, project: string) => {
+    mkdirSync(join(home, ".gemini"), { recursive: true });
+    writeFileSync(join(home, ".gemini", "trustedFolders.json"), JSON.stringify({ [project]: "TRUST_FOLDER" }));
+  };
+
+  form("gemini line", "gemini")(
+    "Gemini CLI: the printed `gemini mcp add` line, then `gemini mcp list` shows derun connected",
+    async () => {
+      const { home, project } = freshHome();
+      const env = clientEnv(home, "gemini");
+      trust(home, project);
+      const line = (await printedConfig(derun, "gemini", state.path, project)).trim();
+      expectOk(await pasteIntoShell(line, env, project));
+      const before = await mcpStarts(state.path);
+      const list = await exec([binOf("gemini"), "mcp", "list"], { env, cwd: project });
+      expect(list.stdout + list.stderr).toMatch(/^✓ derun: .* - Connected$/m);
+      expect(await mcpStarts(state.path)).toBeGreaterThan(before);
+    },
+    TIMEOUT,
+  );
+
+  form("gemini json", "gemini")(
+    "Gemini CLI: the --json shape as ~/.gemini/settings.json",
+    async () => {
+      const { home, project } = freshHome();
+      const env = clientEnv(home, "gemini");
+      trust(home, project);
+      writeFileSync(join(home, ".gemini", "settings.json"), await printedConfig(derun, "gemini", state.path, project, true));
+      const list = await exec([binOf("gemini"), "mcp", "list"], { env, cwd: project });
+      expect(list.stdout + list.stderr).toMatch(/^✓ derun: .* - Connected$/m);
+    },
+    TIMEOUT,
+  );
+
+  for (const client of ["claude-desktop", "cursor"]) {
+    form(client, "inspector")(
+      `MCP Inspector CLI: the ${client} mcpServers file, tools/call reads the recorded session`,
+      async () => {
+        const { home, project } = freshHome();
+        const file = join(project, `${client}.json`);
+        writeFileSync(file, await printedConfig(derun, client, state.path, project));
+        const argv = [binOf("inspector"), "--cli", "--config", file, "--server", "derun", "--method", "tools/call"];
+        const call = await exec([...argv, "--tool-name", "derun_read_output", "--tool-arg", "session_id=seen"], {
+          env: clientEnv(home, "inspector"),
+          cwd: project,
+        });
+        expectOk(call);
+        const result = JSON.parse(call.stdout).structuredContent;
+        expect(result.chunks.map((chunk: { data: string }) => chunk.data).join("")).toBe("seen over mcp\n");
+        expect(result.eof).toBe(true);
+      },
+      TIMEOUT,
+    );
+  }
+});
+
+/** Keeps the quoting helper honest for the shell lines above: a quoted word survives `sh -c`. */
+test("a printed path with a space and a quote survives the shell as one word", async () => {
+  const word = "/tmp/it's a dir/derun";
+  const echoed = await exec(["sh", "-c", `printf '%s\\n' ${shellQuote(word)}`], { env: { PATH: process.env.PATH ?? "" }, cwd: "/" });
+  expect(echoed.stdout).toBe(`${word}\n`);
+});
