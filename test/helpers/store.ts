@@ -7,7 +7,7 @@ import { silentLogger, type LogFields, type Logger, type LogLevel } from "../../
 import { FileStore } from "../../src/file-store/file-store.ts";
 import { OutputWaiter } from "../../src/file-store/output-waiter.ts";
 
-export const FIXTURES = path.join(import.meta.dir, "fixtures");
+export const FIXTURES = path.join(import.meta.dir, "../file-store/fixtures");
 
 /** A fresh temporary state root; remove it with {@link removeRoot}. */
 export const makeRoot = () => fs.mkdtempSync(path.join(os.tmpdir(), "derun-store-"));

@@ -12,7 +12,7 @@ const readme = readFileSync(join(REPO_ROOT, "docs", "plugins.md"), "utf8");
 const example = /```ts\n(import \{[^}]*defineTransport[^`]*?)```/.exec(readme)?.[1];
 if (example === undefined) throw new Error("docs/plugins.md has no transport example (a ts block importing defineTransport)");
 // Beside the repository's node_modules and tsconfig, so `derun/plugin` resolves as in a plugin package.
-const dir = mkdtempSync(join(REPO_ROOT, "test", "transports", ".readme-"));
+const dir = mkdtempSync(join(REPO_ROOT, "test", "plugins", ".readme-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const file = join(dir, "clean-env.ts");
 writeFileSync(file, example);
