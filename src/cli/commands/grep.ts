@@ -113,7 +113,10 @@ export const examples = [
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
-export async function run(flags: readonly string[], data: CommandData = {}): Promise<ExitRequest> {
+type GrepValues = ReturnType<typeof parseFlags<typeof args>>["values"];
+
+/** The patterns, the sessions and the numbers the flags ask for, each checked (usage errors throw). */
+function readRequest(flags: readonly string[], data: CommandData) {
   const { values, positionals: before } = parseFlags(flags, args);
   // As grep: what follows `--` is never an option (`derun grep -- -v last`: the pattern -v).
   const positionals = [...before, ...(data.command ?? [])];
@@ -121,8 +124,6 @@ export async function run(flags: readonly string[], data: CommandData = {}): Pro
   const patterns = values.regexp ?? (first === undefined ? [] : [first]);
   const refs = values.regexp === undefined ? rest : positionals;
   if (patterns.length === 0) throw usageError("derun grep needs a pattern");
-  // As grep: several patterns, a line that matches any (the JSON answer lists them one per line, as grep -f reads them).
-  const pattern = patterns.join("\n");
   const context =
     values.context === undefined
       ? 0
@@ -135,28 +136,97 @@ export async function run(flags: readonly string[], data: CommandData = {}): Pro
   const command = commandSelector(values.command);
   if (command !== undefined && refs.length === 0)
     throw usageError('--command needs the session it belongs to: derun grep <pattern> <id> --command N|"last"');
+  return { values, patterns, refs, context, max, command };
+}
+
+/** The patterns as one search pattern; a bad one throws, named as typed. */
+function compilePatterns(patterns: readonly string[], values: GrepValues): SearchPattern {
+  const literal = values["fixed-strings"] === true;
+  const ignoreCase = values["ignore-case"];
+  // One regular expression for several, each pattern a choice of its own: each is judged alone
+  // first (a bad one is named as typed, and `a)(b` cannot pass as part of `(?:a)(b)`), and groups
+  // are numbered across all of them, so a back-reference would point into another pattern.
+  if (patterns.length > 1) {
+    for (const p of patterns) compilePattern(p, { literal, ignoreCase });
+    if (!literal && patterns.some((p) => /\\(?:[1-9]|k<)/.test(p)))
+      throw usageError("a back-reference (\\1, \\k<name>) works in a pattern given alone, not among several -e");
+  }
+  const source = patterns.map((p) => (literal ? escapeRegex(p) : patterns.length > 1 ? `(?:${p})` : p)).join("|");
+  const compiled = patterns.length === 1 ? compilePattern(patterns[0]!, { literal, ignoreCase }) : compilePattern(source, { ignoreCase });
+  // -w: between word boundaries, as grep -w is for a pattern that starts and ends with a word character.
+  return values["word-regexp"] ? compilePattern(`\\b(?:${source})\\b`, { ignoreCase }) : compiled;
+}
+
+/** Prints each session's finds as the flags ask (lines, counts, ids, parts, or kept for --json), and counts them. */
+class GrepOutput {
+  readonly out = new LineOut();
+  readonly results: Found[] = [];
+  matchCount = 0;
+  remaining: number;
+  readonly #values: GrepValues;
+  readonly #named: boolean;
+  readonly #prefixIds: boolean;
+  readonly #colour: boolean;
+  readonly #compiled: SearchPattern;
+  readonly #printer: GrepPrinter;
+
+  constructor(
+    values: GrepValues,
+    options: { named: boolean; prefixIds: boolean; colour: boolean; compiled: SearchPattern; context: number; max: number },
+  ) {
+    this.#values = values;
+    this.#named = options.named;
+    this.#prefixIds = options.prefixIds;
+    this.#colour = options.colour;
+    this.#compiled = options.compiled;
+    this.remaining = options.max;
+    const highlight = values["invert-match"] === true ? undefined : options.compiled;
+    this.#printer = new GrepPrinter(this.out, {
+      prefixIds: options.prefixIds,
+      context: options.context,
+      colour: options.colour,
+      highlight,
+    });
+  }
+
+  readonly show = (found: Found): void => {
+    this.matchCount += found.match_count;
+    this.remaining = Math.max(0, this.remaining - found.matches.length);
+    const values = this.#values;
+    if (values.json) {
+      if (found.match_count > 0 || this.#named) this.results.push(found);
+    } else if (values["files-with-matches"]) {
+      if (found.match_count > 0) this.out.lines([paint(this.#colour, "magenta", found.session_id)]);
+    } else if (values.count) {
+      if (found.match_count > 0 || this.#named) this.out.lines([`${this.#idPrefix(found)}${found.match_count}`]);
+    } else if (values["only-matching"]) this.#parts(found);
+    else this.#printer.print(found);
+  };
+
+  #idPrefix(found: Found): string {
+    return this.#prefixIds ? `${paint(this.#colour, "magenta", found.session_id)}${paint(this.#colour, "cyan", ":")}` : "";
+  }
+
+  #parts(found: Found): void {
+    const colour = this.#colour;
+    for (const m of found.matches) {
+      const head = `${this.#idPrefix(found)}${paint(colour, "green", String(m.line))}${paint(colour, "cyan", ":")}`;
+      const parts = matchesIn(this.#compiled, m.text);
+      this.out.lines(parts.map((part) => head + paint(colour, "red", paint(colour, "bold", m.text.slice(part.index, part.end)))));
+    }
+  }
+}
+
+export async function run(flags: readonly string[], data: CommandData = {}): Promise<ExitRequest> {
+  const { values, patterns, refs, context, max, command } = readRequest(flags, data);
   const memory = new MemoryBound(); // a search streams gigabytes through short-lived strings: see MemoryBound
   let compiled: SearchPattern;
   try {
-    const literal = values["fixed-strings"] === true;
-    const ignoreCase = values["ignore-case"];
-    // One regular expression for several, each pattern a choice of its own: each is judged alone
-    // first (a bad one is named as typed, and `a)(b` cannot pass as part of `(?:a)(b)`), and groups
-    // are numbered across all of them, so a back-reference would point into another pattern.
-    if (patterns.length > 1) {
-      for (const p of patterns) compilePattern(p, { literal, ignoreCase });
-      if (!literal && patterns.some((p) => /\\(?:[1-9]|k<)/.test(p)))
-        throw usageError("a back-reference (\\1, \\k<name>) works in a pattern given alone, not among several -e");
-    }
-    const source = patterns.map((p) => (literal ? escapeRegex(p) : patterns.length > 1 ? `(?:${p})` : p)).join("|");
-    compiled = patterns.length === 1 ? compilePattern(patterns[0]!, { literal, ignoreCase }) : compilePattern(source, { ignoreCase });
-    // -w: between word boundaries, as grep -w is for a pattern that starts and ends with a word character.
-    if (values["word-regexp"]) compiled = compilePattern(`\\b(?:${source})\\b`, { ignoreCase });
+    compiled = compilePatterns(patterns, values);
   } catch (error) {
     ui.error(describeError(error));
     return exitWith(2);
   }
-  const invert = values["invert-match"] === true;
   const counting = values.count === true || values["files-with-matches"] === true;
   const colour = values.color === "always" ? true : values.color === "never" ? false : colourOn(1);
   // No deadline: a person stops a long grep with Ctrl-C (every line's work is bounded: views/pattern/pattern.ts).
@@ -165,50 +235,28 @@ export async function run(flags: readonly string[], data: CommandData = {}): Pro
     context: counting || values["only-matching"] ? 0 : context,
     channel: values.channel,
     deadline: Infinity,
-    invert,
+    invert: values["invert-match"] === true,
     onWindow: () => memory.check(),
   };
-
   const reader = await openReader(values["state-root"], { redact: !values["no-redact"] });
   const named = refs.length > 0;
-  const out = new LineOut();
-  const prefixIds = !named || refs.length > 1;
-  const printer = new GrepPrinter(out, { prefixIds, context: options.context, colour, highlight: invert ? undefined : compiled });
-  const results: Found[] = [];
-  let [errors, matchCount, remaining] = [0, 0, counting ? 0 : max];
-  const show = (found: Found): void => {
-    matchCount += found.match_count;
-    remaining = Math.max(0, remaining - found.matches.length);
-    if (values.json) {
-      if (found.match_count > 0 || named) results.push(found);
-    } else if (values["files-with-matches"]) {
-      if (found.match_count > 0) out.lines([paint(colour, "magenta", found.session_id)]);
-    } else if (values.count) {
-      if (found.match_count > 0 || named)
-        out.lines([
-          prefixIds
-            ? `${paint(colour, "magenta", found.session_id)}${paint(colour, "cyan", ":")}${found.match_count}`
-            : String(found.match_count),
-        ]);
-    } else if (values["only-matching"]) {
-      for (const m of found.matches) {
-        const head =
-          `${prefixIds ? `${paint(colour, "magenta", found.session_id)}${paint(colour, "cyan", ":")}` : ""}` +
-          `${paint(colour, "green", String(m.line))}${paint(colour, "cyan", ":")}`;
-        out.lines(
-          matchesIn(compiled, m.text).map((part) => head + paint(colour, "red", paint(colour, "bold", m.text.slice(part.index, part.end)))),
-        );
-      }
-    } else printer.print(found);
-  };
+  const output = new GrepOutput(values, {
+    named,
+    prefixIds: !named || refs.length > 1,
+    colour,
+    compiled,
+    context: options.context,
+    max: counting ? 0 : max,
+  });
   let across: SessionsSearched | undefined;
   let searched = 0;
+  let errors = 0;
   if (named) {
     for (const ref of refs) {
       try {
         const t = await openTranscript(reader.store, await reader.session(ref), command);
         if (values.channel !== undefined) refuseOneStream(t, values.channel);
-        show(await searchTranscript(t, { ...options, maxMatches: remaining }));
+        output.show(await searchTranscript(t, { ...options, maxMatches: output.remaining }));
         searched++;
       } catch (error) {
         // The reader of stdout went away (`| head`): die by SIGPIPE as grep does (the dispatcher), saying nothing.
@@ -218,31 +266,37 @@ export async function run(flags: readonly string[], data: CommandData = {}): Pro
       }
     }
   } else {
-    across = await searchAllSessions(reader.store, { ...options, maxMatches: remaining, onFound: show });
+    across = await searchAllSessions(reader.store, { ...options, maxMatches: output.remaining, onFound: output.show });
     searched = across.sessions_searched;
   }
-  out.flush();
-  const shownCount = counting ? matchCount : max - remaining;
-  if (values.json) {
-    const answer: SearchOutputResult = {
-      schema_version: SCHEMA_VERSION,
-      pattern,
-      sessions_searched: searched,
-      ...(across
-        ? {
-            sessions_total: across.sessions_total,
-            ...(across.sessions_skipped > 0 ? { sessions_skipped: across.sessions_skipped, skipped: across.skipped } : {}),
-          }
-        : {}),
-      match_count: matchCount,
-      truncated: matchCount > shownCount,
-      results,
-    };
-    ui.log(JSON.stringify(answer));
-  } else {
-    if (matchCount > shownCount) ui.info(`${shownCount} of ${matchCount} matching lines shown (--max for more)`);
+  output.out.flush();
+  const shownCount = counting ? output.matchCount : max - output.remaining;
+  if (values.json) ui.log(JSON.stringify(jsonAnswer(patterns.join("\n"), searched, across, output, shownCount)));
+  else {
+    if (output.matchCount > shownCount) ui.info(`${shownCount} of ${output.matchCount} matching lines shown (--max for more)`);
     // Searching them all: say so when some could not be.
     if (across && across.sessions_skipped > 0) ui.info(sessionsSearchedText(across));
   }
-  return exitWith(errors > 0 ? 2 : matchCount > 0 ? 0 : 1);
+  return exitWith(errors > 0 ? 2 : output.matchCount > 0 ? 0 : 1);
+}
+
+/**
+ * derun_search_output's answer. As grep: several patterns, a line that matches any (the answer lists
+ * them one per line, as grep -f reads them).
+ */
+function jsonAnswer(pattern: string, searched: number, across: SessionsSearched | undefined, output: GrepOutput, shownCount: number) {
+  return {
+    schema_version: SCHEMA_VERSION,
+    pattern,
+    sessions_searched: searched,
+    ...(across
+      ? {
+          sessions_total: across.sessions_total,
+          ...(across.sessions_skipped > 0 ? { sessions_skipped: across.sessions_skipped, skipped: across.skipped } : {}),
+        }
+      : {}),
+    match_count: output.matchCount,
+    truncated: output.matchCount > shownCount,
+    results: output.results,
+  } satisfies SearchOutputResult;
 }
