@@ -1,35 +1,32 @@
 /**
  * The read engine: every byte that leaves a recorded session for a reader (an MCP tool, a CLI
- * command, an export) is read through this module. Queries, the CLI and export import only this
- * entry; the files beside it are its parts.
+ * command, an export) is read through this module. Tools, the CLI and export import only this
+ * entry; the files beside it are its parts. It exports what readers need by name, and no read that
+ * hands out a session's bytes before masking (readWindow, windowsForward, the raw text stream):
+ * those stay inside the engine, so that every read above it is a masked one
+ * (test/architecture/layers.test.ts checks it).
  */
-export * from "./asciicast.ts";
-export * from "./commands.ts";
-export * from "./follow.ts";
-export * from "./joined.ts";
 export { DEFAULT_LIMITS, type QueryLimits } from "../core/tool.ts";
-export * from "./line-count.ts";
-export * from "./masking.ts";
-export * from "./memory-bound.ts";
-export * from "./output.ts";
-export * from "./pace.ts";
-export * from "./raw-output.ts";
-export * from "./read-text-lines.ts";
-export * from "./render.ts";
-export * from "./unrecorded-commands.ts";
-export * from "./screen-render.ts";
-export * from "./search.ts";
-export * from "./search-sessions.ts";
-export * from "./session-ref.ts";
-export * from "./session.ts";
-export * from "./store-cache.ts";
-export * from "./subject.ts";
-export * from "./text-read.ts";
-export * from "./text-select.ts";
-export * from "./text-stream.ts";
-export * from "./transcript.ts";
-export * from "./utf8.ts";
-export * from "./wait-until.ts";
-export * from "./failure-find.ts";
-export * from "./failure-report.ts";
-export * from "./wait-end.ts";
+export { asciicastLines } from "./asciicast.ts";
+export { readCommands, shellCommands, type ShownCommand } from "./commands.ts";
+export { findFailure } from "./failure-find.ts";
+export { FAILURE_DEFAULT_MAX_CHARS, type FailureReport, failureReport, type ReadHint, renderFailure } from "./failure-report.ts";
+export { type FollowEnd, followOutput, followText } from "./follow.ts";
+export { configureRedaction, redactedField } from "./masking.ts";
+export { MemoryBound } from "./memory-bound.ts";
+export { type Encoding, type OutputChunk, type OutputWindow, readOutput, type ReadOutputResult, readResult } from "./output.ts";
+export { rawOutput, rawTailStart } from "./raw-output.ts";
+export { type ReadTextLines, screenLines, textLines } from "./read-text-lines.ts";
+export { commandLine, lineSpan, maskedFact, oneLine, outcome, SEP, size, when, withLines } from "./render.ts";
+export { compilePattern, type Found, type FoundLine, matchesIn, renderFound, type SearchPattern, searchTranscript } from "./search.ts";
+export { searchAllSessions, type SessionsSearched, sessionsSearchedText, type SkippedSession } from "./search-sessions.ts";
+export { NewestSession, readSession, readSessions, sessionDetail, sessionIds, sessionProgress, sessionSummary } from "./session.ts";
+export { isSessionRef, resolveSessionId, SESSION_REF_HINT } from "./session-ref.ts";
+export { type Subject, subjectOf, subjectText } from "./subject.ts";
+export { readTextView } from "./text-read.ts";
+export { selectText } from "./text-select.ts";
+export { textBatches } from "./text-stream.ts";
+export { type CommandSelector, oneStreamReason, openTranscript, type Transcript, withoutPromptFiller } from "./transcript.ts";
+export { isRunning } from "./unrecorded-commands.ts";
+export { waitForEnd } from "./wait-end.ts";
+export { type WaitResult, waitUntil } from "./wait-until.ts";

@@ -164,6 +164,22 @@ describe("rooms", () => {
     expect(wrong).toEqual([]);
   });
 
+  test("the read engine's entry hands out no unmasked read: readers above it get only masked ones", async () => {
+    // Reads that return a session's bytes before masking: the engine's own parts use them, and
+    // the masked reads are made of them; none may be reachable from tools/, mcp/ or cli/.
+    const unmasked = ["readWindow", "windowsForward", "textBatchesAsRecorded", "renderTranscript", "StoreCache"];
+    const entry = await import("../../src/transcript/index.ts");
+    expect(Object.keys(entry).filter((name) => unmasked.includes(name))).toEqual([]);
+    // They exist, under these names, in the engine's parts (else the check above checks nothing).
+    const parts = [
+      await import("../../src/transcript/transcript.ts"),
+      await import("../../src/transcript/text-stream-raw.ts"),
+      await import("../../src/transcript/screen-render.ts"),
+      await import("../../src/transcript/store-cache.ts"),
+    ];
+    expect(unmasked.filter((name) => !parts.some((part) => name in part))).toEqual([]);
+  });
+
   test("only the read engine (and the file store itself) reads a session's bytes and facts", () => {
     // The Store's reads: output (opened whole or read by window), its index, events, the shell's
     // command records, and a session's facts (its command line and directory are masked on the
