@@ -67,9 +67,24 @@ else {
   const bun = process.platform === "win32" ? undefined : whichBun();
   if (bun !== undefined && existsSync(source)) run(bun, [source, ...args]);
   else {
-    const wanted = platform === undefined ? `derun has no compiled binary for ${key}` : `the package ${platform.name} (derun's binary for ${key}) is not installed`;
-    fail(`${wanted}, and Bun is not on PATH to run it from source: reinstall derun with optional dependencies, or install Bun (npm install -g bun)`);
+    fail(missingBinary());
   }
+}
+
+/**
+ * What to do when no binary fits, said for the case at hand: a platform derun has no binary for
+ * needs Bun; a platform package left out is installed beside derun, from the registry or, for
+ * tarballs (`bun run pack`), the two together in one npm install.
+ */
+function missingBinary() {
+  const bun = "install Bun (https://bun.sh, or npm install -g --prefix ~/.local bun) to run derun from source";
+  if (platform === undefined) return `derun has no compiled binary for ${key}, and Bun is not on PATH: ${bun}`;
+  const version = require("../package.json").version;
+  return (
+    `the package ${platform.name} (derun's binary for ${key}) is not installed, and Bun is not on PATH to run derun from source: ` +
+    `install it beside derun (npm install -g ${platform.name}@${version}; from tarballs, both in one command: ` +
+    `npm install -g ./derun-${version}.tgz ./${platform.name}-${version}.tgz), or ${bun}`
+  );
 }
 
 function whichBun() {

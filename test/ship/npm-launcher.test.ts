@@ -118,9 +118,12 @@ describe.skipIf(platform === undefined)("npm, without Bun", () => {
       const done = await sh(["derun", "run", "--", "echo", "ok"], env);
       expect(done.code, done.context).toBe(1);
       expect(done.stdout).toBe("");
+      const v = pkg.version;
       expect(done.stderr).toBe(
         `derun: the package ${platform!.name} (derun's binary for ${process.platform}-${process.arch}) is not installed, and Bun is ` +
-          `not on PATH to run it from source: reinstall derun with optional dependencies, or install Bun (npm install -g bun)\n`,
+          `not on PATH to run derun from source: install it beside derun (npm install -g ${platform!.name}@${v}; from tarballs, ` +
+          `both in one command: npm install -g ./derun-${v}.tgz ./${platform!.name}-${v}.tgz), or install Bun (https://bun.sh, ` +
+          "or npm install -g --prefix ~/.local bun) to run derun from source\n",
       );
     },
     TIMEOUT,

@@ -1,14 +1,15 @@
 /**
- * The README's first minutes, run as its lines say: in a copy of the checkout (every tracked and new
- * file, as a clone has them), with a fresh HOME, a fresh npm global prefix and no `bun` or `derun` on
- * PATH, the block after `<!-- test: install -->` and then the one after `<!-- test: first-steps -->`,
- * in one bash. It must end with `derun` on PATH (in ~/.local/bin, which PATH names, as on most
- * desktops) and one recorded session that `derun ls` lists. npm's and Bun's download caches are
- * shared with this machine's (content-addressed; they change no result, only the time).
+ * The README's first minutes, run as its lines say, by a user who is not root (a real second user,
+ * made by the test when it runs as root, as CI does), with npm's own global prefix (on Debian's npm,
+ * /usr: not writable by that user), in a copy of the checkout (every tracked and new file, as a
+ * clone has them), with a fresh HOME and no `bun` or `derun` on PATH: the block after
+ * `<!-- test: install -->` and then the one after `<!-- test: first-steps -->`, in one bash. It must
+ * end with `derun` on PATH (in ~/.local/bin, which PATH names, as on most desktops) and one recorded
+ * session that `derun ls` lists. Run as root, the user's npm and Bun caches are fresh (downloads from
+ * the registry); as another user, that user's own caches are used.
  */
 import { afterAll, expect, test } from "bun:test";
 import { chmodSync, copyFileSync, mkdirSync, statSync } from "node:fs";
-import { homedir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { REPO_ROOT, tempDir } from "../helpers/cli.ts";
 import { pathWithout } from "../helpers/path-without.ts";
@@ -16,6 +17,16 @@ import { pathWithout } from "../helpers/path-without.ts";
 const TIMEOUT = 600_000;
 const work = tempDir("derun-readme-install-");
 afterAll(() => work[Symbol.dispose]());
+
+/** Who runs the README's lines: a user made for it when the test runs as root, else the one running it. */
+const USER = "derun-readme";
+const asRoot = process.getuid?.() === 0;
+
+function ensureUser(): void {
+  if (Bun.spawnSync(["id", "-u", USER]).exitCode === 0) return;
+  const made = Bun.spawnSync(["useradd", "--shell", "/bin/bash", "--no-create-home", USER], { stderr: "pipe" });
+  if (made.exitCode !== 0) throw new Error(`useradd: ${made.stderr.toString()}`);
+}
 
 /** The shell lines of the fenced block that follows `<!-- test: <name> -->` in the README. */
 async function readmeBlock(name: string): Promise<string[]> {
@@ -49,24 +60,27 @@ test(
     expect(firstSteps.length).toBeLessThanOrEqual(3);
     const checkout = join(work.path, "derun");
     const home = join(work.path, "home");
-    const prefix = join(work.path, "npm-global");
     mkdirSync(home, { recursive: true });
     copyCheckout(checkout);
-    const system = pathWithout(["bun", "bunx", "derun"], join(work.path, "system-bin"));
+    // Another user cannot reach root's own tool directories (~/.pyenv, ~/.cargo): the system's only.
+    const systemDirs = asRoot ? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" : process.env.PATH;
+    const system = pathWithout(["bun", "bunx", "derun"], join(work.path, "system-bin"), systemDirs);
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(process.env)) {
       if (value !== undefined && !/^(DERUN_|BUN_|XDG_|npm_)/i.test(key)) env[key] = value;
     }
-    Object.assign(env, {
-      HOME: home,
-      PATH: [join(home, ".local", "bin"), join(prefix, "bin"), system].join(delimiter),
-      npm_config_prefix: prefix,
-      npm_config_cache: join(homedir(), ".npm"),
-      BUN_INSTALL_CACHE_DIR: join(homedir(), ".bun", "install", "cache"),
-      NO_COLOR: "1",
-    });
+    Object.assign(env, { HOME: home, PATH: [join(home, ".local", "bin"), system].join(delimiter), NO_COLOR: "1" });
     const script = ["set -e", ...install, ...firstSteps, "command -v derun", "derun ls --ids"].join("\n");
-    const proc = Bun.spawn(["bash", "-c", script], { cwd: checkout, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    let argv = ["bash", "-c", script];
+    if (asRoot) {
+      ensureUser();
+      // The user reaches its checkout and HOME through the test's private temporary directory.
+      chmodSync(work.path, 0o755);
+      chmodSync(system, 0o755);
+      expect(Bun.spawnSync(["chown", "-R", `${USER}:`, checkout, home]).exitCode).toBe(0);
+      argv = ["runuser", "-u", USER, "--", "env", "-i", ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...argv];
+    }
+    const proc = Bun.spawn(argv, { cwd: checkout, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
     const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     const context = `exit ${code}\nstdout (end): ${stdout.slice(-3000)}\nstderr (end): ${stderr.slice(-3000)}`;
     expect(code, context).toBe(0);
