@@ -19,6 +19,7 @@ export {
   type RecordSpans,
   type SessionInfo,
   type StoreReader,
+  type CommandsQuery,
 } from "./store/reader.ts";
 export {
   type CommandGap,

@@ -27,8 +27,8 @@ import { waitForChange } from "./change-waiter.ts";
 import { removeSession } from "./remove-session.ts";
 import { sweepSessions } from "./retention.ts";
 import { resolveArtifact } from "./session-paths.ts";
-import type { CommandRecord } from "../core/store.ts";
-import { readJsonlFile } from "./jsonl-file.ts";
+import type { CommandRecord, CommandsQuery } from "../core/store.ts";
+import { findJsonlRecord, readJsonlFile } from "./jsonl-file.ts";
 import { parseCommand, parseEvent } from "./session-events.ts";
 import { readSessionFacts, type SessionFacts } from "./session-facts.ts";
 import { isValidSessionId } from "../core/store/session-id.ts";
@@ -165,8 +165,12 @@ export class FileStore implements Store {
     return readJsonlFile(resolveArtifact(readSessionFacts(this.root, sessionId).dir, "events.jsonl"), parseEvent);
   }
 
-  async commands(sessionId: string): Promise<CommandRecord[]> {
-    return readJsonlFile(resolveArtifact(readSessionFacts(this.root, sessionId).dir, "commands.jsonl"), parseCommand);
+  async commands(sessionId: string, options: CommandsQuery = {}): Promise<CommandRecord[]> {
+    const file = resolveArtifact(readSessionFacts(this.root, sessionId).dir, "commands.jsonl");
+    if (options.number === undefined) return readJsonlFile(file, parseCommand, { newest: true });
+    const wanted = options.number;
+    const found = findJsonlRecord(file, parseCommand, (record) => record.number === wanted);
+    return found ? [found] : [];
   }
 
   async sweep(options: SweepOptions = {}): Promise<SweepOutcome[]> {

@@ -79,7 +79,10 @@ async function* followOutputAsRecorded(
 async function commandEnd(store: Store, sessionId: string, number: number): Promise<CommandRecord | undefined> {
   for (let tries = 0; ; tries++) {
     const records = await store.commands(sessionId);
-    const done = records.find((r) => r.number === number);
+    // An old command of a long session is not among the newest records read: looked up by its number.
+    const done =
+      records.find((r) => r.number === number) ??
+      (number < (records[0]?.number ?? 1) ? (await store.commands(sessionId, { number }))[0] : undefined);
     if (done) return done;
     const info = await store.get(sessionId);
     if (!isLiveState(info.state)) return undefined;

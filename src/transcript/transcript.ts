@@ -85,7 +85,9 @@ async function findCommand(store: Store, info: SessionInfo, selector: CommandSel
     const why = info.meta.records_commands ? "no command has run yet" : "it is not a `derun shell` session";
     throw new DerunError("invalid_argument", `session ${id} has no recorded commands: ${why}`);
   }
-  const record = selector === "last" ? all[all.length - 1]! : all.find((r) => r.number === selector);
+  // An old command of a long session is not among the newest records read: looked up by its number.
+  const older = async (n: number) => (n < (all[0]?.number ?? 1) ? (await store.commands(id, { number: n }))[0] : undefined);
+  const record = selector === "last" ? all[all.length - 1]! : (all.find((r) => r.number === selector) ?? (await older(selector)));
   if (!record)
     throw new DerunError("invalid_argument", `session ${id} has no command ${selector} (its commands are 1-${all.at(-1)!.number})`);
   if (record.output_start === null) {

@@ -18,7 +18,7 @@ const BLOCK = DEFAULT_LIMITS.windowBytes;
 
 interface Scan {
   readonly startedAt: string;
-  /** The recorded commands this scan began after. */
+  /** The number of the last recorded command this scan began after (0: none). */
   readonly recorded: number;
   readonly parser: MarkParser;
   readonly tracker: CommandTracker;
@@ -41,7 +41,10 @@ export async function unrecordedCommands(store: Store, info: SessionInfo, record
   if (!isLiveState(info.state) || !info.meta.records_commands) return [];
   const id = info.meta.session_id;
   let scan = scans.get(store, id);
-  if (!scan || scan.startedAt !== info.meta.started_at || scan.recorded !== records.length) scan = newScan(info, records);
+  // Keyed by the last record's number, not by how many were read: a long session's read holds only
+  // its newest records, so their count can stay the same as they move on.
+  const recorded = records.at(-1)?.number ?? 0;
+  if (!scan || scan.startedAt !== info.meta.started_at || scan.recorded !== recorded) scan = newScan(info, records);
   scans.set(store, id, scan);
   while (scan.at < info.output_bytes) {
     const read = await store.read(id, scan.at, Math.min(BLOCK, info.output_bytes - scan.at));
@@ -73,7 +76,7 @@ function newScan(info: SessionInfo, records: readonly CommandRecord[]): Scan {
   const lastOutput = Math.max(-1, ...records.map((r) => r.output_start ?? -1));
   return {
     startedAt: info.meta.started_at,
-    recorded: records.length,
+    recorded: last?.number ?? 0,
     parser: new MarkParser({ startOffset: from }),
     tracker: new CommandTracker(),
     ended: [],

@@ -94,6 +94,12 @@ export interface OutputReader extends Disposable {
   readInto(start: number, into: Uint8Array): number;
 }
 
+/** Which of a session's command records a read wants (all, or the newest that fit, by default). */
+export interface CommandsQuery {
+  /** Only the record of this command. */
+  readonly number?: number;
+}
+
 export interface StoreReader {
   /**
    * All readable sessions, newest first. Unreadable directories are skipped, never fatal; a symlinked `sessions/` rejects (`unsafe_path`).
@@ -143,6 +149,10 @@ export interface StoreReader {
   watchEnds(timeoutMs: number, signal?: AbortSignal, live?: readonly string[]): Promise<{ readonly changed: Promise<void> }>;
   /** The session's events (resizes), in order; at most a few MB of them are read. */
   events(sessionId: string): Promise<SessionEvent[]>;
-  /** The recorded commands of a shell session, in order (none for other sessions). */
-  commands(sessionId: string): Promise<CommandRecord[]>;
+  /**
+   * The recorded commands of a shell session, in order (none for other sessions): all of them, or,
+   * in a session with more than a few MB of records (tens of thousands of commands), the newest
+   * that fit in that bound. With `number`: that one command's record alone, however old (or none).
+   */
+  commands(sessionId: string, options?: CommandsQuery): Promise<CommandRecord[]>;
 }
