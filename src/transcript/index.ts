@@ -12,6 +12,7 @@ export * from "./line-count.ts";
 export * from "./masking.ts";
 export * from "./memory-bound.ts";
 export * from "./output.ts";
+export * from "./page-recording.ts";
 export * from "./pace.ts";
 export * from "./raw-output.ts";
 export * from "./read-text-lines.ts";
