@@ -18,10 +18,20 @@ const player = AsciinemaPlayer.create({ data: recording, parser: "asciicast" }, 
   fit: "width",
 });
 
-for (const chapter of document.querySelectorAll("#chapters [data-at]")) {
+const chapters = [...document.querySelectorAll("#chapters [data-at]")];
+chapters.forEach((chapter, i) => {
   chapter.addEventListener("click", () => {
     player.seek(Number(chapter.dataset.at));
     for (const other of document.querySelectorAll("#chapters .current")) other.classList.remove("current");
     chapter.closest("li").classList.add("current");
+    try {
+      history.replaceState(null, "", `#command-${i + 1}`);
+    } catch {
+      // A page opened where its address cannot change keeps it.
+    }
   });
-}
+});
+
+// A link to one command (`page.html#command-3`) opens the page at it.
+const linked = /^#command-(\d+)$/.exec(location.hash);
+if (linked) chapters[Number(linked[1]) - 1]?.click();

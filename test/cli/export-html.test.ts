@@ -1,0 +1,166 @@
+/**
+ * `derun export --format html` opened in a real browser (Debian's headless Chromium): a failed
+ * TypeScript build recorded on a PTY and a `derun shell` session typed into bash give pages whose
+ * player shows the session's last screen as derun's own screen view renders it, whose chapters list
+ * the commands with their statuses (a click seeks the player to one), with the secrets masked and
+ * counted, and which ask the network for nothing (Chromium's net log, checked against a page that
+ * does). Screenshots are kept under .tmp/export-html/ (gitignored).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { chromium, playerScreen, render, screenshot, unescapeHtml } from "../helpers/chromium.ts";
+import { REPO_ROOT, runDerun, tempDir, text } from "../helpers/cli.ts";
+import { shellHome, startShell } from "../shell/_shells.ts";
+import { recordPty } from "./_recordings.ts";
+
+const state = tempDir("derun-cli-export-html-");
+const root = state.path;
+const ARTIFACTS = join(REPO_ROOT, ".tmp/export-html");
+const TSC = join(REPO_ROOT, "node_modules/.bin/tsc");
+const bash = Bun.which("bash");
+/** A GitHub token's shape: derun's masking knows it. */
+const TOKEN = "ghp_R4nd0mT0k3nV4lu3F0rD3runT3st5xYz0123";
+
+async function exportPage(id: string, extra: readonly string[] = []): Promise<{ file: string; html: string; stderr: string }> {
+  const file = join(root, `${id}.html`);
+  const done = await runDerun(["export", id, "--format", "html", "-o", file, ...extra], { stateRoot: root });
+  expect(text(done.stderr)).toContain(`wrote ${id} to`);
+  expect(done.exitCode).toBe(0);
+  return { file, html: readFileSync(file, "utf8"), stderr: text(done.stderr) };
+}
+
+/** derun's own render of the session's last screen (xterm headless), rows trimmed. */
+async function screenView(id: string): Promise<string[]> {
+  const done = await runDerun(["cat", id, "--view", "screen"], { stateRoot: root });
+  expect(done.exitCode).toBe(0);
+  return text(done.stdout).trimEnd().split("\n");
+}
+
+/** The chapters as the page lists them: command line and status text. */
+function chapters(dom: string): { line: string; status: string; failed: boolean }[] {
+  const list = dom.match(/<ol id="chapters">([\s\S]*?)<\/ol>/)?.[1] ?? "";
+  return [...list.matchAll(/<li class="(\w+)[^"]*">[\s\S]*?<code>([\s\S]*?)<\/code><span class="status[^"]*">([\s\S]*?)<\/span>/g)].map(
+    (m) => ({ failed: m[1] === "failed", line: unescapeHtml(m[2]!), status: unescapeHtml(m[3]!) }),
+  );
+}
+
+const nonEmpty = (rows: readonly string[]) => rows.filter((row) => row.trim() !== "");
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  // A real build that fails: tsc on a file whose error line holds a token (its code frame prints it).
+  const project = join(root, "project");
+  mkdirSync(project);
+  writeFileSync(join(project, "main.ts"), `const port: number = "8080";\nconst token: number = "${TOKEN}";\nexport { port, token };\n`);
+  const build = await recordPty(
+    root,
+    "build",
+    ["sh", "-c", `cd '${project}' && echo 'building main.ts' && exec '${TSC}' --noEmit --pretty main.ts`],
+    {
+      cols: 100,
+      rows: 24,
+    },
+  );
+  expect(build.exitCode).toBe(1);
+});
+
+afterAll(() => (process.env.KEEP_STATE ? console.log("state", root) : state[Symbol.dispose]()));
+
+describe.skipIf(!chromium)("derun export --format html in headless Chromium", () => {
+  test("the browser's net log sees a page's request (the check below can fail)", async () => {
+    using dir = tempDir("derun-html-control-");
+    const page = join(dir.path, "control.html");
+    writeFileSync(page, '<!doctype html><img src="http://derun-probe.invalid/x.png">');
+    expect((await render(pathToFileURL(page).href)).requests).toEqual(["http://derun-probe.invalid/x.png"]);
+  });
+
+  test("a failed build: its last screen, one chapter with its status, the token masked, no request", async () => {
+    const { file, html, stderr } = await exportPage("build");
+    expect(html).not.toContain(TOKEN);
+    expect(html).not.toMatch(/\b(?:src|href)\s*=\s*["']?(?:https?:)?\/\//i);
+    expect(html).toContain("Content-Security-Policy");
+    expect(stderr).toMatch(/html, \d+ KiB: recording .* gzipped to .*, [1-9]\d* secrets masked/);
+
+    const page = await render(pathToFileURL(file).href);
+    expect(page.requests).toEqual([]);
+    const screen = playerScreen(page.dom);
+    expect(screen).toHaveLength(24);
+    const shown = nonEmpty(screen).join("\n");
+    expect(shown).toContain("building main.ts");
+    expect(shown).toContain("error TS2322: Type 'string' is not assignable to type 'number'.");
+    expect(shown).toContain("Found 2 errors in the same file");
+    expect(shown).not.toContain(TOKEN);
+    expect(shown).toContain("*".repeat(TOKEN.length));
+    // The player's last screen is the one derun's screen view renders (the page's is after the shell prompt-less exit).
+    expect(nonEmpty(screen)).toEqual(nonEmpty(await screenView("build")));
+
+    const title = unescapeHtml(page.dom.match(/<title>([\s\S]*?)<\/title>/)![1]!);
+    expect(title).toMatch(/^sh -c .*main\.ts' · exit 1 · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC · \d/);
+    expect(chapters(page.dom)).toEqual([
+      {
+        line: expect.stringContaining("tsc") as unknown as string,
+        status: expect.stringMatching(/^✗ exit 1 · \d/) as unknown as string,
+        failed: true,
+      },
+    ]);
+    expect(page.dom).toMatch(/id="masked">[1-9]\d* secrets? masked/);
+    await screenshot(pathToFileURL(file).href, join(ARTIFACTS, "build.png"));
+    expect(statSync(join(ARTIFACTS, "build.png")).size).toBeGreaterThan(10_000);
+  });
+
+  test.skipIf(!bash)("a derun shell session: a chapter per command with its status; a link to one seeks there", async () => {
+    using home = shellHome("bash");
+    {
+      await using shell = startShell("bash", home, { withMarks: true, viaDerun: { stateRoot: root, sessionId: "sh" } });
+      await shell.prompts(1);
+      shell.type("echo first-command-output\r");
+      await shell.prompts(2);
+      shell.type(`echo ${TOKEN}\r`);
+      await shell.prompts(3);
+      // A build that takes a moment: its output comes well after its start, where the chapter seeks.
+      shell.type("sh -c 'sleep 0.5; echo the build broke >&2; exit 3'\r");
+      await shell.prompts(4);
+      shell.type("echo last-words\r");
+      await shell.prompts(5);
+      await shell.exit();
+    }
+    const { file, html } = await exportPage("sh");
+    expect(html).not.toContain(TOKEN);
+    const page = await render(pathToFileURL(file).href);
+    expect(page.requests).toEqual([]);
+    const masked = "*".repeat(TOKEN.length);
+    expect(chapters(page.dom).map(({ line, failed }) => ({ line, failed }))).toEqual([
+      { line: "echo first-command-output", failed: false },
+      { line: `echo ${masked}`, failed: false },
+      { line: "sh -c 'sleep 0.5; echo the build broke >&2; exit 3'", failed: true },
+      { line: "echo last-words", failed: false },
+      { line: "exit", failed: false },
+    ]);
+    expect(chapters(page.dom).map(({ status }) => status.split(" · ")[0])).toEqual([
+      "✓ exit 0",
+      "✓ exit 0",
+      "✗ exit 3",
+      "✓ exit 0",
+      // The shell ended with it: no end mark, so no status of its own (the session's is in the title).
+      "✓ no status",
+    ]);
+    // Each token seen is counted: the command line and its output (the line's echo on the screen, the output line).
+    expect(page.dom).toMatch(/id="masked">[2-9] secrets masked/);
+    const last = nonEmpty(playerScreen(page.dom)).join("\n");
+    expect(last).toContain("last-words");
+    expect(last).toContain("the build broke");
+    expect(nonEmpty(playerScreen(page.dom))).toEqual(nonEmpty(await screenView("sh")));
+
+    // The third command's link: the player seeks to its start, before what it printed.
+    const third = await render(`${pathToFileURL(file).href}#command-3`);
+    const atThird = nonEmpty(playerScreen(third.dom));
+    expect(atThird).toContain("first-command-output");
+    expect(atThird.at(-1)).toBe("derun-test> sh -c 'sleep 0.5; echo the build broke >&2; exit 3'");
+    expect(atThird).not.toContain("the build broke");
+    expect(third.dom).toMatch(/<li class="failed current">/);
+    await screenshot(pathToFileURL(file).href, join(ARTIFACTS, "shell.png"));
+    expect(existsSync(join(ARTIFACTS, "shell.png"))).toBe(true);
+  });
+});
