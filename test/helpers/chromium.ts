@@ -86,7 +86,8 @@ export async function render(
     const page = await devtools(targets.find((t) => t.type === "page")!.webSocketDebuggerUrl);
     const evaluate = async (expression: string) => {
       const answer = await page.send("Runtime.evaluate", { expression, returnByValue: true, awaitPromise: true });
-      if (answer.exceptionDetails) throw new Error(`in the page: ${answer.exceptionDetails.exception?.description ?? answer.exceptionDetails.text}`);
+      if (answer.exceptionDetails)
+        throw new Error(`in the page: ${answer.exceptionDetails.exception?.description ?? answer.exceptionDetails.text}`);
       return answer.result.value;
     };
     // Opened from about:blank once connected, so no look lands in a document about to be replaced.
