@@ -71,6 +71,8 @@ interface Mark {
   readonly timestamp: string;
   readonly code: "r" | "m";
   readonly data: string;
+  /** Secrets masked in a command's line. */
+  readonly redacted?: number;
 }
 
 /** Counts the secrets an export masked (its output's, its command lines'), for a page that says how many. */
@@ -86,9 +88,11 @@ export interface AsciicastOptions {
    * page's player otherwise draws every line starting where the previous one ended.
    */
   readonly onlcr?: boolean;
+  /** Only the bytes `[from, to)` (one command of a shell session), timed from `startedAt`, without the session's exit. */
+  readonly part?: { readonly from: number; readonly to: number; readonly startedAt: string };
 }
 
-async function marksOf(store: Store, info: SessionInfo, version: AsciicastVersion, tally?: MaskTally): Promise<Mark[]> {
+async function marksOf(store: Store, info: SessionInfo, version: AsciicastVersion): Promise<Mark[]> {
   const id = info.meta.session_id;
   const marks: Mark[] = (await store.events(id)).map((e) => ({
     offset: e.offset,
@@ -100,12 +104,19 @@ async function marksOf(store: Store, info: SessionInfo, version: AsciicastVersio
     // Command lines as readers get them: masked (shellCommands).
     for (const c of await shellCommands(store, info)) {
       if (c.output_start === null || c.started_at === null) continue;
-      if (tally) tally.masked += c.redacted ?? 0;
-      marks.push({ offset: c.output_start, timestamp: c.started_at, code: "m", data: c.command_line ?? "" });
+      marks.push({ offset: c.output_start, timestamp: c.started_at, code: "m", data: c.command_line ?? "", redacted: c.redacted });
     }
   }
   // Stable: at one offset a resize stays before a command's marker, as recorded.
   return marks.sort((a, b) => a.offset - b.offset);
+}
+
+/** The marks of a part: its commands', and the resizes before it at its start (the size it begins with). */
+function marksIn(marks: Mark[], part: AsciicastOptions["part"]): Mark[] {
+  if (part === undefined) return marks;
+  return marks
+    .filter((m) => m.offset < part.to && (m.code === "r" || m.offset >= part.from))
+    .map((m) => (m.offset < part.from ? { ...m, offset: part.from, timestamp: part.startedAt } : m));
 }
 
 /**
@@ -118,11 +129,11 @@ export async function* asciicastLines(
   version: AsciicastVersion = 2,
   options: AsciicastOptions = {},
 ): AsyncGenerator<string> {
-  const { tally } = options;
+  const { tally, part } = options;
   const info = await store.get(sessionId);
   const onlcr = options.onlcr === true && info.meta.transport_mode === "pipe";
-  const marks = await marksOf(store, info, version, tally);
-  const started = Date.parse(info.meta.started_at);
+  const marks = marksIn(await marksOf(store, info, version), part);
+  const started = Date.parse(part?.startedAt ?? info.meta.started_at);
   yield JSON.stringify(asciicastHeader(info, version));
   if (tally) tally.masked += maskArgv(redactorFor(info.meta), info.meta.command).count;
 
@@ -140,7 +151,8 @@ export async function* asciicastLines(
   const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
   let next = 0;
   for await (const slice of rawOutput(store, sessionId, {
-    to: info.output_bytes,
+    from: part?.from ?? 0,
+    to: part?.to ?? info.output_bytes,
     ...(tally ? { onMasked: (n: number) => (tally.masked += n) } : {}),
   })) {
     // A resize or a command applies to the bytes from its offset on: it goes before them, also when
@@ -157,13 +169,18 @@ export async function* asciicastLines(
       if (text.length > 0) yield event(at(slice.timestamp), "o", text);
       from = to;
       if (mark === undefined || mark.offset >= slice.start + slice.bytes.length) break;
+      if (tally) tally.masked += mark.redacted ?? 0;
       yield event(at(mark.timestamp), mark.code, mark.data);
       next++;
     }
   }
   const rest = onlcr ? decoder.decode().replace(/\n/g, "\r\n") : decoder.decode();
   if (rest.length > 0) yield event(last, "o", rest);
-  for (; next < marks.length; next++) yield event(at(marks[next]!.timestamp), marks[next]!.code, marks[next]!.data);
+  for (const mark of marks.slice(next)) {
+    if (tally) tally.masked += mark.redacted ?? 0;
+    yield event(at(mark.timestamp), mark.code, mark.data);
+  }
+  if (part) return;
   const end = info.ended_at === undefined ? last : at(info.ended_at);
   if (version === 2) {
     const label = exitLabel(info);

@@ -5,8 +5,9 @@
  * to exactly the marker the player shows).
  */
 import type { SessionInfo, Store } from "../core/store.ts";
-import { asciicastLines, type MaskTally } from "./asciicast.ts";
+import { type AsciicastOptions, asciicastLines, type MaskTally } from "./asciicast.ts";
 import { type ShownCommand, shellCommands } from "./commands.ts";
+import { type CommandSelector, openTranscript } from "./transcript.ts";
 
 export interface PageRecording {
   readonly info: SessionInfo;
@@ -14,21 +15,46 @@ export interface PageRecording {
   readonly cast: string;
   /** The command line in the header, masked. */
   readonly command: string;
-  /** Where the recording ends, in seconds (its last event). */
+  /** Where the recording ends, in seconds: its last event, an empty output after all the others. */
   readonly seconds: number;
   /** Secrets masked in the output and the command lines. */
   readonly masked: number;
   /** A shell session's commands that have a marker, with the marker's time in seconds. */
   readonly commands: ReadonlyArray<ShownCommand & { readonly at: number }>;
+  /** Set when the recording is one command of the session: its number, and how many bytes it holds. */
+  readonly part?: { readonly command: number; readonly bytes: number };
 }
 
-/** The recording of a session for a page; holds the whole cast in memory (the caller bounds its size first). */
-export async function pageRecording(store: Store, sessionId: string): Promise<PageRecording> {
+/** One command of a shell session as a part of its output: `[from, to)`, timed from the first byte's record. */
+export interface CommandPart {
+  readonly number: number;
+  readonly from: number;
+  readonly to: number;
+  readonly startedAt: string;
+}
+
+/**
+ * Where one command of a shell session lies (DerunError invalid_argument when it has no output, as
+ * `derun cat --command` says): from its prompt, so the page shows the line typed, to its end.
+ */
+export async function commandPart(store: Store, sessionId: string, selector: CommandSelector): Promise<CommandPart> {
+  const t = await openTranscript(store, sessionId, selector);
+  const from = Math.min(t.command!.prompt_start ?? t.lo, t.lo);
+  const startedAt = (await store.read(sessionId, from, 1)).slices[0]?.timestamp ?? t.command!.started_at ?? t.info.meta.started_at;
+  return { number: t.command!.number, from, to: t.hi, startedAt };
+}
+
+/**
+ * The recording of a session, or of the `part` {@link commandPart} found, for a page; holds the whole
+ * cast in memory (the caller bounds its size first).
+ */
+export async function pageRecording(store: Store, sessionId: string, part?: CommandPart): Promise<PageRecording> {
   const tally: MaskTally = { masked: 0 };
+  const options: AsciicastOptions = { tally, onlcr: true, ...(part ? { part } : {}) };
   const lines: string[] = [];
   const markers: number[] = [];
   let ms = 0;
-  for await (const line of asciicastLines(store, sessionId, 3, { tally, onlcr: true })) {
+  for await (const line of asciicastLines(store, sessionId, 3, options)) {
     if (lines.length > 0) {
       // `[interval, "code", data]`: v3 intervals are whole milliseconds, summed as integers.
       const comma = line.indexOf(",");
@@ -41,8 +67,16 @@ export async function pageRecording(store: Store, sessionId: string): Promise<Pa
   const header = JSON.parse(lines[0]!) as { command: string };
   // The markers are these commands', in this order (asciicastLines gives one to each command with an output start).
   const marked = info.meta.records_commands
-    ? (await shellCommands(store, info)).filter((c) => c.output_start !== null && c.started_at !== null)
+    ? (await shellCommands(store, info)).filter(
+        (c) => c.output_start !== null && c.started_at !== null && (!part || (c.output_start >= part.from && c.output_start < part.to)),
+      )
     : [];
   const commands = marked.slice(0, markers.length).map((c, i) => ({ ...c, at: markers[i]! }));
-  return { info, cast: `${lines.join("\n")}\n`, command: header.command, seconds: ms / 1000, masked: tally.masked, commands };
+  // The player's poster draws the events strictly before its time: an empty output a millisecond
+  // after the last event is where the page opens, with every event drawn.
+  lines.push('[0.001, "o", ""]');
+  ms += 1;
+  const cast = `${lines.join("\n")}\n`;
+  const shown = part ? { part: { command: part.number, bytes: part.to - part.from } } : {};
+  return { info, cast, command: header.command, seconds: ms / 1000, masked: tally.masked, commands, ...shown };
 }

@@ -7,13 +7,13 @@
  * does). Screenshots are kept under .tmp/export-html/ (gitignored).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { chromium, playerScreen, render, screenShows, unescapeHtml } from "../helpers/chromium.ts";
+import { chromium, playerScreen, render, screenRow, screenShows, unescapeHtml } from "../helpers/chromium.ts";
 import { REPO_ROOT, runDerun, tempDir, text } from "../helpers/cli.ts";
 import { shellHome, startShell } from "../shell/_shells.ts";
-import { recordPty } from "./_recordings.ts";
+import { recordPipe, recordPty } from "./_recordings.ts";
 
 const state = tempDir("derun-cli-export-html-");
 const root = state.path;
@@ -165,5 +165,38 @@ describe.skipIf(!chromium)("derun export --format html in headless Chromium", ()
     expect(atThird).not.toContain("the build broke");
     expect(third.dom).toMatch(/<li class="failed current">/);
     expect(statSync(join(ARTIFACTS, "shell.png")).size).toBeGreaterThan(10_000);
+
+    // One command as a page of its own: from its prompt to its end, headed by its line and status.
+    const part = await exportPage("sh", ["--command", "3"]);
+    const one = await render(pathToFileURL(part.file).href, screenRow("the build broke"));
+    expect(one.requests).toEqual([]);
+    expect(nonEmpty(playerScreen(one.dom))).toEqual(["derun-test> sh -c 'sleep 0.5; echo the build broke >&2; exit 3'", "the build broke"]);
+    expect(chapters(one.dom).map(({ line, status }) => [line, status.split(" · ")[0]])).toEqual([
+      ["sh -c 'sleep 0.5; echo the build broke >&2; exit 3'", "✗ exit 3"],
+    ]);
+    expect(unescapeHtml(one.dom.match(/<title>([\s\S]*?)<\/title>/)![1]!)).toStartWith(
+      "sh -c 'sleep 0.5; echo the build broke >&2; exit 3' · exit 3 · ",
+    );
+  });
+});
+
+describe("derun export --format html: what it refuses", () => {
+  test("more output than a page holds: one line saying what to export instead, exit 2, no file", async () => {
+    await recordPipe(root, "big", "head -c 53000000 /dev/zero");
+    const file = join(root, "big.html");
+    const done = await runDerun(["export", "big", "--format", "html", "-o", file], { stateRoot: root });
+    expect(done.exitCode).toBe(2);
+    // The refusal's line, then the hint every usage error ends with.
+    const [said, hint, ...more] = text(done.stderr).trimEnd().split("\n");
+    expect([hint, ...more]).toEqual(['Run "derun export --help" for usage.']);
+    expect(said).toContain("session big has 51 MiB of output, over the 50 MiB an HTML page holds");
+    expect(said).toContain("--format asciicast-v3");
+    expect(existsSync(file)).toBe(false);
+  });
+
+  test("--command with an asciicast format: a usage error", async () => {
+    const done = await runDerun(["export", "build", "--command", "1"], { stateRoot: root });
+    expect(done.exitCode).toBe(2);
+    expect(text(done.stderr)).toContain('option "--command" applies to --format html');
   });
 });

@@ -152,5 +152,9 @@ export function playerScreen(dom: string): string[] {
 export const screenShows = (text: string): string =>
   `document.querySelector(".ap-term-text")?.textContent.includes(${JSON.stringify(text)})`;
 
+/** A page expression: a row of the player's screen is `text` (trailing blanks aside). */
+export const screenRow = (text: string): string =>
+  `[...document.querySelectorAll(".ap-term-text .ap-line")].some((row) => row.textContent.trimEnd() === ${JSON.stringify(text)})`;
+
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", nbsp: " " };
 export const unescapeHtml = (text: string): string => text.replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, name: string) => ENTITIES[name]!);

@@ -17,7 +17,7 @@ import { STATE_ROOT_FLAG } from "../state-root.ts";
 import { NO_REDACT_FLAG } from "../redact-flag.ts";
 import { ui } from "../ui.ts";
 import { shown, usageError } from "../usage.ts";
-import { oneSession, SESSION_ARG } from "./_session-arg.ts";
+import { COMMAND_FLAG, commandSelector, oneSession, SESSION_ARG } from "./_session-arg.ts";
 
 export const args = {
   id: SESSION_ARG,
@@ -29,6 +29,7 @@ export const args = {
       "marker and the exit status; html: one page that plays it in a browser, offline, its commands as chapters (up to 50 MiB " +
       "of output).",
   },
+  command: { ...COMMAND_FLAG, description: 'With --format html: only one command of a `derun shell` session, its number or "last".' },
   output: { type: "string", alias: "o", valueHint: "file", complete: "file", description: "Write to this file instead of stdout." },
   "no-redact": NO_REDACT_FLAG,
   "state-root": STATE_ROOT_FLAG,
@@ -39,6 +40,7 @@ export const examples = [
   "derun export last~2 | asciinema cat -",
   "derun export last --format asciicast-v3 -o build.cast",
   "derun export last --format html -o build.html  # open it in any browser",
+  "derun export last --format html --command 3 -o step.html",
 ];
 
 /** Batch lines into writes of about this many bytes. */
@@ -52,16 +54,17 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const version = values.format === "asciicast-v3" ? 3 : 2;
   const toFile = values.output !== undefined && values.output !== "-";
   if (values.output === "") throw usageError('option "--output" needs a file name (or "-" for stdout)');
+  if (values.command !== undefined && !html) throw usageError('option "--command" applies to --format html');
   // Loaded only for a page: it carries the player (a quarter of a megabyte of text).
   const page = html ? await import("./_html-page.ts") : undefined;
-  page?.checkPageSize(await reader.store.get(sessionId));
+  const part = await page?.pageScope(reader.store, sessionId, commandSelector(values.command));
   if (toFile) cannotWrite(values.output!, () => refuseOddTarget(values.output!));
   const file = toFile ? cannotWrite(values.output!, () => openAtomic(values.output!)) : undefined;
   const fd = file?.fd ?? 1;
   let what = `asciicast v${version}`;
   try {
     if (page) {
-      const made = await page.sessionPage(reader.store, sessionId);
+      const made = await page.sessionPage(reader.store, sessionId, part);
       writeAllSync(fd, Buffer.from(made.html));
       what = made.summary;
     } else await writeCast(fd, asciicastLines(reader.store, sessionId, version));

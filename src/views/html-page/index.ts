@@ -32,7 +32,9 @@ export interface PageChapter {
 
 export interface PageInput {
   readonly sessionId: string;
-  /** The session's command line, masked. */
+  /** Set when the page holds one command of the session: its number. */
+  readonly partOf?: number;
+  /** The session's command line (or the one command's), masked. */
   readonly command: string;
   /** `2026-12-07 06:31:02 UTC`. */
   readonly when: string;
@@ -89,6 +91,7 @@ function chapterItem(chapter: PageChapter): string {
 
 function body(input: PageInput): string {
   const facts = [
+    ...(input.partOf === undefined ? [] : [`command ${input.partOf} of session ${escapeHtml(input.sessionId)}`]),
     `<span class="${input.failed ? "failed" : "ok"}">${escapeHtml(input.status)}</span>`,
     escapeHtml(input.when),
     ...(input.duration === "" ? [] : [escapeHtml(input.duration)]),
