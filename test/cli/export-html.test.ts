@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium, playerScreen, render, screenRow, screenShows, unescapeHtml } from "../helpers/chromium.ts";
+import pkg from "../../package.json" with { type: "json" };
 import { REPO_ROOT, runDerun, tempDir, text } from "../helpers/cli.ts";
 import { shellHome, startShell } from "../shell/_shells.ts";
 import { recordPipe, recordPty } from "./_recordings.ts";
@@ -82,6 +83,10 @@ describe.skipIf(!chromium)("derun export --format html in headless Chromium", ()
     expect(html).not.toContain(TOKEN);
     expect(html).not.toMatch(/\b(?:src|href)\s*=\s*["']?(?:https?:)?\/\//i);
     expect(html).toContain("Content-Security-Policy");
+    // The player's version is pinned, named in the page, and its licence travels with it.
+    expect(pkg.devDependencies["asciinema-player"]).toBe("3.18.0");
+    expect(html).toContain("asciinema-player 3.18.0 (Apache-2.0)");
+    expect(html).toContain("Apache License");
     expect(stderr).toMatch(/html, \d+ KiB: recording .* gzipped to .*, [1-9]\d* secrets masked/);
 
     const page = await render(pathToFileURL(file).href, screenShows("Found 2 errors"), { png: join(ARTIFACTS, "build.png") });
@@ -177,6 +182,22 @@ describe.skipIf(!chromium)("derun export --format html in headless Chromium", ()
     expect(unescapeHtml(one.dom.match(/<title>([\s\S]*?)<\/title>/)![1]!)).toStartWith(
       "sh -c 'sleep 0.5; echo the build broke >&2; exit 3' · exit 3 · ",
     );
+  });
+});
+
+describe("derun export: the times of masked output", () => {
+  test("output in a read that held a secret keeps its own time (a masked slice kept the store's timestamp)", async () => {
+    await recordPipe(root, "timed", `echo ${TOKEN}; sleep 0.4; echo later`);
+    const done = await runDerun(["export", "timed"], { stateRoot: root });
+    const events = text(done.stdout)
+      .trimEnd()
+      .split("\n")
+      .slice(1)
+      .map((line) => JSON.parse(line) as [number, string, string]);
+    const later = events.find(([, , data]) => data.includes("later"))!;
+    expect(events[0]![2]).toBe(`${"*".repeat(TOKEN.length)}\n`);
+    // Printed after a 0.4 s sleep: before the fix it carried the time of the event before it.
+    expect(later[0]).toBeGreaterThanOrEqual(0.4);
   });
 });
 

@@ -16,6 +16,7 @@ import {
   DEFAULT_ROWS,
   type PageRecording,
   pageRecording,
+  readSession,
   redactionEnabled,
 } from "../../transcript/index.ts";
 import { htmlPage, type PageChapter } from "../../views/html-page/index.ts";
@@ -29,7 +30,7 @@ export const HTML_MAX_OUTPUT_BYTES = 50 << 20;
  * more output than a page holds, in one line that says what can be exported instead.
  */
 export async function pageScope(store: Store, sessionId: string, command: CommandSelector | undefined): Promise<CommandPart | undefined> {
-  const info = await store.get(sessionId);
+  const { info } = await readSession(store, sessionId);
   const part = command === undefined ? undefined : await commandPart(store, sessionId, command);
   const bytes = part ? part.to - part.from : info.output_bytes;
   if (bytes <= HTML_MAX_OUTPUT_BYTES) return part;
