@@ -4,6 +4,8 @@
  * the times the player reaches them (the times of their markers in that same text, so a click seeks
  * to exactly the marker the player shows).
  */
+import { once } from "node:events";
+import { createGzip } from "node:zlib";
 import type { SessionInfo, Store } from "../core/store.ts";
 import { type AsciicastOptions, asciicastLines, type MaskTally } from "./asciicast.ts";
 import { type ShownCommand, shellCommands } from "./commands.ts";
@@ -11,8 +13,8 @@ import { type CommandSelector, openTranscript } from "./transcript.ts";
 
 export interface PageRecording {
   readonly info: SessionInfo;
-  /** The asciicast v3 file, lines joined with `\n`. */
-  readonly cast: string;
+  /** The asciicast v3 file, gzip-compressed, and its size before. */
+  readonly cast: { readonly gzip: Uint8Array; readonly bytes: number };
   /** The command line in the header, masked. */
   readonly command: string;
   /** Where the recording ends, in seconds: its last event, an empty output after all the others. */
@@ -44,39 +46,78 @@ export async function commandPart(store: Store, sessionId: string, selector: Com
   return { number: t.command!.number, from, to: t.hi, startedAt };
 }
 
+/** Gzip as the text is made, so the page never holds the whole cast uncompressed (it can be several times the output). */
+class GzipSink {
+  readonly #gzip = createGzip();
+  readonly #parts: Buffer[] = [];
+  readonly #ended: Promise<unknown>;
+  #pending: string[] = [];
+  #size = 0;
+  bytes = 0;
+
+  constructor() {
+    this.#gzip.on("data", (part: Buffer) => this.#parts.push(part));
+    this.#ended = once(this.#gzip, "end");
+  }
+
+  async line(text: string): Promise<void> {
+    this.#pending.push(text, "\n");
+    this.#size += text.length + 1;
+    if (this.#size >= BATCH) await this.#flush();
+  }
+
+  async #flush(): Promise<void> {
+    const chunk = Buffer.from(this.#pending.join(""));
+    [this.#pending, this.#size] = [[], 0];
+    this.bytes += chunk.length;
+    if (!this.#gzip.write(chunk)) await once(this.#gzip, "drain");
+  }
+
+  async end(): Promise<Uint8Array> {
+    await this.#flush();
+    this.#gzip.end();
+    await this.#ended;
+    return Buffer.concat(this.#parts);
+  }
+}
+
+/** Text handed to gzip at once. */
+const BATCH = 1 << 20;
+
 /**
- * The recording of a session, or of the `part` {@link commandPart} found, for a page; holds the whole
- * cast in memory (the caller bounds its size first).
+ * The recording of a session, or of the `part` {@link commandPart} found, for a page, compressed as
+ * it is made (the caller bounds the output's size first).
  */
 export async function pageRecording(store: Store, sessionId: string, part?: CommandPart): Promise<PageRecording> {
   const tally: MaskTally = { masked: 0 };
   const options: AsciicastOptions = { tally, onlcr: true, ...(part ? { part } : {}) };
-  const lines: string[] = [];
+  const sink = new GzipSink();
   const markers: number[] = [];
+  let header: { command: string } | undefined;
   let ms = 0;
   for await (const line of asciicastLines(store, sessionId, 3, options)) {
-    if (lines.length > 0) {
+    if (header === undefined) header = JSON.parse(line) as { command: string };
+    else {
       // `[interval, "code", data]`: v3 intervals are whole milliseconds, summed as integers.
       const comma = line.indexOf(",");
       ms += Math.round(Number(line.slice(1, comma)) * 1000);
       if (line.startsWith('"m"', comma + 2)) markers.push(ms / 1000);
     }
-    lines.push(line);
+    await sink.line(line);
   }
-  const info = await store.get(sessionId);
-  const header = JSON.parse(lines[0]!) as { command: string };
-  // The markers are these commands', in this order (asciicastLines gives one to each command with an output start).
-  const marked = info.meta.records_commands
-    ? (await shellCommands(store, info)).filter(
-        (c) => c.output_start !== null && c.started_at !== null && (!part || (c.output_start >= part.from && c.output_start < part.to)),
-      )
-    : [];
-  const commands = marked.slice(0, markers.length).map((c, i) => ({ ...c, at: markers[i]! }));
   // The player's poster draws the events strictly before its time: an empty output a millisecond
   // after the last event is where the page opens, with every event drawn.
-  lines.push('[0.001, "o", ""]');
+  await sink.line('[0.001, "o", ""]');
   ms += 1;
-  const cast = `${lines.join("\n")}\n`;
+  const gzip = await sink.end();
+  const info = await store.get(sessionId);
+  // The markers are these commands', in this order (asciicastLines gives one to each command with an output start).
+  const inPart = (offset: number) => !part || (offset >= part.from && offset < part.to);
+  const marked = info.meta.records_commands
+    ? (await shellCommands(store, info)).filter((c) => c.output_start !== null && c.started_at !== null && inPart(c.output_start))
+    : [];
+  const commands = marked.slice(0, markers.length).map((c, i) => ({ ...c, at: markers[i]! }));
   const shown = part ? { part: { command: part.number, bytes: part.to - part.from } } : {};
-  return { info, cast, command: header.command, seconds: ms / 1000, masked: tally.masked, commands, ...shown };
+  const cast = { gzip, bytes: sink.bytes };
+  return { info, cast, command: header!.command, seconds: ms / 1000, masked: tally.masked, commands, ...shown };
 }

@@ -100,8 +100,7 @@ export async function sessionPage(store: Store, sessionId: string, part?: Comman
         duration: only?.duration ?? "",
       }
     : sessionFacts(recording);
-  const castBytes = Buffer.byteLength(recording.cast);
-  const cast = Bun.gzipSync(Buffer.from(recording.cast));
+  const { gzip: cast, bytes: castBytes } = recording.cast;
   const masked = redactionEnabled() ? recording.masked : null;
   const html = htmlPage({
     sessionId,
