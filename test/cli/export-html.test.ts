@@ -115,6 +115,20 @@ describe.skipIf(!chromium)("derun export --format html in headless Chromium", ()
     expect(statSync(join(ARTIFACTS, "build.png")).size).toBeGreaterThan(10_000);
   });
 
+  test("a pipe session (stdin not a terminal, as agents run commands): its lines start at the left, as a terminal shows them", async () => {
+    await recordPipe(root, "piped", "printf 'compiling\\n'; printf 'error: it broke\\n' >&2; exit 4", 4);
+    const { file } = await exportPage("piped");
+    const page = await render(pathToFileURL(file).href, screenShows("it broke"));
+    expect(nonEmpty(playerScreen(page.dom))).toEqual(["compiling", "error: it broke"]);
+    expect(chapters(page.dom)).toEqual([
+      {
+        line: "sh -c 'printf '\\''compiling\\n'\\''; printf '\\''error: it broke\\n'\\'' >&2; exit 4'",
+        status: expect.stringMatching(/^✗ exit 4/) as unknown as string,
+        failed: true,
+      },
+    ]);
+  });
+
   test.skipIf(!bash)("a derun shell session: a chapter per command with its status; a link to one seeks there", async () => {
     using home = shellHome("bash");
     {
