@@ -71,6 +71,25 @@ interface Mark {
   readonly timestamp: string;
   readonly code: "r" | "m";
   readonly data: string;
+  /** Secrets masked in a command's line. */
+  readonly redacted?: number;
+}
+
+/** Counts the secrets an export masked (its output's, its command lines'), for a page that says how many. */
+export interface MaskTally {
+  masked: number;
+}
+
+export interface AsciicastOptions {
+  /** Add up the secrets masked here. */
+  readonly tally?: MaskTally;
+  /**
+   * Show a pipe session's output as a terminal would have (its LF as CR LF, the tty's onlcr): a
+   * page's player otherwise draws every line starting where the previous one ended.
+   */
+  readonly onlcr?: boolean;
+  /** Only the bytes `[from, to)` (one command of a shell session), timed from `startedAt`, without the session's exit. */
+  readonly part?: { readonly from: number; readonly to: number; readonly startedAt: string };
 }
 
 async function marksOf(store: Store, info: SessionInfo, version: AsciicastVersion): Promise<Mark[]> {
@@ -85,22 +104,38 @@ async function marksOf(store: Store, info: SessionInfo, version: AsciicastVersio
     // Command lines as readers get them: masked (shellCommands).
     for (const c of await shellCommands(store, info)) {
       if (c.output_start === null || c.started_at === null) continue;
-      marks.push({ offset: c.output_start, timestamp: c.started_at, code: "m", data: c.command_line ?? "" });
+      marks.push({ offset: c.output_start, timestamp: c.started_at, code: "m", data: c.command_line ?? "", redacted: c.redacted });
     }
   }
   // Stable: at one offset a resize stays before a command's marker, as recorded.
   return marks.sort((a, b) => a.offset - b.offset);
 }
 
+/** The marks of a part: its commands', and the resizes before it at its start (the size it begins with). */
+function marksIn(marks: Mark[], part: AsciicastOptions["part"]): Mark[] {
+  if (part === undefined) return marks;
+  return marks
+    .filter((m) => m.offset < part.to && (m.code === "r" || m.offset >= part.from))
+    .map((m) => (m.offset < part.from ? { ...m, offset: part.from, timestamp: part.startedAt } : m));
+}
+
 /**
  * The lines of the asciicast file (each without its newline): the header, then the events in time
  * order. Reads the output once, in blocks; holds one block at a time.
  */
-export async function* asciicastLines(store: Store, sessionId: string, version: AsciicastVersion = 2): AsyncGenerator<string> {
+export async function* asciicastLines(
+  store: Store,
+  sessionId: string,
+  version: AsciicastVersion = 2,
+  options: AsciicastOptions = {},
+): AsyncGenerator<string> {
+  const { tally, part } = options;
   const info = await store.get(sessionId);
-  const marks = await marksOf(store, info, version);
-  const started = Date.parse(info.meta.started_at);
+  const onlcr = options.onlcr === true && info.meta.transport_mode === "pipe";
+  const marks = marksIn(await marksOf(store, info, version), part);
+  const started = Date.parse(part?.startedAt ?? info.meta.started_at);
   yield JSON.stringify(asciicastHeader(info, version));
+  if (tally) tally.masked += maskArgv(redactorFor(info.meta), info.meta.command).count;
 
   // Players expect times that never go back: a clock step or a late record keeps the previous time.
   // Times are whole milliseconds, so v3's intervals add up to v2's times exactly.
@@ -115,7 +150,11 @@ export async function* asciicastLines(store: Store, sessionId: string, version: 
 
   const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
   let next = 0;
-  for await (const slice of rawOutput(store, sessionId, { to: info.output_bytes })) {
+  for await (const slice of rawOutput(store, sessionId, {
+    from: part?.from ?? 0,
+    to: part?.to ?? info.output_bytes,
+    ...(tally ? { onMasked: (n: number) => (tally.masked += n) } : {}),
+  })) {
     // A resize or a command applies to the bytes from its offset on: it goes before them, also when
     // its offset falls inside a record (a shell's mark and the command's first output in one read).
     let from = slice.start;
@@ -125,17 +164,23 @@ export async function* asciicastLines(store: Store, sessionId: string, version: 
         mark !== undefined && mark.offset < slice.start + slice.bytes.length
           ? Math.max(mark.offset, from)
           : slice.start + slice.bytes.length;
-      const text = decoder.decode(slice.bytes.subarray(from - slice.start, to - slice.start), { stream: true });
+      const decoded = decoder.decode(slice.bytes.subarray(from - slice.start, to - slice.start), { stream: true });
+      const text = onlcr ? decoded.replace(/\n/g, "\r\n") : decoded;
       if (text.length > 0) yield event(at(slice.timestamp), "o", text);
       from = to;
       if (mark === undefined || mark.offset >= slice.start + slice.bytes.length) break;
+      if (tally) tally.masked += mark.redacted ?? 0;
       yield event(at(mark.timestamp), mark.code, mark.data);
       next++;
     }
   }
-  const rest = decoder.decode();
+  const rest = onlcr ? decoder.decode().replace(/\n/g, "\r\n") : decoder.decode();
   if (rest.length > 0) yield event(last, "o", rest);
-  for (; next < marks.length; next++) yield event(at(marks[next]!.timestamp), marks[next]!.code, marks[next]!.data);
+  for (const mark of marks.slice(next)) {
+    if (tally) tally.masked += mark.redacted ?? 0;
+    yield event(at(mark.timestamp), mark.code, mark.data);
+  }
+  if (part) return;
   const end = info.ended_at === undefined ? last : at(info.ended_at);
   if (version === 2) {
     const label = exitLabel(info);

@@ -14,7 +14,7 @@ import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { runningCommand } from "./unrecorded-commands.ts";
 import { DEFAULT_LIMITS } from "../core/tool.ts";
-import { LineMasking, maskSlices, redactorOf } from "./masking.ts";
+import { LineMasking, maskSlices, redactorOf, sliceWith } from "./masking.ts";
 
 /** Bytes per store read. */
 const BLOCK = DEFAULT_LIMITS.windowBytes;
@@ -61,7 +61,7 @@ async function* followOutputAsRecorded(
     const record = options.command === undefined ? undefined : await commandEnd(store, sessionId, options.command);
     const stop = record?.output_end ?? Number.POSITIVE_INFINITY;
     const slices = read.slices.flatMap((s) =>
-      s.start >= stop ? [] : s.end <= stop ? [s] : [{ ...s, end: stop, bytes: s.bytes.subarray(0, stop - s.start) }],
+      s.start >= stop ? [] : s.end <= stop ? [s] : [sliceWith(s, s.bytes.subarray(0, stop - s.start))],
     );
     if (slices.length > 0) yield slices;
     cursor = read.next_cursor;

@@ -7,14 +7,15 @@
  * (test/architecture/layers.test.ts checks it).
  */
 export { DEFAULT_LIMITS, type QueryLimits } from "../core/tool.ts";
-export { asciicastLines } from "./asciicast.ts";
+export { asciicastLines, DEFAULT_COLS, DEFAULT_ROWS } from "./asciicast.ts";
 export { readCommands, shellCommands, type ShownCommand } from "./commands.ts";
 export { findFailure } from "./failure-find.ts";
 export { FAILURE_DEFAULT_MAX_CHARS, type FailureReport, failureReport, type ReadHint, renderFailure } from "./failure-report.ts";
 export { type FollowEnd, followOutput, followText } from "./follow.ts";
-export { configureRedaction, redactedField } from "./masking.ts";
+export { configureRedaction, redactedField, redactionEnabled } from "./masking.ts";
 export { MemoryBound } from "./memory-bound.ts";
 export { type Encoding, type OutputChunk, type OutputWindow, readOutput, type ReadOutputResult, readResult } from "./output.ts";
+export { type CommandPart, commandPart, type PageRecording, pageRecording } from "./page-recording.ts";
 export { rawOutput, rawTailStart } from "./raw-output.ts";
 export { type ReadTextLines, screenLines, textLines } from "./read-text-lines.ts";
 export { commandLine, lineSpan, maskedFact, oneLine, outcome, SEP, size, when, withLines } from "./render.ts";

@@ -110,12 +110,24 @@ export async function maskSlices(
     let at = wStart;
     for (const s of window) {
       const i = slices.indexOf(s);
-      out[i] = { ...s, bytes: masked.bytes.subarray(at, at + s.bytes.length) };
+      out[i] = sliceWith(s, masked.bytes.subarray(at, at + s.bytes.length));
       at += s.bytes.length;
     }
   }
   return { slices: out, count };
 }
+
+/**
+ * `slice` holding `bytes` instead (the same offset, its end moved to fit): its fields copied by
+ * name, because a store's slice may compute `timestamp` in a getter, which a spread drops.
+ */
+export const sliceWith = (slice: OutputSlice, bytes: Uint8Array): OutputSlice => ({
+  channel: slice.channel,
+  start: slice.start,
+  end: slice.start + bytes.length,
+  timestamp: slice.timestamp,
+  bytes,
+});
 
 /** argv with secrets masked: each word, and the word after a flag named like a secret (`--password x`). */
 export function maskArgv(redactor: Redactor, argv: readonly string[]): { argv: string[]; count: number } {

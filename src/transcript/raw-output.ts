@@ -29,6 +29,8 @@ export interface RawOutputOptions {
   /** Keep going while the session is live, ending when it ends. */
   readonly follow?: boolean;
   readonly signal?: AbortSignal;
+  /** Told how many secrets each read masked (a page says how many it hides). */
+  readonly onMasked?: (count: number) => void;
 }
 
 /**
@@ -44,8 +46,9 @@ export async function* rawOutput(store: Store, sessionId: string, options: RawOu
     if (want <= 0) return;
     const read = await store.read(sessionId, cursor, want);
     // Masked with the bytes around them (a secret across this read's edge is seen whole).
-    for (const slice of (await maskSlices(store, sessionId, redactor, read.slices)).slices)
-      if (options.channel === undefined || slice.channel === options.channel) yield slice;
+    const masked = await maskSlices(store, sessionId, redactor, read.slices);
+    if (masked.count > 0) options.onMasked?.(masked.count);
+    for (const slice of masked.slices) if (options.channel === undefined || slice.channel === options.channel) yield slice;
     cursor = read.next_cursor;
     if (cursor < read.output_bytes) continue;
     // At the end of what was committed when the state was read: a session that had ended then has no more.

@@ -51,7 +51,10 @@ export const commands = {
     description: "Wait until the next shell command or session ends, then print it and its last lines (--failed: only a failure).",
     load: () => import("./wait.ts"),
   },
-  export: { description: "Write a session as an asciicast v2 recording, for asciinema's players.", load: () => import("./export.ts") },
+  export: {
+    description: "Write a session as an asciicast recording for asciinema's players, or as one HTML page that plays it (--format html).",
+    load: () => import("./export.ts"),
+  },
   rm: { description: "Delete sessions now (a running one only with --force).", load: () => import("./rm.ts") },
   gc: { description: "Remove the sessions whose retention has passed (--dry-run: only list them).", load: () => import("./gc.ts") },
   completion: { description: "Print the shell completion script for bash, zsh or fish.", load: () => import("./completion.ts") },
