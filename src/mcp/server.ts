@@ -4,7 +4,6 @@
  * arguments with arktype, and turns every outcome, failures included, into a tool result (never a
  * JSON-RPC error).
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   GetPromptRequestSchema,
@@ -33,6 +32,7 @@ import { queries } from "../queries/index.ts";
 import { getPrompt, PROMPTS } from "./prompts.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
 import { Subscriptions } from "./subscriptions.ts";
+import { TwoEraServer } from "./two-era-server.ts";
 
 export interface DerunServerOptions {
   readonly store: Store;
@@ -75,7 +75,7 @@ const failure = (code: DerunErrorCode, message: string): CallToolResult => ({
 });
 
 /** Build the `derun mcp` server: connect it to a transport to serve. */
-export const createDerunServer = ({ store, log, signal, tools = queries }: DerunServerOptions): Server => {
+export const createDerunServer = ({ store, log, signal, tools = queries }: DerunServerOptions): TwoEraServer => {
   const byName = new Map(tools.map((tool) => [tool.name as string, tool]));
   const listed: McpTool[] = tools.map((tool) => ({
     name: tool.name,
@@ -86,7 +86,8 @@ export const createDerunServer = ({ store, log, signal, tools = queries }: Derun
     // and the title is listed above: the rest would be bytes in every model's context for nothing.
     annotations: { readOnlyHint: tool.annotations.readOnlyHint, openWorldHint: tool.annotations.openWorldHint },
   }));
-  const server = new Server(
+  // Both protocol eras, each request answered in the one its _meta names (./eras.ts).
+  const server = new TwoEraServer(
     { name: pkg.name, version: pkg.version },
     // Resources and prompts are a layer over the same queries, for clients that offer them to people.
     { capabilities: { tools: {}, resources: { subscribe: true, listChanged: true }, prompts: {} } },
