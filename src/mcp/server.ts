@@ -41,6 +41,11 @@ export interface DerunServerOptions {
   readonly signal?: AbortSignal;
   /** The queries to serve as tools; every one by default. */
   readonly tools?: readonly Query<any, object>[];
+  /**
+   * Called before each request that reads the sessions (a call, a resource, a prompt, a completion);
+   * not for a probe (server/discover, initialize, ping, the lists of tools, templates and prompts).
+   */
+  readonly onFirstUse?: () => void;
 }
 
 /** The JSON Schema of a tool's arguments, made short (./json-schema.ts). MCP requires an object schema at the root. */
@@ -75,7 +80,7 @@ const failure = (code: DerunErrorCode, message: string): CallToolResult => ({
 });
 
 /** Build the `derun mcp` server: connect it to a transport to serve. */
-export const createDerunServer = ({ store, log, signal, tools = queries }: DerunServerOptions): TwoEraServer => {
+export const createDerunServer = ({ store, log, signal, tools = queries, onFirstUse = () => {} }: DerunServerOptions): TwoEraServer => {
   const byName = new Map(tools.map((tool) => [tool.name as string, tool]));
   const listed: McpTool[] = tools.map((tool) => ({
     name: tool.name,
@@ -114,16 +119,21 @@ export const createDerunServer = ({ store, log, signal, tools = queries }: Derun
   };
   const requestSignal = (extra: { signal: AbortSignal }) => (signal ? AbortSignal.any([extra.signal, signal]) : extra.signal);
   server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
+    onFirstUse();
     subscriptions.watchList();
     return { resources: await listResources(store, requestSignal(extra)) };
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => ({
-    contents: [
-      { uri: request.params.uri, mimeType: "text/plain", text: await readResource(store, request.params.uri, requestSignal(extra)) },
-    ],
-  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    onFirstUse();
+    return {
+      contents: [
+        { uri: request.params.uri, mimeType: "text/plain", text: await readResource(store, request.params.uri, requestSignal(extra)) },
+      ],
+    };
+  });
   server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    onFirstUse();
     subscriptions.subscribe(request.params.uri);
     return {};
   });
@@ -132,12 +142,14 @@ export const createDerunServer = ({ store, log, signal, tools = queries }: Derun
     return {};
   });
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: PROMPTS }));
-  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) =>
-    getPrompt(store, request.params.name, request.params.arguments, requestSignal(extra)),
-  );
+  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+    onFirstUse();
+    return getPrompt(store, request.params.name, request.params.arguments, requestSignal(extra));
+  });
 
   const memory = new MemoryBound();
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    onFirstUse();
     // Before the work: the previous call's response is garbage by now.
     memory.check();
     const { name, arguments: args = {} } = request.params;
