@@ -6,6 +6,7 @@
  */
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
@@ -29,6 +30,7 @@ import type { Logger } from "../core/log.ts";
 import type { Store } from "../core/store.ts";
 import type { Query } from "../queries/query.ts";
 import { queries } from "../queries/index.ts";
+import { complete } from "./completions.ts";
 import { getPrompt, PROMPTS } from "./prompts.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
 import { Subscriptions } from "./subscriptions.ts";
@@ -95,7 +97,7 @@ export const createDerunServer = ({ store, log, signal, tools = queries, onFirst
   const server = new TwoEraServer(
     { name: pkg.name, version: pkg.version },
     // Resources and prompts are a layer over the same queries, for clients that offer them to people.
-    { capabilities: { tools: {}, resources: { subscribe: true, listChanged: true }, prompts: {} } },
+    { capabilities: { tools: {}, resources: { subscribe: true, listChanged: true }, prompts: {}, completions: {} } },
   );
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
@@ -145,6 +147,11 @@ export const createDerunServer = ({ store, log, signal, tools = queries, onFirst
   server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
     onFirstUse();
     return getPrompt(store, request.params.name, request.params.arguments, requestSignal(extra));
+  });
+
+  server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
+    onFirstUse();
+    return complete(request.params, { store, signal: requestSignal(extra) });
   });
 
   const memory = new MemoryBound();

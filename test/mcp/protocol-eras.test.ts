@@ -60,6 +60,12 @@ describe("derun mcp speaks both protocol eras", () => {
         const resource = await client.readResource({ uri: "derun://session/eras" });
         expect(JSON.stringify(resource.contents)).toContain("hello from both eras");
 
+        const completion = await client.complete({
+          ref: { type: "ref/resource", uri: "derun://session/{id}" },
+          argument: { name: "id", value: "er" },
+        });
+        expect(completion.completion.values).toEqual(["eras"]);
+
         // A bad argument is still a tool result, not a protocol error, in either era.
         const bad = await client.callTool({ name: "derun_read_text", arguments: { session_id: 7 } });
         expect(bad.isError).toBe(true);
