@@ -67,9 +67,25 @@ export const eraOf = (params: unknown): Era => {
   return { kind: "modern", version };
 };
 
+/**
+ * Tasks are an extension of their own in 2026-07-28 (not served, ./wait-tasks.ts): a tool's
+ * `execution` and the `tasks` capability are 2025-era fields, left out as the SDK's v2 line leaves them.
+ */
+const withoutTasks = (result: object): object => {
+  const { tools, capabilities } = result as { tools?: unknown; capabilities?: unknown };
+  const copy: Record<string, unknown> = { ...result };
+  if (Array.isArray(tools)) copy.tools = tools.map((tool) => (isObject(tool) ? omit(tool, "execution") : tool));
+  if (isObject(capabilities)) copy.capabilities = omit(capabilities, "tasks");
+  return copy;
+};
+const omit = (object: Record<string, unknown>, key: string): Record<string, unknown> => {
+  const { [key]: _left, ...rest } = object;
+  return rest;
+};
+
 /** A result as the 2026-07-28 wire has it: `resultType`, the cache fields where they belong, who answered. */
 export const encodeModern = (method: string, result: object, serverInfo: { name: string; version: string }): object => {
-  const encoded: Record<string, unknown> = { resultType: "complete", ...result };
+  const encoded: Record<string, unknown> = { resultType: "complete", ...withoutTasks(result) };
   // Listings change as sessions come and go: a client may not reuse one (ttlMs 0), nor share it.
   if (CACHEABLE.has(method)) Object.assign(encoded, { ttlMs: 0, cacheScope: "private" });
   const meta = isObject(encoded._meta) ? encoded._meta : {};

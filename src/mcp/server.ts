@@ -7,6 +7,7 @@
 import {
   CallToolRequestSchema,
   CompleteRequestSchema,
+  ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
@@ -15,6 +16,7 @@ import {
   ReadResourceRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
+  McpError,
   type CallToolResult,
   type Tool as McpTool,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -34,7 +36,9 @@ import { complete } from "./completions.ts";
 import { getPrompt, PROMPTS } from "./prompts.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
 import { Subscriptions } from "./subscriptions.ts";
+import { eraOf } from "./eras.ts";
 import { TwoEraServer } from "./two-era-server.ts";
+import { MAX_WORKING, TASK_TOOLS, TASKS_CAPABILITY, WaitTasks } from "./wait-tasks.ts";
 
 export interface DerunServerOptions {
   readonly store: Store;
@@ -81,6 +85,53 @@ const failure = (code: DerunErrorCode, message: string): CallToolResult => ({
   structuredContent: { schema_version: SCHEMA_VERSION, error: { code, message: bounded(message) } },
 });
 
+/** What tools/call needs of the server it is served by. */
+interface ToolsContext {
+  readonly store: Store;
+  readonly log: Logger;
+  readonly signal: AbortSignal | undefined;
+  readonly byName: ReadonlyMap<string, Query<any, object>>;
+  readonly onFirstUse: () => void;
+  readonly tasks: WaitTasks;
+}
+
+/** One tool call: its answer, a failure included (never a JSON-RPC error). */
+const runTool = async (tool: Query<any, object>, input: object, { store, log }: ToolsContext, signal: AbortSignal) => {
+  try {
+    return success(tool, await tool.handler(input, { store, signal }));
+  } catch (error) {
+    if (error instanceof DerunError && error.code !== "internal") return failure(error.code, describeError(error));
+    log.log("error", "mcp_tool_failed", { tool: tool.name, error: describeError(error) });
+    return failure("internal", `internal error: ${describeError(error)}`);
+  }
+};
+
+/** tools/call: arguments checked with arktype; a wait asked as a task (2025 era) runs in the background. */
+const serveTools = (server: TwoEraServer, context: ToolsContext): void => {
+  const memory = new MemoryBound();
+  const { byName, signal, tasks } = context;
+  const ended = signal ?? new AbortController().signal;
+  const answer = async ({ name, arguments: args = {} }: { name: string; arguments?: Record<string, unknown> }, cancel: AbortSignal) => {
+    const tool = byName.get(name);
+    if (!tool) return failure("invalid_argument", `unknown tool: ${quote(name)}`);
+    const input = tool.input(args);
+    if (input instanceof type.errors) return failure("invalid_argument", argumentMessage(input));
+    return runTool(tool, input, context, cancel);
+  };
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    context.onFirstUse();
+    // Before the work: the previous call's response is garbage by now.
+    memory.check();
+    const { params } = request;
+    if (params.task === undefined) return answer(params, signal ? AbortSignal.any([extra.signal, signal]) : extra.signal);
+    // Asked as a task, the answer must be a task: what cannot be one is a JSON-RPC error.
+    if (!TASK_TOOLS.has(params.name) || eraOf(params).kind !== "legacy")
+      throw new McpError(ErrorCode.InvalidParams, `${quote(params.name)} does not run as a task (${[...TASK_TOOLS].join(" and ")} do)`);
+    if (tasks.full) throw new McpError(ErrorCode.InvalidParams, `${MAX_WORKING} waits already run as tasks: wait for one to end`);
+    return tasks.start({ ...request, id: extra.requestId }, ended, (cancel) => answer(params, cancel));
+  });
+};
+
 /** Build the `derun mcp` server: connect it to a transport to serve. */
 export const createDerunServer = ({ store, log, signal, tools = queries, onFirstUse = () => {} }: DerunServerOptions): TwoEraServer => {
   const byName = new Map(tools.map((tool) => [tool.name as string, tool]));
@@ -92,12 +143,23 @@ export const createDerunServer = ({ store, log, signal, tools = queries, onFirst
     // destructiveHint and idempotentHint mean something only when readOnlyHint is false (MCP spec),
     // and the title is listed above: the rest would be bytes in every model's context for nothing.
     annotations: { readOnlyHint: tool.annotations.readOnlyHint, openWorldHint: tool.annotations.openWorldHint },
+    ...(TASK_TOOLS.has(tool.name) ? { execution: { taskSupport: "optional" as const } } : {}),
   }));
+  const tasks = new WaitTasks();
   // Both protocol eras, each request answered in the one its _meta names (./eras.ts).
   const server = new TwoEraServer(
     { name: pkg.name, version: pkg.version },
-    // Resources and prompts are a layer over the same queries, for clients that offer them to people.
-    { capabilities: { tools: {}, resources: { subscribe: true, listChanged: true }, prompts: {}, completions: {} } },
+    {
+      // Resources and prompts are a layer over the same queries, for clients that offer them to people.
+      capabilities: {
+        tools: {},
+        resources: { subscribe: true, listChanged: true },
+        prompts: {},
+        completions: {},
+        tasks: TASKS_CAPABILITY,
+      },
+      taskStore: tasks.store,
+    },
   );
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
@@ -154,25 +216,6 @@ export const createDerunServer = ({ store, log, signal, tools = queries, onFirst
     return complete(request.params, { store, signal: requestSignal(extra) });
   });
 
-  const memory = new MemoryBound();
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    onFirstUse();
-    // Before the work: the previous call's response is garbage by now.
-    memory.check();
-    const { name, arguments: args = {} } = request.params;
-    const tool = byName.get(name);
-    if (!tool) return failure("invalid_argument", `unknown tool: ${quote(name)}`);
-    const input = tool.input(args);
-    if (input instanceof type.errors) return failure("invalid_argument", argumentMessage(input));
-    try {
-      const cancel = signal ? AbortSignal.any([extra.signal, signal]) : extra.signal;
-      return success(tool, await tool.handler(input, { store, signal: cancel }));
-    } catch (error) {
-      if (error instanceof DerunError && error.code !== "internal") return failure(error.code, describeError(error));
-      log.log("error", "mcp_tool_failed", { tool: name, error: describeError(error) });
-      return failure("internal", `internal error: ${describeError(error)}`);
-    }
-  });
-
+  serveTools(server, { store, log, signal, byName, onFirstUse, tasks });
   return server;
 };

@@ -85,7 +85,8 @@ describe("derun mcp speaks both protocol eras", () => {
       send(3, "tools/list", { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } });
       send(4, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } });
       send(5, "tools/list", {});
-      await server.until((answers) => [1, 2, 3, 4, 5].every((id) => answers.some((a) => a.id === id)));
+      send(6, "tools/list", meta("2026-07-28"));
+      await server.until((answers) => [1, 2, 3, 4, 5, 6].every((id) => answers.some((a) => a.id === id)));
       const byId = (id: number) => server.answers.find((a) => a.id === id)!;
       expect(byId(1).result.supportedVersions).toEqual(["2026-07-28"]);
       expect(byId(1).result.capabilities.tools).toBeDefined();
@@ -97,7 +98,14 @@ describe("derun mcp speaks both protocol eras", () => {
       // Without a claim, a 2025-era answer: no fields of the 2026 wire.
       expect(byId(5).result.tools.length).toBeGreaterThan(0);
       expect(byId(5).result.ttlMs).toBeUndefined();
-      expect(server.answers.length).toBe(5);
+      // Tasks are 2025-era fields here (an extension of its own in 2026-07-28, not served).
+      const execution = (id: number) => byId(id).result.tools.filter((t: any) => t.execution).length;
+      expect(execution(5)).toBe(2);
+      expect(execution(6)).toBe(0);
+      expect(byId(6).result).toMatchObject({ resultType: "complete", ttlMs: 0, cacheScope: "private" });
+      expect(byId(1).result.capabilities.tasks).toBeUndefined();
+      expect(byId(4).result.capabilities.tasks).toBeDefined();
+      expect(server.answers.length).toBe(6);
       expect(await server.end()).toBe(0);
     },
     TIMEOUT,
