@@ -4,7 +4,8 @@
  * `from to` lines (a file or a folder each; `#` starts a comment).
  *
  *   bun scripts/rooms/move.ts scripts/rooms/house.map            # git mv, then rewrite imports
- *   bun scripts/rooms/move.ts scripts/rooms/house.map --rewrite  # only rewrite (a branch merged after the move)
+ *   bun scripts/rooms/move.ts scripts/rooms/house.map scripts/rooms/tests.map --rewrite
+ *                                                   # only rewrite (a branch merged after the move)
  *
  * The rewrite is replayable: a specifier that still resolves is kept; one that does not is read from
  * the file's place before the move, carried through the map, and written relative to where it is now.
@@ -18,9 +19,10 @@ import { dirname, join, normalize, relative } from "node:path";
 const ROOT = join(import.meta.dir, "../..");
 const SCANNED = ["src", "test", "bench", "scripts", "examples"];
 
-const [mapFile, mode] = process.argv.slice(2);
-if (!mapFile) {
-  console.error("usage: bun scripts/rooms/move.ts <map> [--rewrite]");
+const mapFiles = process.argv.slice(2).filter((arg) => !arg.startsWith("--"));
+const mode = process.argv.includes("--rewrite") ? "--rewrite" : undefined;
+if (mapFiles.length === 0) {
+  console.error("usage: bun scripts/rooms/move.ts <map>... [--rewrite]");
   process.exit(2);
 }
 
@@ -30,15 +32,13 @@ const git = (...args: string[]) => execFileSync("git", args, { cwd: ROOT, encodi
 function filePairs(): Array<[string, string]> {
   const pairs: Array<[string, string]> = [];
   const from = new Set<string>();
-  const to = new Set<string>();
   // A file named on a line of its own is moved there; a folder's line after it leaves it alone.
   const add = (a: string, b: string) => {
-    if (from.has(a) || to.has(b)) return;
+    if (from.has(a)) return;
     from.add(a);
-    to.add(b);
     pairs.push([a, b]);
   };
-  for (const raw of readFileSync(mapFile!, "utf8").split("\n")) {
+  for (const raw of mapFiles.flatMap((file) => readFileSync(file, "utf8").split("\n"))) {
     const line = raw.replace(/#.*/, "").trim();
     if (!line) continue;
     const [source, target] = line.split(/\s+/) as [string, string];
@@ -56,7 +56,9 @@ function filePairs(): Array<[string, string]> {
 
 const pairs = filePairs();
 const forward = new Map(pairs);
-const backward = new Map(pairs.map(([a, b]) => [b, a]));
+// Where a file was before: the first line naming its place wins (two old files may have become one).
+const backward = new Map<string, string>();
+for (const [a, b] of pairs) if (!backward.has(b)) backward.set(b, a);
 
 if (mode !== "--rewrite") {
   for (const [from, to] of pairs) {

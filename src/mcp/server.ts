@@ -1,12 +1,12 @@
 /**
- * The MCP adapter: the queries (src/tools) served as tools through the SDK's low-level Server.
- * Queries stay MCP-agnostic; this module lists them with their arktype JSON Schemas, validates
- * arguments with arktype, and turns every outcome, failures included, into a tool result (never a
- * JSON-RPC error).
+ * The `derun mcp` server: the SDK's low-level Server speaking both protocol eras (./two-era-server.ts),
+ * its capabilities, and each method routed to its answer (./handlers.ts). The answers are loaded on
+ * the first request that needs them: a probe (server/discover, initialize, ping) is answered without
+ * loading ArkType or a single query, which is most of what a start costs.
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
@@ -15,24 +15,14 @@ import {
   ReadResourceRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
-  type CallToolResult,
-  type Tool as McpTool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { type } from "arktype";
 import pkg from "../../package.json" with { type: "json" };
-import { SCHEMA_VERSION } from "../core/enums.ts";
-import { quote, visible } from "../core/quote.ts";
-import { argumentMessage } from "./argument-message.ts";
-import { compactSchema } from "./json-schema.ts";
-import { MemoryBound } from "../transcript/index.ts";
-import { DerunError, describeError, type DerunErrorCode } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import type { Store } from "../core/store.ts";
 import type { Query } from "../core/tool.ts";
-import { queries } from "../tools/index.ts";
-import { getPrompt, PROMPTS } from "./prompts.ts";
-import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
-import { Subscriptions } from "./subscriptions.ts";
+import type { Handlers } from "./handlers.ts";
+import { TwoEraServer } from "./two-era-server.ts";
+import { TASKS_CAPABILITY, WaitTasks } from "./wait-tasks.ts";
 
 export interface DerunServerOptions {
   readonly store: Store;
@@ -41,118 +31,68 @@ export interface DerunServerOptions {
   readonly signal?: AbortSignal;
   /** The queries to serve as tools; every one by default. */
   readonly tools?: readonly Query<any, object>[];
+  /**
+   * Called before each request that reads the sessions (a call, a resource, a prompt, a completion);
+   * not for a probe (server/discover, initialize, ping, the lists of tools, templates and prompts).
+   */
+  readonly onFirstUse?: () => void;
 }
 
-/** The JSON Schema of a tool's arguments, made short (./json-schema.ts). MCP requires an object schema at the root. */
-const inputSchemaOf = (tool: Query<any, object>): McpTool["inputSchema"] => {
-  const schema = compactSchema(tool.input.toJsonSchema()) as McpTool["inputSchema"];
-  if (schema.type !== "object") throw new Error(`tool ${tool.name}: input type must be an object`);
-  return schema;
-};
-
-/**
- * The text content is the query's rendering for a model. structuredContent carries the whole result
- * object, except for queries whose answer is lines of output: Claude Code, Codex and VS Code give
- * the model JSON.stringify(structuredContent) instead of the text whenever it is present, so for
- * those the text alone is sent (once, and readable as lines in every client).
- */
-const success = (tool: Query<any, object>, result: object): CallToolResult => ({
-  content: [{ type: "text", text: tool.render(result) }],
-  ...(tool.structured === false ? {} : { structuredContent: result as Record<string, unknown> }),
-});
-
-/** Error messages quote what the client sent: one line, bounded. */
-const MAX_MESSAGE = 300;
-const bounded = (message: string): string => {
-  const line = visible(message.split("\n").join("; "));
-  return line.length > MAX_MESSAGE ? `${line.slice(0, MAX_MESSAGE - 1)}…` : line;
-};
-
-const failure = (code: DerunErrorCode, message: string): CallToolResult => ({
-  isError: true,
-  content: [{ type: "text", text: bounded(message) }],
-  structuredContent: { schema_version: SCHEMA_VERSION, error: { code, message: bounded(message) } },
-});
-
 /** Build the `derun mcp` server: connect it to a transport to serve. */
-export const createDerunServer = ({ store, log, signal, tools = queries }: DerunServerOptions): Server => {
-  const byName = new Map(tools.map((tool) => [tool.name as string, tool]));
-  const listed: McpTool[] = tools.map((tool) => ({
-    name: tool.name,
-    title: tool.annotations.title,
-    description: tool.description,
-    inputSchema: inputSchemaOf(tool),
-    // destructiveHint and idempotentHint mean something only when readOnlyHint is false (MCP spec),
-    // and the title is listed above: the rest would be bytes in every model's context for nothing.
-    annotations: { readOnlyHint: tool.annotations.readOnlyHint, openWorldHint: tool.annotations.openWorldHint },
-  }));
-  const server = new Server(
+export const createDerunServer = ({ store, log, signal, tools, onFirstUse = () => {} }: DerunServerOptions): TwoEraServer => {
+  const tasks = new WaitTasks();
+  // Both protocol eras, each request answered in the one its _meta names (./eras.ts).
+  const server = new TwoEraServer(
     { name: pkg.name, version: pkg.version },
-    // Resources and prompts are a layer over the same queries, for clients that offer them to people.
-    { capabilities: { tools: {}, resources: { subscribe: true, listChanged: true }, prompts: {} } },
-  );
-
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
-
-  // The watch loops of subscriptions end with the server.
-  const open = new AbortController();
-  signal?.addEventListener("abort", () => open.abort(), { once: true });
-  const subscriptions = new Subscriptions(
-    store,
     {
-      updated: (uri) => void server.sendResourceUpdated({ uri }).catch(() => undefined),
-      listChanged: () => void server.sendResourceListChanged().catch(() => undefined),
+      // Resources and prompts are a layer over the same queries, for clients that offer them to people.
+      capabilities: {
+        tools: {},
+        resources: { subscribe: true, listChanged: true },
+        prompts: {},
+        completions: {},
+        tasks: TASKS_CAPABILITY,
+      },
+      taskStore: tasks.store,
     },
-    open.signal,
   );
+  const closed = new AbortController();
+  signal?.addEventListener("abort", () => closed.abort(), { once: true });
+  let loaded: Handlers | undefined;
+  let loading: Promise<Handlers> | undefined;
+  const handlers = async (): Promise<Handlers> =>
+    loaded ??
+    (await (loading ??= import("./handlers.ts").then(({ makeHandlers }) => {
+      loaded = makeHandlers({ server, store, log, signal, closed: closed.signal, tools, tasks });
+      return loaded;
+    })));
   const close = server.close.bind(server);
   server.close = async () => {
-    open.abort();
-    subscriptions.close();
+    closed.abort();
+    loaded?.close();
     await close();
   };
-  const requestSignal = (extra: { signal: AbortSignal }) => (signal ? AbortSignal.any([extra.signal, signal]) : extra.signal);
-  server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
-    subscriptions.watchList();
-    return { resources: await listResources(store, requestSignal(extra)) };
-  });
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => ({
-    contents: [
-      { uri: request.params.uri, mimeType: "text/plain", text: await readResource(store, request.params.uri, requestSignal(extra)) },
-    ],
-  }));
+  /** A request that reads the sessions: the server's work starts (the caller's onFirstUse). */
+  const using = async (): Promise<Handlers> => {
+    onFirstUse();
+    return handlers();
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => (await handlers()).listTools());
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => (await using()).callTool(request, extra));
+  server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => (await using()).listResources(extra));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => (await handlers()).listResourceTemplates());
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => (await using()).readResource(request.params.uri, extra));
   server.setRequestHandler(SubscribeRequestSchema, async (request) => {
-    subscriptions.subscribe(request.params.uri);
+    (await using()).subscribe(request.params.uri);
     return {};
   });
   server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
-    subscriptions.unsubscribe(request.params.uri);
+    (await handlers()).unsubscribe(request.params.uri);
     return {};
   });
-  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: PROMPTS }));
-  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) =>
-    getPrompt(store, request.params.name, request.params.arguments, requestSignal(extra)),
-  );
-
-  const memory = new MemoryBound();
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    // Before the work: the previous call's response is garbage by now.
-    memory.check();
-    const { name, arguments: args = {} } = request.params;
-    const tool = byName.get(name);
-    if (!tool) return failure("invalid_argument", `unknown tool: ${quote(name)}`);
-    const input = tool.input(args);
-    if (input instanceof type.errors) return failure("invalid_argument", argumentMessage(input));
-    try {
-      const cancel = signal ? AbortSignal.any([extra.signal, signal]) : extra.signal;
-      return success(tool, await tool.handler(input, { store, signal: cancel }));
-    } catch (error) {
-      if (error instanceof DerunError && error.code !== "internal") return failure(error.code, describeError(error));
-      log.log("error", "mcp_tool_failed", { tool: name, error: describeError(error) });
-      return failure("internal", `internal error: ${describeError(error)}`);
-    }
-  });
-
+  server.setRequestHandler(ListPromptsRequestSchema, async () => (await handlers()).listPrompts());
+  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => (await using()).getPrompt(request.params, extra));
+  server.setRequestHandler(CompleteRequestSchema, async (request, extra) => (await using()).complete(request.params, extra));
   return server;
 };

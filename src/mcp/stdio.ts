@@ -28,18 +28,26 @@ const ANSWER_GRACE_MS = 5000;
 export const serveStdio = async ({ store, log }: { store: Store; log: Logger }): Promise<void> => {
   const { stdin } = process;
   const shutdown = new AbortController();
-  const server = createDerunServer({ store, log, signal: shutdown.signal });
   const sweep = () => store.sweep().catch((error) => log.log("warn", "sweep_failed", { error: describeError(error) }));
-  // Unref'd: the open stdin keeps the server alive, the timer never does.
-  const timer = setInterval(sweep, SWEEP_INTERVAL_MS);
-  timer.unref();
+  let timer: ReturnType<typeof setInterval> | undefined;
+  // Clients start throwaway processes to probe (server/discover, initialize): nothing is logged,
+  // swept or watched until a request reads the sessions (docs/mcp.md, "Protocol versions").
+  const begin = () => {
+    if (timer) return;
+    log.log("info", "mcp_start", {});
+    void sweep();
+    // Unref'd: the open stdin keeps the server alive, the timer never does.
+    timer = setInterval(sweep, SWEEP_INTERVAL_MS);
+    timer.unref();
+  };
+  const server = createDerunServer({ store, log, signal: shutdown.signal, onFirstUse: begin });
   const ended = Promise.withResolvers<void>();
 
   let stopping = false;
   const stop = (reason: string) => {
     if (stopping) return;
     stopping = true;
-    log.log("info", "mcp_stop", { reason });
+    if (timer) log.log("info", "mcp_stop", { reason });
     clearInterval(timer);
     process.off("SIGTERM", onSigterm);
     process.off("SIGINT", onSigint);
@@ -75,8 +83,6 @@ export const serveStdio = async ({ store, log }: { store: Store; log: Logger }):
   const transport = new LineTransport(stdin, process.stdout);
   // The end of stdin once every line before it was read (reading pauses while answers wait).
   transport.onend = onEnd;
-  log.log("info", "mcp_start", {});
-  void sweep();
   await server.connect(transport);
   await ended.promise;
 };

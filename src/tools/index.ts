@@ -24,4 +24,4 @@ export const queries: readonly Query<any, object>[] = [
   waitCommand,
   lastFailure,
 ];
-export { WAIT_MAX_TIMEOUT_MS } from "./_args.ts";
+export { LIST_MAX_LIMIT, WAIT_MAX_TIMEOUT_MS } from "./_args.ts";

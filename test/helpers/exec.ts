@@ -1,5 +1,6 @@
 /** Running the real CLIs of the MCP config tests: derun, the clients, a shell; bounded in time. */
-import { derunEnv } from "./cli.ts";
+import { readdirSync, readFileSync } from "node:fs";
+import { derunEnv } from "../helpers/cli.ts";
 
 export interface Ran {
   readonly exitCode: number | null;
@@ -36,9 +37,34 @@ export async function printedConfig(
   return done.stdout;
 }
 
-/** How many times `derun mcp` started with this state root (its log's `mcp_start` records). */
-export async function mcpStarts(stateRoot: string): Promise<number> {
-  const log = Bun.file(`${stateRoot}/logs/derun.jsonl`);
-  if (!(await log.exists())) return 0;
-  return (await log.text()).split("\n").filter((line) => line.includes('"event":"mcp_start"')).length;
+/**
+ * The `derun mcp` processes started with this state root while `during` runs: found in /proc (their
+ * argv holds `mcp`, their environment DERUN_STATE_ROOT=stateRoot), looked for until `during` ends.
+ * Not derun's log: a client's health check (initialize, then close) makes derun write nothing.
+ */
+export async function mcpStartsDuring<T>(stateRoot: string, during: () => Promise<T>): Promise<{ value: T; starts: number }> {
+  const seen = new Set<string>();
+  const wanted = `DERUN_STATE_ROOT=${stateRoot}`;
+  const look = () => {
+    for (const pid of readdirSync("/proc")) {
+      if (!/^\d+$/.test(pid) || seen.has(pid)) continue;
+      try {
+        const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+        if (argv.includes("mcp") && readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(wanted)) seen.add(pid);
+      } catch {
+        // gone meanwhile, or not ours to read
+      }
+    }
+  };
+  let done = false;
+  const looking = (async () => {
+    // Polling a process state: a derun mcp lives far longer (its start alone) than one turn here.
+    for (; !done; await Bun.sleep(5)) look();
+  })();
+  try {
+    return { value: await during(), starts: seen.size };
+  } finally {
+    done = true;
+    await looking;
+  }
 }

@@ -228,3 +228,31 @@ export function fuzzLines(seed: number, count: number, sessionId: string): FuzzL
   }
   return lines;
 }
+
+/** The `_meta` envelope every request of the 2026-07-28 revision carries. */
+export const MODERN_ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+} as const;
+
+/**
+ * The same lines as a 2026-07-28 client sends them: each message whose params are an object (or
+ * absent) carries the envelope in its `_meta`; what the server must answer does not change.
+ */
+export function inModernEra(lines: readonly FuzzLine[]): FuzzLine[] {
+  return lines.map((fuzz) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(fuzz.line);
+    } catch {
+      return fuzz;
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value) || !("method" in value)) return fuzz;
+    const message = value as Record<string, unknown>;
+    const params = "params" in message ? message.params : {};
+    if (typeof params !== "object" || params === null || Array.isArray(params)) return fuzz;
+    const meta = "_meta" in params ? (params as { _meta: unknown })._meta : {};
+    if (typeof meta !== "object" || meta === null || Array.isArray(meta)) return fuzz;
+    return { ...fuzz, line: JSON.stringify({ ...message, params: { ...params, _meta: { ...meta, ...MODERN_ENVELOPE } } }) };
+  });
+}

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { runDerun, tempDir } from "../helpers/cli.ts";
-import { fuzzLines, type FuzzLine } from "../helpers/fuzz-messages.ts";
+import { fuzzLines, inModernEra, type FuzzLine } from "../helpers/fuzz-messages.ts";
 import { startRawServer } from "./_raw-server.ts";
 
 const SEED = Number(process.env.DERUN_FUZZ_SEED ?? 20260614);
@@ -137,6 +137,27 @@ describe("derun mcp under hostile input", () => {
       const lines = fuzzLines(SEED, COUNT, "done");
       const { answers, status } = await exchange(root.path, lines);
       check(lines, answers);
+      expect(status).toBe(0);
+    },
+    TIMEOUT,
+  );
+
+  test(
+    `the same ${COUNT} fuzzed messages in the 2026-07-28 era (each with its _meta envelope): the same answers`,
+    async () => {
+      using root = tempDir();
+      const done = await runDerun(["run", "--session-id", "done", "--", "sh", "-c", "printf 'h\\303\\251llo'"], {
+        stateRoot: root.path,
+      });
+      expect(done.exitCode).toBe(0);
+      const lines = inModernEra(fuzzLines(SEED, COUNT, "done"));
+      expect(lines.filter(({ line }) => line.includes("2026-07-28")).length).toBeGreaterThan(COUNT / 2);
+      const { answers, status } = await exchange(root.path, lines);
+      check(lines, answers);
+      // Answered in the era asked: every successful result names the server, as 2026-07-28 has it.
+      const results = answers.filter((a) => a.result !== undefined && a.id !== "last");
+      expect(results.length).toBeGreaterThan(0);
+      for (const answer of results) expect(answer.result._meta?.["io.modelcontextprotocol/serverInfo"]?.name).toBe("derun");
       expect(status).toBe(0);
     },
     TIMEOUT,

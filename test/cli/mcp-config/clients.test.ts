@@ -13,7 +13,7 @@ import { queries } from "../../../src/tools/index.ts";
 import { CLI_ENTRY, derunEnv, shellQuote, tempDir } from "../../helpers/cli.ts";
 import { compiledBinary } from "../../helpers/binary.ts";
 import { clientBin, type ClientKey } from "../../helpers/clients.ts";
-import { exec, mcpStarts, printedConfig, type Ran } from "../../helpers/exec.ts";
+import { exec, mcpStartsDuring, printedConfig, type Ran } from "../../helpers/exec.ts";
 
 const TIMEOUT = 60_000;
 const bins = Object.fromEntries((["claude", "codex", "gemini", "inspector"] as const).map((key) => [key, clientBin(key)])) as Record<
@@ -129,11 +129,12 @@ describe.each([
           cwd: project,
         }),
       );
-      const before = await mcpStarts(state.path);
-      const list = await exec([binOf("claude"), "mcp", "list"], { env, cwd: project });
+      const { value: list, starts } = await mcpStartsDuring(state.path, () =>
+        exec([binOf("claude"), "mcp", "list"], { env, cwd: project }),
+      );
       expect(list.stdout).toMatch(/^derun: .* - ✔ Connected$/m);
       expect(list.stdout).toMatch(/^broken: .* - ✘ Failed to connect$/m);
-      expect(await mcpStarts(state.path)).toBeGreaterThan(before);
+      expect(starts).toBeGreaterThan(0);
     },
     TIMEOUT,
   );
@@ -160,9 +161,9 @@ describe.each([
       const hint = (await exec([...derun, "mcp", "config", "codex"], { env: derunEnv(state.path), cwd: project })).stderr;
       const line = /run once: (codex mcp add .*)$/m.exec(hint)![1]!;
       expectOk(await pasteIntoShell(line, env, project));
-      const before = await mcpStarts(state.path);
-      expect(await codexServerTools(env, project)).toEqual(DERUN_TOOLS);
-      expect(await mcpStarts(state.path)).toBeGreaterThan(before);
+      const { value: tools, starts } = await mcpStartsDuring(state.path, () => codexServerTools(env, project));
+      expect(tools).toEqual(DERUN_TOOLS);
+      expect(starts).toBeGreaterThan(0);
     },
     TIMEOUT,
   );
@@ -204,10 +205,11 @@ describe.each([
       trust(home, project);
       const line = (await printedConfig(derun, "gemini", state.path, project)).trim();
       expectOk(await pasteIntoShell(line, env, project));
-      const before = await mcpStarts(state.path);
-      const list = await exec([binOf("gemini"), "mcp", "list"], { env, cwd: project });
+      const { value: list, starts } = await mcpStartsDuring(state.path, () =>
+        exec([binOf("gemini"), "mcp", "list"], { env, cwd: project }),
+      );
       expect(list.stdout + list.stderr).toMatch(/^✓ derun: .* - Connected$/m);
-      expect(await mcpStarts(state.path)).toBeGreaterThan(before);
+      expect(starts).toBeGreaterThan(0);
     },
     TIMEOUT,
   );

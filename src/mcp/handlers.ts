@@ -1,0 +1,172 @@
+/**
+ * The answers of `derun mcp`, loaded on the first request that needs one (./server.ts): the queries
+ * (src/queries) served as tools, listed with their arktype JSON Schemas, arguments validated with
+ * arktype, every outcome, failures included, a tool result (never a JSON-RPC error); and the
+ * resources, prompts and completions over the same queries. Loading them (ArkType and every query)
+ * is most of what a start costs, so a probe (server/discover, initialize, ping) never does.
+ */
+import {
+  ErrorCode,
+  McpError,
+  type CallToolRequest,
+  type CallToolResult,
+  type CompleteRequest,
+  type GetPromptRequest,
+  type Tool as McpTool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { type } from "arktype";
+import { SCHEMA_VERSION } from "../core/enums.ts";
+import { quote, visible } from "../core/quote.ts";
+import { DerunError, describeError, type DerunErrorCode } from "../core/errors.ts";
+import type { Logger } from "../core/log.ts";
+import type { Store } from "../core/store.ts";
+import { queries } from "../tools/index.ts";
+import type { Query } from "../core/tool.ts";
+import { MemoryBound } from "../transcript/index.ts";
+import { argumentMessage } from "./argument-message.ts";
+import { complete } from "./completions.ts";
+import { eraOf } from "./eras.ts";
+import { compactSchema } from "./json-schema.ts";
+import { getPrompt, PROMPTS } from "./prompts.ts";
+import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
+import { Subscriptions } from "./subscriptions.ts";
+import type { TwoEraServer } from "./two-era-server.ts";
+import { MAX_WORKING, TASK_TOOLS, type WaitTasks } from "./wait-tasks.ts";
+
+export interface HandlersOptions {
+  readonly server: TwoEraServer;
+  readonly store: Store;
+  readonly log: Logger;
+  /** Aborting it cancels every call in flight (server shutdown). */
+  readonly signal: AbortSignal | undefined;
+  /** Aborted when the server closes: the watch loops of subscriptions end with it. */
+  readonly closed: AbortSignal;
+  readonly tools: readonly Query<any, object>[] | undefined;
+  readonly tasks: WaitTasks;
+}
+
+/** What tools/call needs. */
+interface ToolsContext {
+  readonly store: Store;
+  readonly log: Logger;
+  readonly byName: ReadonlyMap<string, Query<any, object>>;
+}
+
+/** The JSON Schema of a tool's arguments, made short (./json-schema.ts). MCP requires an object schema at the root. */
+const inputSchemaOf = (tool: Query<any, object>): McpTool["inputSchema"] => {
+  const schema = compactSchema(tool.input.toJsonSchema()) as McpTool["inputSchema"];
+  if (schema.type !== "object") throw new Error(`tool ${tool.name}: input type must be an object`);
+  return schema;
+};
+
+/**
+ * The text content is the query's rendering for a model. structuredContent carries the whole result
+ * object, except for queries whose answer is lines of output: Claude Code, Codex and VS Code give
+ * the model JSON.stringify(structuredContent) instead of the text whenever it is present, so for
+ * those the text alone is sent (once, and readable as lines in every client).
+ */
+const success = (tool: Query<any, object>, result: object): CallToolResult => ({
+  content: [{ type: "text", text: tool.render(result) }],
+  ...(tool.structured === false ? {} : { structuredContent: result as Record<string, unknown> }),
+});
+
+/** Error messages quote what the client sent: one line, bounded. */
+const MAX_MESSAGE = 300;
+const bounded = (message: string): string => {
+  const line = visible(message.split("\n").join("; "));
+  return line.length > MAX_MESSAGE ? `${line.slice(0, MAX_MESSAGE - 1)}…` : line;
+};
+
+const failure = (code: DerunErrorCode, message: string): CallToolResult => ({
+  isError: true,
+  content: [{ type: "text", text: bounded(message) }],
+  structuredContent: { schema_version: SCHEMA_VERSION, error: { code, message: bounded(message) } },
+});
+
+/** One tool call: its answer, a failure included (never a JSON-RPC error). */
+const runTool = async (tool: Query<any, object>, input: object, { store, log }: ToolsContext, signal: AbortSignal) => {
+  try {
+    return success(tool, await tool.handler(input, { store, signal }));
+  } catch (error) {
+    if (error instanceof DerunError && error.code !== "internal") return failure(error.code, describeError(error));
+    log.log("error", "mcp_tool_failed", { tool: tool.name, error: describeError(error) });
+    return failure("internal", `internal error: ${describeError(error)}`);
+  }
+};
+
+type Extra = { readonly signal: AbortSignal; readonly requestId: string | number };
+
+/** tools/call: arguments checked with arktype; a wait asked as a task (2025 era) runs in the background. */
+const toolCalls = (context: ToolsContext, { signal, tasks }: HandlersOptions) => {
+  const memory = new MemoryBound();
+  const ended = signal ?? new AbortController().signal;
+  const answer = async ({ name, arguments: args = {} }: CallToolRequest["params"], cancel: AbortSignal) => {
+    const tool = context.byName.get(name);
+    if (!tool) return failure("invalid_argument", `unknown tool: ${quote(name)}`);
+    const input = tool.input(args);
+    if (input instanceof type.errors) return failure("invalid_argument", argumentMessage(input));
+    return runTool(tool, input, context, cancel);
+  };
+  return async (request: CallToolRequest, extra: Extra) => {
+    // Before the work: the previous call's response is garbage by now.
+    memory.check();
+    const { params } = request;
+    if (params.task === undefined) return answer(params, signal ? AbortSignal.any([extra.signal, signal]) : extra.signal);
+    // Asked as a task, the answer must be a task: what cannot be one is a JSON-RPC error.
+    if (!TASK_TOOLS.has(params.name) || eraOf(params).kind !== "legacy")
+      throw new McpError(ErrorCode.InvalidParams, `${quote(params.name)} does not run as a task (${[...TASK_TOOLS].join(" and ")} do)`);
+    if (tasks.full) throw new McpError(ErrorCode.InvalidParams, `${MAX_WORKING} waits already run as tasks: wait for one to end`);
+    return tasks.start({ ...request, id: extra.requestId }, ended, (cancel) => answer(params, cancel));
+  };
+};
+
+/** The tools as tools/list lists them. */
+const listedTools = (tools: readonly Query<any, object>[]): McpTool[] =>
+  tools.map((tool) => ({
+    name: tool.name,
+    title: tool.annotations.title,
+    description: tool.description,
+    inputSchema: inputSchemaOf(tool),
+    // destructiveHint and idempotentHint mean something only when readOnlyHint is false (MCP spec),
+    // and the title is listed above: the rest would be bytes in every model's context for nothing.
+    annotations: { readOnlyHint: tool.annotations.readOnlyHint, openWorldHint: tool.annotations.openWorldHint },
+    ...(TASK_TOOLS.has(tool.name) ? { execution: { taskSupport: "optional" as const } } : {}),
+  }));
+
+export type Handlers = ReturnType<typeof makeHandlers>;
+
+/** Every answer that reads the queries, for ./server.ts to serve. */
+export const makeHandlers = (options: HandlersOptions) => {
+  const { server, store, log, signal } = options;
+  const tools = options.tools ?? queries;
+  const listed = listedTools(tools);
+  const calls = toolCalls({ store, log, byName: new Map(tools.map((tool) => [tool.name as string, tool])) }, options);
+  const subscriptions = new Subscriptions(
+    store,
+    {
+      updated: (uri) => void server.sendResourceUpdated({ uri }).catch(() => undefined),
+      listChanged: () => void server.sendResourceListChanged().catch(() => undefined),
+    },
+    options.closed,
+  );
+  const context = (extra: { signal: AbortSignal }) => ({ store, signal: signal ? AbortSignal.any([extra.signal, signal]) : extra.signal });
+  return {
+    listTools: () => ({ tools: listed }),
+    callTool: calls,
+    listResources: async (extra: { signal: AbortSignal }) => {
+      subscriptions.watchList();
+      return { resources: await listResources(store, context(extra).signal) };
+    },
+    listResourceTemplates: () => ({ resourceTemplates: RESOURCE_TEMPLATES }),
+    readResource: async (uri: string, extra: { signal: AbortSignal }) => ({
+      contents: [{ uri, mimeType: "text/plain", text: await readResource(store, uri, context(extra).signal) }],
+    }),
+    subscribe: (uri: string) => subscriptions.subscribe(uri),
+    unsubscribe: (uri: string) => subscriptions.unsubscribe(uri),
+    listPrompts: () => ({ prompts: PROMPTS }),
+    getPrompt: (params: GetPromptRequest["params"], extra: { signal: AbortSignal }) =>
+      getPrompt(store, params.name, params.arguments, context(extra).signal),
+    complete: (params: CompleteRequest["params"], extra: { signal: AbortSignal }) => complete(params, context(extra)),
+    close: () => subscriptions.close(),
+  };
+};
