@@ -7,7 +7,7 @@
  */
 import { DerunError } from "../../core/errors.ts";
 import { exitWith, type CommandData, type ExitRequest } from "../command.ts";
-import { parseFlags } from "../flags.ts";
+import { parseFlags, type FlagDefs } from "../flags.ts";
 import { STATE_ROOT_FLAG, stateRootFrom } from "../state-root.ts";
 import { jsonText } from "./quote.ts";
 import { currentLaunch, isMcpClientName, mcpClientNames, mcpClients } from "./index.ts";
@@ -38,7 +38,26 @@ export const FLAGS = {
   derun: { type: "string", valueHint: "path", description: "The derun command on the other machine (default: derun, found on its PATH)." },
 } as const;
 
-export async function runMcpConfig(flags: readonly string[], data: CommandData): Promise<ExitRequest> {
+/** For help and completion: the client, then the flags. */
+export const args = {
+  client: {
+    type: "positional",
+    required: false,
+    description: `The MCP client: ${mcpClientNames.join(", ")}. Without one, the list of clients.`,
+    complete: mcpClientNames,
+  },
+  ...FLAGS,
+} as const satisfies FlagDefs;
+
+export const usage = "[<client>] [--json] [--ssh <host> | --container <name>] [--state-root <dir>]";
+
+export const examples = [
+  "derun mcp config                        # the clients derun knows",
+  "derun mcp config claude-code | sh       # registers derun with Claude Code",
+  "derun mcp config codex --ssh me@build-box",
+];
+
+export async function run(flags: readonly string[], data: CommandData): Promise<ExitRequest> {
   const known = `known clients: ${mcpClientNames.join(", ")}`;
   const { values, positionals } = parseFlags(flags, FLAGS);
   const [name, extra = data.command ? "--" : undefined] = positionals;
