@@ -123,6 +123,8 @@ async function hugeLine(root: string, label: string, body: string): Promise<void
   const sent = performance.now();
   server.send(body);
   server.send(line({ jsonrpc: "2.0", id: "after", method: "ping" }));
+  await server.until(() => server.answers.some((a) => a.error), 180_000);
+  const refusedMs = performance.now() - sent;
   const ok = await server.until(answered(server, "after"), 180_000);
   const ms = performance.now() - sent;
   const refusal = server.answers.find((a) => a.error);
@@ -130,7 +132,7 @@ async function hugeLine(root: string, label: string, body: string): Promise<void
   server.kill();
   await server.exited;
   console.log(
-    `${label}: answered ${ok ? `${ms.toFixed(0)} ms` : "not within 180 s"}, ` +
+    `${label}: refused after ${refusedMs.toFixed(0)} ms, the next line answered ${ok ? `${ms.toFixed(0)} ms` : "not within 180 s"}, ` +
       `refusal id ${JSON.stringify(refusal?.id)} (${refusal?.error?.message ?? "no error"}), VmHWM ${before} -> ${hwm} MiB`,
   );
 }

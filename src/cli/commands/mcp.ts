@@ -28,7 +28,8 @@ export const subCommands = {
 
 export const examples = [
   "derun mcp config claude-code",
-  "derun mcp config codex >> ~/.codex/config.toml",
+  "derun mcp config codex                     # the table, and the codex mcp add line that adds it",
+  "derun mcp config cursor --merge ~/.cursor/mcp.json   # beside the other servers there",
   "derun mcp config cursor --ssh me@build-box     # sessions recorded on build-box",
   "derun mcp --state-root /tmp/derun     # serve another state root",
   "derun mcp --no-redact                 # secrets as recorded (never in the config snippets)",
