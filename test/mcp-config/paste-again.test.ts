@@ -77,6 +77,12 @@ test.skipIf(absent("codex"))(
     const servers = (Bun.TOML.parse(toml) as { mcp_servers: Record<string, { args: string[] }> }).mcp_servers;
     expect(Object.keys(servers).sort()).toEqual(["derun", "other"]);
     expect(servers.derun!.args).toEqual([CLI_ENTRY, "mcp"]);
+    // What docs/agents.md explains: `codex mcp list` starts nothing; "Unsupported" is its OAuth column.
+    const list = await paste("codex mcp list", env, home);
+    expect(list.stdout).toMatch(/^Name +Command +Args +Env +Cwd +Status +Auth/m);
+    expect(list.stdout).toMatch(/^derun +\S+ .* enabled +Unsupported/m);
+    const agents = readFileSync(join(CLI_ENTRY, "../../../docs/agents.md"), "utf8").replace(/\s+/g, " ");
+    expect(agents).toContain("`Status enabled` means derun is configured and on; `Auth Unsupported` is not an error");
   },
   TIMEOUT,
 );
