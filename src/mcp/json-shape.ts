@@ -133,6 +133,7 @@ export class JsonShape {
 
   #openString(): void {
     this.#inString = true;
+    if (this.#depth === 0) this.#noId = true; // a string at the top
     if (this.#depth !== 1) return;
     if (this.#expecting === "key") {
       this.#captured = [];
