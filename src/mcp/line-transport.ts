@@ -127,7 +127,7 @@ export class LineTransport implements Transport {
     this.input.off("data", this.#onData);
     this.input.off("end", this.#onEnd);
     this.input.off("error", this.#onError);
-    this.output.off("error", this.#onOutputError);
+    // The output's error listener stays: a write still queued may fail after the close, and must not throw.
     this.#parts = [];
     this.#queue = undefined;
     this.#held = [];
