@@ -67,6 +67,14 @@ const hwmMiB = (pid: number): number => {
   const kb = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
   return Math.round(Number(kb) / 1024);
 };
+/** CPU time the process has used (user + system), in ms: what the server spent, whatever the machine's load. */
+const cpuMs = (pid: number): number => {
+  const fields = fs
+    .readFileSync(`/proc/${pid}/stat`, "utf8")
+    .replace(/^.*\) /, "")
+    .split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+};
 const line = (message: object) => `${JSON.stringify(message)}\n`;
 const init = line({
   jsonrpc: "2.0",
@@ -86,11 +94,13 @@ async function pendingWaits(root: string): Promise<void> {
     const args = i % 2 ? { session_id: "live", cursor: "0", timeout_ms: 60_000 } : { timeout_ms: 60_000 };
     batch += line({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name, arguments: args } });
   }
+  const cpuBefore = cpuMs(server.pid);
   server.send(batch);
   const sent = performance.now();
   server.send(line({ jsonrpc: "2.0", id: "list", method: "tools/list" }));
   const listed = await server.until(answered(server, "list"), 60_000);
   const listMs = performance.now() - sent;
+  const listCpu = cpuMs(server.pid) - cpuBefore;
   // Then pings one after another, each while every wait still pends: the slowest answer counts.
   let pingMs = 0;
   let pinged = true;
@@ -108,7 +118,7 @@ async function pendingWaits(root: string): Promise<void> {
   const exitMs = performance.now() - closed;
   server.kill();
   console.log(
-    `${WAITS} pending waits: tools/list ${listed ? `${listMs.toFixed(0)} ms` : "unanswered after 60 s"}, ` +
+    `${WAITS} pending waits: tools/list ${listed ? `${listMs.toFixed(0)} ms (server CPU ${listCpu.toFixed(0)} ms)` : "unanswered"}, ` +
       `then 20 pings and lists one by one: slowest ${pinged ? `${pingMs.toFixed(0)} ms` : "unanswered"}, ` +
       `${refused} refused at once, VmHWM ${hwm} MiB; ` +
       `stdin closed -> exit ${exit} after ${exitMs.toFixed(0)} ms`,
