@@ -34,7 +34,8 @@ export async function runCli(argv: readonly string[]): Promise<never> {
   const name = first !== undefined && isVersion(first) ? "version" : first;
   try {
     if (name === undefined) return usageError("missing command", await (await import("./help.ts")).mainHelp());
-    if (isHelp(name) || name === "help") return finish(exitWith(print(await helpFor(name === "help" ? flags[0] : undefined))));
+    if (isHelp(name) || name === "help")
+      return finish(exitWith(print(await helpFor(name === "help" ? flags[0] : undefined, name === "help" ? flags[1] : undefined))));
     if (!isCommandName(name)) return unknownCommand(name);
     const command = await commands[name].load();
     if (flags.some(isHelp)) return finish(exitWith(print(await helpOf(name, command, flags[0]))));
@@ -51,12 +52,13 @@ export async function runCli(argv: readonly string[]): Promise<never> {
   }
 }
 
-async function helpFor(target: string | undefined): Promise<string> {
+/** `derun help [<command> [<sub-command>]]`. */
+async function helpFor(target: string | undefined, sub: string | undefined): Promise<string> {
   const help = await import("./help.ts");
   if (target === undefined) return help.mainHelp();
   if (target === "help" || isHelp(target)) return help.helpHelp();
   if (!isCommandName(target)) return unknownCommand(target);
-  return help.commandHelp(target, await commands[target].load());
+  return helpOf(target, await commands[target].load(), sub);
 }
 
 /** `derun <command> --help`, or its sub-command's (`derun mcp config --help`) when `first` names one. */

@@ -23,8 +23,12 @@ test("derun mcp --help lists config as a command, not as an argument", async () 
 });
 
 test("derun mcp config --help is the sub-command's help: its client argument and its flags", async () => {
-  for (const flag of ["--help", "-h"]) {
-    const help = await derun("mcp", "config", flag);
+  for (const args of [
+    ["mcp", "config", "--help"],
+    ["mcp", "config", "-h"],
+    ["help", "mcp", "config"],
+  ]) {
+    const help = await derun(...args);
     expect(help).toMatch(/^USAGE derun mcp config \[<client>\] \[--json \| --merge <file>\]/m);
     expect(help).toMatch(/^ {2}CLIENT {4}The MCP client: claude-code, claude-desktop, codex, cursor, vscode, gemini\./m);
     expect(help).toContain("--ssh=<[user@]host>");
