@@ -174,6 +174,7 @@ try {
     await hugeLine(root, `${(body.length / MB).toFixed(1)} MB line of ${keys} small keys, id last`, body);
   }
 } finally {
-  live.kill("SIGKILL");
+  live.kill("SIGTERM"); // derun run passes it to its sleep and ends
+  await live.exited;
   fs.rmSync(root, { recursive: true, force: true });
 }

@@ -29,8 +29,10 @@ beforeAll(async () => {
   });
   await untilTrue("the live session", () => fs.existsSync(path.join(root.path, "sessions/live/meta.json")));
 });
-afterAll(() => {
-  live.kill("SIGKILL");
+afterAll(async () => {
+  // SIGTERM: derun run passes it to its command and ends, so no sleep outlives the test.
+  live.kill("SIGTERM");
+  await live.exited;
   root[Symbol.dispose]();
 });
 
