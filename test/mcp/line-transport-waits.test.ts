@@ -23,7 +23,7 @@ test("waits past the cap are refused at once by the transport; a ping behind the
   });
   const transport = new LineTransport(input, output);
   const passed: (string | number)[] = [];
-  transport.onmessage = (message: JSONRPCMessage) => void ("id" in message && passed.push(message.id));
+  transport.onmessage = (message: JSONRPCMessage) => void ("id" in message && message.id !== undefined && passed.push(message.id));
   await transport.start();
   const ids = Array.from({ length: MAX_WAITS + 5 }, (_, i) => i + 1);
   input.write(`${ids.map(wait).join("\n")}\n${JSON.stringify({ jsonrpc: "2.0", id: "ping", method: "ping" })}\n`);
