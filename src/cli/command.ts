@@ -39,6 +39,8 @@ export interface CommandModule {
   readonly examples?: readonly string[];
   /** The arguments after `--` are a command to run (shell completion offers commands there). */
   readonly takesCommand?: boolean;
+  /** Its sub-commands (`derun mcp config`), by name: help lists them, `derun <command> <sub> --help` is the sub's help. */
+  readonly subCommands?: Readonly<Record<string, CommandEntry>>;
   /** Runs the command; rejects with a DerunError `usage` for bad flags. */
   run(flags: readonly string[], data: CommandData): Promise<ExitRequest>;
 }

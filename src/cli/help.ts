@@ -39,13 +39,24 @@ export const helpHelp = (): Promise<string> =>
     "derun run --help                # the same",
   ]);
 
-/** One command's help. */
+/** One command's help; its sub-commands listed under COMMANDS. */
 export async function commandHelp(name: CommandName, command: CommandModule): Promise<string> {
+  const subs = Object.entries(command.subCommands ?? {});
   const def: CommandDef = {
     meta: { name, description: commands[name].description },
     ...(command.args ? { args: command.args as ArgsDef } : {}),
+    ...(subs.length
+      ? { subCommands: Object.fromEntries(subs.map(([sub, { description }]) => [sub, { meta: { name: sub, description } }])) }
+      : {}),
   };
   return render(def, main, command.usage, command.examples);
+}
+
+/** A sub-command's help (`derun mcp config --help`). */
+export async function subCommandHelp(name: CommandName, sub: string, description: string, command: CommandModule): Promise<string> {
+  const parent = { meta: { name: `derun ${name}` } } satisfies CommandDef;
+  const def: CommandDef = { meta: { name: sub, description }, ...(command.args ? { args: command.args as ArgsDef } : {}) };
+  return render(def, parent, command.usage, command.examples, `derun ${name} ${sub}`);
 }
 
 async function render(
@@ -53,13 +64,14 @@ async function render(
   parent: CommandDef<any> | undefined,
   usage: string | undefined,
   examples: readonly string[] = [],
+  shownName?: string,
 ): Promise<string> {
   const [citty, { stripVTControlCharacters }] = await Promise.all([import("citty"), import("node:util")]);
   const colour = colourOn(1);
   let text = await citty.renderUsage(def, parent);
   if (!colour) text = stripVTControlCharacters(text);
   const heading = (title: string) => paint(colour, "underline", paint(colour, "bold", title));
-  const name = parent ? `derun ${(def.meta as { name: string }).name}` : "derun";
+  const name = shownName ?? (parent ? `derun ${(def.meta as { name: string }).name}` : "derun");
   const lines = text.split("\n").map((line) => {
     // citty pads every column to the widest: no spaces at the end of a line (colour codes may follow them).
     const trimmed = line.replace(/[ \t]+((?:\x1b\[[0-9;]*m)*)$/, "$1");

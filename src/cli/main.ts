@@ -12,8 +12,8 @@ import { describeError, isDerunError } from "../core/errors.ts";
 import { messageLine } from "../core/quote.ts";
 import { dieBySignal } from "../recorder/signals.ts";
 import { writeAllSync } from "../safe-fs/index.ts";
-import { exitWith, type CommandData, type ExitRequest } from "./command.ts";
-import { commands, isCommandName } from "./commands/index.ts";
+import { exitWith, type CommandData, type CommandModule, type ExitRequest } from "./command.ts";
+import { commands, isCommandName, type CommandName } from "./commands/index.ts";
 import { didYouMean, shown } from "./usage.ts";
 
 const isHelp = (arg: string) => arg === "--help" || arg === "-h";
@@ -34,10 +34,11 @@ export async function runCli(argv: readonly string[]): Promise<never> {
   const name = first !== undefined && isVersion(first) ? "version" : first;
   try {
     if (name === undefined) return usageError("missing command", await (await import("./help.ts")).mainHelp());
-    if (isHelp(name) || name === "help") return finish(exitWith(print(await helpFor(name === "help" ? flags[0] : undefined))));
+    if (isHelp(name) || name === "help")
+      return finish(exitWith(print(await helpFor(name === "help" ? flags[0] : undefined, name === "help" ? flags[1] : undefined))));
     if (!isCommandName(name)) return unknownCommand(name);
     const command = await commands[name].load();
-    if (flags.some(isHelp)) return finish(exitWith(print(await (await import("./help.ts")).commandHelp(name, command))));
+    if (flags.some(isHelp)) return finish(exitWith(print(await helpOf(name, command, flags[0]))));
     if (data.command === undefined || READS_AFTER_DASHES.has(name)) return finish(await command.run(flags, data));
     return finish(await command.run([...flags, "--", ...data.command], { commands }));
   } catch (error) {
@@ -51,12 +52,21 @@ export async function runCli(argv: readonly string[]): Promise<never> {
   }
 }
 
-async function helpFor(target: string | undefined): Promise<string> {
+/** `derun help [<command> [<sub-command>]]`. */
+async function helpFor(target: string | undefined, sub: string | undefined): Promise<string> {
   const help = await import("./help.ts");
   if (target === undefined) return help.mainHelp();
   if (target === "help" || isHelp(target)) return help.helpHelp();
   if (!isCommandName(target)) return unknownCommand(target);
-  return help.commandHelp(target, await commands[target].load());
+  return helpOf(target, await commands[target].load(), sub);
+}
+
+/** `derun <command> --help`, or its sub-command's (`derun mcp config --help`) when `first` names one. */
+async function helpOf(name: CommandName, command: CommandModule, first: string | undefined): Promise<string> {
+  const help = await import("./help.ts");
+  const sub = first === undefined ? undefined : command.subCommands?.[first];
+  if (sub === undefined || first === undefined) return help.commandHelp(name, command);
+  return help.subCommandHelp(name, first, sub.description, await sub.load());
 }
 
 function unknownCommand(name: string): never {

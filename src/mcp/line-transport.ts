@@ -1,29 +1,40 @@
 /**
  * The MCP SDK's Transport over newline-delimited JSON on stdin/stdout, like its StdioServerTransport,
  * but every line is judged first (json-rpc-check.ts), so each request with an id gets exactly one
- * answer. A line longer than the bound is answered and skipped, never buffered without end. It
- * counts the requests passed on and not yet answered, so that a shutdown can wait for their answers.
+ * answer. A line longer than MAX_LINE_BYTES is refused and dropped up to its newline as it comes,
+ * never held whole (its id is read from its bytes on the way, json-shape.ts); a line of more than
+ * MAX_VALUES values is refused before it is parsed. It counts the requests passed on and not yet
+ * answered, so that a shutdown can wait for their answers.
  *
- * Backpressure: a client that sends requests and does not read the answers would otherwise have
- * every answer held in memory (3,000 reads of 1 MiB: 12 GB). While MAX_IN_FLIGHT calls (the requests
- * that may answer big or wait long: tools, resources, prompts) await their answer, a further call is
- * held, read but not passed on; once MAX_HELD are held no further line is read: stdin is paused, and
- * the client's writes block once the pipe is full. Everything else (a ping, a list, a notification)
- * still goes on meanwhile, so a client with 16 long polls out can still cancel them (a held call it
- * cancels is dropped: MCP answers no cancelled request). While UNSENT_BUDGET bytes of written lines
- * are not taken, no line is read at all. Every line read is answered, a last one without its
- * newline too; the end of input is reported (`onend`) only after the last line was passed on or held
- * (answered() counts the held calls).
+ * Waits (wait-cap.ts) are bounded by their own count, and never stop the line: past the cap a
+ * wait is refused at once. Backpressure for the rest: a client that sends requests and does not
+ * read the answers would otherwise have every answer held in memory (3,000 reads of 1 MiB: 12 GB).
+ * While MAX_IN_FLIGHT other calls (the requests that may answer big: tools, resources, prompts)
+ * await their answer, a further call is held, read but not passed on; once MAX_HELD are held no
+ * further line is read: stdin is paused, and the client's writes block once the pipe is full. These
+ * calls take milliseconds, so the line moves on soon. Everything else (a ping, a list, a
+ * notification) goes on meanwhile (a held call the client cancels is dropped: MCP answers no
+ * cancelled request). While UNSENT_BUDGET bytes of written lines are not taken, no line is read at
+ * all. Every line read is answered, a last one without its newline too; the end of input is
+ * reported (`onend`) only after the last line was passed on or held (answered() counts the held
+ * calls). A write that fails (the client closed its end of stdout) closes the transport.
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { checkLine, type NullIdError } from "./json-rpc-check.ts";
+import { JsonShape, shapeOf } from "./json-shape.ts";
+import { isWait, MAX_WAITS, waitRefusal } from "./wait-cap.ts";
 
 type RequestId = string | number;
 type Request = Extract<JSONRPCMessage, { id: RequestId; method: string }>;
 
-/** Longest line read: the SDK's own stdio bound. */
-export const MAX_LINE_BYTES = 10 * 1024 * 1024;
+/** Longest line read (docs/mcp.md): derun's requests are a few hundred bytes; this leaves room for any client's. */
+export const MAX_LINE_BYTES = 4 * 1024 * 1024;
+/**
+ * Most values (members and elements, about) in one line. A line of 4 MB of small keys costs
+ * JSON.parse and the schemas seconds and 100x its size; no MCP request of derun's needs more.
+ */
+export const MAX_VALUES = 10_000;
 /**
  * Requests awaiting their answer's delivery above which no further line is read. An agent has a
  * few calls out at once (long polls among them); each holds at most an answer of a few MiB.
@@ -47,13 +58,15 @@ export class LineTransport implements Transport {
   /** Bytes of the line being read, not yet ended by a newline. */
   #parts: Buffer[] = [];
   #partBytes = 0;
-  /** The line being read is over the bound: drop it up to its newline, answered once. */
-  #skipping = false;
+  /** The line being read is over the bound: dropped up to its newline, its id read on the way, answered once. */
+  #skipping: { readonly shape: JsonShape; answered: boolean } | undefined;
   #closed = false;
   /** Requests passed to the SDK whose answer is not written yet, by id (a count: an id may be reused). */
   readonly #unanswered = new Map<RequestId, number>();
-  /** Of those, the calls (see CALLS), by id. */
+  /** Of those, the calls (see CALLS) other than waits, by id. */
   readonly #callsOut = new Map<RequestId, number>();
+  /** Of those, the waits (wait-cap.ts), by id. */
+  readonly #waitsOut = new Map<RequestId, number>();
   /** Calls read while MAX_IN_FLIGHT were out, in order, with their lines' length. */
   #held: { readonly call: Request; readonly bytes: number }[] = [];
   #allAnswered: PromiseWithResolvers<void> | undefined;
@@ -76,6 +89,7 @@ export class LineTransport implements Transport {
     this.input.on("data", this.#onData);
     this.input.on("end", this.#onEnd);
     this.input.on("error", this.#onError);
+    this.output.on("error", this.#onOutputError);
   }
 
   /** The SDK's messages: an answer is the one of the request passed on with its id. */
@@ -113,12 +127,14 @@ export class LineTransport implements Transport {
     this.input.off("data", this.#onData);
     this.input.off("end", this.#onEnd);
     this.input.off("error", this.#onError);
+    // The output's error listener stays: a write still queued may fail after the close, and must not throw.
     this.#parts = [];
     this.#queue = undefined;
     this.#held = [];
     // Closed: no answer can be written any more, so nobody waits for one.
     this.#unanswered.clear();
     this.#callsOut.clear();
+    this.#waitsOut.clear();
     this.#allAnswered?.resolve();
     this.onclose?.();
   }
@@ -128,10 +144,14 @@ export class LineTransport implements Transport {
     if (this.#closed) return;
     const line = Buffer.from(`${JSON.stringify(message)}\n`);
     this.#unsentBytes += line.length;
-    await new Promise<void>((resolve) => this.output.write(line, () => resolve()));
+    const failed = await new Promise<Error | null | undefined>((resolve) => this.output.write(line, resolve));
     this.#unsentBytes -= line.length;
     this.#delivered += 1;
+    // The client closed its end: nothing written will ever be read, so nothing more is waited for.
+    if (failed) void this.close();
   }
+
+  readonly #onOutputError = () => void this.close();
 
   /**
    * The transport's own answer to a line it passed on to nobody (not JSON, a bad request): it is not
@@ -144,7 +164,7 @@ export class LineTransport implements Transport {
 
   #answeredOne(id: RequestId): void {
     if (!countDown(this.#unanswered, id)) return;
-    countDown(this.#callsOut, id);
+    if (!countDown(this.#callsOut, id)) countDown(this.#waitsOut, id);
     this.#settle();
   }
 
@@ -194,7 +214,7 @@ export class LineTransport implements Transport {
     else if (!this.#inputEnded) this.input.resume();
     else {
       // The input ended inside a line: that last line is read as if its newline had come.
-      if (this.#partBytes > 0 || this.#skipping) this.#endLine();
+      if (this.#partBytes > 0 || this.#skipping !== undefined) this.#endLine();
       this.#passHeld();
       // Held calls included: a shutdown waits for their answers too (they start as the calls in flight end).
       if (!this.#endReported) {
@@ -218,57 +238,92 @@ export class LineTransport implements Transport {
   }
 
   #take(bytes: Buffer): void {
-    if (this.#skipping || bytes.length === 0) return;
+    if (this.#skipping !== undefined) return this.#skip(bytes);
+    if (bytes.length === 0) return;
     if (this.#partBytes + bytes.length > this.maxLineBytes) {
-      this.#skipping = true;
+      // Over the bound: only its id is looked for, in what was kept and in what comes until the newline.
+      this.#skipping = { shape: new JsonShape(), answered: false };
+      const kept = this.#parts;
       this.#parts = [];
       this.#partBytes = 0;
-      void this.#reply({
-        jsonrpc: "2.0",
-        id: null,
-        error: { code: ErrorCode.ParseError, message: `Parse error: message longer than ${this.maxLineBytes} bytes` },
-      });
-      return;
+      for (const part of kept) this.#skip(part);
+      return this.#skip(bytes);
     }
     this.#parts.push(bytes);
     this.#partBytes += bytes.length;
   }
 
+  /** Part of a line over the bound: read for its id, then dropped; answered as soon as the id is read. */
+  #skip(bytes: Buffer): void {
+    const skipping = this.#skipping!;
+    if (skipping.answered || !skipping.shape.seeking) return;
+    skipping.shape.feed(bytes);
+    if (skipping.shape.id !== undefined) this.#refuseLong();
+  }
+
+  #refuseLong(): void {
+    const skipping = this.#skipping!;
+    if (skipping.answered) return;
+    skipping.answered = true;
+    const bound = `${this.maxLineBytes / (1024 * 1024)} MiB (${this.maxLineBytes} bytes)`;
+    void this.#reply({
+      jsonrpc: "2.0",
+      id: skipping.shape.id ?? null,
+      error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: message longer than ${bound}; send less per message` },
+    } as JSONRPCMessage | NullIdError);
+  }
+
   #endLine(): void {
-    if (this.#skipping) {
-      this.#skipping = false;
+    if (this.#skipping !== undefined) {
+      this.#skipping.shape.end();
+      this.#refuseLong();
+      this.#skipping = undefined;
       return;
     }
-    const line = (this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts)).toString("utf8").replace(/\r$/, "");
+    const bytes = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts);
     this.#parts = [];
     this.#partBytes = 0;
-    const verdict = checkLine(line);
-    if (verdict.kind === "reply") void this.#reply(verdict.reply);
-    else if (verdict.kind === "message") {
-      const { message } = verdict;
-      // Behind the calls held already too: calls start in the order they were read.
-      const full = this.#callsInFlight() >= MAX_IN_FLIGHT || this.#held.length > 0;
-      if ("method" in message && "id" in message && CALLS.has(message.method) && full) {
-        this.#held.push({ call: message, bytes: line.length });
-        return;
-      }
-      // A cancelled call still held is dropped: the SDK writes no answer to a cancelled request (MCP).
-      if ("method" in message && message.method === "notifications/cancelled") {
-        const cancelled = message.params?.requestId;
-        const at = this.#held.findIndex((held) => held.call.id === cancelled);
-        if (at >= 0) {
-          this.#held.splice(at, 1);
-          this.#settle();
-        }
-      }
-      this.#passOn(message);
+    const shape = shapeOf(bytes);
+    if (shape.values > MAX_VALUES) {
+      const message = `Invalid Request: more than ${MAX_VALUES} values in one message`;
+      void this.#reply({ jsonrpc: "2.0", id: shape.id ?? null, error: { code: ErrorCode.InvalidRequest, message } } as NullIdError);
+      return;
     }
+    const verdict = checkLine(bytes.toString("utf8").replace(/\r$/, ""));
+    if (verdict.kind === "reply") void this.#reply(verdict.reply);
+    else if (verdict.kind === "message") this.#received(verdict.message, bytes.length);
+  }
+
+  /** A valid message: a wait past the cap is refused, a call past MAX_IN_FLIGHT held, the rest passed on. */
+  #received(message: JSONRPCMessage, bytes: number): void {
+    if (isWait(message)) {
+      if (total(this.#waitsOut.values()) < MAX_WAITS) return this.#passOn(message);
+      const call = message as Request;
+      return void this.#reply(waitRefusal(call.id, String(call.params?.name)));
+    }
+    // Behind the calls held already too: calls start in the order they were read.
+    const full = this.#callsInFlight() >= MAX_IN_FLIGHT || this.#held.length > 0;
+    if ("method" in message && "id" in message && CALLS.has(message.method) && full) {
+      this.#held.push({ call: message, bytes });
+      return;
+    }
+    // A cancelled call still held is dropped: the SDK writes no answer to a cancelled request (MCP).
+    if ("method" in message && message.method === "notifications/cancelled") {
+      const cancelled = message.params?.requestId;
+      const at = this.#held.findIndex((held) => held.call.id === cancelled);
+      if (at >= 0) {
+        this.#held.splice(at, 1);
+        this.#settle();
+      }
+    }
+    this.#passOn(message);
   }
 
   #passOn(message: JSONRPCMessage): void {
     if ("method" in message && "id" in message) {
       countUp(this.#unanswered, message.id);
-      if (CALLS.has(message.method)) countUp(this.#callsOut, message.id);
+      if (isWait(message)) countUp(this.#waitsOut, message.id);
+      else if (CALLS.has(message.method)) countUp(this.#callsOut, message.id);
     }
     // The SDK writes no answer to a request the client cancelled (MCP): none is awaited.
     else if ("method" in message && message.method === "notifications/cancelled") {

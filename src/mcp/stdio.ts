@@ -13,12 +13,13 @@ import { createDerunServer } from "./server.ts";
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 /**
- * How long a shutdown waits for the answers of the calls it cancelled. Cancelled calls answer at
- * once; the bound only keeps a call that never answers from holding the process. Answers already
- * written are waited for until the client takes them or goes away (its end of the pipe closes and
- * the writes fail): a client that closes stdin and reads its answers later still gets them all.
+ * How long a shutdown waits for the client to take an answer. Cancelled calls answer at once; the
+ * bound keeps a call that never answers, or a client that is gone without closing its end of
+ * stdout, from holding the process (MCP: a client that closed stdin waits for the exit, then kills).
+ * A client that goes on taking answers is waited for until it has them all; one whose end of the
+ * pipe closes is not waited for at all (the writes fail).
  */
-const ANSWER_GRACE_MS = 5000;
+const ANSWER_GRACE_MS = 750;
 
 /**
  * Serve on process.stdin/stdout until stdin ends, the transport closes, or SIGTERM/SIGINT arrives;
@@ -59,9 +60,9 @@ export const serveStdio = async ({ store, log }: { store: Store; log: Logger }):
       .then(() => server.close())
       .then(ended.resolve, ended.resolve);
   };
-  /** Resolves once every request read has its answer taken, or no answer came for ANSWER_GRACE_MS. */
+  /** Resolves once every request read has its answer taken, or the client took none for ANSWER_GRACE_MS. */
   const allAnswered = async (): Promise<void> => {
-    for (let seen = -1; seen !== transport.delivered || transport.unsentBytes > 0; ) {
+    for (let seen = -1; seen !== transport.delivered; ) {
       seen = transport.delivered;
       let timer: ReturnType<typeof setTimeout> | undefined;
       const idle = new Promise<"idle">((resolve) => (timer = setTimeout(() => resolve("idle"), ANSWER_GRACE_MS)));

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { parseRetentionSeconds } from "../../src/cli/duration.ts";
+import { parseDuration, parseRetentionSeconds } from "../../src/cli/duration.ts";
 
 describe("--retention durations", () => {
   test.each([
@@ -18,5 +18,22 @@ describe("--retention durations", () => {
 
   test.each(["500ms", "1500ms", "1.5s", "0", "0s", "-5s", "", "abc", "5 s", "5x", "h", "1e3s"])("%p is refused", (input) => {
     expect(() => parseRetentionSeconds(input)).toThrow(/invalid --retention/);
+  });
+});
+
+describe("millisecond durations (derun wait --timeout)", () => {
+  const spec = { unit: "ms", max: 60_000, tooLong: "too long", examples: "500ms" } as const;
+  test.each([
+    ["15000", 15000],
+    ["500ms", 500],
+    ["15s", 15000],
+    ["1.5s", 1500],
+    ["1m", 60000],
+    ["2000000us", 2000],
+  ])("%s is %d ms", (input, ms) => {
+    expect(parseDuration("--timeout", input, spec)).toBe(ms);
+  });
+  test.each(["1.5ms", "500us", "0", "0ms", "61s", "2m", "15x", ""])("%p is refused", (input) => {
+    expect(() => parseDuration("--timeout", input, spec)).toThrow(/invalid --timeout/);
   });
 });

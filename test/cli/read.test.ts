@@ -115,7 +115,7 @@ describe("derun ls", () => {
     const long = await derun(["wait", "--timeout", "60001"]);
     expect([long.exitCode, text(long.stderr).split("\n")[0]]).toEqual([
       2,
-      'derun: option "--timeout" takes at most 60000 ms (got 60001); wait again for longer',
+      'derun: invalid --timeout "60001": must be at most 60s (60000 ms); wait again for longer',
     ]);
   });
 

@@ -5,6 +5,8 @@
 import { derunArgv, derunEnv, REPO_ROOT } from "../helpers/cli.ts";
 
 export interface RawServer extends AsyncDisposable {
+  /** The server's process id (for /proc/<pid>/status). */
+  readonly pid: number;
   /** Write one line (a newline is added). */
   send(line: string): void;
   /** Write `text` as it is (no newline added). */
@@ -49,6 +51,7 @@ export function startRawServer(stateRoot: string): RawServer {
     wake();
   })();
   return {
+    pid: proc.pid,
     answers,
     lines,
     send(line) {

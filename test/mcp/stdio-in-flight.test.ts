@@ -1,14 +1,15 @@
 /**
- * Requests in flight over real stdio, below any client library: a client with as many long polls
- * out as the server runs at once can still cancel them and ping (further calls wait their turn and
- * are all answered, also when stdin closes meanwhile); a rejected line that reuses the id of a request in flight does not stand for
- * that request's answer at shutdown; a last request without its newline is answered.
+ * Requests in flight over real stdio, below any client library: a client with more long polls out
+ * than the other calls that run at once (16) can still cancel them and ping, and each is answered,
+ * also when stdin closes meanwhile (waits have their own cap, 32: test/mcp/hostile-client.test.ts);
+ * a rejected line that reuses the id of a request in flight does not stand for that request's
+ * answer at shutdown; a last request without its newline is answered.
  */
 import { describe, expect, test } from "bun:test";
 import { tempDir } from "../helpers/cli.ts";
 import { startRawServer, type RawServer } from "./_raw-server.ts";
 
-/** The calls `derun mcp` runs at once (src/mcp/line-transport.ts MAX_IN_FLIGHT). */
+/** The calls other than waits that `derun mcp` runs at once (src/mcp/line-transport.ts MAX_IN_FLIGHT); waits are not held behind them. */
 const AT_ONCE = 16;
 const TIMEOUT = 60_000;
 
@@ -55,7 +56,7 @@ describe("derun mcp with requests in flight", () => {
   );
 
   test(
-    "a call held behind as many long polls as run at once starts when cancels make room, with no further line sent",
+    "a wait past the 16 calls run at once is not held: it runs, and the long polls cancelled are not answered",
     async () => {
       using root = tempDir();
       await using server = startRawServer(root.path);

@@ -1,22 +1,13 @@
 /** `derun mcp`: the MCP server on stdin/stdout until stdin closes; `derun mcp config <client>` prints a client's configuration. */
 import { openLogSink } from "../../file-store/log-sink.ts";
 import { openFileStore } from "../../file-store/index.ts";
-import { exitWith, type CommandData, type ExitRequest } from "../command.ts";
+import { exitWith, type CommandData, type CommandEntry, type ExitRequest } from "../command.ts";
 import { parseFlags, type FlagDefs } from "../flags.ts";
 import { readableStateRoot, STATE_ROOT_FLAG } from "../state-root.ts";
 import { NO_REDACT_FLAG } from "../redact-flag.ts";
 import { shown, usageError } from "../usage.ts";
 
-/** `config` is handled before anything else parses. */
 export const args = {
-  config: {
-    type: "positional",
-    required: false,
-    description:
-      "derun mcp config <client> [--json] prints what that MCP client needs to start this derun mcp (--ssh <host> or --container " +
-      "<name>: the derun mcp of that machine); derun mcp config alone lists the clients.",
-    complete: ["config"],
-  },
   "no-redact": {
     ...NO_REDACT_FLAG,
     description:
@@ -25,16 +16,27 @@ export const args = {
   "state-root": STATE_ROOT_FLAG,
 } as const satisfies FlagDefs;
 
+export const usage = "[options]\n      derun mcp config [<client>] [options]   (derun mcp config --help)";
+
+/** `config` is a command of its own, handled before anything else parses. */
+export const subCommands = {
+  config: {
+    description: "Print what an MCP client needs to start this derun mcp, or alone the list of clients.",
+    load: () => import("../mcp-config/command.ts"),
+  },
+} satisfies Record<string, CommandEntry>;
+
 export const examples = [
   "derun mcp config claude-code",
-  "derun mcp config codex >> ~/.codex/config.toml",
+  "derun mcp config codex                     # the table, and the codex mcp add line that adds it",
+  "derun mcp config cursor --merge ~/.cursor/mcp.json   # beside the other servers there",
   "derun mcp config cursor --ssh me@build-box     # sessions recorded on build-box",
   "derun mcp --state-root /tmp/derun     # serve another state root",
   "derun mcp --no-redact                 # secrets as recorded (never in the config snippets)",
 ];
 
 export async function run(flags: readonly string[], data: CommandData): Promise<ExitRequest> {
-  if (flags[0] === "config") return (await import("../mcp-config/command.ts")).runMcpConfig(flags.slice(1), data);
+  if (flags[0] === "config") return (await subCommands.config.load()).run(flags.slice(1), data);
   const { values, positionals } = parseFlags(flags, { "state-root": STATE_ROOT_FLAG, "no-redact": args["no-redact"] });
   const extra = positionals[0] ?? (data.command ? "--" : undefined);
   if (extra !== undefined) throw usageError(`derun mcp takes no arguments (got ${shown(extra)})`);

@@ -29,8 +29,10 @@ function commandLines(command: CompletionCommand): string[] {
   const lines = command.flags.map((flag) => flagLine(command.name, flag));
   const sub = command.sub;
   const notInSub = sub ? `; and not __derun_in_sub ${command.name} ${sub.name}` : "";
+  // A sub-command is offered with its description (`derun mcp config`).
+  const described = sub ? ` -d ${sq(brief(sub.description))}` : "";
   if (command.positional !== undefined)
-    lines.push(`complete -c derun -n ${sq(`__derun_using ${command.name}${notInSub}`)} ${values(command.positional)}`);
+    lines.push(`complete -c derun -n ${sq(`__derun_using ${command.name}${notInSub}`)} ${values(command.positional)}${described}`);
   if (sub !== undefined) {
     const inSub = `__derun_in_sub ${command.name} ${sub.name}`;
     lines.push(`complete -c derun -n ${sq(`${inSub}; and test (count (__derun_words)) -eq 2`)} ${values(sub.positional)}`);

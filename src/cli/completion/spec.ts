@@ -25,7 +25,12 @@ export interface CompletionCommand {
   /** The arguments after `--` are a command to run. */
   readonly takesCommand: boolean;
   /** A subcommand (`derun mcp config`): its name, what its first argument completes to, its flags. */
-  readonly sub?: { readonly name: string; readonly positional: readonly string[]; readonly flags: readonly CompletionFlag[] };
+  readonly sub?: {
+    readonly name: string;
+    readonly description: string;
+    readonly positional: readonly string[];
+    readonly flags: readonly CompletionFlag[];
+  };
 }
 
 const HELP_FLAG: CompletionFlag = { long: "help", short: ["h"], description: "Show this command's help." };
@@ -39,10 +44,13 @@ const flagsOf = (defs: FlagDefs): CompletionFlag[] => [
   HELP_FLAG,
 ];
 
-/** `derun mcp config <client>`: the one subcommand, completed with the client names. */
-async function mcpConfig(): Promise<CompletionCommand["sub"]> {
-  const [{ mcpClientNames }, { FLAGS }] = await Promise.all([import("../mcp-config/index.ts"), import("../mcp-config/command.ts")]);
-  return { name: "config", positional: mcpClientNames, flags: flagsOf(FLAGS) };
+/** A command's sub-command (`derun mcp config <client>`): its name and description, what its argument completes to, its flags. */
+async function subOf(module: CommandModule): Promise<CompletionCommand["sub"]> {
+  const [name, entry] = Object.entries(module.subCommands ?? {})[0] ?? [];
+  if (name === undefined || entry === undefined) return undefined;
+  const sub = await entry.load();
+  const positional = Object.values(sub.args ?? {}).find((def) => def.type === "positional")?.complete;
+  return { name, description: entry.description, positional: Array.isArray(positional) ? positional : [], flags: flagsOf(sub.args ?? {}) };
 }
 
 /** `commands`: the dispatcher's table, handed to `derun completion` (it may not import the table). */
@@ -62,8 +70,9 @@ export async function completionSpec(commands: Readonly<Record<string, CommandEn
       takesCommand: modules[i]!.takesCommand ?? false,
     };
   });
-  const mcp = spec.find((command) => command.name === "mcp");
-  if (mcp) Object.assign(mcp, { sub: await mcpConfig() });
+  const subs = await Promise.all(modules.map(subOf));
+  // A sub-command is offered as the command's first word (with its description where the shell shows one).
+  spec.forEach((command, i) => subs[i] && Object.assign(command, { sub: subs[i], positional: command.positional ?? [subs[i]!.name] }));
   spec.push({ name: "help", description: HELP_DESCRIPTION, flags: [], positional: [...names, "help"], takesCommand: false });
   return spec;
 }

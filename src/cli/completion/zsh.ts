@@ -30,7 +30,9 @@ function flagSpec(flag: CompletionFlag): string {
 
 function commandCase(command: CompletionCommand): string {
   const specs = command.flags.map(flagSpec);
-  if (command.positional !== undefined)
+  // A sub-command is offered as one, with its description (`derun mcp config`).
+  if (command.sub !== undefined) specs.push(`'1:command:((${command.sub.name}\\:"${describe(command.sub.description)}"))'`);
+  else if (command.positional !== undefined)
     specs.push(`'*:${command.positional === "session" ? "session" : "argument"}:${sq(action(command.positional))}'`);
   const dashdash = command.takesCommand
     ? [

@@ -13,8 +13,9 @@ const json = (launch: McpLaunch) => ({
 export const claudeDesktop: McpClient = {
   title: "Claude Desktop",
   where:
-    "merge into claude_desktop_config.json (macOS: ~/Library/Application Support/Claude/, Windows: %APPDATA%\\Claude\\), then " +
-    "restart Claude Desktop",
+    "merge it into claude_desktop_config.json (macOS: ~/Library/Application Support/Claude/, Windows: %APPDATA%\\Claude\\), beside " +
+    "the servers there (derun mcp config claude-desktop --merge <that file> does it), then restart Claude Desktop",
   text: (launch) => jsonText(json(launch)),
   json,
+  merges: true,
 };

@@ -1,7 +1,10 @@
 /**
- * Codex: a `[mcp_servers.derun]` table for `~/.codex/config.toml`, alone on stdout so that it can go
- * straight into that file; the `codex mcp add` line that does the same is the hint on stderr. Codex
- * reads TOML only, so it has no `--json` shape.
+ * Codex: a `[mcp_servers.derun]` table for `~/.codex/config.toml`, alone on stdout (the file's
+ * content, as the JSON clients print theirs); the line to paste is the `codex mcp add` line on
+ * stderr: it makes ~/.codex (or $CODEX_HOME) when Codex never ran and replaces a derun entry already
+ * there, so it works on any machine, again. Appending the table (`>> ~/.codex/config.toml`) fails
+ * without the directory and, the second time, makes a duplicate table that Codex refuses, so it is
+ * not offered. Codex reads TOML only, so it has no `--json` shape.
  * Format: https://github.com/openai/codex/blob/main/docs/config.md (mcp_servers: command, args,
  * env) and `codex mcp add <name> [--env KEY=VALUE] -- <command>...`.
  */
@@ -23,7 +26,7 @@ export const codexAddLine = (launch: McpLaunch): string =>
 
 export const codex: McpClient = {
   title: "Codex",
-  where: "append this table to ~/.codex/config.toml (derun mcp config codex >> ~/.codex/config.toml)",
+  where: `this table goes in ~/.codex/config.toml, in place of a [mcp_servers.${SERVER_NAME}] table there already`,
   text: codexToml,
-  hint: (launch) => `or, instead of the table, run once: ${codexAddLine(launch)}`,
+  hint: (launch) => `or run (it makes ~/.codex if Codex never ran, and adds or replaces derun there): ${codexAddLine(launch)}`,
 };

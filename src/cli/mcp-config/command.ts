@@ -7,10 +7,11 @@
  */
 import { DerunError } from "../../core/errors.ts";
 import { exitWith, type CommandData, type ExitRequest } from "../command.ts";
-import { parseFlags } from "../flags.ts";
+import { parseFlags, type FlagDefs } from "../flags.ts";
 import { STATE_ROOT_FLAG, stateRootFrom } from "../state-root.ts";
 import { jsonText } from "./quote.ts";
 import { currentLaunch, isMcpClientName, mcpClientNames, mcpClients } from "./index.ts";
+import { mergeJsonFile } from "./merge.ts";
 import { remoteLaunch, remoteTarget, remoteWhere } from "./remote.ts";
 
 export const FLAGS = {
@@ -36,9 +37,37 @@ export const FLAGS = {
     description: "The container engine for --container (default: docker if on PATH, else podman).",
   },
   derun: { type: "string", valueHint: "path", description: "The derun command on the other machine (default: derun, found on its PATH)." },
+  merge: {
+    type: "string",
+    valueHint: "file",
+    complete: "file",
+    description:
+      "Put derun's entry into this configuration file of the client (made if absent), keeping its other servers and settings, " +
+      "instead of printing it: e.g. ~/.cursor/mcp.json. Not for Claude Code and Codex, whose printed line does it.",
+  },
 } as const;
 
-export async function runMcpConfig(flags: readonly string[], data: CommandData): Promise<ExitRequest> {
+/** For help and completion: the client, then the flags. */
+export const args = {
+  client: {
+    type: "positional",
+    required: false,
+    description: `The MCP client: ${mcpClientNames.join(", ")}. Without one, the list of clients.`,
+    complete: mcpClientNames,
+  },
+  ...FLAGS,
+} as const satisfies FlagDefs;
+
+export const usage = "[<client>] [--json | --merge <file>] [--ssh <host> | --container <name>] [--state-root <dir>]";
+
+export const examples = [
+  "derun mcp config                        # the clients derun knows",
+  "derun mcp config claude-code | sh       # registers derun with Claude Code (again: replaces it)",
+  "derun mcp config cursor --merge ~/.cursor/mcp.json   # adds derun, keeps the other servers",
+  "derun mcp config codex --ssh me@build-box",
+];
+
+export async function run(flags: readonly string[], data: CommandData): Promise<ExitRequest> {
   const known = `known clients: ${mcpClientNames.join(", ")}`;
   const { values, positionals } = parseFlags(flags, FLAGS);
   const [name, extra = data.command ? "--" : undefined] = positionals;
@@ -62,11 +91,18 @@ export async function runMcpConfig(flags: readonly string[], data: CommandData):
     target && remote
       ? remoteLaunch(target, remote)
       : currentLaunch(root === undefined ? process.env : { ...process.env, DERUN_STATE_ROOT: stateRootFrom(root) });
+  const reads =
+    target && remote ? remoteWhere(target, remote) : `derun mcp must read the state root your derun run writes: ${launch.stateRoot}`;
+  if (values.merge !== undefined) {
+    if (!client.merges || !client.json)
+      throw new DerunError("usage", `${client.title} has no file for --merge: run the line derun mcp config ${name} prints`);
+    const done = mergeJsonFile(values.merge, client.json(launch) as Record<string, unknown>);
+    process.stderr.write(`derun: ${client.title}: derun ${done} in ${values.merge}, everything else in it kept. ${reads}\n`);
+    return exitWith(0);
+  }
   const text = values.json && client.json ? jsonText(client.json(launch)) : client.text(launch);
   process.stdout.write(`${text}\n`);
   const hint = client.hint ? `derun: ${client.hint(launch)}\n` : "";
-  const reads =
-    target && remote ? remoteWhere(target, remote) : `derun mcp must read the state root your derun run writes: ${launch.stateRoot}`;
   process.stderr.write(`derun: ${client.title}: ${client.where}. ${reads}\n${hint}`);
   return exitWith(0);
 }

@@ -12,7 +12,10 @@ const json = (launch: McpLaunch) => ({
 
 export const cursor: McpClient = {
   title: "Cursor",
-  where: "merge into ~/.cursor/mcp.json (every project) or .cursor/mcp.json (this project)",
+  where:
+    "merge it into ~/.cursor/mcp.json (every project) or .cursor/mcp.json (this project), beside the servers there: " +
+    "derun mcp config cursor --merge ~/.cursor/mcp.json does it (makes the file if absent, replaces derun if there)",
   text: (launch) => jsonText(json(launch)),
   json,
+  merges: true,
 };

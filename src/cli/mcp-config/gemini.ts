@@ -9,7 +9,9 @@ import { envField, envWords, SERVER_NAME, type McpClient, type McpLaunch } from 
 
 export const gemini: McpClient = {
   title: "Gemini CLI",
-  where: "run it once in a shell (or merge the --json form into ~/.gemini/settings.json); `gemini mcp list` then shows derun as connected",
+  where:
+    "run it in a shell (again: it updates derun), or derun mcp config gemini --merge ~/.gemini/settings.json; " +
+    "`gemini mcp list` then shows derun as connected",
   // Gemini CLI leaves MCP servers off in a folder it does not trust ("Disabled" in `gemini mcp list`).
   hint: () =>
     "in a folder Gemini CLI does not trust, derun shows as Disabled: trust the folder when gemini asks on its first start there, or " +
@@ -22,4 +24,5 @@ export const gemini: McpClient = {
   json: (launch: McpLaunch) => ({
     mcpServers: { [SERVER_NAME]: { command: launch.command, args: launch.args, ...envField(launch) } },
   }),
+  merges: true,
 };

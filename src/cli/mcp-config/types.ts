@@ -40,6 +40,8 @@ export interface McpClient {
   hint?(launch: McpLaunch): string;
   /** The client's own JSON shape, where it has one (`--json`). */
   json?(launch: McpLaunch): unknown;
+  /** `json` is the content of the client's configuration file, which `--merge <file>` puts derun's entry into. */
+  readonly merges?: true;
 }
 
 /** The server's name in every client's configuration. */

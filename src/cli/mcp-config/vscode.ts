@@ -13,7 +13,11 @@ const json = (launch: McpLaunch) => ({
 
 export const vscode: McpClient = {
   title: "VS Code",
-  where: 'merge into .vscode/mcp.json (this workspace) or the mcp.json of your user profile ("MCP: Open User Configuration")',
+  where:
+    'merge it into .vscode/mcp.json (this workspace) or the mcp.json of your user profile ("MCP: Open User Configuration"), ' +
+    "beside the servers there: derun mcp config vscode --merge .vscode/mcp.json does it " +
+    "(makes the file if absent, replaces derun if there)",
   text: (launch) => jsonText(json(launch)),
   json,
+  merges: true,
 };

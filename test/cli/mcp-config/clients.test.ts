@@ -159,7 +159,7 @@ describe.each([
       const env = clientEnv(home, "codex", { CODEX_HOME: join(home, ".codex") });
       mkdirSync(env.CODEX_HOME!, { recursive: true });
       const hint = (await exec([...derun, "mcp", "config", "codex"], { env: derunEnv(state.path), cwd: project })).stderr;
-      const line = /run once: (codex mcp add .*)$/m.exec(hint)![1]!;
+      const line = /derun there\): (codex mcp add .*)$/m.exec(hint)![1]!;
       expectOk(await pasteIntoShell(line, env, project));
       const { value: tools, starts } = await mcpStartsDuring(state.path, () => codexServerTools(env, project));
       expect(tools).toEqual(DERUN_TOOLS);

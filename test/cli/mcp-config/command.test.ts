@@ -91,7 +91,7 @@ describe.each([
   );
 
   test(
-    "codex: stdout is the TOML table alone (it parses, and can be appended to config.toml); the codex mcp add line is on stderr",
+    "codex: stdout is the TOML table alone (it parses); the codex mcp add line is on stderr",
     async () => {
       const done = await config(["codex"]);
       expect(done.exitCode).toBe(0);
@@ -102,7 +102,9 @@ describe.each([
         args: [...derun.slice(1), "mcp"],
         env: { DERUN_STATE_ROOT: state.path },
       });
-      expect(done.stderr).toContain("derun: or, instead of the table, run once: codex mcp add derun --env");
+      expect(done.stderr).toContain(
+        "derun: or run (it makes ~/.codex if Codex never ran, and adds or replaces derun there): codex mcp add derun --env",
+      );
     },
     TIMEOUT,
   );

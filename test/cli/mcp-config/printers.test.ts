@@ -189,19 +189,10 @@ async function shellWords(line: string): Promise<string[]> {
 
 describe("the command lines survive a shell word for word", () => {
   const setEnv = `DERUN_STATE_ROOT=${launch.stateRoot}`;
-  test("claude mcp add: the name before -e (which takes several values), the server after --", async () => {
-    expect(await shellWords(mcpClients["claude-code"].text(launch))).toEqual([
-      "mcp",
-      "add",
-      "--scope",
-      "user",
-      "derun",
-      "-e",
-      setEnv,
-      "--",
-      launch.command,
-      "mcp",
-    ]);
+  test("claude mcp remove, then add: the name before -e (which takes several values), the server after --", async () => {
+    const [remove, add] = mcpClients["claude-code"].text(launch).split(" 2>/dev/null; ");
+    expect(await shellWords(remove!)).toEqual(["mcp", "remove", "--scope", "user", "derun"]);
+    expect(await shellWords(add!)).toEqual(["mcp", "add", "--scope", "user", "derun", "-e", setEnv, "--", launch.command, "mcp"]);
   });
   test("codex mcp add", async () => {
     const line = mcpClients.codex.hint!(launch).replace(/^.*?: (?=codex )/, "");
@@ -228,7 +219,8 @@ describe("the command lines survive a shell word for word", () => {
       platform: "win32",
     };
     expect(mcpClients["claude-code"].text(windows)).toBe(
-      'claude mcp add --scope user derun -e "DERUN_STATE_ROOT=C:\\Users\\me\\AppData\\Local\\derun\\state" -- "C:\\Program ' +
+      "claude mcp remove --scope user derun 2>$null; " +
+        'claude mcp add --scope user derun -e "DERUN_STATE_ROOT=C:\\Users\\me\\AppData\\Local\\derun\\state" -- "C:\\Program ' +
         'Files\\derun\\derun.exe" mcp',
     );
   });
