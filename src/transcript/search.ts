@@ -82,7 +82,9 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
   // as recorded does, so only those lines are masked and tested again, and searching costs what it did.
   const redactor = redactorFor(t.info.meta);
   const masking = new LineMasking(redactor);
-  const maskFirst = redactor.enabled && canMatchMask(options.pattern);
+  // grep -v selects the lines that do not match: that must be decided on the masked line too (a line
+  // whose secret matched as recorded is selected once masked), so every line is masked first.
+  const maskFirst = redactor.enabled && (options.invert === true || canMatchMask(options.pattern));
   const search = new TextSearch({
     ...options,
     ...(redactor.enabled && !maskFirst ? { shown: (line: TextLine) => masking.line(line) } : {}),

@@ -137,6 +137,13 @@ export const RULES: readonly RedactRule[] = [
     generic: true,
   },
   {
+    id: "user-password-flag",
+    description: "The password in curl's `-u user:password` (and `--user`, `--proxy-user` of any command)",
+    keywords: ["curl", "-user"],
+    pattern: `(?:\\bcurl\\b[^\\n]*?[\\s'"]-[uU][ \\t]*|(?:^|[\\s'"])--(?:proxy-)?user(?:[ \\t]+|=))['"]?[^\\s:'"]+:(?<s>[^\\s'"]+)`,
+    generic: true,
+  },
+  {
     id: "password-assignment",
     description: 'The value given to a password-like key (PASSWORD=…, "passwd": "…", --db-password=…), whatever its entropy',
     keywords: ["passw", "pwd", "passphrase"],
