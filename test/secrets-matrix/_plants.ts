@@ -40,6 +40,7 @@ const R = {
   curlLong: r(18),
   long: r(36),
   envParen: r(20),
+  envSlash: r(20),
   envJson: [r(20), r(20)],
 };
 
@@ -126,12 +127,12 @@ export const PLANTS: readonly Plant[] = [
   {
     id: "c8-env-values",
     kind: "8: environment values that start with a delimiter, or sit JSON-escaped in a string",
-    secrets: [R.envParen, ...R.envJson],
+    secrets: [R.envParen, R.envSlash, ...R.envJson],
     argv: [
       "sh",
       "-c",
-      'printf \'value=%s\\n\' "$DEPLOY_SECRET"; printf \'{"auth":"%s"}\\n\' "$(printf %s "$SERVICE_PASSWORD" | sed \'s/"/\\\\"/\')"',
+      'printf \'value=%s path=%s\\n\' "$DEPLOY_SECRET" "$DEPLOY_KEY"; printf \'{"auth":"%s"}\\n\' "$(printf %s "$SERVICE_PASSWORD" | sed \'s/"/\\\\"/\')"',
     ],
-    env: { DEPLOY_SECRET: `(${R.envParen}`, SERVICE_PASSWORD: R.envJson.join('"') },
+    env: { DEPLOY_SECRET: `(${R.envParen}`, DEPLOY_KEY: `/${R.envSlash}`, SERVICE_PASSWORD: R.envJson.join('"') },
   },
 ];

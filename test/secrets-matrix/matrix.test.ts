@@ -65,7 +65,14 @@ async function mcpAnswers(id: string): Promise<Array<[string, string]>> {
   };
   await ask("get_session", "derun_get_session", { session_id: id });
   for (const view of ["text", "screen"]) await ask(`read_text ${view}`, "derun_read_text", { session_id: id, view, max_chars: 200000 });
-  for (const args of [{}, { encoding: "base64" }, { view: "text" }, { max_bytes: 37 }, { max_bytes: 500 }, { view: "text", max_bytes: 37 }]) {
+  for (const args of [
+    {},
+    { encoding: "base64" },
+    { view: "text" },
+    { max_bytes: 37 },
+    { max_bytes: 500 },
+    { view: "text", max_bytes: 37 },
+  ]) {
     let cursor = "0";
     const pages: string[] = [];
     for (let i = 0; i < 2000; i++) {

@@ -38,8 +38,7 @@ const VALUE = `(?:"(?<s>[^"\\n]+)"|'(?<s2>[^'\\n]+)'|(?<s3>[^\\s"'\`,;]+))`;
  * what stands before it is an escape written out (`\n`, `\t`, `\r` in a JSON log) or a colour
  * escape (`ESC[33m`, or `\033[33m` written out): the letter that ends those is not a word's.
  */
-const after = (word: string): string =>
-  `(?:(?<![${word}])|(?<=\\\\[nrt])|(?<=(?:\\x1b|\\\\(?:033|x1[bB]|e|u001[bB]))\\[[0-9;]*m))`;
+const after = (word: string): string => `(?:(?<![${word}])|(?<=\\\\[nrt])|(?<=(?:\\x1b|\\\\(?:033|x1[bB]|e|u001[bB]))\\[[0-9;]*m))`;
 
 /** A token's value: as VALUE, but a word stops at `@` (a token in a URL before its host). */
 const TOKEN_VALUE = `(?:"(?<s>[^"\\n]+)"|'(?<s2>[^'\\n]+)'|(?<s3>[^\\s"'\`,;@]+))`;
@@ -68,8 +67,7 @@ export const RULES: readonly RedactRule[] = [
     id: "aws-secret-access-key",
     description: "AWS secret access keys: 40 base-64 characters on a line that names AWS",
     keywords: ["aws"],
-    pattern:
-      `${after("A-Za-z0-9/+")}(?<s>(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[0-9])[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`,
+    pattern: `${after("A-Za-z0-9/+")}(?<s>(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[0-9])[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`,
   },
   {
     id: "anthropic-key",
@@ -173,6 +171,10 @@ export const RULES: readonly RedactRule[] = [
     id: "private-key-body",
     description: "A line of a PEM private key's body (base-64 only, mixed case and digits), inside its BEGIN/END lines or on its own",
     keywords: [],
-    pattern: "^[ \\t]*(?<s>(?=[A-Za-z0-9+/=]*[A-Z])(?=[A-Za-z0-9+/=]*[a-z])(?=[A-Za-z0-9+/=]*[0-9])[A-Za-z0-9+/]{16,}={0,2})[ \\t\\r]*$",
+    pattern:
+      "^[ \\t]*(?<s>(?=[A-Za-z0-9+/=]*[A-Z])(?=[A-Za-z0-9+/=]*[a-z])(?=[A-Za-z0-9+/=]*[0-9])[A-Za-z0-9+/]{16,}={0,2})[ \\t\\r]*$" +
+      // Behind a prefix (`cat -n`'s number, `grep -A`'s `file-`, a log's time and level): a whole
+      // body line (40 base-64 characters or more) ending the line, not a digest (`sha512-…`).
+      "|(?<=[ \\t:|>-])(?<!sha[0-9]{1,3}-|sha[0-9]{1,3}:)(?<s2>(?=[A-Za-z0-9+/=]*[A-Z])(?=[A-Za-z0-9+/=]*[a-z])(?=[A-Za-z0-9+/=]*[0-9])[A-Za-z0-9+/]{40,}={0,2})[ \\t\\r]*$",
   },
 ];
