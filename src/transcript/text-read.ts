@@ -97,11 +97,12 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
   }
   const end = start + length;
   const redactor = await redactorOf(store, sessionId);
-  // A line cut by the window's edge (a line longer than max_bytes): its secrets are masked in the
-  // bytes first, with the bytes around the window, so that a secret across the cut is seen whole
-  // (each piece alone would look like no secret). Masks keep lengths: the view's offsets stay.
+  // The window's secrets are masked in the bytes first, with the bytes around the window: a secret
+  // across a cut (a line longer than max_bytes) is seen whole (each piece alone would look like no
+  // secret), and a line of a private key's body is seen after its BEGIN line in an earlier window.
+  // Masks keep lengths: the view's offsets stay.
   let maskedInBytes = 0;
-  if (redactor.enabled && length > 0 && (await cutsALine(store, sessionId, start, bytes.subarray(0, length), read.output_bytes))) {
+  if (redactor.enabled && length > 0) {
     // The window's own bytes (the read runs a few past it): a secret after its end is neither shown nor counted.
     const inWindow = read.slices
       .filter((slice) => slice.start < end)

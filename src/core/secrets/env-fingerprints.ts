@@ -61,7 +61,9 @@ export const isMaskableValue = (value: string): boolean =>
  */
 const isPath = (value: string): boolean =>
   /^(?:[/~]|\.{1,2}\/|[A-Za-z]:\\)/.test(value) &&
-  !value.split("/").some((piece) => /^[A-Za-z0-9+=]{16,}$/.test(piece) && /[A-Z]/.test(piece) && /[a-z]/.test(piece) && /[0-9]/.test(piece));
+  !value
+    .split("/")
+    .some((piece) => /^[A-Za-z0-9+=]{16,}$/.test(piece) && /[A-Z]/.test(piece) && /[a-z]/.test(piece) && /[0-9]/.test(piece));
 
 const SALT_BYTES = 16;
 
