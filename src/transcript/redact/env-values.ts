@@ -88,20 +88,21 @@ function unescaped(text: string): { plain: string; map: Int32Array } {
     } else if (text[i] === "\\" && next === "u" && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
       plain += String.fromCharCode(Number.parseInt(text.slice(i + 2, i + 6), 16));
       i += 6;
+    } else if (text[i] === "\\" && next === "x" && /^[0-9a-fA-F]{2}$/.test(text.slice(i + 2, i + 4))) {
+      plain += String.fromCharCode(Number.parseInt(text.slice(i + 2, i + 4), 16));
+      i += 4;
     } else plain += text[i++];
   }
   return { plain, map: map.subarray(0, plain.length + 1) };
 }
 
 /** Characters of `text` that spell the one character starting at `at` (an escape or itself). */
-const escapeLength = (text: string, at: number): number =>
-  text[at] !== "\\"
-    ? 1
-    : text[at + 1] === "u" && /^[0-9a-fA-F]{4}$/.test(text.slice(at + 2, at + 6))
-      ? 6
-      : text[at + 1] !== undefined && text[at + 1]! in SIMPLE_ESCAPES
-        ? 2
-        : 1;
+const escapeLength = (text: string, at: number): number => {
+  if (text[at] !== "\\") return 1;
+  if (text[at + 1] === "u" && /^[0-9a-fA-F]{4}$/.test(text.slice(at + 2, at + 6))) return 6;
+  if (text[at + 1] === "x" && /^[0-9a-fA-F]{2}$/.test(text.slice(at + 2, at + 4))) return 4;
+  return text[at + 1] !== undefined && text[at + 1]! in SIMPLE_ESCAPES ? 2 : 1;
+};
 
 /** The fingerprints of a meta.json, when they have the shape derun writes (another writer's are ignored). */
 export function envValuesOf(field: unknown): EnvValues | undefined {

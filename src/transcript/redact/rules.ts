@@ -35,10 +35,12 @@ const ASSIGN = `["']?[ \\t]*(?:=>|:=|=|:)[ \\t]*`;
 const VALUE = `(?:"(?<s>[^"\\n]+)"|'(?<s2>[^'\\n]+)'|(?<s3>[^\\s"'\`,;]+))`;
 /**
  * Where a token without a distinctive prefix may begin: not inside a word (`(?<![…])`), unless
- * what stands before it is an escape written out (`\n`, `\t`, `\r` in a JSON log) or a colour
+ * what stands before it is an escape written out (`\n`, `\t` in a JSON log, `\x0a`, `\x3b` in a
+ * shell's command-line mark) or a colour
  * escape (`ESC[33m`, or `\033[33m` written out): the letter that ends those is not a word's.
  */
-const after = (word: string): string => `(?:(?<![${word}])|(?<=\\\\[nrt])|(?<=(?:\\x1b|\\\\(?:033|x1[bB]|e|u001[bB]))\\[[0-9;]*m))`;
+const after = (word: string): string =>
+  `(?:(?<![${word}])|(?<=\\\\[nrt]|\\\\x[0-9a-fA-F]{2})|(?<=(?:\\x1b|\\\\(?:033|x1[bB]|e|u001[bB]))\\[[0-9;]*m))`;
 
 /** A token's value: as VALUE, but a word stops at `@` (a token in a URL before its host). */
 const TOKEN_VALUE = `(?:"(?<s>[^"\\n]+)"|'(?<s2>[^'\\n]+)'|(?<s3>[^\\s"'\`,;@]+))`;
