@@ -10,6 +10,7 @@ export * from "./joined.ts";
 export * from "./limits.ts";
 export * from "./line-count.ts";
 export * from "./masking.ts";
+export { keepMaskMaps } from "./mask-map.ts";
 export * from "./memory-bound.ts";
 export * from "./output.ts";
 export * from "./pace.ts";
