@@ -5,6 +5,8 @@
  * queries against another tree's (`--base DIR`, e.g. an export of the commit before redaction:
  * `git archive <commit> | tar -x -C DIR && ln -s $PWD/node_modules DIR/`), on the same files; and
  * this tree with a session whose environment had secret-named variables (fingerprints to check).
+ * Raw reads paged through, the text view from its head, and a regular-expression search too; the
+ * first search of each session apart (in derun mcp it builds the session's mask map).
  * Not part of `bun run bench`: run by hand, `bun bench/redact-cost.ts --base DIR [--size MB] [--reps N]`.
  */
 import * as fs from "node:fs";
@@ -66,15 +68,20 @@ const env = {
 interface Impl {
   readonly name: string;
   readonly readText: any;
+  readonly readOutput: any;
   readonly search: any;
   readonly store: any;
 }
 
 async function load(name: string, tree: string): Promise<Impl> {
   const { openFileStore: open } = await import(path.join(tree, "src/core/file-store/index.ts"));
+  // As derun mcp reads: with the mask maps search keeps (when the tree has them).
+  const engine = await import(path.join(tree, "src/transcript/index.ts"));
+  engine.keepMaskMaps?.(true);
   return {
     name,
     readText: (await import(path.join(tree, "src/queries/read-text.ts"))).default,
+    readOutput: (await import(path.join(tree, "src/queries/read-output.ts"))).default,
     search: (await import(path.join(tree, "src/queries/search-output.ts"))).default,
     store: open({ root }),
   };
@@ -87,6 +94,19 @@ const time = async (f: () => Promise<unknown>) => {
   await f();
   return performance.now() - started;
 };
+
+// The first search of a session in derun mcp builds its mask map (src/transcript/mask-map.ts): timed apart.
+for (const impl of impls)
+  for (const suffix of impl.name === "after" ? ["", "-env"] : [""]) {
+    const ms = await time(() =>
+      impl.search.handler(impl.search.input({ session_id: `big${suffix}`, pattern: "first search", literal: true }), {
+        store: impl.store,
+        signal,
+        limits: { searchMs: 600_000 },
+      }),
+    );
+    console.log(`first search ${Math.round(size / 1e6)} MB ${impl.name}${suffix}: ${ms.toFixed(0)} ms`);
+  }
 
 const rows: Record<string, number[]> = {};
 let warm = true; // the first round warms each tree up (JIT, caches): not counted
@@ -102,6 +122,38 @@ for (let rep = 0; rep <= reps; rep++, warm = false) {
         `read_text 2.4 MB ${label}`,
         await time(() =>
           impl.readText.handler(impl.readText.input({ session_id: `mixed${suffix}`, view: "text" }), { store: impl.store, signal }),
+        ),
+      );
+      add(
+        `read_text head 2.4 MB ${label}`,
+        await time(() =>
+          impl.readText.handler(
+            impl.readText.input({ session_id: `mixed${suffix}`, view: "text", head_lines: 100000, max_chars: 10_000_000 }),
+            { store: impl.store, signal },
+          ),
+        ),
+      );
+      add(
+        `read_output 2.4 MB ${label}`,
+        await time(async () => {
+          for (let cursor = "0"; ; ) {
+            const r = await impl.readOutput.handler(impl.readOutput.input({ session_id: `mixed${suffix}`, cursor, max_bytes: 262144 }), {
+              store: impl.store,
+              signal,
+            });
+            if (r.eof || r.next_cursor === cursor) break;
+            cursor = r.next_cursor;
+          }
+        }),
+      );
+      add(
+        `search regex ${Math.round(size / 1e6)} MB ${label}`,
+        await time(() =>
+          impl.search.handler(impl.search.input({ session_id: `big${suffix}`, pattern: "ERROR db\\.pool" }), {
+            store: impl.store,
+            signal,
+            limits: { searchMs: 600_000 },
+          }),
         ),
       );
       add(
@@ -128,7 +180,13 @@ for (const [key, ms] of Object.entries(rows)) {
 const median = (key: string) => summarize(rows[key]!).median;
 const min = (key: string) => Math.min(...rows[key]!);
 // On a shared machine the medians wander; the fastest run of each is the steadier figure of its work.
-for (const what of ["read_text 2.4 MB", `search ${Math.round(size / 1e6)} MB`]) {
+for (const what of [
+  "read_text 2.4 MB",
+  "read_text head 2.4 MB",
+  "read_output 2.4 MB",
+  `search regex ${Math.round(size / 1e6)} MB`,
+  `search ${Math.round(size / 1e6)} MB`,
+]) {
   const ratio = (f: (key: string) => number, suffix: string) => (f(`${what} ${suffix}`) / f(`${what} before`)).toFixed(3);
   console.log(
     `${what}: after/before medians ${ratio(median, "after")} (env ${ratio(median, "after-env")}), fastest runs ` +

@@ -10,6 +10,9 @@ import { fingerprintHash, fingerprintTag, saltSeed, type SecretEnvFingerprints }
 const DELIMITER = new Uint8Array(128);
 for (const c of " \t\r\n\v\f\"'`=:,;()[]{}<>|@&") DELIMITER[c.charCodeAt(0)] = 1;
 const isDelimiter = (code: number): boolean => code < 128 && DELIMITER[code] === 1;
+/** What a value that begins with a delimiter is looked for after. */
+const OPENS_VALUE = new Uint8Array(128);
+for (const c of " \t=:\"'") OPENS_VALUE[c.charCodeAt(0)] = 1;
 
 export class EnvValues {
   readonly #salt: string;
@@ -55,8 +58,10 @@ export class EnvValues {
     let after = 0; // a value found ends here: words starting inside it are not looked at
     for (let p = 0; p < n; p++) {
       if (p < after || (p > 0 && !isDelimiter(text.charCodeAt(p - 1)))) continue;
-      // A word starts here, or a value that itself begins with a delimiter (`(x…`) after another one.
-      if (text.charCodeAt(p) <= 0x20) continue;
+      // A word starts here, or a value that itself begins with a delimiter (`KEY=(x…`, `"(x…"`), after a
+      // blank, `=`, `:` or a quote (not every run of brackets: that would cost every line a look).
+      const c = text.charCodeAt(p);
+      if (isDelimiter(c) && (c <= 0x20 || c === 0x22 || c === 0x27 || (p > 0 && OPENS_VALUE[text.charCodeAt(p - 1)] !== 1))) continue;
       for (let k = 0; k < this.#lengths.length; k++) {
         const end = p + this.#lengths[k]!;
         if (end > n || (end < n && !isDelimiter(text.charCodeAt(end)))) continue;
