@@ -131,7 +131,8 @@ export const PLANTS: readonly Plant[] = [
     argv: [
       "sh",
       "-c",
-      'printf \'value=%s path=%s\\n\' "$DEPLOY_SECRET" "$DEPLOY_KEY"; printf \'{"auth":"%s"}\\n\' "$(printf %s "$SERVICE_PASSWORD" | sed \'s/"/\\\\"/\')"',
+      'printf \'value=%s path=%s\\n\' "$DEPLOY_SECRET" "$DEPLOY_KEY"; ' +
+        'printf \'{"auth":"%s"}\\n\' "$(printf %s "$SERVICE_PASSWORD" | sed \'s/"/\\\\"/\')"',
     ],
     env: { DEPLOY_SECRET: `(${R.envParen}`, DEPLOY_KEY: `/${R.envSlash}`, SERVICE_PASSWORD: R.envJson.join('"') },
   },

@@ -69,7 +69,9 @@ export const RULES: readonly RedactRule[] = [
     id: "aws-secret-access-key",
     description: "AWS secret access keys: 40 base-64 characters on a line that names AWS",
     keywords: ["aws"],
-    pattern: `${after("A-Za-z0-9/+")}(?<s>(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[0-9])[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`,
+    pattern:
+      `${after("A-Za-z0-9/+")}(?<s>(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[0-9])` +
+      "[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
   },
   {
     id: "anthropic-key",
@@ -132,7 +134,9 @@ export const RULES: readonly RedactRule[] = [
     id: "authorization-header",
     description: "The credentials of an Authorization header or a Bearer token (curl -v, HTTP logs)",
     keywords: ["authorization", "bearer"],
-    pattern: `(?:authorization[ \\t]*:[ \\t]*(?:bearer|basic|token|digest|bot|apikey)?|${after("A-Za-z")}bearer)[ \\t]+(?<s>[A-Za-z0-9._~+/=:-]{8,})`,
+    pattern:
+      `(?:authorization[ \\t]*:[ \\t]*(?:bearer|basic|token|digest|bot|apikey)?|${after("A-Za-z")}bearer)` +
+      "[ \\t]+(?<s>[A-Za-z0-9._~+/=:-]{8,})",
     flags: "i",
     generic: true,
   },
@@ -177,6 +181,7 @@ export const RULES: readonly RedactRule[] = [
       "^[ \\t]*(?<s>(?=[A-Za-z0-9+/=]*[A-Z])(?=[A-Za-z0-9+/=]*[a-z])(?=[A-Za-z0-9+/=]*[0-9])[A-Za-z0-9+/]{16,}={0,2})[ \\t\\r]*$" +
       // Behind a prefix (`cat -n`'s number, `grep -A`'s `file-`, a log's time and level): a whole
       // body line (40 base-64 characters or more) ending the line, not a digest (`sha512-…`).
-      "|(?<=[ \\t:|>-])(?<!sha[0-9]{1,3}-|sha[0-9]{1,3}:)(?<s2>(?=[A-Za-z0-9+/=]*[A-Z])(?=[A-Za-z0-9+/=]*[a-z])(?=[A-Za-z0-9+/=]*[0-9])[A-Za-z0-9+/]{40,}={0,2})[ \\t\\r]*$",
+      "|(?<=[ \\t:|>-])(?<!sha[0-9]{1,3}-|sha[0-9]{1,3}:)" +
+      "(?<s2>(?=[A-Za-z0-9+/=]*[A-Z])(?=[A-Za-z0-9+/=]*[a-z])(?=[A-Za-z0-9+/=]*[0-9])[A-Za-z0-9+/]{40,}={0,2})[ \\t\\r]*$",
   },
 ];
