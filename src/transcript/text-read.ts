@@ -20,7 +20,6 @@ const CHARACTER_LOOKAHEAD = 3;
  * a window title): past this the sequence is cut as any window is.
  */
 const SEQUENCE_LIMIT = 4096;
-const LF = 0x0a;
 
 interface Group {
   readonly channel: DerunOutputChannel;
@@ -154,11 +153,3 @@ const sliceFields = (slice: OutputSlice): OutputSlice => ({
   bytes: slice.bytes,
   timestamp: slice.timestamp,
 });
-
-/** The window of bytes at `start` begins or ends inside a line (not after an LF, not at the output's start or end). */
-async function cutsALine(store: Store, sessionId: string, start: number, window: Uint8Array, outputBytes: number): Promise<boolean> {
-  if (window[window.length - 1] !== LF && start + window.length < outputBytes) return true;
-  if (start === 0) return false;
-  const before = (await store.read(sessionId, start - 1, 1)).slices[0]?.bytes[0];
-  return before !== undefined && before !== LF;
-}
