@@ -22,7 +22,8 @@ beforeAll(async () => {
   });
   expect(small.exitCode).toBe(0);
   const script =
-    "import os,sys\nt=os.environ['P']\nfor i in range(100000): sys.stdout.write(f'line {i} token {t} ok\\n' if i % 2 == 0 else f'line {i} nothing here\\n')";
+    "import os,sys\nt=os.environ['P']\n" +
+    "for i in range(100000): sys.stdout.write(f'line {i} token {t} ok\\n' if i % 2 == 0 else f'line {i} nothing here\\n')";
   const big = await runDerun(["run", "--session-id", "big", "--", "python3", "-c", script], { stateRoot: state.path, env: { P: TOKEN } });
   expect(big.exitCode).toBe(0);
   agent = await connectAgent(state.path);
