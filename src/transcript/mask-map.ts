@@ -105,9 +105,15 @@ export class MaskMap {
     }
   }
 
-  /** `bytes` (at `offset` of output.bin) with every masked byte written `*`: in place when `own`, else a copy when any is. */
-  apply(offset: number, bytes: Uint8Array, own: boolean): Uint8Array {
-    const end = offset + bytes.length;
+  /** How many masked ranges overlap `[start, end)` of output.bin. */
+  countIn(start: number, end: number): number {
+    let n = 0;
+    for (let k = this.#first(start); k < this.#starts.length && this.#starts[k]! < end; k++) n++;
+    return n;
+  }
+
+  /** The first range that ends after `offset`. */
+  #first(offset: number): number {
     let lo = 0;
     let hi = this.#ends.length;
     while (lo < hi) {
@@ -115,8 +121,14 @@ export class MaskMap {
       if (this.#ends[mid]! > offset) hi = mid;
       else lo = mid + 1;
     }
+    return lo;
+  }
+
+  /** `bytes` (at `offset` of output.bin) with every masked byte written `*`: in place when `own`, else a copy when any is. */
+  apply(offset: number, bytes: Uint8Array, own: boolean): Uint8Array {
+    const end = offset + bytes.length;
     let out = bytes;
-    for (let k = lo; k < this.#starts.length && this.#starts[k]! < end; k++) {
+    for (let k = this.#first(offset); k < this.#starts.length && this.#starts[k]! < end; k++) {
       if (out === bytes && !own) out = Uint8Array.from(bytes);
       out.fill(MASK_BYTE, Math.max(0, this.#starts[k]! - offset), Math.min(bytes.length, this.#ends[k]! - offset));
     }

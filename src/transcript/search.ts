@@ -134,6 +134,9 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
   const keys = redactor.enabled && !maskFirst ? new KeyBlocks(t) : undefined;
   const matches: FoundMatch[] = [];
   for (const m of result.matches) matches.push(found(keys ? await maskKeyBody(m, keys) : m, redactor, shown));
+  // Lines read through the mask map came masked already: their masks are counted from the map.
+  if (masks)
+    for (const m of result.matches) for (const l of [...m.before, m, ...m.after]) shown.count += masks.countIn(l.line.start, l.line.end);
   return {
     ...subject,
     ...(options.channel === undefined ? {} : { channel: options.channel }),
