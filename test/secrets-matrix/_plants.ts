@@ -24,6 +24,8 @@ export interface Plant {
   readonly cwd?: string;
   /** derun run's exit status. */
   readonly status?: number;
+  /** A known gap (docs/secrets.md, Limits): the readers that show it, exactly. */
+  readonly knownLeaks?: readonly string[];
 }
 
 const R = {
@@ -37,6 +39,7 @@ const R = {
   cwd: r(36),
   error: r(36),
   curl: r(16),
+  assembled: [r(10), r(26)],
   curlLong: r(18),
   long: r(36),
   envParen: r(20),
@@ -110,6 +113,26 @@ export const PLANTS: readonly Plant[] = [
     kind: "43.6: curl -u user:password, --user user:password on the command line",
     secrets: [R.curl, R.curlLong],
     argv: ["sh", "-c", "echo fetched", "curl", "-u", `bob:${R.curl}`, "--user", `alice:${R.curlLong}`, "https://example.com/"],
+  },
+  {
+    id: "c2-assembled",
+    kind: "2: assembled by the terminal: the second half written first, the first put before it after \\r",
+    pty: true,
+    secrets: [R.assembled.join("")],
+    argv: ["sh", "-c", 'printf \'token \\033[14C%s end\\r\\033[6C%s\\n\' "$P2" "$P1"'],
+    env: { P1: `ghp_${R.assembled[0]}`, P2: R.assembled[1]! },
+    // Raw bytes, and a text-view page that cuts the line before the terminal put it together.
+    knownLeaks: [
+      "cat c2-assembled --view raw",
+      "export c2-assembled",
+      "export c2-assembled --format asciicast-v3",
+      'read_output {"encoding":"base64"}',
+      'read_output {"max_bytes":37}',
+      'read_output {"max_bytes":500}',
+      'read_output {"view":"text","max_bytes":37}',
+      "read_output {}",
+      "wait_output",
+    ],
   },
   {
     id: "c3-window",
