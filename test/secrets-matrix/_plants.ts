@@ -39,6 +39,8 @@ const R = {
   cwd: r(36),
   error: r(36),
   curl: r(16),
+  typed: r(40),
+  heredoc: r(20, "abcdefghijklmnopqrstuvwxyz"),
   assembled: [r(10), r(26)],
   curlLong: r(18),
   long: r(36),
@@ -58,6 +60,19 @@ export const KEY_PEM = ["-----BEGIN PRIVATE KEY-----", ...KEY_BODY, "-----END PR
 
 /** The filler a long line carries before its secret (so windows of 37 and 500 bytes cut it). */
 const FILLER = "progress ".repeat(30);
+
+/**
+ * Typed into `derun shell` (bash), one line each: the shell's OSC 633 E mark writes `;` as `\x3b`
+ * and a heredoc's line breaks as `\x0a`, gluing a token to the escape (class 5). The heredoc's value
+ * is in a secret-named variable of the shell's environment (found only by its fingerprint).
+ */
+export const SHELL_PLANT = {
+  id: "c5-shell",
+  kind: "5: typed in derun shell: after ; (\\x3b) and in a heredoc (\\x0a)",
+  secrets: [R.typed, R.heredoc],
+  env: { DEPLOY_TOKEN: R.heredoc },
+  lines: [`echo ok;sk-${R.typed} 2>/dev/null; true`, "cat <<EOF", `${R.heredoc} is the value`, "EOF"],
+} as const;
 
 export const PLANTS: readonly Plant[] = [
   {
