@@ -35,10 +35,21 @@ export const isMaskableValue = (value: string): boolean =>
   value.length >= MIN_VALUE_LENGTH &&
   value.length <= MAX_VALUE_LENGTH &&
   !/[\r\n]/.test(value) &&
-  !/^(?:[/~]|\.{1,2}\/|[A-Za-z]:\\)/.test(value) && // a path (SSH_AUTH_SOCK, GIT_ASKPASS)
+  !isPath(value) &&
   !/^v?\d+(?:[._-]\d+)*$/.test(value) && // a number, a version
   !/^(?:true|false|yes|no|null|none)$/i.test(value) &&
   !/^\s|\s$/.test(value);
+
+/**
+ * A path (SSH_AUTH_SOCK, GIT_ASKPASS), not a secret: what starts like one, unless a piece of it
+ * between slashes is 16 characters of base 64 with mixed case and digits (a token that happens to
+ * begin with `/`, as one in 64 base-64 tokens does).
+ */
+const isPath = (value: string): boolean =>
+  /^(?:[/~]|\.{1,2}\/|[A-Za-z]:\\)/.test(value) &&
+  !value
+    .split("/")
+    .some((piece) => /^[A-Za-z0-9+=]{16,}$/.test(piece) && /[A-Z]/.test(piece) && /[a-z]/.test(piece) && /[0-9]/.test(piece));
 
 const SALT_BYTES = 16;
 

@@ -33,6 +33,15 @@ const NAME = "[A-Za-z0-9_.-]*";
 const ASSIGN = `["']?[ \\t]*(?:=>|:=|=|:)[ \\t]*`;
 /** A value: quoted (up to its closing quote), or a word. */
 const VALUE = `(?:"(?<s>[^"\\n]+)"|'(?<s2>[^'\\n]+)'|(?<s3>[^\\s"'\`,;]+))`;
+/**
+ * Where a token without a distinctive prefix may begin: not inside a word (`(?<![…])`), unless
+ * what stands before it is an escape written out (`\n`, `\t` in a JSON log, `\x0a`, `\x3b` in a
+ * shell's command-line mark) or a colour
+ * escape (`ESC[33m`, or `\033[33m` written out): the letter that ends those is not a word's.
+ */
+const after = (word: string): string =>
+  `(?:(?<![${word}])|(?<=\\\\[nrt]|\\\\x[0-9a-fA-F]{2})|(?<=(?:\\x1b|\\\\(?:033|x1[bB]|e|u001[bB]))\\[[0-9;]*m))`;
+
 /** A token's value: as VALUE, but a word stops at `@` (a token in a URL before its host). */
 const TOKEN_VALUE = `(?:"(?<s>[^"\\n]+)"|'(?<s2>[^'\\n]+)'|(?<s3>[^\\s"'\`,;@]+))`;
 
@@ -42,69 +51,70 @@ export const RULES: readonly RedactRule[] = [
     description:
       "GitHub tokens: personal (ghp_), OAuth (gho_), user-to-server (ghu_), server (ghs_), refresh (ghr_), fine-grained (github_pat_)",
     keywords: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
-    pattern: "(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{20,})",
+    pattern: "(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{20,})",
   },
   {
     id: "gitlab-token",
     description: "GitLab tokens: personal, project and group (glpat-), deploy (gldt-), pipeline trigger (glptt-), runner (glrt-)",
     keywords: ["glpat-", "gldt-", "glptt-", "glrt-"],
-    pattern: "(?<![A-Za-z0-9_-])gl(?:pat|dt|ptt|rt)-[A-Za-z0-9_-]{16,}",
+    pattern: "gl(?:pat|dt|ptt|rt)-[A-Za-z0-9_-]{16,}",
   },
   {
     id: "aws-access-key-id",
     description: "AWS access key ids (AKIA, ASIA and the other four-letter kinds, then 16 base-32 characters)",
     keywords: ["akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "aipa", "anpa", "anva", "apka"],
-    pattern: "(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z2-7]{16}(?![A-Za-z0-9])",
+    pattern: "(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z2-7]{16}(?![A-Za-z0-9])",
   },
   {
     id: "aws-secret-access-key",
     description: "AWS secret access keys: 40 base-64 characters on a line that names AWS",
     keywords: ["aws"],
     pattern:
-      "(?<![A-Za-z0-9/+])(?<s>(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[0-9])[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+      `${after("A-Za-z0-9/+")}(?<s>(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[0-9])` +
+      "[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
   },
   {
     id: "anthropic-key",
     description: "Anthropic API keys (sk-ant-)",
     keywords: ["sk-ant-"],
-    pattern: "(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}",
+    pattern: "sk-ant-[A-Za-z0-9_-]{20,}",
   },
   {
     id: "openai-key",
     description: "OpenAI API keys (sk-, sk-proj-, sk-svcacct-, sk-admin-)",
     keywords: ["sk-"],
-    pattern: "(?<![A-Za-z0-9_-])sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+    pattern: `sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|${after("A-Za-z0-9_-")}sk-(?!ant-|proj-|svcacct-|admin-)[A-Za-z0-9_-]{20,}`,
     entropy: 3,
   },
   {
     id: "slack-token",
     description: "Slack tokens (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxo-) and incoming webhook URLs",
     keywords: ["xox", "hooks.slack.com"],
-    pattern: "(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}|hooks\\.slack\\.com/services/(?<s>[A-Za-z0-9/_-]{20,})",
+    pattern: "xox[abposr]-[A-Za-z0-9-]{10,}|hooks\\.slack\\.com/services/(?<s>[A-Za-z0-9/_-]{20,})",
   },
   {
     id: "stripe-key",
     description: "Stripe secret and restricted keys (sk_live_, rk_live_, and their _test_ kin)",
     keywords: ["_live_", "_test_"],
-    pattern: "(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}",
+    pattern: "(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}",
   },
   {
     id: "google-api-key",
     description: "Google API keys (AIza and 35 characters)",
     keywords: ["aiza"],
-    pattern: "(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}",
+    pattern: "AIza[A-Za-z0-9_-]{35}",
   },
   {
     id: "npm-token",
     description: "npm access tokens (npm_ and 36 characters)",
     keywords: ["npm_"],
-    pattern: "(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])",
+    pattern: "npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])",
   },
   {
     id: "jwt",
     description: "JSON Web Tokens: three base64url parts, the first two JSON objects (eyJ)",
     keywords: ["eyj"],
-    pattern: "(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}",
+    pattern: "eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}",
   },
   {
     id: "private-key",
@@ -117,15 +127,24 @@ export const RULES: readonly RedactRule[] = [
     id: "url-credentials",
     description: "The password in a URL (scheme://user:password@host)",
     keywords: ["://"],
-    pattern: "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/@'\"]*:(?<s>[^\\s@/'\"]{3,})@",
+    pattern: `${after("A-Za-z0-9+.-")}[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/@'"]*:(?<s>[^\\s@/'"]{3,})@`,
     generic: true,
   },
   {
     id: "authorization-header",
     description: "The credentials of an Authorization header or a Bearer token (curl -v, HTTP logs)",
     keywords: ["authorization", "bearer"],
-    pattern: "(?:authorization[ \\t]*:[ \\t]*(?:bearer|basic|token|digest|bot|apikey)?|\\bbearer)[ \\t]+(?<s>[A-Za-z0-9._~+/=:-]{8,})",
+    pattern:
+      `(?:authorization[ \\t]*:[ \\t]*(?:bearer|basic|token|digest|bot|apikey)?|${after("A-Za-z")}bearer)` +
+      "[ \\t]+(?<s>[A-Za-z0-9._~+/=:-]{8,})",
     flags: "i",
+    generic: true,
+  },
+  {
+    id: "user-password-flag",
+    description: "The password in curl's `-u user:password` (and `--user`, `--proxy-user` of any command)",
+    keywords: ["curl", "-user"],
+    pattern: `(?:\\bcurl\\b[^\\n]*?[\\s'"]-[uU][ \\t]*|(?:^|[\\s'"])--(?:proxy-)?user(?:[ \\t]+|=))['"]?[^\\s:'"]+:(?<s>[^\\s'"]+)`,
     generic: true,
   },
   {
@@ -158,6 +177,11 @@ export const RULES: readonly RedactRule[] = [
     id: "private-key-body",
     description: "A line of a PEM private key's body (base-64 only, mixed case and digits), inside its BEGIN/END lines or on its own",
     keywords: [],
-    pattern: "^[ \\t]*(?<s>(?=[A-Za-z0-9+/=]*[A-Z])(?=[A-Za-z0-9+/=]*[a-z])(?=[A-Za-z0-9+/=]*[0-9])[A-Za-z0-9+/]{16,}={0,2})[ \\t\\r]*$",
+    pattern:
+      "^[ \\t]*(?<s>(?=[A-Za-z0-9+/=]*[A-Z])(?=[A-Za-z0-9+/=]*[a-z])(?=[A-Za-z0-9+/=]*[0-9])[A-Za-z0-9+/]{16,}={0,2})[ \\t\\r]*$" +
+      // Behind a prefix (`cat -n`'s number, `grep -A`'s `file-`, a log's time and level): a whole
+      // body line (40 base-64 characters or more) ending the line, not a digest (`sha512-…`).
+      "|(?<=[ \\t:|>-])(?<!sha[0-9]{1,3}-|sha[0-9]{1,3}:)" +
+      "(?<s2>(?=[A-Za-z0-9+/=]*[A-Z])(?=[A-Za-z0-9+/=]*[a-z])(?=[A-Za-z0-9+/=]*[0-9])[A-Za-z0-9+/]{40,}={0,2})[ \\t\\r]*$",
   },
 ];

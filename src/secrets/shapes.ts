@@ -13,7 +13,7 @@ const KEEP: readonly RegExp[] = [
   /^[\d.,:-]+$/, // a number, a time
   /^\\(?:x[0-9a-f]{2}|u[0-9a-f]{4}|e|0?33)/i, // a control character written out (`\x1b]0;…`): prose or source, not a value
   // A placeholder or a reference to one: ***, xxxx, <token>, ${TOKEN}, $TOKEN, %TOKEN%, {{ secret }}, null.
-  /^(?:\*+|[xX]+|\.+|<[^>]*>|\[[^\]]*\]|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%|\{\{.*\}\}|null|nil|none|undefined|true|false|redacted|hidden|changeme|required|optional|string)$/i,
+  /^(?:\*+|[xX]+|\.+|<[^>]*>|\[[^\]]*\]|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%|\{\{.*\}\}|null|nil|none|undefined|true|false|redacted|hidden|changeme|required|optional|string|password|passwd|pass|secret|token)$/i,
 ];
 
 /** Whether a generic rule's candidate has a shape derun never masks. */

@@ -58,7 +58,7 @@ export default defineQuery({
     if (until) return waitUntil(store, sessionId, cursor, until, timeoutMs, maxBytes, signal);
     const elapsed = () => Math.round(performance.now() - started);
     for (;;) {
-      const { result, committedEnd } = await readWindowAs(store, sessionId, cursor, maxBytes, input);
+      const { result, committedEnd, heldMs } = await readWindowAs(store, sessionId, cursor, maxBytes, input);
       const remaining = timeoutMs - elapsed();
       // A session that is not live writes nothing more: waiting again would only read the same bytes.
       const ended = !isLiveState(result.session_state);
@@ -69,7 +69,8 @@ export default defineQuery({
       // Nothing readable: wait past the committed end, not the cursor, so that a character whose
       // last bytes are still missing (held back by the text read) does not wake us at once.
       cursor = Number(result.next_cursor);
-      await store.waitForOutput(sessionId, committedEnd, remaining, signal);
+      // A word held back at the live tail is shown after heldMs even if nothing follows it.
+      await store.waitForOutput(sessionId, committedEnd, Math.min(remaining, heldMs ?? remaining), signal);
     }
   },
   render: (result) => {

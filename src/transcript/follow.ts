@@ -14,6 +14,7 @@ import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { runningCommand } from "./unrecorded-commands.ts";
 import { DEFAULT_LIMITS } from "../core/tool.ts";
+import { holdTail } from "./live-hold.ts";
 import { LineMasking, maskSlices, redactorOf, sliceWith } from "./masking.ts";
 
 /** Bytes per store read. */
@@ -44,7 +45,7 @@ export async function* followOutput(
   end: FollowEnd = {},
 ): AsyncGenerator<readonly OutputSlice[]> {
   const redactor = await redactorOf(store, sessionId);
-  for await (const slices of followOutputAsRecorded(store, sessionId, options, end))
+  for await (const slices of followOutputAsRecorded(store, sessionId, { ...options, hold: redactor.enabled }, end))
     yield (await maskSlices(store, sessionId, redactor, slices)).slices;
 }
 
@@ -52,7 +53,7 @@ export async function* followOutput(
 async function* followOutputAsRecorded(
   store: Store,
   sessionId: string,
-  options: FollowOptions,
+  options: FollowOptions & { readonly hold?: boolean },
   end: FollowEnd,
 ): AsyncGenerator<readonly OutputSlice[]> {
   let cursor = options.from;
@@ -60,18 +61,22 @@ async function* followOutputAsRecorded(
     const read = await store.read(sessionId, cursor, BLOCK);
     const record = options.command === undefined ? undefined : await commandEnd(store, sessionId, options.command);
     const stop = record?.output_end ?? Number.POSITIVE_INFINITY;
-    const slices = read.slices.flatMap((s) =>
+    let slices: readonly OutputSlice[] = read.slices.flatMap((s) =>
       s.start >= stop ? [] : s.end <= stop ? [s] : [sliceWith(s, s.bytes.subarray(0, stop - s.start))],
     );
+    // At the live tail, a word that may be a secret's first half waits for its rest (./live-hold.ts).
+    const live = isLiveState(read.state) && !record && read.next_cursor === read.output_bytes;
+    const held = options.hold && live ? holdTail(slices) : { slices, heldMs: 0 };
+    slices = held.slices;
     if (slices.length > 0) yield slices;
-    cursor = read.next_cursor;
+    cursor = held.heldMs > 0 ? (slices.at(-1)?.end ?? cursor) : read.next_cursor;
     if (record && cursor >= stop) {
       end.record = record;
       return;
     }
-    if (cursor < read.output_bytes) continue;
+    if (cursor < read.output_bytes && held.heldMs === 0) continue;
     if (!isLiveState(read.state) || options.signal?.aborted) return;
-    await store.waitForOutput(sessionId, cursor, FOLLOW_WAIT_MS, options.signal);
+    await store.waitForOutput(sessionId, read.output_bytes, held.heldMs || FOLLOW_WAIT_MS, options.signal);
   }
 }
 

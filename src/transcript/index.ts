@@ -13,6 +13,7 @@ export { findFailure } from "./failure-find.ts";
 export { FAILURE_DEFAULT_MAX_CHARS, type FailureReport, failureReport, type ReadHint, renderFailure } from "./failure-report.ts";
 export { type FollowEnd, followOutput, followText } from "./follow.ts";
 export { configureRedaction, redactedField, redactionEnabled } from "./masking.ts";
+export { keepMaskMaps } from "./mask-map.ts";
 export { MemoryBound } from "./memory-bound.ts";
 export { type Encoding, type OutputChunk, type OutputWindow, readOutput, type ReadOutputResult, readResult } from "./output.ts";
 export { type CommandPart, commandPart, type PageRecording, pageRecording } from "./page-recording.ts";

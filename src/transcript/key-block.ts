@@ -1,7 +1,7 @@
 /**
  * A search shows a line without the lines before it: a short line of a PEM private key's body
  * (its last line, often under the 16 characters the standalone body rule asks for) looked like any
- * other word there. A shown line made only of base-64 is masked whole when the bytes before it hold
+ * other word there. A shown line made only of base-64 (or ending in a base-64 word behind a prefix) is masked when the bytes before it hold
  * a private key's BEGIN line and no END line after that one, as the text view masks it.
  */
 import { PEM_BEGIN } from "../secrets/masker.ts";
@@ -9,8 +9,11 @@ import { readWindow, type Transcript } from "./transcript.ts";
 
 /** Bytes looked at before the line: an 8192-bit RSA key's PEM block is about 6.4 KB. */
 const LOOKBACK = 16 * 1024;
-/** A line that could be part of a key's body: base-64 and its padding, nothing else. */
-const BODY_LINE = /^([ \t]*)([A-Za-z0-9+/]+={0,2})[ \t\r]*$/;
+/**
+ * A line that could be part of a key's body: base-64 and its padding, alone or as the last word
+ * behind a prefix (`cat -n`'s number, `grep -A`'s `file-`, a log's time and level).
+ */
+const BODY_LINE = /^((?:[^\n]*[ \t:|>-])?)([A-Za-z0-9+/]{4,}={0,2})[ \t\r]*$/;
 const PEM_BEGIN_ALL = new RegExp(PEM_BEGIN.source, "g");
 
 /** Which shown lines of one transcript lie inside a private key's block (looked up once per line). */

@@ -133,18 +133,29 @@ export const sliceWith = (slice: OutputSlice, bytes: Uint8Array): OutputSlice =>
 export function maskArgv(redactor: Redactor, argv: readonly string[]): { argv: string[]; count: number } {
   if (!redactor.enabled) return { argv: [...argv], count: 0 };
   let count = 0;
+  const curl = argv.some((word) => /(?:^|\/)curl$/.test(word));
   const out = argv.map((word, i) => {
     const previous = argv[i - 1];
     if (previous !== undefined && SECRET_FLAG.test(previous) && word.length >= 4 && !word.startsWith("-")) {
       count++;
       return "*".repeat(word.length);
     }
-    const masked = redactor.text(word);
+    // `curl -u bob:PW`, `--user bob:PW`, `curl -ubob:PW`: the rule reads the password with the flag (and curl) before it.
+    const before =
+      previous !== undefined && (USER_FLAG.test(previous) || (curl && /^-[uU]$/.test(previous)))
+        ? "--user "
+        : curl && /^-[uU]\S/.test(word)
+          ? "curl "
+          : "";
+    const masked = redactor.text(before + word);
     count += masked.count;
-    return masked.text;
+    return masked.text.slice(before.length);
   });
   return { argv: out, count };
 }
+
+/** A flag whose value is `user:password`. */
+const USER_FLAG = /^--(?:proxy-)?user$/;
 
 /** A flag whose value is a secret: `--password`, `--token`, `--api-key`, `--client-secret` (not `-p`: too many meanings). */
 const SECRET_FLAG = /^--?[A-Za-z0-9_-]*(?:passw(?:or)?d|passphrase|token|secret|api[_-]?key|access[_-]?key|credentials?)[A-Za-z0-9_-]*$/i;

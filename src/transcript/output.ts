@@ -5,6 +5,7 @@
 import { type DerunSessionState, type DerunOutputChannel, SCHEMA_VERSION } from "../core/enums.ts";
 import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { joined } from "./joined.ts";
+import { holdTail } from "./live-hold.ts";
 import { maskSlices, redactedField, redactorOf } from "./masking.ts";
 import { decodeUtf8, utf8Boundary, utf8SequenceHere, utf8SequenceLength } from "./utf8.ts";
 
@@ -59,6 +60,8 @@ export interface OutputWindow {
   readonly result: ReadOutputResult;
   /** Committed bytes at the time of the read: a waiter with nothing to return waits past this. */
   readonly committedEnd: number;
+  /** The live tail's last word was held back (./live-hold.ts): a waiter reads again after this many ms at most. */
+  readonly heldMs?: number;
 }
 
 /** Consecutive bytes of one channel: adjacent index records merged, the first record's timestamp. */
@@ -150,7 +153,11 @@ export const readOutput = async (
 ): Promise<OutputWindow> => {
   const text = encoding === "text";
   const read = await store.read(sessionId, cursor, maxBytes + (text ? TEXT_LOOKAHEAD : 0));
-  const masked = await maskSlices(store, sessionId, await redactorOf(store, sessionId), read.slices);
+  const redactor = await redactorOf(store, sessionId);
+  // At a live tail, a word that may be a secret's first half waits for its rest (./live-hold.ts).
+  const atLiveEnd = redactor.enabled && isLiveState(read.state) && read.next_cursor === read.output_bytes;
+  const held = atLiveEnd ? holdTail(read.slices) : { slices: read.slices, heldMs: 0 };
+  const masked = await maskSlices(store, sessionId, redactor, held.slices);
   const stretches = coalesce(masked.slices);
   const start = stretches[0]?.start ?? read.next_cursor;
   const live = isLiveState(read.state);
@@ -159,7 +166,7 @@ export const readOutput = async (
     : { kept: stretches, withheldAtTail: false };
   const last = kept.at(-1);
   const next = last ? last.start + last.bytes.length : start;
-  const atTail = next === read.output_bytes || withheldAtTail;
+  const atTail = next === read.output_bytes || withheldAtTail || (held.heldMs > 0 && next === (held.slices.at(-1)?.end ?? cursor));
   const result = readResult(
     sessionId,
     kept.map((stretch) => toChunk(stretch, encoding)),
@@ -167,5 +174,9 @@ export const readOutput = async (
     atTail,
     read.state,
   );
-  return { committedEnd: read.output_bytes, result: withRedacted(result, masked.count) };
+  return {
+    committedEnd: read.output_bytes,
+    result: withRedacted(result, masked.count),
+    ...(held.heldMs > 0 ? { heldMs: held.heldMs } : {}),
+  };
 };

@@ -28,7 +28,9 @@ export async function* candidateBatches(
   options: TextStreamOptions = {},
 ): AsyncGenerator<readonly CandidateStep[]> {
   const view = new TextView();
-  for await (const window of windowsThroughOneBuffer(t, options)) {
+  for await (const read of windowsThroughOneBuffer(t, options)) {
+    // Masked bytes read as `*` (./mask-map.ts): a literal inside a secret is not there to be found.
+    const window = options.masks ? { ...read, bytes: options.masks.apply(read.offset, read.bytes, false) } : read;
     for (const piece of pieces(window.bytes, window.offset, chunksOf(window, t.spans, options.channel))) {
       const steps: CandidateStep[] = [];
       for (const step of planPiece(piece.bytes, needle, context)) {

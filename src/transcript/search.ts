@@ -19,6 +19,7 @@ import type { TextStreamOptions } from "./text-stream.ts";
 import { LineMasking, maskText, redactedField, redactorFor, type MaskedLine, type Redactor } from "./masking.ts";
 import { KeyBlocks } from "./key-block.ts";
 import { canMatchMask } from "./search-mask.ts";
+import { maskMapOf } from "./mask-map.ts";
 import type { Transcript } from "./transcript.ts";
 
 /** The pattern as search compiles it (the command line compiles it once, and colours with it: matchesIn, bounded as search is). */
@@ -81,8 +82,14 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
   // match a mask's `*`; otherwise (masks keep lengths) a masked line can match only where the line
   // as recorded does, so only those lines are masked and tested again, and searching costs what it did.
   const redactor = redactorFor(t.info.meta);
+  // In derun mcp, the bytes a mask covers are read as `*` before anything is looked for: a guess
+  // inside a secret costs what a miss costs (./mask-map.ts).
+  const masks = await maskMapOf(t, redactor, options.deadline, options.signal);
+  if (masks === "out of time") return notSearched(t, options);
   const masking = new LineMasking(redactor);
-  const maskFirst = redactor.enabled && canMatchMask(options.pattern);
+  // grep -v selects the lines that do not match: that must be decided on the masked line too (a line
+  // whose secret matched as recorded is selected once masked), so every line is masked first.
+  const maskFirst = redactor.enabled && (options.invert === true || canMatchMask(options.pattern));
   const search = new TextSearch({
     ...options,
     ...(redactor.enabled && !maskFirst ? { shown: (line: TextLine) => masking.line(line) } : {}),
@@ -96,7 +103,8 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
   // With a required literal, the lines that cannot hold it are passed over as a count (search-stream.ts);
   // not when a mask's `*` could match (the literal is looked for in the bytes as recorded).
   const needle = options.invert || maskFirst ? undefined : options.pattern.needle;
-  const batches = needle ? candidateBatches(t, needle, search.contextLines, options) : textBatchesAsRecorded(t, options);
+  const read = masks ? { ...options, masks } : options;
+  const batches = needle ? candidateBatches(t, needle, search.contextLines, read) : textBatchesAsRecorded(t, read);
   scan: for await (const steps of batches) {
     for (const step of steps) {
       if (typeof step === "number") {
@@ -126,6 +134,9 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
   const keys = redactor.enabled && !maskFirst ? new KeyBlocks(t) : undefined;
   const matches: FoundMatch[] = [];
   for (const m of result.matches) matches.push(found(keys ? await maskKeyBody(m, keys) : m, redactor, shown));
+  // Lines read through the mask map came masked already: their masks are counted from the map.
+  if (masks)
+    for (const m of result.matches) for (const l of [...m.before, m, ...m.after]) shown.count += masks.countIn(l.line.start, l.line.end);
   return {
     ...subject,
     ...(options.channel === undefined ? {} : { channel: options.channel }),
@@ -135,6 +146,19 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
     ...(stopped ? { stopped: true as const } : {}),
     ...redactedField(shown.count),
     matches,
+  };
+}
+
+/** A search that ran out of time before it could look at a line (building the mask map: ./mask-map.ts). */
+function notSearched(t: Transcript, options: SearchTranscriptOptions): Found {
+  const subject = subjectOf(t);
+  return {
+    ...subject,
+    ...(options.channel === undefined ? {} : { channel: options.channel }),
+    lines_searched: 0,
+    match_count: 0,
+    stopped: true,
+    matches: [],
   };
 }
 

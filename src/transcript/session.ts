@@ -12,7 +12,7 @@ const defined = <T extends Record<string, unknown>>(fields: T): T =>
   Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as T;
 
 /**
- * A session as a reader sees it: its argv and working directory masked, `redacted` how many
+ * A session as a reader sees it: its argv, working directory and error masked, `redacted` how many
  * secrets that hid. Its meta keeps the fingerprints of its environment (for the masking of what
  * is read next); the answers below name their fields one by one, and those are not among them.
  */
@@ -27,7 +27,18 @@ export function shownSession(info: SessionInfo): ReadSession {
   const meta = info.meta;
   const argv = maskArgv(redactor, meta.command);
   const cwd = maskText(redactor, meta.working_directory);
-  return { info: { ...info, meta: { ...meta, command: argv.argv, working_directory: cwd.text } }, redacted: argv.count + cwd.count };
+  // The error quotes what failed to start (`command not found: ghp_…`): a command line's word.
+  const error = info.error === undefined ? undefined : maskText(redactor, info.error);
+  const final = info.final?.error === undefined ? info.final : { ...info.final, error: maskText(redactor, info.final.error).text };
+  return {
+    info: {
+      ...info,
+      meta: { ...meta, command: argv.argv, working_directory: cwd.text },
+      ...(error === undefined ? {} : { error: error.text }),
+      ...(final === undefined ? {} : { final }),
+    },
+    redacted: argv.count + cwd.count + (error?.count ?? 0),
+  };
 }
 
 /** The session a reference (`id`, `last`, `last~N`) names; `session_not_found` when there is none. */

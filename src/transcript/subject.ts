@@ -58,12 +58,13 @@ export const subjectOf = (t: Transcript): Subject => {
   const argv = maskArgv(redactor, t.info.meta.command);
   const counter = { count: argv.count };
   const command = c ? factsOf(c, redactor, counter) : undefined;
+  const error = final?.error === undefined ? undefined : maskedOrNull(redactor, final.error, counter)!;
   return {
     session_id: t.sessionId,
     session_state: t.info.state,
     ...(final?.exit_code === undefined ? {} : { exit_code: final.exit_code }),
     ...(final?.signal === undefined ? {} : { signal: final.signal }),
-    ...(final?.error === undefined ? {} : { error: final.error }),
+    ...(error === undefined ? {} : { error }),
     session_command: argv.argv,
     ...(command ? { command } : {}),
     ...redactedField(counter.count),

@@ -20,7 +20,6 @@ const CHARACTER_LOOKAHEAD = 3;
  * a window title): past this the sequence is cut as any window is.
  */
 const SEQUENCE_LIMIT = 4096;
-const LF = 0x0a;
 
 interface Group {
   readonly channel: DerunOutputChannel;
@@ -97,11 +96,12 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
   }
   const end = start + length;
   const redactor = await redactorOf(store, sessionId);
-  // A line cut by the window's edge (a line longer than max_bytes): its secrets are masked in the
-  // bytes first, with the bytes around the window, so that a secret across the cut is seen whole
-  // (each piece alone would look like no secret). Masks keep lengths: the view's offsets stay.
+  // The window's secrets are masked in the bytes first, with the bytes around the window: a secret
+  // across a cut (a line longer than max_bytes) is seen whole (each piece alone would look like no
+  // secret), and a line of a private key's body is seen after its BEGIN line in an earlier window.
+  // Masks keep lengths: the view's offsets stay.
   let maskedInBytes = 0;
-  if (redactor.enabled && length > 0 && (await cutsALine(store, sessionId, start, bytes.subarray(0, length), read.output_bytes))) {
+  if (redactor.enabled && length > 0) {
     // The window's own bytes (the read runs a few past it): a secret after its end is neither shown nor counted.
     const inWindow = read.slices
       .filter((slice) => slice.start < end)
@@ -153,11 +153,3 @@ const sliceFields = (slice: OutputSlice): OutputSlice => ({
   bytes: slice.bytes,
   timestamp: slice.timestamp,
 });
-
-/** The window of bytes at `start` begins or ends inside a line (not after an LF, not at the output's start or end). */
-async function cutsALine(store: Store, sessionId: string, start: number, window: Uint8Array, outputBytes: number): Promise<boolean> {
-  if (window[window.length - 1] !== LF && start + window.length < outputBytes) return true;
-  if (start === 0) return false;
-  const before = (await store.read(sessionId, start - 1, 1)).slices[0]?.bytes[0];
-  return before !== undefined && before !== LF;
-}

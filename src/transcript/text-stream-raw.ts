@@ -10,6 +10,7 @@ import type { DerunOutputChannel } from "../core/enums.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { chunksOf } from "../views/window.ts";
 import { giveTurn } from "./pace.ts";
+import type { MaskMap } from "./mask-map.ts";
 import { windowsForward, type Transcript } from "./transcript.ts";
 
 /** Bytes given to the view at once: a few ms of work between two chances to give the event loop a turn. */
@@ -21,6 +22,8 @@ export interface TextStreamOptions {
   readonly signal?: AbortSignal;
   /** Called after each window: a long-running caller bounds its memory there (JSC collects lazily). */
   readonly onWindow?: () => void;
+  /** Where the session's masks fall: those bytes are read as `*` (search, in `derun mcp`: ./mask-map.ts). */
+  readonly masks?: MaskMap;
 }
 
 /**
@@ -30,7 +33,8 @@ export interface TextStreamOptions {
  */
 export async function* textBatchesAsRecorded(t: Transcript, options: TextStreamOptions = {}): AsyncGenerator<readonly TextLine[]> {
   const view = new TextView();
-  for await (const window of windowsForward(t, t.lo, { signal: options.signal, channel: options.channel })) {
+  for await (const read of windowsForward(t, t.lo, { signal: options.signal, channel: options.channel })) {
+    const window = options.masks ? { ...read, bytes: options.masks.apply(read.offset, read.bytes, false) } : read;
     for (const chunk of chunksOf(window, t.spans, options.channel)) {
       // In pieces, so the event loop gets its turns within a large record too.
       for (let at = 0; at < chunk.bytes.length; at += PIECE) {

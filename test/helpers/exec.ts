@@ -1,6 +1,6 @@
 /** Running the real CLIs of the MCP config tests: derun, the clients, a shell; bounded in time. */
 import { readdirSync, readFileSync } from "node:fs";
-import { derunEnv } from "../helpers/cli.ts";
+import { derunEnv } from "./cli.ts";
 
 export interface Ran {
   readonly exitCode: number | null;

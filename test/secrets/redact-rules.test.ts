@@ -40,6 +40,11 @@ const CASES: Record<string, Array<[line: string, secret: string]>> = {
     [`> Authorization: Bearer ${S.apiKey}`, S.apiKey],
     [`> authorization: Basic ${S.urlPassword}==`, `${S.urlPassword}==`],
   ],
+  "user-password-flag": [
+    [`curl -s -u bob:${S.urlPassword} https://example.com/`, S.urlPassword],
+    [`curl -ubob:${S.urlPassword} x`, S.urlPassword],
+    [`wget --user=bob:${S.urlPassword} x`, S.urlPassword],
+  ],
   "password-assignment": [
     [`DB_PASSWORD=${S.password}`, S.password],
     [`  "password": "${S.password}",`, S.password],
@@ -52,7 +57,13 @@ const CASES: Record<string, Array<[line: string, secret: string]>> = {
     [`export ACME_TOKEN="${S.apiKey}"`, S.apiKey],
     [`auth_key => ${S.apiKey}`, S.apiKey],
   ],
-  "private-key-body": [[privateKey()[3]!, privateKey()[3]!]],
+  "private-key-body": [
+    [privateKey()[3]!, privateKey()[3]!],
+    // Behind cat -n's number, grep -A's file name, a log's time and level.
+    [`     4\t${privateKey()[3]!}`, privateKey()[3]!],
+    [`key.pem-${privateKey()[3]!}`, privateKey()[3]!],
+    [`2026-01-01T00:00:00Z INFO ${privateKey()[3]!}`, privateKey()[3]!],
+  ],
 };
 
 describe("rules", () => {
@@ -70,6 +81,27 @@ describe("rules", () => {
       }
     });
   }
+});
+
+describe("glued (issue 38, class 1)", () => {
+  test("a well-known prefix needs no boundary on its left; the others begin after an escape written out or a colour escape", () => {
+    for (const [line, secret] of [
+      [`{"detail":"bad credentials\\n${S.github}"}`, S.github],
+      [`x${S.github}`, S.github],
+      [`\x1b[33m${S.githubFine}\x1b[0m`, S.githubFine],
+      [`"key:\\t${S.openai}"`, S.openai],
+      [`key id${S.awsId}`, S.awsId],
+      [`b=${S.slack}`, S.slack],
+      [`"\\npostgres://app:${S.urlPassword}@db"`, S.urlPassword],
+      [`\\033[1mBearer ${S.apiKey}`, S.apiKey],
+    ] as const)
+      expectMasked(line, secret);
+  });
+
+  test("a digest behind its name is not a key's body line", () => {
+    const line = `integrity sha512-${"Ab1".repeat(28)}==`;
+    expect(mask(line).text).toBe(line);
+  });
 });
 
 describe("never masked", () => {

@@ -42,8 +42,9 @@ export async function run(flags: readonly string[], data: CommandData): Promise<
   if (extra !== undefined) throw usageError(`derun mcp takes no arguments (got ${shown(extra)})`);
   const root = readableStateRoot(values["state-root"]);
   // Before the server starts: a settings file that cannot be used stops it with a one-line error.
-  const { configureRedaction } = await import("../../transcript/index.ts");
+  const { configureRedaction, keepMaskMaps } = await import("../../transcript/index.ts");
   await configureRedaction({ enabled: !values["no-redact"] });
+  keepMaskMaps(true); // search without a timing oracle (transcript/mask-map.ts)
   const log = openLogSink(root, { component: "mcp" });
   // The SDK loads here, not when completion or help read this module's flags.
   const { serveStdio } = await import("../../mcp/stdio.ts");

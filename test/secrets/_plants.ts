@@ -1,0 +1,177 @@
+/**
+ * The planted matrix of issue 38: one recording per way a secret reaches a terminal that the first
+ * masking missed, each planting a secret whose random part is made up at run time (a fixed seed, so
+ * no token of a real format sits in the repository). A leak is any 12-character slice of a random
+ * part in any reader's answer. `known` marks a plant the docs list as a gap (docs/secrets.md): the
+ * matrix reports it, and fails if it ever stops leaking (the docs would then be wrong).
+ */
+import { randomText } from "../helpers/secrets.ts";
+
+const r = randomText(3838);
+const b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+export interface Plant {
+  /** Session id, and the class of issue 38 (1-9) or item of issue 43 it plants. */
+  readonly id: string;
+  readonly kind: string;
+  /** The random parts a reader must never show 12 characters of. */
+  readonly secrets: readonly string[];
+  /** How it is recorded: a pipe run of `argv`, or the same on a PTY. */
+  readonly pty?: true;
+  readonly argv: readonly string[];
+  readonly env?: Record<string, string>;
+  /** A directory (under the work directory) to run in. */
+  readonly cwd?: string;
+  /** derun run's exit status. */
+  readonly status?: number;
+  /** A known gap (docs/secrets.md, Limits): the readers that show it, exactly. */
+  readonly knownLeaks?: readonly string[];
+}
+
+const R = {
+  json: r(36),
+  tab: r(40),
+  letter: r(36),
+  akia: r(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"),
+  xoxb: r(24),
+  sgr: r(60),
+  argvEscape: r(36),
+  cwd: r(36),
+  error: r(36),
+  curl: r(16),
+  typed: r(40),
+  heredoc: r(20, "abcdefghijklmnopqrstuvwxyz"),
+  assembled: [r(10), r(26)],
+  curlLong: r(18),
+  long: r(36),
+  envParen: r(20),
+  envSlash: r(20),
+  envJson: [r(20), r(20)],
+};
+
+/** A PEM key's body lines (random base-64, 64 a line, a short last one). */
+export const KEY_BODY = (() => {
+  const body = r(1100, b64);
+  const lines: string[] = [];
+  for (let i = 0; i < body.length; i += 64) lines.push(body.slice(i, i + 64));
+  return lines;
+})();
+export const KEY_PEM = ["-----BEGIN PRIVATE KEY-----", ...KEY_BODY, "-----END PRIVATE KEY-----", ""].join("\n");
+
+/** The filler a long line carries before its secret (so windows of 37 and 500 bytes cut it). */
+const FILLER = "progress ".repeat(30);
+
+/**
+ * Typed into `derun shell` (bash), one line each: the shell's OSC 633 E mark writes `;` as `\x3b`
+ * and a heredoc's line breaks as `\x0a`, gluing a token to the escape (class 5). The heredoc's value
+ * is in a secret-named variable of the shell's environment (found only by its fingerprint).
+ */
+export const SHELL_PLANT = {
+  id: "c5-shell",
+  kind: "5: typed in derun shell: after ; (\\x3b) and in a heredoc (\\x0a)",
+  secrets: [R.typed, R.heredoc],
+  env: { DEPLOY_TOKEN: R.heredoc },
+  lines: [`echo ok;sk-${R.typed} 2>/dev/null; true`, "cat <<EOF", `${R.heredoc} is the value`, "EOF"],
+} as const;
+
+export const PLANTS: readonly Plant[] = [
+  {
+    id: "c1-json-escape",
+    kind: "1: after \\n written as two characters (a JSON log)",
+    secrets: [R.json],
+    argv: ["sh", "-c", 'printf \'{"detail":"bad credentials\\\\n%s"}\\n\' "$P"'],
+    env: { P: `ghp_${R.json}` },
+  },
+  {
+    id: "c1-tab-escape",
+    kind: "1: after \\t written as two characters",
+    secrets: [R.tab],
+    argv: ["sh", "-c", 'printf \'{"msg":"key:\\\\t%s"}\\n\' "$P"'],
+    env: { P: `sk-proj-${R.tab}` },
+  },
+  {
+    id: "c1-letter",
+    kind: "1: after a letter (xghp_, idAKIA, =xoxb-)",
+    secrets: [R.letter, R.akia, R.xoxb],
+    argv: ["sh", "-c", 'printf \'x%s idAKIA%s b=xoxb-1234567890-%s\\n\' "$P1" "$P2" "$P3"'],
+    env: { P1: `ghp_${R.letter}`, P2: R.akia, P3: R.xoxb },
+  },
+  {
+    id: "c1-sgr-argv",
+    kind: "1/6: after \\033[33m on the command line and in colour on a terminal",
+    pty: true,
+    secrets: [R.sgr],
+    argv: ["printf", `\\033[33mgithub_pat_${R.sgr}\\033[0m\\n`],
+  },
+  {
+    id: "c6-argv-escape",
+    kind: "6: argv glued to an escape (printf '\\nghp_…')",
+    secrets: [R.argvEscape],
+    argv: ["printf", `\\nghp_${R.argvEscape}\\n`],
+  },
+  {
+    id: "c6-cwd",
+    kind: "6: in the working directory's name",
+    secrets: [R.cwd],
+    argv: ["sh", "-c", "echo in the directory"],
+    cwd: `deploy-ghp_${R.cwd}`,
+  },
+  {
+    id: "c6-error",
+    kind: "6/43.5: in the session's error (command not found)",
+    secrets: [R.error],
+    argv: [`ghp_${R.error}`],
+    status: 127,
+  },
+  {
+    id: "i43-curl-user",
+    kind: "43.6: curl -u user:password, --user user:password on the command line",
+    secrets: [R.curl, R.curlLong],
+    argv: ["sh", "-c", "echo fetched", "curl", "-u", `bob:${R.curl}`, "--user", `alice:${R.curlLong}`, "https://example.com/"],
+  },
+  {
+    id: "c2-assembled",
+    kind: "2: assembled by the terminal: the second half written first, the first put before it after \\r",
+    pty: true,
+    secrets: [R.assembled.join("")],
+    argv: ["sh", "-c", 'printf \'token \\033[14C%s end\\r\\033[6C%s\\n\' "$P2" "$P1"'],
+    env: { P1: `ghp_${R.assembled[0]}`, P2: R.assembled[1]! },
+    // Raw bytes, and a text-view page that cuts the line before the terminal put it together.
+    knownLeaks: [
+      "cat c2-assembled --view raw",
+      "export c2-assembled",
+      "export c2-assembled --format asciicast-v3",
+      'read_output {"encoding":"base64"}',
+      'read_output {"max_bytes":37}',
+      'read_output {"max_bytes":500}',
+      'read_output {"view":"text","max_bytes":37}',
+      "read_output {}",
+      "wait_output",
+    ],
+  },
+  {
+    id: "c3-window",
+    kind: "3: a token in a long line, read in windows of 37 and 500 bytes",
+    secrets: [R.long],
+    argv: ["sh", "-c", 'for i in 1 2 3; do printf \'%s token=%s end\\n\' "$F" "$P"; done'],
+    env: { F: FILLER, P: `glpat-${R.long}` },
+  },
+  {
+    id: "c7-pem-prefixes",
+    kind: "7: PEM body lines behind cat -n numbers, grep -A prefixes, a log prefix",
+    secrets: KEY_BODY.filter((l) => l.length >= 12),
+    argv: ["sh", "-c", "cat -n key.pem; grep -H -A30 BEGIN key.pem; sed 's/^/2026-01-01T00:00:00Z INFO /' key.pem"],
+  },
+  {
+    id: "c8-env-values",
+    kind: "8: environment values that start with a delimiter, or sit JSON-escaped in a string",
+    secrets: [R.envParen, R.envSlash, ...R.envJson],
+    argv: [
+      "sh",
+      "-c",
+      'printf \'value=%s path=%s\\n\' "$DEPLOY_SECRET" "$DEPLOY_KEY"; ' +
+        'printf \'{"auth":"%s"}\\n\' "$(printf %s "$SERVICE_PASSWORD" | sed \'s/"/\\\\"/\')"',
+    ],
+    env: { DEPLOY_SECRET: `(${R.envParen}`, DEPLOY_KEY: `/${R.envSlash}`, SERVICE_PASSWORD: R.envJson.join('"') },
+  },
+];
