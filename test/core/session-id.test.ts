@@ -1,12 +1,16 @@
 /** Session id validation, ULID generation, and state root resolution. */
 import { expect, test } from "bun:test";
 import { generateSessionId, resolveStateRoot, validateSessionId } from "../../src/file-store/index.ts";
+import { join } from "node:path";
 import { isDerunError } from "../../src/core/errors.ts";
 
-// First in the file: generation is monotonic per process, so a later call with an earlier time
-// would keep the later prefix.
+// In a process of its own: generation is monotonic per process, so once any test file of the run
+// made an id, a call with an earlier time would keep the later prefix.
 test("the ULID time prefix encodes the milliseconds (so ids sort by start)", () => {
-  expect(generateSessionId(1469918176385).slice(0, 10)).toBe("01ARYZ6S41"); // the ULID spec's example
+  const entry = JSON.stringify(join(import.meta.dir, "../../src/core/store/session-id.ts"));
+  const script = `import { generateSessionId } from ${entry}; process.stdout.write(generateSessionId(1469918176385));`;
+  const done = Bun.spawnSync([process.execPath, "-e", script], { stderr: "pipe" });
+  expect(done.stdout.toString().slice(0, 10), done.stderr.toString()).toBe("01ARYZ6S41"); // the ULID spec's example
 });
 
 test("valid ids pass unchanged; invalid ones throw invalid_session_id on one line", () => {
