@@ -142,7 +142,9 @@ export function checkStateRootForReading(root: string): void {
   if (!fs.existsSync(root)) return;
   checkAncestors(root);
   checkOwnDir(root);
-  for (const name of ["sessions", "logs"] as const) if (stateDir(root, name).exists) checkOwnDir(path.join(root, name));
+  // A sessions/ that is a link is the store's to refuse, when it is used (as before).
+  for (const name of ["sessions", "logs"] as const)
+    if (fs.lstatSync(path.join(root, name), { throwIfNoEntry: false })?.isDirectory()) checkOwnDir(path.join(root, name));
 }
 
 /** Create `<root>/<name>` (and the root) with mode 0700 if missing, never through a symlink; returns its path. */
