@@ -49,4 +49,9 @@ export interface Store extends StoreReader {
    * is a symlink, as every reader does.
    */
   remove(sessionId: string, options?: { readonly force?: boolean }): Promise<RemoveOutcome>;
+  /**
+   * Hide the session from agents (hidden.json, an added file: `derun mcp` serves it as if it did not
+   * exist), or show it again. Rejects as {@link StoreReader.get}.
+   */
+  setHidden(sessionId: string, hidden: boolean): Promise<void>;
 }

@@ -3,6 +3,7 @@
  * command, an export) is read through this module. Queries, the CLI and export import only this
  * entry; the files beside it are its parts.
  */
+export * from "./agent-view.ts";
 export * from "./asciicast.ts";
 export * from "./commands.ts";
 export * from "./follow.ts";

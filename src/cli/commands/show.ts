@@ -48,6 +48,7 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
     ["transport", `${s.transport_mode}${s.tty_attached ? " (terminal" + size + ")" : " (no terminal)"}`],
     ["pid", String(s.pid)],
     ["retention", `${wholeUnits(s.retention_seconds)} after the end`],
+    ["hidden", s.hidden ? "from agents (derun unhide to show it to them again)" : undefined],
     ["expires", s.expires_at === undefined ? undefined : `${s.expires_at} (${formatRelative(s.expires_at, now)})`],
   ];
   const colour = colourOn(1);

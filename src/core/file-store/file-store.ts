@@ -33,7 +33,8 @@ import { parseCommand, parseEvent } from "./session-events.ts";
 import { readSessionFacts, type SessionFacts } from "./session-facts.ts";
 import { isValidSessionId } from "./session-id.ts";
 import { createSessionWriter } from "./session-writer.ts";
-import { openRegular, stateDir } from "../safe-fs/index.ts";
+import { openRegular, stateDir, writeFileAtomic } from "../safe-fs/index.ts";
+import { SCHEMA_VERSION } from "../enums.ts";
 
 export class FileStore implements Store {
   private readonly indexes = new IndexCache();
@@ -173,6 +174,14 @@ export class FileStore implements Store {
     return sweepSessions(this.root, options, this.log, (id) => this.indexes.delete(id));
   }
 
+  async setHidden(sessionId: string, hidden: boolean): Promise<void> {
+    const { dir } = readSessionFacts(this.root, sessionId);
+    const file = resolveArtifact(dir, "hidden.json");
+    if (!hidden) return fs.rmSync(file, { force: true });
+    const at = new Date().toISOString();
+    writeFileAtomic(file, `${JSON.stringify({ schema_version: SCHEMA_VERSION, session_id: sessionId, hidden_at: at })}\n`);
+  }
+
   async remove(sessionId: string, options: { readonly force?: boolean } = {}): Promise<RemoveOutcome> {
     return removeSession(this.root, sessionId, options.force ?? false, this.log, (id) => this.indexes.delete(id));
   }
@@ -217,6 +226,7 @@ const toInfo = (facts: SessionFacts, output_bytes: number): SessionInfo => ({
   ended_at: facts.ended_at,
   error: facts.error,
   expires_at: facts.expires_at,
+  ...(facts.hidden ? { hidden: true } : {}),
 });
 
 const compareDesc = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);

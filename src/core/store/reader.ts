@@ -56,6 +56,11 @@ export interface SessionInfo {
    * after its last file change when its derun died).
    */
   readonly expires_at?: string;
+  /**
+   * The person hid it from agents (`derun hide`, hidden.json): `derun mcp` serves it as if it did
+   * not exist; the person's own readers read it. Absent when not hidden.
+   */
+  readonly hidden?: boolean;
 }
 
 /** Whether a session in `state` may still produce output: its recording derun is at work. */
@@ -146,4 +151,9 @@ export interface StoreReader {
   events(sessionId: string): Promise<SessionEvent[]>;
   /** The recorded commands of a shell session, in order (none for other sessions). */
   commands(sessionId: string): Promise<CommandRecord[]>;
+  /**
+   * A view narrowed to a directory (`derun mcp --scope`): how many sessions it leaves out, counted,
+   * never named (hidden ones are not counted: for an agent they do not exist). Absent when unscoped.
+   */
+  readonly outsideScope?: () => Promise<number>;
 }
