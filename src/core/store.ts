@@ -23,6 +23,8 @@ export {
 export {
   DEFAULT_RETENTION_SECONDS,
   type IndexRecord,
+  type PauseState,
+  type RecordGap,
   type SessionEvent,
   type SessionFinal,
   type SessionMeta,
@@ -54,4 +56,10 @@ export interface Store extends StoreReader {
    * exist), or show it again. Rejects as {@link StoreReader.get}.
    */
   setHidden(sessionId: string, hidden: boolean): Promise<void>;
+  /**
+   * Ask the session's recorder to stop recording (pause.json, until `until` when given) or, with
+   * `undefined`, to record again (pause.json removed). The recorder answers in paused.json
+   * ({@link StoreReader.pauseState}). Rejects as {@link StoreReader.get}.
+   */
+  requestPause(sessionId: string, request: { readonly until?: Date } | undefined): Promise<void>;
 }

@@ -64,6 +64,9 @@ export function agentView(store: Store, options: AgentViewOptions = {}): Store {
     sweep: (options) => store.sweep(options),
     remove: (id, options) => store.remove(id, options),
     setHidden: (id, hidden) => store.setHidden(id, hidden),
+    requestPause: (id, request) => store.requestPause(id, request),
+    gaps: async (id) => (await seen(id), store.gaps(id)),
+    pauseState: async (id) => (await seen(id), store.pauseState(id)),
     list: async () => (await keep(await store.list())).shown,
     async ids() {
       const shown: string[] = [];

@@ -53,6 +53,12 @@ export const commands = {
   },
   export: { description: "Write a session as an asciicast v2 recording, for asciinema's players.", load: () => import("./export.ts") },
   rm: { description: "Delete sessions now (a running one only with --force).", load: () => import("./rm.ts") },
+  pause: {
+    description:
+      "Inside a recorded shell: stop recording until derun resume (--for 10m: resume by itself); nothing shown meanwhile is kept.",
+    load: () => import("./pause.ts"),
+  },
+  resume: { description: "Inside a recorded shell paused by derun pause: record again.", load: () => import("./resume.ts") },
   hide: {
     description: "Hide sessions from agents: derun mcp serves them as if they did not exist; your own commands still read them.",
     load: () => import("./hide.ts"),

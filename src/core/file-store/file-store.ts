@@ -10,6 +10,8 @@ import {
   type IndexRecords,
   type OutputReader,
   type OutputSlice,
+  type PauseState,
+  type RecordGap,
   type ReadResult,
   type RemoveOutcome,
   type SessionEvent,
@@ -29,7 +31,8 @@ import { sweepSessions } from "./retention.ts";
 import { resolveArtifact } from "./session-paths.ts";
 import type { CommandRecord } from "../shell/commands.ts";
 import { readJsonlFile } from "./jsonl-file.ts";
-import { parseCommand, parseEvent } from "./session-events.ts";
+import { parseCommand, parseEvent, parseGap } from "./session-events.ts";
+import { readPauseState, writePauseRequest } from "./pause-files.ts";
 import { readSessionFacts, type SessionFacts } from "./session-facts.ts";
 import { isValidSessionId } from "./session-id.ts";
 import { createSessionWriter } from "./session-writer.ts";
@@ -168,6 +171,18 @@ export class FileStore implements Store {
 
   async commands(sessionId: string): Promise<CommandRecord[]> {
     return readJsonlFile(resolveArtifact(readSessionFacts(this.root, sessionId).dir, "commands.jsonl"), parseCommand);
+  }
+
+  async gaps(sessionId: string): Promise<RecordGap[]> {
+    return readJsonlFile(resolveArtifact(readSessionFacts(this.root, sessionId).dir, "gaps.jsonl"), parseGap);
+  }
+
+  async pauseState(sessionId: string): Promise<PauseState | undefined> {
+    return readPauseState(resolveArtifact(readSessionFacts(this.root, sessionId).dir, "paused.json"));
+  }
+
+  async requestPause(sessionId: string, request: { readonly until?: Date } | undefined): Promise<void> {
+    writePauseRequest(resolveArtifact(readSessionFacts(this.root, sessionId).dir, "pause.json"), request);
   }
 
   async sweep(options: SweepOptions = {}): Promise<SweepOutcome[]> {

@@ -17,7 +17,10 @@ export type ArtifactName =
   | "events.jsonl"
   | "commands.jsonl"
   | "append.lock"
-  | "hidden.json";
+  | "hidden.json"
+  | "gaps.jsonl"
+  | "pause.json"
+  | "paused.json";
 
 const MAX_LINK_HOPS = 32;
 

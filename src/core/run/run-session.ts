@@ -11,6 +11,7 @@ import type { SessionWriter, Store } from "../store.ts";
 import { SpawnError, type ChildExit, type RunningChild, type TerminalProbe, type Transport } from "../transport.ts";
 import { openChild, type OpenedChild, type TransportSource } from "./open-child.ts";
 import { OutputPath } from "./output-path.ts";
+import type { CommandFilter } from "./record-gate.ts";
 import { openSession, recordingNotice, recordQuietly, type RecordingProblem } from "./session-recording.ts";
 import { FORWARDED_SIGNALS, inheritedIgnored, relaySignals, type SignalRelay } from "./signals.ts";
 import { superviseChild } from "./supervise-child.ts";
@@ -26,6 +27,8 @@ export interface RunRequest {
   readonly env: Record<string, string | undefined>;
   /** A shell session: record each command from the shell's integration marks (`derun shell`). */
   readonly recordCommands?: boolean;
+  /** A shell's ignore rules at record time (record.ignore_commands / ignore_dirs of the settings). */
+  readonly commandFilter?: CommandFilter;
   /** The argv meta.json records, when what runs differs (a shell started with derun's startup files). */
   readonly recordedCommand?: readonly string[];
 }
@@ -102,7 +105,12 @@ async function runRecorded(
     } catch (error) {
       return await fail(writer, log, 1, describeError(error), problem);
     }
-    const output = new OutputPath(writer, log, { recordCommands: request.recordCommands ?? false });
+    const output = new OutputPath(writer, log, {
+      recordCommands: request.recordCommands ?? false,
+      // A shell's session can be paused from inside it (derun pause knows it from DERUN_SESSION_ID).
+      pausable: request.recordCommands ?? false,
+      ...(request.commandFilter ? { filter: request.commandFilter } : {}),
+    });
     const userTerminal = transport.capabilities.tty ? terminal.takeOverForChild() : undefined;
     let opened: OpenedChild;
     try {
@@ -145,6 +153,7 @@ async function runRecorded(
     onStarted?.();
     const exit = await superviseChild(child, opened.transport, { relay, output, terminal, log, writer, probe });
 
+    output.gate.finish();
     const error = output.capture.failure ?? startedFailure;
     problem.capture = output.capture.failure;
     const commands = output.commands?.finish();

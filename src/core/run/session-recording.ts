@@ -67,6 +67,10 @@ const unrecorded: SessionWriter = {
   append() {},
   resized() {},
   recordCommand() {},
+  recordGap() {},
+  pauseRequest: () => undefined,
+  clearPauseRequest() {},
+  setPaused() {},
   async finalize() {},
   async [Symbol.asyncDispose]() {},
 };

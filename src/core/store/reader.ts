@@ -5,7 +5,7 @@
  */
 import type { DerunOutputChannel, DerunSessionState } from "../enums.ts";
 import type { CommandRecord } from "../shell/commands.ts";
-import type { IndexRecord, SessionEvent, SessionFinal, SessionMeta } from "./session-files.ts";
+import type { IndexRecord, PauseState, RecordGap, SessionEvent, SessionFinal, SessionMeta } from "./session-files.ts";
 
 /**
  * Where records are and which channel wrote them, by record number (what the views need of
@@ -151,6 +151,10 @@ export interface StoreReader {
   events(sessionId: string): Promise<SessionEvent[]>;
   /** The recorded commands of a shell session, in order (none for other sessions). */
   commands(sessionId: string): Promise<CommandRecord[]>;
+  /** Where output the terminal showed was left out of the transcript (gaps.jsonl), in offset order. */
+  gaps(sessionId: string): Promise<RecordGap[]>;
+  /** Whether the session's recorder is paused now (paused.json), and until when. */
+  pauseState(sessionId: string): Promise<PauseState | undefined>;
   /**
    * A view narrowed to a directory (`derun mcp --scope`): how many sessions it leaves out, counted,
    * never named (hidden ones are not counted: for an agent they do not exist). Absent when unscoped.
