@@ -7,6 +7,7 @@ export * from "./agent-view.ts";
 export * from "./asciicast.ts";
 export * from "./commands.ts";
 export * from "./follow.ts";
+export * from "./gaps.ts";
 export * from "./joined.ts";
 export * from "./limits.ts";
 export * from "./line-count.ts";
