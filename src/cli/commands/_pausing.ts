@@ -4,6 +4,7 @@
  * the shell shows after `derun pause` returns is already kept out (the recorder looks every 100 ms).
  */
 import { isLiveState } from "../../core/store.ts";
+import { readSession } from "../../transcript/index.ts";
 import { DerunError } from "../../core/errors.ts";
 import { exitWith, type ExitRequest } from "../command.ts";
 import type { FlagDefs } from "../flags.ts";
@@ -25,7 +26,9 @@ export async function askRecorder(
   const sessionId = process.env.DERUN_SESSION_ID;
   if (!sessionId) throw usageError(`derun ${command} works inside a recorded shell (derun shell): DERUN_SESSION_ID is not set here`);
   const { store } = await openReader(stateRoot);
-  const info = await store.get(sessionId).catch(() => {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(sessionId))
+    throw usageError(`derun ${command}: DERUN_SESSION_ID ${shown(sessionId)} is no session id`);
+  const { info } = await readSession(store, sessionId).catch(() => {
     throw usageError(`derun ${command}: this shell's session ${shown(sessionId)} is not in the state root (started with --state-root?)`);
   });
   if (!isLiveState(info.state)) throw usageError(`derun ${command}: session ${sessionId} is not recording (it ${info.state})`);
