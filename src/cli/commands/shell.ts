@@ -16,6 +16,7 @@ export const args = {
   "session-id": RUN_FLAGS["session-id"],
   retention: RUN_FLAGS.retention,
   "state-root": RUN_FLAGS["state-root"],
+  verbose: RUN_FLAGS.verbose,
 } as const satisfies FlagDefs;
 export const usage = "[OPTIONS] [-- <shell> [args...]]";
 export const takesCommand = true;
