@@ -22,7 +22,8 @@ export const args = {
     type: "string",
     valueHint: "pattern",
     description:
-      "Every session whose output or command lines match this regular expression (as recorded, secrets unmasked): after a secret was shown.",
+      "Every session whose output or command lines match this regular expression (as recorded, secrets unmasked): " +
+      "after a secret was shown.",
   },
   "fixed-strings": { type: "boolean", alias: "F", description: "With --grep: the pattern is plain text." },
   "dry-run": { type: "boolean", description: "With --grep: only list the sessions that would be removed." },
