@@ -1,27 +1,20 @@
 /**
  * The person's ignore rules at record time (issue 39.2), config.json's `record`: in a real
- * `derun shell` (bash) driven through tmux, a command matching `ignore_commands` and every command
+ * `derun shell` (bash, zsh and fish, each where installed) driven through tmux, a command matching `ignore_commands` and every command
  * run under an `ignore_dirs` directory are on the screen but in no file under the state root (their
  * typed line, output and command record); the transcript says bytes were left out, without saying
  * which. `derun run` under an ignored directory runs the command and records nothing, silently
  * unless --verbose. A bad rule: one line, and nothing is recorded rather than everything.
  */
 import { describe, expect, test } from "bun:test";
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { derunArgv, derunEnv, runDerun, tempDir, text } from "../helpers/cli.ts";
-import { hasTmux, openShellPane } from "../helpers/tmux.ts";
+import { runDerun, tempDir, text } from "../helpers/cli.ts";
+import { hasTmux } from "../helpers/tmux.ts";
+import { filesHolding, gapsOf, recordedPane } from "./_recorded-pane.ts";
+import { SHELLS } from "./_shells.ts";
 
 const TIMEOUT = 90_000;
-
-const filesHolding = (root: string, marker: string): string[] => {
-  try {
-    return execFileSync("grep", ["-rl", marker, root], { encoding: "utf8" }).split("\n").filter(Boolean);
-  } catch {
-    return [];
-  }
-};
 
 /** A home with config.json holding `record`, and a directory `secret` in it. */
 function homeWith(record: unknown): { path: string; env: Record<string, string> } & Disposable {
@@ -34,50 +27,37 @@ function homeWith(record: unknown): { path: string; env: Record<string, string> 
 
 const RULES = { ignore_commands: ["IGNCMD", "^pass "], ignore_dirs: ["~/secret"] };
 
-describe.skipIf(!hasTmux)("ignore rules in a recorded bash (tmux)", () => {
+describe.skipIf(!hasTmux).each(SHELLS)("ignore rules in a recorded %s (tmux)", (kind) => {
   test(
     "an ignored command and the commands in an ignored directory reach the screen and no file",
     async () => {
       using state = tempDir();
-      using home = homeWith(RULES);
-      // The pane's own directory is not HOME: its rc file (and prompt counter) must not be the recorded shell's too.
-      using dir = tempDir("derun-ignore-pane-");
-      await using pane = await openShellPane(dir.path, derunEnv(state.path, home.env), derunArgv());
-      pane.run("SHELL=/bin/bash derun shell --session-id s1");
-      await pane.settled((s) => s.split("\n").length > 1 && /[#$]$/.test(s), "the recorded shell's prompt");
-      const type = async (line: string, shown: string) => {
-        pane.run(line);
-        return pane.settled((s) => s.includes(shown), JSON.stringify(shown));
-      };
-      await type("echo visible-$((1+1))", "visible-2");
-      await type("echo IGNCMD-$((6*7)) IGNCMD", "IGNCMD-42 IGNCMD");
-      await type("cd ~/secret", "cd ~/secret");
-      await type("echo DIRMARK-$((2+3)) DIRMARK", "DIRMARK-5 DIRMARK");
-      await type("derun run -- echo RUNMARK-$((3+4))", "RUNMARK-7");
-      await type("cd ..; echo back-$((4+4))", "back-8");
-      await type("echo visible-$((5+5))", "visible-10");
-      pane.run("exit");
-      await pane.prompt();
+      await using shell = await recordedPane(kind, state.path, "s1", { record: RULES });
+      await shell.type("printf '%s-%s\\n' visible 2", "visible-2");
+      await shell.type("printf '%s-%s\\n' IGNCMD 42", "IGNCMD-42");
+      await shell.type("cd ~/secret", "cd ~/secret");
+      await shell.type("printf '%s-%s\\n' DIRMARK 5", "DIRMARK-5");
+      await shell.type("derun run -- printf '%s-%s\\n' RUNMARK 7", "RUNMARK-7");
+      await shell.type("cd ..; printf '%s-%s\\n' back 8", "back-8");
+      await shell.type("printf '%s-%s\\n' visible 10", "visible-10");
+      await shell.exit();
 
-      for (const marker of ["IGNCMD", "DIRMARK", "RUNMARK"])
+      for (const marker of ["IGNCMD", "DIRMARK", "RUNMARK", "back-8"])
         expect({ marker, files: filesHolding(state.path, marker) }).toEqual({ marker, files: [] });
       expect(filesHolding(state.path, "visible-10").length).toBeGreaterThan(0);
       // One session: the shell's. The `derun run` under secret/ made none.
       expect(fs.readdirSync(path.join(state.path, "sessions"))).toEqual(["s1"]);
-      const gaps = fs
-        .readFileSync(path.join(state.path, "sessions", "s1", "gaps.jsonl"), "utf8")
-        .trim()
-        .split("\n")
-        .map((line) => JSON.parse(line));
+      const gaps = gapsOf(state.path, "s1");
       expect(gaps.length).toBeGreaterThanOrEqual(2);
       expect(new Set(gaps.map((g) => g.reason))).toEqual(new Set(["ignored"]));
       const commands = text((await runDerun(["ls", "s1", "--commands"], { stateRoot: state.path })).stdout);
-      expect(commands).toContain("echo visible-$((1+1))");
+      expect(commands).toContain("visible 2");
       expect(commands).toContain("cd ~/secret");
-      expect(commands).toContain("echo visible-$((5+5))");
-      expect(commands).not.toMatch(/IGNCMD|DIRMARK|RUNMARK|back-/);
+      expect(commands).toContain("visible 10");
+      expect(commands).not.toMatch(/IGNCMD|DIRMARK|RUNMARK|back/);
       const cat = text((await runDerun(["cat", "s1"], { stateRoot: state.path })).stdout);
-      expect(cat).toContain(`[derun: ${gaps[0].bytes.toLocaleString("en-US")} bytes not recorded: ignored]`);
+      expect(cat).toContain(`[derun: ${gaps[0]!.bytes.toLocaleString("en-US")} bytes not recorded: ignored]`);
+      expect(cat).toContain("visible-10");
     },
     TIMEOUT,
   );
