@@ -44,7 +44,7 @@ export function readSettingsText(file: string): string | undefined {
     if (error instanceof DerunError) throw refuse(file, "is not a regular file");
     const code = (error as NodeJS.ErrnoException).code;
     // ELOOP: the final component is a symlink (O_NOFOLLOW); ENOTDIR: a file where a directory should be.
-    if (code === "ELOOP") throw refuse(file, "is a symlink; derun reads only a regular file there");
+    if (code === "ELOOP") throw refuse(file, "is a symlink; derun reads only a regular file there (a linked directory is fine)");
     throw refuse(file, `cannot be read (${code ?? "error"})`);
   }
   if (fd === undefined) return undefined;
