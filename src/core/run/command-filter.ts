@@ -26,6 +26,8 @@ export class ShellCommandFilter implements CommandFilter {
   #mode: Mode = "open";
   #held: Piece[] = [];
   #heldBytes = 0;
+  /** Dropping: the last bytes, which may begin the prompt mark that ends the drop (kept if it is one). */
+  #tail: Piece[] = [];
   #cwd: string | null;
 
   constructor(
@@ -43,6 +45,8 @@ export class ShellCommandFilter implements CommandFilter {
       if (mark.code === 633 && mark.kind === "P") this.#propertyIs(mark.params[0] ?? "");
       const start = Math.max(0, mark.start - base);
       const end = mark.end - base;
+      // A mark begun in an earlier chunk: its first bytes are the tail held while dropping.
+      if (this.#tail.length > 0) yield* this.#endTail(this.#mode === "dropping" && isKind(mark, "A") && mark.start < base);
       if (this.#mode === "open" && isKind(mark, "B")) {
         yield { keep: true, bytes: bytes.subarray(from, end), at };
         from = end;
@@ -61,14 +65,34 @@ export class ShellCommandFilter implements CommandFilter {
         this.#mode = "open";
       }
     }
+    if (this.#tail.length > 0 && this.#parser.pendingStart === undefined) yield* this.#endTail(false);
     const rest = bytes.subarray(from);
-    if (this.#mode === "held") yield* this.#hold(rest, at);
-    else yield { keep: this.#mode === "open", bytes: rest, at };
+    if (this.#mode === "held") return yield* this.#hold(rest, at);
+    if (this.#mode === "open") return yield { keep: true, bytes: rest, at };
+    // Dropping: a control string still open at the end may be the prompt mark that ends the drop.
+    const pending = this.#parser.pendingStart;
+    const cut = pending === undefined ? rest.length : Math.max(0, pending - base - from);
+    yield { keep: false, bytes: rest.subarray(0, cut), at };
+    if (cut < rest.length) {
+      this.#tail.push({ keep: false, bytes: rest.slice(cut), at });
+      this.#heldBytes += rest.length - cut;
+    }
+  }
+
+  /** The tail held while dropping: the start of the prompt mark that ended the drop (kept), or not (left out). */
+  *#endTail(keep: boolean): Iterable<Piece> {
+    for (const piece of this.#tail) {
+      yield { ...piece, keep };
+      this.#heldBytes -= piece.bytes.length;
+    }
+    this.#tail = [];
+    if (keep) this.#mode = "open";
   }
 
   finish(): number {
     const held = this.#heldBytes;
     this.#held = [];
+    this.#tail = [];
     this.#heldBytes = 0;
     return held;
   }

@@ -32,6 +32,7 @@ export class RecordGate {
   #gap: { offset: number; bytes: number; reason: RecordGap["reason"]; started_at: string; ended_at: string } | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
   #broken = false;
+  #unreadable = false;
 
   /**
    * `record`: the capture (and command log) of a kept chunk; `recorded`: bytes in output.bin so far.
@@ -107,7 +108,10 @@ export class RecordGate {
         request = undefined;
       }
     } catch (error) {
-      this.log.log("error", "pause_request_unreadable", { session_id: this.writer.sessionId, error: describeError(error) });
+      // (Also when the session was removed while it ran: nothing more is recorded then anyway.)
+      if (!this.#unreadable)
+        this.log.log("error", "pause_request_unreadable", { session_id: this.writer.sessionId, error: describeError(error) });
+      this.#unreadable = true;
       request = {}; // the person asked for something about privacy: the safe reading is a pause
     }
     const pause = request !== undefined;
