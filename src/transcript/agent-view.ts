@@ -10,7 +10,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { sessionNotFound } from "../core/errors.ts";
-import type { OutputReader, SessionInfo, Store } from "../core/store.ts";
+import { isLiveState, type OutputReader, type SessionInfo, type Store } from "../core/store.ts";
 
 export interface AgentViewOptions {
   /** An absolute directory: only sessions that worked under it are served. */
@@ -34,13 +34,20 @@ const under = (dir: string | null | undefined, roots: readonly string[]): boolea
 /** The store as an agent may see it (see the module comment). */
 export function agentView(store: Store, options: AgentViewOptions = {}): Store {
   const roots = options.scope === undefined ? undefined : scopeRoots(options.scope);
+  /** Ended shell sessions found in the scope or not by their commands: that no longer changes. */
+  const ended = new Map<string, boolean>();
 
   /** Whether an agent may see this session at all. */
   const visible = async (info: SessionInfo): Promise<boolean> => {
     if (info.hidden) return false;
     if (roots === undefined || under(info.meta.working_directory, roots)) return true;
     if (!info.meta.records_commands) return false;
-    return (await store.commands(info.meta.session_id)).some((c) => under(c.cwd, roots));
+    const key = `${info.meta.session_id}\0${info.meta.started_at}`;
+    const known = ended.get(key);
+    if (known !== undefined) return known;
+    const inScope = (await store.commands(info.meta.session_id)).some((c) => under(c.cwd, roots));
+    if (!isLiveState(info.state)) ended.set(key, inScope);
+    return inScope;
   };
   /** The session, or `session not found` when the agent may not see it. */
   const seen = async (id: string): Promise<SessionInfo> => {
