@@ -4,7 +4,7 @@
  * Nothing is inserted into output.bin or its cursors: a gap sits at the offset where its bytes
  * would have been, and answers list the gaps in the range they cover.
  */
-import type { RecordGap, Store } from "../core/store.ts";
+import { isLiveState, type RecordGap, type SessionInfo, type Store } from "../core/store.ts";
 
 /** A gap as answers carry it: its place as a cursor (a decimal string, like every cursor). */
 export interface NotRecorded {
@@ -32,3 +32,20 @@ export const notRecordedField = (gaps: readonly RecordGap[]): { not_recorded?: N
 
 /** The header words of an answer with gaps. */
 export const notRecordedFact = (gaps: readonly NotRecorded[]): string => gaps.map((g) => `${gapNotice(g)} at byte ${g.cursor}`).join("; ");
+
+/**
+ * A session's facts about what was kept out: `not_recorded_bytes` (all its gaps), and `paused_since`
+ * (and `paused_until`) while its recorder is paused now. Nothing when neither.
+ */
+export async function recordingGaps(
+  store: Store,
+  info: SessionInfo,
+): Promise<{ not_recorded_bytes?: number; paused_since?: string; paused_until?: string }> {
+  const id = info.meta.session_id;
+  const bytes = (await store.gaps(id)).reduce((n, g) => n + g.bytes, 0);
+  const pause = isLiveState(info.state) ? await store.pauseState(id) : undefined;
+  return {
+    ...(bytes > 0 ? { not_recorded_bytes: bytes } : {}),
+    ...(pause ? { paused_since: pause.since, ...(pause.until ? { paused_until: pause.until } : {}) } : {}),
+  };
+}

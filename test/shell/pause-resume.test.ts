@@ -25,6 +25,7 @@ describe.skipIf(!hasTmux).each(SHELLS)("derun pause and resume in a recorded %s 
       await using shell = await recordedPane(kind, state.path, "p1");
       await shell.type("printf '%s-%s\\n' before 42", "before-42");
       await shell.type("derun pause", "recording of session p1 paused");
+      expect(text((await runDerun(["show", "p1"], { stateRoot: state.path })).stdout)).toMatch(/^paused +since \S+$/m);
       // Typed in full and printed: the marker is on the screen in the line and in the output.
       await shell.type("printf '%s-%s\\n' PAUSEDMARKER 42", "PAUSEDMARKER-42");
       await shell.type("derun resume", "recording of session p1 resumed");
@@ -47,12 +48,16 @@ describe.skipIf(!hasTmux).each(SHELLS)("derun pause and resume in a recorded %s 
       expect(cat.indexOf(notice)).toBeLessThan(cat.indexOf("after-55"));
       expect(cat).not.toContain("PAUSEDMARKER");
       expect((await runDerun(["grep", "PAUSEDMARKER", "p1"], { stateRoot: state.path })).exitCode).toBe(1);
+      const show = text((await runDerun(["show", "p1"], { stateRoot: state.path })).stdout);
+      expect(show).toContain(`unrecorded ${gaps[0]!.bytes} bytes kept out`);
+      expect(show).not.toMatch(/^paused/m);
 
       // The agent reads the same: the gap's place as a cursor of output.bin, and no marker.
       await using client = await connectStdio(state.path);
       const read = await call(client, "derun_read_text", { session_id: "p1", view: "text", tail_lines: 200 });
       expect(read.text.split("\n")[0]).toContain(`${notice} at byte ${gaps[0]!.offset}`);
       expect(read.text).not.toContain("PAUSEDMARKER");
+      expect((await call(client, "derun_get_session", { session_id: "p1" })).result.session.not_recorded_bytes).toBe(gaps[0]!.bytes);
       const raw = await call(client, "derun_read_output", { session_id: "p1", max_bytes: 1 << 20 });
       expect(raw.result.not_recorded).toEqual([{ cursor: String(gaps[0]!.offset), bytes: gaps[0]!.bytes, reason: "paused" }]);
       expect(raw.text).not.toContain("PAUSEDMARKER");
