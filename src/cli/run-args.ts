@@ -16,6 +16,8 @@ export interface RunArgs {
   readonly transport?: string;
   /** `--state-root`, when given (it wins over DERUN_STATE_ROOT). */
   readonly stateRoot?: string;
+  /** `--verbose`: say when the person's rules keep a run out of the record. */
+  readonly verbose?: boolean;
 }
 
 /** The flags of `derun run` (and `derun shell`); `--help` renders these. */
@@ -35,6 +37,10 @@ export const RUN_FLAGS = {
       "else pipe. Env: DERUN_TRANSPORT.",
   },
   "state-root": STATE_ROOT_FLAG,
+  verbose: {
+    type: "boolean",
+    description: "Say so when the settings' record.ignore_dirs keep this run out of the record (silent otherwise).",
+  },
 } as const satisfies FlagDefs;
 
 /**
@@ -74,5 +80,6 @@ export function parseRunArgs(
     ...(sessionId === undefined ? {} : { sessionId }),
     ...(transport === undefined ? {} : { transport }),
     ...(values["state-root"] === undefined ? {} : { stateRoot: values["state-root"] }),
+    ...(values.verbose ? { verbose: true } : {}),
   };
 }

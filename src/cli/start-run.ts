@@ -11,21 +11,29 @@ import { sweepAtStart, type StartSweep } from "../file-store/sweep-at-start.ts";
 import { visible } from "../core/quote.ts";
 import { loadTransport } from "../plugins/loader.ts";
 import { chooseTransport } from "../plugins/select.ts";
+import { describeError } from "../core/errors.ts";
+import { ShellCommandFilter } from "../recorder/command-filter.ts";
+import { isIgnoredCommand, isIgnoredDir, readRecordRules, type RecordRules } from "../settings/record-rules.ts";
 import { exitWith, type ExitRequest } from "./command.ts";
 import { stateRootFrom } from "./state-root.ts";
 
 export async function startRun(
-  request: Omit<RunRequest, "cwd" | "env"> & { readonly env?: RunRequest["env"]; readonly stateRoot?: string },
+  request: Omit<RunRequest, "cwd" | "env"> & {
+    readonly env?: RunRequest["env"];
+    readonly stateRoot?: string;
+    readonly verbose?: boolean;
+  },
 ): Promise<ExitRequest> {
-  const { stateRoot, ...run } = request;
+  const { stateRoot, verbose, ...run } = request;
   const root = stateRootFrom(stateRoot);
+  const rules = recordingRules(process.cwd(), request.recordCommands ?? false, verbose ?? false);
   const log = openLogSink(root, { component: "run" });
   const store = openFileStore({ root, log });
   // The sweep reads every session directory (at most once a minute): started once the command runs,
   // it never delays the command's start, nor its exit (SweepBesideRun).
   const sweep = new SweepBesideRun(root, request.retentionSeconds);
   const result = await runSession(
-    { ...run, cwd: process.cwd(), env: run.env ?? process.env },
+    { ...run, ...rules, cwd: process.cwd(), env: run.env ?? process.env },
     {
       store,
       log,
@@ -40,6 +48,26 @@ export async function startRun(
   if (result.kind !== "failed") return result;
   process.stderr.write(`derun: ${visible(result.message)}\n`);
   return exitWith(result.exitCode);
+}
+
+/**
+ * The person's rules of what is never recorded (config.json's `record`): a run started under an
+ * ignored directory records nothing (said only with --verbose); a shell gets its commands filtered;
+ * settings that cannot be read record nothing, and say why (a rule meant to keep something private
+ * must never silently stop working).
+ */
+function recordingRules(cwd: string, shell: boolean, verbose: boolean): Pick<RunRequest, "unrecorded" | "commandFilter"> {
+  let rules: RecordRules | undefined;
+  try {
+    rules = readRecordRules();
+  } catch (error) {
+    return { unrecorded: { notice: describeError(error) } };
+  }
+  if (rules === undefined) return {};
+  const found = rules;
+  if (shell) return { commandFilter: new ShellCommandFilter((line, dir) => isIgnoredCommand(found, line, dir), cwd) };
+  if (!isIgnoredDir(rules, cwd)) return {};
+  return { unrecorded: verbose ? { notice: `${cwd} is under record.ignore_dirs of the settings file` } : {} };
 }
 
 /**

@@ -26,6 +26,8 @@ export {
   type CommandRecord,
   DEFAULT_RETENTION_SECONDS,
   type IndexRecord,
+  type PauseState,
+  type RecordGap,
   type SessionEvent,
   type SessionFinal,
   type SecretEnvFingerprints,
@@ -55,4 +57,15 @@ export interface Store extends StoreReader {
    * is a symlink, as every reader does.
    */
   remove(sessionId: string, options?: { readonly force?: boolean }): Promise<RemoveOutcome>;
+  /**
+   * Hide the session from agents (hidden.json, an added file: `derun mcp` serves it as if it did not
+   * exist), or show it again. Rejects as {@link StoreReader.get}.
+   */
+  setHidden(sessionId: string, hidden: boolean): Promise<void>;
+  /**
+   * Ask the session's recorder to stop recording (pause.json, until `until` when given) or, with
+   * `undefined`, to record again (pause.json removed). The recorder answers in paused.json
+   * ({@link StoreReader.pauseState}). Rejects as {@link StoreReader.get}.
+   */
+  requestPause(sessionId: string, request: { readonly until?: Date } | undefined): Promise<void>;
 }

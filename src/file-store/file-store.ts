@@ -10,6 +10,8 @@ import {
   type IndexRecords,
   type OutputReader,
   type OutputSlice,
+  type PauseState,
+  type RecordGap,
   type ReadResult,
   type RemoveOutcome,
   type SessionEvent,
@@ -29,11 +31,13 @@ import { sweepSessions } from "./retention.ts";
 import { resolveArtifact } from "./session-paths.ts";
 import type { CommandRecord, CommandsQuery } from "../core/store.ts";
 import { findJsonlRecord, readJsonlFile } from "./jsonl-file.ts";
-import { parseCommand, parseEvent } from "./session-events.ts";
+import { parseCommand, parseEvent, parseGap } from "./session-events.ts";
+import { readPauseState, writePauseRequest } from "./pause-files.ts";
 import { readSessionFacts, type SessionFacts } from "./session-facts.ts";
 import { isValidSessionId } from "../core/store/session-id.ts";
 import { createSessionWriter } from "./session-writer.ts";
-import { openRegular, stateDir } from "../safe-fs/index.ts";
+import { openRegular, stateDir, writeFileAtomic } from "../safe-fs/index.ts";
+import { SCHEMA_VERSION } from "../core/enums.ts";
 
 export class FileStore implements Store {
   private readonly indexes = new IndexCache();
@@ -173,8 +177,28 @@ export class FileStore implements Store {
     return found ? [found] : [];
   }
 
+  async gaps(sessionId: string): Promise<RecordGap[]> {
+    return readJsonlFile(resolveArtifact(readSessionFacts(this.root, sessionId).dir, "gaps.jsonl"), parseGap);
+  }
+
+  async pauseState(sessionId: string): Promise<PauseState | undefined> {
+    return readPauseState(resolveArtifact(readSessionFacts(this.root, sessionId).dir, "paused.json"));
+  }
+
+  async requestPause(sessionId: string, request: { readonly until?: Date } | undefined): Promise<void> {
+    writePauseRequest(resolveArtifact(readSessionFacts(this.root, sessionId).dir, "pause.json"), request);
+  }
+
   async sweep(options: SweepOptions = {}): Promise<SweepOutcome[]> {
     return sweepSessions(this.root, options, this.log, (id) => this.indexes.delete(id));
+  }
+
+  async setHidden(sessionId: string, hidden: boolean): Promise<void> {
+    const { dir } = readSessionFacts(this.root, sessionId);
+    const file = resolveArtifact(dir, "hidden.json");
+    if (!hidden) return fs.rmSync(file, { force: true });
+    const at = new Date().toISOString();
+    writeFileAtomic(file, `${JSON.stringify({ schema_version: SCHEMA_VERSION, session_id: sessionId, hidden_at: at })}\n`);
   }
 
   async remove(sessionId: string, options: { readonly force?: boolean } = {}): Promise<RemoveOutcome> {
@@ -221,6 +245,7 @@ const toInfo = (facts: SessionFacts, output_bytes: number): SessionInfo => ({
   ended_at: facts.ended_at,
   error: facts.error,
   expires_at: facts.expires_at,
+  ...(facts.hidden ? { hidden: true } : {}),
 });
 
 const compareDesc = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);

@@ -1,6 +1,5 @@
 /** Parsing the lines of events.jsonl and commands.jsonl (read by ./jsonl-file.ts). */
-import type { CommandGap, CommandRecord } from "../core/store.ts";
-import type { SessionEvent } from "../core/store.ts";
+import type { CommandGap, CommandRecord, RecordGap, SessionEvent } from "../core/store.ts";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isSize = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) > 0 && (n as number) <= 65535;
@@ -14,6 +13,13 @@ export function parseEvent(e: unknown, previous: SessionEvent | undefined): Sess
     return undefined;
   if (e.offset < (previous?.offset ?? 0)) return undefined;
   return { type: "resize", offset: e.offset, cols: e.cols, rows: e.rows, timestamp: e.timestamp };
+}
+
+/** One gap (gaps.jsonl); offsets never go back. */
+export function parseGap(g: unknown, previous: RecordGap | undefined): RecordGap | undefined {
+  if (!isObject(g) || !isOffset(g.offset) || !isOffset(g.bytes) || (g.reason !== "paused" && g.reason !== "ignored")) return undefined;
+  if (typeof g.started_at !== "string" || typeof g.ended_at !== "string" || g.offset < (previous?.offset ?? 0)) return undefined;
+  return { offset: g.offset, bytes: g.bytes, reason: g.reason, started_at: g.started_at, ended_at: g.ended_at };
 }
 
 /** One command; numbers only grow. */

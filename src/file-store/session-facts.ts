@@ -22,6 +22,8 @@ export interface SessionFacts {
   readonly expires_at?: string;
   /** Why the session failed: final.json's error, or that its derun is gone without saying how it ended. */
   readonly error?: string;
+  /** The person hid it from agents (`derun hide`): hidden.json exists. */
+  readonly hidden?: boolean;
   /** A session whose derun is gone: its newest file time, the last sign of life (what retention counts from). */
   readonly last_seen_at?: string;
 }
@@ -32,6 +34,14 @@ export interface SessionFacts {
  * unparsable files. The directory's name is the session's id, whatever a (copied) file inside says.
  */
 export function readSessionFacts(root: string, id: string): SessionFacts {
+  const facts = readFacts(root, id);
+  return isHidden(facts.dir) ? { ...facts, hidden: true } : facts;
+}
+
+/** hidden.json is there (whatever it holds: its presence is the mark, so a torn write still hides). */
+const isHidden = (dir: string): boolean => fs.existsSync(resolveArtifact(dir, "hidden.json"));
+
+function readFacts(root: string, id: string): SessionFacts {
   if (!isValidSessionId(id)) throw sessionNotFound(String(id));
   const { dir, exists } = resolveSessionDir(root, id);
   if (!exists) throw sessionNotFound(id);

@@ -9,7 +9,18 @@ import { DerunError } from "../core/errors.ts";
 import { stateDir } from "../safe-fs/index.ts";
 
 /** The files of a session directory. */
-export type ArtifactName = "meta.json" | "final.json" | "output.bin" | "index.jsonl" | "events.jsonl" | "commands.jsonl" | "append.lock";
+export type ArtifactName =
+  | "meta.json"
+  | "final.json"
+  | "output.bin"
+  | "index.jsonl"
+  | "events.jsonl"
+  | "commands.jsonl"
+  | "append.lock"
+  | "hidden.json"
+  | "gaps.jsonl"
+  | "pause.json"
+  | "paused.json";
 
 const MAX_LINK_HOPS = 32;
 

@@ -11,8 +11,17 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { CreateSessionOptions, SessionEvent, SessionFinal, SessionMeta, SessionWriter, StartedUpdate } from "../core/store.ts";
-import type { CommandRecord } from "../core/store.ts";
+import type {
+  CommandRecord,
+  CreateSessionOptions,
+  PauseState,
+  RecordGap,
+  SessionEvent,
+  SessionFinal,
+  SessionMeta,
+  SessionWriter,
+  StartedUpdate,
+} from "../core/store.ts";
 import type { WindowSize } from "../core/transport.ts";
 import { SCHEMA_VERSION, type DerunOutputChannel } from "../core/enums.ts";
 import { DerunError } from "../core/errors.ts";
@@ -22,6 +31,7 @@ import { generateSessionId, validateSessionId } from "../core/store/session-id.t
 import { checkOwnDir, ensureStateDir, openLock, openRegular, writeAllSync, writeFileAtomic, type FileLock } from "../safe-fs/index.ts";
 import { releaseRoom, reserveRoom } from "./final-reserve.ts";
 import { JsonlAppender } from "./jsonl-appender.ts";
+import { readPauseRequest, writePauseRequest, writePauseState } from "./pause-files.ts";
 
 const { O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND } = fs.constants;
 
@@ -127,6 +137,7 @@ class FileSessionWriter implements SessionWriter {
   private readonly lineFeeds: Partial<Record<DerunOutputChannel, number>> = {};
   private readonly events: JsonlAppender;
   private readonly commands: JsonlAppender;
+  private readonly gaps: JsonlAppender;
   private failure: unknown;
   private finalized = false;
   private closed = false;
@@ -142,6 +153,24 @@ class FileSessionWriter implements SessionWriter {
     this.sessionId = meta.session_id;
     this.events = new JsonlAppender(() => openPrivate(directory, "events.jsonl", O_WRONLY | O_CREAT | O_EXCL | O_APPEND));
     this.commands = new JsonlAppender(() => openPrivate(directory, "commands.jsonl", O_WRONLY | O_CREAT | O_EXCL | O_APPEND));
+    this.gaps = new JsonlAppender(() => openPrivate(directory, "gaps.jsonl", O_WRONLY | O_CREAT | O_EXCL | O_APPEND));
+  }
+
+  recordGap(gap: RecordGap): void {
+    this.assertOpen();
+    this.gaps.append(gap);
+  }
+
+  pauseRequest(): { readonly until?: number } | undefined {
+    return readPauseRequest(resolveArtifact(this.directory, "pause.json"));
+  }
+
+  clearPauseRequest(): void {
+    writePauseRequest(resolveArtifact(this.directory, "pause.json"), undefined);
+  }
+
+  setPaused(state: PauseState | undefined): void {
+    writePauseState(resolveArtifact(this.directory, "paused.json"), state);
   }
 
   async started(update: StartedUpdate): Promise<void> {
@@ -253,6 +282,7 @@ class FileSessionWriter implements SessionWriter {
     for (const fd of [this.outputFd, this.indexFd]) fs.closeSync(fd);
     this.events.close();
     this.commands.close();
+    this.gaps.close();
     releaseRoom(this.directory);
     this.appendLock.lock.unlock();
     this.appendLock.lock.close();

@@ -11,19 +11,36 @@ import type { OutputFlow, RunningChild } from "../core/transport.ts";
 import { Capture } from "./capture.ts";
 import { CommandLog } from "./command-log.ts";
 import { channelsOfFd, createForwarder, type Forwarder } from "./forward.ts";
+import { RecordGate, type CommandFilter } from "./record-gate.ts";
 
 export class OutputPath {
   readonly capture: Capture;
   /** A shell session's per-command records, read from the captured bytes. */
   readonly commands: CommandLog | undefined;
+  /** What of the shown output is recorded (derun pause, ignore rules). */
+  readonly gate: RecordGate;
   readonly #forward: Forwarder;
   #child: RunningChild | undefined;
   /** derun's fds whose reader went away, remembered until the child exists. */
   readonly #brokenFds = new Set<number>();
 
-  constructor(writer: SessionWriter, log: Logger, options: { readonly recordCommands?: boolean } = {}) {
+  constructor(
+    writer: SessionWriter,
+    log: Logger,
+    options: { readonly recordCommands?: boolean; readonly pausable?: boolean; readonly filter?: CommandFilter } = {},
+  ) {
     this.capture = new Capture(writer, log);
     this.commands = options.recordCommands ? new CommandLog(writer, log) : undefined;
+    this.gate = new RecordGate(
+      writer,
+      log,
+      (channel, bytes, at) => this.#record(channel, bytes, at),
+      () => this.capture.totals.bytes,
+      {
+        pausable: options.pausable,
+        filter: options.filter,
+      },
+    );
     this.#forward = createForwarder((fd) => {
       this.#brokenFds.add(fd);
       if (this.#child) passBrokenPipe(this.#child, fd);
@@ -42,12 +59,15 @@ export class OutputPath {
   /** Records what reached the screen (the chunk's view is valid only during the call). */
   #recorder(channel: DerunOutputChannel): (written: Uint8Array) => void {
     const at = new Date();
-    return (written) => {
-      this.capture.append(channel, written, at);
-      if (this.commands === undefined) return;
-      if (this.capture.failure === undefined) this.commands.observe(channel, written, at);
-      else this.commands.stop();
-    };
+    return (written) => this.gate.take(channel, written, at);
+  }
+
+  /** A chunk the gate lets through: into output.bin, and to the command log of a shell. */
+  #record(channel: DerunOutputChannel, written: Uint8Array, at: Date): void {
+    this.capture.append(channel, written, at);
+    if (this.commands === undefined) return;
+    if (this.capture.failure === undefined) this.commands.observe(channel, written, at);
+    else this.commands.stop();
   }
 
   /**

@@ -11,7 +11,8 @@ import type { SessionWriter, Store } from "../core/store.ts";
 import { SpawnError, type ChildExit, type RunningChild, type TerminalProbe, type Transport } from "../core/transport.ts";
 import { openChild, type OpenedChild, type TransportSource } from "./open-child.ts";
 import { OutputPath } from "./output-path.ts";
-import { openSession, recordingNotice, recordQuietly, type RecordingProblem } from "./session-recording.ts";
+import type { CommandFilter } from "./record-gate.ts";
+import { openSession, recordingNotice, recordQuietly, unrecorded, type RecordingProblem } from "./session-recording.ts";
 import { FORWARDED_SIGNALS, inheritedIgnored, relaySignals, type SignalRelay } from "./signals.ts";
 import { superviseChild } from "./supervise-child.ts";
 import { UserTerminal } from "./user-terminal.ts";
@@ -26,6 +27,13 @@ export interface RunRequest {
   readonly env: Record<string, string | undefined>;
   /** A shell session: record each command from the shell's integration marks (`derun shell`). */
   readonly recordCommands?: boolean;
+  /**
+   * Record nothing: the person's rules keep this run out (record.ignore_dirs), or their settings
+   * cannot be read (then nothing rather than everything). `notice`: the line to say, if any.
+   */
+  readonly unrecorded?: { readonly notice?: string };
+  /** A shell's ignore rules at record time (record.ignore_commands / ignore_dirs of the settings). */
+  readonly commandFilter?: CommandFilter;
   /** The argv meta.json records, when what runs differs (a shell started with derun's startup files). */
   readonly recordedCommand?: readonly string[];
 }
@@ -76,7 +84,10 @@ export async function runSession(request: RunRequest, deps: RunDeps): Promise<Ru
   if (process.platform !== "win32") process.on("SIGXFSZ", onFileSizeLimit);
   const problem: RecordingProblem = {};
   try {
-    await using writer = await openSession(store, sessionOptions(request, spec), log, (reason) => (problem.unrecorded = reason));
+    if (request.unrecorded?.notice !== undefined) problem.unrecorded = request.unrecorded.notice;
+    await using writer = request.unrecorded
+      ? unrecorded
+      : await openSession(store, sessionOptions(request, spec), log, (reason) => (problem.unrecorded = reason));
     sessionId = writer.sessionId;
     return await runRecorded(request, deps, spec, { writer, relay, problem });
   } finally {
@@ -102,7 +113,12 @@ async function runRecorded(
     } catch (error) {
       return await fail(writer, log, 1, describeError(error), problem);
     }
-    const output = new OutputPath(writer, log, { recordCommands: request.recordCommands ?? false });
+    const output = new OutputPath(writer, log, {
+      recordCommands: request.recordCommands ?? false,
+      // A shell's session can be paused from inside it (derun pause knows it from DERUN_SESSION_ID).
+      pausable: request.recordCommands ?? false,
+      ...(request.commandFilter ? { filter: request.commandFilter } : {}),
+    });
     const userTerminal = transport.capabilities.tty ? terminal.takeOverForChild() : undefined;
     let opened: OpenedChild;
     try {
@@ -145,6 +161,7 @@ async function runRecorded(
     onStarted?.();
     const exit = await superviseChild(child, opened.transport, { relay, output, terminal, log, writer, probe });
 
+    output.gate.finish();
     const error = output.capture.failure ?? startedFailure;
     problem.capture = output.capture.failure;
     const commands = output.commands?.finish();

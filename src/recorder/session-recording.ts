@@ -59,14 +59,18 @@ export function recordingNotice(problem: RecordingProblem, sessionId: string): s
   return parts.length > 0 ? parts.join("; ") : undefined;
 }
 
-/** The writer of a run that could not be recorded. */
-const unrecorded: SessionWriter = {
+/** The writer of a run that could not be, or must not be, recorded: it writes nothing. */
+export const unrecorded: SessionWriter = {
   sessionId: "",
   directory: "",
   async started() {},
   append() {},
   resized() {},
   recordCommand() {},
+  recordGap() {},
+  pauseRequest: () => undefined,
+  clearPauseRequest() {},
+  setPaused() {},
   async finalize() {},
   async [Symbol.asyncDispose]() {},
 };

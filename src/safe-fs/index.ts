@@ -7,5 +7,5 @@ export { openAtomic, writeFileAtomic, type AtomicFile } from "./atomic-write.ts"
 export { openLock, type FileLock } from "./file-lock.ts";
 export { MAX_JSON_BYTES, openRegular, openRegularIfExists, readBoundedSync, type OpenRegularOptions } from "./open-regular.ts";
 export { ensurePrivateDir, O_NOFOLLOW } from "./private-dir.ts";
-export { checkOwnDir, ensureStateDir, isDirectoryIfThere, stateDir, type StateDirName } from "./state-dir.ts";
+export { checkOwnDir, checkStateRootForReading, ensureStateDir, isDirectoryIfThere, stateDir, type StateDirName } from "./state-dir.ts";
 export { writeAllSync } from "../os/write-all.ts";

@@ -133,6 +133,20 @@ export function isDirectoryIfThere(root: string): boolean {
   }
 }
 
+/**
+ * Refuse (`unsafe_path`, with the writer's own message) a state root that {@link ensureStateDir}
+ * would refuse to write in: a reader that served it would hand an agent what another user planted
+ * there. Nothing there yet is fine (nothing to read); nothing is made.
+ */
+export function checkStateRootForReading(root: string): void {
+  if (!fs.existsSync(root)) return;
+  checkAncestors(root);
+  checkOwnDir(root);
+  // A sessions/ that is a link is the store's to refuse, when it is used (as before).
+  for (const name of ["sessions", "logs"] as const)
+    if (fs.lstatSync(path.join(root, name), { throwIfNoEntry: false })?.isDirectory()) checkOwnDir(path.join(root, name));
+}
+
 /** Create `<root>/<name>` (and the root) with mode 0700 if missing, never through a symlink; returns its path. */
 export function ensureStateDir(root: string, name: StateDirName): string {
   // Said as such, not as the EEXIST or ENOTDIR of a mkdir below.

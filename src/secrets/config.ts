@@ -3,12 +3,13 @@
  * `~/.config/derun/redact.json`), read once when a reader starts. Extra rules (in the built-in
  * rules' form), an allow-list of patterns whose matches are never masked, and built-in rules to
  * turn off. A file that cannot be used stops the reader with a one-line error rather than running
- * with less masking than the person asked for (docs/secrets.md).
+ * with less masking than the person asked for (docs/secrets.md); so does one that is not safely
+ * the person's own (../../settings/safe-read.ts).
  */
-import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { DerunError } from "../core/errors.ts";
+import { readSettingsText } from "../settings/safe-read.ts";
 import { RULES, type RedactRule } from "./rules.ts";
 
 export interface RedactSettings {
@@ -34,13 +35,9 @@ const compile = (file: string, what: string, source: string, flags = ""): RegExp
 
 /** The built-in rules with the file's changes; the built-ins alone when there is no file (then arktype is not even loaded). */
 export async function loadSettings(file = configPath()): Promise<RedactSettings> {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return BUILT_IN;
-    throw new DerunError("usage", `${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`);
-  }
+  // As ssh reads its files: a FIFO, a device, a huge file or one planted by someone else is refused.
+  const text = readSettingsText(file);
+  if (text === undefined) return BUILT_IN;
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -67,6 +67,16 @@ export class MarkParser {
     this.#payload = new Uint8Array(Math.min(256, this.#max));
   }
 
+  /**
+   * Where a control string the parser is still inside (or an ESC that may start one) began, as a
+   * stream offset; undefined between them. What decides on a mark before it ends (a filter of what
+   * is recorded) holds the bytes from here until it does.
+   */
+  get pendingStart(): number | undefined {
+    if (this.#state === State.Esc) return this.#offset - 1;
+    return this.#state === State.Scan ? undefined : this.#markStart;
+  }
+
   /** Stream offset of the next byte to be pushed. */
   get offset(): number {
     return this.#offset;

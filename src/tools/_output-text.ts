@@ -3,7 +3,7 @@
  * and whether more will come, then the chunks' text as it is (a `[channel]` line before each chunk
  * when the answer holds more than one channel; base64 chunks one per line).
  */
-import { type ReadOutputResult, SEP, maskedFact } from "../transcript/index.ts";
+import { type ReadOutputResult, SEP, maskedFact, notRecordedFact } from "../transcript/index.ts";
 
 export interface WaitFacts {
   readonly timed_out: boolean;
@@ -21,6 +21,7 @@ export function renderRead(r: ReadOutputResult, wait?: WaitFacts): string {
   const facts = [`session ${r.session_id}`, r.chunks.length === 0 ? `no new bytes at ${from}` : `bytes ${from}-${r.next_cursor}`, where(r)];
   if (wait) facts.push(wait.timed_out ? `timed out after ${wait.waited_ms} ms` : `waited ${wait.waited_ms} ms`);
   if (r.redacted) facts.push(maskedFact(r.redacted));
+  if (r.not_recorded) facts.push(notRecordedFact(r.not_recorded));
   const channels = new Set(r.chunks.map((c) => c.channel));
   const parts: string[] = [];
   let endsWithLf = true; // nothing yet: no separator needed

@@ -2,7 +2,17 @@ import { type } from "arktype";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { defineQuery } from "../core/tool.ts";
 import { sessionIdType } from "./_args.ts";
-import { commandLine, oneLine, outcome, SEP, sessionDetail, readSession, maskedFact, redactedField } from "../transcript/index.ts";
+import {
+  commandLine,
+  oneLine,
+  outcome,
+  SEP,
+  sessionDetail,
+  readSession,
+  maskedFact,
+  redactedField,
+  recordingGaps,
+} from "../transcript/index.ts";
 
 /** derun_get_session: everything recorded about one session, except its output. */
 export default defineQuery({
@@ -18,7 +28,9 @@ export default defineQuery({
   },
   async handler(input, { store }) {
     const { info, redacted } = await readSession(store, input.session_id);
-    return { schema_version: SCHEMA_VERSION, session: sessionDetail(info), ...redactedField(redacted) };
+    // What the person kept out (derun pause, ignore rules), and a pause going on now.
+    const gaps = await recordingGaps(store, info);
+    return { schema_version: SCHEMA_VERSION, session: { ...sessionDetail(info), ...gaps }, ...redactedField(redacted) };
   },
   render: ({ session, redacted }) => {
     const { session_id, command, ...rest } = session;

@@ -13,6 +13,7 @@ import {
   readSessions,
   maskedFact,
   redactedField,
+  outsideScopeText,
 } from "../transcript/index.ts";
 
 const states = Object.values(DerunSessionState);
@@ -41,20 +42,24 @@ export default defineQuery({
     const sessions = (await readSessions(store)).filter(({ info }) => input.state === undefined || info.state === input.state);
     const shown = sessions.slice(0, limit);
     const redacted = shown.reduce((n, s) => n + s.redacted, 0);
+    // A scoped server (derun mcp --scope): the count of the others, never which they are.
+    const outside = await store.outsideScope?.();
     return {
       schema_version: SCHEMA_VERSION,
       total: sessions.length,
+      ...(outside === undefined ? {} : { outside_scope: outside }),
       sessions: shown.map((s) => sessionSummary(s.info)),
       ...redactedField(redacted),
     };
   },
-  render: ({ total, sessions, redacted }) => {
+  render: ({ total, sessions, redacted, outside_scope }) => {
     const rows = sessions.map((s) =>
       [s.session_id, outcome(s), size(s.output_bytes), oneLine(when(s.started_at)), oneLine(s.transport_mode), commandLine(s.command)].join(
         SEP,
       ),
     );
     const shown = sessions.length < total ? `${sessions.length} of ${total} sessions` : `${total} session${total === 1 ? "" : "s"}`;
-    return [`${shown}, newest first${redacted ? `${SEP}${maskedFact(redacted)}` : ""}`, ...rows].join("\n");
+    const outside = outside_scope === undefined ? "" : `${SEP}${outsideScopeText(outside_scope)}`;
+    return [`${shown}, newest first${outside}${redacted ? `${SEP}${maskedFact(redacted)}` : ""}`, ...rows].join("\n");
   },
 });

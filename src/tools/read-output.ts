@@ -1,7 +1,7 @@
 import { type } from "arktype";
 import { defineQuery } from "../core/tool.ts";
 import { capped, cursorType, parseCursor, READ_DEFAULT_MAX_BYTES, READ_MAX_MAX_BYTES, readArgs } from "./_args.ts";
-import { type ReadOutputResult, resolveSessionId } from "../transcript/index.ts";
+import { gapsBetween, notRecordedField, type ReadOutputResult, resolveSessionId } from "../transcript/index.ts";
 import { renderRead } from "./_output-text.ts";
 import { checkReadMode, readWindowAs } from "./_read-mode.ts";
 
@@ -27,7 +27,11 @@ export default defineQuery({
   async handler(input, { store }): Promise<ReadOutputResult> {
     checkReadMode(input);
     const maxBytes = capped(input.max_bytes, READ_DEFAULT_MAX_BYTES, READ_MAX_MAX_BYTES);
-    return (await readWindowAs(store, await resolveSessionId(store, input.session_id), parseCursor(input.cursor), maxBytes, input)).result;
+    const id = await resolveSessionId(store, input.session_id);
+    const cursor = parseCursor(input.cursor);
+    const { result } = await readWindowAs(store, id, cursor, maxBytes, input);
+    const gaps = await gapsBetween(store, id, cursor, Number(result.next_cursor), result.at_tail);
+    return { ...result, ...notRecordedField(gaps) };
   },
   render: (result) => renderRead(result),
 });

@@ -28,9 +28,14 @@ import {
   oneStreamReason,
   withoutPromptFiller,
   maskedFact,
+  gapsBetween,
+  notRecordedField,
+  notRecordedFact,
+  type NotRecorded,
 } from "../transcript/index.ts";
 
-export type ReadTextResult = Subject & ReadTextLines & { readonly schema_version: typeof SCHEMA_VERSION };
+export type ReadTextResult = Subject &
+  ReadTextLines & { readonly schema_version: typeof SCHEMA_VERSION; readonly not_recorded?: readonly NotRecorded[] };
 
 /** Which lines were asked for: a tail by default. */
 function rangeOf(input: { tail_lines?: number; head_lines?: number; from_line?: number }): LineRange {
@@ -84,7 +89,10 @@ export default defineQuery({
     const lines = view === "screen" ? await screenLines(t, range, maxChars) : await textLines(t, range, maxChars, input.channel, signal);
     const subject = subjectOf(t);
     const redacted = (subject.redacted ?? 0) + (lines.redacted ?? 0);
-    return { schema_version: SCHEMA_VERSION, ...subject, ...lines, ...redactedField(redacted) };
+    // Output the person kept out of the transcript (derun pause, ignore rules) within these lines' bytes.
+    const end = Number(lines.end_cursor);
+    const gaps = await gapsBetween(store, t.sessionId, Number(lines.start_cursor), end, end >= t.hi);
+    return { schema_version: SCHEMA_VERSION, ...subject, ...lines, ...redactedField(redacted), ...notRecordedField(gaps) };
   },
   render: (r) => {
     const view =
@@ -96,6 +104,7 @@ export default defineQuery({
     if (r.scrolled_out) facts.push("earlier lines scrolled out of the scrollback");
     facts.push(`bytes ${r.start_cursor}-${r.end_cursor}`);
     if (r.redacted) facts.push(maskedFact(r.redacted));
+    if (r.not_recorded) facts.push(notRecordedFact(r.not_recorded));
     return withLines(facts.join(SEP), r.lines);
   },
 });

@@ -15,6 +15,7 @@ import {
   oneStreamReason,
   searchAllSessions,
   sessionsSearchedText,
+  outsideScopeText,
   type SkippedSession,
   maskedFact,
 } from "../transcript/index.ts";
@@ -43,6 +44,8 @@ export interface SearchOutputResult {
   readonly results: readonly Found[];
   /** Secrets masked in the lines and commands shown (absent: none). */
   readonly redacted?: number;
+  /** A scoped server (derun mcp --scope), searching every session: how many it may not show, never which. */
+  readonly outside_scope?: number;
 }
 
 /** derun_search_output: a regular expression or literal over the text view of one session or the newest ones. */
@@ -99,7 +102,9 @@ export default defineQuery({
       const all = await searchAllSessions(store, { ...options, maxMatches: remaining, windowBytes: limits?.windowBytes, onFound: take });
       searched = all.sessions_searched;
       if (all.sessions_not_searched > 0) stopped = true;
+      const outside = await store.outsideScope?.();
       across = {
+        ...(outside === undefined ? {} : { outside_scope: outside }),
         sessions_total: all.sessions_total,
         ...(all.sessions_skipped > 0 ? { sessions_skipped: all.sessions_skipped, skipped: all.skipped } : {}),
         ...(all.sessions_not_searched > 0 ? { sessions_not_searched: all.sessions_not_searched } : {}),
@@ -133,6 +138,7 @@ export default defineQuery({
           sessions_not_searched: r.sessions_not_searched ?? 0,
         }),
       );
+    if (r.outside_scope !== undefined) facts.push(outsideScopeText(r.outside_scope));
     if (r.truncated) facts.push(`first ${shown} shown (max_matches)`);
     if (r.redacted) facts.push(maskedFact(r.redacted));
     if (r.stopped_after_ms !== undefined)

@@ -7,11 +7,13 @@
  * (test/architecture/layers.test.ts checks it).
  */
 export { DEFAULT_LIMITS, type QueryLimits } from "../core/tool.ts";
+export { agentView, outsideScopeText } from "./agent-view.ts";
 export { asciicastLines, DEFAULT_COLS, DEFAULT_ROWS } from "./asciicast.ts";
 export { readCommands, shellCommands, type ShownCommand } from "./commands.ts";
 export { findFailure } from "./failure-find.ts";
 export { FAILURE_DEFAULT_MAX_CHARS, type FailureReport, failureReport, type ReadHint, renderFailure } from "./failure-report.ts";
 export { type FollowEnd, followOutput, followText } from "./follow.ts";
+export { gapNotice, gapsBetween, type NotRecorded, notRecordedFact, notRecordedField, recordingGaps } from "./gaps.ts";
 export { configureRedaction, redactedField, redactionEnabled } from "./masking.ts";
 export { keepMaskMaps } from "./mask-map.ts";
 export { MemoryBound } from "./memory-bound.ts";

@@ -2,6 +2,7 @@
  * The read shared by derun_read_output and derun_wait_output: committed slices from the store,
  * coalesced into chunks and encoded as text or base64, plus the cursor facts a model needs.
  */
+import type { NotRecorded } from "./gaps.ts";
 import { type DerunSessionState, type DerunOutputChannel, SCHEMA_VERSION } from "../core/enums.ts";
 import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { joined } from "./joined.ts";
@@ -31,6 +32,8 @@ export interface ReadOutputResult {
   readonly session_state: DerunSessionState;
   /** Secrets masked in this answer's chunks (absent: none). */
   readonly redacted?: number;
+  /** Output left out of the transcript (derun pause, ignore rules) at cursors in this answer's range (absent: none). */
+  readonly not_recorded?: readonly NotRecorded[];
 }
 
 /** The result of a read ending at `next`: at the tail when `atTail`, at its end once the session is no longer live too. */

@@ -121,6 +121,8 @@ export const sessionSummary = (info: SessionInfo) =>
     signal: info.final?.signal,
     output_bytes: info.output_bytes,
     transport_mode: info.meta.transport_mode,
+    // Only a reader of the person's sees a hidden session (derun mcp does not): derun ls marks it.
+    hidden: info.hidden ? true : undefined,
   });
 
 /** The session object of derun_get_session. */
@@ -144,4 +146,5 @@ export const sessionDetail = (info: SessionInfo) =>
     output_bytes: info.output_bytes,
     retention_seconds: info.meta.retention_seconds,
     expires_at: info.expires_at,
+    hidden: info.hidden ? true : undefined,
   });

@@ -19,10 +19,12 @@ const ROOT = join(import.meta.dir, "../..");
 const ALLOWED: Record<string, readonly string[]> = {
   core: [],
   os: [],
+  // The person's settings files (config.json), read as ssh reads its own.
+  settings: ["core", "os", "safe-fs"],
   tty: ["core", "os"],
   "safe-fs": ["core", "os"],
   views: ["core"],
-  secrets: ["core"],
+  secrets: ["core", "settings"],
   shell: ["core"],
   io: ["core", "os"],
   pty: ["core", "os", "tty", "io"],

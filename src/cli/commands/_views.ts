@@ -10,6 +10,8 @@ import {
   screenLines,
   type ReadTextLines,
   textBatches,
+  gapsBetween,
+  gapNotice,
   openTranscript,
   oneStreamReason,
   withoutPromptFiller,
@@ -104,7 +106,16 @@ export async function printAll(reader: Reader, t: Transcript, view: View, channe
   if (view === "screen") out.lines((await screenOf(t, { head: ALL })).lines);
   else {
     const memory = new MemoryBound();
-    for await (const lines of textBatches(t, { channel, onWindow: () => memory.check() })) out.lines(lines.map((line) => line.text));
+    // Where output was kept out of the transcript (derun pause, ignore rules), a line says so, before
+    // the line its place falls in (a gap within a line is said before that line).
+    const gaps = await gapsBetween(reader.store, t.sessionId, t.lo, t.hi, true);
+    let next = 0;
+    for await (const lines of textBatches(t, { channel, onWindow: () => memory.check() }))
+      for (const line of lines) {
+        while (next < gaps.length && gaps[next]!.offset < line.end) out.lines([gapNotice(gaps[next++]!)]);
+        out.lines([line.text]);
+      }
+    out.lines(gaps.slice(next).map(gapNotice));
   }
   out.flush();
 }

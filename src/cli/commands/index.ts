@@ -56,6 +56,17 @@ export const commands = {
     load: () => import("./export.ts"),
   },
   rm: { description: "Delete sessions now (a running one only with --force).", load: () => import("./rm.ts") },
+  pause: {
+    description:
+      "Inside a recorded shell: stop recording until derun resume (--for 10m: resume by itself); nothing shown meanwhile is kept.",
+    load: () => import("./pause.ts"),
+  },
+  resume: { description: "Inside a recorded shell paused by derun pause: record again.", load: () => import("./resume.ts") },
+  hide: {
+    description: "Hide sessions from agents: derun mcp serves them as if they did not exist; your own commands still read them.",
+    load: () => import("./hide.ts"),
+  },
+  unhide: { description: "Let agents (derun mcp) see sessions hidden by derun hide again.", load: () => import("./unhide.ts") },
   gc: { description: "Remove the sessions whose retention has passed (--dry-run: only list them).", load: () => import("./gc.ts") },
   completion: { description: "Print the shell completion script for bash, zsh or fish.", load: () => import("./completion.ts") },
   version: { description: "Print derun's version (also --version, -V).", load: () => import("./version.ts") },

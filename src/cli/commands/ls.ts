@@ -92,7 +92,7 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
       const ran = runTime(s, now);
       rows.push([
         { text: s.session_id },
-        { text: s.state, style: STATE_STYLE[s.state] },
+        { text: s.hidden ? `${s.state} (hidden)` : s.state, style: STATE_STYLE[s.state] },
         exitCell(s),
         { text: formatRelative(s.started_at, now) },
         { text: ran === undefined ? "-" : formatDuration(ran) },

@@ -1,4 +1,6 @@
 /** `derun mcp`: the MCP server on stdin/stdout until stdin closes; `derun mcp config <client>` prints a client's configuration. */
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { openLogSink } from "../../file-store/log-sink.ts";
 import { openFileStore } from "../../file-store/index.ts";
 import { exitWith, type CommandData, type CommandEntry, type ExitRequest } from "../command.ts";
@@ -12,6 +14,14 @@ export const args = {
     ...NO_REDACT_FLAG,
     description:
       "Serve secrets as recorded instead of masked. Only for a person who means it: the agent then reads every token the terminal showed.",
+  },
+  scope: {
+    type: "string",
+    valueHint: "dir",
+    complete: "dir",
+    description:
+      "Serve only the sessions that worked under this directory (started there, or a command typed there in derun shell); " +
+      "answers say how many others exist, never which.",
   },
   "state-root": STATE_ROOT_FLAG,
 } as const satisfies FlagDefs;
@@ -32,22 +42,40 @@ export const examples = [
   "derun mcp config cursor --merge ~/.cursor/mcp.json   # beside the other servers there",
   "derun mcp config cursor --ssh me@build-box     # sessions recorded on build-box",
   "derun mcp --state-root /tmp/derun     # serve another state root",
+  "derun mcp --scope ~/work/client-a     # only the sessions of that project",
   "derun mcp --no-redact                 # secrets as recorded (never in the config snippets)",
 ];
 
 export async function run(flags: readonly string[], data: CommandData): Promise<ExitRequest> {
   if (flags[0] === "config") return (await subCommands.config.load()).run(flags.slice(1), data);
-  const { values, positionals } = parseFlags(flags, { "state-root": STATE_ROOT_FLAG, "no-redact": args["no-redact"] });
+  const { values, positionals } = parseFlags(flags, { "state-root": STATE_ROOT_FLAG, "no-redact": args["no-redact"], scope: args.scope });
   const extra = positionals[0] ?? (data.command ? "--" : undefined);
   if (extra !== undefined) throw usageError(`derun mcp takes no arguments (got ${shown(extra)})`);
   const root = readableStateRoot(values["state-root"]);
+  const scope = scopeDir(values.scope);
   // Before the server starts: a settings file that cannot be used stops it with a one-line error.
-  const { configureRedaction, keepMaskMaps } = await import("../../transcript/index.ts");
+  const { agentView, configureRedaction, keepMaskMaps } = await import("../../transcript/index.ts");
   await configureRedaction({ enabled: !values["no-redact"] });
   keepMaskMaps(true); // search without a timing oracle (transcript/mask-map.ts)
   const log = openLogSink(root, { component: "mcp" });
   // The SDK loads here, not when completion or help read this module's flags.
   const { serveStdio } = await import("../../mcp/stdio.ts");
-  await serveStdio({ store: openFileStore({ root, log }), log });
+  // Hidden sessions (derun hide) and, with --scope, those of other directories are not there for the agent.
+  await serveStdio({ store: agentView(openFileStore({ root, log }), { scope }), log });
   return exitWith(0);
+}
+
+/** `--scope`'s directory, absolute; it must be one (a typo would silently serve nothing). */
+function scopeDir(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (value === "") throw usageError('option "--scope" needs a directory');
+  const dir = path.resolve(value);
+  let isDir = false;
+  try {
+    isDir = fs.statSync(dir).isDirectory();
+  } catch {
+    // missing, or a file on the way: not a directory either way
+  }
+  if (!isDir) throw usageError(`--scope ${shown(value)} is not a directory`);
+  return dir;
 }

@@ -14,9 +14,19 @@ import { visible } from "../format.ts";
 import { ui } from "../ui.ts";
 import { usageError } from "../usage.ts";
 import { SESSION_ARG } from "./_session-arg.ts";
+import { grepPattern, sessionsMatching } from "./_rm-grep.ts";
 
 export const args = {
   ids: { ...SESSION_ARG, description: 'The sessions: ids, "last" (the newest) or "last~N" (the Nth before it).' },
+  grep: {
+    type: "string",
+    valueHint: "pattern",
+    description:
+      "Every session whose output or command lines match this regular expression (as recorded, secrets unmasked): " +
+      "after a secret was shown.",
+  },
+  "fixed-strings": { type: "boolean", alias: "F", description: "With --grep: the pattern is plain text." },
+  "dry-run": { type: "boolean", description: "With --grep: only list the sessions that would be removed." },
   force: { type: "boolean", description: "Delete running sessions too (their commands keep running; only the recording is deleted)." },
   json: { type: "boolean", description: "One outcome per session ({ session_id, removed, reason }), as JSON." },
   "state-root": STATE_ROOT_FLAG,
@@ -27,6 +37,7 @@ export const examples = [
   "derun rm last",
   "derun rm 01JCZ3T5M7Q8W2E4R6T8Y0U2I4 01JCZ3V0AB5C7D9E1F3G5H7J9K",
   "derun rm --force last       # the newest, even while it runs",
+  "derun rm --grep 'ghp_[A-Za-z0-9]+' --dry-run   # which sessions hold a GitHub token",
 ];
 
 const SAID: Record<RemoveOutcome["reason"], string> = {
@@ -39,12 +50,24 @@ const SAID: Record<RemoveOutcome["reason"], string> = {
 
 export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const { values, positionals } = parseFlags(flags, args);
-  if (positionals.length === 0) throw usageError('derun rm needs at least one session: an id, "last" or "last~N"');
-  const reader = await openReader(values["state-root"]);
+  if (values.grep !== undefined && positionals.length > 0) throw usageError("derun rm takes sessions or --grep, not both");
+  if (values.grep === undefined && (values["dry-run"] || values["fixed-strings"]))
+    throw usageError(`--${values["dry-run"] ? "dry-run" : "fixed-strings"} goes with --grep`);
+  if (values.grep === undefined && positionals.length === 0)
+    throw usageError('derun rm needs at least one session: an id, "last" or "last~N" (or --grep <pattern>)');
+  const pattern = values.grep === undefined ? undefined : grepPattern(values.grep, values["fixed-strings"] ?? false);
+  // Matched unmasked (see ./_rm-grep.ts); nothing is printed from the sessions but their ids.
+  const reader = await openReader(values["state-root"], pattern ? { redact: false } : {});
+  const refs = pattern ? await sessionsMatching(reader, pattern) : positionals;
+  if (pattern && refs.length === 0) ui.info("no session matches");
+  if (pattern && (values["dry-run"] || refs.length === 0)) {
+    for (const id of refs) ui.log(`${id}: would be removed`);
+    return exitWith(0);
+  }
   // All references first: `rm last last~1` means two sessions, whatever the first removal changes.
   const ids: string[] = [];
   const outcomes: RemoveOutcome[] = [];
-  for (const ref of positionals) {
+  for (const ref of refs) {
     try {
       ids.push(await reader.resolve(ref));
     } catch (error) {

@@ -4,6 +4,7 @@
  * exit status) from the shell's own integration marks. Bash, zsh and fish get derun's snippet loaded
  * when their startup files do not load it already; any other shell is recorded as one whole session.
  */
+import * as path from "node:path";
 import { generateSessionId } from "../../file-store/index.ts";
 import { prepareShellLaunch } from "../../shell/launch.ts";
 import type { CommandData, ExitRequest } from "../command.ts";
@@ -15,6 +16,7 @@ export const args = {
   "session-id": RUN_FLAGS["session-id"],
   retention: RUN_FLAGS.retention,
   "state-root": RUN_FLAGS["state-root"],
+  verbose: RUN_FLAGS.verbose,
 } as const satisfies FlagDefs;
 export const usage = "[OPTIONS] [-- <shell> [args...]]";
 export const takesCommand = true;
@@ -25,7 +27,10 @@ export async function run(flags: readonly string[], data: CommandData): Promise<
   const request = parseRunArgs(flags, shell, process.env);
   const sessionId = request.sessionId ?? generateSessionId();
   // The snippet stays silent outside a derun session: this variable is how it knows it is inside.
-  using launch = prepareShellLaunch({ shell: shell[0]!, args: shell.slice(1), env: { ...process.env, DERUN_SESSION_ID: sessionId } });
+  // With --state-root, the shell's `derun pause` must find its session there too.
+  const root: Record<string, string> = request.stateRoot === undefined ? {} : { DERUN_STATE_ROOT: path.resolve(request.stateRoot) };
+  const env = { ...process.env, DERUN_SESSION_ID: sessionId, ...root };
+  using launch = prepareShellLaunch({ shell: shell[0]!, args: shell.slice(1), env });
   // Awaited here, so the startup files outlive the shell (`using` disposes at this return).
   return await startRun({ ...request, sessionId, command: launch.argv, env: launch.env, recordCommands: true, recordedCommand: shell });
 }

@@ -48,6 +48,9 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
     ["transport", `${s.transport_mode}${s.tty_attached ? " (terminal" + size + ")" : " (no terminal)"}`],
     ["pid", String(s.pid)],
     ["retention", `${wholeUnits(s.retention_seconds)} after the end`],
+    ["hidden", s.hidden ? "from agents (derun unhide to show it to them again)" : undefined],
+    ["paused", s.paused_since === undefined ? undefined : `since ${s.paused_since}${s.paused_until ? `, until ${s.paused_until}` : ""}`],
+    ["unrecorded", s.not_recorded_bytes === undefined ? undefined : `${s.not_recorded_bytes} bytes kept out (derun pause, ignore rules)`],
     ["expires", s.expires_at === undefined ? undefined : `${s.expires_at} (${formatRelative(s.expires_at, now)})`],
   ];
   const colour = colourOn(1);

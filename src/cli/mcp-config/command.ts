@@ -5,6 +5,7 @@
  * client's hint). `derun mcp config` alone lists the clients. With --ssh or --container the
  * configuration starts `derun mcp` on that machine instead (./remote.ts).
  */
+import path from "node:path";
 import { DerunError } from "../../core/errors.ts";
 import { exitWith, type CommandData, type ExitRequest } from "../command.ts";
 import { parseFlags, type FlagDefs } from "../flags.ts";
@@ -35,6 +36,12 @@ export const FLAGS = {
     type: "enum",
     options: ["docker", "podman"],
     description: "The container engine for --container (default: docker if on PATH, else podman).",
+  },
+  scope: {
+    type: "string",
+    valueHint: "dir",
+    complete: "dir",
+    description: "The client's derun mcp serves only the sessions of this directory (derun mcp --scope).",
   },
   derun: { type: "string", valueHint: "path", description: "The derun command on the other machine (default: derun, found on its PATH)." },
   merge: {
@@ -79,18 +86,23 @@ export async function run(flags: readonly string[], data: CommandData): Promise<
   if (values.json && !client.json) throw new DerunError("usage", `${client.title} has no JSON configuration: run derun mcp config ${name}`);
   const target = remoteTarget(values, process.env);
   if (root === "") throw new DerunError("usage", 'option "--state-root" needs a directory');
+  if (values.scope === "") throw new DerunError("usage", 'option "--scope" needs a directory');
+  // Here a local directory is made absolute (a client starts its server anywhere); on another machine it is that machine's.
+  const scope = values.scope === undefined ? undefined : target ? values.scope : path.resolve(values.scope);
   if (values.derun !== undefined && (target === undefined || values.derun === ""))
     throw new DerunError("usage", "--derun names the derun on another machine: give it with --ssh or --container");
   const remote = target && {
     derun: values.derun ?? "derun",
     ...(root === undefined ? {} : { stateRoot: root }),
+    ...(scope === undefined ? {} : { scope }),
     env: process.env,
     platform: process.platform,
   };
-  const launch =
-    target && remote
-      ? remoteLaunch(target, remote)
-      : currentLaunch(root === undefined ? process.env : { ...process.env, DERUN_STATE_ROOT: stateRootFrom(root) });
+  const local = () => {
+    const here = currentLaunch(root === undefined ? process.env : { ...process.env, DERUN_STATE_ROOT: stateRootFrom(root) });
+    return scope === undefined ? here : { ...here, args: [...here.args, "--scope", scope] };
+  };
+  const launch = target && remote ? remoteLaunch(target, remote) : local();
   const reads =
     target && remote ? remoteWhere(target, remote) : `derun mcp must read the state root your derun run writes: ${launch.stateRoot}`;
   if (values.merge !== undefined) {

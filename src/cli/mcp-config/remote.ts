@@ -19,6 +19,8 @@ export interface RemoteOptions {
   readonly derun: string;
   /** The state root there, when not its default. */
   readonly stateRoot?: string;
+  /** `derun mcp --scope` there: only the sessions of that directory (of the other machine). */
+  readonly scope?: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly platform: NodeJS.Platform;
 }
@@ -35,7 +37,11 @@ function localProgram(name: string, env: RemoteOptions["env"]): string {
 }
 
 export function remoteLaunch(target: RemoteTarget, options: RemoteOptions): McpLaunch {
-  const derunArgs = ["mcp", ...(options.stateRoot === undefined ? [] : ["--state-root", options.stateRoot])];
+  const derunArgs = [
+    "mcp",
+    ...(options.stateRoot === undefined ? [] : ["--state-root", options.stateRoot]),
+    ...(options.scope === undefined ? [] : ["--scope", options.scope]),
+  ];
   if (target.kind === "ssh") {
     // -T: no terminal, the bytes are JSON-RPC; BatchMode: fail at once rather than ask for a
     // password that nobody can type (the client has no terminal). `ssh` sends the command as one

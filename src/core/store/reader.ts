@@ -4,7 +4,7 @@
  * more. Only bytes that complete index lines describe are served.
  */
 import type { DerunOutputChannel, DerunSessionState } from "../enums.ts";
-import type { CommandRecord, IndexRecord, SessionEvent, SessionFinal, SessionMeta } from "./session-files.ts";
+import type { CommandRecord, IndexRecord, PauseState, RecordGap, SessionEvent, SessionFinal, SessionMeta } from "./session-files.ts";
 
 /**
  * Where records are and which channel wrote them, by record number (what the views need of
@@ -55,6 +55,11 @@ export interface SessionInfo {
    * after its last file change when its derun died).
    */
   readonly expires_at?: string;
+  /**
+   * The person hid it from agents (`derun hide`, hidden.json): `derun mcp` serves it as if it did
+   * not exist; the person's own readers read it. Absent when not hidden.
+   */
+  readonly hidden?: boolean;
 }
 
 /** Whether a session in `state` may still produce output: its recording derun is at work. */
@@ -155,4 +160,13 @@ export interface StoreReader {
    * that fit in that bound. With `number`: that one command's record alone, however old (or none).
    */
   commands(sessionId: string, options?: CommandsQuery): Promise<CommandRecord[]>;
+  /** Where output the terminal showed was left out of the transcript (gaps.jsonl), in offset order. */
+  gaps(sessionId: string): Promise<RecordGap[]>;
+  /** Whether the session's recorder is paused now (paused.json), and until when. */
+  pauseState(sessionId: string): Promise<PauseState | undefined>;
+  /**
+   * A view narrowed to a directory (`derun mcp --scope`): how many sessions it leaves out, counted,
+   * never named (hidden ones are not counted: for an agent they do not exist). Absent when unscoped.
+   */
+  readonly outsideScope?: () => Promise<number>;
 }

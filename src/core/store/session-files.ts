@@ -56,6 +56,29 @@ export interface SessionEvent {
   readonly timestamp: string;
 }
 
+/**
+ * gaps.jsonl (an added file): output the terminal showed that the person kept out of the transcript
+ * (`derun pause`, an ignore rule). output.bin stays contiguous: `offset` is where in it the left-out
+ * bytes would have been (every cursor stays a plain offset of output.bin); `bytes` says how many.
+ */
+export interface RecordGap {
+  readonly offset: number;
+  readonly bytes: number;
+  /** `paused` (derun pause) or `ignored` (a rule of the record settings; which one is not said). */
+  readonly reason: "paused" | "ignored";
+  /** RFC 3339 with milliseconds: the first and last left-out chunk. */
+  readonly started_at: string;
+  readonly ended_at: string;
+}
+
+/** The pause a session's recorder is in (paused.json, written by the recorder itself while paused). */
+export interface PauseState {
+  /** RFC 3339: when the recorder stopped recording. */
+  readonly since: string;
+  /** RFC 3339: when it resumes by itself (`derun pause --for`), if it does. */
+  readonly until?: string;
+}
+
 /** index.jsonl: one line per committed chunk. */
 export interface IndexRecord {
   readonly offset: number;

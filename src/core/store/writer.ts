@@ -4,7 +4,7 @@
  */
 import type { DerunOutputChannel } from "../enums.ts";
 import type { WindowSize } from "../transport.ts";
-import type { CommandRecord, SecretEnvFingerprints, SessionFinal } from "./session-files.ts";
+import type { CommandRecord, PauseState, RecordGap, SecretEnvFingerprints, SessionFinal } from "./session-files.ts";
 
 export interface CreateSessionOptions {
   /** Explicit id; must match `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`. A ULID is generated if absent. */
@@ -43,6 +43,17 @@ export interface SessionWriter extends AsyncDisposable {
   resized(size: WindowSize, at?: Date): void;
   /** Append one finished command of a shell session (commands.jsonl). Throws on I/O failure. */
   recordCommand(record: CommandRecord): void;
+  /** Say where output was left out of the transcript (gaps.jsonl). Throws on I/O failure. */
+  recordGap(gap: RecordGap): void;
+  /**
+   * The pause asked of this recorder (pause.json, by `derun pause`): undefined when none; `until` in
+   * ms when it ends by itself. A file that cannot be read asks for a pause (the person wanted one).
+   */
+  pauseRequest(): { readonly until?: number } | undefined;
+  /** Forget the pause asked for (its `until` has passed). */
+  clearPauseRequest(): void;
+  /** Say the recorder is paused (paused.json), or no longer (`undefined`): what `derun pause` waits for. */
+  setPaused(state: PauseState | undefined): void;
   /**
    * Append one chunk: bytes to output.bin, then its line to index.jsonl. Synchronous so chunk
    * order is the call order. Throws on I/O failure (disk full, EIO); the caller treats capture as

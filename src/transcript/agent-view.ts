@@ -1,0 +1,106 @@
+/**
+ * The sessions an agent may see: what `derun mcp` serves, the store seen through the person's
+ * choices (docs/privacy.md). A hidden session (`derun hide`) is not there at all: not listed, and
+ * every read, wait or lookup of it answers `session not found`, as for an id that never existed.
+ * With a scope (`derun mcp --scope <dir>`) only sessions whose working directory, at start or of a
+ * command typed in a recorded shell, lies under that directory are there; the others are counted
+ * (outsideScope), never named. Nothing an agent sends can widen this: the view is made once, from
+ * the person's flags, before the server reads its first message.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { sessionNotFound } from "../core/errors.ts";
+import { isLiveState, type OutputReader, type SessionInfo, type Store } from "../core/store.ts";
+
+export interface AgentViewOptions {
+  /** An absolute directory: only sessions that worked under it are served. */
+  readonly scope?: string;
+}
+
+/** `dir` and where it leads (a scope given through a link matches the real paths recorded). */
+function scopeRoots(dir: string): string[] {
+  const given = path.resolve(dir);
+  try {
+    const real = fs.realpathSync(given);
+    return real === given ? [given] : [given, real];
+  } catch {
+    return [given];
+  }
+}
+
+const under = (dir: string | null | undefined, roots: readonly string[]): boolean =>
+  typeof dir === "string" && roots.some((root) => dir === root || dir.startsWith(root.endsWith("/") ? root : `${root}/`));
+
+/** The store as an agent may see it (see the module comment). */
+export function agentView(store: Store, options: AgentViewOptions = {}): Store {
+  const roots = options.scope === undefined ? undefined : scopeRoots(options.scope);
+  /** Ended shell sessions found in the scope or not by their commands: that no longer changes. */
+  const ended = new Map<string, boolean>();
+
+  /** Whether an agent may see this session at all. */
+  const visible = async (info: SessionInfo): Promise<boolean> => {
+    if (info.hidden) return false;
+    if (roots === undefined || under(info.meta.working_directory, roots)) return true;
+    if (!info.meta.records_commands) return false;
+    const key = `${info.meta.session_id}\0${info.meta.started_at}`;
+    const known = ended.get(key);
+    if (known !== undefined) return known;
+    const inScope = (await store.commands(info.meta.session_id)).some((c) => under(c.cwd, roots));
+    if (!isLiveState(info.state)) ended.set(key, inScope);
+    return inScope;
+  };
+  /** The session, or `session not found` when the agent may not see it. */
+  const seen = async (id: string): Promise<SessionInfo> => {
+    const info = await store.get(id);
+    if (!(await visible(info))) throw sessionNotFound(id);
+    return info;
+  };
+  const keep = async (all: readonly SessionInfo[]) => {
+    const shown: SessionInfo[] = [];
+    let outside = 0;
+    for (const info of all) {
+      if (await visible(info)) shown.push(info);
+      else if (!info.hidden) outside++;
+    }
+    return { shown, outside };
+  };
+
+  const view: Store = {
+    root: store.root,
+    create: (options) => store.create(options),
+    sweep: (options) => store.sweep(options),
+    remove: (id, options) => store.remove(id, options),
+    setHidden: (id, hidden) => store.setHidden(id, hidden),
+    requestPause: (id, request) => store.requestPause(id, request),
+    gaps: async (id) => (await seen(id), store.gaps(id)),
+    pauseState: async (id) => (await seen(id), store.pauseState(id)),
+    list: async () => (await keep(await store.list())).shown,
+    async ids() {
+      const shown: string[] = [];
+      for (const id of await store.ids()) {
+        try {
+          if (await visible(await store.get(id))) shown.push(id);
+        } catch {
+          // unreadable or removed meanwhile: not there for a watcher either
+        }
+      }
+      return shown;
+    },
+    get: (id) => seen(id),
+    read: async (id, cursor, max) => (await seen(id), store.read(id, cursor, max)),
+    records: async (id) => (await seen(id), store.records(id)),
+    waitForOutput: async (id, cursor, timeout, signal) => (await seen(id), store.waitForOutput(id, cursor, timeout, signal)),
+    watchEnds: (timeout, signal, live) => store.watchEnds(timeout, signal, live),
+    events: async (id) => (await seen(id), store.events(id)),
+    commands: async (id) => (await seen(id), store.commands(id)),
+    outsideScope: roots === undefined ? undefined : async () => (await keep(await store.list())).outside,
+  };
+  if (store.openOutput) {
+    const open = store.openOutput.bind(store);
+    (view as { openOutput?: (id: string) => Promise<OutputReader> }).openOutput = async (id) => (await seen(id), open(id));
+  }
+  return view;
+}
+
+/** What a scoped answer says of the sessions it leaves out. */
+export const outsideScopeText = (n: number): string => `${n} session${n === 1 ? "" : "s"} outside this server's scope (not shown)`;
