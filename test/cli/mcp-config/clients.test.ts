@@ -8,35 +8,44 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
-import { delimiter, dirname, join } from "node:path";
+import { join } from "node:path";
 import { queries } from "../../../src/tools/index.ts";
 import { CLI_ENTRY, derunEnv, shellQuote, tempDir } from "../../helpers/cli.ts";
 import { compiledBinary } from "../../helpers/binary.ts";
-import { clientBin, type ClientKey } from "../../helpers/clients.ts";
+import { CLIENT_PACKAGES, clientBin, clientPath, type ClientKey } from "../../helpers/clients.ts";
 import { exec, mcpStartsDuring, printedConfig, type Ran } from "../../helpers/exec.ts";
 
 const TIMEOUT = 60_000;
-const bins = Object.fromEntries((["claude", "codex", "gemini", "inspector"] as const).map((key) => [key, clientBin(key)])) as Record<
-  ClientKey,
-  ReturnType<typeof clientBin>
->;
+const CLIENTS = ["claude", "claudeLegacy", "codex", "gemini", "inspector"] as const;
+type Client = (typeof CLIENTS)[number];
+const bins = Object.fromEntries(CLIENTS.map((key) => [key, clientBin(key)])) as Record<Client, ReturnType<typeof clientBin>>;
 for (const found of Object.values(bins)) if ("missing" in found) console.log(`skip: ${found.missing}`);
-const binOf = (key: ClientKey): string => {
+const binOf = (key: Client): string => {
   const found = bins[key];
   if ("missing" in found) throw new Error(found.missing);
   return found.bin;
 };
-const absent = (key: ClientKey) => "missing" in bins[key];
+const absent = (key: Client) => "missing" in bins[key];
 
-/** The environment of a client: its own HOME, the client on PATH, nothing of derun's. */
+/**
+ * The environment of a client: its own HOME, the client (and its Node 22) first on PATH, nothing of
+ * derun's. The Inspector keeps secrets in memory: there is no keychain here, and it says so otherwise.
+ */
 function clientEnv(home: string, key: ClientKey, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (value !== undefined && !name.startsWith("DERUN_") && !name.startsWith("XDG_")) env[name] = value;
   }
-  const bin = bins[key];
-  const path = "bin" in bin ? `${dirname(bin.bin)}${delimiter}${env.PATH ?? ""}` : (env.PATH ?? "");
-  return { ...env, PATH: path, HOME: home, NO_COLOR: "1", DISABLE_TELEMETRY: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", ...extra };
+  return {
+    ...env,
+    PATH: clientPath(key, env.PATH),
+    HOME: home,
+    NO_COLOR: "1",
+    DISABLE_TELEMETRY: "1",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    MCP_INSPECTOR_SECRET_STORE: "memory",
+    ...extra,
+  };
 }
 
 /** Runs a printed command line as a user pasting it into a shell would. */
@@ -88,7 +97,7 @@ describe.each([
   { from: "compiled binary", derun: async () => [await compiledBinary()], forms: ["claude json", "codex toml", "gemini json", "cursor"] },
 ])("MCP clients add the derun that `derun mcp config` prints ($from)", ({ derun: derunOf, forms }) => {
   /** Registers a test only for the forms this launch covers. */
-  const form = (name: string, client: ClientKey) => ((forms as readonly string[]).includes(name) ? test.skipIf(absent(client)) : () => {});
+  const form = (name: string, client: Client) => ((forms as readonly string[]).includes(name) ? test.skipIf(absent(client)) : () => {});
   // A space in the state root: the printed command lines must quote it.
   const state = tempDir("derun clients state ");
   const work = tempDir("derun-clients-work-");
@@ -133,7 +142,8 @@ describe.each([
         exec([binOf("claude"), "mcp", "list"], { env, cwd: project }),
       );
       expect(list.stdout).toMatch(/^derun: .* - ✔ Connected$/m);
-      expect(list.stdout).toMatch(/^broken: .* - ✘ Failed to connect$/m);
+      // 2.1.332 adds the reason after a dash ("— ENOENT: no such file or directory, posix_spawn ...").
+      expect(list.stdout).toMatch(/^broken: .* - ✘ Failed to connect( — .*)?$/m);
       expect(starts).toBeGreaterThan(0);
     },
     TIMEOUT,
