@@ -4,12 +4,12 @@
  * registry that ships the binary), then the rest in parallel, those that need Node 22 installed with
  * it first on PATH (their install scripts run on it). Prints one line per client and exits 0 even
  * when one fails (its tests then skip with the reason): a client's registry package is not derun's to
- * keep working.
+ * keep working. A version no longer pinned is removed (each is hundreds of MB).
  *
  *   bun test/cli/mcp-config/install-clients.ts
  */
-import { existsSync, mkdirSync, rmSync } from "node:fs";
-import { delimiter, dirname } from "node:path";
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { basename, delimiter, dirname, join } from "node:path";
 import { CLIENT_PACKAGES, clientPrefix, clientsCacheDir, installedBin, needsNode22, type ClientKey } from "../../helpers/clients.ts";
 
 async function install(key: ClientKey): Promise<string> {
@@ -41,3 +41,10 @@ console.log(`MCP clients for the client tests, in ${clientsCacheDir()}`);
 console.log(`  ${await install("node22")}`);
 const rest = (Object.keys(CLIENT_PACKAGES) as ClientKey[]).filter((key) => key !== "node22");
 for (const line of await Promise.all(rest.map(install))) console.log(`  ${line}`);
+
+const pinned = new Set((Object.keys(CLIENT_PACKAGES) as ClientKey[]).map((key) => basename(clientPrefix(key))));
+for (const name of readdirSync(clientsCacheDir())) {
+  if (pinned.has(name) || !name.includes("@")) continue;
+  rmSync(join(clientsCacheDir(), name), { recursive: true, force: true });
+  console.log(`  ${name}: removed (no longer pinned)`);
+}
