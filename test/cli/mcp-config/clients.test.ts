@@ -368,6 +368,9 @@ describe("the first request each client sends derun, and derun's answer", () => 
         const result = JSON.parse(call.stdout).structuredContent;
         expect(result.chunks.map((chunk: { data: string }) => chunk.data).join("")).toBe("seen over mcp\n");
         expectFirst(tap, "server/discover");
+        // One derun start: the Inspector asks server/discover of the process it keeps (the SDK v2
+        // client in auto mode starts a throwaway one to ask it; test/mcp/protocol-eras.test.ts).
+        expect(tap.connections()).toHaveLength(1);
       },
       TIMEOUT,
     );
