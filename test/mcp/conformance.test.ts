@@ -22,6 +22,7 @@ const APPLICABLE = ["server-initialize", "ping", "tools-list", "resources-list",
 
 const suite = clientBin("conformance");
 const bridge = clientBin("bridge");
+const suiteBin = "bin" in suite ? suite.bin : "";
 const missing = "missing" in suite ? suite.missing : "missing" in bridge ? bridge.missing : undefined;
 if (missing) console.log(`skip: ${missing}`);
 
@@ -64,8 +65,7 @@ async function startBridge(): Promise<{ proc: Bun.Subprocess<"ignore", "pipe", "
 
 /** The suite's server scenarios, as its `list` prints them. */
 async function listedScenarios(): Promise<string[]> {
-  if (!("bin" in suite)) throw new Error("unreachable");
-  const listed = await exec([suite.bin, "list"], { env, cwd: out.path });
+  const listed = await exec([suiteBin, "list"], { env, cwd: out.path });
   const block = listed.stdout.split(/^Client scenarios/m)[0]!;
   return [...block.matchAll(/^ {2}- ([a-z0-9-]+) \[/gm)].map((match) => match[1]!);
 }
@@ -81,11 +81,13 @@ beforeAll(async () => {
   if (missing) return;
   const run = await exec([process.execPath, CLI_ENTRY, "run", "--session-id", "seen", "--", "echo", "seen"], { env, cwd: state.path });
   if (run.exitCode !== 0) throw new Error(`derun run failed: ${run.stderr}`);
-  served = await startBridge();
+  // The port was free a moment before the bridge binds it; another process may take it meanwhile.
+  for (let attempt = 1; !served; attempt++)
+    served = await startBridge().catch((error) => (attempt < 3 ? undefined : Promise.reject(error)));
   // All at once: each is a Node start and a derun start (a session each), most of it waiting.
   const ran = await Promise.all(
     APPLICABLE.map((scenario) =>
-      exec([(suite as { bin: string }).bin, "server", "--url", served!.url, "--scenario", scenario, "-o", join(out.path, scenario)], {
+      exec([suiteBin, "server", "--url", served!.url, "--scenario", scenario, "-o", join(out.path, scenario)], {
         env,
         cwd: out.path,
       }),
