@@ -5,6 +5,9 @@
  * Inspector's CLI for the `mcpServers` JSON of Claude Desktop and Cursor. Each from the source
  * checkout and from the compiled binary. The clients get their own HOME and no DERUN_STATE_ROOT, so
  * `derun mcp` finds the recorded session only through the state root the configuration carries.
+ * The newest of each (test/helpers/clients.ts), and then each once more through a tap on the pipe to
+ * record which request it opens with: `server/discover` (2026-07-28) or `initialize` (2025), with an
+ * older Claude Code for the 2025 path.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
