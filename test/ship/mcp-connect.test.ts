@@ -12,7 +12,7 @@ import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { REPO_ROOT, tempDir } from "../helpers/cli.ts";
-import { clientBin } from "../helpers/clients.ts";
+import { clientBin, clientPath } from "../helpers/clients.ts";
 import { exec } from "../helpers/exec.ts";
 
 const TIMEOUT = 90_000;
@@ -79,7 +79,9 @@ async function readWithInspector(file: string, session: string): Promise<string>
     "--tool-name",
     "derun_read_output",
   ];
-  const call = await exec([...argv, "--tool-arg", `session_id=${session}`], { env: userEnv(), cwd: empty });
+  // The Inspector 2.x runs on Node 22 (from the clients' cache); it has no keychain here.
+  const env = { ...userEnv(), PATH: clientPath("inspector", userEnv().PATH), MCP_INSPECTOR_SECRET_STORE: "memory" };
+  const call = await exec([...argv, "--tool-arg", `session_id=${session}`], { env, cwd: empty });
   if (call.exitCode !== 0) throw new Error(`inspector exited ${call.exitCode}: ${call.stderr}`);
   return (JSON.parse(call.stdout).structuredContent as { chunks: { data: string }[] }).chunks.map((chunk) => chunk.data).join("");
 }
