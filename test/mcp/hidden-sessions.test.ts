@@ -74,6 +74,13 @@ describe("a hidden session, for derun mcp", () => {
     expect(last).not.toContain(MARK);
     const lastFailure = await client.readResource({ uri: "derun://last-failure" }).then(JSON.stringify, (e: Error) => e.message);
     expect(lastFailure).not.toContain(MARK);
+    // Completion of a session id offers the visible sessions only.
+    const offered = await client.complete({
+      ref: { type: "ref/resource", uri: "derun://session/{id}" },
+      argument: { name: "id", value: "" },
+    });
+    expect(offered.completion.values).toContain("open");
+    expect(offered.completion.values).not.toContain("secret");
   }, 60_000);
 
   test("the person's own commands read it, ls marks it; unhide gives it back to agents", async () => {
