@@ -9,6 +9,7 @@ import { isLiveState, type SessionInfo, type Store } from "../core/store.ts";
 import { readCommands } from "./commands.ts";
 import { resolveSessionId } from "./session-ref.ts";
 import { openTranscript, type CommandSelector, type Transcript } from "./transcript.ts";
+import { isRunning, unrecordedCommands } from "./unrecorded-commands.ts";
 
 export interface FailureWanted {
   /** A session id, `last` or `last~N`. */
@@ -23,11 +24,17 @@ export const commandFailed = (r: CommandRecord): boolean => r.exit_code !== null
 export const sessionFailed = (info: SessionInfo): boolean =>
   !isLiveState(info.state) && !(info.state === "exited" && info.final?.exit_code === 0);
 
-/** A shell session's commands stand for it; one that recorded none (no marks) is read as a whole. */
+/**
+ * A shell session's commands stand for it; one that recorded none (no marks) is read as a whole. In
+ * a live session, a command that ended a moment ago counts before its record is written (its end
+ * mark is in the output already: ./unrecorded-commands.ts), as the commands list shows it.
+ */
 const byCommands = async (store: Store, info: SessionInfo): Promise<CommandRecord[] | undefined> => {
   if (!info.meta.records_commands) return undefined;
-  const records = await readCommands(store, info.meta.session_id);
-  return records.length > 0 || isLiveState(info.state) || info.final?.command_marks_seen !== false ? records : undefined;
+  const records: CommandRecord[] = await readCommands(store, info.meta.session_id);
+  const ended = isLiveState(info.state) ? (await unrecordedCommands(store, info, records)).filter((r) => !isRunning(r)) : [];
+  const all = [...records, ...ended];
+  return all.length > 0 || isLiveState(info.state) || info.final?.command_marks_seen !== false ? all : undefined;
 };
 
 const newestFailed = (records: readonly CommandRecord[]): CommandRecord | undefined => {
