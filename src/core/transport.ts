@@ -91,6 +91,13 @@ export interface TransportOpenOptions {
    * `Bun.spawn`, which resets every disposition). Absent or empty: none.
    */
   readonly ignoredSignals?: readonly NodeJS.Signals[];
+  /**
+   * Descriptors above 2 derun's caller left open (`cat <(echo hi)`, `3>&1`): the child must get each
+   * at the same number, as `exec` would leave it (POSIX; `spawnStdio` in derun/plugin builds the
+   * `stdio` array for a `Bun.spawn`, which passes nothing else). derun closes its own copies once
+   * the child has started. Absent or empty: none.
+   */
+  readonly inheritedFds?: readonly number[];
 }
 
 /** Flow control from derun's own terminal (a serial line, a slow SSH link, a paused pager). */

@@ -27,7 +27,7 @@ export type {
 export { defineTransport, SpawnError } from "../core/transport.ts";
 
 // Starting a child and reporting how it ended.
-export { childExitOf, spawnIgnoring, toSpawnError } from "./spawn.ts";
+export { childExitOf, spawnIgnoring, spawnStdio, toSpawnError } from "./spawn.ts";
 export { DrainWindow, systemClock, type DrainClock, type DrainWindowOptions } from "./drain-window.ts";
 
 // Reading its output.

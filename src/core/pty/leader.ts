@@ -35,7 +35,7 @@ function compile() {
     return cc({
       source,
       symbols: {
-        derun_start_leader: { args: ["i32", "i32", "ptr", "ptr", "ptr", "ptr", "i32", "i32", "u64"], returns: "i32" },
+        derun_start_leader: { args: ["i32", "i32", "ptr", "ptr", "ptr", "ptr", "i32", "i32", "u64", "ptr", "i32"], returns: "i32" },
         derun_pipe: { args: ["ptr"], returns: "i32" },
         derun_start_sentinel: { args: ["i32", "i32", "u64"], returns: "i32" },
       },
@@ -73,6 +73,8 @@ export interface LeaderRequest {
   readonly env: Record<string, string | undefined>;
   /** Signals the command starts with ignored (derun's caller ignored them); every other one has its default. */
   readonly ignored?: readonly NodeJS.Signals[];
+  /** derun's fds above 2 the command gets at the same numbers (derun's caller left them open). */
+  readonly inherited?: readonly number[];
 }
 
 /** Signal numbers as a mask, bit n-1 for signal n (the leader's `ignored`). */
@@ -116,6 +118,8 @@ export async function startUnderLeader(request: LeaderRequest): Promise<LeaderJo
   const argv = cStrings(request.command);
   const envp = cStrings(Object.entries(request.env).flatMap(([key, value]) => (value === undefined ? [] : [`${key}=${value}`])));
   const cwd = cString(request.cwd);
+  // One element at least: bun:ffi hands an empty array over as a null pointer.
+  const inherited = Int32Array.from(request.inherited?.length ? request.inherited : [-1]);
   const leader = lib.derun_start_leader(
     request.slave,
     request.foreground ? 1 : 0,
@@ -126,6 +130,8 @@ export async function startUnderLeader(request: LeaderRequest): Promise<LeaderJo
     events[1],
     control[0],
     maskOf(request.ignored ?? []),
+    ptr(inherited),
+    request.inherited?.length ?? 0,
   );
   const io = libcTtyIo();
   io.close(events[1]);

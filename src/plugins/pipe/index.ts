@@ -24,6 +24,7 @@ import {
   pumpStream,
   readWindowSize,
   spawnIgnoring,
+  spawnStdio,
   toSpawnError,
   type ChildExit,
   type DerunOutputChannel,
@@ -122,14 +123,14 @@ function spawnOnOwnEnds(command: readonly string[], options: TransportOpenOption
   const ends = ownEnds(options);
   let proc: PipeChild;
   try {
+    const stdout = ends.stdout?.childEnd ?? "pipe";
+    // Merged: the child's fd 2 is its fd 1's stream, as `2>&1` made derun's.
+    const stderr = (ends.merged ? ends.stdout?.childEnd : ends.stderr?.childEnd) ?? "pipe";
     proc = Bun.spawn(spawnIgnoring(command, options.ignoredSignals, options.cwd, options.env), {
       cwd: options.cwd,
       env: options.env,
-      stdin: "inherit",
-      stdout: ends.stdout?.childEnd ?? "pipe",
-      // Merged: the child's fd 2 is its fd 1's stream, as `2>&1` made derun's.
-      stderr: (ends.merged ? ends.stdout?.childEnd : ends.stderr?.childEnd) ?? "pipe",
-    });
+      stdio: spawnStdio(["inherit", stdout, stderr] as const, options.inheritedFds),
+    }) as PipeChild;
   } catch (error) {
     ends.stdout?.close();
     ends.stderr?.close();

@@ -7,6 +7,7 @@ import {
   childExitOf,
   LeaderExecError,
   spawnIgnoring,
+  spawnStdio,
   startUnderLeader,
   StopReports,
   toSpawnError,
@@ -45,6 +46,7 @@ export async function startLed(
       cwd: options.cwd,
       env: options.env,
       ignored: options.ignoredSignals ?? [],
+      inherited: options.inheritedFds ?? [],
     });
   } catch (error) {
     const code = error instanceof LeaderExecError ? ERRNO_CODES[error.errno] : undefined;
@@ -72,9 +74,7 @@ export function startSpawned(pty: ChildPty, command: readonly string[], options:
     proc = Bun.spawn(spawnIgnoring(command, options.ignoredSignals, options.cwd, options.env), {
       cwd: options.cwd,
       env: options.env,
-      stdin: Bun.file(pty.slavePath),
-      stdout: pty.slave,
-      stderr: pty.slave,
+      stdio: spawnStdio([Bun.file(pty.slavePath), pty.slave, pty.slave], options.inheritedFds),
       detached: true,
     });
   } catch (error) {
