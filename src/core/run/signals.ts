@@ -5,6 +5,7 @@ import { constants } from "node:os";
 import type { RunningChild } from "../transport.ts";
 import { ptr } from "bun:ffi";
 import { libc, libcSignals } from "../libc.ts";
+import { isTerminal } from "../terminal.ts";
 
 /**
  * Signals a user or a supervisor sends to derun that belong to the command. Any signal whose default
@@ -74,6 +75,7 @@ export function relaySignals(signals: readonly NodeJS.Signals[], onSignal: (sign
 const SET_BY_BUN: ReadonlySet<string> = new Set(["SIGPIPE", "SIGXFSZ"]);
 /** Where the handler is in a `struct sigaction` (first, on Linux and macOS), and SIG_IGN's value. */
 const SIGACTION_BYTES = 256;
+const SIG_DFL = 0n;
 const SIG_IGN = 1n;
 let ignoredAtStart: readonly NodeJS.Signals[] | undefined;
 
@@ -82,18 +84,43 @@ let ignoredAtStart: readonly NodeJS.Signals[] | undefined;
  * signal stays ignored across exec, and the command must start with it ignored as it would without
  * derun. Read on first use, which must come before derun installs any handler of its own (the
  * relay's, at the start of a run); the same list after that. Empty on Windows.
+ *
+ * With a terminal on fd 0, 1 or 2, Bun catches SIGINT and SIGTERM at start-up (to put the terminal
+ * back), and what the caller left for them is lost. One case is still known: a shell without job
+ * control starts `cmd &` with SIGINT and SIGQUIT ignored and stdin on /dev/null (POSIX), so a
+ * script's background `derun run -- cmd &` finds SIGQUIT, which Bun leaves alone, ignored and stdin
+ * not a terminal; SIGINT is then taken as ignored too, and ignored again in derun. (A caller's
+ * `trap '' QUIT` alone, with stdin not a terminal, is taken for the same.)
  */
 export function inheritedIgnored(): readonly NodeJS.Signals[] {
   if (ignoredAtStart) return ignoredAtStart;
   if (process.platform === "win32") return (ignoredAtStart = []);
   const action = new BigUint64Array(SIGACTION_BYTES / 8);
   const { sigaction } = libcSignals();
+  const handlers = new Map<NodeJS.Signals, bigint>();
   ignoredAtStart = (Object.entries(constants.signals) as [NodeJS.Signals, number][]).flatMap(([name, signo]) => {
     if (SET_BY_BUN.has(name) || name === "SIGKILL" || name === "SIGSTOP") return [];
     action[0] = 0n;
-    return sigaction(signo, null, ptr(action)) === 0 && action[0] === SIG_IGN ? [name] : [];
+    if (sigaction(signo, null, ptr(action)) !== 0) return [];
+    handlers.set(name, action[0] ?? 0n);
+    return action[0] === SIG_IGN ? [name] : [];
   });
+  const caughtByBun = (signal: NodeJS.Signals) => ![SIG_DFL, SIG_IGN, undefined].includes(handlers.get(signal));
+  if (ignoredAtStart.includes("SIGQUIT") && caughtByBun("SIGINT") && !isTerminal(0)) {
+    ignoredAtStart = [...ignoredAtStart, "SIGINT"];
+    ignoreInDerun(constants.signals.SIGINT);
+  }
   return ignoredAtStart;
+}
+
+/**
+ * Puts SIG_IGN back on a signal Bun caught at start-up: derun then does not die of it (Bun's handler
+ * would put the terminal back and re-raise it), as the caller meant.
+ */
+function ignoreInDerun(signo: number): void {
+  const action = new BigUint64Array(SIGACTION_BYTES / 8);
+  action[0] = SIG_IGN;
+  libcSignals().sigaction(signo, ptr(action), null);
 }
 
 /** Signals whose default action also writes a core file. */
