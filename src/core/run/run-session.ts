@@ -119,6 +119,7 @@ async function runRecorded(
         ...(probe.size ? { size: probe.size } : {}),
         ...(userTerminal ? { terminal: userTerminal } : {}),
       };
+      await relay.childStarting();
       opened = await openChild({
         transport,
         command: request.command,

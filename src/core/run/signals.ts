@@ -27,6 +27,13 @@ export const TERMINAL_SIGNALS: ReadonlySet<NodeJS.Signals> = new Set(["SIGINT", 
 
 export interface SignalRelay {
   /**
+   * Called right before the child is spawned; resolves once the signals that reached derun until
+   * then have been taken. Those reached no child (there was none), so {@link attach} delivers them
+   * whatever `forwards` says: a Ctrl-C in derun's first milliseconds, which the terminal sent to
+   * derun's group before the command was in it, is not lost as "the terminal sent it already".
+   */
+  childStarting(): Promise<void>;
+  /**
    * Start delivering to `child`, first any signals that arrived while it was starting. `forwards`
    * decides per signal (default: all), e.g. to skip what the terminal already sent the child.
    */
@@ -48,8 +55,10 @@ export function relaySignals(signals: readonly NodeJS.Signals[], onSignal: (sign
   let child: RunningChild | undefined;
   let forwards: (signal: NodeJS.Signals) => boolean = () => true;
   const pending: NodeJS.Signals[] = [];
-  const deliver = (signal: NodeJS.Signals) => {
-    if (!child || !forwards(signal)) return;
+  // How many of `pending` came before the child could exist.
+  let beforeChild = 0;
+  const deliver = (signal: NodeJS.Signals, unfiltered = false) => {
+    if (!child || !(unfiltered || forwards(signal))) return;
     onSignal(signal);
     child.kill(signal);
   };
@@ -59,10 +68,17 @@ export function relaySignals(signals: readonly NodeJS.Signals[], onSignal: (sign
     return [signal, handler] as const;
   });
   return {
+    async childStarting() {
+      // One turn of the event loop: a signal the kernel gave derun a moment ago usually reaches its
+      // handler by then (Bun may take longer: see signalReached in ./signal-reached.ts).
+      await new Promise((resolve) => setImmediate(resolve));
+      beforeChild = pending.length;
+    },
     attach(started, filter) {
       child = started;
       if (filter) forwards = filter;
-      for (const signal of pending.splice(0)) deliver(signal);
+      const early = beforeChild;
+      pending.splice(0).forEach((signal, index) => deliver(signal, index < early));
     },
     dispose() {
       for (const [signal, handler] of handlers) process.removeListener(signal, handler);
