@@ -182,7 +182,8 @@ export function dieBySignal(signal: NodeJS.Signals): never {
       if (DUMPS_CORE.has(signal)) noCoreOfOurOwn();
       libc().signal(signo, null);
     }
-    process.kill(process.pid, signal);
+    // By number: Bun knows no name for some (SIGSTKFLT, SIGPWR: "Unknown signal").
+    process.kill(process.pid, signo);
     // A signal sent to our own multi-threaded process may land on another thread a moment later:
     // give it that moment rather than racing it with exit().
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
