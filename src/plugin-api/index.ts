@@ -35,6 +35,7 @@ export { pumpStream, type ChunkReader } from "../core/io/pump.ts";
 export { openStreamReader, type OutputStream, type StreamReader, type StreamReaderOptions } from "../core/io/stream-reader.ts";
 export { openFifoPipe, type FifoPipe } from "../core/io/fifo-pipe.ts";
 export { openStreamPty, type StreamPty } from "../core/io/stream-pty.ts";
+export { forwardRest } from "../core/io/forward-rest.ts";
 
 // derun's own terminal.
 export { isTerminal, readWindowSize } from "../core/terminal.ts";
