@@ -195,8 +195,10 @@ export interface ChildJob {
    * editor's, at its prompt); on its first time in the foreground a shell would hand it the
    * terminal in its own saved modes: the transport copies these to the child's terminal then,
    * unless the child has changed its terminal's modes since it started.
+   * `continues` false: the child is running (in the background, after a `bg`) and only takes the
+   * foreground: no SIGCONT, as a shell's `fg` of a running job sends none. Default true.
    */
-  resume(foreground: boolean, typedAhead?: Uint8Array, userModes?: Uint8Array): void;
+  resume(foreground: boolean, typedAhead?: Uint8Array, userModes?: Uint8Array, continues?: boolean): void;
 }
 
 /**

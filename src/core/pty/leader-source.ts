@@ -24,8 +24,10 @@ export const LEADER_SOURCE =
 #define CONTROL 4
 
 enum { EV_PID = 1, EV_EXEC_ERROR = 2, EV_STOPPED = 3, EV_EXIT = 4 };
-/* CMD_SIGNAL + n: send signal n to the command (never after it was reaped: the leader exits then). */
-enum { CMD_FG = 1, CMD_BG = 2, CMD_SIGNAL = 256 };
+/* CMD_SIGNAL + n: send signal n to the command (never after it was reaped: the leader exits then).
+ * CMD_FG or CMD_BG + CMD_NO_CONT: only move the PTY's foreground (the group is running: "fg" of a
+ * job in the background sends no SIGCONT). */
+enum { CMD_FG = 1, CMD_BG = 2, CMD_NO_CONT = 2, CMD_SIGNAL = 256 };
 
 static int wake_w = -1;
 static int child_pid = 0;
@@ -312,8 +314,8 @@ static void lead(int slave, int foreground, const char *path, char *const *argv,
       if (n == sizeof command && command > CMD_SIGNAL) {
         kill(child, command - CMD_SIGNAL);
       } else if (n == sizeof command) {
-        tcsetpgrp(0, command == CMD_FG ? child : getpgrp());
-        kill(-child, SIGCONT_);
+        tcsetpgrp(0, command == CMD_FG || command == CMD_FG + CMD_NO_CONT ? child : getpgrp());
+        if (command <= CMD_BG) kill(-child, SIGCONT_);
       } else if (n <= 0 && !(n < 0 && ERRNO == EINTR_)) {
         /* derun is gone: what the kernel does to an orphaned process group with a stopped member. */
         derun_gone = 1;

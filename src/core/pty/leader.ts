@@ -20,6 +20,8 @@ const EV_STOPPED = 3;
 const EV_EXIT = 4;
 const CMD_FG = 1;
 const CMD_BG = 2;
+/** Added to CMD_FG or CMD_BG: move the foreground only, without a SIGCONT. */
+const CMD_NO_CONT = 2;
 const CMD_SIGNAL = 256;
 const ENOENT = 2;
 
@@ -95,8 +97,11 @@ export interface LeaderJob {
    * never to a process that took the pid over. Nothing once the command has exited.
    */
   signal(signal: NodeJS.Signals): void;
-  /** Continues the command's group, giving it the PTY's foreground or not. Nothing once it has exited. */
-  continueIn(foreground: boolean): void;
+  /**
+   * Continues the command's group, giving it the PTY's foreground or not; with `continues` false only
+   * the foreground moves (no SIGCONT: the group is running). Nothing once it has exited.
+   */
+  continueIn(foreground: boolean, continues?: boolean): void;
   /** The command's raw wait status, once it has ended and the leader is reaped. */
   readonly status: Promise<number>;
 }
@@ -199,7 +204,7 @@ async function followLeader(leader: number, eventsFd: number, controlFd: number)
       const signo = constants.signals[signal];
       if (signo !== undefined) tell(CMD_SIGNAL + signo);
     },
-    continueIn: (foreground) => tell(foreground ? CMD_FG : CMD_BG),
+    continueIn: (foreground, continues = true) => tell((foreground ? CMD_FG : CMD_BG) + (continues ? 0 : CMD_NO_CONT)),
     status,
   };
 }
