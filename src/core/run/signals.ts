@@ -70,7 +70,7 @@ export function relaySignals(signals: readonly NodeJS.Signals[], onSignal: (sign
   return {
     async childStarting() {
       // One turn of the event loop: a signal the kernel gave derun a moment ago usually reaches its
-      // handler by then (Bun may take longer: see signalReached in ./signal-reached.ts).
+      // handler by then (Bun may take longer: see ./signal-reached.ts).
       await new Promise((resolve) => setImmediate(resolve));
       beforeChild = pending.length;
     },
