@@ -90,6 +90,13 @@ export interface TransportOpenOptions {
    * `Bun.spawn`, which resets every disposition). Absent or empty: none.
    */
   readonly ignoredSignals?: readonly NodeJS.Signals[];
+  /**
+   * Descriptors above 2 derun's caller left open (`cat <(echo hi)`, `3>&1`): the child must get each
+   * at the same number, as `exec` would leave it (POSIX; `spawnStdio` in derun/plugin builds the
+   * `stdio` array for a `Bun.spawn`, which passes nothing else). derun closes its own copies once
+   * the child has started. Absent or empty: none.
+   */
+  readonly inheritedFds?: readonly number[];
 }
 
 /** Flow control from derun's own terminal (a serial line, a slow SSH link, a paused pager). */
@@ -187,8 +194,10 @@ export interface ChildJob {
    * editor's, at its prompt); on its first time in the foreground a shell would hand it the
    * terminal in its own saved modes: the transport copies these to the child's terminal then,
    * unless the child has changed its terminal's modes since it started.
+   * `continues` false: the child is running (in the background, after a `bg`) and only takes the
+   * foreground: no SIGCONT, as a shell's `fg` of a running job sends none. Default true.
    */
-  resume(foreground: boolean, typedAhead?: Uint8Array, userModes?: Uint8Array): void;
+  resume(foreground: boolean, typedAhead?: Uint8Array, userModes?: Uint8Array, continues?: boolean): void;
 }
 
 /**

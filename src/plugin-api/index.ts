@@ -27,7 +27,7 @@ export type {
 export { defineTransport, SpawnError } from "../core/transport.ts";
 
 // Starting a child and reporting how it ended.
-export { childExitOf, spawnIgnoring, toSpawnError } from "./spawn.ts";
+export { childExitOf, spawnIgnoring, spawnStdio, toSpawnError } from "./spawn.ts";
 export { DrainWindow, systemClock, type DrainClock, type DrainWindowOptions } from "./drain-window.ts";
 
 // Reading its output.
@@ -35,6 +35,7 @@ export { pumpStream, type ChunkReader } from "../io/pump.ts";
 export { openStreamReader, type OutputStream, type StreamReader, type StreamReaderOptions } from "../io/stream-reader.ts";
 export { openFifoPipe, type FifoPipe } from "../io/fifo-pipe.ts";
 export { openStreamPty, type StreamPty } from "../pty/stream-pty.ts";
+export { forwardRest } from "../io/forward-rest.ts";
 
 // derun's own terminal.
 export { isTerminal, readWindowSize } from "../tty/terminal.ts";

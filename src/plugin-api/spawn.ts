@@ -62,3 +62,22 @@ export function spawnIgnoring(
   const numbers = ignored.map((signal) => os.constants.signals[signal]).join(" ");
   return ["/bin/sh", "-c", `trap '' ${numbers}; exec "$@"`, "sh", ...command];
 }
+
+type StdioEntry = "inherit" | "pipe" | "ignore" | number | Bun.BunFile;
+
+/**
+ * `Bun.spawn`'s `stdio` for fds 0-2 as given plus each of `inherited` at its own number (the
+ * entries between them "ignore": closed in the child, as Bun closes every fd it is not given).
+ */
+export function spawnStdio<const T extends readonly [StdioEntry, StdioEntry, StdioEntry]>(
+  std: T,
+  inherited: readonly number[] | undefined,
+): [...T, ...StdioEntry[]] {
+  const stdio: [...T, ...StdioEntry[]] = [...std];
+  for (const fd of inherited ?? []) {
+    if (fd <= 2) continue;
+    while (stdio.length < fd) stdio.push("ignore");
+    stdio[fd] = fd;
+  }
+  return stdio;
+}

@@ -47,6 +47,7 @@ extern int *__error(void);
 #define NSIG_ 32
 #define SIG_SETMASK_ 3
 #define O_NONBLOCK_ 0x4
+#define F_DUPFD_CLOEXEC_ 67
 #else
 extern int *__errno_location(void);
 extern long syscall(long, ...);
@@ -62,6 +63,7 @@ extern long syscall(long, ...);
 #define SYS_close_range_ 436
 #define O_NONBLOCK_ 04000
 #define O_CLOEXEC_ 02000000
+#define F_DUPFD_CLOEXEC_ 1030
 extern int pipe2(int *, int);
 extern int prctl(int, ...);
 #define PR_SET_NAME_ 15

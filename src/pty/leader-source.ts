@@ -24,8 +24,10 @@ export const LEADER_SOURCE =
 #define CONTROL 4
 
 enum { EV_PID = 1, EV_EXEC_ERROR = 2, EV_STOPPED = 3, EV_EXIT = 4 };
-/* CMD_SIGNAL + n: send signal n to the command (never after it was reaped: the leader exits then). */
-enum { CMD_FG = 1, CMD_BG = 2, CMD_SIGNAL = 256 };
+/* CMD_SIGNAL + n: send signal n to the command (never after it was reaped: the leader exits then).
+ * CMD_FG or CMD_BG + CMD_NO_CONT: only move the PTY's foreground (the group is running: "fg" of a
+ * job in the background sends no SIGCONT). */
+enum { CMD_FG = 1, CMD_BG = 2, CMD_NO_CONT = 2, CMD_SIGNAL = 256 };
 
 static int wake_w = -1;
 static int child_pid = 0;
@@ -130,23 +132,72 @@ static void name_process(const char *name) {
 #endif
 }
 
-/* Keep only the PTY, the events and the control fds, at fixed numbers. */
+/* The fds derun's caller left open, which the command gets at their own numbers: kept_at[i] is
+ * the number, kept_high[i] the leader's close-on-exec copy of it (at 10 or above, never one of the
+ * numbers, which were all open when it was made). */
+#define MAX_KEPT 1024
+static int kept_at[MAX_KEPT];
+static int kept_high[MAX_KEPT];
+static int kept_count = 0;
+
+static void lift_kept(const int *keep, int count) {
+  int i, high;
+  for (i = 0; i < count && kept_count < MAX_KEPT; i++) {
+    high = fcntl(keep[i], F_DUPFD_CLOEXEC_, 10);
+    if (high < 0) continue;
+    kept_at[kept_count] = keep[i];
+    kept_high[kept_count] = high;
+    kept_count++;
+  }
+}
+
+/* Close fds low..high (inclusive). */
+static void close_between(int low, unsigned int high) {
+  int fd, max;
+#ifdef SYS_close_range_
+  if (syscall(SYS_close_range_, low, high, 0) == 0) return;
+#endif
+  max = getdtablesize();
+  if (max > 65536) max = 65536;
+  for (fd = low; fd < max && (unsigned int)fd <= high; fd++) close(fd);
+}
+
+/* Close every fd from low up but the kept copies. */
+static void close_from(int low) {
+  int i, next;
+  for (;;) {
+    next = -1;
+    for (i = 0; i < kept_count; i++)
+      if (kept_high[i] >= low && (next < 0 || kept_high[i] < next)) next = kept_high[i];
+    if (next < 0) break;
+    if (next > low) close_between(low, (unsigned int)next - 1);
+    low = next + 1;
+  }
+  close_between(low, ~0U);
+}
+
+/* In the command's process, before exec: each kept fd at its own number, open across exec. The
+ * error pipe goes above them all first, so that none lands on it. */
+static int place_kept(int err_w) {
+  int i, top = 10;
+  for (i = 0; i < kept_count; i++)
+    if (kept_at[i] >= top) top = kept_at[i] + 1;
+  if (kept_count > 0) err_w = fcntl(err_w, F_DUPFD_CLOEXEC_, top);
+  for (i = 0; i < kept_count; i++) dup2(kept_high[i], kept_at[i]);
+  return err_w;
+}
+
+/* Keep only the PTY, the events and the control fds, at fixed numbers (and the kept copies). */
 static void arrange_fds(int slave, int events_w, int control_r) {
   int high_slave = fcntl(slave, F_DUPFD_, 10);
   int high_events = fcntl(events_w, F_DUPFD_, 10);
   int high_control = fcntl(control_r, F_DUPFD_, 10);
-  int fd, max;
   dup2(high_slave, 0);
   dup2(high_slave, 1);
   dup2(high_slave, 2);
   dup2(high_events, EVENTS);
   dup2(high_control, CONTROL);
-#ifdef SYS_close_range_
-  if (syscall(SYS_close_range_, CONTROL + 1, ~0U, 0) == 0) return;
-#endif
-  max = getdtablesize();
-  if (max > 65536) max = 65536;
-  for (fd = CONTROL + 1; fd < max; fd++) close(fd);
+  close_from(CONTROL + 1);
 }
 
 /* A pipe whose ends close on exec: pipe2 on Linux, in one step; pipe then fcntl elsewhere. 0 or -1. */
@@ -179,6 +230,7 @@ static void run_command(int foreground, const char *path, char *const *argv, cha
   if (foreground) tcsetpgrp(0, getpid());
   default_dispositions();
   ignore_inherited();
+  err_w = place_kept(err_w);
   set_mask(0);
   if (cwd == 0 || chdir(cwd) == 0) execve(path, argv, envp);
   error = ERRNO;
@@ -187,13 +239,14 @@ static void run_command(int foreground, const char *path, char *const *argv, cha
 }
 
 static void lead(int slave, int foreground, const char *path, char *const *argv, char *const *envp, ` +
-  String.raw`const char *cwd, int events_w, int control_r) {
+  String.raw`const char *cwd, int events_w, int control_r, const int *keep, int keep_count) {
   int errors[2], wake[2], child, status, error, n, command, derun_gone = 0;
   struct pollfd fds[2];
   /* Signals are blocked (derun_start_leader): dispositions first, then they may come. */
   default_dispositions();
   ignore_forwarded_signals();
   name_process("derun-leader");
+  lift_kept(keep, keep_count);
   arrange_fds(slave, events_w, control_r);
   setsid();
   ioctl(0, TIOCSCTTY_, 0);
@@ -216,6 +269,8 @@ static void lead(int slave, int foreground, const char *path, char *const *argv,
   setpgid(child, child);
   if (foreground) tcsetpgrp(0, child);
   child_pid = child;
+  /* The command has its copies; the leader's would keep a pipe open after the command closed it. */
+  for (n = 0; n < kept_count; n++) close(kept_high[n]);
   signal(SIGHUP_, (void *)on_hangup);
   set_mask(0);
   close(errors[1]);
@@ -259,8 +314,8 @@ static void lead(int slave, int foreground, const char *path, char *const *argv,
       if (n == sizeof command && command > CMD_SIGNAL) {
         kill(child, command - CMD_SIGNAL);
       } else if (n == sizeof command) {
-        tcsetpgrp(0, command == CMD_FG ? child : getpgrp());
-        kill(-child, SIGCONT_);
+        tcsetpgrp(0, command == CMD_FG || command == CMD_FG + CMD_NO_CONT ? child : getpgrp());
+        if (command <= CMD_BG) kill(-child, SIGCONT_);
       } else if (n <= 0 && !(n < 0 && ERRNO == EINTR_)) {
         /* derun is gone: what the kernel does to an orphaned process group with a stopped member. */
         derun_gone = 1;
@@ -279,14 +334,14 @@ int derun_pipe(int *fds) {
 /* Starts the leader; returns its pid, or -errno when fork fails. Signals are blocked across the
  * fork (the leader resets them before it takes any), and derun's own mask is put back. */
 int derun_start_leader(int slave, int foreground, const char *path, char *const *argv, char *const *envp, ` +
-  String.raw`const char *cwd, int events_w, int control_r, unsigned long long ignored) {
+  String.raw`const char *cwd, int events_w, int control_r, unsigned long long ignored, const int *keep, int keep_count) {
   unsigned long all[16], saved[16];
   int i, pid, error;
   ignored_mask = ignored;
   for (i = 0; i < 16; i++) all[i] = ~0UL;
   sigprocmask(SIG_SETMASK_, all, saved);
   pid = fork();
-  if (pid == 0) lead(slave, foreground, path, argv, envp, cwd, events_w, control_r);
+  if (pid == 0) lead(slave, foreground, path, argv, envp, cwd, events_w, control_r, keep, keep_count);
   error = ERRNO;
   sigprocmask(SIG_SETMASK_, saved, 0);
   return pid < 0 ? -error : pid;

@@ -20,6 +20,8 @@ const EV_STOPPED = 3;
 const EV_EXIT = 4;
 const CMD_FG = 1;
 const CMD_BG = 2;
+/** Added to CMD_FG or CMD_BG: move the foreground only, without a SIGCONT. */
+const CMD_NO_CONT = 2;
 const CMD_SIGNAL = 256;
 const ENOENT = 2;
 
@@ -35,7 +37,7 @@ function compile() {
     return cc({
       source,
       symbols: {
-        derun_start_leader: { args: ["i32", "i32", "ptr", "ptr", "ptr", "ptr", "i32", "i32", "u64"], returns: "i32" },
+        derun_start_leader: { args: ["i32", "i32", "ptr", "ptr", "ptr", "ptr", "i32", "i32", "u64", "ptr", "i32"], returns: "i32" },
         derun_pipe: { args: ["ptr"], returns: "i32" },
         derun_start_sentinel: { args: ["i32", "i32", "u64"], returns: "i32" },
       },
@@ -73,6 +75,8 @@ export interface LeaderRequest {
   readonly env: Record<string, string | undefined>;
   /** Signals the command starts with ignored (derun's caller ignored them); every other one has its default. */
   readonly ignored?: readonly NodeJS.Signals[];
+  /** derun's fds above 2 the command gets at the same numbers (derun's caller left them open). */
+  readonly inherited?: readonly number[];
 }
 
 /** Signal numbers as a mask, bit n-1 for signal n (the leader's `ignored`). */
@@ -93,8 +97,11 @@ export interface LeaderJob {
    * never to a process that took the pid over. Nothing once the command has exited.
    */
   signal(signal: NodeJS.Signals): void;
-  /** Continues the command's group, giving it the PTY's foreground or not. Nothing once it has exited. */
-  continueIn(foreground: boolean): void;
+  /**
+   * Continues the command's group, giving it the PTY's foreground or not; with `continues` false only
+   * the foreground moves (no SIGCONT: the group is running). Nothing once it has exited.
+   */
+  continueIn(foreground: boolean, continues?: boolean): void;
   /** The command's raw wait status, once it has ended and the leader is reaped. */
   readonly status: Promise<number>;
 }
@@ -116,6 +123,8 @@ export async function startUnderLeader(request: LeaderRequest): Promise<LeaderJo
   const argv = cStrings(request.command);
   const envp = cStrings(Object.entries(request.env).flatMap(([key, value]) => (value === undefined ? [] : [`${key}=${value}`])));
   const cwd = cString(request.cwd);
+  // One element at least: bun:ffi hands an empty array over as a null pointer.
+  const inherited = Int32Array.from(request.inherited?.length ? request.inherited : [-1]);
   const leader = lib.derun_start_leader(
     request.slave,
     request.foreground ? 1 : 0,
@@ -126,6 +135,8 @@ export async function startUnderLeader(request: LeaderRequest): Promise<LeaderJo
     events[1],
     control[0],
     maskOf(request.ignored ?? []),
+    ptr(inherited),
+    request.inherited?.length ?? 0,
   );
   const io = libcTtyIo();
   io.close(events[1]);
@@ -193,7 +204,7 @@ async function followLeader(leader: number, eventsFd: number, controlFd: number)
       const signo = constants.signals[signal];
       if (signo !== undefined) tell(CMD_SIGNAL + signo);
     },
-    continueIn: (foreground) => tell(foreground ? CMD_FG : CMD_BG),
+    continueIn: (foreground, continues = true) => tell((foreground ? CMD_FG : CMD_BG) + (continues ? 0 : CMD_NO_CONT)),
     status,
   };
 }

@@ -64,14 +64,16 @@ export function mirrorJob(child: RunningChild, deps: JobMirrorDeps): JobMirror {
     // derun's terminal is raw again: the reader thread may write small chunks to it itself again.
     output.terminalTaken();
     deps.syncSize();
-    if (state === "stopped" || state === "background") resume(true, typedAhead, terminal.modes);
+    // From the background the command is running: it takes the foreground without a SIGCONT, as a
+    // shell's `fg` of a running job sends none.
+    if (state === "stopped" || state === "background") resume(true, typedAhead, terminal.modes, state === "stopped");
     state = "foreground";
     input?.start();
   };
-  const resume = (foreground: boolean, typedAhead?: Uint8Array, userModes?: Uint8Array) => {
+  const resume = (foreground: boolean, typedAhead?: Uint8Array, userModes?: Uint8Array, continues = true) => {
     continuedAt = performance.now();
     forwardedSince = false;
-    job.resume(foreground, typedAhead, userModes);
+    job.resume(foreground, typedAhead, userModes, continues);
   };
   const toBackground = () => {
     if (state === "stopped") resume(false);

@@ -9,6 +9,7 @@ import { secretEnvFingerprints } from "../secrets/env-fingerprints.ts";
 import type { Logger } from "../core/log.ts";
 import type { SessionWriter, Store } from "../core/store.ts";
 import { SpawnError, type ChildExit, type RunningChild, type TerminalProbe, type Transport } from "../core/transport.ts";
+import { closeInheritedFds, inheritedFds } from "./inherited-fds.ts";
 import { openChild, type OpenedChild, type TransportSource } from "./open-child.ts";
 import { OutputPath } from "./output-path.ts";
 import type { CommandFilter } from "./record-gate.ts";
@@ -129,10 +130,12 @@ async function runRecorded(
         onOutput: output.onOutput,
         outputFlow: output.flow,
         ignoredSignals: inheritedIgnored(),
+        inheritedFds: inheritedFds(),
         ...(probe.stdoutIsStderr ? { mergeOutputs: true } : {}),
         ...(probe.size ? { size: probe.size } : {}),
         ...(userTerminal ? { terminal: userTerminal } : {}),
       };
+      await relay.childStarting();
       opened = await openChild({
         transport,
         command: request.command,
@@ -146,6 +149,8 @@ async function runRecorded(
       terminal.restore();
       return await fail(writer, log, error instanceof SpawnError ? SPAWN_EXIT[error.errno] : 1, describeError(error), problem);
     }
+    // The command has its copies: ours would only keep a pipe's reader waiting after it has ended.
+    closeInheritedFds();
     if (opened.fellBack)
       problem.fellBack =
         `transport ${transport.meta.name} could not start (${opened.fallbackReason}); the command ran through ` +

@@ -5,6 +5,7 @@ import { constants } from "node:os";
 import type { RunningChild } from "../core/transport.ts";
 import { ptr } from "bun:ffi";
 import { libc, libcSignals } from "../os/libc.ts";
+import { isTerminal } from "../tty/terminal.ts";
 
 /**
  * Signals a user or a supervisor sends to derun that belong to the command. Any signal whose default
@@ -25,6 +26,13 @@ export const FORWARDED_SIGNALS = [
 export const TERMINAL_SIGNALS: ReadonlySet<NodeJS.Signals> = new Set(["SIGINT", "SIGQUIT", "SIGHUP"]);
 
 export interface SignalRelay {
+  /**
+   * Called right before the child is spawned; resolves once the signals that reached derun until
+   * then have been taken. Those reached no child (there was none), so {@link attach} delivers them
+   * whatever `forwards` says: a Ctrl-C in derun's first milliseconds, which the terminal sent to
+   * derun's group before the command was in it, is not lost as "the terminal sent it already".
+   */
+  childStarting(): Promise<void>;
   /**
    * Start delivering to `child`, first any signals that arrived while it was starting. `forwards`
    * decides per signal (default: all), e.g. to skip what the terminal already sent the child.
@@ -47,8 +55,10 @@ export function relaySignals(signals: readonly NodeJS.Signals[], onSignal: (sign
   let child: RunningChild | undefined;
   let forwards: (signal: NodeJS.Signals) => boolean = () => true;
   const pending: NodeJS.Signals[] = [];
-  const deliver = (signal: NodeJS.Signals) => {
-    if (!child || !forwards(signal)) return;
+  // How many of `pending` came before the child could exist.
+  let beforeChild = 0;
+  const deliver = (signal: NodeJS.Signals, unfiltered = false) => {
+    if (!child || !(unfiltered || forwards(signal))) return;
     onSignal(signal);
     child.kill(signal);
   };
@@ -58,10 +68,17 @@ export function relaySignals(signals: readonly NodeJS.Signals[], onSignal: (sign
     return [signal, handler] as const;
   });
   return {
+    async childStarting() {
+      // One turn of the event loop: a signal the kernel gave derun a moment ago usually reaches its
+      // handler by then (Bun may take longer: see ./signal-reached.ts).
+      await new Promise((resolve) => setImmediate(resolve));
+      beforeChild = pending.length;
+    },
     attach(started, filter) {
       child = started;
       if (filter) forwards = filter;
-      for (const signal of pending.splice(0)) deliver(signal);
+      const early = beforeChild;
+      pending.splice(0).forEach((signal, index) => deliver(signal, index < early));
     },
     dispose() {
       for (const [signal, handler] of handlers) process.removeListener(signal, handler);
@@ -74,6 +91,7 @@ export function relaySignals(signals: readonly NodeJS.Signals[], onSignal: (sign
 const SET_BY_BUN: ReadonlySet<string> = new Set(["SIGPIPE", "SIGXFSZ"]);
 /** Where the handler is in a `struct sigaction` (first, on Linux and macOS), and SIG_IGN's value. */
 const SIGACTION_BYTES = 256;
+const SIG_DFL = 0n;
 const SIG_IGN = 1n;
 let ignoredAtStart: readonly NodeJS.Signals[] | undefined;
 
@@ -82,18 +100,43 @@ let ignoredAtStart: readonly NodeJS.Signals[] | undefined;
  * signal stays ignored across exec, and the command must start with it ignored as it would without
  * derun. Read on first use, which must come before derun installs any handler of its own (the
  * relay's, at the start of a run); the same list after that. Empty on Windows.
+ *
+ * With a terminal on fd 0, 1 or 2, Bun catches SIGINT and SIGTERM at start-up (to put the terminal
+ * back), and what the caller left for them is lost. One case is still known: a shell without job
+ * control starts `cmd &` with SIGINT and SIGQUIT ignored and stdin on /dev/null (POSIX), so a
+ * script's background `derun run -- cmd &` finds SIGQUIT, which Bun leaves alone, ignored and stdin
+ * not a terminal; SIGINT is then taken as ignored too, and ignored again in derun. (A caller's
+ * `trap '' QUIT` alone, with stdin not a terminal, is taken for the same.)
  */
 export function inheritedIgnored(): readonly NodeJS.Signals[] {
   if (ignoredAtStart) return ignoredAtStart;
   if (process.platform === "win32") return (ignoredAtStart = []);
   const action = new BigUint64Array(SIGACTION_BYTES / 8);
   const { sigaction } = libcSignals();
+  const handlers = new Map<NodeJS.Signals, bigint>();
   ignoredAtStart = (Object.entries(constants.signals) as [NodeJS.Signals, number][]).flatMap(([name, signo]) => {
     if (SET_BY_BUN.has(name) || name === "SIGKILL" || name === "SIGSTOP") return [];
     action[0] = 0n;
-    return sigaction(signo, null, ptr(action)) === 0 && action[0] === SIG_IGN ? [name] : [];
+    if (sigaction(signo, null, ptr(action)) !== 0) return [];
+    handlers.set(name, action[0] ?? 0n);
+    return action[0] === SIG_IGN ? [name] : [];
   });
+  const caughtByBun = (signal: NodeJS.Signals) => ![SIG_DFL, SIG_IGN, undefined].includes(handlers.get(signal));
+  if (ignoredAtStart.includes("SIGQUIT") && caughtByBun("SIGINT") && !isTerminal(0)) {
+    ignoredAtStart = [...ignoredAtStart, "SIGINT"];
+    ignoreInDerun(constants.signals.SIGINT);
+  }
   return ignoredAtStart;
+}
+
+/**
+ * Puts SIG_IGN back on a signal Bun caught at start-up: derun then does not die of it (Bun's handler
+ * would put the terminal back and re-raise it), as the caller meant.
+ */
+function ignoreInDerun(signo: number): void {
+  const action = new BigUint64Array(SIGACTION_BYTES / 8);
+  action[0] = SIG_IGN;
+  libcSignals().sigaction(signo, ptr(action), null);
 }
 
 /** Signals whose default action also writes a core file. */
@@ -139,7 +182,8 @@ export function dieBySignal(signal: NodeJS.Signals): never {
       if (DUMPS_CORE.has(signal)) noCoreOfOurOwn();
       libc().signal(signo, null);
     }
-    process.kill(process.pid, signal);
+    // By number: Bun knows no name for some (SIGSTKFLT, SIGPWR: "Unknown signal").
+    process.kill(process.pid, signo);
     // A signal sent to our own multi-threaded process may land on another thread a moment later:
     // give it that moment rather than racing it with exit().
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);

@@ -5,10 +5,12 @@
  */
 import type { Logger } from "../core/log.ts";
 import type { SessionWriter } from "../core/store.ts";
+import { libc } from "../os/libc.ts";
 import { inForegroundOfTerminal } from "../tty/terminal.ts";
 import type { ChildExit, RunningChild, TerminalProbe, Transport, WindowSize } from "../core/transport.ts";
 import type { OutputPath } from "./output-path.ts";
 import { recordQuietly } from "./session-recording.ts";
+import { signalMayHaveReached } from "./signal-reached.ts";
 import { FORWARDED_SIGNALS, inheritedIgnored, TERMINAL_SIGNALS, type SignalRelay } from "./signals.ts";
 import { mirrorJob, type JobMirror } from "./job-mirror.ts";
 import { startGroupSentinel, type GroupSentinel } from "./group-sentinel.ts";
@@ -46,7 +48,9 @@ export async function superviseChild(child: RunningChild, transport: Transport, 
   const terminalSentIt = (signal: NodeJS.Signals) => {
     if (transport.capabilities.tty) return false;
     if (sentinel) return sentinel.sentToGroup(signal);
-    return TERMINAL_SIGNALS.has(signal) && inForegroundOfTerminal();
+    if (!TERMINAL_SIGNALS.has(signal) || !inForegroundOfTerminal()) return false;
+    // A key typed as the command started may come to derun after it did, though it never reached it.
+    return signalMayHaveReached(child.pid, libc().getpgrp(), signal);
   };
   let mirror: JobMirror | undefined;
   relay.attach(child, (signal) => {

@@ -11,11 +11,17 @@ if [[ -n "${DERUN_SESSION_ID-}" ]]; then
     unset DERUN_AUTO_PARENT
   fi
 elif [[ $- == *i* && "${DERUN_AUTO-}" != 0 && "${TERM:-dumb}" != dumb && -t 0 && -t 1 ]] && command -v derun >/dev/null 2>&1; then
-  __derun_auto_inside=
+  __derun_auto_inside= __derun_auto_signaled=
   trap '__derun_auto_inside=1' USR1
-  DERUN_AUTO_PARENT=$$ derun shell -- "${BASH:-bash}"
+  # derun says so (USR2) when the recorded shell died of a signal: $? alone cannot tell 129 from SIGHUP.
+  trap '__derun_auto_signaled=1' USR2
+  # SHLVL as this shell found it: the recorded shell stands in for this one and counts itself.
+  DERUN_AUTO_PARENT=$$ SHLVL=$((SHLVL - 1)) derun shell -- "${BASH:-bash}"
   __derun_auto_status=$?
-  trap - USR1
+  trap - USR1 USR2
+  # Ends as the recorded shell ended: by its signal (this shell's dispositions put back by exec), else its status.
+  [[ -n $__derun_auto_inside && -n $__derun_auto_signaled && $__derun_auto_status -gt 128 ]] &&
+    exec sh -c 'kill -"$1" $$; exit "$2"' sh $((__derun_auto_status - 128)) "$__derun_auto_status"
   [[ -n $__derun_auto_inside ]] && exit "$__derun_auto_status"
-  unset __derun_auto_inside __derun_auto_status
+  unset __derun_auto_inside __derun_auto_signaled __derun_auto_status
 fi

@@ -7,9 +7,12 @@
  * stream only when both fds share one open file description (one offset): `>log 2>&1` does, `>log
  * 2>log` (two opens, two offsets) does not. Linux says so through kcmp(2); where kcmp is refused
  * (seccomp) the offsets and flags in /proc/self/fdinfo stand in; elsewhere the same file counts.
+ * A device that is not a terminal (`>/dev/null 2>/dev/null`, or `2>&1` there) is never one stream:
+ * nobody can see an order there, and merging would only cost the recording which bytes were errors.
  */
 import { fstatSync, readFileSync, type Stats } from "node:fs";
 import { libcKcmp } from "../os/libc.ts";
+import { isTerminal } from "./terminal.ts";
 
 const KCMP_FILE = 0;
 /** kcmp's syscall number on Linux. */
@@ -20,6 +23,7 @@ export function sameOpenFile(a: number, b: number): boolean {
   if (process.platform === "win32") return false;
   const [statA, statB] = [statOf(a), statOf(b)];
   if (!statA || !statB || statA.dev !== statB.dev || statA.ino !== statB.ino) return false;
+  if (statA.isCharacterDevice() || statA.isBlockDevice()) return isTerminal(a);
   if (!statA.isFile()) return true;
   if (process.platform !== "linux") return true;
   return sharedDescription(a, b) ?? sameFdInfo(a, b);

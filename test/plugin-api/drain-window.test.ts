@@ -30,6 +30,8 @@ function start(script: string, cwd: string, clock: ReturnType<typeof manualClock
       },
     },
     new DrainWindow({ clock }),
+    // In the test's own process: a grandchild's late output must not go on to the test's stdout.
+    false,
   );
   let exit: ChildExit | undefined;
   void child.exited.then((value) => (exit = value));

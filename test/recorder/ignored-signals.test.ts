@@ -6,7 +6,7 @@
  * a real process group that is sent the signals.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { derunArgv, derunEnv, derunShell, shellQuote, tempDir, text } from "../helpers/cli.ts";
 import { spawnInPty } from "../helpers/pty.ts";
@@ -19,7 +19,7 @@ const linux = process.platform === "linux";
 /** The dispositions a caller leaves ignored: a script's background job (INT, QUIT), nohup (HUP), and one more. */
 const TRAP = "trap '' INT QUIT HUP USR1";
 /**
- * With stdin a terminal, Bun catches SIGINT and SIGTERM itself before derun's first line runs (to
+ * With a terminal on fd 0, 1 or 2, Bun catches SIGINT and SIGTERM itself before derun's first line runs (to
  * put the terminal back), so whether the caller ignored those two cannot be seen (docs/signals.md).
  */
 const TRAP_TTY = "trap '' QUIT HUP USR1 ALRM";
@@ -85,6 +85,54 @@ describe.skipIf(!linux)("signals the caller ignores stay ignored for the command
       expect(/^derun SigIgn:\s*(\S+)/m.exec(screen)?.[1]).toBe(bare);
       // The PTY transport, as the job of derun's leader: the command ignores what its caller ignored.
       expect(/^led SigIgn:\s*(\S+)/m.exec(screen)?.[1]).toBe(bare);
+    },
+    TIMEOUT,
+  );
+
+  test.skipIf(!hasTmux)(
+    "a script's background `derun run -- cmd &` with its output on the terminal survives Ctrl-C, as bare",
+    async () => {
+      using state = tempDir();
+      using dir = tempDir("derun-ignored-");
+      await using pane = await openShellPane(dir.path, derunEnv(state.path), derunArgv());
+      // The job shows its mask, then waits for a file the test writes after the Ctrl-C, then says it lived.
+      const job = (mark: string) => shellQuote(`echo ${mark} $(${SHOW}); while [ ! -e go ]; do sleep 0.05; done; echo ${mark} survived`);
+      for (const [mark, prefix] of [
+        ["bare", ""],
+        ["derun", "derun run -- "],
+      ] as const) {
+        rmSync(join(dir.path, "go"), { force: true });
+        pane.run(`bash -c '${prefix}sh -c ${job(mark).replaceAll("'", "'\\''")} & sleep 100'`);
+        await pane.settled((s) => new RegExp(`^${mark} SigIgn`, "m").test(s), `${mark}'s mask`);
+        pane.keys("C-c");
+        await pane.prompt();
+        writeFileSync(join(dir.path, "go"), "");
+        await pane.settled((s) => new RegExp(`^\\$ ${mark} survived`, "m").test(s), `${mark} surviving the Ctrl-C`);
+      }
+      const screen = pane.screen();
+      const bare = /^bare SigIgn:\s*(\S+)/m.exec(screen)?.[1];
+      expect(bare).toBe("0000000000000006"); // SIGINT and SIGQUIT, as POSIX has it
+      expect(/^derun SigIgn:\s*(\S+)/m.exec(screen)?.[1]).toBe(bare);
+      expect(onlySession(state.path).final).toMatchObject({ state: "exited", exit_code: 0 });
+    },
+    TIMEOUT,
+  );
+
+  test.skipIf(!hasTmux)(
+    "`trap '' INT TERM` with a terminal on stdout: SIGINT and SIGTERM are lost to Bun (docs/known-gaps.md), the rest kept",
+    async () => {
+      using state = tempDir();
+      using dir = tempDir("derun-ignored-");
+      await using pane = await openShellPane(dir.path, derunEnv(state.path), derunArgv());
+      pane.run(`bash -c "trap '' INT TERM HUP; ${SHOW} </dev/null | sed 's/^/bare /'"`);
+      await pane.prompt();
+      pane.run(`bash -c "trap '' INT TERM HUP; derun run -- ${SHOW} </dev/null"`);
+      const screen = await pane.settled((s) => /^SigIgn/m.test(s) && s.endsWith("\n$"), "derun's mask");
+      const bare = BigInt(`0x${/^bare SigIgn:\s*(\S+)/m.exec(screen)?.[1]}`);
+      const derun = BigInt(`0x${/^SigIgn:\s*(\S+)/m.exec(screen)?.[1]}`);
+      const INT_TERM = (1n << 1n) | (1n << 14n);
+      expect(bare & INT_TERM).toBe(INT_TERM);
+      expect(derun).toBe(bare & ~INT_TERM);
     },
     TIMEOUT,
   );

@@ -6,12 +6,13 @@
  * taken out of them, and PIDs are masked), and the terminal's modes the same before and after.
  */
 import { describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { derunArgv, derunEnv, tempDir } from "../helpers/cli.ts";
 import { sessionIds } from "../helpers/session.ts";
 import { processState, waitForProcessState } from "../helpers/threads.ts";
 import { hasTmux, openShellPane, type ShellPane } from "../helpers/tmux.ts";
+import { until } from "../helpers/until.ts";
 
 const hasVim = Bun.which("vim") !== null;
 const hasLess = Bun.which("less") !== null;
@@ -120,6 +121,41 @@ describe.skipIf(!hasTmux)("job control through derun in an interactive bash (tmu
       });
       expect(viaDerun).toContain("Stopped");
       expect(viaDerun).toBe(bare);
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "fg of a job bg runs: no SIGCONT, as bare (the one from bg only)",
+    async () => {
+      using state = tempDir();
+      const counts: number[] = [];
+      for (const prefix of ["derun run -- ", ""]) {
+        using dir = tempDir("derun-jobs-");
+        await using pane = await openShellPane(dir.path, derunEnv(state.path), derunArgv());
+        const file = (name: string) => join(dir.path, name);
+        // The command logs each SIGCONT, and ends once the test writes `stop`.
+        pane.run(`${prefix}bash -c 'echo $$ > pid; trap "echo cont >> log" CONT; while [ ! -e stop ]; do sleep 0.02; done'`);
+        const pid = await until("the command's pid", () =>
+          existsSync(file("pid")) ? Number(readFileSync(file("pid"), "utf8")) || undefined : undefined,
+        );
+        pane.keys("C-z");
+        await pane.settled(stopped, "the job stopped");
+        pane.run("bg");
+        await pane.prompt();
+        await until("bg's SIGCONT logged", () => (existsSync(file("log")) ? true : undefined));
+        pane.run("fg");
+        // fg done once the command's group is its terminal's foreground (the 8th field of stat is tpgid).
+        await until("the command in its terminal's foreground", () => {
+          const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+          return fields[5] === fields[2] ? true : undefined;
+        });
+        writeFileSync(file("stop"), "");
+        await pane.prompt();
+        counts.push(readFileSync(file("log"), "utf8").split("\n").filter(Boolean).length);
+      }
+      expect(counts[1]).toBe(1);
+      expect(counts[0]).toBe(counts[1]!);
     },
     TIMEOUT,
   );

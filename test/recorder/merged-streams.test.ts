@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { derunEnv, derunShell, REPO_ROOT, runDerun, tempDir, text } from "../helpers/cli.ts";
+import { derunEnv, derunShell, REPO_ROOT, runDerun, shellQuote, tempDir, text } from "../helpers/cli.ts";
 import { channelBytes, onlySession } from "../helpers/session.ts";
 import { spawnInPty } from "../helpers/pty.ts";
 
@@ -78,6 +78,21 @@ describe.skipIf(skip)("derun run with stdout and stderr merged by the caller", (
     expect(session.meta.merged_output).toBeUndefined();
     expect(text(channelBytes(session, "stdout"))).toBe("a\nc\n");
     expect(text(channelBytes(session, "stderr"))).toBe("b\nd\n");
+  });
+
+  test("both streams to /dev/null (two opens, or `2>&1` there) stay two channels: nobody sees an order there", async () => {
+    using work = tempDir("derun-work-");
+    const line = "printf hello; printf -- -world >&2; test -t 1 || echo no-tty1 >ttys; test -t 2 || echo no-tty2 >>ttys";
+    for (const redirect of [">/dev/null 2>/dev/null", ">/dev/null 2>&1"]) {
+      using state = tempDir();
+      const { viaDerun, bare } = await viaShell(`DERUN sh -c ${shellQuote(line)} ${redirect}; cat ttys; rm ttys`, state.path, work.path);
+      expect(bare).toBe("no-tty1\nno-tty2\n");
+      expect(viaDerun).toBe(bare);
+      const session = onlySession(state.path);
+      expect(session.meta.merged_output).toBeUndefined();
+      expect(text(channelBytes(session, "stdout"))).toBe("hello");
+      expect(text(channelBytes(session, "stderr"))).toBe("-world");
+    }
   });
 
   test("separate pipes (no 2>&1) stay two channels", async () => {

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { randomBytes, runDerun, sha256, tempDir, text } from "../helpers/cli.ts";
+import { derunEnv, derunShell, randomBytes, runDerun, sha256, tempDir, text } from "../helpers/cli.ts";
 import { channelBytes, onlySession, sessionIds, readSession } from "../helpers/session.ts";
 
 describe("derun run in pipe mode", () => {
@@ -53,6 +53,32 @@ describe("derun run in pipe mode", () => {
       expect(onlySession(state.path).final).toMatchObject({ state: "signaled", signal });
     },
   );
+
+  // Signals Bun has no name for ("Unknown signal" from process.kill): derun dies of them by number.
+  test.skipIf(process.platform !== "linux").each([
+    ["SIGSTKFLT", 16],
+    ["SIGPWR", 30],
+  ] as const)("a child killed by %s kills derun by it too: the parent shell reports it as for the bare command", async (signal, signo) => {
+    using state = tempDir();
+    const viaShell = (prefix: string) =>
+      Bun.spawnSync(["bash", "-c", `${prefix}sh -c 'kill -${signo} $$'; echo "status $?"`], {
+        env: derunEnv(state.path),
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+    const bare = viaShell("");
+    const derun = viaShell(`${derunShell()} run -- `);
+    // bash names the death ("Stack fault", "Power failure") only for a signal, never for an exit 144.
+    const label = signal === "SIGPWR" ? /\bPower failure\b/ : /\bStack fault\b/;
+    expect(bare.stderr.toString()).toMatch(label);
+    expect(derun.stderr.toString()).toMatch(label);
+    expect(derun.stdout.toString()).toBe(bare.stdout.toString());
+    expect(onlySession(state.path).final).toMatchObject({ state: "signaled", signal });
+    using again = tempDir();
+    const result = await runDerun(["run", "--", "sh", "-c", `kill -${signo} $$`], { stateRoot: again.path });
+    expect(result.signalCode).toBe(signal);
+  });
 
   test("a command that does not exist: exit 127, one line, session recorded as failed", async () => {
     using state = tempDir();

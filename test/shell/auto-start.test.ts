@@ -98,6 +98,38 @@ describe.each(SHELLS)("%s with the auto line", (kind) => {
     expect(readFileSync(join(h.path, "rc.log"), "utf8")).toBe("read\nread\n");
   });
 
+  test("SHLVL in the recorded shell is the terminal's shell's without the line", async () => {
+    const shlvl: string[] = [];
+    for (const withLine of [false, true]) {
+      using h = home(kind, withLine);
+      const run = spawnInPty([kind, "-l"], { env: h.env({ SHLVL: "0" }), cwd: h.path, cols: 100, rows: 30 });
+      await run.waitFor((out) => out.includes(PROMPT), "the prompt");
+      run.type("echo level-$SHLVL-end\r");
+      await run.waitFor((out) => /level-\d+-end/.test(out), "the level");
+      shlvl.push(/level-(\d+)-end/.exec(new TextDecoder().decode(run.output()))![1]!);
+      run.type("exit\r");
+      await run.exited;
+      if (withLine) expect(h.sessions()).toHaveLength(1);
+    }
+    expect(shlvl[0]).toBe("1");
+    expect(shlvl[1]).toBe(shlvl[0]);
+  });
+
+  test.each(["HUP", "KILL"])("the recorded shell sent SIG%s: the terminal's shell ends as it ends without the line", async (signal) => {
+    const ends: unknown[] = [];
+    for (const withLine of [false, true]) {
+      using h = home(kind, withLine);
+      const run = spawnInPty([kind, "-l"], { env: h.env(), cwd: h.path, cols: 100, rows: 30 });
+      await run.waitFor((out) => out.includes(PROMPT), "the prompt");
+      run.type(`kill -${signal} ${kind === "fish" ? "$fish_pid" : "$$"}\r`);
+      ends.push(await run.exited);
+      if (withLine) expect(h.sessions()).toHaveLength(1);
+    }
+    // bash dies of SIGHUP; zsh and fish exit (1 and 129 here). Each dies of SIGKILL.
+    if (kind === "bash" || signal === "KILL") expect(ends[0]).toEqual({ exitCode: null, signalCode: `SIG${signal}` });
+    expect(ends[1]).toEqual(ends[0]);
+  });
+
   test("a dumb terminal, DERUN_AUTO=0, and a derun that cannot start: the shell as without the line", async () => {
     for (const [what, env, derun] of [
       ["TERM=dumb", { TERM: "dumb" }, undefined],

@@ -32,5 +32,29 @@ export async function run(flags: readonly string[], data: CommandData): Promise<
   const env = { ...process.env, DERUN_SESSION_ID: sessionId, ...root };
   using launch = prepareShellLaunch({ shell: shell[0]!, args: shell.slice(1), env });
   // Awaited here, so the startup files outlive the shell (`using` disposes at this return).
-  return await startRun({ ...request, sessionId, command: launch.argv, env: launch.env, recordCommands: true, recordedCommand: shell });
+  const end = await startRun({
+    ...request,
+    sessionId,
+    command: launch.argv,
+    env: launch.env,
+    recordCommands: true,
+    recordedCommand: shell,
+  });
+  if (end.kind === "signaled") tellAutoParent();
+  return end;
+}
+
+/**
+ * Started by the `shell-init --auto` line (DERUN_AUTO_PARENT names the shell that runs it, derun's
+ * parent): that shell hears that the recorded shell died of a signal (SIGUSR2, which it traps), and
+ * dies of the same, as the terminal's shell would have without derun. `$?` says 128+n either way.
+ */
+function tellAutoParent(): void {
+  const parent = process.env.DERUN_AUTO_PARENT;
+  if (parent === undefined || parent !== String(process.ppid) || process.platform === "win32") return;
+  try {
+    process.kill(process.ppid, "SIGUSR2");
+  } catch {
+    // gone already
+  }
 }

@@ -17,6 +17,7 @@ import {
   childExitOf,
   defineTransport,
   DrainWindow,
+  forwardRest,
   isTerminal,
   openFifoPipe,
   openStreamPty,
@@ -24,6 +25,7 @@ import {
   pumpStream,
   readWindowSize,
   spawnIgnoring,
+  spawnStdio,
   toSpawnError,
   type ChildExit,
   type DerunOutputChannel,
@@ -80,13 +82,25 @@ interface Output {
   readonly ended: Promise<void>;
   /** Stop reading and close derun's end. Idempotent; resolves once the end is closed. */
   stop(): Promise<void>;
+  /**
+   * As stop, but what is still written into the stream goes on to derun's fd `to` (core/io/forward-rest.ts)
+   * instead of breaking the writer's pipe; a stream that has ended is only closed.
+   */
+  handOver(to: number): Promise<void>;
 }
 
 /**
  * Runs `command` with its output streams on derun's own ends where it can make them. `drain` bounds
- * the wait for those streams after the exit (tests give one on a clock of their own).
+ * the wait for those streams after the exit (tests give one on a clock of their own). `handOver`:
+ * what a grandchild still writes after the drain goes on to this process's fd 1 or 2 (derun's own
+ * output; a test that runs the transport in its own process passes false, and the stream is closed).
  */
-export function openPipe(command: readonly string[], options: TransportOpenOptions, drain = new DrainWindow()): RunningChild {
+export function openPipe(
+  command: readonly string[],
+  options: TransportOpenOptions,
+  drain = new DrainWindow(),
+  handOver = true,
+): RunningChild {
   const { proc, ends } = spawnOnOwnEnds(command, options);
   const deliver = (channel: DerunOutputChannel, bytes: Uint8Array) => {
     drain.activity();
@@ -95,7 +109,7 @@ export function openPipe(command: readonly string[], options: TransportOpenOptio
   // Read no faster than derun's terminal takes the output: a slow one holds the child in the kernel.
   const flow = options.outputFlow ? { flow: options.outputFlow, flowProgress: () => drain.activity() } : {};
   const outputs = outputsOf(ends, proc, deliver, flow);
-  const exited = proc.exited.then(() => drainAfterExit(proc, ends, outputs, drain));
+  const exited = proc.exited.then(() => drainAfterExit(proc, ends, outputs, drain, handOver));
   return {
     pid: proc.pid,
     ...(ends.merged ? { outputsMerged: true } : {}),
@@ -122,14 +136,14 @@ function spawnOnOwnEnds(command: readonly string[], options: TransportOpenOption
   const ends = ownEnds(options);
   let proc: PipeChild;
   try {
+    const stdout = ends.stdout?.childEnd ?? "pipe";
+    // Merged: the child's fd 2 is its fd 1's stream, as `2>&1` made derun's.
+    const stderr = (ends.merged ? ends.stdout?.childEnd : ends.stderr?.childEnd) ?? "pipe";
     proc = Bun.spawn(spawnIgnoring(command, options.ignoredSignals, options.cwd, options.env), {
       cwd: options.cwd,
       env: options.env,
-      stdin: "inherit",
-      stdout: ends.stdout?.childEnd ?? "pipe",
-      // Merged: the child's fd 2 is its fd 1's stream, as `2>&1` made derun's.
-      stderr: (ends.merged ? ends.stdout?.childEnd : ends.stderr?.childEnd) ?? "pipe",
-    });
+      stdio: spawnStdio(["inherit", stdout, stderr] as const, options.inheritedFds),
+    }) as PipeChild;
   } catch (error) {
     ends.stdout?.close();
     ends.stderr?.close();
@@ -142,13 +156,23 @@ function spawnOnOwnEnds(command: readonly string[], options: TransportOpenOption
 }
 
 /** After the exit: read on until the streams end or `drain` gives up, then close our ends; the child's exit. */
-async function drainAfterExit(proc: PipeChild, ends: StreamEnds, outputs: Outputs, drain: DrainWindow): Promise<ChildExit> {
+async function drainAfterExit(
+  proc: PipeChild,
+  ends: StreamEnds,
+  outputs: Outputs,
+  drain: DrainWindow,
+  handOver: boolean,
+): Promise<ChildExit> {
   outputs.readNow();
   // A stream stopped early by closeOutput ends at once, so it never holds up this drain.
   const streamsEnd = Promise.all(CHANNELS.map((channel) => outputs[channel].ended));
   // Not finished in time: a grandchild still holds a stream; stopping it cannot keep derun alive.
   const finished = await drain.drain(streamsEnd);
-  if (!finished) await Promise.all(CHANNELS.map((channel) => outputs[channel].stop()));
+  // A process the command left running still holds a stream: what it writes goes on where it would have.
+  if (!finished) {
+    const stop = (channel: Channel) => (handOver ? outputs[channel].handOver(ends.merged ? 1 : FD_OF[channel]) : outputs[channel].stop());
+    await Promise.all(CHANNELS.map(stop));
+  }
   // Our ends are closed whichever way the streams ended.
   ends.stdout?.close();
   ends.stderr?.close();
@@ -226,7 +250,7 @@ function outputsOf(
 ): Outputs {
   const own = CHANNELS.filter((channel) => ends[channel] !== undefined);
   // Merged, nothing writes to a stderr of its own: it is over before it began.
-  const none: Output = { ended: Promise.resolve(), stop: async () => {} };
+  const none: Output = { ended: Promise.resolve(), stop: async () => {}, handOver: async () => {} };
   const reader =
     own.length > 0
       ? openStreamReader(
@@ -240,18 +264,27 @@ function outputsOf(
     if (channelEnds && reader) {
       const index = own.indexOf(channel);
       const close = () => channelEnds.close();
+      let ended = false;
+      const streamEnded = reader.ended(index).then(() => void (ended = true));
       let stopped: Promise<void> | undefined;
-      return { ended: reader.ended(index), stop: () => (stopped ??= reader.stop(index).then(close, close)) };
+      // Whether the stream is still open is read before the stop, which ends it as the reader sees it.
+      const handOver = (to: number, open: boolean) => () => {
+        if (open) forwardRest(channelEnds.ourEnd, to);
+        close();
+      };
+      return {
+        ended: streamEnded,
+        stop: () => (stopped ??= reader.stop(index).then(close, close)),
+        handOver: (to) => (stopped ??= reader.stop(index).then(handOver(to, !ended), close)),
+      };
     }
     const bunPipe = proc[channel];
     if (!(bunPipe instanceof ReadableStream)) throw new Error("pipe: Bun did not give a readable stream for a piped output");
     // A stream Bun made is Bun's to close: stopping only cancels the reading.
     const bunReader = bunPipe.getReader();
     let stopped: Promise<void> | undefined;
-    return {
-      ended: pumpStream(bunReader, (bytes) => deliver(channel, bytes)),
-      stop: () => (stopped ??= bunReader.cancel().catch(() => {})),
-    };
+    const stop = () => (stopped ??= bunReader.cancel().catch(() => {}));
+    return { ended: pumpStream(bunReader, (bytes) => deliver(channel, bytes)), stop, handOver: stop };
   };
   return { stdout: outputOf("stdout"), stderr: outputOf("stderr"), readNow: () => reader?.readNow() };
 }

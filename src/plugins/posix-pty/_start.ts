@@ -7,6 +7,7 @@ import {
   childExitOf,
   LeaderExecError,
   spawnIgnoring,
+  spawnStdio,
   startUnderLeader,
   StopReports,
   toSpawnError,
@@ -21,8 +22,8 @@ export interface StartedChild {
   kill(signal: NodeJS.Signals): void;
   /** `listener(signo)` on each stop of the child. */
   onStop(listener: (signo: number) => void): void;
-  /** Continues the stopped child in its terminal's foreground or background. */
-  continueIn(foreground: boolean): void;
+  /** Continues the stopped child in its terminal's foreground or background (`continues` false: only moves it there). */
+  continueIn(foreground: boolean, continues: boolean): void;
   readonly exit: Promise<ChildExit>;
 }
 
@@ -45,6 +46,7 @@ export async function startLed(
       cwd: options.cwd,
       env: options.env,
       ignored: options.ignoredSignals ?? [],
+      inherited: options.inheritedFds ?? [],
     });
   } catch (error) {
     const code = error instanceof LeaderExecError ? ERRNO_CODES[error.errno] : undefined;
@@ -55,7 +57,7 @@ export async function startLed(
     pid,
     kill: (signal) => job.signal(signal),
     onStop: (listener) => job.onStop(listener),
-    continueIn: (inForeground) => job.continueIn(inForeground),
+    continueIn: (inForeground, continues) => job.continueIn(inForeground, continues),
     exit: job.status.then(exitOfStatus),
   };
 }
@@ -72,9 +74,7 @@ export function startSpawned(pty: ChildPty, command: readonly string[], options:
     proc = Bun.spawn(spawnIgnoring(command, options.ignoredSignals, options.cwd, options.env), {
       cwd: options.cwd,
       env: options.env,
-      stdin: Bun.file(pty.slavePath),
-      stdout: pty.slave,
-      stderr: pty.slave,
+      stdio: spawnStdio([Bun.file(pty.slavePath), pty.slave, pty.slave], options.inheritedFds),
       detached: true,
     });
   } catch (error) {
@@ -89,7 +89,7 @@ export function startSpawned(pty: ChildPty, command: readonly string[], options:
     kill: (signal) => proc.kill(signal),
     onStop: (listener) => stops.listen(listener),
     // Its own group is the PTY's foreground for good: only a SIGSTOP can have stopped it.
-    continueIn: () => running() && signalQuietly(-proc.pid, "SIGCONT"),
+    continueIn: (_foreground, continues) => continues && running() && signalQuietly(-proc.pid, "SIGCONT"),
     exit: proc.exited.then(() => {
       unwatch();
       return childExitOf(proc);

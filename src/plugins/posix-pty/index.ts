@@ -115,7 +115,7 @@ function runningChild(
           listener(signalName(signo));
         }),
       stopKey: () => (pty.closed ? undefined : pty.stopKey()),
-      resume: (foreground, typedAhead, userModes) => {
+      resume: (foreground, typedAhead, userModes, continues = true) => {
         // First in the foreground after a start in the background: the user's modes now, as a shell
         // gives a job the terminal in its own saved modes, unless the child set modes of its own.
         if (foreground && modesAtStart) {
@@ -124,7 +124,7 @@ function runningChild(
           modesAtStart = undefined;
         }
         if (typedAhead) pty.typeUnechoed(typedAhead);
-        started.continueIn(foreground);
+        started.continueIn(foreground, continues);
       },
     },
     exited,
