@@ -5,6 +5,10 @@
  */
 import { openFileStore } from "../core/file-store/index.ts";
 import { openLogSink } from "../core/log-sink.ts";
+import { describeError } from "../core/errors.ts";
+import type { Logger } from "../core/log.ts";
+import type { Store } from "../core/store.ts";
+import { readStoragePolicy } from "../settings/storage.ts";
 import { probeTerminal } from "../core/probe.ts";
 import { runSession, type RunRequest } from "../core/run/run-session.ts";
 import { sweepAtStart, type StartSweep } from "../core/run/sweep-at-start.ts";
@@ -18,9 +22,11 @@ export async function startRun(
   request: Omit<RunRequest, "cwd" | "env"> & { readonly env?: RunRequest["env"]; readonly stateRoot?: string },
 ): Promise<ExitRequest> {
   const { stateRoot, ...run } = request;
+  // Before anything is written: a settings file that cannot be used is a usage error (exit 2).
+  const storage = readStoragePolicy();
   const root = stateRootFrom(stateRoot);
   const log = openLogSink(root, { component: "run" });
-  const store = openFileStore({ root, log });
+  const store = openFileStore({ root, log, storage });
   // The sweep reads every session directory (at most once a minute): started once the command runs,
   // it never delays the command's start, nor its exit (SweepBesideRun).
   const sweep = new SweepBesideRun(root, request.retentionSeconds);
@@ -37,9 +43,23 @@ export async function startRun(
     },
   );
   await sweep.finish();
+  await keepBudget(store, log);
   if (result.kind !== "failed") return result;
   process.stderr.write(`derun: ${visible(result.message)}\n`);
   return exitWith(result.exitCode);
+}
+
+/**
+ * The disk budget after each run (docs/cli.md, "Storage settings"): this run's bytes may have put
+ * the sessions past `max_total` or the filesystem under `keep_free`. A stat per session file when
+ * within it; the oldest ended sessions go when not. Never fails the run.
+ */
+async function keepBudget(store: Store, log: Logger): Promise<void> {
+  try {
+    await store.sweep({ budgetOnly: true });
+  } catch (error) {
+    log.log("warn", "sweep_failed", { error: describeError(error) });
+  }
 }
 
 /**

@@ -8,6 +8,7 @@
 import type { RemoveOutcome, SweepOptions, SweepOutcome } from "./store/removal.ts";
 import type { StoreReader } from "./store/reader.ts";
 import type { CreateSessionOptions, SessionWriter } from "./store/writer.ts";
+import type { StoragePolicy } from "./store/disk.ts";
 
 export type { CleanupReason, RemoveOutcome, RemoveReason, SweepOptions, SweepOutcome } from "./store/removal.ts";
 export {
@@ -28,6 +29,15 @@ export {
   type SessionMeta,
 } from "./store/session-files.ts";
 export type { CreateSessionOptions, SessionWriter, StartedUpdate } from "./store/writer.ts";
+export { bytesOf, DEFAULT_STORAGE, describeSize, type DiskSize, humanBytes, type StoragePolicy } from "./store/disk.ts";
+
+/** What the sessions take on disk (`derun du`), and the room on the state root's filesystem. */
+export interface DiskUsage {
+  /** Each entry under sessions/ (a session, or an unreadable leftover), by its allocated blocks. */
+  readonly entries: ReadonlyArray<{ readonly session_id: string; readonly bytes: number }>;
+  readonly total_bytes: number;
+  readonly filesystem: { readonly size: number; readonly free: number; readonly block_size: number };
+}
 
 export interface Store extends StoreReader {
   /** Absolute state root. */
@@ -49,4 +59,8 @@ export interface Store extends StoreReader {
    * is a symlink, as every reader does.
    */
   remove(sessionId: string, options?: { readonly force?: boolean }): Promise<RemoveOutcome>;
+  /** What each session takes on disk (allocated blocks: punched holes and compression count right). */
+  usage(): Promise<DiskUsage>;
+  /** The disk budget this store's sweeps and writers follow, when it was given one. */
+  readonly storage?: StoragePolicy;
 }

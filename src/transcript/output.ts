@@ -30,6 +30,11 @@ export interface ReadOutputResult {
   readonly session_state: DerunSessionState;
   /** Secrets masked in this answer's chunks (absent: none). */
   readonly redacted?: number;
+  /**
+   * The cursor asked for lies before the bytes kept of a session trimmed past max_session: bytes
+   * before this cursor were dropped, and the output continues here (absent: nothing asked was dropped).
+   */
+  readonly trimmed_before?: string;
 }
 
 /** The result of a read ending at `next`: at the tail when `atTail`, at its end once the session is no longer live too. */
@@ -167,5 +172,6 @@ export const readOutput = async (
     atTail,
     read.state,
   );
-  return { committedEnd: read.output_bytes, result: withRedacted(result, masked.count) };
+  const trimmed = read.kept_from !== undefined && cursor < read.kept_from ? { trimmed_before: String(read.kept_from) } : {};
+  return { committedEnd: read.output_bytes, result: { ...withRedacted(result, masked.count), ...trimmed } };
 };

@@ -15,12 +15,13 @@ const ROOT = join(import.meta.dir, "../..");
 
 /** What each layer may import besides itself. */
 const ALLOWED: Record<string, readonly string[]> = {
-  cli: ["mcp", "queries", "transcript", "views", "core", "plugins", "plugin-api"],
+  cli: ["mcp", "queries", "transcript", "views", "core", "plugins", "plugin-api", "settings"],
   mcp: ["queries", "transcript", "core"],
   queries: ["transcript", "views", "core"],
   transcript: ["views", "core"],
   views: ["core"],
   core: [],
+  settings: ["core"],
   "plugin-api": ["core"],
   plugins: ["plugin-api", "core"],
 };

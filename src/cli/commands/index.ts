@@ -53,7 +53,14 @@ export const commands = {
   },
   export: { description: "Write a session as an asciicast v2 recording, for asciinema's players.", load: () => import("./export.ts") },
   rm: { description: "Delete sessions now (a running one only with --force).", load: () => import("./rm.ts") },
-  gc: { description: "Remove the sessions whose retention has passed (--dry-run: only list them).", load: () => import("./gc.ts") },
+  du: {
+    description: "Show what each session takes on disk, newest first, the total, and the disk budget (max_total, keep_free).",
+    load: () => import("./du.ts"),
+  },
+  gc: {
+    description: "Remove the sessions whose retention has passed, then the oldest past the disk budget (--dry-run: only list them).",
+    load: () => import("./gc.ts"),
+  },
   completion: { description: "Print the shell completion script for bash, zsh or fish.", load: () => import("./completion.ts") },
   version: { description: "Print derun's version (also --version, -V).", load: () => import("./version.ts") },
 } as const satisfies Record<string, CommandEntry>;

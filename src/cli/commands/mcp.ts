@@ -1,6 +1,7 @@
 /** `derun mcp`: the MCP server on stdin/stdout until stdin closes; `derun mcp config <client>` prints a client's configuration. */
 import { openLogSink } from "../../core/log-sink.ts";
 import { openFileStore } from "../../core/file-store/index.ts";
+import { readStoragePolicy } from "../../settings/storage.ts";
 import { exitWith, type CommandData, type ExitRequest } from "../command.ts";
 import { parseFlags, type FlagDefs } from "../flags.ts";
 import { readableStateRoot, STATE_ROOT_FLAG } from "../state-root.ts";
@@ -42,9 +43,10 @@ export async function run(flags: readonly string[], data: CommandData): Promise<
   // Before the server starts: a settings file that cannot be used stops it with a one-line error.
   const { configureRedaction } = await import("../../transcript/index.ts");
   await configureRedaction({ enabled: !values["no-redact"] });
+  const storage = readStoragePolicy();
   const log = openLogSink(root, { component: "mcp" });
   // The SDK loads here, not when completion or help read this module's flags.
   const { serveStdio } = await import("../../mcp/stdio.ts");
-  await serveStdio({ store: openFileStore({ root, log }), log });
+  await serveStdio({ store: openFileStore({ root, log, storage }), log });
   return exitWith(0);
 }

@@ -5,7 +5,9 @@
  */
 import * as fs from "node:fs";
 import {
+  type DiskUsage,
   isLiveState,
+  type StoragePolicy,
   type CreateSessionOptions,
   type IndexRecords,
   type OutputReader,
@@ -26,6 +28,7 @@ import { OutputWaiter } from "./output-waiter.ts";
 import { waitForChange } from "./change-waiter.ts";
 import { removeSession } from "./remove-session.ts";
 import { sweepSessions } from "./retention.ts";
+import { entrySizes, filesystemOf, REMOVING_PREFIX } from "./disk-usage.ts";
 import { resolveArtifact } from "./session-paths.ts";
 import type { CommandRecord } from "../shell/commands.ts";
 import { readJsonlFile } from "./jsonl-file.ts";
@@ -33,6 +36,7 @@ import { parseCommand, parseEvent } from "./session-events.ts";
 import { readSessionFacts, type SessionFacts } from "./session-facts.ts";
 import { isValidSessionId } from "./session-id.ts";
 import { createSessionWriter } from "./session-writer.ts";
+import { keptFrom } from "./trim.ts";
 import { openRegular, stateDir } from "../safe-fs/index.ts";
 
 export class FileStore implements Store {
@@ -46,10 +50,20 @@ export class FileStore implements Store {
     readonly root: string,
     private readonly log: Logger,
     private readonly waiter = new OutputWaiter(),
+    readonly storage?: StoragePolicy,
   ) {}
 
   create(options: CreateSessionOptions): Promise<SessionWriter> {
-    return createSessionWriter(this.root, options, this.log);
+    return createSessionWriter(this.root, options, this.log, this.storage);
+  }
+
+  async usage(): Promise<DiskUsage> {
+    const entries = entrySizes(this.root)
+      .filter(({ name }) => !name.startsWith(REMOVING_PREFIX))
+      .map(({ name, bytes }) => ({ session_id: name, bytes }));
+    const { size, free, blockSize } = filesystemOf(this.root);
+    const total_bytes = entries.reduce((sum, e) => sum + e.bytes, 0);
+    return { entries, total_bytes, filesystem: { size, free, block_size: blockSize } };
   }
 
   async list(): Promise<SessionInfo[]> {
@@ -89,28 +103,26 @@ export class FileStore implements Store {
     if (!Number.isSafeInteger(maxBytes) || maxBytes < 0)
       throw new DerunError("invalid_argument", `max_bytes must be a non-negative integer, got ${maxBytes}`);
     const { info, index, facts } = this.info(sessionId);
-    const start = Math.min(cursor, index.committed);
-    const end = Math.min(index.committed, start + maxBytes);
-    const slices: OutputSlice[] = [];
-    if (end > start) {
-      const window = readWindow(resolveArtifact(facts.dir, "output.bin"), start, end, sessionId);
-      const { records } = index;
-      for (let i = records.firstEndingAfter(start); i < records.count; i++) {
-        const offset = records.offset(i);
-        if (offset >= end) break;
-        const from = Math.max(offset, start);
-        const to = Math.min(records.end(i), end);
-        if (to > from) {
-          slices.push(new RecordSlice(records, i, from, to, window.subarray(from - start, to - start)));
-        }
+    // A trimmed session's read begins where its kept bytes do; trim.json is read again after the
+    // bytes are, and a trim that moved past them meanwhile means reading again (trim.ts).
+    for (let kept = info.kept_from ?? 0; ; ) {
+      // Never past what was asked: a window before the kept bytes reads as empty, and next_cursor says where they begin.
+      const start = Math.min(Math.max(cursor, kept), index.committed);
+      const end = Math.max(start, Math.min(index.committed, cursor + maxBytes));
+      const slices = end > start ? readSlices(index.records, resolveArtifact(facts.dir, "output.bin"), start, end, sessionId) : [];
+      const keptNow = end > start ? keptFrom(facts.dir, sessionId) : kept;
+      if (keptNow > start) {
+        kept = keptNow;
+        continue;
       }
+      const trimmed = kept > 0 ? { kept_from: kept } : {};
+      return { slices, next_cursor: end, output_bytes: index.committed, state: info.state, ...trimmed };
     }
-    return { slices, next_cursor: end, output_bytes: index.committed, state: info.state };
   }
 
   async openOutput(sessionId: string): Promise<OutputReader> {
     // The files are found and checked once: the descriptor stays on the file that was checked.
-    const { index, facts } = this.info(sessionId);
+    const { index, facts, info } = this.info(sessionId);
     const committed = index.committed;
     const fd = openOutputFile(resolveArtifact(facts.dir, "output.bin"), sessionId);
     let open = true;
@@ -118,15 +130,22 @@ export class FileStore implements Store {
       if (open) fs.closeSync(fd);
       open = false;
     };
+    const trimmed = (start: number) =>
+      new DerunError("output_trimmed", `session ${sessionId}: bytes before ${start} were trimmed (max_session); output continues there`);
+    let kept = info.kept_from ?? 0;
     return {
       committed,
+      keptFrom: kept,
       readInto(start: number, into: Uint8Array): number {
         if (!Number.isSafeInteger(start) || start < 0)
           throw new DerunError("invalid_argument", `cursor must be a non-negative integer, got ${start}`);
         if (!open) throw new DerunError("invalid_argument", `the output of session ${sessionId} was closed`);
+        if (start < kept) throw trimmed(kept);
         const end = Math.min(committed, start + into.length);
         if (end <= start) return 0;
         fillFromFd(fd, start, into.subarray(0, end - start), sessionId);
+        // Only a live session is trimmed: an ended one's bytes cannot move under the reader.
+        if (isLiveState(info.state) && (kept = keptFrom(facts.dir, sessionId)) > start) throw trimmed(kept);
         return end - start;
       },
       [Symbol.dispose]: close,
@@ -170,7 +189,8 @@ export class FileStore implements Store {
   }
 
   async sweep(options: SweepOptions = {}): Promise<SweepOutcome[]> {
-    return sweepSessions(this.root, options, this.log, (id) => this.indexes.delete(id));
+    const storage = options.storage ?? this.storage;
+    return sweepSessions(this.root, { ...options, ...(storage ? { storage } : {}) }, this.log, (id) => this.indexes.delete(id));
   }
 
   async remove(sessionId: string, options: { readonly force?: boolean } = {}): Promise<RemoveOutcome> {
@@ -183,7 +203,7 @@ export class FileStore implements Store {
     // Not the output up to the damage, as if that were all of it: a reader would take it for the whole.
     if (index.brokenLine !== undefined)
       throw new DerunError("corrupt_session", `corrupt session ${sessionId}: index.jsonl line ${index.brokenLine} is not a valid record`);
-    return { info: toInfo(facts, index.committed), index, facts };
+    return { info: toInfo(facts, index.committed, keptFrom(facts.dir, sessionId)), index, facts };
   }
 }
 
@@ -209,7 +229,8 @@ class RecordSlice implements OutputSlice {
   }
 }
 
-const toInfo = (facts: SessionFacts, output_bytes: number): SessionInfo => ({
+const toInfo = (facts: SessionFacts, output_bytes: number, kept_from = 0): SessionInfo => ({
+  ...(kept_from > 0 ? { kept_from } : {}),
   meta: facts.meta,
   final: facts.final,
   state: facts.state,
@@ -220,6 +241,20 @@ const toInfo = (facts: SessionFacts, output_bytes: number): SessionInfo => ({
 });
 
 const compareDesc = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
+
+/** The slices of `[start, end)` of output.bin, one per index record it meets. */
+function readSlices(records: IndexRecords, outputPath: string, start: number, end: number, sessionId: string): OutputSlice[] {
+  const window = readWindow(outputPath, start, end, sessionId);
+  const slices: OutputSlice[] = [];
+  for (let i = records.firstEndingAfter(start); i < records.count; i++) {
+    const offset = records.offset(i);
+    if (offset >= end) break;
+    const from = Math.max(offset, start);
+    const to = Math.min(records.end(i), end);
+    if (to > from) slices.push(new RecordSlice(records, i, from, to, window.subarray(from - start, to - start)));
+  }
+  return slices;
+}
 
 /** Positional read of exactly `[start, end)` of output.bin. */
 function readWindow(outputPath: string, start: number, end: number, sessionId: string): Buffer {

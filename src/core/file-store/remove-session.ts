@@ -9,7 +9,7 @@ import { describeError } from "../errors.ts";
 import { stateDir } from "../safe-fs/index.ts";
 import type { Logger } from "../log.ts";
 import { isLiveState, type RemoveOutcome, type RemoveReason } from "../store.ts";
-import { removeWithoutFollowing, unreadableButLive } from "./retention.ts";
+import { removeSessionEntry, unreadableButLive } from "./retention.ts";
 import { readSessionFacts } from "./session-facts.ts";
 import { isValidSessionId } from "./session-id.ts";
 
@@ -41,7 +41,7 @@ export function removeSession(root: string, id: string, force: boolean, log: Log
   }
   if (stat.isDirectory() && !force && isLive(root, id)) return outcome(false, "active_session");
   try {
-    removeWithoutFollowing(entry);
+    removeSessionEntry(entry);
   } catch (e) {
     return outcome(false, "remove_error", describeError(e));
   }

@@ -9,7 +9,15 @@ import { DerunError } from "../errors.ts";
 import { stateDir } from "../safe-fs/index.ts";
 
 /** The files of a session directory. */
-export type ArtifactName = "meta.json" | "final.json" | "output.bin" | "index.jsonl" | "events.jsonl" | "commands.jsonl" | "append.lock";
+export type ArtifactName =
+  | "meta.json"
+  | "final.json"
+  | "output.bin"
+  | "index.jsonl"
+  | "events.jsonl"
+  | "commands.jsonl"
+  | "append.lock"
+  | "trim.json";
 
 const MAX_LINK_HOPS = 32;
 
