@@ -47,31 +47,34 @@ describe("keep_free on a 64 MB filesystem", () => {
     fs.rmSync(disk.path, { recursive: true, force: true });
   });
 
-  test.skipIf(disk.skip !== undefined)("keep_free 40%: the oldest ended sessions go until 40% is free; the newest and the live one stay", async () => {
-    const store = openFileStore({ root: disk.path, storage: policy({ keepFree: { percent: 40 } }) });
-    // The oldest of all is live: it counts, and stays.
-    const live = await store.create(sessionOptions({ sessionId: "a-live" }));
-    live.append("stdout", new Uint8Array(5 * MB).fill(7));
-    const ids = Array.from({ length: 9 }, (_, i) => `s${i}`);
-    for (const id of ids) await ended(store, id, 5 * MB);
-    const size = filesystemOf(disk.path).size;
-    expect(size).toBe(64 * 1024 * 1024);
-    expect(filesystemOf(disk.path).free).toBeLessThan(0.4 * size);
+  test.skipIf(disk.skip !== undefined)(
+    "keep_free 40%: the oldest ended sessions go until 40% is free; the newest and the live one stay",
+    async () => {
+      const store = openFileStore({ root: disk.path, storage: policy({ keepFree: { percent: 40 } }) });
+      // The oldest of all is live: it counts, and stays.
+      const live = await store.create(sessionOptions({ sessionId: "a-live" }));
+      live.append("stdout", new Uint8Array(5 * MB).fill(7));
+      const ids = Array.from({ length: 9 }, (_, i) => `s${i}`);
+      for (const id of ids) await ended(store, id, 5 * MB);
+      const size = filesystemOf(disk.path).size;
+      expect(size).toBe(64 * 1024 * 1024);
+      expect(filesystemOf(disk.path).free).toBeLessThan(0.4 * size);
 
-    const dry = await store.sweep({ dryRun: true });
-    const outcomes = await store.sweep();
-    expect(dry.filter((o) => o.cleanup_result === "remove")).toEqual(outcomes.filter((o) => o.cleanup_result === "remove"));
-    const removed = outcomes.filter((o) => o.cleanup_result === "remove");
-    expect(removed.every((o) => o.cleanup_reason === "keep_free")).toBe(true);
-    const left = (await store.ids()).sort();
-    expect(left).toEqual(["a-live", ...ids.slice(removed.length)]);
-    const { free } = filesystemOf(disk.path);
-    expect(free).toBeGreaterThanOrEqual(0.4 * size);
-    // No more than needed: without the last one removed, less than 40% would be free.
-    expect(free - removed.at(-1)!.bytes!).toBeLessThan(0.4 * size);
-    console.log(`64 MB tmpfs, keep_free 40%: ${removed.length} of 9 ended sessions removed, ${(free / size * 100).toFixed(1)}% free`);
-    await live[Symbol.asyncDispose]();
-  });
+      const dry = await store.sweep({ dryRun: true });
+      const outcomes = await store.sweep();
+      expect(dry.filter((o) => o.cleanup_result === "remove")).toEqual(outcomes.filter((o) => o.cleanup_result === "remove"));
+      const removed = outcomes.filter((o) => o.cleanup_result === "remove");
+      expect(removed.every((o) => o.cleanup_reason === "keep_free")).toBe(true);
+      const left = (await store.ids()).sort();
+      expect(left).toEqual(["a-live", ...ids.slice(removed.length)]);
+      const { free } = filesystemOf(disk.path);
+      expect(free).toBeGreaterThanOrEqual(0.4 * size);
+      // No more than needed: without the last one removed, less than 40% would be free.
+      expect(free - removed.at(-1)!.bytes!).toBeLessThan(0.4 * size);
+      console.log(`64 MB tmpfs, keep_free 40%: ${removed.length} of 9 ended sessions removed, ${((free / size) * 100).toFixed(1)}% free`);
+      await live[Symbol.asyncDispose]();
+    },
+  );
 });
 
 describe("what a sweep leaves", () => {
@@ -93,7 +96,11 @@ describe("what a sweep leaves", () => {
     expect(isDerunError(missing, "session_not_found")).toBe(true);
     expect((await store.usage()).entries.map((e) => e.session_id)).toEqual(["whole"]);
     const outcomes = await store.sweep();
-    expect(outcomes).toContainEqual({ session_id: ".removing-half.12345.x", cleanup_result: "remove", cleanup_reason: "unfinished_removal" });
+    expect(outcomes).toContainEqual({
+      session_id: ".removing-half.12345.x",
+      cleanup_result: "remove",
+      cleanup_reason: "unfinished_removal",
+    });
     expect(fs.readdirSync(path.join(root, "sessions"))).toEqual(["whole"]);
   });
 
@@ -102,7 +109,11 @@ describe("what a sweep leaves", () => {
     const live = await store.create(sessionOptions({ sessionId: "running" }));
     live.append("stdout", new Uint8Array(100_000));
     const outcomes = await store.sweep();
-    expect(outcomes.find((o) => o.session_id === "running")).toEqual({ session_id: "running", cleanup_result: "skip", cleanup_reason: "active_session" });
+    expect(outcomes.find((o) => o.session_id === "running")).toEqual({
+      session_id: "running",
+      cleanup_result: "skip",
+      cleanup_reason: "active_session",
+    });
     expect(await store.ids()).toContain("running");
     await live[Symbol.asyncDispose]();
   });
