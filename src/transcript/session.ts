@@ -133,4 +133,6 @@ export const sessionDetail = (info: SessionInfo) =>
     output_bytes: info.output_bytes,
     retention_seconds: info.meta.retention_seconds,
     expires_at: info.expires_at,
+    // A live session past max_session dropped the bytes before this cursor (trim.json).
+    trimmed_before: info.kept_from === undefined ? undefined : String(info.kept_from),
   });
