@@ -117,3 +117,27 @@ describe("a 20 MB budget", () => {
     expect(fs.existsSync(path.join(root.path, "sessions"))).toBe(false);
   });
 });
+
+describe("derun mcp", () => {
+  test("its sweep keeps the budget: started over it, the oldest ended sessions go, the newest stay", async () => {
+    using root = tempDir("derun-budget-root-");
+    const roomy = settings({ max_total: "1GB", keep_free: "0%" });
+    for (let i = 0; i < 4; i++)
+      expect((await runDerun(["run", "--", "cat", payload], { stateRoot: root.path, env: roomy })).exitCode).toBe(0);
+    const all = sessionIds(root.path);
+    const env = settings({ max_total: "11MB", keep_free: "0%" });
+    const { connectStdio } = await import("../mcp/_stdio-client.ts");
+    await using client = await connectStdio(root.path, env);
+    // The server sweeps as it starts; a listing after that sweep shows the two newest only.
+    const deadline = performance.now() + 30_000;
+    let listed: string[] = [];
+    while (performance.now() < deadline) {
+      const answer = await client.callTool({ name: "derun_list_sessions", arguments: {} });
+      listed = (answer.structuredContent as { sessions: Array<{ session_id: string }> }).sessions.map((s) => s.session_id);
+      if (listed.length === 2) break;
+      await Bun.sleep(20);
+    }
+    expect(listed).toEqual(all.slice(2).reverse());
+    expect(sessionIds(root.path)).toEqual(all.slice(2));
+  }, 120_000);
+});
