@@ -1,7 +1,8 @@
 /**
  * The `storage` key of the settings file (config-file.ts): how much disk the sessions may take.
  * `max_total`, `keep_free`, `max_session` are sizes ("20MB", "4GiB", a plain number of bytes) or
- * a percentage of the state root's filesystem ("10%"); each absent key keeps its default
+ * a percentage of the state root's filesystem ("10%"); `compress` is true or false (default false).
+ * Each absent key keeps its default
  * (core/store/disk.ts). A bad value is a one-line usage error naming the key (exit 2).
  */
 import { DerunError } from "../core/errors.ts";
@@ -40,16 +41,22 @@ export function parseStorage(value: unknown, file: string): StoragePolicy {
   const bad = (key: string, why: string) => new DerunError("usage", `${file}: storage.${key} ${why}`);
   if (typeof value !== "object" || value === null || Array.isArray(value))
     throw new DerunError("usage", `${file}: storage is not a JSON object`);
-  const policy: { -readonly [K in keyof StoragePolicy]: DiskSize } = { ...DEFAULT_STORAGE };
+  const policy: { -readonly [K in (typeof KEYS)[keyof typeof KEYS]]: DiskSize } = { ...DEFAULT_STORAGE };
+  let compress: boolean | undefined;
   for (const [key, raw] of Object.entries(value)) {
-    if (!Object.hasOwn(KEYS, key)) throw bad(key, `is not a setting (known: ${Object.keys(KEYS).join(", ")})`);
+    if (key === "compress") {
+      if (typeof raw !== "boolean") throw bad(key, `must be true or false, got ${JSON.stringify(raw) ?? typeof raw}`);
+      compress = raw;
+      continue;
+    }
+    if (!Object.hasOwn(KEYS, key)) throw bad(key, `is not a setting (known: ${[...Object.keys(KEYS), "compress"].join(", ")})`);
     const size = parseSize(raw);
     if (typeof size === "string") throw bad(key, size);
     if (key === "keep_free" && size.percent !== undefined && size.percent >= 100) throw bad(key, "must be under 100%");
     if (key !== "keep_free" && (size.bytes === 0 || size.percent === 0)) throw bad(key, "must be more than 0");
     policy[KEYS[key as keyof typeof KEYS]] = size;
   }
-  return policy;
+  return compress === undefined ? policy : { ...policy, compress };
 }
 
 /** A size, or why it is not one (a short phrase). */

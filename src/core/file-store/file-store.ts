@@ -21,7 +21,7 @@ import {
   type SweepOptions,
   type SweepOutcome,
 } from "../store.ts";
-import { DerunError, isDerunError } from "../errors.ts";
+import { DerunError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { IndexCache, type SessionIndex } from "./index-cache.ts";
 import { OutputWaiter } from "./output-waiter.ts";
@@ -37,7 +37,8 @@ import { readSessionFacts, type SessionFacts } from "./session-facts.ts";
 import { isValidSessionId } from "./session-id.ts";
 import { createSessionWriter } from "./session-writer.ts";
 import { keptFrom } from "./trim.ts";
-import { openRegular, stateDir } from "../safe-fs/index.ts";
+import { openOutputSource } from "./output-source.ts";
+import { stateDir } from "../safe-fs/index.ts";
 
 export class FileStore implements Store {
   private readonly indexes = new IndexCache();
@@ -109,7 +110,7 @@ export class FileStore implements Store {
       // Never past what was asked: a window before the kept bytes reads as empty, and next_cursor says where they begin.
       const start = Math.min(Math.max(cursor, kept), index.committed);
       const end = Math.max(start, Math.min(index.committed, cursor + maxBytes));
-      const slices = end > start ? readSlices(index.records, resolveArtifact(facts.dir, "output.bin"), start, end, sessionId) : [];
+      const slices = end > start ? readSlices(index.records, facts.dir, start, end, sessionId) : [];
       const keptNow = end > start ? keptFrom(facts.dir, sessionId) : kept;
       if (keptNow > start) {
         kept = keptNow;
@@ -124,10 +125,10 @@ export class FileStore implements Store {
     // The files are found and checked once: the descriptor stays on the file that was checked.
     const { index, facts, info } = this.info(sessionId);
     const committed = index.committed;
-    const fd = openOutputFile(resolveArtifact(facts.dir, "output.bin"), sessionId);
+    const source = openOutputSource(facts.dir, sessionId);
     let open = true;
     const close = () => {
-      if (open) fs.closeSync(fd);
+      if (open) source[Symbol.dispose]();
       open = false;
     };
     const trimmed = (start: number) =>
@@ -143,7 +144,7 @@ export class FileStore implements Store {
         if (start < kept) throw trimmed(kept);
         const end = Math.min(committed, start + into.length);
         if (end <= start) return 0;
-        fillFromFd(fd, start, into.subarray(0, end - start), sessionId);
+        source.fill(start, into.subarray(0, end - start));
         // Only a live session is trimmed: an ended one's bytes cannot move under the reader.
         if (isLiveState(info.state) && (kept = keptFrom(facts.dir, sessionId)) > start) throw trimmed(kept);
         return end - start;
@@ -243,8 +244,8 @@ const toInfo = (facts: SessionFacts, output_bytes: number, kept_from = 0): Sessi
 const compareDesc = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
 
 /** The slices of `[start, end)` of output.bin, one per index record it meets. */
-function readSlices(records: IndexRecords, outputPath: string, start: number, end: number, sessionId: string): OutputSlice[] {
-  const window = readWindow(outputPath, start, end, sessionId);
+function readSlices(records: IndexRecords, dir: string, start: number, end: number, sessionId: string): OutputSlice[] {
+  const window = readWindow(dir, start, end, sessionId);
   const slices: OutputSlice[] = [];
   for (let i = records.firstEndingAfter(start); i < records.count; i++) {
     const offset = records.offset(i);
@@ -256,40 +257,10 @@ function readSlices(records: IndexRecords, outputPath: string, start: number, en
   return slices;
 }
 
-/** Positional read of exactly `[start, end)` of output.bin. */
-function readWindow(outputPath: string, start: number, end: number, sessionId: string): Buffer {
+/** Positional read of exactly `[start, end)` of the output. */
+function readWindow(dir: string, start: number, end: number, sessionId: string): Buffer {
   const buffer = Buffer.allocUnsafe(end - start);
-  fillFrom(outputPath, start, buffer, sessionId);
+  using source = openOutputSource(dir, sessionId);
+  source.fill(start, buffer);
   return buffer;
-}
-
-/** `buffer` filled with output.bin's bytes from `start`. */
-function fillFrom(outputPath: string, start: number, buffer: Uint8Array, sessionId: string): void {
-  const fd = openOutputFile(outputPath, sessionId);
-  try {
-    fillFromFd(fd, start, buffer, sessionId);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** output.bin opened for reading (`corrupt_session` when it is missing). */
-function openOutputFile(outputPath: string, sessionId: string): number {
-  try {
-    return openRegular(outputPath, fs.constants.O_RDONLY);
-  } catch (e) {
-    if (!isDerunError(e) && (e as NodeJS.ErrnoException).code === "ENOENT") {
-      throw new DerunError("corrupt_session", `corrupt session ${sessionId}: output.bin is missing`);
-    }
-    throw e;
-  }
-}
-
-function fillFromFd(fd: number, start: number, buffer: Uint8Array, sessionId: string): void {
-  let got = 0;
-  while (got < buffer.length) {
-    const n = fs.readSync(fd, buffer, got, buffer.length - got, start + got);
-    if (n === 0) throw new DerunError("corrupt_session", `corrupt session ${sessionId}: output.bin is shorter than its index`);
-    got += n;
-  }
 }

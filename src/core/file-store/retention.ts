@@ -16,6 +16,8 @@ import { lastModified, readSessionFacts, retentionOf } from "./session-facts.ts"
 import { limitsOf, planBudget, type BudgetEntry } from "./budget.ts";
 import { entrySizes, filesystemOf, REMOVING_PREFIX } from "./disk-usage.ts";
 import type { StoragePolicy } from "../store/disk.ts";
+import { compressSession } from "./compressed-output.ts";
+import { describeError } from "../errors.ts";
 
 /**
  * Sessions looked at between two turns of the event loop: a sweep reads each directory with
@@ -68,7 +70,24 @@ export async function sweepSessions(
     record(sweepOne(place, name));
   }
   if (options.storage) enforceBudget(place, outcomes, options.storage, record);
+  if (options.storage?.compress && !options.dryRun && !options.budgetOnly) compressEnded(place, outcomes, log);
   return outcomes;
+}
+
+/** With storage.compress: every ended session the sweep kept, compressed (compressed-output.ts). */
+function compressEnded(place: SweepPlace, outcomes: readonly SweepOutcome[], log: Logger): void {
+  const kept = new Set(outcomes.filter((o) => o.cleanup_result === "skip").map((o) => o.session_id));
+  for (const name of place.budget.keys()) {
+    if (!kept.has(name)) continue;
+    try {
+      const { dir, exists } = resolveSessionDir(place.root, name);
+      const done = exists ? compressSession(dir, name) : undefined;
+      if (done) log.log("info", "session_compressed", { session_id: name, raw_bytes: done.raw, compressed_bytes: done.compressed });
+    } catch (error) {
+      // Left as it was (output.bin stays): the next sweep tries again.
+      log.log("warn", "compress_failed", { session_id: name, error: describeError(error) });
+    }
+  }
 }
 
 /**

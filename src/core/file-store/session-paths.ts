@@ -17,7 +17,9 @@ export type ArtifactName =
   | "events.jsonl"
   | "commands.jsonl"
   | "append.lock"
-  | "trim.json";
+  | "trim.json"
+  | "output.zst"
+  | "output.seek.json";
 
 const MAX_LINK_HOPS = 32;
 

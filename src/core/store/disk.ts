@@ -18,6 +18,11 @@ export interface StoragePolicy {
   readonly keepFree: DiskSize;
   /** One live session: past it, its oldest bytes are dropped in whole blocks while it runs. */
   readonly maxSession: DiskSize;
+  /**
+   * Compress ended sessions (seekable zstd frames; every reader gives the same bytes). Off by
+   * default: the Go original reads only an uncompressed output.bin.
+   */
+  readonly compress?: boolean;
 }
 
 const GIB = 1024 ** 3;
