@@ -92,6 +92,10 @@ describe("storage settings", () => {
     expect(usageOf(() => readStoragePolicy(env))).toBe(`${file()}: storage.keep_free must be under 100%`);
     write('{"storage":{"max_session":0}}');
     expect(usageOf(() => readStoragePolicy(env))).toBe(`${file()}: storage.max_session must be more than 0`);
+    write('{"storage":{"compress":"yes"}}');
+    expect(usageOf(() => readStoragePolicy(env))).toBe(`${file()}: storage.compress must be true or false, got "yes"`);
+    write('{"storage":{"compress":true}}');
+    expect(readStoragePolicy(env)).toEqual({ ...DEFAULT_STORAGE, compress: true });
     write('{"storage":"big"}');
     expect(usageOf(() => readStoragePolicy(env))).toBe(`${file()}: storage is not a JSON object`);
   });
