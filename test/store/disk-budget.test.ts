@@ -118,3 +118,52 @@ describe("what a sweep leaves", () => {
     await live[Symbol.asyncDispose]();
   });
 });
+
+describe("a sweep killed halfway", () => {
+  test("SIGKILLed while removing: every session still listed reads whole, and the next sweep finishes", async () => {
+    const root = makeRoot();
+    try {
+      const store = openFileStore({ root });
+      const payload = crypto.getRandomValues(new Uint8Array(50_000));
+      const digest = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+      for (let i = 0; i < 300; i++) {
+        const w = await store.create(sessionOptions({ sessionId: `s${String(i).padStart(3, "0")}` }));
+        w.append("stdout", payload);
+        await w.finalize({ state: "exited", exit_code: 0 });
+        await w[Symbol.asyncDispose]();
+      }
+      const config = path.join(root, "config");
+      fs.mkdirSync(path.join(config, "derun"), { recursive: true });
+      fs.writeFileSync(path.join(config, "derun", "config.json"), JSON.stringify({ storage: { max_total: "1MB", keep_free: "0%" } }));
+      const { derunArgv, derunEnv } = await import("../helpers/cli.ts");
+      const gc = Bun.spawn([...derunArgv(), "gc"], {
+        env: derunEnv(root, { XDG_CONFIG_HOME: config }),
+        stdout: "ignore",
+        stderr: "ignore",
+      });
+      // Killed once it has begun removing (the first session gone), long before the last of ~280.
+      const sessions = path.join(root, "sessions");
+      const deadline = performance.now() + 30_000;
+      while (fs.readdirSync(sessions).filter((n) => !n.startsWith(".")).length === 300 && performance.now() < deadline) await Bun.sleep(1);
+      gc.kill("SIGKILL");
+      await gc.exited;
+      const left = fs.readdirSync(sessions);
+      const listed = await store.ids();
+      expect(listed.length).toBeLessThan(300);
+      expect(listed.length).toBeGreaterThan(20); // killed halfway, not after the end
+      for (const id of listed) {
+        const read = await store.read(id, 0, 100_000);
+        expect(digest(Buffer.concat(read.slices.map((s) => s.bytes)))).toBe(digest(payload));
+      }
+      // Whatever it left behind under another name is no session to readers, and the next sweep removes it.
+      expect(left.filter((n) => !listed.includes(n)).every((n) => n.startsWith(".removing-"))).toBe(true);
+      await store.sweep({ storage: policy({ maxTotal: { bytes: 1_000_000 } }) });
+      expect(fs.readdirSync(sessions).filter((n) => n.startsWith("."))).toEqual([]);
+      console.log(
+        `sweep killed halfway: ${300 - listed.length} removed, ${left.length - listed.length} left renamed aside, ${listed.length} read whole`,
+      );
+    } finally {
+      removeRoot(root);
+    }
+  }, 120_000);
+});
