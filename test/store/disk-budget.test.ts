@@ -159,9 +159,8 @@ describe("a sweep killed halfway", () => {
       expect(left.filter((n) => !listed.includes(n)).every((n) => n.startsWith(".removing-"))).toBe(true);
       await store.sweep({ storage: policy({ maxTotal: { bytes: 1_000_000 } }) });
       expect(fs.readdirSync(sessions).filter((n) => n.startsWith("."))).toEqual([]);
-      console.log(
-        `sweep killed halfway: ${300 - listed.length} removed, ${left.length - listed.length} left renamed aside, ${listed.length} read whole`,
-      );
+      const aside = left.length - listed.length;
+      console.log(`sweep killed halfway: ${300 - listed.length} removed, ${aside} left renamed aside, ${listed.length} read whole`);
     } finally {
       removeRoot(root);
     }
