@@ -5,13 +5,16 @@
  */
 import { openFileStore } from "../file-store/index.ts";
 import { openLogSink } from "../file-store/log-sink.ts";
+import { describeError } from "../core/errors.ts";
+import type { Logger } from "../core/log.ts";
+import type { Store } from "../core/store.ts";
+import { readStoragePolicy } from "../settings/storage.ts";
 import { probeTerminal } from "../tty/probe.ts";
 import { runSession, type RunRequest } from "../recorder/run-session.ts";
 import { sweepAtStart, type StartSweep } from "../file-store/sweep-at-start.ts";
 import { visible } from "../core/quote.ts";
 import { loadTransport } from "../plugins/loader.ts";
 import { chooseTransport } from "../plugins/select.ts";
-import { describeError } from "../core/errors.ts";
 import { ShellCommandFilter } from "../recorder/command-filter.ts";
 import { isIgnoredCommand, isIgnoredDir, readRecordRules, type RecordRules } from "../settings/record-rules.ts";
 import { exitWith, type ExitRequest } from "./command.ts";
@@ -25,10 +28,12 @@ export async function startRun(
   },
 ): Promise<ExitRequest> {
   const { stateRoot, verbose, ...run } = request;
+  // Before anything is written: a settings file that cannot be used is a usage error (exit 2).
+  const storage = readStoragePolicy();
   const root = stateRootFrom(stateRoot);
   const rules = recordingRules(process.cwd(), request.recordCommands ?? false, verbose ?? false);
   const log = openLogSink(root, { component: "run" });
-  const store = openFileStore({ root, log });
+  const store = openFileStore({ root, log, storage });
   // The sweep reads every session directory (at most once a minute): started once the command runs,
   // it never delays the command's start, nor its exit (SweepBesideRun).
   const sweep = new SweepBesideRun(root, request.retentionSeconds);
@@ -45,6 +50,7 @@ export async function startRun(
     },
   );
   await sweep.finish();
+  await keepBudget(store, log);
   if (result.kind !== "failed") return result;
   process.stderr.write(`derun: ${visible(result.message)}\n`);
   return exitWith(result.exitCode);
@@ -68,6 +74,19 @@ function recordingRules(cwd: string, shell: boolean, verbose: boolean): Pick<Run
   if (shell) return { commandFilter: new ShellCommandFilter((line, dir) => isIgnoredCommand(found, line, dir), cwd) };
   if (!isIgnoredDir(rules, cwd)) return {};
   return { unrecorded: verbose ? { notice: `${cwd} is under record.ignore_dirs of the settings file` } : {} };
+}
+
+/**
+ * The disk budget after each run (docs/cli.md, "Storage settings"): this run's bytes may have put
+ * the sessions past `max_total` or the filesystem under `keep_free`. A stat per session file when
+ * within it; the oldest ended sessions go when not. Never fails the run.
+ */
+async function keepBudget(store: Store, log: Logger): Promise<void> {
+  try {
+    await store.sweep({ budgetOnly: true });
+  } catch (error) {
+    log.log("warn", "sweep_failed", { error: describeError(error) });
+  }
 }
 
 /**

@@ -14,6 +14,7 @@ export type DerunErrorCode =
   | "session_removed" // deleted (derun rm --force) while its derun recorded it
   | "unsafe_path" // traversal or symlink escape out of sessions/<id>
   | "corrupt_session" // an artifact exists but cannot be parsed
+  | "output_trimmed" // bytes a live session past max_session dropped meanwhile (read again from where it says)
   | "plugin" // a transport plugin could not be loaded, validated or opened
   | "spawn" // the command could not be started
   | "internal";

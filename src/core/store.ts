@@ -8,6 +8,7 @@
 import type { RemoveOutcome, SweepOptions, SweepOutcome } from "./store/removal.ts";
 import type { StoreReader } from "./store/reader.ts";
 import type { CreateSessionOptions, SessionWriter } from "./store/writer.ts";
+import type { StoragePolicy } from "./store/disk.ts";
 
 export type { CleanupReason, RemoveOutcome, RemoveReason, SweepOptions, SweepOutcome } from "./store/removal.ts";
 export {
@@ -36,6 +37,15 @@ export {
 } from "./store/session-files.ts";
 export type { CreateSessionOptions, SessionWriter, StartedUpdate } from "./store/writer.ts";
 export { generateSessionId, isSessionRef, isValidSessionId, SESSION_REF, validateSessionId } from "./store/session-id.ts";
+export { bytesOf, DEFAULT_STORAGE, describeSize, type DiskSize, humanBytes, type StoragePolicy } from "./store/disk.ts";
+
+/** What the sessions take on disk (`derun du`), and the room on the state root's filesystem. */
+export interface DiskUsage {
+  /** Each entry under sessions/ (a session, or an unreadable leftover), by its allocated blocks. */
+  readonly entries: ReadonlyArray<{ readonly session_id: string; readonly bytes: number }>;
+  readonly total_bytes: number;
+  readonly filesystem: { readonly size: number; readonly free: number; readonly block_size: number };
+}
 
 export interface Store extends StoreReader {
   /** Absolute state root. */
@@ -68,4 +78,8 @@ export interface Store extends StoreReader {
    * ({@link StoreReader.pauseState}). Rejects as {@link StoreReader.get}.
    */
   requestPause(sessionId: string, request: { readonly until?: Date } | undefined): Promise<void>;
+  /** What each session takes on disk (allocated blocks: punched holes and compression count right). */
+  usage(): Promise<DiskUsage>;
+  /** The disk budget this store's sweeps and writers follow, when it was given one. */
+  readonly storage?: StoragePolicy;
 }

@@ -5,7 +5,9 @@
  */
 import * as fs from "node:fs";
 import {
+  type DiskUsage,
   isLiveState,
+  type StoragePolicy,
   type CreateSessionOptions,
   type IndexRecords,
   type OutputReader,
@@ -21,13 +23,14 @@ import {
   type SweepOptions,
   type SweepOutcome,
 } from "../core/store.ts";
-import { DerunError, isDerunError } from "../core/errors.ts";
+import { DerunError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import { IndexCache, type SessionIndex } from "./index-cache.ts";
 import { OutputWaiter } from "./output-waiter.ts";
 import { waitForChange } from "./change-waiter.ts";
 import { removeSession } from "./remove-session.ts";
 import { sweepSessions } from "./retention.ts";
+import { entrySizes, filesystemOf, REMOVING_PREFIX } from "./disk-usage.ts";
 import { resolveArtifact } from "./session-paths.ts";
 import type { CommandRecord, CommandsQuery } from "../core/store.ts";
 import { findJsonlRecord, readJsonlFile } from "./jsonl-file.ts";
@@ -36,8 +39,10 @@ import { readPauseState, writePauseRequest } from "./pause-files.ts";
 import { readSessionFacts, type SessionFacts } from "./session-facts.ts";
 import { isValidSessionId } from "../core/store/session-id.ts";
 import { createSessionWriter } from "./session-writer.ts";
-import { openRegular, stateDir, writeFileAtomic } from "../safe-fs/index.ts";
+import { stateDir, writeFileAtomic } from "../safe-fs/index.ts";
 import { SCHEMA_VERSION } from "../core/enums.ts";
+import { keptFrom } from "./trim.ts";
+import { openOutputSource } from "./output-source.ts";
 
 export class FileStore implements Store {
   private readonly indexes = new IndexCache();
@@ -50,10 +55,20 @@ export class FileStore implements Store {
     readonly root: string,
     private readonly log: Logger,
     private readonly waiter = new OutputWaiter(),
+    readonly storage?: StoragePolicy,
   ) {}
 
   create(options: CreateSessionOptions): Promise<SessionWriter> {
-    return createSessionWriter(this.root, options, this.log);
+    return createSessionWriter(this.root, options, this.log, this.storage);
+  }
+
+  async usage(): Promise<DiskUsage> {
+    const entries = entrySizes(this.root)
+      .filter(({ name }) => !name.startsWith(REMOVING_PREFIX))
+      .map(({ name, bytes }) => ({ session_id: name, bytes }));
+    const { size, free, blockSize } = filesystemOf(this.root);
+    const total_bytes = entries.reduce((sum, e) => sum + e.bytes, 0);
+    return { entries, total_bytes, filesystem: { size, free, block_size: blockSize } };
   }
 
   async list(): Promise<SessionInfo[]> {
@@ -93,44 +108,49 @@ export class FileStore implements Store {
     if (!Number.isSafeInteger(maxBytes) || maxBytes < 0)
       throw new DerunError("invalid_argument", `max_bytes must be a non-negative integer, got ${maxBytes}`);
     const { info, index, facts } = this.info(sessionId);
-    const start = Math.min(cursor, index.committed);
-    const end = Math.min(index.committed, start + maxBytes);
-    const slices: OutputSlice[] = [];
-    if (end > start) {
-      const window = readWindow(resolveArtifact(facts.dir, "output.bin"), start, end, sessionId);
-      const { records } = index;
-      for (let i = records.firstEndingAfter(start); i < records.count; i++) {
-        const offset = records.offset(i);
-        if (offset >= end) break;
-        const from = Math.max(offset, start);
-        const to = Math.min(records.end(i), end);
-        if (to > from) {
-          slices.push(new RecordSlice(records, i, from, to, window.subarray(from - start, to - start)));
-        }
+    // A trimmed session's read begins where its kept bytes do; trim.json is read again after the
+    // bytes are, and a trim that moved past them meanwhile means reading again (trim.ts).
+    for (let kept = info.kept_from ?? 0; ; ) {
+      // Never past what was asked: a window before the kept bytes reads as empty, and next_cursor says where they begin.
+      const start = Math.min(Math.max(cursor, kept), index.committed);
+      const end = Math.max(start, Math.min(index.committed, cursor + maxBytes));
+      const slices = end > start ? readSlices(index.records, facts.dir, start, end, sessionId) : [];
+      const keptNow = end > start ? keptFrom(facts.dir, sessionId) : kept;
+      if (keptNow > start) {
+        kept = keptNow;
+        continue;
       }
+      const trimmed = kept > 0 ? { kept_from: kept } : {};
+      return { slices, next_cursor: end, output_bytes: index.committed, state: info.state, ...trimmed };
     }
-    return { slices, next_cursor: end, output_bytes: index.committed, state: info.state };
   }
 
   async openOutput(sessionId: string): Promise<OutputReader> {
     // The files are found and checked once: the descriptor stays on the file that was checked.
-    const { index, facts } = this.info(sessionId);
+    const { index, facts, info } = this.info(sessionId);
     const committed = index.committed;
-    const fd = openOutputFile(resolveArtifact(facts.dir, "output.bin"), sessionId);
+    const source = openOutputSource(facts.dir, sessionId);
     let open = true;
     const close = () => {
-      if (open) fs.closeSync(fd);
+      if (open) source[Symbol.dispose]();
       open = false;
     };
+    const trimmed = (start: number) =>
+      new DerunError("output_trimmed", `session ${sessionId}: bytes before ${start} were trimmed (max_session); output continues there`);
+    let kept = info.kept_from ?? 0;
     return {
       committed,
+      keptFrom: kept,
       readInto(start: number, into: Uint8Array): number {
         if (!Number.isSafeInteger(start) || start < 0)
           throw new DerunError("invalid_argument", `cursor must be a non-negative integer, got ${start}`);
         if (!open) throw new DerunError("invalid_argument", `the output of session ${sessionId} was closed`);
+        if (start < kept) throw trimmed(kept);
         const end = Math.min(committed, start + into.length);
         if (end <= start) return 0;
-        fillFromFd(fd, start, into.subarray(0, end - start), sessionId);
+        source.fill(start, into.subarray(0, end - start));
+        // Only a live session is trimmed: an ended one's bytes cannot move under the reader.
+        if (isLiveState(info.state) && (kept = keptFrom(facts.dir, sessionId)) > start) throw trimmed(kept);
         return end - start;
       },
       [Symbol.dispose]: close,
@@ -190,7 +210,8 @@ export class FileStore implements Store {
   }
 
   async sweep(options: SweepOptions = {}): Promise<SweepOutcome[]> {
-    return sweepSessions(this.root, options, this.log, (id) => this.indexes.delete(id));
+    const storage = options.storage ?? this.storage;
+    return sweepSessions(this.root, { ...options, ...(storage ? { storage } : {}) }, this.log, (id) => this.indexes.delete(id));
   }
 
   async setHidden(sessionId: string, hidden: boolean): Promise<void> {
@@ -211,7 +232,7 @@ export class FileStore implements Store {
     // Not the output up to the damage, as if that were all of it: a reader would take it for the whole.
     if (index.brokenLine !== undefined)
       throw new DerunError("corrupt_session", `corrupt session ${sessionId}: index.jsonl line ${index.brokenLine} is not a valid record`);
-    return { info: toInfo(facts, index.committed), index, facts };
+    return { info: toInfo(facts, index.committed, keptFrom(facts.dir, sessionId)), index, facts };
   }
 }
 
@@ -237,7 +258,8 @@ class RecordSlice implements OutputSlice {
   }
 }
 
-const toInfo = (facts: SessionFacts, output_bytes: number): SessionInfo => ({
+const toInfo = (facts: SessionFacts, output_bytes: number, kept_from = 0): SessionInfo => ({
+  ...(kept_from > 0 ? { kept_from } : {}),
   meta: facts.meta,
   final: facts.final,
   state: facts.state,
@@ -250,40 +272,24 @@ const toInfo = (facts: SessionFacts, output_bytes: number): SessionInfo => ({
 
 const compareDesc = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
 
-/** Positional read of exactly `[start, end)` of output.bin. */
-function readWindow(outputPath: string, start: number, end: number, sessionId: string): Buffer {
+/** The slices of `[start, end)` of output.bin, one per index record it meets. */
+function readSlices(records: IndexRecords, dir: string, start: number, end: number, sessionId: string): OutputSlice[] {
+  const window = readWindow(dir, start, end, sessionId);
+  const slices: OutputSlice[] = [];
+  for (let i = records.firstEndingAfter(start); i < records.count; i++) {
+    const offset = records.offset(i);
+    if (offset >= end) break;
+    const from = Math.max(offset, start);
+    const to = Math.min(records.end(i), end);
+    if (to > from) slices.push(new RecordSlice(records, i, from, to, window.subarray(from - start, to - start)));
+  }
+  return slices;
+}
+
+/** Positional read of exactly `[start, end)` of the output. */
+function readWindow(dir: string, start: number, end: number, sessionId: string): Buffer {
   const buffer = Buffer.allocUnsafe(end - start);
-  fillFrom(outputPath, start, buffer, sessionId);
+  using source = openOutputSource(dir, sessionId);
+  source.fill(start, buffer);
   return buffer;
-}
-
-/** `buffer` filled with output.bin's bytes from `start`. */
-function fillFrom(outputPath: string, start: number, buffer: Uint8Array, sessionId: string): void {
-  const fd = openOutputFile(outputPath, sessionId);
-  try {
-    fillFromFd(fd, start, buffer, sessionId);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** output.bin opened for reading (`corrupt_session` when it is missing). */
-function openOutputFile(outputPath: string, sessionId: string): number {
-  try {
-    return openRegular(outputPath, fs.constants.O_RDONLY);
-  } catch (e) {
-    if (!isDerunError(e) && (e as NodeJS.ErrnoException).code === "ENOENT") {
-      throw new DerunError("corrupt_session", `corrupt session ${sessionId}: output.bin is missing`);
-    }
-    throw e;
-  }
-}
-
-function fillFromFd(fd: number, start: number, buffer: Uint8Array, sessionId: string): void {
-  let got = 0;
-  while (got < buffer.length) {
-    const n = fs.readSync(fd, buffer, got, buffer.length - got, start + got);
-    if (n === 0) throw new DerunError("corrupt_session", `corrupt session ${sessionId}: output.bin is shorter than its index`);
-    got += n;
-  }
 }

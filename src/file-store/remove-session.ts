@@ -9,7 +9,7 @@ import { describeError } from "../core/errors.ts";
 import { stateDir } from "../safe-fs/index.ts";
 import type { Logger } from "../core/log.ts";
 import { isLiveState, type RemoveOutcome, type RemoveReason } from "../core/store.ts";
-import { removeWithoutFollowing, unreadableButLive } from "./retention.ts";
+import { removeSessionEntry, unreadableButLive } from "./retention.ts";
 import { readSessionFacts } from "./session-facts.ts";
 import { isValidSessionId } from "../core/store/session-id.ts";
 
@@ -41,7 +41,7 @@ export function removeSession(root: string, id: string, force: boolean, log: Log
   }
   if (stat.isDirectory() && !force && isLive(root, id)) return outcome(false, "active_session");
   try {
-    removeWithoutFollowing(entry);
+    removeSessionEntry(entry);
   } catch (e) {
     return outcome(false, "remove_error", describeError(e));
   }

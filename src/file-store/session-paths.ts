@@ -20,7 +20,10 @@ export type ArtifactName =
   | "hidden.json"
   | "gaps.jsonl"
   | "pause.json"
-  | "paused.json";
+  | "paused.json"
+  | "trim.json"
+  | "output.zst"
+  | "output.seek.json";
 
 const MAX_LINK_HOPS = 32;
 

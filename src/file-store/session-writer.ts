@@ -32,6 +32,9 @@ import { checkOwnDir, ensureStateDir, openLock, openRegular, writeAllSync, write
 import { releaseRoom, reserveRoom } from "./final-reserve.ts";
 import { JsonlAppender } from "./jsonl-appender.ts";
 import { readPauseRequest, writePauseRequest, writePauseState } from "./pause-files.ts";
+import { bytesOf, type StoragePolicy } from "../core/store/disk.ts";
+import { filesystemOf } from "./disk-usage.ts";
+import { OutputTrim } from "./trim.ts";
 
 const { O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND } = fs.constants;
 
@@ -44,7 +47,12 @@ const { O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND } = fs.constants;
  * only by a reader asking for a moment whether the session is live (the retention sweep does, on a
  * directory without meta.json): that is waited out.
  */
-export async function createSessionWriter(root: string, options: CreateSessionOptions, log: Logger): Promise<SessionWriter> {
+export async function createSessionWriter(
+  root: string,
+  options: CreateSessionOptions,
+  log: Logger,
+  storage?: StoragePolicy,
+): Promise<SessionWriter> {
   const id = options.sessionId === undefined ? generateSessionId() : validateSessionId(options.sessionId);
   const existing = resolveSessionDir(root, id);
   if (existing.exists || !makeSessionDir(root, id)) {
@@ -85,7 +93,9 @@ export async function createSessionWriter(root: string, options: CreateSessionOp
       tty_attached: meta.tty_attached,
       state_transition: "starting",
     });
-    return new FileSessionWriter(dir, meta, { fd: fds[0]!, lock }, fds[1]!, fds[2]!, log);
+    const writer = new FileSessionWriter(dir, meta, { fd: fds[0]!, lock }, fds[1]!, fds[2]!, log);
+    writer.trim = storage && trimOf(dir, id, fds[1]!, storage, log);
+    return writer;
   } catch (e) {
     lock?.close(); // the Windows handle; the fd below is the lock on POSIX, and closing it releases it
     for (const fd of fds) fs.closeSync(fd);
@@ -94,6 +104,14 @@ export async function createSessionWriter(root: string, options: CreateSessionOp
     fs.rmSync(dir, { recursive: true, force: true });
     throw e;
   }
+}
+
+/** The trim of a session past `max_session` (trim.ts): Linux only, where holes can be punched. */
+function trimOf(dir: string, id: string, outputFd: number, storage: StoragePolicy, log: Logger): OutputTrim | undefined {
+  if (process.platform !== "linux") return undefined;
+  const filesystem = filesystemOf(dir);
+  const max = bytesOf(storage.maxSession, filesystem.size);
+  return Number.isFinite(max) ? new OutputTrim(dir, id, outputFd, max, filesystem.blockSize, log) : undefined;
 }
 
 /** Make `sessions/<id>` (0700, never through a symlink); false if another derun made it first. */
@@ -139,6 +157,8 @@ class FileSessionWriter implements SessionWriter {
   private readonly commands: JsonlAppender;
   private readonly gaps: JsonlAppender;
   private failure: unknown;
+  /** Drops the oldest bytes past `max_session`, when the store has a disk budget. */
+  trim: OutputTrim | undefined;
   private finalized = false;
   private closed = false;
 
@@ -215,6 +235,7 @@ class FileSessionWriter implements SessionWriter {
     this.offset = offset + bytes.length;
     this.indexBytes += line.length;
     this.lineFeeds[channel] = (this.lineFeeds[channel] ?? 0) + countLineFeeds(bytes);
+    this.trim?.after(this.offset);
     if (this.log.debugEnabled)
       this.log.log("debug", "chunk_appended", { session_id: this.sessionId, chunk_offset: offset, chunk_size: bytes.length });
   }

@@ -133,3 +133,8 @@ export const libcKcmp = once(
       syscall: { args: [FFIType.i64, FFIType.i64, FFIType.i64, FFIType.i64, FFIType.i64, FFIType.i64], returns: FFIType.i64 },
     }).symbols,
 );
+
+/** Dropping a live session's oldest bytes in place (core/file-store/trim.ts; Linux only: macOS has no fallocate). */
+export const libcFallocate = once(
+  () => dlopen(LIBC, { fallocate: { args: [FFIType.i32, FFIType.i32, FFIType.i64, FFIType.i64], returns: FFIType.i32 } }).symbols,
+);

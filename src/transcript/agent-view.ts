@@ -92,7 +92,10 @@ export function agentView(store: Store, options: AgentViewOptions = {}): Store {
     waitForOutput: async (id, cursor, timeout, signal) => (await seen(id), store.waitForOutput(id, cursor, timeout, signal)),
     watchEnds: (timeout, signal, live) => store.watchEnds(timeout, signal, live),
     events: async (id) => (await seen(id), store.events(id)),
-    commands: async (id) => (await seen(id), store.commands(id)),
+    commands: async (id, options) => (await seen(id), store.commands(id, options)),
+    // What the sessions take on disk, and the budget: the person's (derun du), never an agent's answer.
+    usage: () => store.usage(),
+    ...(store.storage ? { storage: store.storage } : {}),
     outsideScope: roots === undefined ? undefined : async () => (await keep(await store.list())).outside,
   };
   if (store.openOutput) {

@@ -34,6 +34,11 @@ export interface ReadOutputResult {
   readonly redacted?: number;
   /** Output left out of the transcript (derun pause, ignore rules) at cursors in this answer's range (absent: none). */
   readonly not_recorded?: readonly NotRecorded[];
+  /**
+   * The cursor asked for lies before the bytes kept of a session trimmed past max_session: bytes
+   * before this cursor were dropped, and the output continues here (absent: nothing asked was dropped).
+   */
+  readonly trimmed_before?: string;
 }
 
 /** The result of a read ending at `next`: at the tail when `atTail`, at its end once the session is no longer live too. */
@@ -177,9 +182,10 @@ export const readOutput = async (
     atTail,
     read.state,
   );
+  const trimmed = read.kept_from !== undefined && cursor < read.kept_from ? { trimmed_before: String(read.kept_from) } : {};
   return {
     committedEnd: read.output_bytes,
-    result: withRedacted(result, masked.count),
+    result: { ...withRedacted(result, masked.count), ...trimmed },
     ...(held.heldMs > 0 ? { heldMs: held.heldMs } : {}),
   };
 };

@@ -73,8 +73,10 @@ export async function rawTailStart(
   lines: number,
   range?: { readonly lo: number; readonly hi: number },
 ): Promise<number> {
-  const lo = range?.lo ?? 0;
-  const end = range?.hi ?? (await store.get(sessionId)).output_bytes;
+  const info = await store.get(sessionId);
+  const end = range?.hi ?? info.output_bytes;
+  // A trimmed session's bytes begin where it kept them (trim.json).
+  const lo = Math.min(end, Math.max(range?.lo ?? 0, info.kept_from ?? 0));
   if (lines <= 0 || end <= lo) return end;
   const last = (await store.read(sessionId, end - 1, 1)).slices[0]?.bytes[0];
   // The LF that ends the last line is not the boundary before it: look one LF further.
@@ -83,7 +85,7 @@ export async function rawTailStart(
     const start = Math.max(lo, blockEnd - TAIL_BLOCK);
     const read = await store.read(sessionId, start, blockEnd - start);
     const bytes = joined(read.slices.map((slice) => slice.bytes));
-    const { found, at } = nthLfBackward({ offset: start, bytes }, wanted);
+    const { found, at } = nthLfBackward({ offset: read.slices[0]?.start ?? start, bytes }, wanted);
     if (at !== undefined) return at + 1;
     wanted -= found;
     blockEnd = start;

@@ -91,7 +91,8 @@ async function* windowsThroughOneBuffer(t: Transcript, options: TextStreamOption
 }
 
 async function* readAll(t: Transcript, options: TextStreamOptions, output: OutputReader, buffer: Uint8Array): AsyncGenerator<ByteWindow> {
-  for (let at = t.lo; at < t.hi; ) {
+  // A trimmed session's bytes begin where it kept them (trim.json): the rest is gone, not unread.
+  for (let at = Math.max(t.lo, output.keptFrom); at < t.hi; ) {
     if (options.signal?.aborted) return;
     if (options.channel !== undefined) {
       // As windowsForward: stretches holding none of the channel's bytes are not read.

@@ -147,4 +147,6 @@ export const sessionDetail = (info: SessionInfo) =>
     retention_seconds: info.meta.retention_seconds,
     expires_at: info.expires_at,
     hidden: info.hidden ? true : undefined,
+    // A live session past max_session dropped the bytes before this cursor (trim.json).
+    trimmed_before: info.kept_from === undefined ? undefined : String(info.kept_from),
   });

@@ -49,8 +49,9 @@ export async function openTranscript(
   const info = await store.get(sessionId);
   const all = await store.records(sessionId);
   const record = command === undefined ? undefined : await findCommand(store, info, command);
-  const lo = record ? Math.min(record.output_start!, info.output_bytes) : 0;
   const hi = record ? Math.min(record.output_end ?? info.output_bytes, info.output_bytes) : info.output_bytes;
+  // A trimmed session's views begin where its kept bytes do (trim.json): what came before is gone.
+  const lo = Math.min(hi, Math.max(record ? Math.min(record.output_start!, info.output_bytes) : 0, info.kept_from ?? 0));
   // The records overlapping [lo, hi): a range of the store's, not a copy of each.
   const first = all.firstEndingAfter(lo);
   // hi is at most the committed end: the record holding byte hi - 1 exists.

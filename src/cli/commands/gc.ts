@@ -1,5 +1,11 @@
-/** `derun gc`: the retention sweep `derun run` and `derun mcp` do by themselves, now; `--dry-run` only lists. */
+/**
+ * `derun gc`: the sweep `derun run` and `derun mcp` do by themselves, now: retention, then the disk
+ * budget of the settings file (docs/cli.md, "Storage settings"); `--dry-run` only lists, with the rule
+ * and the figures behind each removal.
+ */
 import { SCHEMA_VERSION } from "../../core/enums.ts";
+import type { SweepOutcome } from "../../core/store.ts";
+import { readStoragePolicy } from "../../settings/storage.ts";
 import { exitWith, type ExitRequest } from "../command.ts";
 import { parseRetentionSeconds } from "../duration.ts";
 import { parseFlags, type FlagDefs } from "../flags.ts";
@@ -23,13 +29,19 @@ export const args = {
 
 export const examples = ["derun gc --dry-run", "derun gc", "derun gc --retention 1h   # unreadable leftovers an hour old go too"];
 
+/** Which rule, and for the disk budget the figures that decided it. */
+const why = (outcome: SweepOutcome): string =>
+  outcome.cleanup_reason.replace(/_/g, " ") + (outcome.detail === undefined ? "" : `: ${outcome.detail}`);
+
 export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const { values, positionals } = parseFlags(flags, args);
   if (positionals.length > 0) throw usageError(`derun gc takes no arguments (got ${shown(positionals[0]!)})`);
   const dryRun = values["dry-run"] ?? false;
   const ttlSeconds = values.retention === undefined ? undefined : parseRetentionSeconds(values.retention);
+  const storage = readStoragePolicy();
   const outcomes = await (await openReader(values["state-root"])).store.sweep({
     dryRun,
+    storage,
     ...(ttlSeconds === undefined ? {} : { ttlSeconds }),
   });
   if (values.json) {
@@ -37,7 +49,7 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   } else {
     for (const outcome of outcomes) {
       if (outcome.cleanup_result === "remove")
-        ui.log(`${dryRun ? "would remove" : "removed"} ${visible(outcome.session_id)} (${outcome.cleanup_reason.replace(/_/g, " ")})`);
+        ui.log(`${dryRun ? "would remove" : "removed"} ${visible(outcome.session_id)} (${why(outcome)})`);
       if (outcome.cleanup_result === "error")
         ui.error(`${visible(outcome.session_id)}: not removed (${outcome.cleanup_reason.replace(/_/g, " ")})`);
     }

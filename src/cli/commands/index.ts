@@ -67,7 +67,14 @@ export const commands = {
     load: () => import("./hide.ts"),
   },
   unhide: { description: "Let agents (derun mcp) see sessions hidden by derun hide again.", load: () => import("./unhide.ts") },
-  gc: { description: "Remove the sessions whose retention has passed (--dry-run: only list them).", load: () => import("./gc.ts") },
+  du: {
+    description: "Show what each session takes on disk, newest first, the total, and the disk budget (max_total, keep_free).",
+    load: () => import("./du.ts"),
+  },
+  gc: {
+    description: "Remove the sessions whose retention has passed, then the oldest past the disk budget (--dry-run: only list them).",
+    load: () => import("./gc.ts"),
+  },
   completion: { description: "Print the shell completion script for bash, zsh or fish.", load: () => import("./completion.ts") },
   version: { description: "Print derun's version (also --version, -V).", load: () => import("./version.ts") },
 } as const satisfies Record<string, CommandEntry>;

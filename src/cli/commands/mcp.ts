@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { openLogSink } from "../../file-store/log-sink.ts";
 import { openFileStore } from "../../file-store/index.ts";
+import { readStoragePolicy } from "../../settings/storage.ts";
 import { exitWith, type CommandData, type CommandEntry, type ExitRequest } from "../command.ts";
 import { parseFlags, type FlagDefs } from "../flags.ts";
 import { readableStateRoot, STATE_ROOT_FLAG } from "../state-root.ts";
@@ -57,11 +58,12 @@ export async function run(flags: readonly string[], data: CommandData): Promise<
   const { agentView, configureRedaction, keepMaskMaps } = await import("../../transcript/index.ts");
   await configureRedaction({ enabled: !values["no-redact"] });
   keepMaskMaps(true); // search without a timing oracle (transcript/mask-map.ts)
+  const storage = readStoragePolicy();
   const log = openLogSink(root, { component: "mcp" });
   // The SDK loads here, not when completion or help read this module's flags.
   const { serveStdio } = await import("../../mcp/stdio.ts");
   // Hidden sessions (derun hide) and, with --scope, those of other directories are not there for the agent.
-  await serveStdio({ store: agentView(openFileStore({ root, log }), { scope }), log });
+  await serveStdio({ store: agentView(openFileStore({ root, log, storage }), { scope }), log });
   return exitWith(0);
 }
 

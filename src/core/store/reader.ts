@@ -60,6 +60,11 @@ export interface SessionInfo {
    * not exist; the person's own readers read it. Absent when not hidden.
    */
   readonly hidden?: boolean;
+  /**
+   * Where the kept bytes begin when the session was trimmed (a live session past `max_session`
+   * drops its oldest bytes; trim.json): earlier bytes are gone, later cursors read as before.
+   */
+  readonly kept_from?: number;
 }
 
 /** Whether a session in `state` may still produce output: its recording derun is at work. */
@@ -84,6 +89,11 @@ export interface ReadResult {
   readonly output_bytes: number;
   /** The session's state at the time of the read (see {@link SessionInfo.state}). */
   readonly state: DerunSessionState;
+  /**
+   * When the session was trimmed: where its kept bytes begin. A read from before it starts there
+   * (its first slice, or `next_cursor`, says so), as if the bytes before had never been asked for.
+   */
+  readonly kept_from?: number;
 }
 
 /**
@@ -95,6 +105,8 @@ export interface ReadResult {
 export interface OutputReader extends Disposable {
   /** Bytes committed when it was opened: reads end there (a live session's later bytes wait for the next reader). */
   readonly committed: number;
+  /** Where the kept bytes begin (0 unless trimmed): `readInto` before it throws `output_trimmed`. */
+  readonly keptFrom: number;
   /** Output bytes from byte `start` into `into` (at most its length, not past `committed`); how many. */
   readInto(start: number, into: Uint8Array): number;
 }
