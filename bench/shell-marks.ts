@@ -14,7 +14,7 @@ import { summarize } from "./lib/stats.ts";
 const MB = 1_000_000;
 const CHUNK = 16 * 1024;
 
-function colourfulLog(size: number): { data: Buffer; marks: number } {
+export function colourfulLog(size: number): { data: Buffer; marks: number } {
   const lines = [
     "\x1b[32m✓\x1b[0m src/core/store/read.test.ts \x1b[2m> reads from a cursor\x1b[0m \x1b[90m(3.21ms)\x1b[0m\r\n",
     "\x1b[1;34mINFO\x1b[0m  compiled \x1b[36m214\x1b[0m modules in \x1b[33m812 ms\x1b[0m\r\n",
