@@ -12,7 +12,7 @@ declare module "asciinema-player/dist/bundle/asciinema-player.min.js" {
   const text: string;
   export default text;
 }
-declare module "*/asciinema-player/LICENSE" {
+declare module "*.LICENSE.txt" {
   const text: string;
   export default text;
 }

@@ -5,15 +5,17 @@
  * forbids it to (no fetch, no font, no image but data:), so a page passed around cannot call home.
  * Facts arrive formatted (the caller knows units and wording); this module only escapes and lays out.
  */
-import playerLicence from "../../../node_modules/asciinema-player/LICENSE" with { type: "text" };
-import playerPackage from "../../../node_modules/asciinema-player/package.json" with { type: "json" };
+// The player's package exports neither its LICENSE nor its package.json, and an import through
+// node_modules would not resolve once derun is installed from npm: the licence is kept beside this
+// file and the version said here; test/views/html-page-player.test.ts holds both to the installed player.
+import playerLicence from "./asciinema-player.LICENSE.txt" with { type: "text" };
 import playerCss from "asciinema-player/dist/bundle/asciinema-player.css" with { type: "text" };
 import playerJs from "asciinema-player/dist/bundle/asciinema-player.min.js" with { type: "text" };
 import pageCss from "./page.css" with { type: "text" };
 import pageJs from "./page.js" with { type: "text" };
 
 /** The player's version, pinned in package.json and named in every page. */
-export const PLAYER_VERSION: string = playerPackage.version;
+export const PLAYER_VERSION = "3.18.0";
 
 /** The bytes every page carries besides its recording and chapters: the player, the style, the licence. */
 export const PAGE_BASE_BYTES = Buffer.byteLength(playerJs + playerCss + playerLicence + pageCss + pageJs);
