@@ -26,7 +26,7 @@ import { OutputWaiter } from "./output-waiter.ts";
 import { waitForChange } from "./change-waiter.ts";
 import { removeSession } from "./remove-session.ts";
 import { sweepSessions } from "./retention.ts";
-import { resolveArtifact } from "./session-paths.ts";
+import { resolveArtifact, resolveSessionDir } from "./session-paths.ts";
 import type { CommandRecord } from "../shell/commands.ts";
 import { readJsonlFile } from "./jsonl-file.ts";
 import { parseCommand, parseEvent } from "./session-events.ts";
@@ -155,7 +155,15 @@ export class FileStore implements Store {
         const facts = readSessionFacts(this.root, id);
         if (isLiveState(facts.state)) liveDirs.push(facts.dir);
       } catch {
-        // unreadable, or removed meanwhile: sessions/ is watched
+        // So new that its meta.json is not written yet: its directory is watched all the same, or
+        // its meta.json and final.json would come unseen (they are not changes of sessions/).
+        // Removed meanwhile: sessions/ is watched.
+        try {
+          const { dir, exists } = resolveSessionDir(this.root, id);
+          if (exists) liveDirs.push(dir);
+        } catch {
+          // unsafe: never read, never watched
+        }
       }
     }
     return { changed: waitForChange({ root: this.root, liveDirs, timeoutMs, signal }) };
