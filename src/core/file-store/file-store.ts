@@ -31,12 +31,14 @@ import type { CommandRecord } from "../shell/commands.ts";
 import { readJsonlFile } from "./jsonl-file.ts";
 import { parseCommand, parseEvent } from "./session-events.ts";
 import { readSessionFacts, type SessionFacts } from "./session-facts.ts";
+import { EndedFacts } from "./ended-facts.ts";
 import { isValidSessionId } from "./session-id.ts";
 import { createSessionWriter } from "./session-writer.ts";
 import { openRegular, stateDir } from "../safe-fs/index.ts";
 
 export class FileStore implements Store {
   private readonly indexes = new IndexCache();
+  private readonly ended: EndedFacts;
 
   /**
    * No I/O here: the state root is touched only when the store is used. `waiter` serves every
@@ -46,7 +48,9 @@ export class FileStore implements Store {
     readonly root: string,
     private readonly log: Logger,
     private readonly waiter = new OutputWaiter(),
-  ) {}
+  ) {
+    this.ended = new EndedFacts(root);
+  }
 
   create(options: CreateSessionOptions): Promise<SessionWriter> {
     return createSessionWriter(this.root, options, this.log);
@@ -56,7 +60,7 @@ export class FileStore implements Store {
     const sessions: SessionInfo[] = [];
     for (const name of await this.ids()) {
       try {
-        const facts = readSessionFacts(this.root, name);
+        const facts = this.ended.read(name);
         const output = this.indexes.committed(name, resolveArtifact(facts.dir, "index.jsonl"));
         sessions.push(toInfo(facts, output));
       } catch {
@@ -170,23 +174,29 @@ export class FileStore implements Store {
   }
 
   async events(sessionId: string): Promise<SessionEvent[]> {
-    return readJsonlFile(resolveArtifact(readSessionFacts(this.root, sessionId).dir, "events.jsonl"), parseEvent);
+    return readJsonlFile(resolveArtifact(this.ended.read(sessionId).dir, "events.jsonl"), parseEvent);
   }
 
   async commands(sessionId: string): Promise<CommandRecord[]> {
-    return readJsonlFile(resolveArtifact(readSessionFacts(this.root, sessionId).dir, "commands.jsonl"), parseCommand);
+    return readJsonlFile(resolveArtifact(this.ended.read(sessionId).dir, "commands.jsonl"), parseCommand);
   }
 
   async sweep(options: SweepOptions = {}): Promise<SweepOutcome[]> {
-    return sweepSessions(this.root, options, this.log, (id) => this.indexes.delete(id));
+    return sweepSessions(this.root, options, this.log, (id) => {
+      this.indexes.delete(id);
+      this.ended.forget(id);
+    });
   }
 
   async remove(sessionId: string, options: { readonly force?: boolean } = {}): Promise<RemoveOutcome> {
-    return removeSession(this.root, sessionId, options.force ?? false, this.log, (id) => this.indexes.delete(id));
+    return removeSession(this.root, sessionId, options.force ?? false, this.log, (id) => {
+      this.indexes.delete(id);
+      this.ended.forget(id);
+    });
   }
 
   private info(sessionId: string): { info: SessionInfo; index: SessionIndex; facts: SessionFacts } {
-    const facts = readSessionFacts(this.root, sessionId);
+    const facts = this.ended.read(sessionId);
     const index = this.indexes.get(sessionId, resolveArtifact(facts.dir, "index.jsonl"));
     // Not the output up to the damage, as if that were all of it: a reader would take it for the whole.
     if (index.brokenLine !== undefined)
