@@ -82,7 +82,8 @@ export async function waitNewSession(ctx: BenchContext): Promise<Figure> {
     met: wake.max <= 100,
     ...baselineSide(samples.derun, samples.baseline),
     notes:
-      `recorded end (final.json's ended_at, ms) -> answer at the client; p50 ${wake.median.toFixed(0)} ms, max ${wake.max.toFixed(0)} ms, ` +
+      `recorded end (final.json's ended_at, ms) -> answer at the client; ` +
+      `p50 ${wake.median.toFixed(0)} ms, max ${wake.max.toFixed(0)} ms, ` +
       `${late} of ${tries} over 100 ms; each try a new \`derun run -- sh -c 'sleep 0.2; echo done'\` ` +
       "started once the wait's watch is seen",
   };
