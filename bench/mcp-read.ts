@@ -10,7 +10,7 @@ import { derunEnv, outputBin, stateRoot } from "./lib/derun.ts";
 import { assertIntact, digestFile, writeFileOfBlocks, type Digest } from "./lib/files.ts";
 import { interleave } from "./lib/interleave.ts";
 import { connectMcp, readTranscript, type McpSession } from "./lib/mcp-client.ts";
-import type { Figure } from "./lib/report.ts";
+import { baselineSide, type Figure } from "./lib/report.ts";
 import { pairRatios, summarize } from "./lib/stats.ts";
 
 const MiB = 1 << 20;
@@ -58,10 +58,14 @@ export async function mcpRead(ctx: BenchContext): Promise<Figure> {
   const transcript = outputBin(root, id);
   assertIntact("derun transcript", await digestFile(transcript), want);
   await using mcp = await connectMcp(ctx.derun, env);
+  // The previous build's server reads the same transcript, interleaved with this one's.
+  await using previous = ctx.baseline === undefined ? undefined : await connectMcp(ctx.baseline, env);
   const samples = await interleave(reps, {
     base64: () => readAll(mcp, id, "base64", want),
     text: () => readAll(mcp, id, "text", want),
     cat: () => catToNull(transcript),
+    baseline: previous && (() => readAll(previous, id, "base64", want)),
+    baselineText: previous && (() => readAll(previous, id, "text", want)),
   });
   const mbps = (ms: number) => size / 1e6 / (ms / 1000);
   const base64 = summarize(samples.base64);
@@ -74,9 +78,15 @@ export async function mcpRead(ctx: BenchContext): Promise<Figure> {
     anchor: { name: "cat", summary: cat },
     extra: { text },
     ratio: summarize(pairRatios(samples.base64, samples.cat)),
+    ...baselineSide(samples.base64, samples.baseline),
     notes:
       `${size / MiB} MiB from cursor 0 with default max_bytes: base64 ${mbps(base64.median).toFixed(0)} MB/s, ` +
       `text ${mbps(text.median).toFixed(0)} MB/s (ratio to cat ${(text.median / cat.median).toFixed(1)}), cat ` +
-      `${mbps(cat.median).toFixed(0)} MB/s; ${reps} interleaved reps`,
+      `${mbps(cat.median).toFixed(0)} MB/s` +
+      (samples.baseline.length > 0
+        ? `; previous build: base64 ${mbps(summarize(samples.baseline).median).toFixed(0)} MB/s, ` +
+          `text ${mbps(summarize(samples.baselineText).median).toFixed(0)} MB/s`
+        : "") +
+      `; ${reps} interleaved reps`,
   };
 }
