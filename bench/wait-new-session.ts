@@ -13,23 +13,9 @@ import { watched } from "../test/helpers/inotify.ts";
 import type { BenchContext } from "./lib/context.ts";
 import { derunEnv, stateRoot } from "./lib/derun.ts";
 import { interleave, type Side } from "./lib/interleave.ts";
-import { connectMcp, type McpSession } from "./lib/mcp-client.ts";
+import { connectMcp, mcpPid, type McpSession } from "./lib/mcp-client.ts";
 import { baselineSide, type Figure } from "./lib/report.ts";
 import { summarize } from "./lib/stats.ts";
-
-/** The pid of the `derun mcp` serving `root` (its environment names the root). */
-function mcpPid(binary: string, root: string): number | undefined {
-  for (const pid of fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
-      if (argv[0] !== binary || argv[1] !== "mcp") continue;
-      if (fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`DERUN_STATE_ROOT=${root}`)) return Number(pid);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return undefined;
-}
 
 /** One side: a server of `binary` on its own state root, each try a new `binary run` after the wait is armed. */
 async function side(ctx: BenchContext, binary: string, name: string): Promise<{ try: Side } & AsyncDisposable> {
