@@ -78,20 +78,19 @@ export class LiteralSet {
   }
 
   /**
-   * The indices of the literals `text` holds, ignoring ASCII case. `stop`: return as soon as one is
-   * found (only whether any is there matters).
+   * Calls `found` with the index of each literal `text` holds (ignoring ASCII case) where it ends,
+   * until `found` returns true.
    */
-  #scan(text: string, stop: boolean): Set<number> {
-    const found = new Set<number>();
+  #scan(text: string, found: (literal: number) => boolean): void {
     const next = this.#next;
     const ending = this.#ending;
-    const all = this.literals.length;
+    const unicodeLower = this.#unicodeLower;
     let s = 0;
     for (let i = 0, n = text.length; i < n; i++) {
       let c = text.charCodeAt(i);
       let last = false;
       if (c >= ALPHABET) {
-        if (!this.#unicodeLower || (c !== KELVIN && c !== DOTTED_I)) {
+        if (!unicodeLower || (c !== KELVIN && c !== DOTTED_I)) {
           s = 0;
           continue;
         }
@@ -100,24 +99,23 @@ export class LiteralSet {
         c = last ? 0x69 : 0x6b;
       } else if (c >= 0x41 && c <= 0x5a) c |= 0x20;
       s = next[s + c]!;
-      if (ending[s >> 7] !== 0) {
-        for (const k of this.#ends[s >> 7]!) found.add(k);
-        if (stop || found.size === all) return found;
-      }
+      if (ending[s >> 7] !== 0) for (const k of this.#ends[s >> 7]!) if (found(k)) return;
       if (last) s = 0;
     }
-    return found;
   }
 
   /** The literals `text` holds (as `text.toLowerCase().includes(literal)` would say, for lower-case literals). */
   presentIn(text: string): Set<string> {
     const out = new Set<string>();
-    for (const k of this.#scan(text, false)) out.add(this.literals[k]!);
+    const all = this.literals.length;
+    this.#scan(text, (k) => out.add(this.literals[k]!).size === all);
     return out;
   }
 
   /** Whether `text` holds any of the literals. */
   anyIn(text: string): boolean {
-    return this.#scan(text, true).size > 0;
+    let any = false;
+    this.#scan(text, () => (any = true));
+    return any;
   }
 }
