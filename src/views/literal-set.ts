@@ -14,6 +14,8 @@
 const ALPHABET = 128;
 const KELVIN = 0x212a;
 const DOTTED_I = 0x130;
+/** ASCII with upper case folded to lower. */
+const FOLD = Uint8Array.from({ length: ALPHABET }, (_, c) => (c >= 0x41 && c <= 0x5a ? c | 0x20 : c));
 
 export class LiteralSet {
   readonly literals: readonly string[];
@@ -97,7 +99,7 @@ export class LiteralSet {
         // toLowerCase gives U+0130 as "i" and a combining dot: nothing goes on after that "i".
         last = c === DOTTED_I;
         c = last ? 0x69 : 0x6b;
-      } else if (c >= 0x41 && c <= 0x5a) c |= 0x20;
+      } else c = FOLD[c]!;
       s = next[s + c]!;
       if (ending[s >> 7] !== 0) for (const k of this.#ends[s >> 7]!) if (found(k)) return;
       if (last) s = 0;
