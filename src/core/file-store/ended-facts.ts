@@ -3,13 +3,15 @@
  * transcript in hundreds of calls, and each read looked at the session's files four or five
  * times: a realpath, lstats, meta.json and final.json opened and parsed, the append lock tried;
  * a fifth of a call's time). Once final.json is there the facts do not change, so one lstat of the
- * session directory tells whether they still hold: a file written, renamed or removed in it (or
- * the directory removed, replaced or made a symlink) changes its inode, mtime or ctime, and the
- * facts are read again. Live sessions are read every time (their state changes without a word).
+ * session directory tells whether they still hold: a file created, renamed over or removed in it
+ * (derun writes meta.json and final.json by a rename, never in place), or the directory removed,
+ * replaced or made a symlink, changes its inode, mtime or ctime, and the facts are read again.
+ * Live sessions are read every time (their state changes without a word).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { readSessionFacts, type SessionFacts } from "./session-facts.ts";
+import { resolveArtifact, type ArtifactName } from "./session-paths.ts";
 
 /** Sessions remembered; the oldest is forgotten first. */
 const MAX_SESSIONS = 1024;
@@ -19,10 +21,12 @@ interface Held {
   readonly ino: number;
   readonly mtimeMs: number;
   readonly ctimeMs: number;
+  /** Its artifacts' real paths, as resolveArtifact found them (a symlink made or a file replaced changes the directory too). */
+  readonly paths?: Map<ArtifactName, string>;
 }
 
 /** The directory's identity and times, or undefined when it is not a plain directory (any more). */
-function stamp(root: string, id: string): Omit<Held, "facts"> | undefined {
+function stamp(root: string, id: string): Omit<Held, "facts" | "paths"> | undefined {
   try {
     const st = fs.lstatSync(path.join(root, "sessions", id));
     return st.isDirectory() ? { ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs } : undefined;
@@ -47,9 +51,18 @@ export class EndedFacts {
     const facts = readSessionFacts(this.root, id);
     if (facts.final && before) {
       if (this.#held.size >= MAX_SESSIONS) this.#held.delete(this.#held.keys().next().value!);
-      this.#held.set(id, { facts, ...before });
+      this.#held.set(id, { facts, ...before, paths: new Map() });
     }
     return facts;
+  }
+
+  /** resolveArtifact for the session whose facts `facts` are: remembered with them when they are an ended session's. */
+  artifact(id: string, facts: SessionFacts, name: ArtifactName): string {
+    const held = this.#held.get(id);
+    if (held?.facts !== facts) return resolveArtifact(facts.dir, name);
+    let resolved = held.paths!.get(name);
+    if (resolved === undefined) held.paths!.set(name, (resolved = resolveArtifact(facts.dir, name)));
+    return resolved;
   }
 
   forget(id: string): void {

@@ -61,7 +61,7 @@ export class FileStore implements Store {
     for (const name of await this.ids()) {
       try {
         const facts = this.ended.read(name);
-        const output = this.indexes.committed(name, resolveArtifact(facts.dir, "index.jsonl"));
+        const output = this.indexes.committed(name, this.ended.artifact(name, facts, "index.jsonl"));
         sessions.push(toInfo(facts, output));
       } catch {
         // unreadable, unsafe or removed meanwhile: listed by nobody, swept by retention
@@ -97,7 +97,7 @@ export class FileStore implements Store {
     const end = Math.min(index.committed, start + maxBytes);
     const slices: OutputSlice[] = [];
     if (end > start) {
-      const window = readWindow(resolveArtifact(facts.dir, "output.bin"), start, end, sessionId);
+      const window = readWindow(this.ended.artifact(sessionId, facts, "output.bin"), start, end, sessionId);
       const { records } = index;
       for (let i = records.firstEndingAfter(start); i < records.count; i++) {
         const offset = records.offset(i);
@@ -116,7 +116,7 @@ export class FileStore implements Store {
     // The files are found and checked once: the descriptor stays on the file that was checked.
     const { index, facts } = this.info(sessionId);
     const committed = index.committed;
-    const fd = openOutputFile(resolveArtifact(facts.dir, "output.bin"), sessionId);
+    const fd = openOutputFile(this.ended.artifact(sessionId, facts, "output.bin"), sessionId);
     let open = true;
     const close = () => {
       if (open) fs.closeSync(fd);
@@ -197,7 +197,7 @@ export class FileStore implements Store {
 
   private info(sessionId: string): { info: SessionInfo; index: SessionIndex; facts: SessionFacts } {
     const facts = this.ended.read(sessionId);
-    const index = this.indexes.get(sessionId, resolveArtifact(facts.dir, "index.jsonl"));
+    const index = this.indexes.get(sessionId, this.ended.artifact(sessionId, facts, "index.jsonl"));
     // Not the output up to the damage, as if that were all of it: a reader would take it for the whole.
     if (index.brokenLine !== undefined)
       throw new DerunError("corrupt_session", `corrupt session ${sessionId}: index.jsonl line ${index.brokenLine} is not a valid record`);
