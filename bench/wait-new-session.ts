@@ -33,15 +33,18 @@ async function side(ctx: BenchContext, binary: string, name: string): Promise<{ 
       const id = `new-${n++}`;
       const answer = mcp.call("derun_wait_command", { timeout_ms: 30000 });
       await watched(() => pid, sessions);
-      const run = Bun.spawn([binary, "run", "--session-id", id, "--", "sh", "-c", "sleep 0.2; echo done"], {
+      // Started by a shell that leaves it running: a child of the bench's own whose exit Bun is
+      // waiting for delayed the bench's reading of the server's answer by up to 900 ms (a Python
+      // client, or this one, saw every answer within 20 ms of the end once the run was not its child).
+      const run = Bun.spawn(["sh", "-c", `"$0" run --session-id ${id} -- sh -c 'sleep 0.2; echo done' >/dev/null &`, binary], {
         env,
         stdin: "ignore",
         stdout: "ignore",
         stderr: "inherit",
       });
+      await run.exited;
       const result = await answer;
       const received = Date.now();
-      await run.exited;
       if (result.timed_out || result.session?.session_id !== id)
         throw new Error(`${name}: expected session ${id}, got ${JSON.stringify(result).slice(0, 300)}`);
       return received - Date.parse(result.session.ended_at);

@@ -8,7 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { derunArgv, derunEnv, REPO_ROOT, runDerun, tempDir } from "../helpers/cli.ts";
+import { derunArgv, derunEnv, derunShell, REPO_ROOT, tempDir } from "../helpers/cli.ts";
 import { watched } from "../helpers/inotify.ts";
 import { connectAgent, serverPid } from "./_agent.ts";
 
@@ -44,9 +44,22 @@ async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
   return text.split("\n")[0]!;
 }
 
-/** A short session that starts after the wait: long enough to be seen live, ended well before the poll. */
-const shortRun = (stateRoot: string, id: string) =>
-  runDerun(["run", "--session-id", id, "--", "sh", "-c", "sleep 0.2; echo done; exit 4"], { stateRoot });
+/**
+ * A short session that starts after the wait: long enough to be seen live, ended well before the
+ * poll. Started by a shell that leaves it running, not as this process's child: a child whose exit
+ * Bun is waiting for delayed this process's reading of the server's answer by up to 900 ms.
+ */
+async function shortRun(stateRoot: string, id: string): Promise<void> {
+  const line = `${derunShell()} run --session-id ${id} -- sh -c 'sleep 0.2; echo done; exit 4' >/dev/null 2>&1 &`;
+  const shell = Bun.spawn(["sh", "-c", line], {
+    env: derunEnv(stateRoot),
+    cwd: REPO_ROOT,
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+  expect(await shell.exited).toBe(0);
+}
 
 function sessionsDir(stateRoot: string): string {
   const dir = path.join(stateRoot, "sessions");
