@@ -1,6 +1,7 @@
 /**
- * `bun run bench [-- --quick] [--only name,name] [--derun path/to/binary]`: measures derun against its anchors (script(1),
- * tee, cat, the bare command) side by side, prints a markdown table and writes bench/results.json
+ * `bun run bench [-- --quick] [--only name,name] [--derun path/to/binary] [--baseline path/to/binary]`: measures derun
+ * against its anchors (script(1), tee, cat, the bare command) side by side, and against a previous
+ * build when `--baseline` names one, prints a markdown table and writes bench/results.json
  * (bench/results.quick.json in quick mode).
  *
  * Exits non-zero only when bytes arrived damaged or a figure crashed; missed targets are reported,
@@ -20,6 +21,8 @@ import { mcpRead } from "./mcp-read.ts";
 import { memory } from "./memory.ts";
 import { pipeThroughput } from "./pipe-throughput.ts";
 import { search } from "./search.ts";
+import { shellMarks } from "./shell-marks.ts";
+import { recordRules } from "./record-rules.ts";
 import { ptyThroughput } from "./pty-throughput.ts";
 import { launcherStartup } from "./launcher-startup.ts";
 import { slowTerminal } from "./slow-terminal.ts";
@@ -28,6 +31,7 @@ import { tailWake } from "./tail-wake.ts";
 import { views } from "./views.ts";
 import { waitUntilWake } from "./wait-until.ts";
 import { waitCommandWake } from "./wait-command.ts";
+import { waitNewSession } from "./wait-new-session.ts";
 
 const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure | Figure[]>> = {
   "pty-throughput": ptyThroughput,
@@ -39,17 +43,25 @@ const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure | Figure[]>>
   "tail-wake": tailWake,
   "wait-until": waitUntilWake,
   "wait-command": waitCommandWake,
+  "wait-new-session": waitNewSession,
   "mcp-read": mcpRead,
   memory,
   views,
   "agent-views": agentViews,
   "last-failure": lastFailure,
   search,
+  "shell-marks": shellMarks,
+  "record-rules": recordRules,
 };
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),
-  options: { quick: { type: "boolean", default: false }, only: { type: "string" }, derun: { type: "string" } },
+  options: {
+    quick: { type: "boolean", default: false },
+    only: { type: "string" },
+    derun: { type: "string" },
+    baseline: { type: "string" },
+  },
   strict: true,
 });
 const quick = values.quick ?? false;
@@ -70,7 +82,9 @@ try {
   // --derun measures a given binary (e.g. one built another way); by default, build the current source.
   if (values.derun === undefined) progress("compiling derun from the current source");
   const derun = values.derun === undefined ? await buildDerun(dir) : path.resolve(values.derun);
-  const ctx: BenchContext = { quick, dir, derun, progress };
+  const baseline = values.baseline === undefined ? undefined : path.resolve(values.baseline);
+  if (baseline !== undefined && !fs.existsSync(baseline)) throw new Error(`--baseline ${baseline}: no such file`);
+  const ctx: BenchContext = { quick, dir, derun, progress, ...(baseline === undefined ? {} : { baseline }) };
   for (const name of only) {
     try {
       // Start each figure with no dirty pages: the writeback of one figure's hundreds of MB must not
@@ -90,6 +104,8 @@ const results = {
   date: new Date().toISOString(),
   mode: quick ? "quick" : "full",
   derun: values.derun ?? "built from the current source by scripts/build.ts",
+  ...(values.baseline === undefined ? {} : { baseline: values.baseline }),
+  load: os.loadavg(),
   machine: { platform: process.platform, arch: process.arch, cpus: os.cpus().length, bun: Bun.version },
   seconds: Math.round((performance.now() - started) / 100) / 10,
   figures,
@@ -97,5 +113,8 @@ const results = {
 // A quick run must not overwrite the figures of the last full run (the ones README quotes).
 fs.writeFileSync(path.join(import.meta.dir, quick ? "results.quick.json" : "results.json"), `${JSON.stringify(results, null, 2)}\n`);
 console.log(renderTable(figures));
-console.log(`\n${results.mode} run, ${results.seconds} s, ${results.machine.cpus} CPUs, Bun ${results.machine.bun}`);
+const load = results.load.map((l) => l.toFixed(1)).join(" ");
+console.log(
+  `\n${results.mode} run, ${results.seconds} s, ${results.machine.cpus} CPUs, Bun ${results.machine.bun}, load average at the end ${load}`,
+);
 process.exit(failed ? 1 : 0);

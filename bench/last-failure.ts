@@ -14,7 +14,8 @@ import { sessionOptions } from "../test/helpers/harness.ts";
 import { writeSyntheticLog } from "../test/helpers/synthetic-log.ts";
 import type { BenchContext } from "./lib/context.ts";
 import { outputBin, REPO_ROOT, stateRoot } from "./lib/derun.ts";
-import type { Figure } from "./lib/report.ts";
+import { interleave } from "./lib/interleave.ts";
+import { baselineSide, type Figure } from "./lib/report.ts";
 import { summarize } from "./lib/stats.ts";
 
 const BOUND = 4000;
@@ -129,18 +130,28 @@ async function largeLog(ctx: BenchContext): Promise<Figure> {
   })();
   try {
     await using agent = await connectAgent(root, [ctx.derun]);
+    // The previous build answers the same call on the same log, interleaved (its answer must be the same).
+    await using previous = ctx.baseline === undefined ? undefined : await connectAgent(root, [ctx.baseline]);
     const reps = ctx.quick ? 1 : 3;
-    const ms: number[] = [];
     let chars = 0;
-    for (let rep = 0; rep < reps; rep++) {
-      ctx.progress(`last failure: one call over ${mb}, rep ${rep + 1}/${reps}`);
+    let answerText: string | undefined;
+    let sameAnswer = true;
+    let rep = 0;
+    const side = (who: NonNullable<typeof previous>) => async () => {
+      ctx.progress(`last failure: one call over ${mb}, rep ${Math.floor(rep++ / (previous ? 2 : 1)) + 1}/${reps}`);
       const started = performance.now();
-      const answer = await agent.call("derun_last_failure");
-      ms.push(performance.now() - started);
+      const answer = await who.call("derun_last_failure");
+      const ms = performance.now() - started;
       if (!answer.text.includes(`\n${log.errorLine}:${log.errorText}`))
         throw new Error(`last_failure over ${mb} did not show line ${log.errorLine}: ${answer.text.slice(0, 300)}`);
+      // Whether the builds give the same answer (an older build may word it otherwise: said, not fatal).
+      if (answerText !== undefined && answer.text !== answerText) sameAnswer = false;
+      answerText = answer.text;
       chars = answer.text.length;
-    }
+      return ms;
+    };
+    const samples = await interleave(reps, { derun: side(agent), baseline: previous && side(previous) });
+    const ms = samples.derun;
     const time = summarize(ms);
     return {
       name: `last_failure: one error in ${mb}`,
@@ -148,9 +159,11 @@ async function largeLog(ctx: BenchContext): Promise<Figure> {
       derun: time,
       target: `one call, answer <= ${BOUND} chars`,
       met: chars <= BOUND,
+      ...baselineSide(samples.derun, samples.baseline),
       notes:
         `${reps} calls, answer ${chars} chars, ${(log.bytes / 1e6 / (time.median / 1000)).toFixed(0)} MB/s (the text view ` +
-        `streamed once, every line tested)`,
+        `streamed once, every line tested)` +
+        (previous ? `; the previous build's answer ${sameAnswer ? "the same" : "DIFFERENT"}` : ""),
     };
   } finally {
     fs.rmSync(root, { recursive: true, force: true });

@@ -9,8 +9,9 @@ import type { BenchContext } from "./lib/context.ts";
 import { derunEnv, outputBin, stateRoot } from "./lib/derun.ts";
 import { assertIntact, digestFile, writeFileOfBlocks, type Digest } from "./lib/files.ts";
 import { interleave } from "./lib/interleave.ts";
-import { connectMcp, readTranscript, type McpSession } from "./lib/mcp-client.ts";
-import type { Figure } from "./lib/report.ts";
+import { READ_DEFAULT_MAX_BYTES } from "../src/tools/index.ts";
+import { connectMcp, cpuMs, mcpPid, readTranscript, type McpSession } from "./lib/mcp-client.ts";
+import { baselineSide, type Figure } from "./lib/report.ts";
 import { pairRatios, summarize } from "./lib/stats.ts";
 
 const MiB = 1 << 20;
@@ -22,11 +23,23 @@ function writeTextFile(file: string, size: number): Digest {
   return writeFileOfBlocks(file, size, (left) => block.subarray(0, Math.min(left, block.length)));
 }
 
-/** Pages from cursor "0" to eof; checks the bytes; resolves with wall ms. */
-async function readAll(mcp: McpSession, sessionId: string, encoding: "base64" | "text", want: Digest): Promise<number> {
+/** CPU ms each server spent in the reads, by side (wall time on a shared machine is mostly the others'). */
+const serverCpu: Record<string, number[]> = {};
+
+/** Pages from cursor "0" to eof; checks the bytes; resolves with wall ms (the server's CPU ms kept by `side`). */
+async function readAll(
+  mcp: McpSession,
+  sessionId: string,
+  encoding: "base64" | "text",
+  want: Digest,
+  side: string,
+  pid?: number,
+): Promise<number> {
+  const cpu = pid === undefined ? undefined : cpuMs(pid);
   const started = performance.now();
   const got = await readTranscript(mcp, sessionId, encoding);
   const ms = performance.now() - started;
+  if (pid !== undefined) (serverCpu[side] ??= []).push(cpuMs(pid) - cpu!);
   assertIntact(`derun_read_output (${encoding})`, got, want);
   return ms;
 }
@@ -58,12 +71,27 @@ export async function mcpRead(ctx: BenchContext): Promise<Figure> {
   const transcript = outputBin(root, id);
   assertIntact("derun transcript", await digestFile(transcript), want);
   await using mcp = await connectMcp(ctx.derun, env);
+  // The previous build's server reads the same transcript, interleaved with this one's.
+  await using previous = ctx.baseline === undefined ? undefined : await connectMcp(ctx.baseline, env);
+  await mcp.call("derun_list_sessions", { limit: 1 });
+  await previous?.call("derun_list_sessions", { limit: 1 });
+  const pid = mcpPid(ctx.derun, env.DERUN_STATE_ROOT!);
+  const previousPid = ctx.baseline === undefined ? undefined : mcpPid(ctx.baseline, env.DERUN_STATE_ROOT!);
   const samples = await interleave(reps, {
-    base64: () => readAll(mcp, id, "base64", want),
-    text: () => readAll(mcp, id, "text", want),
+    base64: () => readAll(mcp, id, "base64", want, "base64", pid),
+    text: () => readAll(mcp, id, "text", want, "text", pid),
     cat: () => catToNull(transcript),
+    baseline: previous && (() => readAll(previous, id, "base64", want, "baseline", previousPid)),
+    baselineText: previous && (() => readAll(previous, id, "text", want, "baselineText", previousPid)),
   });
   const mbps = (ms: number) => size / 1e6 / (ms / 1000);
+  const calls = Math.ceil(size / READ_DEFAULT_MAX_BYTES);
+  const cpuNote = (side: string) => {
+    const cpu = serverCpu[side];
+    if (!cpu) return "";
+    const median = summarize(cpu).median;
+    return ` (server CPU ${(median / calls).toFixed(2)} ms a call, ${mbps(median).toFixed(0)} MB/s of its CPU)`;
+  };
   const base64 = summarize(samples.base64);
   const text = summarize(samples.text);
   const cat = summarize(samples.cat);
@@ -74,9 +102,15 @@ export async function mcpRead(ctx: BenchContext): Promise<Figure> {
     anchor: { name: "cat", summary: cat },
     extra: { text },
     ratio: summarize(pairRatios(samples.base64, samples.cat)),
+    ...baselineSide(samples.base64, samples.baseline),
     notes:
-      `${size / MiB} MiB from cursor 0 with default max_bytes: base64 ${mbps(base64.median).toFixed(0)} MB/s, ` +
-      `text ${mbps(text.median).toFixed(0)} MB/s (ratio to cat ${(text.median / cat.median).toFixed(1)}), cat ` +
-      `${mbps(cat.median).toFixed(0)} MB/s; ${reps} interleaved reps`,
+      `${size / MiB} MiB from cursor 0 with default max_bytes: base64 ${mbps(base64.median).toFixed(0)} MB/s${cpuNote("base64")}, ` +
+      `text ${mbps(text.median).toFixed(0)} MB/s${cpuNote("text")} (ratio to cat ${(text.median / cat.median).toFixed(1)}), cat ` +
+      `${mbps(cat.median).toFixed(0)} MB/s` +
+      (samples.baseline.length > 0
+        ? `; previous build: base64 ${mbps(summarize(samples.baseline).median).toFixed(0)} MB/s${cpuNote("baseline")}, ` +
+          `text ${mbps(summarize(samples.baselineText).median).toFixed(0)} MB/s${cpuNote("baselineText")}`
+        : "") +
+      `; ${reps} interleaved reps`,
   };
 }

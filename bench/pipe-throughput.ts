@@ -41,13 +41,15 @@ export async function pipeThroughput(ctx: BenchContext): Promise<Figure> {
   let run = 0;
   let teeRun = 0;
   ctx.progress(`pipe throughput: ${size / MB} MB x ${reps}`);
+  const derunSide = (binary: string, what: string) => async () => {
+    const id = `pipe-${run++}`;
+    const ms = await timed(what, [binary, "run", "--session-id", id, "--", "cat", file], env);
+    await checkFile(`${what} transcript`, outputBin(root, id), want);
+    return ms;
+  };
   const samples = await interleave(reps, {
-    derun: async () => {
-      const id = `pipe-${run++}`;
-      const ms = await timed("derun run (pipe)", [ctx.derun, "run", "--session-id", id, "--", "cat", file], env);
-      await checkFile("derun transcript", outputBin(root, id), want);
-      return ms;
-    },
+    derun: derunSide(ctx.derun, "derun run (pipe)"),
+    baseline: ctx.baseline === undefined ? undefined : derunSide(ctx.baseline, "previous derun run (pipe)"),
     tee: async () => {
       // A new file each time, as derun's new session: truncating the last one would drop its
       // unwritten pages instead of writing them, a cost derun's side always pays.
@@ -63,6 +65,7 @@ export async function pipeThroughput(ctx: BenchContext): Promise<Figure> {
     derun: samples.derun,
     anchor: { name: "cat+tee", samples: samples.tee },
     maxRatio: 1.2,
+    baseline: samples.baseline,
     notes: `${size / MB} MB random bytes to /dev/null, recorded; ${reps} interleaved reps`,
   });
 }

@@ -1,28 +1,20 @@
 /**
- * PTY throughput: random bytes through `derun run` in PTY mode vs through util-linux `script`, each
- * inside the same kind of outer PTY allocated by the bench. The child side is raw
- * (`stty raw -echo; cat file`) so the bytes are not post-processed; the outer master must receive
- * exactly the file, and derun's transcript must be exactly the file too.
+ * PTY throughput: random bytes through `derun run` in PTY mode vs through util-linux `script` (which
+ * writes its typescript file, as derun writes its transcript), each inside a fresh outer PTY whose
+ * master is read by a C loop (bench/lib/pty-reader.c) faster than either side, comparing every byte
+ * with the input as it arrives. The child side is raw (`stty raw -echo; cat file`) so the bytes are
+ * not post-processed; derun's transcript must be exactly the file too. With `--baseline`, the
+ * previous build runs as a third side, interleaved with the other two.
  */
 import * as path from "node:path";
 import { derunEnv, outputBin, stateRoot } from "./lib/derun.ts";
 import type { BenchContext } from "./lib/context.ts";
-import { assertIntact, ByteCheck, digestFile, writeRandomFile, type Digest } from "./lib/files.ts";
-import { interleave } from "./lib/interleave.ts";
-import { openOuterPty } from "./lib/outer-pty.ts";
+import { runInFastPty } from "./lib/fast-pty.ts";
+import { assertIntact, digestFile, writeRandomFile } from "./lib/files.ts";
+import { interleave, type Side } from "./lib/interleave.ts";
 import { ratioFigure, type Figure } from "./lib/report.ts";
 
 const MB = 1_000_000;
-
-/** Runs argv in an outer PTY; checks the master received exactly `want`; resolves with wall ms. */
-async function timeThroughPty(what: string, argv: string[], env: Record<string, string>, want: Digest): Promise<number> {
-  const check = new ByteCheck();
-  const pty = openOuterPty(argv, { env, onData: (bytes) => check.update(bytes) });
-  const { exitCode, wallMs } = await pty.finished;
-  if (exitCode !== 0) throw new Error(`${what} exited ${exitCode}`);
-  assertIntact(`${what}: bytes at the outer PTY master`, check.digest(), want);
-  return wallMs;
-}
 
 export async function ptyThroughput(ctx: BenchContext): Promise<Figure> {
   const size = (ctx.quick ? 5 : 50) * MB;
@@ -33,22 +25,30 @@ export async function ptyThroughput(ctx: BenchContext): Promise<Figure> {
   const root = stateRoot(ctx.dir, "pty");
   const env = derunEnv(root);
   let run = 0;
-  ctx.progress(`pty throughput: ${size / MB} MB x ${reps}`);
-  const samples = await interleave(reps, {
-    derun: async () => {
+  ctx.progress(`pty throughput: ${size / MB} MB x ${reps}${ctx.baseline ? " (and the previous build)" : ""}`);
+  const derunSide =
+    (binary: string, what: string): Side =>
+    async () => {
       const id = `pty-${run++}`;
-      const ms = await timeThroughPty("derun run (pty)", [ctx.derun, "run", "--session-id", id, "--", "sh", "-c", child], env, want);
-      assertIntact("derun transcript", await digestFile(outputBin(root, id)), want);
+      const { ms } = await runInFastPty(ctx.dir, what, [binary, "run", "--session-id", id, "--", "sh", "-c", child], env, file);
+      assertIntact(`${what} transcript`, await digestFile(outputBin(root, id)), want);
       return ms;
-    },
-    script: async () => timeThroughPty("script -q", ["script", "-q", "-c", child, path.join(ctx.dir, "pty-typescript")], env, want),
+    };
+  const samples = await interleave(reps, {
+    derun: derunSide(ctx.derun, "derun run (pty)"),
+    script: async () =>
+      (await runInFastPty(ctx.dir, "script -q", ["script", "-q", "-c", child, path.join(ctx.dir, "pty-typescript")], env, file)).ms,
+    baseline: ctx.baseline === undefined ? undefined : derunSide(ctx.baseline, "previous derun run (pty)"),
   });
   return ratioFigure({
     name: "PTY throughput",
     unit: "ms",
     derun: samples.derun,
     anchor: { name: "script -q", samples: samples.script },
-    maxRatio: 1.1,
-    notes: `${size / MB} MB random bytes, child \`stty raw -echo; cat\`, in a bench-allocated outer PTY; ${reps} interleaved reps`,
+    maxRatio: 0.9,
+    baseline: samples.baseline,
+    notes:
+      `${size / MB} MB random bytes, child \`stty raw -echo; cat\`, in an outer PTY read by a C loop (bench/lib/pty-reader.c, ` +
+      `every byte compared); ${reps} interleaved reps`,
   });
 }

@@ -1,7 +1,8 @@
 /**
  * Start-up: the compiled `derun run -- true` vs `script -q -c true /dev/null` and the bare `true`,
  * in the two ways derun is started:
- * - PTY: each inside a bench-allocated outer PTY (so derun takes its PTY path, as at a user's terminal);
+ * - PTY: each inside a bench-allocated outer PTY (so derun takes its PTY path, as at a user's terminal),
+ *   its master read by a C loop (bench/lib/pty-reader.c), timed in C from fork to exit and EOF;
  * - pipe: stdin /dev/null, stdout and stderr pipes, as an agent's shell tool runs a command (derun
  *   takes its pipe path); timed from spawn to exit and EOF on both pipes.
  * The byte check here is the exit status and an empty transcript.
@@ -10,18 +11,13 @@ import * as fs from "node:fs";
 import type { BenchContext } from "./lib/context.ts";
 import { derunEnv, outputBin, stateRoot } from "./lib/derun.ts";
 import { interleave } from "./lib/interleave.ts";
-import { openOuterPty } from "./lib/outer-pty.ts";
+import { runInFastPty } from "./lib/fast-pty.ts";
 import { ratioFigure, type Figure } from "./lib/report.ts";
 import { summarize } from "./lib/stats.ts";
 
-type Timer = (what: string, argv: string[], env: Record<string, string>) => Promise<number>;
+type Timer = (what: string, argv: string[], env: Record<string, string>, dir: string) => Promise<number>;
 
-const timeInPty: Timer = async (what, argv, env) => {
-  const pty = openOuterPty(argv, { env });
-  const { exitCode, wallMs } = await pty.finished;
-  if (exitCode !== 0) throw new Error(`${what} exited ${exitCode}`);
-  return wallMs;
-};
+const timeInPty: Timer = async (what, argv, env, dir) => (await runInFastPty(dir, what, argv, env)).ms;
 
 const timeInPipes: Timer = async (what, argv, env) => {
   const started = performance.now();
@@ -39,26 +35,29 @@ async function measure(ctx: BenchContext, mode: "PTY" | "pipe", time: Timer): Pr
   const env = derunEnv(root);
   let run = 0;
   ctx.progress(`start-up (${mode}): x ${reps}`);
+  const derunSide = (binary: string) => async () => {
+    const id = `startup-${run++}`;
+    const ms = await time("derun run -- true", [binary, "run", "--session-id", id, "--", "true"], env, ctx.dir);
+    if (fs.statSync(outputBin(root, id)).size !== 0) throw new Error("derun run -- true recorded output");
+    return ms;
+  };
   const samples = await interleave(reps, {
-    derun: async () => {
-      const id = `startup-${run++}`;
-      const ms = await time("derun run -- true", [ctx.derun, "run", "--session-id", id, "--", "true"], env);
-      if (fs.statSync(outputBin(root, id)).size !== 0) throw new Error("derun run -- true recorded output");
-      return ms;
-    },
-    script: async () => time("script -q -c true", ["script", "-q", "-c", "true", "/dev/null"], env),
-    bare: async () => time("true", ["true"], env),
+    derun: derunSide(ctx.derun),
+    script: async () => time("script -q -c true", ["script", "-q", "-c", "true", "/dev/null"], env, ctx.dir),
+    bare: async () => time("true", ["true"], env, ctx.dir),
+    baseline: ctx.baseline === undefined ? undefined : derunSide(ctx.baseline),
   });
   const bare = summarize(samples.bare);
   const how =
     mode === "PTY"
-      ? "each in its own outer PTY (spawn to exit and EOF)"
+      ? "each in its own outer PTY read by a C loop (fork to exit and EOF, timed in C)"
       : "stdin /dev/null, stdout and stderr pipes (spawn to exit and EOF)";
   return ratioFigure({
     name: mode === "PTY" ? "start-up" : "start-up (pipe)",
     unit: "ms",
     derun: samples.derun,
     anchor: { name: "script -q -c true", samples: samples.script },
+    baseline: samples.baseline,
     extra: { "bare true": bare },
     maxRatio: 1.0,
     notes: `compiled binary, ${how}; bare \`true\` ${bare.median.toFixed(1)} ms; ${reps} interleaved reps`,

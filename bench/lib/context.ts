@@ -6,6 +6,11 @@ export interface BenchContext {
   readonly dir: string;
   /** The compiled derun binary under test. */
   readonly derun: string;
+  /**
+   * A previous build (`--baseline`), run as a third side of the figures that compare: a regression
+   * shows as a ratio in the same run, not as a figure against last month's machine.
+   */
+  readonly baseline?: string;
   /** Progress line on stderr (the table goes to stdout). */
   progress(message: string): void;
 }

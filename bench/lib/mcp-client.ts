@@ -3,6 +3,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import * as fs from "node:fs";
 import { ByteCheck, type Digest } from "./files.ts";
 
 export interface McpSession extends AsyncDisposable {
@@ -57,4 +58,24 @@ export async function readTranscript(mcp: McpSession, sessionId: string, encodin
     cursor = result.next_cursor;
     if (result.eof) return check.digest();
   }
+}
+
+/** The pid of the `derun mcp` serving `root` (its environment names the root). */
+export function mcpPid(binary: string, root: string): number | undefined {
+  for (const pid of fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      if (argv[0] !== binary || argv[1] !== "mcp") continue;
+      if (fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`DERUN_STATE_ROOT=${root}`)) return Number(pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}
+
+/** CPU time (user + system, ms) the process has used so far (Linux: /proc/<pid>/stat, in clock ticks of 10 ms). */
+export function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }

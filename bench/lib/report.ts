@@ -18,6 +18,19 @@ export interface Figure {
   readonly met?: boolean;
   /** Anything a reader needs to interpret the row (sizes, derived rates). */
   readonly notes?: string;
+  /** The previous build (`--baseline`) measured the same way in the same run; `ratio` is derun / baseline per pair. */
+  readonly baseline?: BaselineSide;
+}
+
+export interface BaselineSide {
+  readonly summary: Summary;
+  readonly ratio: Summary;
+}
+
+/** The baseline side of a figure from its samples (paired with derun's rep by rep), if it ran. */
+export function baselineSide(derun: readonly number[], baseline: readonly number[] | undefined): { baseline?: BaselineSide } {
+  if (!baseline || baseline.length === 0) return {};
+  return { baseline: { summary: summarize(baseline), ratio: summarize(pairRatios(derun, baseline)) } };
 }
 
 /**
@@ -32,6 +45,8 @@ export function ratioFigure(row: {
   maxRatio: number;
   notes: string;
   extra?: Record<string, Summary>;
+  /** The previous build's samples, paired with derun's. */
+  baseline?: readonly number[];
 }): Figure {
   const ratio = summarize(pairRatios(row.derun, row.anchor.samples));
   return {
@@ -44,6 +59,7 @@ export function ratioFigure(row: {
     target: `ratio <= ${row.maxRatio.toFixed(1)}`,
     met: ratio.median <= row.maxRatio,
     notes: row.notes,
+    ...baselineSide(row.derun, row.baseline),
   };
 }
 
@@ -59,14 +75,17 @@ export const spread = (s: Summary): string => `${fmt(s.median)} (${fmt(s.p25)}-$
 
 /** Markdown table of the figures. */
 export function renderTable(figures: readonly Figure[]): string {
-  const header = ["figure", "derun", "anchor", "ratio", "target", "met"];
+  const withBaseline = figures.some((f) => f.baseline);
+  const header = ["figure", "derun", "anchor", "ratio", "target", "met", ...(withBaseline ? ["previous build", "vs previous"] : [])];
+  const ratioText = (r: Summary) => `${fmt(r.median)} (${fmt(r.min)}-${fmt(r.max)})`;
   const rows = figures.map((f) => [
     f.name,
     `${spread(f.derun)} ${f.unit}`,
     f.anchor ? `${f.anchor.name}: ${spread(f.anchor.summary)} ${f.unit}` : "-",
-    f.ratio ? `${fmt(f.ratio.median)} (${fmt(f.ratio.min)}-${fmt(f.ratio.max)})` : "-",
+    f.ratio ? ratioText(f.ratio) : "-",
     f.target ?? "report",
     f.met === undefined ? "-" : f.met ? "yes" : "NO",
+    ...(withBaseline ? (f.baseline ? [`${spread(f.baseline.summary)} ${f.unit}`, ratioText(f.baseline.ratio)] : ["-", "-"]) : []),
   ]);
   const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
   const notes = figures.filter((f) => f.notes).map((f) => `- ${f.name}: ${f.notes}`);

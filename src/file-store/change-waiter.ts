@@ -10,8 +10,11 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 
-/** Files whose change may mean an end: a session's final facts or its command records (and their temp files). */
-const ENDING = /^(final|commands)\b|^\.final|\.tmp/;
+/**
+ * Files whose change may mean an end: a session's final facts or its command records (and their
+ * temp files), or its meta.json (a session so new that it was watched before it could be read).
+ */
+const ENDING = /^(final|commands|meta)\b|^\.(final|meta)|\.tmp/;
 
 export interface ChangeWaitOptions {
   readonly root: string;

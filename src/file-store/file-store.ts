@@ -31,13 +31,14 @@ import { waitForChange } from "./change-waiter.ts";
 import { removeSession } from "./remove-session.ts";
 import { sweepSessions } from "./retention.ts";
 import { entrySizes, filesystemOf, REMOVING_PREFIX } from "./disk-usage.ts";
-import { resolveArtifact } from "./session-paths.ts";
+import { resolveArtifact, resolveSessionDir } from "./session-paths.ts";
 import type { CommandRecord, CommandsQuery } from "../core/store.ts";
 import { findJsonlRecord, readJsonlFile } from "./jsonl-file.ts";
 import { parseCommand, parseEvent, parseGap } from "./session-events.ts";
 import { readPauseState, writePauseRequest } from "./pause-files.ts";
 import { readSessionFacts, type SessionFacts } from "./session-facts.ts";
 import { isValidSessionId } from "../core/store/session-id.ts";
+import { EndedFacts } from "./ended-facts.ts";
 import { createSessionWriter } from "./session-writer.ts";
 import { stateDir, writeFileAtomic } from "../safe-fs/index.ts";
 import { SCHEMA_VERSION } from "../core/enums.ts";
@@ -46,6 +47,7 @@ import { openOutputSource } from "./output-source.ts";
 
 export class FileStore implements Store {
   private readonly indexes = new IndexCache();
+  private readonly ended: EndedFacts;
 
   /**
    * No I/O here: the state root is touched only when the store is used. `waiter` serves every
@@ -56,7 +58,9 @@ export class FileStore implements Store {
     private readonly log: Logger,
     private readonly waiter = new OutputWaiter(),
     readonly storage?: StoragePolicy,
-  ) {}
+  ) {
+    this.ended = new EndedFacts(root);
+  }
 
   create(options: CreateSessionOptions): Promise<SessionWriter> {
     return createSessionWriter(this.root, options, this.log, this.storage);
@@ -75,8 +79,8 @@ export class FileStore implements Store {
     const sessions: SessionInfo[] = [];
     for (const name of await this.ids()) {
       try {
-        const facts = readSessionFacts(this.root, name);
-        const output = this.indexes.committed(name, resolveArtifact(facts.dir, "index.jsonl"));
+        const facts = this.ended.read(name);
+        const output = this.indexes.committed(name, this.ended.artifact(name, facts, "index.jsonl"));
         sessions.push(toInfo(facts, output));
       } catch {
         // unreadable, unsafe or removed meanwhile: listed by nobody, swept by retention
@@ -179,18 +183,26 @@ export class FileStore implements Store {
         const facts = readSessionFacts(this.root, id);
         if (isLiveState(facts.state)) liveDirs.push(facts.dir);
       } catch {
-        // unreadable, or removed meanwhile: sessions/ is watched
+        // So new that its meta.json is not written yet: its directory is watched all the same, or
+        // its meta.json and final.json would come unseen (they are not changes of sessions/).
+        // Removed meanwhile: sessions/ is watched.
+        try {
+          const { dir, exists } = resolveSessionDir(this.root, id);
+          if (exists) liveDirs.push(dir);
+        } catch {
+          // unsafe: never read, never watched
+        }
       }
     }
     return { changed: waitForChange({ root: this.root, liveDirs, timeoutMs, signal }) };
   }
 
   async events(sessionId: string): Promise<SessionEvent[]> {
-    return readJsonlFile(resolveArtifact(readSessionFacts(this.root, sessionId).dir, "events.jsonl"), parseEvent);
+    return readJsonlFile(resolveArtifact(this.ended.read(sessionId).dir, "events.jsonl"), parseEvent);
   }
 
   async commands(sessionId: string, options: CommandsQuery = {}): Promise<CommandRecord[]> {
-    const file = resolveArtifact(readSessionFacts(this.root, sessionId).dir, "commands.jsonl");
+    const file = resolveArtifact(this.ended.read(sessionId).dir, "commands.jsonl");
     if (options.number === undefined) return readJsonlFile(file, parseCommand, { newest: true });
     const wanted = options.number;
     const found = findJsonlRecord(file, parseCommand, (record) => record.number === wanted);
@@ -198,24 +210,27 @@ export class FileStore implements Store {
   }
 
   async gaps(sessionId: string): Promise<RecordGap[]> {
-    return readJsonlFile(resolveArtifact(readSessionFacts(this.root, sessionId).dir, "gaps.jsonl"), parseGap);
+    return readJsonlFile(resolveArtifact(this.ended.read(sessionId).dir, "gaps.jsonl"), parseGap);
   }
 
   async pauseState(sessionId: string): Promise<PauseState | undefined> {
-    return readPauseState(resolveArtifact(readSessionFacts(this.root, sessionId).dir, "paused.json"));
+    return readPauseState(resolveArtifact(this.ended.read(sessionId).dir, "paused.json"));
   }
 
   async requestPause(sessionId: string, request: { readonly until?: Date } | undefined): Promise<void> {
-    writePauseRequest(resolveArtifact(readSessionFacts(this.root, sessionId).dir, "pause.json"), request);
+    writePauseRequest(resolveArtifact(this.ended.read(sessionId).dir, "pause.json"), request);
   }
 
   async sweep(options: SweepOptions = {}): Promise<SweepOutcome[]> {
     const storage = options.storage ?? this.storage;
-    return sweepSessions(this.root, { ...options, ...(storage ? { storage } : {}) }, this.log, (id) => this.indexes.delete(id));
+    return sweepSessions(this.root, { ...options, ...(storage ? { storage } : {}) }, this.log, (id) => {
+      this.indexes.delete(id);
+      this.ended.forget(id);
+    });
   }
 
   async setHidden(sessionId: string, hidden: boolean): Promise<void> {
-    const { dir } = readSessionFacts(this.root, sessionId);
+    const { dir } = this.ended.read(sessionId);
     const file = resolveArtifact(dir, "hidden.json");
     if (!hidden) return fs.rmSync(file, { force: true });
     const at = new Date().toISOString();
@@ -223,12 +238,15 @@ export class FileStore implements Store {
   }
 
   async remove(sessionId: string, options: { readonly force?: boolean } = {}): Promise<RemoveOutcome> {
-    return removeSession(this.root, sessionId, options.force ?? false, this.log, (id) => this.indexes.delete(id));
+    return removeSession(this.root, sessionId, options.force ?? false, this.log, (id) => {
+      this.indexes.delete(id);
+      this.ended.forget(id);
+    });
   }
 
   private info(sessionId: string): { info: SessionInfo; index: SessionIndex; facts: SessionFacts } {
-    const facts = readSessionFacts(this.root, sessionId);
-    const index = this.indexes.get(sessionId, resolveArtifact(facts.dir, "index.jsonl"));
+    const facts = this.ended.read(sessionId);
+    const index = this.indexes.get(sessionId, this.ended.artifact(sessionId, facts, "index.jsonl"));
     // Not the output up to the damage, as if that were all of it: a reader would take it for the whole.
     if (index.brokenLine !== undefined)
       throw new DerunError("corrupt_session", `corrupt session ${sessionId}: index.jsonl line ${index.brokenLine} is not a valid record`);

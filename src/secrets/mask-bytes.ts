@@ -65,8 +65,9 @@ export function maskBytes(
 ): { bytes: Uint8Array; ranges: MaskRange[] } {
   if (bytes.length === 0) return { bytes, ranges: [] };
   const { text, map } = visibleOf(bytes);
-  const lower = text.toLowerCase();
-  const present = new Set(masker.keywords.filter((k) => lower.includes(k)));
+  const present = masker.keywordsIn(text);
+  // Lower case is looked at only to find the lines of the keywords present (findInLines).
+  const lower = present.size > 0 ? text.toLowerCase() : text;
   let out: Uint8Array | undefined;
   const ranges: MaskRange[] = [];
   for (const r of masker.findInLines(text, lower, present, state)) {

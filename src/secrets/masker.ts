@@ -8,6 +8,7 @@
 import type { EnvValues } from "./env-values.ts";
 import type { RedactRule } from "./rules.ts";
 import { entropy, isKeptShape } from "./shapes.ts";
+import { LiteralSet } from "../views/literal-set.ts";
 
 /** What every mask character is. */
 export const MASK_CHAR = "*";
@@ -49,6 +50,8 @@ export class Masker {
   readonly #env: EnvValues | undefined;
   /** Every keyword of every rule, lower case. */
   readonly keywords: readonly string[];
+  /** The keywords' one-pass scanner, made when first needed (null: a keyword it cannot take). */
+  #keywordScan: LiteralSet | null | undefined;
 
   constructor(options: MaskerOptions) {
     this.#rules = options.rules.map((rule) => ({ rule, re: new RegExp(rule.pattern, `${(rule.flags ?? "").replace(/[gd]/g, "")}gd`) }));
@@ -153,6 +156,9 @@ export class Masker {
 
   /** The keywords that occur in `text` (lines joined): the others need not be looked for in its lines. */
   keywordsIn(text: string): ReadonlySet<string> {
+    // One pass for all of them (views/literal-set.ts), not one per keyword: most of a read's time.
+    const scan = (this.#keywordScan ??= LiteralSet.of(this.keywords, { unicodeLower: true }) ?? null);
+    if (scan) return scan.presentIn(text);
     const lower = text.toLowerCase();
     return new Set(this.keywords.filter((k) => lower.includes(k)));
   }

@@ -93,6 +93,20 @@ export async function maskSlices(
   const from = Math.max(0, lo - CONTEXT);
   const before = from < lo ? (await store.read(sessionId, from, lo - from)).slices.filter((s) => s.end <= lo) : [];
   const after = (await store.read(sessionId, hi, CONTEXT)).slices.filter((s) => s.start >= hi);
+  return maskBetween(redactor, before, slices, after);
+}
+
+/**
+ * {@link maskSlices} with the context already read: `before` the (up to CONTEXT) bytes just before
+ * `slices`, `after` those just after (a read that took them in the same store read as the window).
+ */
+export function maskBetween(
+  redactor: Redactor,
+  before: readonly OutputSlice[],
+  slices: readonly OutputSlice[],
+  after: readonly OutputSlice[],
+): { slices: OutputSlice[]; count: number } {
+  if (!redactor.enabled || slices.length === 0) return { slices: [...slices], count: 0 };
   const out = [...slices];
   let count = 0;
   const channels = new Set(slices.map((s) => s.channel));

@@ -7,7 +7,7 @@ import { type DerunSessionState, type DerunOutputChannel, SCHEMA_VERSION } from 
 import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { joined } from "./joined.ts";
 import { holdTail } from "./live-hold.ts";
-import { maskSlices, redactedField, redactorOf } from "./masking.ts";
+import { CONTEXT, maskBetween, redactedField, redactorOf } from "./masking.ts";
 import { decodeUtf8, utf8Boundary, utf8SequenceHere, utf8SequenceLength } from "./utf8.ts";
 
 /** How a read hands out its bytes: UTF-8 text, or byte-exact base64. */
@@ -148,6 +148,49 @@ const toChunk = (stretch: ChannelStretch, encoding: Encoding): OutputChunk => {
     : { ...base, data_base64: Buffer.from(stretch.bytes.buffer, stretch.bytes.byteOffset, stretch.bytes.byteLength).toString("base64") };
 };
 
+/** `slices` cut to the bytes in `[lo, hi)` (a slice across an edge keeps its part). */
+const clip = (slices: readonly OutputSlice[], lo: number, hi: number): OutputSlice[] => {
+  const out: OutputSlice[] = [];
+  for (const s of slices) {
+    if (s.end <= lo || s.start >= hi) continue;
+    if (s.start >= lo && s.end <= hi) out.push(s);
+    else {
+      const start = Math.max(lo, s.start);
+      const end = Math.min(hi, s.end);
+      const bytes = s.bytes.subarray(start - s.start, end - s.start);
+      out.push({ channel: s.channel, start, end, timestamp: s.timestamp, bytes });
+    }
+  }
+  return out;
+};
+
+/**
+ * The store read of `want` bytes from `cursor`, masked. The masking context (CONTEXT bytes either
+ * side) comes in the same store read as the window: one look at the session's files per call, not
+ * three (a 64 KiB page of derun_read_output cost 0.5 ms in them). At a live tail, a word that may be
+ * a secret's first half waits for its rest (./live-hold.ts): `heldMs` says for how long at most.
+ */
+async function readMasked(store: Store, sessionId: string, cursor: number, want: number) {
+  const redactor = await redactorOf(store, sessionId);
+  // Unmasked, or a cursor the store refuses (with its own message): the plain read.
+  if (!redactor.enabled || !Number.isSafeInteger(cursor) || cursor < 0) {
+    const read = await store.read(sessionId, cursor, want);
+    return { read, masked: { slices: [...read.slices], count: 0 }, held: { end: read.next_cursor, heldMs: 0 } };
+  }
+  const from = Math.max(0, cursor - CONTEXT);
+  const wide = await store.read(sessionId, from, cursor - from + want + CONTEXT);
+  // A trimmed session's window begins where its kept bytes do, never past what was asked (as the store's read).
+  const start = Math.min(Math.max(cursor, wide.kept_from ?? 0), wide.output_bytes);
+  const end = Math.max(start, Math.min(wide.output_bytes, cursor + want));
+  const window = clip(wide.slices, start, end);
+  const read = { ...wide, slices: window, next_cursor: end };
+  const atLiveEnd = isLiveState(read.state) && end === read.output_bytes;
+  const hold = atLiveEnd ? holdTail(window) : { slices: window, heldMs: 0 };
+  const heldEnd = hold.heldMs > 0 ? (hold.slices.at(-1)?.end ?? start) : end;
+  const masked = maskBetween(redactor, clip(wide.slices, from, start), hold.slices, clip(wide.slices, heldEnd, heldEnd + CONTEXT));
+  return { read, masked, held: { end: heldEnd, heldMs: hold.heldMs } };
+}
+
 /**
  * Read at most `maxBytes` committed bytes from `cursor` (clamped to the committed end). Text may
  * return up to 3 bytes more than `maxBytes` only when a single character is larger than it.
@@ -160,12 +203,7 @@ export const readOutput = async (
   encoding: Encoding,
 ): Promise<OutputWindow> => {
   const text = encoding === "text";
-  const read = await store.read(sessionId, cursor, maxBytes + (text ? TEXT_LOOKAHEAD : 0));
-  const redactor = await redactorOf(store, sessionId);
-  // At a live tail, a word that may be a secret's first half waits for its rest (./live-hold.ts).
-  const atLiveEnd = redactor.enabled && isLiveState(read.state) && read.next_cursor === read.output_bytes;
-  const held = atLiveEnd ? holdTail(read.slices) : { slices: read.slices, heldMs: 0 };
-  const masked = await maskSlices(store, sessionId, redactor, held.slices);
+  const { read, masked, held } = await readMasked(store, sessionId, cursor, maxBytes + (text ? TEXT_LOOKAHEAD : 0));
   const stretches = coalesce(masked.slices);
   const start = stretches[0]?.start ?? read.next_cursor;
   const live = isLiveState(read.state);
@@ -174,7 +212,7 @@ export const readOutput = async (
     : { kept: stretches, withheldAtTail: false };
   const last = kept.at(-1);
   const next = last ? last.start + last.bytes.length : start;
-  const atTail = next === read.output_bytes || withheldAtTail || (held.heldMs > 0 && next === (held.slices.at(-1)?.end ?? cursor));
+  const atTail = next === read.output_bytes || withheldAtTail || (held.heldMs > 0 && next === held.end);
   const result = readResult(
     sessionId,
     kept.map((stretch) => toChunk(stretch, encoding)),

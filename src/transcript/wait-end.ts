@@ -59,10 +59,13 @@ class EndWatch {
     return watch;
   }
 
-  /** The live sessions to watch (for Store.watchEnds). */
+  /** The live sessions to watch (for Store.watchEnds), and the new ones not readable yet. */
   get live(): string[] {
-    return [...this.#open];
+    return [...this.#open, ...this.#pending];
   }
+
+  /** Sessions seen since the start whose meta.json was not there yet: watched, looked for again. */
+  readonly #pending = new Set<string>();
 
   /** The ends of one session: its commands' and, once it is over, its own. */
   async #endsOf(info: SessionInfo): Promise<Map<string, Ended>> {
@@ -82,6 +85,7 @@ class EndWatch {
           this.#known.add(id);
           this.#open.add(id);
         }
+    this.#pending.clear();
     const fresh: Ended[] = [];
     for (const id of this.#open) {
       let info: SessionInfo;
@@ -91,7 +95,10 @@ class EndWatch {
         // Removed (nothing of it can end now), or so new that its meta.json is not there yet: looked
         // for again among the ids at the next look. Unreadable: passed over, as every listing does.
         this.#open.delete(id);
-        if (isDerunError(error, "session_not_found")) this.#known.delete(id);
+        if (isDerunError(error, "session_not_found")) {
+          this.#known.delete(id);
+          this.#pending.add(id);
+        }
         continue;
       }
       let ends: Map<string, Ended>;
@@ -125,10 +132,14 @@ export async function waitForEnd(store: Store, wanted: EndWanted, timeoutMs: num
     // later one wakes the watch. Once the watch is on a session's directory, the start is behind.
     const remaining = Math.max(0, timeoutMs - (performance.now() - started));
     const stop = new AbortController();
-    const watch = await store.watchEnds(remaining, AbortSignal.any([signal, stop.signal]), ends.live);
+    const armed = ends.live;
+    const watch = await store.watchEnds(remaining, AbortSignal.any([signal, stop.signal]), armed);
     try {
       const found = await ends.look();
       if (found || remaining <= 0 || signal.aborted) return found;
+      // A session new in this look is not under this watch: its end would come unseen (until the
+      // safety poll, up to a second later). Armed again with it, and looked again.
+      if (ends.live.some((id) => !armed.includes(id))) continue;
       await watch.changed;
       // Looked at at once (the answer is due now); if nothing, the next round arms and looks again.
       const woken = await ends.look();

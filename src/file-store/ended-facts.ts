@@ -1,0 +1,71 @@
+/**
+ * The facts of sessions that have ended, kept by a long-lived reader (derun mcp pages through a
+ * transcript in hundreds of calls, and each read looked at the session's files four or five
+ * times: a realpath, lstats, meta.json and final.json opened and parsed, the append lock tried;
+ * a fifth of a call's time). Once final.json is there the facts do not change, so one lstat of the
+ * session directory tells whether they still hold: a file created, renamed over or removed in it
+ * (derun writes meta.json and final.json by a rename, never in place), or the directory removed,
+ * replaced or made a symlink, changes its inode, mtime or ctime, and the facts are read again.
+ * Live sessions are read every time (their state changes without a word).
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { readSessionFacts, type SessionFacts } from "./session-facts.ts";
+import { resolveArtifact, type ArtifactName } from "./session-paths.ts";
+
+/** Sessions remembered; the oldest is forgotten first. */
+const MAX_SESSIONS = 1024;
+
+interface Held {
+  readonly facts: SessionFacts;
+  readonly ino: number;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
+  /** Its artifacts' real paths, as resolveArtifact found them (a symlink made or a file replaced changes the directory too). */
+  readonly paths?: Map<ArtifactName, string>;
+}
+
+/** The directory's identity and times, or undefined when it is not a plain directory (any more). */
+function stamp(root: string, id: string): Omit<Held, "facts" | "paths"> | undefined {
+  try {
+    const st = fs.lstatSync(path.join(root, "sessions", id));
+    return st.isDirectory() ? { ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export class EndedFacts {
+  readonly #held = new Map<string, Held>();
+
+  constructor(private readonly root: string) {}
+
+  /** readSessionFacts, answered from memory for an ended session whose directory has not changed. */
+  read(id: string): SessionFacts {
+    const held = this.#held.get(id);
+    const now = held && stamp(this.root, id);
+    if (held && now && now.ino === held.ino && now.mtimeMs === held.mtimeMs && now.ctimeMs === held.ctimeMs) return held.facts;
+    this.#held.delete(id);
+    // Stamped before the read: a change during it leaves a stamp that the next look finds stale.
+    const before = stamp(this.root, id);
+    const facts = readSessionFacts(this.root, id);
+    if (facts.final && before) {
+      if (this.#held.size >= MAX_SESSIONS) this.#held.delete(this.#held.keys().next().value!);
+      this.#held.set(id, { facts, ...before, paths: new Map() });
+    }
+    return facts;
+  }
+
+  /** resolveArtifact for the session whose facts `facts` are: remembered with them when they are an ended session's. */
+  artifact(id: string, facts: SessionFacts, name: ArtifactName): string {
+    const held = this.#held.get(id);
+    if (held?.facts !== facts) return resolveArtifact(facts.dir, name);
+    let resolved = held.paths!.get(name);
+    if (resolved === undefined) held.paths!.set(name, (resolved = resolveArtifact(facts.dir, name)));
+    return resolved;
+  }
+
+  forget(id: string): void {
+    this.#held.delete(id);
+  }
+}

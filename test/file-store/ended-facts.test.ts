@@ -1,0 +1,65 @@
+/**
+ * A reader keeps an ended session's facts (and its files' real paths) while the session's directory
+ * is unchanged, and reads them again the moment it changes: removed, its final.json rewritten, or
+ * the directory made a symlink. One long-lived store (as derun mcp's) reads
+ * the session before and after each change.
+ */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { openFileStore } from "../../src/file-store/index.ts";
+import type { Store } from "../../src/core/store.ts";
+import { isDerunError } from "../../src/core/errors.ts";
+import { makeRoot, removeRoot, sessionOptions } from "../helpers/store.ts";
+
+let root: string;
+let store: Store;
+beforeEach(() => {
+  root = makeRoot();
+  store = openFileStore({ root });
+});
+afterEach(() => removeRoot(root));
+
+const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+const readAll = async (id: string) => text((await store.read(id, 0, 1 << 20)).slices[0]?.bytes ?? new Uint8Array());
+
+async function ended(id: string, output: string, exitCode: number): Promise<void> {
+  await using writer = await store.create(sessionOptions({ sessionId: id }));
+  writer.append("stdout", new TextEncoder().encode(output));
+  await writer.finalize({ state: "exited", exit_code: exitCode });
+}
+
+describe("an ended session's facts, kept", () => {
+  test("removed: not found at once, though its facts were kept", async () => {
+    await ended("gone", "first\n", 1);
+    expect((await store.get("gone")).final?.exit_code).toBe(1);
+    expect(await readAll("gone")).toBe("first\n");
+    fs.rmSync(path.join(root, "sessions", "gone"), { recursive: true });
+    expect(await store.get("gone").catch((e) => isDerunError(e, "session_not_found"))).toBe(true);
+    expect(await store.read("gone", 0, 10).catch((e) => isDerunError(e, "session_not_found"))).toBe(true);
+  });
+
+  test("its final.json rewritten in place by a rename (as an atomic write does): the new facts", async () => {
+    await ended("rewritten", "out\n", 3);
+    expect((await store.get("rewritten")).final?.exit_code).toBe(3);
+    const file = path.join(root, "sessions", "rewritten", "final.json");
+    const final = JSON.parse(fs.readFileSync(file, "utf8"));
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify({ ...final, exit_code: 9 }));
+    fs.renameSync(`${file}.tmp`, file);
+    expect((await store.get("rewritten")).final?.exit_code).toBe(9);
+  });
+
+  test("its directory replaced by a symlink: refused, as a reader refuses one it never saw", async () => {
+    await ended("swapped", "mine\n", 0);
+    await ended("other", "not mine\n", 0);
+    expect(await readAll("swapped")).toBe("mine\n");
+    const dir = path.join(root, "sessions", "swapped");
+    fs.renameSync(dir, path.join(root, "moved-away"));
+    fs.symlinkSync(path.join(root, "sessions", "other"), dir);
+    const refused = await store.read("swapped", 0, 100).then(
+      () => "read",
+      (e) => (isDerunError(e, "unsafe_path") || isDerunError(e, "session_not_found") ? "refused" : String(e)),
+    );
+    expect(refused).toBe("refused");
+  });
+});
