@@ -126,7 +126,13 @@ describe("a 1 MiB tmpfs as the state root", () => {
     async () => {
       const disk = mountSmallTmpfs();
       disposers.push(disk);
-      const done = await runDerun(["run", "--session-id", "full", "--", ...COMMAND], { stateRoot: disk.path });
+      // The disk budget's defaults (10% of this 1 MiB filesystem, 15% kept free) would remove the
+      // session after the run, as they should: this test is about what a full disk leaves behind.
+      using config = tempDir();
+      fs.mkdirSync(path.join(config.path, "derun"));
+      fs.writeFileSync(path.join(config.path, "derun", "config.json"), '{"storage":{"max_total":"100%","keep_free":"0%"}}');
+      const env = { XDG_CONFIG_HOME: config.path };
+      const done = await runDerun(["run", "--session-id", "full", "--", ...COMMAND], { stateRoot: disk.path, env });
       expectUntouchedRun(done);
       expectOutcome(disk.path, "full");
       expectConsistent(path.join(disk.path, "sessions", "full"), done.stdout);

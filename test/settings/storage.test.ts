@@ -48,18 +48,18 @@ describe("config file", () => {
 
   test("bad JSON, not an object, too large, writable by others, a symlink: one line naming the file", () => {
     write("{nope");
-    expect(usageOf(() => readConfig(env))).toStartWith(`${file()}: not JSON`);
+    expect(usageOf(() => readConfig(env))).toStartWith(`settings file ${JSON.stringify(file())} is not JSON: `);
     write("[1]");
-    expect(usageOf(() => readConfig(env))).toBe(`${file()}: not a JSON object`);
-    write(`{"x":"${"a".repeat(300_000)}"}`);
+    expect(usageOf(() => readConfig(env))).toBe(`settings file ${JSON.stringify(file())} is not a JSON object`);
+    write(`{"x":"${"a".repeat(1_100_000)}"}`);
     expect(usageOf(() => readConfig(env))).toContain("larger than");
     write("{}", 0o622);
-    expect(usageOf(() => readConfig(env))).toContain("writable by others");
+    expect(usageOf(() => readConfig(env))).toContain("writable by other users");
     fs.rmSync(file());
     const target = path.join(home, "elsewhere.json");
     fs.writeFileSync(target, "{}");
     fs.symlinkSync(target, file());
-    expect(usageOf(() => readConfig(env))).toContain("symbolic link");
+    expect(usageOf(() => readConfig(env))).toContain("is a symlink");
     for (const message of [usageOf(() => readConfig(env))]) expect(message).not.toContain("\n");
   });
 });

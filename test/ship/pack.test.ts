@@ -91,9 +91,11 @@ describe("npm package", () => {
       const done = await sh([process.execPath, "probe.ts"], app.path);
       expect(done.stderr).toBe("");
       expect(done.stdout).toBe(
-        "DrainWindow,LeaderExecError,SpawnError,StopReports,childExitOf,defineTransport,isTerminal,leaderUnavailable,openChildPty,op" +
-          "enFifoPipe,openStreamPty,openStreamReader,pumpStream,readWindowSize,spawnIgnoring,startUnderLeader,systemClock,toSpawnErr" +
-          "or,watchStops\n",
+        [
+          "DrainWindow,LeaderExecError,SpawnError,StopReports,childExitOf,defineTransport,forwardRest,isTerminal",
+          "leaderUnavailable,openChildPty,openFifoPipe,openStreamPty,openStreamReader,pumpStream,readWindowSize",
+          "spawnIgnoring,spawnStdio,startUnderLeader,systemClock,toSpawnError,watchStops",
+        ].join(",") + "\n",
       );
     },
     TIMEOUT,
