@@ -9,7 +9,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { sessionNotFound } from "../core/errors.ts";
+import { isDerunError, sessionNotFound } from "../core/errors.ts";
 import { isLiveState, type OutputReader, type SessionInfo, type Store } from "../core/store.ts";
 
 export interface AgentViewOptions {
@@ -80,8 +80,11 @@ export function agentView(store: Store, options: AgentViewOptions = {}): Store {
       for (const id of await store.ids()) {
         try {
           if (await visible(await store.get(id))) shown.push(id);
-        } catch {
-          // unreadable or removed meanwhile: not there for a watcher either
+        } catch (error) {
+          // So new that its meta.json is not written yet (or removed meanwhile): a watcher must see
+          // it, to watch its directory until it can be read (and then shown or not); the name alone
+          // is never an agent's answer. Unreadable: not there for a watcher either.
+          if (isDerunError(error, "session_not_found")) shown.push(id);
         }
       }
       return shown;
