@@ -21,7 +21,7 @@ const MASK_CHAR = "*";
 export interface AssembledInput {
   /** One channel's bytes as recorded (the window with the context read around it). */
   readonly bytes: Uint8Array;
-  /** The same bytes after the raw masking: what this adds to (never changed: a copy is returned). */
+  /** The same bytes after the raw masking: what is replayed, and added to (never changed: a copy is returned). */
   readonly masked: Uint8Array;
   /** The window's part of `bytes`, `[start, end)`: only its newly masked secrets are counted. */
   readonly window: { readonly start: number; readonly end: number };
@@ -32,14 +32,17 @@ export interface AssembledInput {
 /**
  * `input.masked` with the bytes behind every secret the screen shows assembled turned into `*`
  * (a copy when any was; else `input.masked` itself), and how many such secrets had a newly masked
- * byte in the window (a secret the raw masking found already is not counted twice).
+ * byte in the window.
  */
 export function maskAssembled(redactor: Redactor, input: AssembledInput): { bytes: Uint8Array; count: number } {
   const { bytes, window } = input;
   if (!redactor.enabled || !mayAssemble(bytes)) return { bytes: input.masked, count: 0 };
   let out: Uint8Array | undefined;
   let count = 0;
-  drawnBy(bytes, { rows: redactor.rows ?? DEFAULT_ROWS, fresh: input.fresh }, (text, from, to) => {
+  // The replay is of the bytes as the raw masking left them: what a replay of the raw read would
+  // draw. A secret found there already reads `*` (never counted twice), and what overwrites one in
+  // passing (`\r` and a status over a token) does not join it into a longer mask.
+  drawnBy(input.masked, { rows: redactor.rows ?? DEFAULT_ROWS, fresh: input.fresh }, (text, from, to) => {
     const masked = redactor.text(text);
     if (masked.count === 0) return;
     for (const [a, b] of newlyMasked(text, masked.text)) {
