@@ -45,7 +45,9 @@ const SPACE = 0x20;
  * has nothing to add. Plain output (CR LF line ends and colours included) costs one quick pass.
  */
 export function mayAssemble(bytes: Uint8Array): boolean {
-  // One pass with tables: far cheaper than a native search per CR or ESC of a PTY's coloured lines.
+  // Output with none of the four bytes (a pipe's plain lines) is told by native searches alone.
+  if (bytes.indexOf(0x1b) < 0 && bytes.indexOf(0x0d) < 0 && bytes.indexOf(0x08) < 0 && bytes.indexOf(0x9b) < 0) return false;
+  // Then one pass with tables: far cheaper than a native search per CR or ESC of a PTY's coloured lines.
   const n = bytes.length;
   for (let i = 0; i < n; i++) {
     const kind = CANDIDATE[bytes[i]!]!;
