@@ -24,6 +24,11 @@ export interface Redactor {
   keywordsIn(text: string): ReadonlySet<string> | undefined;
   /** Raw output bytes with their secrets masked (a copy when any was), and the byte ranges masked. */
   bytes(bytes: Uint8Array, state?: LineState): { bytes: Uint8Array; ranges: MaskRange[] };
+  /**
+   * The height of the terminal the session started on (meta.json's `rows`), where its absolute
+   * cursor positions land: a secret the terminal assembles is looked for as its screen shows it.
+   */
+  readonly rows?: number;
 }
 
 const OFF: Redactor = {
@@ -54,8 +59,9 @@ export async function configureRedaction(options: { readonly enabled: boolean; r
 /** Whether readers mask (false only after --no-redact). */
 export const redactionEnabled = (): boolean => enabled;
 
-const redactorOf = (masker: Masker): Redactor => ({
+const redactorOf = (masker: Masker, rows: number | undefined): Redactor => ({
   enabled: true,
+  ...(rows === undefined ? {} : { rows }),
   text: (text, state, present) => masker.maskText(text, state, present),
   keywordsIn: (text) => masker.keywordsIn(text),
   bytes: (bytes, state) => maskBytes(bytes, masker, state),
@@ -65,11 +71,11 @@ const redactorOf = (masker: Masker): Redactor => ({
 export function redactorFor(meta: SessionMeta | undefined): Redactor {
   if (!enabled || meta === undefined) return OFF;
   const fingerprints = (meta as { secret_env?: unknown }).secret_env;
-  if (fingerprints === undefined) return redactorOf((plain ??= new Masker(settings)));
+  if (fingerprints === undefined) return redactorOf((plain ??= new Masker(settings)), meta.rows);
   const key = `${meta.session_id}\0${meta.started_at}`;
   let redactor = cache.get(key);
   if (!redactor) {
-    redactor = redactorOf(new Masker({ ...settings, env: envValuesOf(fingerprints) }));
+    redactor = redactorOf(new Masker({ ...settings, env: envValuesOf(fingerprints) }), meta.rows);
     if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   } else cache.delete(key);
   cache.set(key, redactor);

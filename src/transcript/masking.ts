@@ -3,12 +3,14 @@
  * its lines or bytes leave the engine. Text lines are masked one by one (a PEM key's state kept
  * per channel); raw bytes per channel with up to CONTEXT bytes read before and after the window,
  * so a secret cut by the window's edge, split across writes, or coloured in the middle is still
- * seen whole. Masks keep lengths, so every cursor and line number stays the same.
+ * seen whole, and one the terminal assembles from pieces is masked in the bytes that drew it
+ * (./assembled.ts). Masks keep lengths, so every cursor and line number stays the same.
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
 import type { OutputSlice, Store } from "../core/store.ts";
 import type { TextLine } from "../views/text.ts";
 import { joined } from "./joined.ts";
+import { maskAssembled } from "./assembled.ts";
 import { redactionEnabled, redactorFor, type LineState, type Redactor } from "../secrets/redactor.ts";
 
 export { configureRedaction, redactionEnabled, configPath, redactorFor, type Redactor } from "../secrets/redactor.ts";
@@ -117,14 +119,17 @@ export function maskBetween(
     const all = [...pre, ...window, ...mine(after)];
     const bytes = joined(all.map((s) => s.bytes));
     const masked = redactor.bytes(bytes);
-    if (masked.ranges.length === 0) continue;
     const wStart = pre.reduce((n, s) => n + s.bytes.length, 0);
     const wEnd = wStart + window.reduce((n, s) => n + s.bytes.length, 0);
-    count += masked.ranges.filter((r) => r.start < wEnd && r.end > wStart).length;
+    // What the screen puts together from pieces each too short for a rule (./assembled.ts).
+    const fresh = all[0]!.start === 0;
+    const assembled = maskAssembled(redactor, { bytes, masked: masked.bytes, window: { start: wStart, end: wEnd }, fresh });
+    if (assembled.bytes === bytes) continue;
+    count += masked.ranges.filter((r) => r.start < wEnd && r.end > wStart).length + assembled.count;
     let at = wStart;
     for (const s of window) {
       const i = slices.indexOf(s);
-      out[i] = sliceWith(s, masked.bytes.subarray(at, at + s.bytes.length));
+      out[i] = sliceWith(s, assembled.bytes.subarray(at, at + s.bytes.length));
       at += s.bytes.length;
     }
   }

@@ -17,6 +17,19 @@ export enum Seq {
   StrEscape,
 }
 
+/**
+ * What the controls act on: the text view's line ({@link LineEdit}), or a grid of rows
+ * (./drawn-by.ts) that also takes what moves between rows. The hooks are optional: the text view
+ * drops moves to other rows.
+ */
+export interface ControlTarget
+  extends Pick<LineEdit, "col" | "max" | "moveTo" | "eraseInLine" | "eraseChars" | "deleteChars" | "insertBlanks"> {
+  /** A complete CSI with its parameters, before the line edits: true when the target took it (cursor rows, ED). */
+  rowCsi?(final: number, params: string): boolean;
+  /** ESC and a final byte (save and restore the cursor, index, reverse index). */
+  escape?(final: number): void;
+}
+
 export class Controls {
   seq = Seq.Ground;
   /**
@@ -28,7 +41,7 @@ export class Controls {
   /** The CSI has intermediates or a private marker: none of the line edits apply. */
   private foreign = false;
 
-  constructor(private readonly line: LineEdit) {}
+  constructor(private readonly line: ControlTarget) {}
 
   /** A C0 or C1 control in the ground state; `at` is noted in {@link began} when it starts a sequence. */
   control(c: number, at?: number): void {
@@ -62,8 +75,10 @@ export class Controls {
           if (c === 0x5b) this.beginCsi();
           else if (c === 0x5d || c === 0x50 || c === 0x58 || c === 0x5e || c === 0x5f) this.seq = Seq.Str;
           else if (c >= 0x20 && c <= 0x2f) this.seq = Seq.EscapeIntermediate;
-          else if (c >= 0x30 && c <= 0x7e) this.seq = Seq.Ground;
-          else if (c === 0x1b) break;
+          else if (c >= 0x30 && c <= 0x7e) {
+            this.seq = Seq.Ground;
+            this.line.escape?.(c);
+          } else if (c === 0x1b) break;
           else if (c < 0x20) this.control(c);
           else this.seq = Seq.Ground; // ESC before a non-ASCII character: the ESC is ignored
           if (this.seq === Seq.Ground && c >= 0x80) return i;
@@ -114,6 +129,7 @@ export class Controls {
 
   /** A complete CSI without private marker or intermediates: apply the ones that edit a line. */
   private csi(final: number): void {
+    if (this.line.rowCsi?.(final, this.params)) return;
     const semi = this.params.indexOf(";");
     const first = semi < 0 ? this.params : this.params.slice(0, semi);
     const p = first === "" ? 0 : Math.min(Number.parseInt(first, 10) || 0, this.line.max);

@@ -42,6 +42,11 @@ const R = {
   typed: r(40),
   heredoc: r(20, "abcdefghijklmnopqrstuvwxyz"),
   assembled: [r(10), r(26)],
+  backspaced: [r(10), r(26)],
+  readlineDch: [r(10), r(26)],
+  readlineIch: [r(10), r(26)],
+  positioned: [r(10), r(26)],
+  saved: [r(10), r(26)],
   curlLong: r(18),
   long: r(36),
   envParen: r(20),
@@ -136,17 +141,58 @@ export const PLANTS: readonly Plant[] = [
     secrets: [R.assembled.join("")],
     argv: ["sh", "-c", 'printf \'token \\033[14C%s end\\r\\033[6C%s\\n\' "$P2" "$P1"'],
     env: { P1: `ghp_${R.assembled[0]}`, P2: R.assembled[1]! },
-    // Raw bytes, and a text-view page that cuts the line before the terminal put it together.
+  },
+  {
+    id: "c2-backspaced",
+    kind: "2: a wrong tail backspaced over, the rest written on it (pipes)",
+    secrets: [R.backspaced.join("")],
+    argv: ["sh", "-c", 'printf \'key ghp_%sWRONG\\b\\b\\b\\b\\b%s\\n\' "$P1" "$P2"'],
+    env: { P1: R.backspaced[0]!, P2: R.backspaced[1]! },
+  },
+  {
+    id: "c2-readline",
+    kind: "2: readline's edits: a stray character deleted (ESC[P), one inserted (ESC[@), the tail erased (ESC[K)",
+    pty: true,
+    secrets: [R.readlineDch.join(""), R.readlineIch.join("")],
+    argv: [
+      "sh",
+      "-c",
+      // Line 1: ghp_A#B!!!, then back to # (CR, CUF 14), delete it, on past B (CUF 26) and erase !!!.
+      'printf \'ghp_%s#%s!!!\\r\\033[14C\\033[P\\033[26C\\033[K\\n\' "$A1" "$B1"; ' +
+        // Line 2: ghp_A without its last character, then B; back to that place, a blank inserted and the character written.
+        'printf \'ghp_%s%s\\r\\033[13C\\033[@%s\\n\' "$A2" "$B2" "$C2"',
+    ],
+    env: {
+      A1: R.readlineDch[0]!,
+      B1: R.readlineDch[1]!,
+      A2: R.readlineIch[0]!.slice(0, 9),
+      B2: R.readlineIch[1]!,
+      C2: R.readlineIch[0]!.slice(9),
+    },
+  },
+  {
+    id: "c2-positioned",
+    kind: "2: absolute positions (ESC[row;colH), the second half written first; a saved cursor (ESC 7, ESC 8)",
+    pty: true,
+    secrets: [R.positioned.join(""), R.saved.join("")],
+    argv: [
+      "sh",
+      "-c",
+      'printf \'\\033[2J\\033[5;24H%s\\033[5;10Hghp_%s\\033[7;1H\' "$B1" "$A1"; ' +
+        'printf \'key \\0337%14s%s\\0338ghp_%s\\n\' "" "$B2" "$A2"',
+    ],
+    env: { A1: R.positioned[0]!, B1: R.positioned[1]!, A2: R.saved[0]!, B2: R.saved[1]! },
+    // The text view keeps one line and drops moves to other rows (and the saved cursor): its readers
+    // show the pieces inline, apart. Raw reads, exports and the screen view do not leak.
     knownLeaks: [
-      "cat c2-assembled --view raw",
-      "export c2-assembled",
-      "export c2-assembled --format asciicast-v3",
-      'read_output {"encoding":"base64"}',
-      'read_output {"max_bytes":37}',
-      'read_output {"max_bytes":500}',
-      'read_output {"view":"text","max_bytes":37}',
-      "read_output {}",
-      "wait_output",
+      "cat c2-positioned",
+      "grep",
+      "last_failure",
+      "prompt summarize-session",
+      "prompt why-did-it-fail",
+      "read_text text",
+      "tail",
+      "why",
     ],
   },
   {

@@ -1,0 +1,75 @@
+/**
+ * Secrets the terminal assembles (issue 38, class 2), masked in raw bytes. A token written in
+ * pieces that the screen puts together (the second half first, the first put before it after `\r`
+ * or a cursor move; backspaces, readline's edits, `ESC[row;colH`) is in no piece long enough for a
+ * rule, so masking the bytes (../secrets/mask-bytes.ts) misses it, and a replay of the raw read (a
+ * terminal, an asciicast player) would draw it whole. Here the bytes are replayed onto a grid that
+ * knows which bytes drew each cell (../views/drawn-by.ts), each row the edits touched is masked as
+ * text, and every byte that drew a masked cell becomes `*`: the same length, so every offset holds.
+ *
+ * Bytes that cannot draw out of order (no CR but before LF, no BS, no cursor move or erase) skip
+ * all of it after a few native scans: plain and coloured output cost next to nothing.
+ */
+import { drawnBy, mayAssemble } from "../views/drawn-by.ts";
+import type { Redactor } from "../secrets/redactor.ts";
+
+/** The size asciinema assumes when a session does not say. */
+const DEFAULT_ROWS = 24;
+const MASK_BYTE = 0x2a;
+const MASK_CHAR = "*";
+
+export interface AssembledInput {
+  /** One channel's bytes as recorded (the window with the context read around it). */
+  readonly bytes: Uint8Array;
+  /** The same bytes after the raw masking: what is replayed, and added to (never changed: a copy is returned). */
+  readonly masked: Uint8Array;
+  /** The window's part of `bytes`, `[start, end)`: only its newly masked secrets are counted. */
+  readonly window: { readonly start: number; readonly end: number };
+  /** `bytes` begin the session's output (a clear screen, the cursor at the top). */
+  readonly fresh: boolean;
+}
+
+/**
+ * `input.masked` with the bytes behind every secret the screen shows assembled turned into `*`
+ * (a copy when any was; else `input.masked` itself), and how many such secrets had a newly masked
+ * byte in the window.
+ */
+export function maskAssembled(redactor: Redactor, input: AssembledInput): { bytes: Uint8Array; count: number } {
+  const { bytes, window } = input;
+  if (!redactor.enabled || !mayAssemble(bytes)) return { bytes: input.masked, count: 0 };
+  let out: Uint8Array | undefined;
+  let count = 0;
+  // The replay is of the bytes as the raw masking left them: what a replay of the raw read would
+  // draw. A secret found there already reads `*` (never counted twice), and what overwrites one in
+  // passing (`\r` and a status over a token) does not join it into a longer mask.
+  drawnBy(input.masked, { rows: redactor.rows ?? DEFAULT_ROWS, fresh: input.fresh }, (text, from, to) => {
+    const masked = redactor.text(text);
+    if (masked.count === 0) return;
+    for (const [a, b] of newlyMasked(text, masked.text)) {
+      let inWindow = false;
+      for (let cell = a; cell < b; cell++) {
+        for (let k = from[cell]!; k >= 0 && k < to[cell]!; k++) {
+          out ??= Uint8Array.from(input.masked);
+          if (out[k] === MASK_BYTE) continue;
+          out[k] = MASK_BYTE;
+          if (k >= window.start && k < window.end) inWindow = true;
+        }
+      }
+      if (inWindow) count++;
+    }
+  });
+  return { bytes: out ?? input.masked, count };
+}
+
+/** The runs `[a, b)` of cells that masking turned into `*` (a mask keeps the text's length). */
+function* newlyMasked(text: string, masked: string): Generator<[number, number]> {
+  for (let i = 0; i < masked.length; ) {
+    if (masked[i] !== MASK_CHAR || text[i] === MASK_CHAR) {
+      i++;
+      continue;
+    }
+    const a = i;
+    while (i < masked.length && masked[i] === MASK_CHAR && text[i] !== MASK_CHAR) i++;
+    yield [a, i];
+  }
+}

@@ -1,0 +1,430 @@
+/**
+ * Which bytes drew what a terminal shows: output replayed onto a grid of rows whose every cell
+ * remembers the bytes that drew it. A secret written in pieces that the terminal puts together
+ * (the second half first after a cursor move, re-printed after `\r`, fixed up with backspaces or
+ * readline's edits, placed with `ESC[row;colH`) is whole only on the screen; masking the screen's
+ * text and turning the bytes behind each masked cell into `*` masks it in the raw bytes too.
+ *
+ * The controls are parsed as the text view parses them (./_controls.ts); the grid adds what moves
+ * between rows (CUP, HVP, VPA, CUU, CUD, CNL, CPL, ED, IND, NEL, RI, saved cursors). Rows are not
+ * wrapped at the terminal's width: a long line is one row, so a secret the terminal wraps stays
+ * whole. LF also goes to column 0, as the text view reads it (a PTY writes CR LF anyway).
+ *
+ * Only rows whose text is not simply their bytes in order (something was overwritten, erased,
+ * deleted, inserted or skipped over) are shown to the caller: the others the raw masking sees
+ * whole already. A row is shown before an edit destroys what it held (an overwrite begins, an
+ * erase) and when it leaves the screen or the bytes end, once for each text it had.
+ */
+import { Controls, Seq, type ControlTarget } from "./_controls.ts";
+
+/**
+ * An edited row: its text (one UTF-16 unit a cell) and, for cell i, the bytes `[from[i], to[i])`
+ * of the input that drew it (`from[i]` -1: a blank no byte drew). The arrays are the row's own:
+ * read them during the call.
+ */
+export type RowLook = (text: string, from: readonly number[], to: readonly number[]) => void;
+
+export interface DrawnByOptions {
+  /** The terminal's height in rows (meta.json's `rows`): absolute positions count from its top. */
+  readonly rows: number;
+  /**
+   * The bytes are a session's first (a clear screen, the cursor at the top); otherwise they begin
+   * somewhere in the middle, where the screen is most likely full and the cursor on its last row.
+   */
+  readonly fresh: boolean;
+}
+
+/** Cells kept per row: a cursor sent far to the right costs no more than this. */
+const MAX_COLS = 1 << 14;
+const LF = 0x0a;
+const SPACE = 0x20;
+
+/**
+ * Whether `bytes` may hold anything that draws out of order (BS, CR not before LF, a CSI that moves
+ * the cursor or edits, ESC 7/8/D/E/M/c): when not, their text is their bytes in order and the grid
+ * has nothing to add. Plain output (CR LF line ends and colours included) costs one quick pass.
+ */
+export function mayAssemble(bytes: Uint8Array): boolean {
+  // Output with none of the four bytes (a pipe's plain lines) is told by native searches alone.
+  if (bytes.indexOf(0x1b) < 0 && bytes.indexOf(0x0d) < 0 && bytes.indexOf(0x08) < 0 && bytes.indexOf(0x9b) < 0) return false;
+  // Then one pass with tables: far cheaper than a native search per CR or ESC of a PTY's coloured lines.
+  const n = bytes.length;
+  for (let i = 0; i < n; i++) {
+    const kind = CANDIDATE[bytes[i]!]!;
+    if (kind === 0) continue;
+    if (kind === CR) {
+      if (bytes[i + 1] !== LF) return true;
+    } else if (kind === ESC) {
+      if (bytes[i + 1] !== 0x5b) {
+        if (ESC_FINAL[bytes[i + 1] ?? 0] === 1) return true;
+        continue;
+      }
+      let j = i + 2;
+      while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
+      if (CSI_FINAL[bytes[j] ?? 0] === 1) return true;
+      i = j;
+    } else if (kind === BS || bytes[i - 1] === 0xc2) return true;
+  }
+  return false;
+}
+
+const [BS, CR, ESC, C1_CSI] = [1, 2, 3, 4];
+const table = (entries: ReadonlyArray<readonly [number, number]>): Uint8Array => {
+  const t = new Uint8Array(256);
+  for (const [byte, value] of entries) t[byte] = value;
+  return t;
+};
+/** The bytes {@link mayAssemble} looks at twice: BS, CR, ESC, and 0x9b (CSI as C2 9B). */
+const CANDIDATE = table([
+  [0x08, BS],
+  [0x0d, CR],
+  [0x1b, ESC],
+  [0x9b, C1_CSI],
+]);
+/** @ A-H J K P X ` a d f s u: the CSIs that move the cursor or edit what is drawn. */
+const CSI_FINAL = table([..."@ABCDEFGHJKPX`adfsu"].map((c) => [c.charCodeAt(0), 1] as const));
+/** ESC 7, 8, D, E, M, c: save and restore the cursor, index, next line, reverse index, reset. */
+const ESC_FINAL = table([..."78DEMc"].map((c) => [c.charCodeAt(0), 1] as const));
+
+/** Replays `bytes` onto a grid of `options.rows` rows; `look` is called with each edited row's texts. */
+export function drawnBy(bytes: Uint8Array, options: DrawnByOptions, look: RowLook): void {
+  const { text, from, to } = decode(bytes);
+  const grid = new Grid(Math.max(1, options.rows), options.fresh, look, bytes);
+  const controls = new Controls(grid);
+  const n = text.length;
+  for (let i = 0; i < n; ) {
+    if (controls.seq !== Seq.Ground) {
+      i = controls.sequence(text, i, n);
+      continue;
+    }
+    const c = text.charCodeAt(i);
+    if (c >= 0x20 ? c < 0x7f || c > 0x9f : false) grid.put(c, from[i]!, to[i]!);
+    else if (c === 0x09) grid.tab();
+    else if (c === LF) grid.lineFeed(true);
+    else controls.control(c);
+    i++;
+  }
+  grid.end();
+}
+
+/**
+ * `bytes` as UTF-16 text and, for each unit, the bytes of the character it came from (a surrogate
+ * pair's two units share theirs). Malformed UTF-8 becomes U+FFFD, one for each maximal bad part.
+ */
+function decode(bytes: Uint8Array): { text: string; from: Int32Array; to: Int32Array } {
+  const n = bytes.length;
+  const units = new Uint16Array(n);
+  const from = new Int32Array(n);
+  const to = new Int32Array(n);
+  let k = 0;
+  for (let i = 0; i < n; ) {
+    const { cp, len } = codePointAt(bytes, i);
+    if (cp > 0xffff) {
+      units[k] = 0xd800 + ((cp - 0x10000) >> 10);
+      from[k] = i;
+      to[k++] = i + len;
+      units[k] = 0xdc00 + ((cp - 0x10000) & 0x3ff);
+    } else units[k] = cp;
+    from[k] = i;
+    to[k++] = i + len;
+    i += len;
+  }
+  const text = new TextDecoder("utf-16le").decode(units.subarray(0, k));
+  return { text, from: from.subarray(0, k), to: to.subarray(0, k) };
+}
+
+/** The character at `bytes[i]` and its length (U+FFFD for a malformed part). */
+function codePointAt(bytes: Uint8Array, i: number): { cp: number; len: number } {
+  const b = bytes[i]!;
+  if (b < 0x80) return { cp: b, len: 1 };
+  let need: number;
+  let cp: number;
+  let lo = 0x80;
+  let hi = 0xbf;
+  if (b >= 0xc2 && b <= 0xdf) [need, cp] = [1, b & 0x1f];
+  else if (b >= 0xe0 && b <= 0xef) {
+    [need, cp] = [2, b & 0x0f];
+    if (b === 0xe0) lo = 0xa0;
+    if (b === 0xed) hi = 0x9f;
+  } else if (b >= 0xf0 && b <= 0xf4) {
+    [need, cp] = [3, b & 0x07];
+    if (b === 0xf0) lo = 0x90;
+    if (b === 0xf4) hi = 0x8f;
+  } else return { cp: 0xfffd, len: 1 };
+  for (let j = 1; j <= need; j++) {
+    const c = bytes[i + j];
+    if (c === undefined || c < lo || c > hi) return { cp: 0xfffd, len: j };
+    cp = (cp << 6) | (c & 0x3f);
+    [lo, hi] = [0x80, 0xbf];
+  }
+  return { cp, len: need + 1 };
+}
+
+/** One row of cells. */
+class Row {
+  readonly codes: number[] = [];
+  readonly from: number[] = [];
+  readonly to: number[] = [];
+  /** Its text is no longer its bytes in order. */
+  edited = false;
+  /** Changed since it was last shown. */
+  dirty = false;
+  /** The text it was last shown with. */
+  shown = "";
+
+  /** Blanks up to column `col` (exclusive), drawn by no byte. */
+  padTo(col: number): void {
+    while (this.codes.length < col) {
+      this.codes.push(SPACE);
+      this.from.push(-1);
+      this.to.push(-1);
+    }
+  }
+
+  text(): string {
+    let s = "";
+    for (let i = 0; i < this.codes.length; i += 4096) s += String.fromCharCode(...this.codes.slice(i, i + 4096));
+    return s;
+  }
+}
+
+/** The screen: `height` rows, the cursor on one of them; rows that scroll off are shown and dropped. */
+class Grid implements ControlTarget {
+  col = 0;
+  readonly max = MAX_COLS;
+  private row: number;
+  private screen: Row[];
+  private saved = { row: 0, col: 0 };
+  /** The next overwrite begins a run of text: the row is shown before it. */
+  private runStart = true;
+
+  constructor(
+    private readonly height: number,
+    fresh: boolean,
+    private readonly look: RowLook,
+    private readonly bytes: Uint8Array,
+  ) {
+    this.screen = Array.from({ length: height }, () => new Row());
+    this.row = fresh ? 0 : height - 1;
+  }
+
+  private get current(): Row {
+    return this.screen[this.row]!;
+  }
+
+  /**
+   * Shows `row` to the caller if it was edited and has changed since, and its cells are not what
+   * the raw masking sees anyway (a progress line redrawn whole: each cell drawn by the byte after
+   * the last, or with only escape sequences between them).
+   */
+  private show(row: Row): void {
+    if (!row.edited || !row.dirty) return;
+    row.dirty = false;
+    if (inByteOrder(row, this.bytes)) return;
+    const text = row.text();
+    if (text === row.shown) return;
+    row.shown = text;
+    this.look(text, row.from, row.to);
+  }
+
+  put(code: number, from: number, to: number): void {
+    const r = this.current;
+    const { col } = this;
+    if (col >= MAX_COLS) return;
+    if (col < r.codes.length) {
+      if (this.runStart && r.from[col]! >= 0) this.show(r);
+      r.edited = true;
+      r.codes[col] = code;
+      r.from[col] = from;
+      r.to[col] = to;
+    } else {
+      if (col > r.codes.length) {
+        r.padTo(col);
+        r.edited = true;
+      }
+      r.codes.push(code);
+      r.from.push(from);
+      r.to.push(to);
+    }
+    r.dirty = true;
+    this.runStart = false;
+    this.col = col + 1;
+  }
+
+  /** TAB: to the next stop of 8; past the row's end it reads as blanks, as the text's TAB would. */
+  tab(): void {
+    const next = Math.min(MAX_COLS, (Math.floor(this.col / 8) + 1) * 8);
+    const r = this.current;
+    if (this.col >= r.codes.length) r.padTo(next);
+    this.moveTo(next);
+  }
+
+  /** LF (to column 0, as the text view reads it), IND and NEL: down a row, scrolling at the bottom. */
+  lineFeed(home: boolean): void {
+    if (home) this.col = 0;
+    this.runStart = true;
+    if (this.row < this.height - 1) this.row++;
+    else {
+      this.show(this.screen.shift()!);
+      this.screen.push(new Row());
+    }
+  }
+
+  moveTo(col: number): void {
+    this.col = Math.max(0, Math.min(col, MAX_COLS));
+    this.runStart = true;
+  }
+
+  private toRow(row: number): void {
+    this.row = Math.max(0, Math.min(row, this.height - 1));
+    this.runStart = true;
+  }
+
+  eraseInLine(mode: number): void {
+    this.runStart = true;
+    const r = this.current;
+    const { col } = this;
+    if (mode === 0) this.cut(r, col, r.codes.length, true);
+    else if (mode === 1) this.cut(r, 0, Math.min(col + 1, r.codes.length), false);
+    else if (mode === 2) this.cut(r, 0, r.codes.length, true);
+  }
+
+  eraseChars(n: number): void {
+    this.runStart = true;
+    this.cut(this.current, this.col, Math.min(this.col + n, this.current.codes.length), false);
+  }
+
+  deleteChars(n: number): void {
+    this.runStart = true;
+    const r = this.current;
+    if (this.col >= r.codes.length) return;
+    this.show(r);
+    for (const cells of [r.codes, r.from, r.to]) cells.splice(this.col, n);
+    r.edited = r.dirty = true;
+  }
+
+  insertBlanks(n: number): void {
+    this.runStart = true;
+    const r = this.current;
+    if (this.col >= r.codes.length) return;
+    const k = Math.min(n, MAX_COLS - this.col);
+    r.codes.splice(this.col, 0, ...new Array<number>(k).fill(SPACE));
+    for (const cells of [r.from, r.to]) cells.splice(this.col, 0, ...new Array<number>(k).fill(-1));
+    for (const cells of [r.codes, r.from, r.to]) cells.length = Math.min(cells.length, MAX_COLS);
+    r.edited = r.dirty = true;
+  }
+
+  /** Cells `[a, b)` of `r` erased: removed when they end the row (`drop`), else blanked. Shown first. */
+  private cut(r: Row, a: number, b: number, drop: boolean): void {
+    if (a >= b) return;
+    this.show(r);
+    if (drop && b === r.codes.length) for (const cells of [r.codes, r.from, r.to]) cells.length = a;
+    else
+      for (let i = a; i < b; i++) {
+        r.codes[i] = SPACE;
+        r.from[i] = r.to[i] = -1;
+      }
+    r.edited = r.dirty = true;
+  }
+
+  /** Rows `[a, b)` of the screen cleared, each shown first. */
+  private clearRows(a: number, b: number): void {
+    for (let i = Math.max(0, a); i < Math.min(b, this.height); i++) {
+      const r = this.screen[i]!;
+      if (r.codes.length === 0) continue;
+      this.cut(r, 0, r.codes.length, true);
+    }
+  }
+
+  /** CSIs that move between rows, ED, and the saved cursor; the line edits are left to the controls. */
+  rowCsi(final: number, params: string): boolean {
+    const [p1 = 0, p2 = 0] = params.split(";").map((p) => Number.parseInt(p, 10) || 0);
+    const n = Math.max(1, p1);
+    switch (final) {
+      case 0x48: // H: CUP
+      case 0x66: // f: HVP
+        this.toRow(n - 1);
+        this.moveTo(Math.max(1, p2) - 1);
+        return true;
+      case 0x64: // d: VPA
+        this.toRow(n - 1);
+        return true;
+      case 0x41: // A: CUU
+        this.toRow(this.row - n);
+        return true;
+      case 0x42: // B: CUD
+        this.toRow(this.row + n);
+        return true;
+      case 0x45: // E: CNL
+      case 0x46: // F: CPL
+        this.toRow(this.row + (final === 0x45 ? n : -n));
+        this.moveTo(0);
+        return true;
+      case 0x4a: // J: ED (3 clears only the scrollback)
+        if (p1 === 0 || p1 === 2) this.clearRows(this.row + 1, this.height);
+        if (p1 === 1 || p1 === 2) this.clearRows(0, this.row);
+        if (p1 <= 2) this.eraseInLine(p1);
+        return true;
+      case 0x73: // s: SCOSC
+      case 0x75: // u: SCORC
+        if (params !== "") return false;
+        this.escape(final === 0x73 ? 0x37 : 0x38);
+        return true;
+    }
+    return false;
+  }
+
+  /** ESC 7/8 (save, restore the cursor), D (IND), E (NEL), M (RI), c (RIS). */
+  escape(final: number): void {
+    if (final === 0x37) this.saved = { row: this.row, col: this.col };
+    else if (final === 0x38) {
+      this.toRow(this.saved.row);
+      this.moveTo(this.saved.col);
+    } else if (final === 0x44 || final === 0x45) this.lineFeed(final === 0x45);
+    else if (final === 0x4d) this.reverseIndex();
+    else if (final === 0x63) {
+      this.clearRows(0, this.height);
+      this.toRow(0);
+      this.moveTo(0);
+    }
+  }
+
+  /** RI: up a row; at the top the screen scrolls down and its last row leaves. */
+  private reverseIndex(): void {
+    if (this.row > 0) return this.toRow(this.row - 1);
+    this.runStart = true;
+    this.show(this.screen.pop()!);
+    this.screen.unshift(new Row());
+  }
+
+  /** The bytes ended: every row still on the screen is shown. */
+  end(): void {
+    for (const r of this.screen) this.show(r);
+  }
+}
+
+/** Each cell of `row` drawn by the bytes right after the last cell's, or after only CSIs and two-byte ESCs. */
+function inByteOrder(row: Row, bytes: Uint8Array): boolean {
+  const { from, to } = row;
+  for (let i = 1; i < from.length; i++) {
+    const [a, b] = [to[i - 1]!, from[i]!];
+    if (a < 0 || b < a) return false;
+    if (b > a && !onlySequences(bytes, a, b)) return false;
+  }
+  return from.length === 0 || from[0]! >= 0;
+}
+
+/** `bytes[a, b)` is only CSIs and two-byte ESC sequences: raw masking reads past them (an OSC it does not). */
+function onlySequences(bytes: Uint8Array, a: number, b: number): boolean {
+  let j = a;
+  while (j < b) {
+    if (bytes[j] !== 0x1b || bytes[j + 1] === 0x5d || bytes[j + 1] === 0x50) return false;
+    if (bytes[j + 1] !== 0x5b) j += 2;
+    else {
+      j += 2;
+      while (j < b && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
+      j++;
+    }
+  }
+  return j === b;
+}

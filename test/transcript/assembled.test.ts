@@ -1,0 +1,89 @@
+/**
+ * A secret the terminal assembles, masked in raw windows (src/transcript/assembled.ts through
+ * maskBetween): every byte that drew a masked cell becomes `*`, lengths stay, each secret counts
+ * once and only in the window that shows a byte of it, and a secret split across the window's edge
+ * is masked on both sides.
+ */
+import { describe, expect, test } from "bun:test";
+import type { SessionMeta } from "../../src/core/store.ts";
+import { maskBetween, redactorFor } from "../../src/transcript/masking.ts";
+import type { OutputSlice } from "../../src/core/store.ts";
+import { randomText } from "../helpers/secrets.ts";
+
+const r = randomText(3802);
+const [FIRST, SECOND] = [`ghp_${r(10)}`, r(26)];
+const redactor = redactorFor({ session_id: "assembled", started_at: "2026-01-01T00:00:00Z", rows: 24 } as unknown as SessionMeta);
+
+/** `text` as pty slices of at most `size` bytes from `offset`. */
+function slices(text: string, offset = 0, size = 1 << 20): OutputSlice[] {
+  const bytes = new TextEncoder().encode(text);
+  const out: OutputSlice[] = [];
+  for (let at = 0; at < bytes.length; at += size) {
+    const part = bytes.subarray(at, at + size);
+    out.push({ channel: "pty", start: offset + at, end: offset + at + part.length, timestamp: "", bytes: part });
+  }
+  return out;
+}
+
+const textOf = (list: readonly OutputSlice[]) => list.map((s) => new TextDecoder().decode(s.bytes)).join("");
+
+/** The recording `text` read as windows `[lo, hi)` with all the rest as context. */
+function read(text: string, lo: number, hi: number): { text: string; count: number } {
+  const all = slices(text, 0, 1);
+  const masked = maskBetween(
+    redactor,
+    all.filter((s) => s.end <= lo),
+    all.filter((s) => s.start >= lo && s.end <= hi),
+    all.filter((s) => s.start >= hi),
+  );
+  return { text: textOf(masked.slices), count: masked.count };
+}
+
+describe("secrets the terminal assembles, in raw windows", () => {
+  const line = `token \x1b[14C${SECOND} end\r\x1b[6C${FIRST}\n`;
+
+  test("the second half first, the first put before it after CR: both pieces masked, counted once", () => {
+    const whole = read(line, 0, line.length);
+    expect(whole.text).toBe(`token \x1b[14C${"*".repeat(SECOND.length)} end\r\x1b[6C${"*".repeat(FIRST.length)}\n`);
+    expect(whole.text.length).toBe(line.length);
+    expect(whole.count).toBe(1);
+  });
+
+  test("a window cut through either piece masks its part, and counts it once", () => {
+    // SECOND is bytes [11, 37), FIRST [46, 60).
+    for (const cut of [20, 30, 50, 55]) {
+      const left = read(line, 0, cut);
+      const right = read(line, cut, line.length);
+      expect(left.text + right.text).toBe(read(line, 0, line.length).text);
+      expect([left.count, right.count]).toEqual([1, 1]);
+    }
+  });
+
+  test("a window that holds no byte of it shows and counts nothing of it", () => {
+    const text = `${line}after\n`;
+    const at = text.indexOf("after");
+    expect(read(text, at, text.length)).toEqual({ text: "after\n", count: 0 });
+  });
+
+  test("a secret the raw masking finds whole is not counted again, nor what overwrites it", () => {
+    const plain = `${FIRST}${SECOND}\rdone\x1b[K\n`;
+    expect(read(plain, 0, plain.length)).toEqual({ text: `${"*".repeat(40)}\rdone\x1b[K\n`, count: 1 });
+  });
+
+  test("backspaces and absolute positions", () => {
+    const bs = `key ${FIRST}WRONG\b\b\b\b\b${SECOND}\n`;
+    expect(read(bs, 0, bs.length)).toEqual({
+      text: `key ${"*".repeat(FIRST.length)}WRONG\b\b\b\b\b${"*".repeat(SECOND.length)}\n`,
+      count: 1,
+    });
+    const cup = `\x1b[5;24H${SECOND}\x1b[5;10H${FIRST}\n`;
+    expect(read(cup, 0, cup.length).count).toBe(1);
+    expect(read(cup, 0, cup.length).text).not.toContain(SECOND.slice(0, 12));
+  });
+
+  test("masking turned off leaves the bytes as recorded", () => {
+    const off = redactorFor(undefined);
+    const all = slices(line);
+    expect(textOf(maskBetween(off, [], all, []).slices)).toBe(line);
+  });
+});
