@@ -10,7 +10,7 @@
 import type { DerunOutputChannel } from "../core/enums.ts";
 import { ClearScan } from "../views/clear-screen.ts";
 import { FailureLines, type FailurePicks } from "../views/failure.ts";
-import { planFailurePiece, type FailureStep } from "../views/failure-scan.ts";
+import { planFailurePiece } from "../views/failure-scan.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { chunksOf, type ByteWindow, type RecordSpans } from "../views/window.ts";
 import { LineMasking, redactorFor, type MaskedLine } from "./masking.ts";
@@ -53,9 +53,11 @@ export async function pickFailureLines(
   if (options.prefilter !== false) {
     const mine = new Map<number, number>();
     const picks = await pass(t, true, mine, options.stats, signal);
+    // The end decides too: the result first, then whether it is sure.
+    const result = picks.result();
     if (picks.sure || signal?.aborted) {
       for (const [line, n] of mine) masked?.set(line, n);
-      return picks.result();
+      return result;
     }
     if (options.stats) options.stats.redone++;
   }
@@ -94,8 +96,7 @@ async function pass(
     return masking.lines(view.write(piece.channel, piece.bytes.subarray(from, to), piece.offset + from));
   };
   /** A skip the failure view cannot take blind yet is rendered line by line until it can. */
-  const skip = (piece: Piece, step: FailureStep, count: number) => {
-    let from = step.from;
+  const skip = (piece: Piece, from: number, count: number) => {
     let left = count;
     while (left > 0 && (!picks.canSkip() || masking.inKey(piece.channel))) {
       const end = piece.bytes.indexOf(LF, from) + 1;
@@ -118,17 +119,18 @@ async function pass(
         start = end;
         return clear;
       });
-      if (prefilter && found.every((c) => c === undefined)) {
-        for (const step of planFailurePiece(piece.bytes, PLAN)) {
-          if (step.skip !== undefined) skip(piece, step, step.skip);
-          else for (const line of render(piece, step.from, step.to)) push(line);
-        }
-      } else {
-        start = 0;
-        piece.slices.forEach((end, k) => {
-          const lines = render(piece, start, end);
-          const clear = found[k];
-          start = end;
+      // Runs of slices without a clear go through the prefilter; a slice with one is viewed whole.
+      let run = 0;
+      piece.slices.forEach((end, k) => {
+        const clear = found[k];
+        if (prefilter && clear === undefined) {
+          if (k + 1 < found.length && found[k + 1] === undefined) return; // the run goes on
+          for (const step of planFailurePiece(piece.bytes.subarray(run, end), PLAN)) {
+            if (step.skip !== undefined) skip(piece, run + step.from, step.skip);
+            else for (const line of render(piece, run + step.from, run + step.to)) push(line);
+          }
+        } else {
+          const lines = render(piece, run, end);
           let i = 0;
           if (clear !== undefined) {
             // Lines ended before the clear were on the screen it cleared.
@@ -136,8 +138,9 @@ async function pass(
             picks.clear();
           }
           for (; i < lines.length; i++) push(lines[i]!);
-        });
-      }
+        }
+        run = end;
+      });
       await giveTurn();
       if (signal?.aborted) return picks;
     }

@@ -64,17 +64,20 @@ const { TABLE, AFTER_LF } = (() => {
   return { TABLE: table, AFTER_LF: (next[LF]! / 128) * 256 };
 })();
 
-/** CSI final bytes that edit the line (the text view applies them): @ C D G J K P X ` a. */
-const EDITS = new Set([0x40, 0x43, 0x44, 0x47, 0x4a, 0x4b, 0x50, 0x58, 0x60, 0x61]);
+/** A CSI's bytes by kind: 1 a parameter, 2 an intermediate, 3 a final that edits no line (not @ C D G J K P X ` a). */
+const CSI_BYTE = new Uint8Array(256);
+for (let c = 0x30; c <= 0x3f; c++) CSI_BYTE[c] = 1;
+for (let c = 0x20; c <= 0x2f; c++) CSI_BYTE[c] = 2;
+for (let c = 0x40; c <= 0x7e; c++) CSI_BYTE[c] = 3;
+for (const c of [0x40, 0x43, 0x44, 0x47, 0x4a, 0x4b, 0x50, 0x58, 0x60, 0x61]) CSI_BYTE[c] = 0;
 
 /** Where the CSI at `at` (an ESC) ends when the text view only removes it; -1 for any other sequence, or one `to` cuts. */
 function removableCsiEnd(b: Uint8Array, at: number, to: number): number {
   if (b[at + 1] !== 0x5b) return -1;
   let j = at + 2;
-  while (j < to && b[j]! >= 0x30 && b[j]! <= 0x3f) j++;
-  while (j < to && b[j]! >= 0x20 && b[j]! <= 0x2f) j++;
-  if (j >= to || b[j]! < 0x40 || b[j]! > 0x7e || EDITS.has(b[j]!)) return -1;
-  return j + 1;
+  while (j < to && CSI_BYTE[b[j]!] === 1) j++;
+  while (j < to && CSI_BYTE[b[j]!] === 2) j++;
+  return j < to && CSI_BYTE[b[j]!] === 3 ? j + 1 : -1;
 }
 
 /**
@@ -122,6 +125,14 @@ export function nextCandidate(b: Uint8Array, from: number, to: number, lfs: { n:
   }
 }
 
+/** Whether the line starting at `start` (ending at `end`) holds the same bytes as the next one (which ends before `limit`). */
+function sameLine(b: Uint8Array, start: number, end: number, limit: number): boolean {
+  const length = end - start;
+  if (end + length > limit || b[end + length - 1] !== LF) return false;
+  for (let i = 0; i < length; i++) if (b[start + i] !== b[end + i]) return false;
+  return true;
+}
+
 const isMark = (c1: number | undefined, c2: number | undefined): boolean =>
   (c1 === 0x9c && c2 !== undefined && c2 >= 0x96 && c2 <= 0x98) || (c1 === 0x97 && c2 === 0x8f);
 
@@ -152,11 +163,21 @@ export function planFailurePiece(b: Uint8Array, options: FailurePlanOptions): Fa
     for (let k = 0; k < lines; k++) end = b.indexOf(LF, end) + 1;
     return end;
   };
-  /** The start of the line `lines` lines before the line start `from`. */
-  const back = (from: number, lines: number) => {
+  /**
+   * The start of the line `lines` lines before the line start `from`, not counting a line that
+   * repeats the one after it byte for byte (the failure view would count it as a repeat, not keep
+   * it: a long run of them before a failure line or the end would leave it too little to keep),
+   * and not before `floor`; how many lines that is.
+   */
+  const back = (from: number, lines: number, floor: number): { start: number; passed: number } => {
     let start = from;
-    for (let k = 0; k < lines; k++) start = b.lastIndexOf(LF, start - 2) + 1;
-    return start;
+    let passed = 0;
+    for (let k = 0; k < lines && start > floor; passed++) {
+      const previous = b.lastIndexOf(LF, start - 2) + 1;
+      if (!sameLine(b, previous, start, from)) k++;
+      start = previous;
+    }
+    return { start, passed };
   };
   feed(0, first + 1);
   const lfs = { n: 0 };
@@ -170,14 +191,19 @@ export function planFailurePiece(b: Uint8Array, options: FailurePlanOptions): Fa
     const lineStart = at < 0 ? last : b.lastIndexOf(LF, at) + 1;
     const lineEnd = at < 0 ? b.length : b.indexOf(LF, at) + 1;
     const between = lfs.n;
-    if (between < owed + options.before + MIN_SKIP) feed(pos, lineEnd);
-    else {
+    let skipped = false;
+    if (between >= owed + options.before + MIN_SKIP) {
       const skipFrom = forward(pos, owed);
-      const skipTo = back(lineStart, options.before);
-      feed(pos, skipFrom);
-      steps.push({ from: skipFrom, to: skipTo, skip: between - owed - options.before });
-      feed(skipTo, lineEnd);
+      const before = back(lineStart, options.before, skipFrom);
+      const count = between - owed - before.passed;
+      if (count >= MIN_SKIP) {
+        feed(pos, skipFrom);
+        steps.push({ from: skipFrom, to: before.start, skip: count });
+        feed(before.start, lineEnd);
+        skipped = true;
+      }
     }
+    if (!skipped) feed(pos, lineEnd);
     if (at < 0) break;
     pos = lineEnd;
     owed = options.after;
