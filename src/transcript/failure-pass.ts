@@ -15,7 +15,8 @@ import { TextView, type TextLine } from "../views/text.ts";
 import { chunksOf, type ByteWindow, type RecordSpans } from "../views/window.ts";
 import { LineMasking, redactorFor, type MaskedLine } from "./masking.ts";
 import { giveTurn } from "./pace.ts";
-import { windowsForward, type Transcript } from "./transcript.ts";
+import { windowsThroughOneBuffer } from "./one-buffer.ts";
+import type { Transcript } from "./transcript.ts";
 
 /** Bytes given to the text view at once without the prefilter (and where a clear is looked for: its unit). */
 const SLICE = 1 << 16;
@@ -109,7 +110,8 @@ async function pass(
     number += left;
     if (stats) stats.skipped += left;
   };
-  for await (const window of windowsForward(t, t.lo, { signal })) {
+  // Each window consumed before the next is read (no line keeps its bytes): one buffer for all.
+  for await (const window of windowsThroughOneBuffer(t, { signal })) {
     for (const piece of piecesOf(window, t.spans)) {
       // Clears are looked for slice by slice, as the whole pass cuts the bytes: a clear is applied
       // after its slice's lines that ended before it, so the cut must be the same for the same answer.
