@@ -4,7 +4,7 @@
  * tsc error on a PTY, a Python traceback, an error line in the middle of a 2.4 MB log, a watch mode's
  * three runs with pipes): the answer's size in characters (the bound is 4,000) and whether it holds
  * the failure's key line; and the time of one call that finds the one error line of a 1 GB log
- * (quick mode: 64 MB) written with the store's writer.
+ * (quick mode: 64 MB) written with the store's writer, against issue 37's goal of 3 s.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -157,12 +157,13 @@ async function largeLog(ctx: BenchContext): Promise<Figure> {
       name: `last_failure: one error in ${mb}`,
       unit: "ms",
       derun: time,
-      target: `one call, answer <= ${BOUND} chars`,
-      met: chars <= BOUND,
+      // Issue 37's goal: 3 s for 1000 MB (quick mode's one cold call over 64 MB times mostly the server's first call).
+      target: `one call,${ctx.quick ? "" : " <= 3000 ms,"} answer <= ${BOUND} chars`,
+      met: chars <= BOUND && (ctx.quick || time.median <= 3000),
       ...baselineSide(samples.derun, samples.baseline),
       notes:
-        `${reps} calls, answer ${chars} chars, ${(log.bytes / 1e6 / (time.median / 1000)).toFixed(0)} MB/s (the text view ` +
-        `streamed once, every line tested)` +
+        `${reps} calls, answer ${chars} chars, ${(log.bytes / 1e6 / (time.median / 1000)).toFixed(0)} MB/s (the raw bytes ` +
+        `prefiltered for the failure rules' words, the lines around each candidate through the text view)` +
         (previous ? `; the previous build's answer ${sameAnswer ? "the same" : "DIFFERENT"}` : ""),
     };
   } finally {

@@ -4,20 +4,15 @@
  * picked laid out within a character budget: how it ended, the failure lines with their context
  * and numbers, then the last lines, then what was left out and how to read it.
  */
-import { ClearScan } from "../views/clear-screen.ts";
-import { FailureLines, lastOf, type FailurePicks, type ShownLine } from "../views/failure.ts";
-import { TextView } from "../views/text.ts";
-import { chunksOf } from "../views/window.ts";
+import { lastOf, type FailurePicks, type ShownLine } from "../views/failure.ts";
 import { durationOf } from "./failure-find.ts";
-import { LineMasking, redactedField, redactorFor } from "./masking.ts";
-import { giveTurn } from "./pace.ts";
+import { type FailurePassOptions, pickFailureLines } from "./failure-pass.ts";
+import { redactedField } from "./masking.ts";
 import { maskedFact, SEP } from "./render.ts";
 import { subjectOf, subjectText, type Subject } from "./subject.ts";
-import { windowsForward, type Transcript } from "./transcript.ts";
+import type { Transcript } from "./transcript.ts";
 
 export const FAILURE_DEFAULT_MAX_CHARS = 4000;
-/** Bytes given to the text view at once, between turns of the event loop. */
-const PIECE = 1 << 16;
 
 export type FailureReport = Subject & {
   readonly duration_ms: number | null;
@@ -41,43 +36,12 @@ export const toolReadHint: ReadHint = (t, from, count) =>
   `derun_read_text session_id="${t.sessionId}"${t.command ? ` command=${t.command.number}` : ""} view="text" from_line=${from} ` +
   `head_lines=${count}`;
 
-/**
- * Every line of the transcript's text view, masked (./masking.ts), through the failure view; clears
- * found in the same bytes. `masked` gets, for each line that had secrets, its number (as the failure
- * view numbers it) and how many, so an answer can say how many it shows.
- */
-export async function pickFailureLines(t: Transcript, signal?: AbortSignal, masked?: Map<number, number>): Promise<FailurePicks> {
-  const view = new TextView({ maxLineChars: 4096 });
-  const picks = new FailureLines();
-  const clears = new ClearScan();
-  // The lines leave the engine in the answer: masked before they are picked (masks keep lengths).
-  const masking = new LineMasking(redactorFor(t.info.meta));
-  let number = 0;
-  const push = (line: { readonly text: string; readonly redacted?: number }) => {
-    number++;
-    if (line.redacted) masked?.set(number, line.redacted);
-    picks.push(line.text);
-  };
-  for await (const window of windowsForward(t, t.lo, { signal })) {
-    for (const chunk of chunksOf(window, t.spans)) {
-      for (let at = 0; at < chunk.bytes.length; at += PIECE) {
-        const bytes = chunk.bytes.subarray(at, at + PIECE);
-        const clear = clears.push(bytes, chunk.offset + at);
-        const lines = masking.lines(view.write(chunk.channel, bytes, chunk.offset + at));
-        let i = 0;
-        if (clear !== undefined) {
-          // Lines ended before the clear were on the screen it cleared.
-          for (; i < lines.length && lines[i]!.end <= clear; i++) push(lines[i]!);
-          picks.clear();
-        }
-        for (; i < lines.length; i++) push(lines[i]!);
-        await giveTurn();
-        if (signal?.aborted) return picks.result();
-      }
-    }
-  }
-  for (const line of masking.lines(view.partials())) push(line);
-  return picks.result();
+/** The lines the picks hold (each shown line by its first number), once each. */
+function pickedLines(picks: FailurePicks): Set<number> {
+  const lines = new Set<number>();
+  for (const region of picks.regions) for (const l of region.lines) lines.add(l.line);
+  for (const l of picks.tail) lines.add(l.line);
+  return lines;
 }
 
 /** grep's marks: `N:` a failure line, `N-` another; a repeat is counted (blank lines just collapse). */
@@ -90,9 +54,10 @@ export async function failureReport(
   maxChars: number,
   readHint: ReadHint = toolReadHint,
   signal?: AbortSignal,
+  pass?: FailurePassOptions,
 ): Promise<FailureReport> {
   const masked = new Map<number, number>();
-  const picks = await pickFailureLines(t, signal, masked);
+  const picks = await pickFailureLines(t, signal, masked, pass);
   const subject = subjectOf(t);
   const facts: HeaderFacts = {
     ...subject,
@@ -101,9 +66,10 @@ export async function failureReport(
     from_line: picks.from,
     failure_lines: picks.errorLines,
   };
-  // The header's room: its count of masks is at most every mask of the lines (known once they are laid out).
+  // The header's room: its count of masks is at most every mask of the lines picked (known once
+  // they are laid out). Only those: the prefilter builds no other line, and masks none.
   let most = subject.redacted ?? 0;
-  for (const n of masked.values()) most += n;
+  for (const line of pickedLines(picks)) most += masked.get(line) ?? 0;
   const lines = layout(picks, maxChars - headerOf({ ...facts, ...redactedField(most) }).length - 1);
   const leftOut = leftOutOf(t, picks, lines.shown, readHint);
   // A line shown once for its repeats shows its first one's masks.

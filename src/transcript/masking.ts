@@ -51,6 +51,11 @@ export class LineMasking {
     return state;
   }
 
+  /** Inside a PEM key's body on `channel`: the next lines are masked whole, whatever they hold. */
+  inKey(channel: DerunOutputChannel): boolean {
+    return this.#states.get(channel)?.inKey === true;
+  }
+
   /** The line with its secrets masked and their number in `redacted` (the same object when it had none). */
   line<L extends TextLine>(line: L, present?: ReadonlySet<string>): L & MaskedLine {
     if (!this.#redactor.enabled || (line as MaskedLine).masked) return line;

@@ -163,6 +163,18 @@ const ANY_RULE_WORDS = LiteralSet.of(
   ],
   { unicodeLower: false },
 )!;
+/**
+ * What makes a line of raw bytes a candidate for the failure view's prefilter (./failure-scan.ts),
+ * looked for with colour codes removed, as the text view removes them: ANY_RULE's words, and what
+ * else could make the line's *masked* text match a rule or move the masking on. Masking writes `*`
+ * (never a letter), so it can add only ANY_RULE's `***`, and then only the rules that need no other
+ * word can match: make's (`make: *** `) and npm's ` ELIFECYCLE `. A PEM key's BEGIN line changes how
+ * the masking reads the lines after it. "\ne" is ANY_RULE's `^E\s{3}` (the first character an E).
+ */
+export const FAILURE_RAW_WORDS = LiteralSet.of([...ANY_RULE_WORDS.literals, "\ne", "\nmake", "\ngmake", "elifecycle", "-----begin"], {
+  unicodeLower: false,
+})!;
+
 /** ANY_RULE's marks (outside ASCII, so not among the literals). */
 const ANY_RULE_MARKS = /[✗✘✖×●]/;
 

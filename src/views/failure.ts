@@ -92,6 +92,14 @@ export class FailureLines {
   #previous: Segment | undefined;
   /** The last few lines (before-context), newest last; shared with the tail and regions, so a repeat counts in all. */
   #recent: ShownLine[] = [];
+  /** The last line shown is neither a failure line nor in a region: lines that repeat it change nothing kept for good. */
+  #settled = true;
+  /**
+   * Lines shown since the last skip (see {@link skip}), until there are enough that none of the
+   * lines skipped can be in what is kept (-1: no skip since they were).
+   */
+  #sinceSkip = -1;
+  #sure = true;
 
   constructor(options: FailurePickOptions = {}) {
     this.#maxRegions = options.maxRegions ?? 24;
@@ -99,8 +107,44 @@ export class FailureLines {
     this.#lineChars = options.lineChars ?? 300;
   }
 
+  /**
+   * Whether {@link skip} may stand for the lines that come next: no region takes after-context, and
+   * the last line shown is neither a failure line nor a region's (a skipped line that repeats it
+   * would have counted there).
+   */
+  canSkip(): boolean {
+    return this.#segment.open === undefined && this.#settled;
+  }
+
+  /**
+   * `count` lines that no rule matches (the prefilter found none of the rules' words in them), not
+   * looked at. They are counted; the line after them starts afresh, since whether it repeats the
+   * last of them is not known. That is the answer of the whole pass once the lines after them hold
+   * more distinct lines than the tail keeps, before a failure line, a clear or the end: else
+   * {@link sure} turns false, and the caller takes the whole pass instead.
+   */
+  skip(count: number): void {
+    if (count <= 0) return;
+    if (!this.canSkip()) this.#sure = false;
+    this.#number += count;
+    this.#recent = [];
+    this.#sinceSkip = 0;
+  }
+
+  /** Whether the lines skipped left the answer as the whole pass gives it (see {@link skip}). */
+  get sure(): boolean {
+    return this.#sure;
+  }
+
+  /** Something the lines before it decide (a failure line, a clear, the end) comes while a skip's lines may still count. */
+  #decides(): void {
+    if (this.#sinceSkip >= 0 && this.#sinceSkip <= this.#tailLines) this.#sure = false;
+  }
+
   /** The screen was cleared: the lines that follow start over. */
   clear(): void {
+    this.#decides();
+    this.#settled = true;
     if (this.#segment.tail.length > 0) this.#previous = this.#segment;
     this.#segment = segmentAt(this.#number + 1);
     this.#recent = [];
@@ -119,11 +163,15 @@ export class FailureLines {
     }
     const rule = failureRuleOf(text);
     const shown: ShownLine = rule ? { line: number, text: clipped, error: true } : { line: number, text: clipped };
-    if (rule) this.#error(s, shown, rule.before, rule.after);
-    else if (s.open) {
+    this.#settled = !rule && !s.open;
+    if (rule) {
+      this.#decides();
+      this.#error(s, shown, rule.before, rule.after);
+    } else if (s.open) {
       s.open.lines.push(shown);
       if (--s.afterLeft <= 0) s.open = undefined;
     }
+    if (this.#sinceSkip >= 0 && ++this.#sinceSkip > this.#tailLines) this.#sinceSkip = -1;
     keep(s.tail, shown, this.#tailLines);
     keep(this.#recent, shown, 4);
   }
@@ -165,6 +213,7 @@ export class FailureLines {
   }
 
   result(): FailurePicks {
+    this.#decides();
     const s = this.#segment.tail.length > 0 || !this.#previous ? this.#segment : this.#previous;
     return {
       total: this.#number,

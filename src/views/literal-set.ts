@@ -106,6 +106,16 @@ export class LiteralSet {
     }
   }
 
+  /**
+   * The automaton itself, for a scanner of raw bytes (./failure-scan.ts): `next[state + code]` is
+   * the next state (states are multiples of 128, codes folded to lower case), and `ends(state)`
+   * whether a literal ends there.
+   */
+  automaton(): { readonly next: Int32Array; readonly ends: (state: number) => boolean } {
+    const ending = this.#ending;
+    return { next: this.#next, ends: (state) => ending[state >> 7] !== 0 };
+  }
+
   /** The literals `text` holds (as `text.toLowerCase().includes(literal)` would say, for lower-case literals). */
   presentIn(text: string): Set<string> {
     const out = new Set<string>();

@@ -32,6 +32,8 @@ export interface TextLine {
 export interface TextViewOptions {
   /** Characters kept per line; beyond it a line is cut (memory stays bounded). Default 1 MiB. */
   readonly maxLineChars?: number;
+  /** Whole plain lines taken a block at a time (default true); false: every character through the state machine, as tests compare. */
+  readonly fastPath?: boolean;
 }
 
 const LF = 0x0a;
@@ -40,6 +42,14 @@ const LF = 0x0a;
  * it changes nothing the text view shows. Line edits (@ C D G J K P X ` a) are left in place.
  */
 const PLAIN_CSI = /\x1b\[[\x30-\x3f]*[\x20-\x2f]*[ABEFHIL-OQ-WYZ[-_b-~]/g;
+/**
+ * An erase to the end of the line or screen (EL 0, ED 0), as a full-screen program writes after
+ * each row: it erases nothing where the cursor is at the line's end, which it always is in lines
+ * that hold no CR but before LF (with only PLAIN_CSIs between), no BS and no other edit.
+ */
+const ERASE_TO_END = /\x1b\[0?[JK]/g;
+/** A CR that does not end its line. */
+const LONE_CR = /\r(?!\n)/;
 /** After PLAIN_CSI is gone, a control only the general path takes: C0 but TAB and LF, DEL, C1, CR not before LF. */
 const NOT_PLAIN = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)/;
 const BLOCK = 8192;
@@ -81,9 +91,11 @@ interface Pass {
 export class TextView {
   private readonly states = new Map<DerunOutputChannel, ChannelState>();
   private readonly maxLineChars: number;
+  private readonly fastPath: boolean;
 
   constructor(options: TextViewOptions = {}) {
     this.maxLineChars = options.maxLineChars ?? 1 << 20;
+    this.fastPath = options.fastPath ?? true;
   }
 
   /** One chunk of `channel` whose first byte is at `offset` of output.bin; returns the lines it completed. */
@@ -111,8 +123,9 @@ export class TextView {
     while (from <= last) {
       const cut = from + BLOCK > last ? last : s.indexOf("\n", from + BLOCK);
       const block = from === 0 && cut === s.length - 1 ? s : s.slice(from, cut + 1);
-      const text = block.indexOf("\x1b") < 0 ? block : block.replace(PLAIN_CSI, "");
-      if (NOT_PLAIN.test(text)) this.general(pass, block, 0, block.length);
+      let text = block.indexOf("\x1b") < 0 ? block : block.replace(PLAIN_CSI, "");
+      if (text.indexOf("\x1b") >= 0 && !LONE_CR.test(text)) text = text.replace(ERASE_TO_END, "");
+      if (!this.fastPath || NOT_PLAIN.test(text)) this.general(pass, block, 0, block.length);
       else this.plain(pass, text);
       from = cut + 1;
     }
@@ -143,8 +156,9 @@ export class TextView {
     let from = 0;
     for (let lf = t.indexOf("\n"); lf >= 0; lf = t.indexOf("\n", from)) {
       const to = lf > from && t.charCodeAt(lf - 1) === 0x0d ? lf - 1 : lf;
-      // A whole line inside the chunk needs no editing: take the slice as it is.
-      if (line.text.length === 0 && to - from <= this.maxLineChars) this.endLine(pass, t.slice(from, to), false);
+      // A whole line inside the chunk needs no editing: take the slice as it is (a line begun
+      // before, cut and then erased, is still cut).
+      if (line.text.length === 0 && !line.cut && to - from <= this.maxLineChars) this.endLine(pass, t.slice(from, to), false);
       else {
         if (to > from) line.put(t.slice(from, to));
         this.endLine(pass, line.text, line.cut);
@@ -205,20 +219,19 @@ export class TextView {
  */
 function byteOf(s: string, i: number, bytes: Uint8Array): number {
   const c = s.charCodeAt(i);
+  // Counted from the end: the sequence began near it, and a chunk of colour codes holds thousands of ESCs before it.
   let k = 0;
-  for (let j = s.indexOf(s[i]!); j < i; j = s.indexOf(s[i]!, j + 1)) k++;
+  for (let j = s.indexOf(s[i]!, i + 1); j >= 0; j = s.indexOf(s[i]!, j + 1)) k++;
   if (c === 0x1b) {
-    let at = -1;
-    for (let n = 0; n <= k; n++) at = bytes.indexOf(0x1b, at + 1);
+    let at = bytes.length;
+    for (let n = 0; n <= k; n++) at = bytes.lastIndexOf(0x1b, at - 1);
     return at;
   }
-  // A lone continuation byte first decodes to c only when its lead byte came in the previous chunk.
-  if (bytes[0] === c) {
-    if (k === 0) return -1;
-    k--;
-  }
-  for (let at = bytes.indexOf(0xc2); at >= 0; at = bytes.indexOf(0xc2, at + 1)) if (bytes[at + 1] === c && k-- === 0) return at;
-  return 0;
+  // A C2 xx pair always decodes to U+00xx; when none is left, c came from a lone continuation byte
+  // first in the chunk, whose lead byte came in the previous chunk.
+  for (let at = bytes.lastIndexOf(0xc2); at >= 0; at = at > 0 ? bytes.lastIndexOf(0xc2, at - 1) : -1)
+    if (bytes[at + 1] === c && k-- === 0) return at;
+  return -1;
 }
 
 /** Every line of `chunks` (file order), the partial ones last: for small inputs and tests. */
