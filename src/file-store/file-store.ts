@@ -119,8 +119,10 @@ export class FileStore implements Store {
       const start = Math.min(Math.max(cursor, kept), index.committed);
       const end = Math.max(start, Math.min(index.committed, cursor + maxBytes));
       const slices = end > start ? readSlices(index.records, facts.dir, start, end, sessionId) : [];
+      // Only bytes read can have been trimmed under the read. Nothing read (the trim is past the
+      // committed end this look saw, which is clamped there): answered as is, or this loops for ever.
       const keptNow = end > start ? keptFrom(facts.dir, sessionId) : kept;
-      if (keptNow > start) {
+      if (end > start && keptNow > start) {
         kept = keptNow;
         continue;
       }
