@@ -103,6 +103,18 @@ export async function memory(ctx: BenchContext): Promise<Figure[]> {
     large: async () => (results.large.push(await measure(large)), 0),
     pty: async () => (results.pty.push(await measurePty(large)), 0),
   });
+  return figures(results, { small, large, reps });
+}
+
+interface Results {
+  readonly small: readonly Peaks[];
+  readonly large: readonly Peaks[];
+  readonly pty: readonly number[];
+  readonly floor: readonly number[];
+}
+
+/** The rows: the ratios of old, then each ceiling beside Bun's floor. */
+function figures(results: Results, { small, large, reps }: { small: number; large: number; reps: number }): Figure[] {
   const mb = (values: readonly number[]) => values.map((v) => v / MB);
   const floor = summarize(mb(results.floor));
   const row = (name: string, pick: (p: Peaks) => number): Figure =>
