@@ -31,6 +31,19 @@ const WORKERS = [
   path.join(ROOT, "src/plugins/windows-conpty/conpty-io.worker.ts"),
 ];
 
+/**
+ * The SDK's ajv provider, replaced in the bundle by a stub (./build/sdk-ajv-stub.ts says why): the
+ * SDK's Server is the only importer, and derun gives it a validator of its own.
+ */
+const withoutAjv: Bun.BunPlugin = {
+  name: "sdk-without-ajv",
+  setup(build) {
+    build.onResolve({ filter: /\/validation\/ajv-provider\.js$/ }, ({ importer }) =>
+      importer.includes("@modelcontextprotocol") ? { path: path.join(ROOT, "scripts/build/sdk-ajv-stub.ts") } : undefined,
+    );
+  },
+};
+
 /** Release targets: Bun's compile target and the artifact's platform suffix (bin/platforms.json, shared with npm's packages). */
 const RELEASE_TARGETS = Object.values(platforms).map(({ name, target }) => ({
   target: target as Bun.Build.CompileTarget,
@@ -54,6 +67,7 @@ async function compile(outfile: string, target?: Bun.Build.CompileTarget): Promi
     format: "esm",
     minify: true,
     sourcemap: "none",
+    plugins: [withoutAjv],
     throw: false,
   });
   if (result.success) return;

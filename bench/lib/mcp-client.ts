@@ -9,6 +9,8 @@ import { ByteCheck, type Digest } from "./files.ts";
 export interface McpSession extends AsyncDisposable {
   /** Calls a tool; throws on an error result, returns its structuredContent. */
   call(name: string, args: Record<string, unknown>): Promise<any>;
+  /** tools/list, as a client does after initialize. */
+  listTools(): Promise<unknown>;
 }
 
 export async function connectMcp(derun: string, env: Record<string, string>): Promise<McpSession> {
@@ -20,6 +22,7 @@ export async function connectMcp(derun: string, env: Record<string, string>): Pr
       if (answer.isError) throw new Error(`${name}: ${JSON.stringify(answer.content)}`);
       return answer.structuredContent;
     },
+    listTools: () => client.listTools(),
     [Symbol.asyncDispose]: () => client.close(),
   };
 }

@@ -120,8 +120,8 @@ const toolCalls = (context: ToolsContext, { signal, tasks }: HandlersOptions) =>
   };
 };
 
-/** The tools as tools/list lists them. */
-const listedTools = (tools: readonly Query<any, object>[]): McpTool[] =>
+/** The tools as tools/list lists them (./tool-list.json holds this for every query, made ahead). */
+export const listedTools = (tools: readonly Query<any, object>[]): McpTool[] =>
   tools.map((tool) => ({
     name: tool.name,
     title: tool.annotations.title,

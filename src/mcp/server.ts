@@ -14,6 +14,7 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
   SubscribeRequestSchema,
+  type Tool as McpTool,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import pkg from "../../package.json" with { type: "json" };
@@ -23,6 +24,13 @@ import type { Query } from "../core/tool.ts";
 import type { Handlers } from "./handlers.ts";
 import { TwoEraServer } from "./two-era-server.ts";
 import { TASKS_CAPABILITY, WaitTasks } from "./wait-tasks.ts";
+
+/** The Server's JSON Schema validator: derun asks a client for nothing to validate. */
+const NO_JSON_SCHEMAS = {
+  getValidator(): never {
+    throw new Error("derun mcp validates no JSON Schema (it sends no elicitation)");
+  },
+};
 
 export interface DerunServerOptions {
   readonly store: Store;
@@ -54,6 +62,9 @@ export const createDerunServer = ({ store, log, signal, tools, onFirstUse = () =
         tasks: TASKS_CAPABILITY,
       },
       taskStore: tasks.store,
+      // The SDK checks JSON Schemas only in a client's answer to an elicitation, which derun never
+      // asks for; the compiled binary leaves its ajv out (scripts/build/sdk-ajv-stub.ts).
+      jsonSchemaValidator: NO_JSON_SCHEMAS,
     },
   );
   const closed = new AbortController();
@@ -78,7 +89,13 @@ export const createDerunServer = ({ store, log, signal, tools, onFirstUse = () =
     return handlers();
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => (await handlers()).listTools());
+  // Every query's listing is made ahead (./tool-list.json): a client that lists the tools and calls
+  // none never loads ArkType and the queries (about 38 MB resident, docs/performance.md).
+  server.setRequestHandler(ListToolsRequestSchema, async () =>
+    tools === undefined
+      ? { tools: (await import("./tool-list.json")).default.tools as unknown as McpTool[] }
+      : (await handlers()).listTools(),
+  );
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => (await using()).callTool(request, extra));
   server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => (await using()).listResources(extra));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => (await handlers()).listResourceTemplates());

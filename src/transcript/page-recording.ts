@@ -5,7 +5,7 @@
  * to exactly the marker the player shows).
  */
 import { once } from "node:events";
-import { createGzip } from "node:zlib";
+import type { Gzip } from "node:zlib";
 import type { SessionInfo, Store } from "../core/store.ts";
 import { type AsciicastOptions, asciicastLines, type MaskTally } from "./asciicast.ts";
 import { type ShownCommand, shellCommands } from "./commands.ts";
@@ -48,14 +48,15 @@ export async function commandPart(store: Store, sessionId: string, selector: Com
 
 /** Gzip as the text is made, so the page never holds the whole cast uncompressed (it can be several times the output). */
 class GzipSink {
-  readonly #gzip = createGzip();
+  readonly #gzip: Gzip;
   readonly #parts: Buffer[] = [];
   readonly #ended: Promise<unknown>;
   #pending: string[] = [];
   #size = 0;
   bytes = 0;
 
-  constructor() {
+  constructor(gzip: Gzip) {
+    this.#gzip = gzip;
     this.#gzip.on("data", (part: Buffer) => this.#parts.push(part));
     this.#ended = once(this.#gzip, "end");
   }
@@ -91,7 +92,9 @@ const BATCH = 1 << 20;
 export async function pageRecording(store: Store, sessionId: string, part?: CommandPart): Promise<PageRecording> {
   const tally: MaskTally = { masked: 0 };
   const options: AsciicastOptions = { tally, onlcr: true, ...(part ? { part } : {}) };
-  const sink = new GzipSink();
+  // node:zlib on first use: loaded at start, it cost every `derun mcp` 10 MB it never uses (docs/performance.md).
+  const { createGzip } = await import("node:zlib");
+  const sink = new GzipSink(createGzip());
   const markers: number[] = [];
   let header: { command: string } | undefined;
   let ms = 0;

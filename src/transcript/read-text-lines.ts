@@ -5,7 +5,6 @@
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
 import { selectLines, type LineRange } from "../views/lines.ts";
-import { renderTranscript } from "./screen-render.ts";
 import { selectText } from "./text-select.ts";
 import type { Transcript } from "./transcript.ts";
 import { redactedField, redactorFor } from "./masking.ts";
@@ -59,6 +58,9 @@ export async function textLines(
 }
 
 export async function screenLines(t: Transcript, range: LineRange, maxChars: number): Promise<ReadTextLines> {
+  // The terminal emulator (@xterm/headless) loads with the first screen view: 10 MB resident that a
+  // server which never renders a screen does not hold (docs/performance.md).
+  const { renderTranscript } = await import("./screen-render.ts");
   const render = await renderTranscript(t);
   // Masked before the cut (a cut secret is not recognised); wrapped rows are already one line here.
   const redactor = redactorFor(t.info.meta);

@@ -27,6 +27,9 @@ export const args = {
   "state-root": STATE_ROOT_FLAG,
 } as const satisfies FlagDefs;
 
+/** The scale of the server's tier-up thresholds (Bun.unsafe.setJITPolicy): see run(). */
+const MCP_JIT_POLICY = 1000;
+
 export const usage = "[options]\n      derun mcp config [<client>] [options]   (derun mcp config --help)";
 
 /** `config` is a command of its own, handled before anything else parses. */
@@ -52,6 +55,11 @@ export async function run(flags: readonly string[], data: CommandData): Promise<
   const { values, positionals } = parseFlags(flags, { "state-root": STATE_ROOT_FLAG, "no-redact": args["no-redact"], scope: args.scope });
   const extra = positionals[0] ?? (data.command ? "--" : undefined);
   if (extra !== undefined) throw usageError(`derun mcp takes no arguments (got ${shown(extra)})`);
+  // Most of a server's code runs a few times (its start, each kind of request): compiled by the
+  // runtime's higher tiers it held 15-20 MB resident for nothing. Tier-up thresholds 1000 times
+  // higher keep it interpreted, while the loops that move bytes (search, reads) still tier up
+  // within their first megabytes: a search of 1 GiB took the same time (docs/performance.md).
+  Bun.unsafe.setJITPolicy(MCP_JIT_POLICY);
   const root = readableStateRoot(values["state-root"]);
   const scope = scopeDir(values.scope);
   // Before the server starts: a settings file that cannot be used stops it with a one-line error.
