@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { DerunError } from "../core/errors.ts";
 import { MAX_JSON_BYTES, openRegular, openRegularIfExists, readBoundedSync, writeAllSync, writeFileAtomic } from "../safe-fs/index.ts";
-import { fillFromFd, type OutputSource } from "./output-source.ts";
+import { fillFromFd, type OutputSource } from "./output-fill.ts";
 import { resolveArtifact } from "./session-paths.ts";
 
 /** Raw bytes per frame: a read decompresses at most this much more than it needs, at each end. */

@@ -8,11 +8,9 @@ import { DerunError, isDerunError } from "../core/errors.ts";
 import { openRegular } from "../safe-fs/index.ts";
 import { openCompressed } from "./compressed-output.ts";
 import { resolveArtifact } from "./session-paths.ts";
+import { fillFromFd, type OutputSource } from "./output-fill.ts";
 
-/** An open output: `buffer` filled with the bytes from `start` (throws `corrupt_session` past the end). */
-export interface OutputSource extends Disposable {
-  fill(start: number, buffer: Uint8Array): void;
-}
+export type { OutputSource } from "./output-fill.ts";
 
 /**
  * The session's output opened for reading: output.bin while it is there (a compression that
@@ -33,14 +31,4 @@ export function openOutputSource(dir: string, sessionId: string): OutputSource {
     fill: (start, buffer) => fillFromFd(fd, start, buffer, sessionId),
     [Symbol.dispose]: () => fs.closeSync(fd),
   };
-}
-
-/** `buffer` filled from the file at `fd`, from `start`. */
-export function fillFromFd(fd: number, start: number, buffer: Uint8Array, sessionId: string): void {
-  let got = 0;
-  while (got < buffer.length) {
-    const n = fs.readSync(fd, buffer, got, buffer.length - got, start + got);
-    if (n === 0) throw new DerunError("corrupt_session", `corrupt session ${sessionId}: output.bin is shorter than its index`);
-    got += n;
-  }
 }
