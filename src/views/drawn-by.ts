@@ -15,6 +15,7 @@
  * whole already. A row is shown before an edit destroys what it held (an overwrite begins, an
  * erase) and when it leaves the screen or the bytes end, once for each text it had.
  */
+import { isAscii } from "node:buffer";
 import { Controls, Seq, type ControlTarget } from "./_controls.ts";
 
 /**
@@ -32,6 +33,8 @@ export interface DrawnByOptions {
    * somewhere in the middle, where the screen is most likely full and the cursor on its last row.
    */
   readonly fresh: boolean;
+  /** Every character one at a time, decoded the long way: the reference the tests hold the fast way to. */
+  readonly slow?: boolean;
 }
 
 /** Cells kept per row: a cursor sent far to the right costs no more than this. */
@@ -83,12 +86,14 @@ const CANDIDATE = table([
 ]);
 /** @ A-H J K P X ` a d f s u: the CSIs that move the cursor or edit what is drawn. */
 const CSI_FINAL = table([..."@ABCDEFGHJKPX`adfsu"].map((c) => [c.charCodeAt(0), 1] as const));
+/** H f d A B E F J s u: the CSIs {@link Grid.rowCsi} takes. */
+const ROW_FINAL = table([..."HfdABEFJsu"].map((c) => [c.charCodeAt(0), 1] as const));
 /** ESC 7, 8, D, E, M, c: save and restore the cursor, index, next line, reverse index, reset. */
 const ESC_FINAL = table([..."78DEMc"].map((c) => [c.charCodeAt(0), 1] as const));
 
 /** Replays `bytes` onto a grid of `options.rows` rows; `look` is called with each edited row's texts. */
 export function drawnBy(bytes: Uint8Array, options: DrawnByOptions, look: RowLook): void {
-  const { text, from, to } = decode(bytes);
+  const { text, from, to } = decode(bytes, options.slow === true);
   const grid = new Grid(Math.max(1, options.rows), options.fresh, look, bytes);
   const controls = new Controls(grid);
   const n = text.length;
@@ -98,7 +103,15 @@ export function drawnBy(bytes: Uint8Array, options: DrawnByOptions, look: RowLoo
       continue;
     }
     const c = text.charCodeAt(i);
-    if (c >= 0x20 ? c < 0x7f || c > 0x9f : false) grid.put(c, from[i]!, to[i]!);
+    if (c >= 0x20 && c < 0x7f && !options.slow) {
+      // A run of printable ASCII: one byte a cell, the bytes in order, written at once.
+      let j = i + 1;
+      for (let d = c; j < n; j++) if ((d = text.charCodeAt(j)) < 0x20 || d >= 0x7f) break;
+      grid.putRun(text, i, j, from ? from[i]! : i);
+      i = j;
+      continue;
+    }
+    if (c >= 0x20 ? c < 0x7f || c > 0x9f : false) grid.put(c, from ? from[i]! : i, to ? to[i]! : i + 1);
     else if (c === 0x09) grid.tab();
     else if (c === LF) grid.lineFeed(true);
     else controls.control(c);
@@ -109,9 +122,11 @@ export function drawnBy(bytes: Uint8Array, options: DrawnByOptions, look: RowLoo
 
 /**
  * `bytes` as UTF-16 text and, for each unit, the bytes of the character it came from (a surrogate
- * pair's two units share theirs). Malformed UTF-8 becomes U+FFFD, one for each maximal bad part.
+ * pair's two units share theirs); none for ASCII, where unit i is byte i. Malformed UTF-8 becomes
+ * U+FFFD, one for each maximal bad part.
  */
-function decode(bytes: Uint8Array): { text: string; from: Int32Array; to: Int32Array } {
+function decode(bytes: Uint8Array, slow: boolean): { text: string; from?: Int32Array; to?: Int32Array } {
+  if (!slow && isAscii(bytes)) return { text: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1") };
   const n = bytes.length;
   const units = new Uint16Array(n);
   const from = new Int32Array(n);
@@ -160,11 +175,15 @@ function codePointAt(bytes: Uint8Array, i: number): { cp: number; len: number } 
   return { cp, len: need + 1 };
 }
 
-/** One row of cells. */
+/**
+ * One row of cells in typed arrays (`length` of them in use): a row is written, overwritten and
+ * checked for byte order on every redraw, and plain arrays of numbers made that most of the cost.
+ */
 class Row {
-  readonly codes: number[] = [];
-  readonly from: number[] = [];
-  readonly to: number[] = [];
+  codes = new Uint16Array(64);
+  from = new Int32Array(64);
+  to = new Int32Array(64);
+  length = 0;
   /** Its text is no longer its bytes in order. */
   edited = false;
   /** Changed since it was last shown. */
@@ -172,18 +191,42 @@ class Row {
   /** The text it was last shown with. */
   shown = "";
 
+  /** Room for `n` cells. */
+  reserve(n: number): void {
+    if (n <= this.codes.length) return;
+    const size = Math.min(Math.max(n, this.codes.length * 2), MAX_COLS + 1);
+    for (const key of ["codes", "from", "to"] as const) {
+      const bigger = new (this[key].constructor as Int32ArrayConstructor)(size);
+      bigger.set(this[key].subarray(0, this.length));
+      (this as { [k in typeof key]: Int32Array | Uint16Array })[key] = bigger;
+    }
+  }
+
   /** Blanks up to column `col` (exclusive), drawn by no byte. */
   padTo(col: number): void {
-    while (this.codes.length < col) {
-      this.codes.push(SPACE);
-      this.from.push(-1);
-      this.to.push(-1);
-    }
+    if (col <= this.length) return;
+    this.reserve(col);
+    this.blank(this.length, col);
+    this.length = col;
+  }
+
+  /** Cells `[a, b)` blank, drawn by no byte. */
+  blank(a: number, b: number): void {
+    this.codes.fill(SPACE, a, b);
+    this.from.fill(-1, a, b);
+    this.to.fill(-1, a, b);
+  }
+
+  /** Empty again, as a new row (a row that scrolled off is used for the one scrolling in). */
+  clear(): void {
+    this.length = 0;
+    this.edited = this.dirty = false;
+    this.shown = "";
   }
 
   text(): string {
     let s = "";
-    for (let i = 0; i < this.codes.length; i += 4096) s += String.fromCharCode(...this.codes.slice(i, i + 4096));
+    for (let i = 0; i < this.length; i += 4096) s += String.fromCharCode(...this.codes.subarray(i, Math.min(i + 4096, this.length)));
     return s;
   }
 }
@@ -224,38 +267,63 @@ class Grid implements ControlTarget {
     const text = row.text();
     if (text === row.shown) return;
     row.shown = text;
-    this.look(text, row.from, row.to);
+    this.look(text, Array.from(row.from.subarray(0, row.length)), Array.from(row.to.subarray(0, row.length)));
   }
 
   put(code: number, from: number, to: number): void {
     const r = this.current;
     const { col } = this;
     if (col >= MAX_COLS) return;
-    if (col < r.codes.length) {
-      if (this.runStart && r.from[col]! >= 0) this.show(r);
-      r.edited = true;
-      r.codes[col] = code;
-      r.from[col] = from;
-      r.to[col] = to;
-    } else {
-      if (col > r.codes.length) {
-        r.padTo(col);
-        r.edited = true;
-      }
-      r.codes.push(code);
-      r.from.push(from);
-      r.to.push(to);
-    }
+    this.beginPut(r, col);
+    r.reserve(col + 1);
+    r.codes[col] = code;
+    r.from[col] = from;
+    r.to[col] = to;
+    if (col === r.length) r.length++;
     r.dirty = true;
     this.runStart = false;
     this.col = col + 1;
+  }
+
+  /**
+   * Printable ASCII `text[u0, u1)`, drawn by the bytes from `byte` on, one each: what as many
+   * {@link put}s would do (the row shown before the first overwrites a drawn cell), at once.
+   */
+  putRun(text: string, u0: number, u1: number, byte: number): void {
+    const r = this.current;
+    const { col } = this;
+    if (col >= MAX_COLS) return;
+    const end = Math.min(col + u1 - u0, MAX_COLS);
+    this.beginPut(r, col);
+    r.reserve(end);
+    const { codes, from, to } = r;
+    for (let c = col, u = u0, b = byte; c < end; c++, u++, b++) {
+      codes[c] = text.charCodeAt(u);
+      from[c] = b;
+      to[c] = b + 1;
+    }
+    if (end > r.length) r.length = end;
+    r.dirty = true;
+    this.runStart = false;
+    this.col = end;
+  }
+
+  /** Before a cell is written at `col`: an overwrite edits the row (shown first if it begins a run), a gap is padded. */
+  private beginPut(r: Row, col: number): void {
+    if (col < r.length) {
+      if (this.runStart && r.from[col]! >= 0) this.show(r);
+      r.edited = true;
+    } else if (col > r.length) {
+      r.padTo(col);
+      r.edited = true;
+    }
   }
 
   /** TAB: to the next stop of 8; past the row's end it reads as blanks, as the text's TAB would. */
   tab(): void {
     const next = Math.min(MAX_COLS, (Math.floor(this.col / 8) + 1) * 8);
     const r = this.current;
-    if (this.col >= r.codes.length) r.padTo(next);
+    if (this.col >= r.length) r.padTo(next);
     this.moveTo(next);
   }
 
@@ -265,8 +333,10 @@ class Grid implements ControlTarget {
     this.runStart = true;
     if (this.row < this.height - 1) this.row++;
     else {
-      this.show(this.screen.shift()!);
-      this.screen.push(new Row());
+      const gone = this.screen.shift()!;
+      this.show(gone);
+      gone.clear();
+      this.screen.push(gone);
     }
   }
 
@@ -284,33 +354,39 @@ class Grid implements ControlTarget {
     this.runStart = true;
     const r = this.current;
     const { col } = this;
-    if (mode === 0) this.cut(r, col, r.codes.length, true);
-    else if (mode === 1) this.cut(r, 0, Math.min(col + 1, r.codes.length), false);
-    else if (mode === 2) this.cut(r, 0, r.codes.length, true);
+    if (mode === 0) this.cut(r, col, r.length, true);
+    else if (mode === 1) this.cut(r, 0, Math.min(col + 1, r.length), false);
+    else if (mode === 2) this.cut(r, 0, r.length, true);
   }
 
   eraseChars(n: number): void {
     this.runStart = true;
-    this.cut(this.current, this.col, Math.min(this.col + n, this.current.codes.length), false);
+    this.cut(this.current, this.col, Math.min(this.col + n, this.current.length), false);
   }
 
   deleteChars(n: number): void {
     this.runStart = true;
     const r = this.current;
-    if (this.col >= r.codes.length) return;
+    const { col } = this;
+    if (col >= r.length) return;
     this.show(r);
-    for (const cells of [r.codes, r.from, r.to]) cells.splice(this.col, n);
+    const gone = Math.min(n, r.length - col);
+    for (const cells of [r.codes, r.from, r.to]) cells.copyWithin(col, col + gone, r.length);
+    r.length -= gone;
     r.edited = r.dirty = true;
   }
 
   insertBlanks(n: number): void {
     this.runStart = true;
     const r = this.current;
-    if (this.col >= r.codes.length) return;
-    const k = Math.min(n, MAX_COLS - this.col);
-    r.codes.splice(this.col, 0, ...new Array<number>(k).fill(SPACE));
-    for (const cells of [r.from, r.to]) cells.splice(this.col, 0, ...new Array<number>(k).fill(-1));
-    for (const cells of [r.codes, r.from, r.to]) cells.length = Math.min(cells.length, MAX_COLS);
+    const { col } = this;
+    if (col >= r.length) return;
+    const k = Math.min(n, MAX_COLS - col);
+    const length = Math.min(r.length + k, MAX_COLS);
+    r.reserve(length);
+    for (const cells of [r.codes, r.from, r.to]) cells.copyWithin(col + k, col, length - k);
+    r.blank(col, col + k);
+    r.length = length;
     r.edited = r.dirty = true;
   }
 
@@ -318,12 +394,8 @@ class Grid implements ControlTarget {
   private cut(r: Row, a: number, b: number, drop: boolean): void {
     if (a >= b) return;
     this.show(r);
-    if (drop && b === r.codes.length) for (const cells of [r.codes, r.from, r.to]) cells.length = a;
-    else
-      for (let i = a; i < b; i++) {
-        r.codes[i] = SPACE;
-        r.from[i] = r.to[i] = -1;
-      }
+    if (drop && b === r.length) r.length = a;
+    else r.blank(a, b);
     r.edited = r.dirty = true;
   }
 
@@ -331,13 +403,15 @@ class Grid implements ControlTarget {
   private clearRows(a: number, b: number): void {
     for (let i = Math.max(0, a); i < Math.min(b, this.height); i++) {
       const r = this.screen[i]!;
-      if (r.codes.length === 0) continue;
-      this.cut(r, 0, r.codes.length, true);
+      if (r.length === 0) continue;
+      this.cut(r, 0, r.length, true);
     }
   }
 
   /** CSIs that move between rows, ED, and the saved cursor; the line edits are left to the controls. */
   rowCsi(final: number, params: string): boolean {
+    // Most CSIs are colours: their parameters are not read here.
+    if (ROW_FINAL[final] !== 1) return false;
     const [p1 = 0, p2 = 0] = params.split(";").map((p) => Number.parseInt(p, 10) || 0);
     const n = Math.max(1, p1);
     switch (final) {
@@ -393,8 +467,10 @@ class Grid implements ControlTarget {
   private reverseIndex(): void {
     if (this.row > 0) return this.toRow(this.row - 1);
     this.runStart = true;
-    this.show(this.screen.pop()!);
-    this.screen.unshift(new Row());
+    const gone = this.screen.pop()!;
+    this.show(gone);
+    gone.clear();
+    this.screen.unshift(gone);
   }
 
   /** The bytes ended: every row still on the screen is shown. */
@@ -405,13 +481,14 @@ class Grid implements ControlTarget {
 
 /** Each cell of `row` drawn by the bytes right after the last cell's, or after only CSIs and two-byte ESCs. */
 function inByteOrder(row: Row, bytes: Uint8Array): boolean {
-  const { from, to } = row;
-  for (let i = 1; i < from.length; i++) {
-    const [a, b] = [to[i - 1]!, from[i]!];
+  const { from, to, length } = row;
+  for (let i = 1; i < length; i++) {
+    const a = to[i - 1]!;
+    const b = from[i]!;
     if (a < 0 || b < a) return false;
     if (b > a && !onlySequences(bytes, a, b)) return false;
   }
-  return from.length === 0 || from[0]! >= 0;
+  return length === 0 || from[0]! >= 0;
 }
 
 /** `bytes[a, b)` is only CSIs and two-byte ESC sequences: raw masking reads past them (an OSC it does not). */
