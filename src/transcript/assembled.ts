@@ -10,7 +10,7 @@
  * Bytes that cannot draw out of order (no CR but before LF, no BS, no cursor move or erase) skip
  * all of it after a few native scans: plain and coloured output cost next to nothing.
  */
-import { drawnBy, mayAssemble } from "../views/drawn-by.ts";
+import { drawnCells, mayAssemble } from "../views/drawn-by.ts";
 import type { Redactor } from "../secrets/redactor.ts";
 
 /** The size asciinema assumes when a session does not say. */
@@ -42,7 +42,7 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): { byte
   // The replay is of the bytes as the raw masking left them: what a replay of the raw read would
   // draw. A secret found there already reads `*` (never counted twice), and what overwrites one in
   // passing (`\r` and a status over a token) does not join it into a longer mask.
-  drawnBy(input.masked, { rows: redactor.rows ?? DEFAULT_ROWS, fresh: input.fresh }, (text, from, to) => {
+  drawnCells(input.masked, { rows: redactor.rows ?? DEFAULT_ROWS, fresh: input.fresh }, (text, from, to) => {
     const masked = redactor.text(text);
     if (masked.count === 0) return;
     for (const [a, b] of newlyMasked(text, masked.text)) {

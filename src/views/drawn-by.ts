@@ -20,10 +20,15 @@ import { Controls, Seq, type ControlTarget } from "./_controls.ts";
 
 /**
  * An edited row: its text (one UTF-16 unit a cell) and, for cell i, the bytes `[from[i], to[i])`
- * of the input that drew it (`from[i]` -1: a blank no byte drew). The arrays are the row's own:
- * read them during the call.
+ * of the input that drew it (`from[i]` -1: a blank no byte drew).
  */
 export type RowLook = (text: string, from: readonly number[], to: readonly number[]) => void;
+
+/**
+ * {@link RowLook} with the row's own cells (views of its typed arrays, read them during the call):
+ * a caller that reads the cells of only a few rows copies none.
+ */
+export type CellLook = (text: string, from: Int32Array, to: Int32Array) => void;
 
 export interface DrawnByOptions {
   /** The terminal's height in rows (meta.json's `rows`): absolute positions count from its top. */
@@ -50,40 +55,37 @@ const SPACE = 0x20;
 export function mayAssemble(bytes: Uint8Array): boolean {
   // Output with none of the four bytes (a pipe's plain lines) is told by native searches alone.
   if (bytes.indexOf(0x1b) < 0 && bytes.indexOf(0x0d) < 0 && bytes.indexOf(0x08) < 0 && bytes.indexOf(0x9b) < 0) return false;
-  // Then one pass with tables: far cheaper than a native search per CR or ESC of a PTY's coloured lines.
+  // Then one pass: far cheaper than a native search per CR or ESC of a PTY's coloured lines. Most
+  // bytes are above ESC, so one comparison passes them.
   const n = bytes.length;
   for (let i = 0; i < n; i++) {
-    const kind = CANDIDATE[bytes[i]!]!;
-    if (kind === 0) continue;
-    if (kind === CR) {
-      if (bytes[i + 1] !== LF) return true;
-    } else if (kind === ESC) {
-      if (bytes[i + 1] !== 0x5b) {
-        if (ESC_FINAL[bytes[i + 1] ?? 0] === 1) return true;
+    const b = bytes[i]!;
+    if (b > 0x1b) {
+      if (b === 0x9b && bytes[i - 1] === 0xc2) return true;
+      continue;
+    }
+    if (b === 0x1b) {
+      const next = bytes[i + 1] ?? 0;
+      if (next !== 0x5b) {
+        if (ESC_FINAL[next] === 1) return true;
         continue;
       }
       let j = i + 2;
-      while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
+      for (let c = 0; j < n && (c = bytes[j]!) >= 0x20 && c <= 0x3f; ) j++;
       if (CSI_FINAL[bytes[j] ?? 0] === 1) return true;
       i = j;
-    } else if (kind === BS || bytes[i - 1] === 0xc2) return true;
+    } else if (b === 0x0d) {
+      if (bytes[i + 1] !== LF) return true;
+    } else if (b === 0x08) return true;
   }
   return false;
 }
 
-const [BS, CR, ESC, C1_CSI] = [1, 2, 3, 4];
 const table = (entries: ReadonlyArray<readonly [number, number]>): Uint8Array => {
   const t = new Uint8Array(256);
   for (const [byte, value] of entries) t[byte] = value;
   return t;
 };
-/** The bytes {@link mayAssemble} looks at twice: BS, CR, ESC, and 0x9b (CSI as C2 9B). */
-const CANDIDATE = table([
-  [0x08, BS],
-  [0x0d, CR],
-  [0x1b, ESC],
-  [0x9b, C1_CSI],
-]);
 /** @ A-H J K P X ` a d f s u: the CSIs that move the cursor or edit what is drawn. */
 const CSI_FINAL = table([..."@ABCDEFGHJKPX`adfsu"].map((c) => [c.charCodeAt(0), 1] as const));
 /** H f d A B E F J s u: the CSIs {@link Grid.rowCsi} takes. */
@@ -93,6 +95,11 @@ const ESC_FINAL = table([..."78DEMc"].map((c) => [c.charCodeAt(0), 1] as const))
 
 /** Replays `bytes` onto a grid of `options.rows` rows; `look` is called with each edited row's texts. */
 export function drawnBy(bytes: Uint8Array, options: DrawnByOptions, look: RowLook): void {
+  drawnCells(bytes, options, (text, from, to) => look(text, Array.from(from), Array.from(to)));
+}
+
+/** {@link drawnBy}, the cells handed over as they are. */
+export function drawnCells(bytes: Uint8Array, options: DrawnByOptions, look: CellLook): void {
   const { text, from, to } = decode(bytes, options.slow === true);
   const grid = new Grid(Math.max(1, options.rows), options.fresh, look, bytes);
   const controls = new Controls(grid);
@@ -107,7 +114,7 @@ export function drawnBy(bytes: Uint8Array, options: DrawnByOptions, look: RowLoo
       // A run of printable ASCII: one byte a cell, the bytes in order, written at once.
       let j = i + 1;
       for (let d = c; j < n; j++) if ((d = text.charCodeAt(j)) < 0x20 || d >= 0x7f) break;
-      grid.putRun(text, i, j, from ? from[i]! : i);
+      grid.putRun(i, j, from ? from[i]! : i);
       i = j;
       continue;
     }
@@ -226,7 +233,9 @@ class Row {
 
   text(): string {
     let s = "";
-    for (let i = 0; i < this.length; i += 4096) s += String.fromCharCode(...this.codes.subarray(i, Math.min(i + 4096, this.length)));
+    // fromCharCode keeps a lone surrogate (half a pair overwritten) where a decoder would not.
+    for (let i = 0; i < this.length; i += 4096)
+      s += String.fromCharCode.apply(null, this.codes.subarray(i, Math.min(i + 4096, this.length)) as unknown as number[]);
     return s;
   }
 }
@@ -244,7 +253,7 @@ class Grid implements ControlTarget {
   constructor(
     private readonly height: number,
     fresh: boolean,
-    private readonly look: RowLook,
+    private readonly look: CellLook,
     private readonly bytes: Uint8Array,
   ) {
     this.screen = Array.from({ length: height }, () => new Row());
@@ -267,7 +276,7 @@ class Grid implements ControlTarget {
     const text = row.text();
     if (text === row.shown) return;
     row.shown = text;
-    this.look(text, Array.from(row.from.subarray(0, row.length)), Array.from(row.to.subarray(0, row.length)));
+    this.look(text, row.from.subarray(0, row.length), row.to.subarray(0, row.length));
   }
 
   put(code: number, from: number, to: number): void {
@@ -286,19 +295,21 @@ class Grid implements ControlTarget {
   }
 
   /**
-   * Printable ASCII `text[u0, u1)`, drawn by the bytes from `byte` on, one each: what as many
+   * The printable ASCII units `[u0, u1)` of the text, drawn by the bytes from `byte` on, one each: what as many
    * {@link put}s would do (the row shown before the first overwrites a drawn cell), at once.
    */
-  putRun(text: string, u0: number, u1: number, byte: number): void {
+  putRun(u0: number, u1: number, byte: number): void {
     const r = this.current;
     const { col } = this;
     if (col >= MAX_COLS) return;
     const end = Math.min(col + u1 - u0, MAX_COLS);
     this.beginPut(r, col);
     r.reserve(end);
+    // An ASCII character's unit is its byte (a loop: a subarray and set cost more on short runs).
     const { codes, from, to } = r;
-    for (let c = col, u = u0, b = byte; c < end; c++, u++, b++) {
-      codes[c] = text.charCodeAt(u);
+    const { bytes } = this;
+    for (let c = col, b = byte; c < end; c++, b++) {
+      codes[c] = bytes[b]!;
       from[c] = b;
       to[c] = b + 1;
     }
