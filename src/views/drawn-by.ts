@@ -101,7 +101,7 @@ export function drawnBy(bytes: Uint8Array, options: DrawnByOptions, look: RowLoo
 /** {@link drawnBy}, the cells handed over as they are. */
 export function drawnCells(bytes: Uint8Array, options: DrawnByOptions, look: CellLook): void {
   const { text, from, to } = decode(bytes, options.slow === true);
-  const grid = new Grid(Math.max(1, options.rows), options.fresh, look, bytes);
+  const grid = new Grid(Math.max(1, options.rows), options.fresh, look, bytes, options.slow === true);
   const controls = new Controls(grid);
   const n = text.length;
   for (let i = 0; i < n; ) {
@@ -191,6 +191,12 @@ class Row {
   from = new Int32Array(64);
   to = new Int32Array(64);
   length = 0;
+  /**
+   * Cells `[0, chain)` are known to be drawn in byte order (each by the bytes after the last's, or
+   * after only sequences): a progress line redrawn from column 0 is known in order without a look
+   * at its cells, and one with an old tail is known not to be at the first cell after the new text.
+   */
+  chain = 0;
   /** Its text is no longer its bytes in order. */
   edited = false;
   /** Changed since it was last shown. */
@@ -226,7 +232,7 @@ class Row {
 
   /** Empty again, as a new row (a row that scrolled off is used for the one scrolling in). */
   clear(): void {
-    this.length = 0;
+    this.length = this.chain = 0;
     this.edited = this.dirty = false;
     this.shown = "";
   }
@@ -255,6 +261,8 @@ class Grid implements ControlTarget {
     fresh: boolean,
     private readonly look: CellLook,
     private readonly bytes: Uint8Array,
+    /** Rows checked for byte order cell by cell, their known prefix ignored (the tests' reference). */
+    private readonly slow: boolean,
   ) {
     this.screen = Array.from({ length: height }, () => new Row());
     this.row = fresh ? 0 : height - 1;
@@ -272,7 +280,7 @@ class Grid implements ControlTarget {
   private show(row: Row): void {
     if (!row.edited || !row.dirty) return;
     row.dirty = false;
-    if (inByteOrder(row, this.bytes)) return;
+    if (inByteOrder(row, this.bytes, this.slow ? 0 : row.chain)) return;
     const text = row.text();
     if (text === row.shown) return;
     row.shown = text;
@@ -289,6 +297,7 @@ class Grid implements ControlTarget {
     r.from[col] = from;
     r.to[col] = to;
     if (col === r.length) r.length++;
+    this.extendChain(r, col, col + 1);
     r.dirty = true;
     this.runStart = false;
     this.col = col + 1;
@@ -314,9 +323,16 @@ class Grid implements ControlTarget {
       to[c] = b + 1;
     }
     if (end > r.length) r.length = end;
+    this.extendChain(r, col, end);
     r.dirty = true;
     this.runStart = false;
     this.col = end;
+  }
+
+  /** Cells `[col, end)` of `r` were just drawn by bytes in order: the known prefix in order after it. */
+  private extendChain(r: Row, col: number, end: number): void {
+    const keep = Math.min(r.chain, col);
+    r.chain = keep === col && (col === 0 || linked(r, col, this.bytes)) ? end : keep;
   }
 
   /** Before a cell is written at `col`: an overwrite edits the row (shown first if it begins a run), a gap is padded. */
@@ -384,6 +400,7 @@ class Grid implements ControlTarget {
     const gone = Math.min(n, r.length - col);
     for (const cells of [r.codes, r.from, r.to]) cells.copyWithin(col, col + gone, r.length);
     r.length -= gone;
+    r.chain = Math.min(r.chain, col);
     r.edited = r.dirty = true;
   }
 
@@ -398,6 +415,7 @@ class Grid implements ControlTarget {
     for (const cells of [r.codes, r.from, r.to]) cells.copyWithin(col + k, col, length - k);
     r.blank(col, col + k);
     r.length = length;
+    r.chain = Math.min(r.chain, col);
     r.edited = r.dirty = true;
   }
 
@@ -407,6 +425,7 @@ class Grid implements ControlTarget {
     this.show(r);
     if (drop && b === r.length) r.length = a;
     else r.blank(a, b);
+    r.chain = Math.min(r.chain, a);
     r.edited = r.dirty = true;
   }
 
@@ -491,15 +510,20 @@ class Grid implements ControlTarget {
 }
 
 /** Each cell of `row` drawn by the bytes right after the last cell's, or after only CSIs and two-byte ESCs. */
-function inByteOrder(row: Row, bytes: Uint8Array): boolean {
-  const { from, to, length } = row;
-  for (let i = 1; i < length; i++) {
-    const a = to[i - 1]!;
-    const b = from[i]!;
-    if (a < 0 || b < a) return false;
-    if (b > a && !onlySequences(bytes, a, b)) return false;
-  }
-  return length === 0 || from[0]! >= 0;
+function inByteOrder(row: Row, bytes: Uint8Array, known: number): boolean {
+  const { from, length } = row;
+  if (length === 0) return true;
+  if (from[0]! < 0) return false;
+  for (let i = Math.max(1, known); i < length; i++) if (!linked(row, i, bytes)) return false;
+  return true;
+}
+
+/** Cell `i` of `row` drawn by the bytes right after cell `i - 1`'s, or after only CSIs and two-byte ESCs. */
+function linked(row: Row, i: number, bytes: Uint8Array): boolean {
+  const a = row.to[i - 1]!;
+  const b = row.from[i]!;
+  if (a < 0 || b < a) return false;
+  return b === a || onlySequences(bytes, a, b);
 }
 
 /** `bytes[a, b)` is only CSIs and two-byte ESC sequences: raw masking reads past them (an OSC it does not). */
