@@ -55,37 +55,40 @@ const SPACE = 0x20;
 export function mayAssemble(bytes: Uint8Array): boolean {
   // Output with none of the four bytes (a pipe's plain lines) is told by native searches alone.
   if (bytes.indexOf(0x1b) < 0 && bytes.indexOf(0x0d) < 0 && bytes.indexOf(0x08) < 0 && bytes.indexOf(0x9b) < 0) return false;
-  // Then one pass: far cheaper than a native search per CR or ESC of a PTY's coloured lines. Most
-  // bytes are above ESC, so one comparison passes them.
+  // Then one pass with tables: far cheaper than a native search per CR or ESC of a PTY's coloured lines.
   const n = bytes.length;
   for (let i = 0; i < n; i++) {
-    const b = bytes[i]!;
-    if (b > 0x1b) {
-      if (b === 0x9b && bytes[i - 1] === 0xc2) return true;
-      continue;
-    }
-    if (b === 0x1b) {
-      const next = bytes[i + 1] ?? 0;
-      if (next !== 0x5b) {
-        if (ESC_FINAL[next] === 1) return true;
+    const kind = CANDIDATE[bytes[i]!]!;
+    if (kind === 0) continue;
+    if (kind === CR) {
+      if (bytes[i + 1] !== LF) return true;
+    } else if (kind === ESC) {
+      if (bytes[i + 1] !== 0x5b) {
+        if (ESC_FINAL[bytes[i + 1] ?? 0] === 1) return true;
         continue;
       }
       let j = i + 2;
-      for (let c = 0; j < n && (c = bytes[j]!) >= 0x20 && c <= 0x3f; ) j++;
+      while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
       if (CSI_FINAL[bytes[j] ?? 0] === 1) return true;
       i = j;
-    } else if (b === 0x0d) {
-      if (bytes[i + 1] !== LF) return true;
-    } else if (b === 0x08) return true;
+    } else if (kind === BS || bytes[i - 1] === 0xc2) return true;
   }
   return false;
 }
 
+const [BS, CR, ESC, C1_CSI] = [1, 2, 3, 4];
 const table = (entries: ReadonlyArray<readonly [number, number]>): Uint8Array => {
   const t = new Uint8Array(256);
   for (const [byte, value] of entries) t[byte] = value;
   return t;
 };
+/** The bytes {@link mayAssemble} looks at twice: BS, CR, ESC, and 0x9b (CSI as C2 9B). */
+const CANDIDATE = table([
+  [0x08, BS],
+  [0x0d, CR],
+  [0x1b, ESC],
+  [0x9b, C1_CSI],
+]);
 /** @ A-H J K P X ` a d f s u: the CSIs that move the cursor or edit what is drawn. */
 const CSI_FINAL = table([..."@ABCDEFGHJKPX`adfsu"].map((c) => [c.charCodeAt(0), 1] as const));
 /** H f d A B E F J s u: the CSIs {@link Grid.rowCsi} takes. */
