@@ -12,6 +12,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { agentViews } from "./agent-views.ts";
+import { assembledMask } from "./assembled-mask.ts";
 import type { BenchContext } from "./lib/context.ts";
 import { buildDerun } from "./lib/derun.ts";
 import { renderTable, type Figure } from "./lib/report.ts";
@@ -52,6 +53,7 @@ const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure | Figure[]>>
   search,
   "shell-marks": shellMarks,
   "record-rules": recordRules,
+  "assembled-mask": assembledMask,
 };
 
 const { values } = parseArgs({

@@ -10,7 +10,7 @@
  * Bytes that cannot draw out of order (no CR but before LF, no BS, no cursor move or erase) skip
  * all of it after a few native scans: plain and coloured output cost next to nothing.
  */
-import { drawnBy, mayAssemble } from "../views/drawn-by.ts";
+import { drawnCells, mayAssemble } from "../views/drawn-by.ts";
 import type { Redactor } from "../secrets/redactor.ts";
 
 /** The size asciinema assumes when a session does not say. */
@@ -27,6 +27,8 @@ export interface AssembledInput {
   readonly window: { readonly start: number; readonly end: number };
   /** `bytes` begin the session's output (a clear screen, the cursor at the top). */
   readonly fresh: boolean;
+  /** Each look masked on its own, the grid replayed cell by cell: the reference the tests hold the fast way to. */
+  readonly slow?: boolean;
 }
 
 /**
@@ -39,12 +41,10 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): { byte
   if (!redactor.enabled || !mayAssemble(bytes)) return { bytes: input.masked, count: 0 };
   let out: Uint8Array | undefined;
   let count = 0;
-  // The replay is of the bytes as the raw masking left them: what a replay of the raw read would
-  // draw. A secret found there already reads `*` (never counted twice), and what overwrites one in
-  // passing (`\r` and a status over a token) does not join it into a longer mask.
-  drawnBy(input.masked, { rows: redactor.rows ?? DEFAULT_ROWS, fresh: input.fresh }, (text, from, to) => {
-    const masked = redactor.text(text);
+  /** The bytes behind the cells a look's masking turned into `*`, in the order of the looks. */
+  const apply = (look: Look, masked: { text: string; count: number }): void => {
     if (masked.count === 0) return;
+    const { text, from, to } = look;
     for (const [a, b] of newlyMasked(text, masked.text)) {
       let inWindow = false;
       for (let cell = a; cell < b; cell++) {
@@ -57,8 +57,57 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): { byte
       }
       if (inWindow) count++;
     }
-  });
+  };
+  // The replay is of the bytes as the raw masking left them: what a replay of the raw read would
+  // draw. A secret found there already reads `*` (never counted twice), and what overwrites one in
+  // passing (`\r` and a status over a token) does not join it into a longer mask.
+  const options = { rows: redactor.rows ?? DEFAULT_ROWS, fresh: input.fresh, slow: input.slow === true };
+  if (input.slow) drawnCells(input.masked, options, (text, from, to) => apply({ text, from, to }, redactor.text(text)));
+  else {
+    const batch = new LookBatch(redactor, apply);
+    drawnCells(input.masked, options, (text, from, to) => batch.add({ text, from: from.slice(), to: to.slice() }));
+    batch.flush();
+  }
   return { bytes: out ?? input.masked, count };
+}
+
+interface Look {
+  readonly text: string;
+  readonly from: Int32Array;
+  readonly to: Int32Array;
+}
+
+/** Cells a batch of looks holds at most before it is masked (a bound on the copies it keeps). */
+const BATCH_CELLS = 1 << 16;
+
+/**
+ * Looks masked a batch at a time, in their order: the rules' keywords are looked for once in the
+ * whole batch, then each look is masked looking only for those (as LineMasking.lines does). A
+ * progress line redrawn thousands of times is as many looks, and finding which of some thirty
+ * keywords each holds was most of their cost.
+ */
+class LookBatch {
+  #looks: Look[] = [];
+  #cells = 0;
+
+  constructor(
+    private readonly redactor: Redactor,
+    private readonly apply: (look: Look, masked: { text: string; count: number }) => void,
+  ) {}
+
+  add(look: Look): void {
+    this.#looks.push(look);
+    this.#cells += look.text.length;
+    if (this.#cells >= BATCH_CELLS) this.flush();
+  }
+
+  flush(): void {
+    const looks = this.#looks;
+    if (looks.length === 0) return;
+    [this.#looks, this.#cells] = [[], 0];
+    const present = looks.length > 4 ? this.redactor.keywordsIn(looks.map((l) => l.text).join("\n")) : undefined;
+    for (const look of looks) this.apply(look, this.redactor.text(look.text, undefined, present));
+  }
 }
 
 /** The runs `[a, b)` of cells that masking turned into `*` (a mask keeps the text's length). */

@@ -106,12 +106,15 @@ export async function maskSlices(
 /**
  * {@link maskSlices} with the context already read: `before` the (up to CONTEXT) bytes just before
  * `slices`, `after` those just after (a read that took them in the same store read as the window).
+ * `options.assembled` false leaves out the pass for secrets the terminal assembles: only
+ * bench/assembled-mask.ts does, to measure what that pass adds.
  */
 export function maskBetween(
   redactor: Redactor,
   before: readonly OutputSlice[],
   slices: readonly OutputSlice[],
   after: readonly OutputSlice[],
+  options: { readonly assembled?: boolean } = {},
 ): { slices: OutputSlice[]; count: number } {
   if (!redactor.enabled || slices.length === 0) return { slices: [...slices], count: 0 };
   const out = [...slices];
@@ -128,7 +131,10 @@ export function maskBetween(
     const wEnd = wStart + window.reduce((n, s) => n + s.bytes.length, 0);
     // What the screen puts together from pieces each too short for a rule (./assembled.ts).
     const fresh = all[0]!.start === 0;
-    const assembled = maskAssembled(redactor, { bytes, masked: masked.bytes, window: { start: wStart, end: wEnd }, fresh });
+    const assembled =
+      options.assembled === false
+        ? { bytes: masked.bytes, count: 0 }
+        : maskAssembled(redactor, { bytes, masked: masked.bytes, window: { start: wStart, end: wEnd }, fresh });
     if (assembled.bytes === bytes) continue;
     count += masked.ranges.filter((r) => r.start < wEnd && r.end > wStart).length + assembled.count;
     let at = wStart;

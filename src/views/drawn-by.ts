@@ -15,14 +15,20 @@
  * whole already. A row is shown before an edit destroys what it held (an overwrite begins, an
  * erase) and when it leaves the screen or the bytes end, once for each text it had.
  */
+import { isAscii } from "node:buffer";
 import { Controls, Seq, type ControlTarget } from "./_controls.ts";
 
 /**
  * An edited row: its text (one UTF-16 unit a cell) and, for cell i, the bytes `[from[i], to[i])`
- * of the input that drew it (`from[i]` -1: a blank no byte drew). The arrays are the row's own:
- * read them during the call.
+ * of the input that drew it (`from[i]` -1: a blank no byte drew).
  */
 export type RowLook = (text: string, from: readonly number[], to: readonly number[]) => void;
+
+/**
+ * {@link RowLook} with the row's own cells (views of its typed arrays, read them during the call):
+ * a caller that reads the cells of only a few rows copies none.
+ */
+export type CellLook = (text: string, from: Int32Array, to: Int32Array) => void;
 
 export interface DrawnByOptions {
   /** The terminal's height in rows (meta.json's `rows`): absolute positions count from its top. */
@@ -32,6 +38,8 @@ export interface DrawnByOptions {
    * somewhere in the middle, where the screen is most likely full and the cursor on its last row.
    */
   readonly fresh: boolean;
+  /** Every character one at a time, decoded the long way: the reference the tests hold the fast way to. */
+  readonly slow?: boolean;
 }
 
 /** Cells kept per row: a cursor sent far to the right costs no more than this. */
@@ -83,13 +91,20 @@ const CANDIDATE = table([
 ]);
 /** @ A-H J K P X ` a d f s u: the CSIs that move the cursor or edit what is drawn. */
 const CSI_FINAL = table([..."@ABCDEFGHJKPX`adfsu"].map((c) => [c.charCodeAt(0), 1] as const));
+/** H f d A B E F J s u: the CSIs {@link Grid.rowCsi} takes. */
+const ROW_FINAL = table([..."HfdABEFJsu"].map((c) => [c.charCodeAt(0), 1] as const));
 /** ESC 7, 8, D, E, M, c: save and restore the cursor, index, next line, reverse index, reset. */
 const ESC_FINAL = table([..."78DEMc"].map((c) => [c.charCodeAt(0), 1] as const));
 
 /** Replays `bytes` onto a grid of `options.rows` rows; `look` is called with each edited row's texts. */
 export function drawnBy(bytes: Uint8Array, options: DrawnByOptions, look: RowLook): void {
-  const { text, from, to } = decode(bytes);
-  const grid = new Grid(Math.max(1, options.rows), options.fresh, look, bytes);
+  drawnCells(bytes, options, (text, from, to) => look(text, Array.from(from), Array.from(to)));
+}
+
+/** {@link drawnBy}, the cells handed over as they are. */
+export function drawnCells(bytes: Uint8Array, options: DrawnByOptions, look: CellLook): void {
+  const { text, from, to } = decode(bytes, options.slow === true);
+  const grid = new Grid(Math.max(1, options.rows), options.fresh, look, bytes, options.slow === true);
   const controls = new Controls(grid);
   const n = text.length;
   for (let i = 0; i < n; ) {
@@ -98,7 +113,15 @@ export function drawnBy(bytes: Uint8Array, options: DrawnByOptions, look: RowLoo
       continue;
     }
     const c = text.charCodeAt(i);
-    if (c >= 0x20 ? c < 0x7f || c > 0x9f : false) grid.put(c, from[i]!, to[i]!);
+    if (c >= 0x20 && c < 0x7f && !options.slow) {
+      // A run of printable ASCII: one byte a cell, the bytes in order, written at once.
+      let j = i + 1;
+      for (let d = c; j < n; j++) if ((d = text.charCodeAt(j)) < 0x20 || d >= 0x7f) break;
+      grid.putRun(i, j, from ? from[i]! : i);
+      i = j;
+      continue;
+    }
+    if (c >= 0x20 ? c < 0x7f || c > 0x9f : false) grid.put(c, from ? from[i]! : i, to ? to[i]! : i + 1);
     else if (c === 0x09) grid.tab();
     else if (c === LF) grid.lineFeed(true);
     else controls.control(c);
@@ -109,9 +132,11 @@ export function drawnBy(bytes: Uint8Array, options: DrawnByOptions, look: RowLoo
 
 /**
  * `bytes` as UTF-16 text and, for each unit, the bytes of the character it came from (a surrogate
- * pair's two units share theirs). Malformed UTF-8 becomes U+FFFD, one for each maximal bad part.
+ * pair's two units share theirs); none for ASCII, where unit i is byte i. Malformed UTF-8 becomes
+ * U+FFFD, one for each maximal bad part.
  */
-function decode(bytes: Uint8Array): { text: string; from: Int32Array; to: Int32Array } {
+function decode(bytes: Uint8Array, slow: boolean): { text: string; from?: Int32Array; to?: Int32Array } {
+  if (!slow && isAscii(bytes)) return { text: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1") };
   const n = bytes.length;
   const units = new Uint16Array(n);
   const from = new Int32Array(n);
@@ -160,11 +185,21 @@ function codePointAt(bytes: Uint8Array, i: number): { cp: number; len: number } 
   return { cp, len: need + 1 };
 }
 
-/** One row of cells. */
+/**
+ * One row of cells in typed arrays (`length` of them in use): a row is written, overwritten and
+ * checked for byte order on every redraw, and plain arrays of numbers made that most of the cost.
+ */
 class Row {
-  readonly codes: number[] = [];
-  readonly from: number[] = [];
-  readonly to: number[] = [];
+  codes = new Uint16Array(64);
+  from = new Int32Array(64);
+  to = new Int32Array(64);
+  length = 0;
+  /**
+   * Cells `[0, chain)` are known to be drawn in byte order (each by the bytes after the last's, or
+   * after only sequences): a progress line redrawn from column 0 is known in order without a look
+   * at its cells, and one with an old tail is known not to be at the first cell after the new text.
+   */
+  chain = 0;
   /** Its text is no longer its bytes in order. */
   edited = false;
   /** Changed since it was last shown. */
@@ -172,18 +207,44 @@ class Row {
   /** The text it was last shown with. */
   shown = "";
 
+  /** Room for `n` cells. */
+  reserve(n: number): void {
+    if (n <= this.codes.length) return;
+    const size = Math.min(Math.max(n, this.codes.length * 2), MAX_COLS + 1);
+    for (const key of ["codes", "from", "to"] as const) {
+      const bigger = new (this[key].constructor as Int32ArrayConstructor)(size);
+      bigger.set(this[key].subarray(0, this.length));
+      (this as { [k in typeof key]: Int32Array | Uint16Array })[key] = bigger;
+    }
+  }
+
   /** Blanks up to column `col` (exclusive), drawn by no byte. */
   padTo(col: number): void {
-    while (this.codes.length < col) {
-      this.codes.push(SPACE);
-      this.from.push(-1);
-      this.to.push(-1);
-    }
+    if (col <= this.length) return;
+    this.reserve(col);
+    this.blank(this.length, col);
+    this.length = col;
+  }
+
+  /** Cells `[a, b)` blank, drawn by no byte. */
+  blank(a: number, b: number): void {
+    this.codes.fill(SPACE, a, b);
+    this.from.fill(-1, a, b);
+    this.to.fill(-1, a, b);
+  }
+
+  /** Empty again, as a new row (a row that scrolled off is used for the one scrolling in). */
+  clear(): void {
+    this.length = this.chain = 0;
+    this.edited = this.dirty = false;
+    this.shown = "";
   }
 
   text(): string {
     let s = "";
-    for (let i = 0; i < this.codes.length; i += 4096) s += String.fromCharCode(...this.codes.slice(i, i + 4096));
+    // fromCharCode keeps a lone surrogate (half a pair overwritten) where a decoder would not.
+    for (let i = 0; i < this.length; i += 4096)
+      s += String.fromCharCode.apply(null, this.codes.subarray(i, Math.min(i + 4096, this.length)) as unknown as number[]);
     return s;
   }
 }
@@ -201,8 +262,10 @@ class Grid implements ControlTarget {
   constructor(
     private readonly height: number,
     fresh: boolean,
-    private readonly look: RowLook,
+    private readonly look: CellLook,
     private readonly bytes: Uint8Array,
+    /** Rows checked for byte order cell by cell, their known prefix ignored (the tests' reference). */
+    private readonly slow: boolean,
   ) {
     this.screen = Array.from({ length: height }, () => new Row());
     this.row = fresh ? 0 : height - 1;
@@ -220,42 +283,77 @@ class Grid implements ControlTarget {
   private show(row: Row): void {
     if (!row.edited || !row.dirty) return;
     row.dirty = false;
-    if (inByteOrder(row, this.bytes)) return;
+    if (inByteOrder(row, this.bytes, this.slow ? 0 : row.chain)) return;
     const text = row.text();
     if (text === row.shown) return;
     row.shown = text;
-    this.look(text, row.from, row.to);
+    this.look(text, row.from.subarray(0, row.length), row.to.subarray(0, row.length));
   }
 
   put(code: number, from: number, to: number): void {
     const r = this.current;
     const { col } = this;
     if (col >= MAX_COLS) return;
-    if (col < r.codes.length) {
-      if (this.runStart && r.from[col]! >= 0) this.show(r);
-      r.edited = true;
-      r.codes[col] = code;
-      r.from[col] = from;
-      r.to[col] = to;
-    } else {
-      if (col > r.codes.length) {
-        r.padTo(col);
-        r.edited = true;
-      }
-      r.codes.push(code);
-      r.from.push(from);
-      r.to.push(to);
-    }
+    this.beginPut(r, col);
+    r.reserve(col + 1);
+    r.codes[col] = code;
+    r.from[col] = from;
+    r.to[col] = to;
+    if (col === r.length) r.length++;
+    this.extendChain(r, col, col + 1);
     r.dirty = true;
     this.runStart = false;
     this.col = col + 1;
+  }
+
+  /**
+   * The printable ASCII units `[u0, u1)` of the text, drawn by the bytes from `byte` on, one each: what as many
+   * {@link put}s would do (the row shown before the first overwrites a drawn cell), at once.
+   */
+  putRun(u0: number, u1: number, byte: number): void {
+    const r = this.current;
+    const { col } = this;
+    if (col >= MAX_COLS) return;
+    const end = Math.min(col + u1 - u0, MAX_COLS);
+    this.beginPut(r, col);
+    r.reserve(end);
+    // An ASCII character's unit is its byte (a loop: a subarray and set cost more on short runs).
+    const { codes, from, to } = r;
+    const { bytes } = this;
+    for (let c = col, b = byte; c < end; c++, b++) {
+      codes[c] = bytes[b]!;
+      from[c] = b;
+      to[c] = b + 1;
+    }
+    if (end > r.length) r.length = end;
+    this.extendChain(r, col, end);
+    r.dirty = true;
+    this.runStart = false;
+    this.col = end;
+  }
+
+  /** Cells `[col, end)` of `r` were just drawn by bytes in order: the known prefix in order after it. */
+  private extendChain(r: Row, col: number, end: number): void {
+    const keep = Math.min(r.chain, col);
+    r.chain = keep === col && (col === 0 || linked(r, col, this.bytes)) ? end : keep;
+  }
+
+  /** Before a cell is written at `col`: an overwrite edits the row (shown first if it begins a run), a gap is padded. */
+  private beginPut(r: Row, col: number): void {
+    if (col < r.length) {
+      if (this.runStart && r.from[col]! >= 0) this.show(r);
+      r.edited = true;
+    } else if (col > r.length) {
+      r.padTo(col);
+      r.edited = true;
+    }
   }
 
   /** TAB: to the next stop of 8; past the row's end it reads as blanks, as the text's TAB would. */
   tab(): void {
     const next = Math.min(MAX_COLS, (Math.floor(this.col / 8) + 1) * 8);
     const r = this.current;
-    if (this.col >= r.codes.length) r.padTo(next);
+    if (this.col >= r.length) r.padTo(next);
     this.moveTo(next);
   }
 
@@ -265,8 +363,10 @@ class Grid implements ControlTarget {
     this.runStart = true;
     if (this.row < this.height - 1) this.row++;
     else {
-      this.show(this.screen.shift()!);
-      this.screen.push(new Row());
+      const gone = this.screen.shift()!;
+      this.show(gone);
+      gone.clear();
+      this.screen.push(gone);
     }
   }
 
@@ -284,33 +384,41 @@ class Grid implements ControlTarget {
     this.runStart = true;
     const r = this.current;
     const { col } = this;
-    if (mode === 0) this.cut(r, col, r.codes.length, true);
-    else if (mode === 1) this.cut(r, 0, Math.min(col + 1, r.codes.length), false);
-    else if (mode === 2) this.cut(r, 0, r.codes.length, true);
+    if (mode === 0) this.cut(r, col, r.length, true);
+    else if (mode === 1) this.cut(r, 0, Math.min(col + 1, r.length), false);
+    else if (mode === 2) this.cut(r, 0, r.length, true);
   }
 
   eraseChars(n: number): void {
     this.runStart = true;
-    this.cut(this.current, this.col, Math.min(this.col + n, this.current.codes.length), false);
+    this.cut(this.current, this.col, Math.min(this.col + n, this.current.length), false);
   }
 
   deleteChars(n: number): void {
     this.runStart = true;
     const r = this.current;
-    if (this.col >= r.codes.length) return;
+    const { col } = this;
+    if (col >= r.length) return;
     this.show(r);
-    for (const cells of [r.codes, r.from, r.to]) cells.splice(this.col, n);
+    const gone = Math.min(n, r.length - col);
+    for (const cells of [r.codes, r.from, r.to]) cells.copyWithin(col, col + gone, r.length);
+    r.length -= gone;
+    r.chain = Math.min(r.chain, col);
     r.edited = r.dirty = true;
   }
 
   insertBlanks(n: number): void {
     this.runStart = true;
     const r = this.current;
-    if (this.col >= r.codes.length) return;
-    const k = Math.min(n, MAX_COLS - this.col);
-    r.codes.splice(this.col, 0, ...new Array<number>(k).fill(SPACE));
-    for (const cells of [r.from, r.to]) cells.splice(this.col, 0, ...new Array<number>(k).fill(-1));
-    for (const cells of [r.codes, r.from, r.to]) cells.length = Math.min(cells.length, MAX_COLS);
+    const { col } = this;
+    if (col >= r.length) return;
+    const k = Math.min(n, MAX_COLS - col);
+    const length = Math.min(r.length + k, MAX_COLS);
+    r.reserve(length);
+    for (const cells of [r.codes, r.from, r.to]) cells.copyWithin(col + k, col, length - k);
+    r.blank(col, col + k);
+    r.length = length;
+    r.chain = Math.min(r.chain, col);
     r.edited = r.dirty = true;
   }
 
@@ -318,12 +426,9 @@ class Grid implements ControlTarget {
   private cut(r: Row, a: number, b: number, drop: boolean): void {
     if (a >= b) return;
     this.show(r);
-    if (drop && b === r.codes.length) for (const cells of [r.codes, r.from, r.to]) cells.length = a;
-    else
-      for (let i = a; i < b; i++) {
-        r.codes[i] = SPACE;
-        r.from[i] = r.to[i] = -1;
-      }
+    if (drop && b === r.length) r.length = a;
+    else r.blank(a, b);
+    r.chain = Math.min(r.chain, a);
     r.edited = r.dirty = true;
   }
 
@@ -331,13 +436,15 @@ class Grid implements ControlTarget {
   private clearRows(a: number, b: number): void {
     for (let i = Math.max(0, a); i < Math.min(b, this.height); i++) {
       const r = this.screen[i]!;
-      if (r.codes.length === 0) continue;
-      this.cut(r, 0, r.codes.length, true);
+      if (r.length === 0) continue;
+      this.cut(r, 0, r.length, true);
     }
   }
 
   /** CSIs that move between rows, ED, and the saved cursor; the line edits are left to the controls. */
   rowCsi(final: number, params: string): boolean {
+    // Most CSIs are colours: their parameters are not read here.
+    if (ROW_FINAL[final] !== 1) return false;
     const [p1 = 0, p2 = 0] = params.split(";").map((p) => Number.parseInt(p, 10) || 0);
     const n = Math.max(1, p1);
     switch (final) {
@@ -393,8 +500,10 @@ class Grid implements ControlTarget {
   private reverseIndex(): void {
     if (this.row > 0) return this.toRow(this.row - 1);
     this.runStart = true;
-    this.show(this.screen.pop()!);
-    this.screen.unshift(new Row());
+    const gone = this.screen.pop()!;
+    this.show(gone);
+    gone.clear();
+    this.screen.unshift(gone);
   }
 
   /** The bytes ended: every row still on the screen is shown. */
@@ -404,14 +513,20 @@ class Grid implements ControlTarget {
 }
 
 /** Each cell of `row` drawn by the bytes right after the last cell's, or after only CSIs and two-byte ESCs. */
-function inByteOrder(row: Row, bytes: Uint8Array): boolean {
-  const { from, to } = row;
-  for (let i = 1; i < from.length; i++) {
-    const [a, b] = [to[i - 1]!, from[i]!];
-    if (a < 0 || b < a) return false;
-    if (b > a && !onlySequences(bytes, a, b)) return false;
-  }
-  return from.length === 0 || from[0]! >= 0;
+function inByteOrder(row: Row, bytes: Uint8Array, known: number): boolean {
+  const { from, length } = row;
+  if (length === 0) return true;
+  if (from[0]! < 0) return false;
+  for (let i = Math.max(1, known); i < length; i++) if (!linked(row, i, bytes)) return false;
+  return true;
+}
+
+/** Cell `i` of `row` drawn by the bytes right after cell `i - 1`'s, or after only CSIs and two-byte ESCs. */
+function linked(row: Row, i: number, bytes: Uint8Array): boolean {
+  const a = row.to[i - 1]!;
+  const b = row.from[i]!;
+  if (a < 0 || b < a) return false;
+  return b === a || onlySequences(bytes, a, b);
 }
 
 /** `bytes[a, b)` is only CSIs and two-byte ESC sequences: raw masking reads past them (an OSC it does not). */

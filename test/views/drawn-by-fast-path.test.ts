@@ -1,0 +1,110 @@
+/**
+ * The grid's fast way (ASCII decoded without maps, runs of printable ASCII written at once) shows
+ * exactly the rows, texts and bytes the slow way shows character by character, over the bench's
+ * outputs and random transcripts of every edit the grid knows, on screens of a few rows and of 24;
+ * and bytes that mayAssemble lets skip the grid show no row.
+ */
+import { expect, test } from "bun:test";
+import { assembledOutput } from "../../bench/assembled-mask.ts";
+import { transcript } from "../../bench/lib/transcripts.ts";
+import { drawnBy, mayAssemble } from "../../src/views/drawn-by.ts";
+
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const PARTS = [
+  "abc",
+  "ghp_",
+  "TOKEN=",
+  " ",
+  "\t",
+  "\n",
+  "\r\n",
+  "\r",
+  "\b",
+  "\x1b[K",
+  "\x1b[1K",
+  "\x1b[2K",
+  "\x1b[J",
+  "\x1b[1J",
+  "\x1b[2J",
+  "\x1b[31m",
+  "\x1b[0m",
+  "\x1b[H",
+  "\x1b[2;5H",
+  "\x1b[3d",
+  "\x1b[A",
+  "\x1b[2B",
+  "\x1b[E",
+  "\x1b[F",
+  "\x1b[3D",
+  "\x1b[4C",
+  "\x1b[5G",
+  "\x1b[7`",
+  "\x1b[2X",
+  "\x1b[2P",
+  "\x1b[3@",
+  "\x1b7",
+  "\x1b8",
+  "\x1b[s",
+  "\x1b[u",
+  "\x1bD",
+  "\x1bE",
+  "\x1bM",
+  "\x1b]0;title\x07",
+  "\x1b[",
+  "\x1b",
+  "\u009b2D",
+  "é",
+  "漢",
+  "😀",
+  "\xff",
+  "x".repeat(50),
+  "\x1b[20000C",
+  "\x07",
+];
+
+interface Look {
+  readonly text: string;
+  readonly from: number[];
+  readonly to: number[];
+}
+
+function looks(bytes: Uint8Array, rows: number, fresh: boolean, slow: boolean): Look[] {
+  const out: Look[] = [];
+  drawnBy(bytes, { rows, fresh, slow }, (text, from, to) => out.push({ text, from: [...from], to: [...to] }));
+  return out;
+}
+
+/** Both ways show the same; and bytes that skip the grid (mayAssemble false) show nothing either way. */
+function same(bytes: Uint8Array, rows: number, fresh: boolean): void {
+  const slow = looks(bytes, rows, fresh, true);
+  expect(looks(bytes, rows, fresh, false)).toEqual(slow);
+  if (!mayAssemble(bytes)) expect(slow).toEqual([]);
+}
+
+test("the bench's outputs and the views' transcripts", () => {
+  for (const kind of ["plain", "colour", "progress", "erase"] as const) same(assembledOutput(kind, 1 << 17), 24, false);
+  for (const kind of ["build", "tui", "mixed"] as const) same(transcript(kind, 1 << 17), 24, false);
+});
+
+test("random transcripts of edits, on screens of 1 to 4 rows and of 24", () => {
+  const rand = random(38);
+  const encoder = new TextEncoder();
+  for (let round = 0; round < 400; round++) {
+    let text = "";
+    const parts = 5 + Math.floor(rand() * 60);
+    // Every other round draws only from the first parts (no cursor moves): mayAssemble says false often.
+    const kinds = round % 2 === 0 ? PARTS.length : 8;
+    for (let i = 0; i < parts; i++) text += PARTS[Math.floor(rand() * kinds)];
+    // Latin-1 for a few rounds: bytes that are not UTF-8 (\xff, a lone C1).
+    const bytes = round % 5 === 4 ? Buffer.from(text, "latin1") : encoder.encode(text);
+    const rows = rand() < 0.5 ? 1 + Math.floor(rand() * 4) : 24;
+    same(bytes, rows, rand() < 0.5);
+  }
+});
