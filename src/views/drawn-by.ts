@@ -206,6 +206,8 @@ class Row {
   dirty = false;
   /** The text it was last shown with. */
   shown = "";
+  /** Which bytes drew each cell when it was last shown. */
+  shownFrom = new Int32Array(0);
 
   /** Room for `n` cells. */
   reserve(n: number): void {
@@ -238,6 +240,18 @@ class Row {
     this.length = this.chain = 0;
     this.edited = this.dirty = false;
     this.shown = "";
+    this.shownFrom = new Int32Array(0);
+  }
+
+  /**
+   * Shown already as it is: the same text drawn by the same bytes. The same text drawn again by
+   * other bytes (erased and assembled again, or redrawn over itself) is shown again, or those
+   * bytes would stay unmasked.
+   */
+  shownAs(text: string): boolean {
+    if (text !== this.shown || this.shownFrom.length !== this.length) return false;
+    for (let i = 0; i < this.length; i++) if (this.shownFrom[i] !== this.from[i]) return false;
+    return true;
   }
 
   text(): string {
@@ -285,8 +299,9 @@ class Grid implements ControlTarget {
     row.dirty = false;
     if (inByteOrder(row, this.bytes, this.slow ? 0 : row.chain)) return;
     const text = row.text();
-    if (text === row.shown) return;
+    if (row.shownAs(text)) return;
     row.shown = text;
+    row.shownFrom = row.from.slice(0, row.length);
     this.look(text, row.from.subarray(0, row.length), row.to.subarray(0, row.length));
   }
 

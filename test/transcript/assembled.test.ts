@@ -81,6 +81,20 @@ describe("secrets the terminal assembles, in raw windows", () => {
     expect(read(cup, 0, cup.length).text).not.toContain(SECOND.slice(0, 12));
   });
 
+  test("the same secret assembled again on the same row: the later bytes masked too", () => {
+    // Erased and drawn again, and drawn again over itself without an erase: the row's text is what
+    // it was when last masked, but other bytes drew it (each drawing is counted).
+    const once = `plain\x1b[2K\r\x1b[20C${SECOND} xx\rtoken ${FIRST}\x1b[2K\r`;
+    const erased = read(once + once, 0, (once + once).length);
+    expect(erased.text).not.toContain(SECOND.slice(0, 12));
+    expect(erased.text).not.toContain(FIRST.slice(4));
+    const over = `token \x1b[14C${SECOND} end\r\x1b[6C${FIRST}`;
+    const redrawn = `${over}\r\x1b[20C${SECOND.slice(0, 13)}\r\x1b[6C${FIRST}\n`;
+    const masked = read(redrawn, 0, redrawn.length);
+    expect(masked.text).not.toContain(SECOND.slice(0, 12));
+    expect(masked.text).not.toContain(FIRST.slice(4));
+  });
+
   test("masking turned off leaves the bytes as recorded", () => {
     const off = redactorFor(undefined);
     const all = slices(line);
