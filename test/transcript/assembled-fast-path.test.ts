@@ -10,14 +10,7 @@ import type { SessionMeta } from "../../src/core/store.ts";
 import { maskAssembled } from "../../src/transcript/assembled.ts";
 import { redactorFor } from "../../src/transcript/masking.ts";
 import { randomText } from "../helpers/secrets.ts";
-
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
+import { seededRandom } from "../helpers/seeded-random.ts";
 
 const redactor = redactorFor({ session_id: "fast-path", started_at: "2026-01-01T00:00:00Z", rows: 6 } as unknown as SessionMeta);
 const r = randomText(4242);
@@ -69,7 +62,7 @@ test("the bench's outputs", () => {
 });
 
 test("random transcripts of tokens written in pieces and edited, windows cut anywhere", () => {
-  const rand = random(2);
+  const rand = seededRandom(2);
   const pick = <T>(list: readonly T[]) => list[Math.floor(rand() * list.length)]!;
   let masks = 0;
   for (let round = 0; round < 300; round++) {

@@ -18,20 +18,12 @@ import { failureReport } from "../../src/transcript/failure-report.ts";
 import type { FailurePassStats } from "../../src/transcript/failure-pass.ts";
 import { sessionOptions, tempRoot } from "../helpers/harness.ts";
 import { RECORDINGS, recordAll } from "../helpers/recordings.ts";
+import { seededRandom } from "../helpers/seeded-random.ts";
 
 const root = tempRoot();
 const store = openFileStore({ root });
 const encode = (s: string) => new TextEncoder().encode(s);
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
-
-/** A small seeded generator, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 const stats = (): FailurePassStats => ({ rendered: 0, skipped: 0, redone: 0 });
 
@@ -136,7 +128,7 @@ describe("the prefiltered answer is the whole pass's", () => {
     let skipped = 0;
     let redone = 0;
     for (let seed = 1; seed <= 24; seed++) {
-      const rand = random(seed);
+      const rand = seededRandom(seed);
       const bytes = encode(adversarial(rand));
       const id = `adv${seed}`;
       const twoChannels = seed % 4 === 0;

@@ -11,20 +11,12 @@ import * as fs from "node:fs";
 import { openFileStore } from "../../src/file-store/index.ts";
 import { compilePattern, openTranscript, searchTranscript, type SearchPattern } from "../../src/transcript/index.ts";
 import { sessionOptions, tempRoot } from "../helpers/harness.ts";
+import { seededRandom } from "../helpers/seeded-random.ts";
 
 const SEEDS = 40;
 const root = tempRoot();
 const store = openFileStore({ root });
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
-
-/** A small seeded generator, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 const PARTS = [
   "error",
@@ -83,7 +75,7 @@ describe("the literal shortcut finds what the whole view finds", () => {
     let compared = 0;
     let matched = 0;
     for (let seed = 1; seed <= SEEDS; seed++) {
-      const rand = random(seed);
+      const rand = seededRandom(seed);
       const id = `s${seed}`;
       {
         await using writer = await store.create(sessionOptions(id));

@@ -8,14 +8,7 @@ import { expect, test } from "bun:test";
 import { assembledOutput } from "../../bench/assembled-mask.ts";
 import { transcript } from "../../bench/lib/transcripts.ts";
 import { drawnBy, mayAssemble } from "../../src/views/drawn-by.ts";
-
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
+import { seededRandom } from "../helpers/seeded-random.ts";
 
 const PARTS = [
   "abc",
@@ -94,7 +87,7 @@ test("the bench's outputs and the views' transcripts", () => {
 });
 
 test("random transcripts of edits, on screens of 1 to 4 rows and of 24", () => {
-  const rand = random(38);
+  const rand = seededRandom(38);
   const encoder = new TextEncoder();
   for (let round = 0; round < 400; round++) {
     let text = "";

@@ -8,14 +8,7 @@
 import { expect, test } from "bun:test";
 import { transcript } from "../../bench/lib/transcripts.ts";
 import { TextView } from "../../src/views/text.ts";
-
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
+import { seededRandom } from "../helpers/seeded-random.ts";
 
 const PARTS = [
   "abc",
@@ -75,7 +68,7 @@ function compare(bytes: Uint8Array, rand: () => number, cut: () => number, maxLi
 }
 
 test("the bench's logs, in 64 KiB chunks and cut anywhere", () => {
-  const rand = random(1);
+  const rand = seededRandom(1);
   for (const kind of ["plain", "build", "colour", "progress", "tui", "mixed"] as const) {
     compare(transcript(kind, 1 << 20), rand, () => 1 << 16);
     compare(transcript(kind, 1 << 19), rand, () => Math.floor(rand() * 20000));
@@ -83,7 +76,7 @@ test("the bench's logs, in 64 KiB chunks and cut anywhere", () => {
 });
 
 test("erases after a CR, a BS, a cut line or a cursor move, whole and cut between chunks", () => {
-  const rand = random(3);
+  const rand = seededRandom(3);
   const cases = [
     "abc\r\x1b[K\n",
     "abc\r\x1b[31m\x1b[0K\n",
@@ -101,7 +94,7 @@ test("erases after a CR, a BS, a cut line or a cursor move, whole and cut betwee
 });
 
 test("random transcripts of controls, cut anywhere", () => {
-  const rand = random(2);
+  const rand = seededRandom(2);
   for (let t = 0; t < 3000; t++) {
     const text = Array.from({ length: 1 + Math.floor(rand() * 300) }, () => PARTS[Math.floor(rand() * PARTS.length)]).join("");
     compare(new TextEncoder().encode(text), rand, () => 1 + Math.floor(rand() * (t % 2 ? 30 : 3000)), t % 7 === 0 ? 20 : undefined);
