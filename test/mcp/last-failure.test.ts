@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { REPO_ROOT, tempDir } from "../helpers/cli.ts";
 import { shellHome, startShell } from "../helpers/shells.ts";
+import { untilTrue } from "../helpers/until.ts";
 import { connectAgent, recordInPty, recordWithPipes, type AgentClient } from "../helpers/agent.ts";
 
 const TSC = path.join(REPO_ROOT, "node_modules/.bin/tsc");
@@ -127,6 +128,10 @@ describe("derun_last_failure", () => {
     await shell.prompts(2);
     shell.type("echo fine\r");
     await shell.prompts(3);
+    // On the screen is not yet on disk: derun forwards a chunk before its recorder commits it, and
+    // the third prompt's mark in output.bin is what says the failed command's end is recorded.
+    const output = path.join(state.path, "sessions", "sh", "output.bin");
+    await untilTrue("the third prompt recorded", () => fs.readFileSync(output, "latin1").split("\x1b]133;A").length > 3);
     const text = await why();
     await shell.exit();
     expect(text.split("\n")[0]).toMatch(
