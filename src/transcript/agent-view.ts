@@ -36,6 +36,14 @@ export function agentView(store: Store, options: AgentViewOptions = {}): Store {
   const roots = options.scope === undefined ? undefined : scopeRoots(options.scope);
   /** Ended shell sessions found in the scope or not by their commands: that no longer changes. */
   const ended = new Map<string, boolean>();
+  /**
+   * Whether an ended session is among ids(), decided once: a wait looks at the ids on every change,
+   * and reading the facts of each of 2,000 ended sessions made each look 100 ms. Only watchers ask
+   * ids(), and list and every read decide afresh: an ended session hidden later is still refused
+   * by every read; one unhidden later is listed and read at once, and only a watcher of this
+   * process looking for the newest session passes it over (it can end no more).
+   */
+  const endedShown = new Map<string, boolean>();
 
   /** Whether an agent may see this session at all. */
   const visible = async (info: SessionInfo): Promise<boolean> => {
@@ -77,9 +85,21 @@ export function agentView(store: Store, options: AgentViewOptions = {}): Store {
     list: async () => (await keep(await store.list())).shown,
     async ids() {
       const shown: string[] = [];
-      for (const id of await store.ids()) {
+      const present = await store.ids();
+      // Gone from the store: forgotten (an id used again later is looked at anew).
+      const names = new Set(present);
+      for (const id of endedShown.keys()) if (!names.has(id)) endedShown.delete(id);
+      for (const id of present) {
+        const known = endedShown.get(id);
+        if (known !== undefined) {
+          if (known) shown.push(id);
+          continue;
+        }
         try {
-          if (await visible(await store.get(id))) shown.push(id);
+          const info = await store.get(id);
+          const show = await visible(info);
+          if (show) shown.push(id);
+          if (!isLiveState(info.state)) endedShown.set(id, show);
         } catch (error) {
           // So new that its meta.json is not written yet (or removed meanwhile): a watcher must see
           // it, to watch its directory until it can be read (and then shown or not); the name alone
