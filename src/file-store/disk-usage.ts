@@ -13,6 +13,17 @@ const BLOCK_UNIT = 512;
 /** Where a session being removed waits for its files to go: invisible to readers (not a session id). */
 export const REMOVING_PREFIX = ".removing-";
 
+/**
+ * The session a removal was begun for, from the name it was renamed to (retention.ts:
+ * `.removing-<id>.<pid>.<time>`), so a person is told of the session, not of the name; undefined for
+ * any other name.
+ */
+export function sessionOfRemoval(name: string): string | undefined {
+  if (!name.startsWith(REMOVING_PREFIX)) return undefined;
+  const parts = name.slice(REMOVING_PREFIX.length).split(".");
+  return parts.length >= 3 ? parts.slice(0, -2).join(".") : undefined;
+}
+
 export interface Filesystem {
   /** Bytes the filesystem holds in all. */
   readonly size: number;

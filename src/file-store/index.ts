@@ -9,6 +9,7 @@ import { FileStore } from "./file-store.ts";
 import { resolveStateRoot } from "./state-root.ts";
 
 export { resolveStateRoot } from "./state-root.ts";
+export { sessionOfRemoval } from "./disk-usage.ts";
 export { validateSessionId, generateSessionId, isSessionRef, SESSION_REF } from "../core/store/session-id.ts";
 
 /** A Store rooted at `root` (default: {@link resolveStateRoot}). Does no I/O until used. */

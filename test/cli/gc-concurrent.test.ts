@@ -46,3 +46,14 @@ test("two sweeps at once: no false failures, all expired sessions removed", asyn
     expect(fs.readdirSync(sessions)).toEqual([]);
   }
 }, 120_000);
+
+test("a removal a killed sweep left is finished and said of its session, not of the name it had", async () => {
+  using root = tempDir();
+  const aside = path.join(root.path, "sessions", ".removing-half.12345.x");
+  fs.mkdirSync(aside, { recursive: true });
+  fs.writeFileSync(path.join(aside, "output.bin"), "left");
+  const done = await runDerun(["gc"], { stateRoot: root.path });
+  expect(done.exitCode).toBe(0);
+  expect(text(done.stdout)).toBe("removed half (unfinished removal)\n");
+  expect(fs.readdirSync(path.join(root.path, "sessions"))).toEqual([]);
+});

@@ -5,6 +5,7 @@
  */
 import { SCHEMA_VERSION } from "../../core/enums.ts";
 import type { SweepOutcome } from "../../core/store.ts";
+import { sessionOfRemoval } from "../../file-store/index.ts";
 import { readStoragePolicy } from "../../settings/storage.ts";
 import { exitWith, type ExitRequest } from "../command.ts";
 import { parseRetentionSeconds } from "../duration.ts";
@@ -29,6 +30,9 @@ export const args = {
 
 export const examples = ["derun gc --dry-run", "derun gc", "derun gc --retention 1h   # unreadable leftovers an hour old go too"];
 
+/** A removal another sweep began (or a killed one left) is said of its session, not of the name it had. */
+const shownId = (outcome: SweepOutcome): string => visible(sessionOfRemoval(outcome.session_id) ?? outcome.session_id);
+
 /** Which rule, and for the disk budget the figures that decided it. */
 const why = (outcome: SweepOutcome): string =>
   outcome.cleanup_reason.replace(/_/g, " ") + (outcome.detail === undefined ? "" : `: ${outcome.detail}`);
@@ -48,10 +52,8 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
     ui.log(JSON.stringify({ schema_version: SCHEMA_VERSION, dry_run: dryRun, outcomes }));
   } else {
     for (const outcome of outcomes) {
-      if (outcome.cleanup_result === "remove")
-        ui.log(`${dryRun ? "would remove" : "removed"} ${visible(outcome.session_id)} (${why(outcome)})`);
-      if (outcome.cleanup_result === "error")
-        ui.error(`${visible(outcome.session_id)}: not removed (${outcome.cleanup_reason.replace(/_/g, " ")})`);
+      if (outcome.cleanup_result === "remove") ui.log(`${dryRun ? "would remove" : "removed"} ${shownId(outcome)} (${why(outcome)})`);
+      if (outcome.cleanup_result === "error") ui.error(`${shownId(outcome)}: not removed (${outcome.cleanup_reason.replace(/_/g, " ")})`);
     }
     const kept = outcomes.filter((outcome) => outcome.cleanup_result === "skip");
     const running = kept.filter((outcome) => outcome.cleanup_reason === "active_session").length;
