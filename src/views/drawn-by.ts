@@ -17,6 +17,9 @@
  */
 import { isAscii } from "node:buffer";
 import { Controls, Seq, type ControlTarget } from "./_controls.ts";
+import { byteTable } from "./may-assemble.ts";
+
+export { mayAssemble } from "./may-assemble.ts";
 
 /**
  * An edited row: its text (one UTF-16 unit a cell) and, for cell i, the bytes `[from[i], to[i])`
@@ -47,54 +50,8 @@ const MAX_COLS = 1 << 14;
 const LF = 0x0a;
 const SPACE = 0x20;
 
-/**
- * Whether `bytes` may hold anything that draws out of order (BS, CR not before LF, a CSI that moves
- * the cursor or edits, ESC 7/8/D/E/M/c): when not, their text is their bytes in order and the grid
- * has nothing to add. Plain output (CR LF line ends and colours included) costs one quick pass.
- */
-export function mayAssemble(bytes: Uint8Array): boolean {
-  // Output with none of the four bytes (a pipe's plain lines) is told by native searches alone.
-  if (bytes.indexOf(0x1b) < 0 && bytes.indexOf(0x0d) < 0 && bytes.indexOf(0x08) < 0 && bytes.indexOf(0x9b) < 0) return false;
-  // Then one pass with tables: far cheaper than a native search per CR or ESC of a PTY's coloured lines.
-  const n = bytes.length;
-  for (let i = 0; i < n; i++) {
-    const kind = CANDIDATE[bytes[i]!]!;
-    if (kind === 0) continue;
-    if (kind === CR) {
-      if (bytes[i + 1] !== LF) return true;
-    } else if (kind === ESC) {
-      if (bytes[i + 1] !== 0x5b) {
-        if (ESC_FINAL[bytes[i + 1] ?? 0] === 1) return true;
-        continue;
-      }
-      let j = i + 2;
-      while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
-      if (CSI_FINAL[bytes[j] ?? 0] === 1) return true;
-      i = j;
-    } else if (kind === BS || bytes[i - 1] === 0xc2) return true;
-  }
-  return false;
-}
-
-const [BS, CR, ESC, C1_CSI] = [1, 2, 3, 4];
-const table = (entries: ReadonlyArray<readonly [number, number]>): Uint8Array => {
-  const t = new Uint8Array(256);
-  for (const [byte, value] of entries) t[byte] = value;
-  return t;
-};
-/** The bytes {@link mayAssemble} looks at twice: BS, CR, ESC, and 0x9b (CSI as C2 9B). */
-const CANDIDATE = table([
-  [0x08, BS],
-  [0x0d, CR],
-  [0x1b, ESC],
-  [0x9b, C1_CSI],
-]);
-/** @ A-H J K P X ` a d f s u: the CSIs that move the cursor or edit what is drawn. */
-const CSI_FINAL = table([..."@ABCDEFGHJKPX`adfsu"].map((c) => [c.charCodeAt(0), 1] as const));
 /** H f d A B E F J s u: the CSIs {@link Grid.rowCsi} takes. */
-const ROW_FINAL = table([..."HfdABEFJsu"].map((c) => [c.charCodeAt(0), 1] as const));
-/** ESC 7, 8, D, E, M, c: save and restore the cursor, index, next line, reverse index, reset. */
-const ESC_FINAL = table([..."78DEMc"].map((c) => [c.charCodeAt(0), 1] as const));
+const ROW_FINAL = byteTable([..."HfdABEFJsu"].map((c) => [c.charCodeAt(0), 1] as const));
 
 /** Replays `bytes` onto a grid of `options.rows` rows; `look` is called with each edited row's texts. */
 export function drawnBy(bytes: Uint8Array, options: DrawnByOptions, look: RowLook): void {

@@ -1,0 +1,54 @@
+/**
+ * The quick check before the grid of ./drawn-by.ts: whether a window's bytes can draw anything out
+ * of byte order at all. Most output cannot, and this is what keeps the assembled-secret pass off it.
+ */
+
+const LF = 0x0a;
+
+/**
+ * Whether `bytes` may hold anything that draws out of order (BS, CR not before LF, a CSI that moves
+ * the cursor or edits, ESC 7/8/D/E/M/c): when not, their text is their bytes in order and the grid
+ * has nothing to add. Plain output (CR LF line ends and colours included) costs one quick pass.
+ */
+export function mayAssemble(bytes: Uint8Array): boolean {
+  // Output with none of the four bytes (a pipe's plain lines) is told by native searches alone.
+  if (bytes.indexOf(0x1b) < 0 && bytes.indexOf(0x0d) < 0 && bytes.indexOf(0x08) < 0 && bytes.indexOf(0x9b) < 0) return false;
+  // Then one pass with tables: far cheaper than a native search per CR or ESC of a PTY's coloured lines.
+  const n = bytes.length;
+  for (let i = 0; i < n; i++) {
+    const kind = CANDIDATE[bytes[i]!]!;
+    if (kind === 0) continue;
+    if (kind === CR) {
+      if (bytes[i + 1] !== LF) return true;
+    } else if (kind === ESC) {
+      if (bytes[i + 1] !== 0x5b) {
+        if (ESC_FINAL[bytes[i + 1] ?? 0] === 1) return true;
+        continue;
+      }
+      let j = i + 2;
+      while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
+      if (CSI_FINAL[bytes[j] ?? 0] === 1) return true;
+      i = j;
+    } else if (kind === BS || bytes[i - 1] === 0xc2) return true;
+  }
+  return false;
+}
+
+const [BS, CR, ESC, C1_CSI] = [1, 2, 3, 4];
+/** A table of 256 bytes, 0 but at the bytes given. */
+export const byteTable = (entries: ReadonlyArray<readonly [number, number]>): Uint8Array => {
+  const t = new Uint8Array(256);
+  for (const [byte, value] of entries) t[byte] = value;
+  return t;
+};
+/** The bytes {@link mayAssemble} looks at twice: BS, CR, ESC, and 0x9b (CSI as C2 9B). */
+const CANDIDATE = byteTable([
+  [0x08, BS],
+  [0x0d, CR],
+  [0x1b, ESC],
+  [0x9b, C1_CSI],
+]);
+/** @ A-H J K P X ` a d f s u: the CSIs that move the cursor or edit what is drawn. */
+const CSI_FINAL = byteTable([..."@ABCDEFGHJKPX`adfsu"].map((c) => [c.charCodeAt(0), 1] as const));
+/** ESC 7, 8, D, E, M, c: save and restore the cursor, index, next line, reverse index, reset. */
+const ESC_FINAL = byteTable([..."78DEMc"].map((c) => [c.charCodeAt(0), 1] as const));
