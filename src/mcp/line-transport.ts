@@ -19,8 +19,7 @@
  * reported (`onend`) only after the last line was passed on or held (answered() counts the held
  * calls). A write that fails (the client closed its end of stdout) closes the transport.
  */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolErrorCode as ErrorCode, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/server";
 import { checkLine, type NullIdError } from "./json-rpc-check.ts";
 import { JsonShape, shapeOf } from "./json-shape.ts";
 import { isWait, MAX_WAITS, waitRefusal } from "./wait-cap.ts";
