@@ -151,7 +151,7 @@ export const makeHandlers = (options: HandlersOptions) => {
     listTools: () => ({ tools: listed }),
     callTool: calls,
     listResources: async (extra: { signal: AbortSignal }) => {
-      subscriptions.watchList();
+      void subscriptions.watchList();
       return { resources: await listResources(store, context(extra).signal) };
     },
     listResourceTemplates: () => ({ resourceTemplates: RESOURCE_TEMPLATES }),
@@ -159,6 +159,8 @@ export const makeHandlers = (options: HandlersOptions) => {
       contents: [{ uri, mimeType: "text/plain", text: await readResource(store, uri, context(extra).signal) }],
     }),
     subscribe: (uri: string) => subscriptions.subscribe(uri),
+    /** A 2026-07-28 `subscriptions/listen` asked for list changes (./listen.ts). */
+    watchList: () => subscriptions.watchList(),
     unsubscribe: (uri: string) => subscriptions.unsubscribe(uri),
     listPrompts: () => ({ prompts: PROMPTS }),
     getPrompt: (params: GetPromptRequest["params"], extra: { signal: AbortSignal }) =>

@@ -22,6 +22,7 @@ import type { Logger } from "../core/log.ts";
 import type { Store } from "../core/store.ts";
 import type { Query } from "../core/tool.ts";
 import type { Handlers } from "./handlers.ts";
+import type { ListenWatches } from "./listen.ts";
 import { TASKS_CAPABILITY, WaitTasks } from "./wait-tasks.ts";
 
 /** The protocol era one instance serves (the SDK's `serveStdio` decides it per connection). */
@@ -68,6 +69,11 @@ export interface DerunServerOptions {
 /** The servers of one `derun mcp`: `make` one per era asked, `close` ends what they share. */
 export interface DerunServers {
   make(era: Era): Server;
+  /**
+   * Start the watches a 2026-07-28 `subscriptions/listen` names (./listen.ts), unless the
+   * connection is 2025-era; resolves once they are armed.
+   */
+  listen(watches: ListenWatches): Promise<void>;
   close(): void;
 }
 
@@ -78,6 +84,7 @@ export const derunServers = ({ store, log, signal, tools, onFirstUse = () => {} 
   signal?.addEventListener("abort", () => closed.abort(), { once: true });
   /** The instance serving now: subscriptions notify through it (a probe's instance is replaced). */
   let current: Server | undefined;
+  let currentEra: Era | undefined;
   const notify = {
     updated: (uri: string) => void current?.sendResourceUpdated({ uri }).catch(() => undefined),
     listChanged: () => void current?.sendResourceListChanged().catch(() => undefined),
@@ -113,12 +120,27 @@ export const derunServers = ({ store, log, signal, tools, onFirstUse = () => {} 
       },
     );
     current = server;
+    currentEra = era;
     if (era === "legacy") tasks.register(server);
     route(server, era, { handlers, using, tools });
     return server;
   };
+  const listen = async ({ list, uris }: ListenWatches): Promise<void> => {
+    // A 2025-era connection answers the listen -32601 (not in its revision): nothing to watch.
+    if (currentEra === "legacy" || (!list && uris.length === 0)) return;
+    const answers = await using();
+    const armed = uris.map((uri) => {
+      try {
+        return answers.subscribe(uri);
+      } catch {
+        return undefined; // A URI that names no resource: the SDK acknowledged the filter; nothing changes there.
+      }
+    });
+    await Promise.all([...(list ? [answers.watchList()] : []), ...armed]);
+  };
   return {
     make,
+    listen,
     close: () => {
       closed.abort();
       loaded?.close();
