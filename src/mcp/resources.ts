@@ -37,7 +37,7 @@ export type ResourceTarget =
 export const sessionUri = (id: string, command?: number): string =>
   `derun://session/${encodeURIComponent(id)}${command === undefined ? "" : `/command/${command}`}`;
 
-/** What a derun:// URI names; McpError InvalidParams for any other. */
+/** What a derun:// URI names; a ProtocolError InvalidParams for any other. */
 export function parseResourceUri(uri: string): ResourceTarget {
   if (uri === "derun://last") return { kind: "last" };
   if (uri === "derun://last-failure") return { kind: "last-failure" };

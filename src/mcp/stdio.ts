@@ -10,7 +10,7 @@ import { describeError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import type { Store } from "../core/store.ts";
 import { LineTransport } from "./line-transport.ts";
-import { listenWatches } from "./listen.ts";
+import { hearListens } from "./listen.ts";
 import { derunServers } from "./server.ts";
 
 /** Retention GC interval of a running MCP server (docs/format.md, "Retention"). */
@@ -98,23 +98,8 @@ export const serveStdio = async ({ store, log }: { store: Store; log: Logger }):
     transport,
     onerror: (error) => log.debugEnabled && log.log("debug", "mcp_sdk_error", { error: describeError(error) }),
   });
-  // serveStdio answers subscriptions/listen itself: derun starts the watches it names first, so
-  // that the acknowledgement means changes from then on are heard (listen.ts). While a listen's
-  // watches are armed, the messages after it wait, in order.
-  const deliver = transport.onmessage;
-  let arming: Promise<void> | undefined;
-  transport.onmessage = (message) => {
-    const watches = listenWatches(message);
-    if (!watches && !arming) return deliver?.(message);
-    const after = (arming ?? Promise.resolve())
-      .then(() => (watches ? servers.listen(watches) : undefined))
-      .catch(() => undefined)
-      .then(() => deliver?.(message));
-    arming = after;
-    void after.then(() => {
-      if (arming === after) arming = undefined;
-    });
-  };
+  // serveStdio answers subscriptions/listen itself: derun arms the watches it names first (listen.ts).
+  hearListens(transport, servers.listen);
   // serveStdio took the transport's onclose: a write that failed (the client is gone) stops too.
   const closed = transport.onclose;
   transport.onclose = () => {
