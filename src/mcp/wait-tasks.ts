@@ -96,7 +96,9 @@ export class WaitTasks {
     server.setRequestHandler("tasks/result", byId, async ({ taskId }, ctx) => {
       const entry = this.#entry(taskId);
       if (!TERMINAL.has(entry.task.status)) await Promise.race([entry.ended.promise, aborted(ctx.mcpReq.signal)]);
-      const result = entry.result ?? { content: [], isError: true };
+      const { result } = entry;
+      // Cancelled, expired, or the client went away meanwhile: there is no answer to give.
+      if (!result) throw invalid(`task ${taskId.slice(0, 100)} is ${entry.task.status}: it has no result`);
       return { ...result, _meta: { ...result._meta, [RELATED_TASK]: { taskId } } };
     });
     server.setRequestHandler("tasks/list", { params: CURSOR_PARAMS }, ({ cursor }) => {
