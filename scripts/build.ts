@@ -32,15 +32,15 @@ const WORKERS = [
 ];
 
 /**
- * The SDK's ajv provider, replaced in the bundle by a stub (./build/sdk-ajv-stub.ts says why): the
- * SDK's Server is the only importer, and derun gives it a validator of its own.
+ * The SDK's shims (its ajv validator), replaced in the bundle by a stub (./build/sdk-shims-stub.ts
+ * says why): the SDK's Server is the only user of the validator, and derun gives it one of its own.
  */
 const withoutAjv: Bun.BunPlugin = {
   name: "sdk-without-ajv",
   setup(build) {
-    build.onResolve({ filter: /\/validation\/ajv-provider\.js$/ }, ({ importer }) =>
-      importer.includes("@modelcontextprotocol") ? { path: path.join(ROOT, "scripts/build/sdk-ajv-stub.ts") } : undefined,
-    );
+    build.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({
+      path: path.join(ROOT, "scripts/build/sdk-shims-stub.ts"),
+    }));
   },
 };
 

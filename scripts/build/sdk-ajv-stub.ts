@@ -1,5 +1,5 @@
 /**
- * Stands in for the MCP SDK's `validation/ajv-provider.js` in the compiled binary (../build.ts).
+ * The MCP SDK's ajv validator as the compiled binary has it (./sdk-shims-stub.ts, ../build.ts).
  *
  * Why: the SDK's Server imports ajv (with ajv-formats and fast-uri) for one use, checking a
  * client's answer to an elicitation, which `derun mcp` never asks for; loaded at start it held

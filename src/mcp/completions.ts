@@ -5,7 +5,7 @@
  * from the same queries the tools answer with, so they are masked as those are; at most 100 (MCP's
  * bound), `total` counting every match and `hasMore` saying when some were left out.
  */
-import type { CompleteRequest, CompleteResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CompleteRequest, CompleteResult } from "@modelcontextprotocol/server";
 import { DerunError } from "../core/errors.ts";
 import type { Store } from "../core/store.ts";
 import { LIST_MAX_LIMIT } from "../tools/index.ts";

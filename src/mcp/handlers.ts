@@ -6,14 +6,14 @@
  * is most of what a start costs, so a probe (server/discover, initialize, ping) never does.
  */
 import {
-  ErrorCode,
-  McpError,
+  ProtocolError,
+  ProtocolErrorCode,
   type CallToolRequest,
   type CallToolResult,
   type CompleteRequest,
   type GetPromptRequest,
   type Tool as McpTool,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import { type } from "arktype";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { quote, visible } from "../core/quote.ts";
@@ -25,16 +25,15 @@ import type { Query } from "../core/tool.ts";
 import { MemoryBound } from "../transcript/index.ts";
 import { argumentMessage } from "./argument-message.ts";
 import { complete } from "./completions.ts";
-import { eraOf } from "./eras.ts";
 import { compactSchema } from "./json-schema.ts";
 import { getPrompt, PROMPTS } from "./prompts.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
 import { Subscriptions } from "./subscriptions.ts";
-import type { TwoEraServer } from "./two-era-server.ts";
 import { MAX_WORKING, TASK_TOOLS, type WaitTasks } from "./wait-tasks.ts";
 
 export interface HandlersOptions {
-  readonly server: TwoEraServer;
+  /** Where subscriptions' notifications go (the instance serving now, ./server.ts). */
+  readonly notify: { readonly updated: (uri: string) => void; readonly listChanged: () => void };
   readonly store: Store;
   readonly log: Logger;
   /** Aborting it cancels every call in flight (server shutdown). */
@@ -94,7 +93,8 @@ const runTool = async (tool: Query<any, object>, input: object, { store, log }: 
   }
 };
 
-type Extra = { readonly signal: AbortSignal; readonly requestId: string | number };
+/** The request's cancel signal, its id, and whether it is served in the 2026-07-28 era (no tasks there). */
+type Extra = { readonly signal: AbortSignal; readonly requestId: string | number; readonly modern: boolean };
 
 /** tools/call: arguments checked with arktype; a wait asked as a task (2025 era) runs in the background. */
 const toolCalls = (context: ToolsContext, { signal, tasks }: HandlersOptions) => {
@@ -113,10 +113,14 @@ const toolCalls = (context: ToolsContext, { signal, tasks }: HandlersOptions) =>
     const { params } = request;
     if (params.task === undefined) return answer(params, signal ? AbortSignal.any([extra.signal, signal]) : extra.signal);
     // Asked as a task, the answer must be a task: what cannot be one is a JSON-RPC error.
-    if (!TASK_TOOLS.has(params.name) || eraOf(params).kind !== "legacy")
-      throw new McpError(ErrorCode.InvalidParams, `${quote(params.name)} does not run as a task (${[...TASK_TOOLS].join(" and ")} do)`);
-    if (tasks.full) throw new McpError(ErrorCode.InvalidParams, `${MAX_WORKING} waits already run as tasks: wait for one to end`);
-    return tasks.start({ ...request, id: extra.requestId }, ended, (cancel) => answer(params, cancel));
+    if (!TASK_TOOLS.has(params.name) || extra.modern)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `${quote(params.name)} does not run as a task (${[...TASK_TOOLS].join(" and ")} do)`,
+      );
+    if (tasks.full)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${MAX_WORKING} waits already run as tasks: wait for one to end`);
+    return tasks.start(params.task.ttl ?? undefined, ended, (cancel) => answer(params, cancel));
   };
 };
 
@@ -137,24 +141,17 @@ export type Handlers = ReturnType<typeof makeHandlers>;
 
 /** Every answer that reads the queries, for ./server.ts to serve. */
 export const makeHandlers = (options: HandlersOptions) => {
-  const { server, store, log, signal } = options;
+  const { notify, store, log, signal } = options;
   const tools = options.tools ?? queries;
   const listed = listedTools(tools);
   const calls = toolCalls({ store, log, byName: new Map(tools.map((tool) => [tool.name as string, tool])) }, options);
-  const subscriptions = new Subscriptions(
-    store,
-    {
-      updated: (uri) => void server.sendResourceUpdated({ uri }).catch(() => undefined),
-      listChanged: () => void server.sendResourceListChanged().catch(() => undefined),
-    },
-    options.closed,
-  );
+  const subscriptions = new Subscriptions(store, notify, options.closed);
   const context = (extra: { signal: AbortSignal }) => ({ store, signal: signal ? AbortSignal.any([extra.signal, signal]) : extra.signal });
   return {
     listTools: () => ({ tools: listed }),
     callTool: calls,
     listResources: async (extra: { signal: AbortSignal }) => {
-      subscriptions.watchList();
+      void subscriptions.watchList();
       return { resources: await listResources(store, context(extra).signal) };
     },
     listResourceTemplates: () => ({ resourceTemplates: RESOURCE_TEMPLATES }),
@@ -162,6 +159,8 @@ export const makeHandlers = (options: HandlersOptions) => {
       contents: [{ uri, mimeType: "text/plain", text: await readResource(store, uri, context(extra).signal) }],
     }),
     subscribe: (uri: string) => subscriptions.subscribe(uri),
+    /** A 2026-07-28 `subscriptions/listen` asked for list changes (./listen.ts). */
+    watchList: () => subscriptions.watchList(),
     unsubscribe: (uri: string) => subscriptions.unsubscribe(uri),
     listPrompts: () => ({ prompts: PROMPTS }),
     getPrompt: (params: GetPromptRequest["params"], extra: { signal: AbortSignal }) =>

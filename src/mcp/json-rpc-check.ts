@@ -7,14 +7,8 @@
  * error, -32600 invalid request, -32602 invalid params), one bounded line; a broken notification or
  * response gets nothing, as JSON-RPC says.
  */
-import {
-  ClientRequestSchema,
-  ErrorCode,
-  JSONRPCNotificationSchema,
-  JSONRPCResponseSchema,
-  type JSONRPCErrorResponse,
-  type JSONRPCMessage,
-} from "@modelcontextprotocol/sdk/types.js";
+import { ClientRequestSchema, JSONRPCNotificationSchema, JSONRPCResponseSchema } from "@modelcontextprotocol/core";
+import { ProtocolErrorCode as ErrorCode, type JSONRPCErrorResponse, type JSONRPCMessage } from "@modelcontextprotocol/server";
 import { quote } from "../core/quote.ts";
 
 export type LineVerdict =

@@ -19,8 +19,7 @@
  * reported (`onend`) only after the last line was passed on or held (answered() counts the held
  * calls). A write that fails (the client closed its end of stdout) closes the transport.
  */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolErrorCode as ErrorCode, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/server";
 import { checkLine, type NullIdError } from "./json-rpc-check.ts";
 import { JsonShape, shapeOf } from "./json-shape.ts";
 import { isWait, MAX_WAITS, waitRefusal } from "./wait-cap.ts";
@@ -48,6 +47,8 @@ const CALLS: ReadonlySet<string> = new Set(["tools/call", "resources/read", "pro
 /** Bytes of answers written but not yet taken by the client above which no further line is read. */
 export const UNSENT_BUDGET = 8 * 1024 * 1024;
 const NEWLINE = 0x0a;
+/** The request the MCP SDK's serveStdio answers only when the connection closes (2026-07-28). */
+const LISTEN = "subscriptions/listen";
 
 export class LineTransport implements Transport {
   onclose?: () => void;
@@ -320,7 +321,9 @@ export class LineTransport implements Transport {
   }
 
   #passOn(message: JSONRPCMessage): void {
-    if ("method" in message && "id" in message) {
+    // A 2026-07-28 listen stays open for the connection's life (the SDK answers it when it closes,
+    // after a shutdown waited for the rest): a shutdown waits for no answer of it.
+    if ("method" in message && "id" in message && message.method !== LISTEN) {
       countUp(this.#unanswered, message.id);
       if (isWait(message)) countUp(this.#waitsOut, message.id);
       else if (CALLS.has(message.method)) countUp(this.#callsOut, message.id);

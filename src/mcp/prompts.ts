@@ -2,7 +2,7 @@
  * MCP prompts: requests a person picks from a client's menu, filled in from the same queries the
  * tools serve, so the model starts with the facts instead of a tool call to find them.
  */
-import { ErrorCode, McpError, type GetPromptResult, type Prompt } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, ProtocolErrorCode, type GetPromptResult, type Prompt } from "@modelcontextprotocol/server";
 import { DerunError, describeError } from "../core/errors.ts";
 import type { Store } from "../core/store.ts";
 import lastFailure from "../tools/last-failure.ts";
@@ -78,8 +78,9 @@ export async function getPrompt(
       };
     }
   } catch (error) {
-    if (error instanceof DerunError && error.code !== "internal") throw new McpError(ErrorCode.InvalidParams, describeError(error));
+    if (error instanceof DerunError && error.code !== "internal")
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, describeError(error));
     throw error;
   }
-  throw new McpError(ErrorCode.InvalidParams, `unknown prompt: ${name.slice(0, 100)} (why-did-it-fail, summarize-session)`);
+  throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown prompt: ${name.slice(0, 100)} (why-did-it-fail, summarize-session)`);
 }

@@ -8,7 +8,12 @@
  * derun://last                         the newest session
  * derun://last-failure                 the newest failure explained (derun_last_failure)
  */
-import { ErrorCode, McpError, type Resource, type ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type Resource,
+  type ResourceTemplateType as ResourceTemplate,
+} from "@modelcontextprotocol/server";
 import { type } from "arktype";
 import { DerunError, describeError } from "../core/errors.ts";
 import type { Store } from "../core/store.ts";
@@ -32,21 +37,21 @@ export type ResourceTarget =
 export const sessionUri = (id: string, command?: number): string =>
   `derun://session/${encodeURIComponent(id)}${command === undefined ? "" : `/command/${command}`}`;
 
-/** What a derun:// URI names; McpError InvalidParams for any other. */
+/** What a derun:// URI names; a ProtocolError InvalidParams for any other. */
 export function parseResourceUri(uri: string): ResourceTarget {
   if (uri === "derun://last") return { kind: "last" };
   if (uri === "derun://last-failure") return { kind: "last-failure" };
   const m = /^derun:\/\/session\/([^/]+)(?:\/command\/([1-9][0-9]{0,14}|last))?$/.exec(uri);
   if (!m)
-    throw new McpError(
-      ErrorCode.InvalidParams,
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
       `unknown resource: ${oneLine(uri, 200)} (derun://session/{id}, derun://session/{id}/command/{n}, derun://last, derun://last-failure)`,
     );
   let sessionId: string;
   try {
     sessionId = decodeURIComponent(m[1]!);
   } catch {
-    throw new McpError(ErrorCode.InvalidParams, `unknown resource: ${oneLine(uri, 200)} (bad escape)`);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown resource: ${oneLine(uri, 200)} (bad escape)`);
   }
   const command = m[2] === undefined ? undefined : m[2] === "last" ? ("last" as const) : Number(m[2]);
   return { kind: "session", sessionId, ...(command === undefined ? {} : { command }) };
@@ -122,11 +127,11 @@ export async function readResource(store: Store, uri: string, signal: AbortSigna
         ? { session_id: "last" }
         : { session_id: target.sessionId, ...(target.command === undefined ? {} : { command: target.command }) };
     const parsed = readText.input(input);
-    if (parsed instanceof type.errors) throw new McpError(ErrorCode.InvalidParams, `unknown resource: ${oneLine(uri, 200)}`);
+    if (parsed instanceof type.errors) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown resource: ${oneLine(uri, 200)}`);
     return readText.render(await readText.handler(parsed as Parameters<typeof readText.handler>[0], context));
   } catch (error) {
     if (error instanceof DerunError && (error.code === "session_not_found" || error.code === "invalid_argument"))
-      throw new McpError(RESOURCE_NOT_FOUND, describeError(error), { uri });
+      throw new ProtocolError(RESOURCE_NOT_FOUND, describeError(error), { uri });
     throw error;
   }
 }

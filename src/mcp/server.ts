@@ -1,29 +1,32 @@
 /**
- * The `derun mcp` server: the SDK's low-level Server speaking both protocol eras (./two-era-server.ts),
- * its capabilities, and each method routed to its answer (./handlers.ts). The answers are loaded on
- * the first request that needs them: a probe (server/discover, initialize, ping) is answered without
- * loading ArkType or a single query, which is most of what a start costs.
+ * The `derun mcp` server on the MCP SDK's v2 line: its low-level Server, one instance per protocol
+ * era (the SDK's `serveStdio` asks for one per connection, ./stdio.ts), its capabilities, and each
+ * method routed to its answer (./handlers.ts). The era is the SDK's: a 2026-07-28 instance answers
+ * `server/discover` and encodes every answer on the 2026 wire (`resultType`, the cache fields,
+ * `_meta` serverInfo; tasks left out), a 2025-era one answers `initialize`. The answers are loaded
+ * on the first request that needs them, shared by every instance of one process: a probe
+ * (server/discover, initialize, ping) is answered without loading ArkType or a single query, which
+ * is most of what a start costs.
  */
 import {
-  CallToolRequestSchema,
-  CompleteRequestSchema,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-  SubscribeRequestSchema,
+  type CallToolResult,
+  PROTOCOL_VERSION_META_KEY,
+  type JSONRPCRequest,
+  type Result,
+  Server,
+  type ServerContext,
   type Tool as McpTool,
-  UnsubscribeRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import pkg from "../../package.json" with { type: "json" };
 import type { Logger } from "../core/log.ts";
 import type { Store } from "../core/store.ts";
 import type { Query } from "../core/tool.ts";
 import type { Handlers } from "./handlers.ts";
-import { TwoEraServer } from "./two-era-server.ts";
+import type { ListenWatches } from "./listen.ts";
 import { TASKS_CAPABILITY, WaitTasks } from "./wait-tasks.ts";
+
+/** The protocol era one instance serves (the SDK's `serveStdio` decides it per connection). */
+export type Era = "legacy" | "modern";
 
 /** The Server's JSON Schema validator: derun asks a client for nothing to validate. */
 const NO_JSON_SCHEMAS = {
@@ -31,6 +34,23 @@ const NO_JSON_SCHEMAS = {
     throw new Error("derun mcp validates no JSON Schema (it sends no elicitation)");
   },
 };
+
+/**
+ * The SDK's Server, but a 2025-era `tools/call` asked as a task passes its answer (`{ task }`)
+ * unchecked: the v2 line keeps the task vocabulary on the wire but has no task runtime, and its
+ * own check of a tools/call answer refuses one without `content` (./wait-tasks.ts serves tasks).
+ */
+class DerunServer extends Server {
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    const checked = super._wrapHandler(method, handler);
+    if (method !== "tools/call") return checked;
+    return (request, ctx) =>
+      (request.params as { task?: unknown } | undefined)?.task === undefined ? checked(request, ctx) : handler(request, ctx);
+  }
+}
 
 export interface DerunServerOptions {
   readonly store: Store;
@@ -46,70 +66,135 @@ export interface DerunServerOptions {
   readonly onFirstUse?: () => void;
 }
 
-/** Build the `derun mcp` server: connect it to a transport to serve. */
-export const createDerunServer = ({ store, log, signal, tools, onFirstUse = () => {} }: DerunServerOptions): TwoEraServer => {
+/** The servers of one `derun mcp`: `make` one per era asked, `close` ends what they share. */
+export interface DerunServers {
+  make(era: Era): Server;
+  /**
+   * Start the watches a 2026-07-28 `subscriptions/listen` names (./listen.ts), unless the
+   * connection is 2025-era; resolves once they are armed.
+   */
+  listen(watches: ListenWatches): Promise<void>;
+  close(): void;
+}
+
+/** What every instance of one process shares: the answers (loaded once), the tasks, the end. */
+export const derunServers = ({ store, log, signal, tools, onFirstUse = () => {} }: DerunServerOptions): DerunServers => {
   const tasks = new WaitTasks();
-  // Both protocol eras, each request answered in the one its _meta names (./eras.ts).
-  const server = new TwoEraServer(
-    { name: pkg.name, version: pkg.version },
-    {
-      // Resources and prompts are a layer over the same queries, for clients that offer them to people.
-      capabilities: {
-        tools: {},
-        resources: { subscribe: true, listChanged: true },
-        prompts: {},
-        completions: {},
-        tasks: TASKS_CAPABILITY,
-      },
-      taskStore: tasks.store,
-      // The SDK checks JSON Schemas only in a client's answer to an elicitation, which derun never
-      // asks for; the compiled binary leaves its ajv out (scripts/build/sdk-ajv-stub.ts).
-      jsonSchemaValidator: NO_JSON_SCHEMAS,
-    },
-  );
   const closed = new AbortController();
   signal?.addEventListener("abort", () => closed.abort(), { once: true });
+  /** The instance serving now: subscriptions notify through it (a probe's instance is replaced). */
+  let current: Server | undefined;
+  let currentEra: Era | undefined;
+  const notify = {
+    updated: (uri: string) => void current?.sendResourceUpdated({ uri }).catch(() => undefined),
+    listChanged: () => void current?.sendResourceListChanged().catch(() => undefined),
+  };
   let loaded: Handlers | undefined;
   let loading: Promise<Handlers> | undefined;
   const handlers = async (): Promise<Handlers> =>
     loaded ??
     (await (loading ??= import("./handlers.ts").then(({ makeHandlers }) => {
-      loaded = makeHandlers({ server, store, log, signal, closed: closed.signal, tools, tasks });
+      loaded = makeHandlers({ notify, store, log, signal, closed: closed.signal, tools, tasks });
       return loaded;
     })));
-  const close = server.close.bind(server);
-  server.close = async () => {
-    closed.abort();
-    loaded?.close();
-    await close();
-  };
   /** A request that reads the sessions: the server's work starts (the caller's onFirstUse). */
   const using = async (): Promise<Handlers> => {
     onFirstUse();
     return handlers();
   };
+  const make = (era: Era): Server => {
+    const server = new DerunServer(
+      { name: pkg.name, version: pkg.version },
+      {
+        // Resources and prompts are a layer over the same queries, for clients that offer them to people.
+        capabilities: {
+          tools: {},
+          resources: { subscribe: true, listChanged: true },
+          prompts: {},
+          completions: {},
+          ...(era === "legacy" ? { tasks: TASKS_CAPABILITY } : {}),
+        },
+        // The SDK checks JSON Schemas only in a client's answer to an elicitation, which derun never
+        // asks for; the compiled binary leaves its ajv out (scripts/build/sdk-ajv-stub.ts).
+        jsonSchemaValidator: NO_JSON_SCHEMAS,
+      },
+    );
+    current = server;
+    currentEra = era;
+    if (era === "legacy") tasks.register(server);
+    route(server, era, { handlers, using, tools });
+    return server;
+  };
+  const listen = async ({ list, uris }: ListenWatches): Promise<void> => {
+    // A 2025-era connection answers the listen -32601 (not in its revision): nothing to watch.
+    if (currentEra === "legacy" || (!list && uris.length === 0)) return;
+    const answers = await using();
+    const armed = uris.map((uri) => {
+      try {
+        return answers.subscribe(uri);
+      } catch {
+        return undefined; // A URI that names no resource: the SDK acknowledged the filter; nothing changes there.
+      }
+    });
+    await Promise.all([...(list ? [answers.watchList()] : []), ...armed]);
+  };
+  return {
+    make,
+    listen,
+    close: () => {
+      closed.abort();
+      loaded?.close();
+    },
+  };
+};
 
+interface Routes {
+  readonly handlers: () => Promise<Handlers>;
+  readonly using: () => Promise<Handlers>;
+  readonly tools: readonly Query<any, object>[] | undefined;
+}
+
+/** Each method of one instance to its answer. */
+const route = (server: Server, era: Era, { handlers, using, tools }: Routes): void => {
+  const extra = (ctx: ServerContext) => ({
+    signal: ctx.mcpReq.signal,
+    requestId: ctx.mcpReq.id,
+    // Tasks are served in the 2025 era only: a request claiming 2026-07-28 asks for none.
+    modern: era === "modern" || (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY] !== undefined,
+  });
   // Every query's listing is made ahead (./tool-list.json): a client that lists the tools and calls
   // none never loads ArkType and the queries (about 38 MB resident, docs/performance.md).
-  server.setRequestHandler(ListToolsRequestSchema, async () =>
+  server.setRequestHandler("tools/list", async () =>
     tools === undefined
       ? { tools: (await import("./tool-list.json")).default.tools as unknown as McpTool[] }
       : (await handlers()).listTools(),
   );
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => (await using()).callTool(request, extra));
-  server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => (await using()).listResources(extra));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => (await handlers()).listResourceTemplates());
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => (await using()).readResource(request.params.uri, extra));
-  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+  // A task's answer (`{ task }`) is no CallToolResult: DerunServer lets it pass as it is.
+  server.setRequestHandler("tools/call", async (request, ctx) => (await using()).callTool(request, extra(ctx)) as Promise<CallToolResult>);
+  server.setRequestHandler("resources/list", async (_request, ctx) => (await using()).listResources(extra(ctx)));
+  server.setRequestHandler("resources/templates/list", async () => (await handlers()).listResourceTemplates());
+  server.setRequestHandler("resources/read", async (request, ctx) => (await using()).readResource(request.params.uri, extra(ctx)));
+  server.setRequestHandler("resources/subscribe", async (request) => {
     (await using()).subscribe(request.params.uri);
     return {};
   });
-  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+  server.setRequestHandler("resources/unsubscribe", async (request) => {
     (await handlers()).unsubscribe(request.params.uri);
     return {};
   });
-  server.setRequestHandler(ListPromptsRequestSchema, async () => (await handlers()).listPrompts());
-  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => (await using()).getPrompt(request.params, extra));
-  server.setRequestHandler(CompleteRequestSchema, async (request, extra) => (await using()).complete(request.params, extra));
+  server.setRequestHandler("prompts/list", async () => (await handlers()).listPrompts());
+  server.setRequestHandler("prompts/get", async (request, ctx) => (await using()).getPrompt(request.params, extra(ctx)));
+  server.setRequestHandler("completion/complete", async (request, ctx) => (await using()).complete(request.params, extra(ctx)));
+};
+
+/** One 2025-era server on its own (connect it to a transport to serve); closing it ends its work. */
+export const createDerunServer = (options: DerunServerOptions): Server => {
+  const servers = derunServers(options);
+  const server = servers.make("legacy");
+  const close = server.close.bind(server);
+  server.close = async () => {
+    servers.close();
+    await close();
+  };
   return server;
 };

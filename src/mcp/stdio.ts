@@ -1,13 +1,17 @@
 /**
  * `derun mcp` over stdio: newline-delimited JSON-RPC on stdin/stdout, nothing else on stdout.
- * Owns the server's lifecycle: retention sweeps, and a clean end when stdin closes or a
- * termination signal arrives.
+ * The MCP SDK's `serveStdio` (v2) decides each connection's protocol era from its first message
+ * and serves it from one of derun's servers (./server.ts), over derun's own transport
+ * (./line-transport.ts). This module owns the lifecycle: retention sweeps, and a clean end when
+ * stdin closes or a termination signal arrives.
  */
+import { serveStdio as serveEras } from "@modelcontextprotocol/server/stdio";
 import { describeError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import type { Store } from "../core/store.ts";
 import { LineTransport } from "./line-transport.ts";
-import { createDerunServer } from "./server.ts";
+import { hearListens } from "./listen.ts";
+import { derunServers } from "./server.ts";
 
 /** Retention GC interval of a running MCP server (docs/format.md, "Retention"). */
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
@@ -41,7 +45,7 @@ export const serveStdio = async ({ store, log }: { store: Store; log: Logger }):
     timer = setInterval(sweep, SWEEP_INTERVAL_MS);
     timer.unref();
   };
-  const server = createDerunServer({ store, log, signal: shutdown.signal, onFirstUse: begin });
+  const servers = derunServers({ store, log, signal: shutdown.signal, onFirstUse: begin });
   const ended = Promise.withResolvers<void>();
 
   let stopping = false;
@@ -57,7 +61,10 @@ export const serveStdio = async ({ store, log }: { store: Store; log: Logger }):
     // Every request read before the end gets its answer ("exactly one answer", docs/mcp.md): the
     // cancelled calls answer with what they have, then the transport closes.
     void allAnswered()
-      .then(() => server.close())
+      .then(() => {
+        servers.close();
+        return connection.close();
+      })
       .then(ended.resolve, ended.resolve);
   };
   /** Resolves once every request read has its answer taken, or the client took none for ANSWER_GRACE_MS. */
@@ -77,13 +84,27 @@ export const serveStdio = async ({ store, log }: { store: Store; log: Logger }):
   const onEnd = () => stop("stdin_closed");
   process.on("SIGTERM", onSigterm);
   process.on("SIGINT", onSigint);
-  server.onclose = () => stop("transport_closed");
 
-  // Not the SDK's StdioServerTransport: it leaves unparsable requests unanswered, and reads on
-  // while the client takes no answers (line-transport.ts).
+  // Not the SDK's StdioServerTransport: it leaves unparsable requests unanswered, reads on while
+  // the client takes no answers, and ends at the end of stdin without answering what was read
+  // (line-transport.ts).
   const transport = new LineTransport(stdin, process.stdout);
   // The end of stdin once every line before it was read (reading pauses while answers wait).
   transport.onend = onEnd;
-  await server.connect(transport);
+  // One era per connection, pinned by its opening (a `server/discover` probe's server is dropped
+  // if a 2025-era opening follows): every instance comes from the same servers, so the answers
+  // load once.
+  const connection = serveEras(({ era }) => servers.make(era === "modern" ? "modern" : "legacy"), {
+    transport,
+    onerror: (error) => log.debugEnabled && log.log("debug", "mcp_sdk_error", { error: describeError(error) }),
+  });
+  // serveStdio answers subscriptions/listen itself: derun arms the watches it names first (listen.ts).
+  hearListens(transport, servers.listen);
+  // serveStdio took the transport's onclose: a write that failed (the client is gone) stops too.
+  const closed = transport.onclose;
+  transport.onclose = () => {
+    closed?.();
+    stop("transport_closed");
+  };
   await ended.promise;
 };

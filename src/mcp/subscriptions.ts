@@ -57,13 +57,20 @@ export class Subscriptions {
     private readonly signal: AbortSignal,
   ) {}
 
-  /** Throws McpError for a URI that names no resource. */
-  subscribe(uri: string): void {
+  /**
+   * Throws a ProtocolError for a URI that names no resource. The promise resolves once what the
+   * resource shows now was read: a change after that is announced.
+   */
+  subscribe(uri: string): Promise<void> {
     const target = parseResourceUri(uri);
-    if (this.#loops.has(uri) || this.signal.aborted) return;
+    if (this.#loops.has(uri) || this.signal.aborted) return Promise.resolve();
     const stop = new AbortController();
     this.#loops.set(uri, stop);
-    void this.#follow(uri, target, AbortSignal.any([stop.signal, this.signal])).catch(() => undefined);
+    const armed = Promise.withResolvers<void>();
+    void this.#follow(uri, target, AbortSignal.any([stop.signal, this.signal]), armed.resolve)
+      .catch(() => undefined)
+      .finally(armed.resolve);
+    return armed.promise;
   }
 
   unsubscribe(uri: string): void {
@@ -71,11 +78,18 @@ export class Subscriptions {
     this.#loops.delete(uri);
   }
 
-  /** The client listed the resources: from now on it hears when the list changes. */
-  watchList(): void {
-    if (this.#listing || this.signal.aborted) return;
+  /**
+   * The client listed the resources: from now on it hears when the list changes. The promise
+   * resolves once the list was read: a change after that is announced.
+   */
+  watchList(): Promise<void> {
+    if (this.#listing || this.signal.aborted) return Promise.resolve();
     this.#listing = new AbortController();
-    void this.#followList(AbortSignal.any([this.#listing.signal, this.signal])).catch(() => undefined);
+    const armed = Promise.withResolvers<void>();
+    void this.#followList(AbortSignal.any([this.#listing.signal, this.signal]), armed.resolve)
+      .catch(() => undefined)
+      .finally(armed.resolve);
+    return armed.promise;
   }
 
   close(): void {
@@ -84,9 +98,10 @@ export class Subscriptions {
     this.#listing?.abort();
   }
 
-  async #follow(uri: string, target: ResourceTarget, signal: AbortSignal): Promise<void> {
+  async #follow(uri: string, target: ResourceTarget, signal: AbortSignal, armed: () => void): Promise<void> {
     const newest = new NewestSession(this.store);
     let seen = await fingerprint(this.store, target, newest);
+    armed();
     while (!signal.aborted) {
       // Each round's watches end with it.
       const round = new AbortController();
@@ -113,10 +128,11 @@ export class Subscriptions {
     }
   }
 
-  async #followList(signal: AbortSignal): Promise<void> {
+  async #followList(signal: AbortSignal, armed: () => void): Promise<void> {
     // The ids alone, nothing masked: the list changes when they do.
     const ids = async () => (await sessionIds(this.store)).join(" ");
     let seen = await ids();
+    armed();
     while (!signal.aborted) {
       const round = new AbortController();
       let notified = false;

@@ -4,7 +4,7 @@
  * cancel, the end of input) unread for as long as they last. Past MAX_WAITS pending, a further wait
  * is answered at once with a tool error naming the cap, and the line reads on.
  */
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/server";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 
 /** Waits pending at once, across every session; an agent has a few long polls out at most. */

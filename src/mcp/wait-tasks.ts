@@ -1,17 +1,27 @@
 /**
- * Long waits as tasks (MCP 2025-11-25 tasks, the v1 SDK's task support): a client that sends
- * `tools/call` of derun_wait_command or derun_wait_output with `params.task` gets a task at once
- * and the wait goes on in the background; the client polls `tasks/get`, or asks `tasks/result`,
- * which answers once the wait ends (the command ended, output came, or the timeout). Without
- * `params.task` the call is answered as always. Bounded: at most MAX_WORKING waits at once (a
- * further one is refused as a tool error), each task kept at most MAX_TTL_MS, and every wait ends
- * with the server (its answer is stored, so `tasks/result` still answers).
+ * Long waits as tasks (MCP 2025-11-25 tasks): a client that sends `tools/call` of
+ * derun_wait_command or derun_wait_output with `params.task` gets a task at once and the wait goes
+ * on in the background; the client polls `tasks/get`, or asks `tasks/result`, which answers once
+ * the wait ends (the command ended, output came, or the timeout). Without `params.task` the call is
+ * answered as always. Bounded: at most MAX_WORKING waits at once (a further one is refused), each
+ * task kept at most MAX_TTL_MS, and every wait ends with the server (its answer is stored, so
+ * `tasks/result` still answers).
  *
- * Only in the 2025 era: in 2026-07-28, tasks are an extension with a wire of its own, not served
- * (./eras.ts strips `execution` and the `tasks` capability from 2026-era answers).
+ * The SDK's v2 line keeps the 2025-11-25 task vocabulary on the wire but has no runtime for it (no
+ * task store, no `tasks/*` handlers), so this module is both: a small store and the four methods,
+ * registered on 2025-era servers only (./server.ts). In 2026-07-28 tasks are an extension with a
+ * wire of its own, not served: the SDK's 2026 encoding leaves out `execution` and the `tasks`
+ * capability.
  */
-import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js";
-import type { CallToolResult, CreateTaskResult, Request, RequestId, Task } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type CallToolResult,
+  type CreateTaskResult,
+  type Server,
+  type StandardSchemaV1,
+  type Task,
+} from "@modelcontextprotocol/server";
 
 /** The tools that may run as a task: the waits, which may take up to a minute. */
 export const TASK_TOOLS: ReadonlySet<string> = new Set(["derun_wait_command", "derun_wait_output"]);
@@ -21,55 +31,131 @@ export const MAX_WORKING = 16;
 export const MAX_TTL_MS = 10 * 60 * 1000;
 /** How often a client is asked to poll `tasks/get`. */
 const POLL_INTERVAL_MS = 1000;
+/** Tasks listed per page of `tasks/list`. */
+const PAGE = 10;
+const RELATED_TASK = "io.modelcontextprotocol/related-task";
 
 /** The server's `tasks` capability: tool calls may be tasks; tasks can be listed and cancelled. */
 export const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } } as const;
 
-/** The SDK's in-memory store, which also stops the wait of a task the client cancels. */
-class WaitTaskStore extends InMemoryTaskStore {
-  readonly working = new Map<string, AbortController>();
+const TERMINAL: ReadonlySet<Task["status"]> = new Set(["completed", "failed", "cancelled"]);
 
-  override async createTask(
-    params: { ttl?: number | null; pollInterval?: number },
-    requestId: RequestId,
-    request: Request,
-    sessionId?: string,
-  ): Promise<Task> {
-    const ttl = Math.min(params.ttl ?? MAX_TTL_MS, MAX_TTL_MS);
-    return super.createTask({ ttl, pollInterval: POLL_INTERVAL_MS }, requestId, request, sessionId);
-  }
-
-  override async updateTaskStatus(taskId: string, status: Task["status"], message?: string, sessionId?: string): Promise<void> {
-    await super.updateTaskStatus(taskId, status, message, sessionId);
-    if (status === "cancelled") this.working.get(taskId)?.abort();
-  }
+interface Entry {
+  task: Task;
+  result?: CallToolResult;
+  readonly stop: AbortController;
+  readonly ended: PromiseWithResolvers<void>;
+  readonly expiry: ReturnType<typeof setTimeout>;
 }
 
 export class WaitTasks {
-  readonly store = new WaitTaskStore();
+  readonly #tasks = new Map<string, Entry>();
+  #working = 0;
 
   /** Whether one more wait may start as a task. */
   get full(): boolean {
-    return this.store.working.size >= MAX_WORKING;
+    return this.#working >= MAX_WORKING;
   }
 
   /**
-   * Make the task of `request`, answer it at once, and run `wait` in the background; its answer is
-   * stored as the task's result (`failed` when it is a tool error). `ended` stops the wait too.
+   * Make the task, answer it at once, and run `wait` in the background; its answer is stored as the
+   * task's result (`failed` when it is a tool error). `ended` stops the wait too.
    */
-  async start(
-    request: { id: RequestId; params: { task?: { ttl?: number } } } & Request,
-    ended: AbortSignal,
-    wait: (signal: AbortSignal) => Promise<CallToolResult>,
-  ): Promise<CreateTaskResult> {
-    const task = await this.store.createTask({ ttl: request.params.task?.ttl }, request.id, request);
-    const stop = new AbortController();
-    this.store.working.set(task.taskId, stop);
-    void wait(AbortSignal.any([stop.signal, ended]))
-      .then((result) => this.store.storeTaskResult(task.taskId, result.isError ? "failed" : "completed", result))
-      // A task cancelled or expired meanwhile keeps no result: nothing is waiting for it.
+  start(ttl: number | undefined, ended: AbortSignal, wait: (signal: AbortSignal) => Promise<CallToolResult>): CreateTaskResult {
+    const now = new Date().toISOString();
+    const kept = Math.min(ttl ?? MAX_TTL_MS, MAX_TTL_MS);
+    const task: Task = {
+      taskId: crypto.randomUUID(),
+      status: "working",
+      ttl: kept,
+      createdAt: now,
+      lastUpdatedAt: now,
+      pollInterval: POLL_INTERVAL_MS,
+    };
+    const expiry = setTimeout(() => this.#drop(task.taskId), kept);
+    expiry.unref();
+    const entry: Entry = { task, stop: new AbortController(), ended: Promise.withResolvers<void>(), expiry };
+    this.#tasks.set(task.taskId, entry);
+    this.#working++;
+    void wait(AbortSignal.any([entry.stop.signal, ended]))
+      .then((result) => {
+        // A task cancelled or expired meanwhile keeps no result: nothing is waiting for it.
+        if (this.#tasks.get(task.taskId) !== entry || TERMINAL.has(entry.task.status)) return;
+        entry.result = result;
+        this.#settle(entry, result.isError ? "failed" : "completed");
+      })
       .catch(() => undefined)
-      .finally(() => this.store.working.delete(task.taskId));
-    return { task };
+      .finally(() => this.#working--);
+    return { task: { ...task } };
+  }
+
+  /** `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel`, on a 2025-era server. */
+  register(server: Server): void {
+    const byId = { params: TASK_ID_PARAMS };
+    server.setRequestHandler("tasks/get", byId, ({ taskId }) => ({ ...this.#entry(taskId).task }));
+    server.setRequestHandler("tasks/result", byId, async ({ taskId }, ctx) => {
+      const entry = this.#entry(taskId);
+      if (!TERMINAL.has(entry.task.status)) await Promise.race([entry.ended.promise, aborted(ctx.mcpReq.signal)]);
+      const { result } = entry;
+      // Cancelled, expired, or the client went away meanwhile: there is no answer to give.
+      if (!result) throw invalid(`task ${taskId.slice(0, 100)} is ${entry.task.status}: it has no result`);
+      return { ...result, _meta: { ...result._meta, [RELATED_TASK]: { taskId } } };
+    });
+    server.setRequestHandler("tasks/list", { params: CURSOR_PARAMS }, ({ cursor }) => {
+      const all = [...this.#tasks.values()].map((entry) => ({ ...entry.task }));
+      const from = cursor === undefined ? 0 : all.findIndex((task) => task.taskId === cursor) + 1;
+      if (cursor !== undefined && from === 0) throw invalid(`invalid cursor: ${cursor.slice(0, 100)}`);
+      const page = all.slice(from, from + PAGE);
+      return { tasks: page, ...(from + PAGE < all.length ? { nextCursor: page.at(-1)!.taskId } : {}), _meta: {} };
+    });
+    server.setRequestHandler("tasks/cancel", byId, ({ taskId }) => {
+      const entry = this.#entry(taskId);
+      if (TERMINAL.has(entry.task.status)) throw invalid(`Cannot cancel task in terminal status: ${entry.task.status}`);
+      this.#settle(entry, "cancelled", "Client cancelled task execution.");
+      entry.stop.abort();
+      return { _meta: {}, ...entry.task };
+    });
+  }
+
+  #entry(taskId: string): Entry {
+    const entry = this.#tasks.get(taskId);
+    if (!entry) throw invalid(`Task not found: ${taskId.slice(0, 100)}`);
+    return entry;
+  }
+
+  #settle(entry: Entry, status: Task["status"], message?: string): void {
+    entry.task = { ...entry.task, status, lastUpdatedAt: new Date().toISOString(), ...(message ? { statusMessage: message } : {}) };
+    entry.ended.resolve();
+  }
+
+  #drop(taskId: string): void {
+    const entry = this.#tasks.get(taskId);
+    if (!entry) return;
+    this.#tasks.delete(taskId);
+    entry.stop.abort();
+    entry.ended.resolve();
   }
 }
+
+const invalid = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+const aborted = (signal: AbortSignal) => new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+
+/**
+ * The params of the task methods as Standard Schema, written out: ArkType is loaded only when a
+ * request reads the sessions (./server.ts), and these are registered with every 2025-era server.
+ */
+const standard = <T>(check: (value: Record<string, unknown>) => T | string): StandardSchemaV1<unknown, T> => ({
+  "~standard": {
+    version: 1,
+    vendor: "derun",
+    validate: (value) => {
+      const params = typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
+      const out = check(params);
+      return typeof out === "string" ? { issues: [{ message: out }] } : { value: out };
+    },
+  },
+});
+const TASK_ID_PARAMS = standard(({ taskId }) => (typeof taskId === "string" ? { taskId } : "taskId must be a string"));
+const CURSOR_PARAMS = standard(({ cursor }) =>
+  cursor === undefined || typeof cursor === "string" ? { cursor: cursor as string | undefined } : "cursor must be a string",
+);

@@ -235,9 +235,13 @@ export const MODERN_ENVELOPE = {
   "io.modelcontextprotocol/clientCapabilities": {},
 } as const;
 
+/** Methods the 2026-07-28 revision removed: `ping` is not found there, `initialize` is the other era (-32022). */
+const NOT_IN_MODERN_ERA: Readonly<Record<string, readonly number[]>> = { ping: [METHOD_NOT_FOUND], initialize: [-32022] };
+
 /**
  * The same lines as a 2026-07-28 client sends them: each message whose params are an object (or
- * absent) carries the envelope in its `_meta`; what the server must answer does not change.
+ * absent) carries the envelope in its `_meta`; what the server must answer does not change, except
+ * for the methods that revision removed (a connection serves one era, the MCP SDK's serveStdio).
  */
 export function inModernEra(lines: readonly FuzzLine[]): FuzzLine[] {
   return lines.map((fuzz) => {
@@ -253,6 +257,12 @@ export function inModernEra(lines: readonly FuzzLine[]): FuzzLine[] {
     if (typeof params !== "object" || params === null || Array.isArray(params)) return fuzz;
     const meta = "_meta" in params ? (params as { _meta: unknown })._meta : {};
     if (typeof meta !== "object" || meta === null || Array.isArray(meta)) return fuzz;
-    return { ...fuzz, line: JSON.stringify({ ...message, params: { ...params, _meta: { ...meta, ...MODERN_ENVELOPE } } }) };
+    const line = JSON.stringify({ ...message, params: { ...params, _meta: { ...meta, ...MODERN_ENVELOPE } } });
+    const removed =
+      typeof message.method === "string" && Object.hasOwn(NOT_IN_MODERN_ERA, message.method)
+        ? NOT_IN_MODERN_ERA[message.method]
+        : undefined;
+    if (removed === undefined || fuzz.expect.kind !== "answer") return { ...fuzz, line };
+    return { line, expect: { ...fuzz.expect, codes: [...fuzz.expect.codes, ...removed] } };
   });
 }

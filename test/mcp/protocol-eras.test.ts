@@ -23,6 +23,8 @@ beforeAll(async () => {
 }, TIMEOUT);
 afterAll(() => root[Symbol.dispose]());
 
+const meta = (version: string) => ({ _meta: { ...MODERN_ENVELOPE, "io.modelcontextprotocol/protocolVersion": version } });
+
 const connect = async (mode: VersionNegotiationMode): Promise<Client & AsyncDisposable> => {
   const client = new Client({ name: "derun-eras", version: "0" }, { versionNegotiation: { mode } });
   const [command = process.execPath, ...args] = derunArgv();
@@ -75,37 +77,54 @@ describe("derun mcp speaks both protocol eras", () => {
   }
 
   test(
-    "raw lines: server/discover, a version not spoken (-32022), an envelope without capabilities, initialize 2025-06-18",
+    "raw lines: server/discover, a version not spoken (-32022), an envelope without capabilities, then initialize 2025-06-18",
     async () => {
       await using server = startRawServer(root.path);
-      const meta = (version: string) => ({ _meta: { ...MODERN_ENVELOPE, "io.modelcontextprotocol/protocolVersion": version } });
       const send = (id: number, method: string, params: object) => server.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+      // A probe first, then the 2025-era handshake, from one process (a client falling back).
       send(1, "server/discover", meta("2026-07-28"));
       send(2, "tools/list", meta("2027-01-01"));
       send(3, "tools/list", { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } });
       send(4, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } });
       send(5, "tools/list", {});
-      send(6, "tools/list", meta("2026-07-28"));
-      await server.until((answers) => [1, 2, 3, 4, 5, 6].every((id) => answers.some((a) => a.id === id)));
+      await server.until((answers) => [1, 2, 3, 4, 5].every((id) => answers.some((a) => a.id === id)));
       const byId = (id: number) => server.answers.find((a) => a.id === id)!;
       expect(byId(1).result.supportedVersions).toEqual(["2026-07-28"]);
       expect(byId(1).result.capabilities.tools).toBeDefined();
       expect(byId(1).result.resultType).toBe("complete");
+      expect(byId(1).result.capabilities.tasks).toBeUndefined();
       expect(byId(2).error.code).toBe(-32022);
       expect(byId(2).error.data).toEqual({ supported: ["2026-07-28"], requested: "2027-01-01" });
       expect(byId(3).error.code).toBe(-32602);
       expect(byId(4).result.protocolVersion).toBe("2025-06-18");
-      // Without a claim, a 2025-era answer: no fields of the 2026 wire.
+      expect(byId(4).result.capabilities.tasks).toBeDefined();
+      // A 2025-era answer: no fields of the 2026 wire; tasks are 2025-era fields.
       expect(byId(5).result.tools.length).toBeGreaterThan(0);
       expect(byId(5).result.ttlMs).toBeUndefined();
-      // Tasks are 2025-era fields here (an extension of its own in 2026-07-28, not served).
-      const execution = (id: number) => byId(id).result.tools.filter((t: any) => t.execution).length;
-      expect(execution(5)).toBe(2);
-      expect(execution(6)).toBe(0);
-      expect(byId(6).result).toMatchObject({ resultType: "complete", ttlMs: 0, cacheScope: "private" });
-      expect(byId(1).result.capabilities.tasks).toBeUndefined();
-      expect(byId(4).result.capabilities.tasks).toBeDefined();
-      expect(server.answers.length).toBe(6);
+      expect(byId(5).result.tools.filter((t: any) => t.execution).length).toBe(2);
+      expect(server.answers.length).toBe(5);
+      expect(await server.end()).toBe(0);
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "raw lines: a 2026-07-28 request opens the modern era (no tasks, the 2026 wire); initialize on it is refused",
+    async () => {
+      await using server = startRawServer(root.path);
+      const send = (id: number, method: string, params: object) => server.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+      send(1, "tools/list", meta("2026-07-28"));
+      send(2, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } });
+      send(3, "tools/list", meta("2026-07-28"));
+      await server.until((answers) => [1, 2, 3].every((id) => answers.some((a) => a.id === id)));
+      const byId = (id: number) => server.answers.find((a) => a.id === id)!;
+      expect(byId(1).result).toMatchObject({ resultType: "complete", ttlMs: 0, cacheScope: "private" });
+      expect(byId(1).result._meta["io.modelcontextprotocol/serverInfo"].name).toBe("derun");
+      // Tasks are an extension of their own in 2026-07-28, not served.
+      expect(byId(1).result.tools.filter((t: any) => t.execution).length).toBe(0);
+      expect(byId(2).error.code).toBe(-32022);
+      expect(byId(3).result.tools.length).toBe(byId(1).result.tools.length);
+      expect(server.answers.length).toBe(3);
       expect(await server.end()).toBe(0);
     },
     TIMEOUT,
