@@ -31,31 +31,41 @@ export interface AssembledInput {
   readonly slow?: boolean;
 }
 
+export interface AssembledResult {
+  readonly bytes: Uint8Array;
+  readonly count: number;
+  /** For each secret counted, the index in `bytes` of its first newly masked byte in the window (the text views count it with the line holding it). */
+  readonly at: readonly number[];
+}
+
 /**
  * `input.masked` with the bytes behind every secret the screen shows assembled turned into `*`
  * (a copy when any was; else `input.masked` itself), and how many such secrets had a newly masked
  * byte in the window.
  */
-export function maskAssembled(redactor: Redactor, input: AssembledInput): { bytes: Uint8Array; count: number } {
+export function maskAssembled(redactor: Redactor, input: AssembledInput): AssembledResult {
   const { bytes, window } = input;
-  if (!redactor.enabled || !mayAssemble(bytes)) return { bytes: input.masked, count: 0 };
+  if (!redactor.enabled || !mayAssemble(bytes)) return { bytes: input.masked, count: 0, at: [] };
   let out: Uint8Array | undefined;
   let count = 0;
+  const at: number[] = [];
   /** The bytes behind the cells a look's masking turned into `*`, in the order of the looks. */
   const apply = (look: Look, masked: { text: string; count: number }): void => {
     if (masked.count === 0) return;
     const { text, from, to } = look;
     for (const [a, b] of newlyMasked(text, masked.text)) {
-      let inWindow = false;
+      let first = -1;
       for (let cell = a; cell < b; cell++) {
         for (let k = from[cell]!; k >= 0 && k < to[cell]!; k++) {
           out ??= Uint8Array.from(input.masked);
           if (out[k] === MASK_BYTE) continue;
           out[k] = MASK_BYTE;
-          if (k >= window.start && k < window.end) inWindow = true;
+          if (k >= window.start && k < window.end && (first < 0 || k < first)) first = k;
         }
       }
-      if (inWindow) count++;
+      if (first < 0) continue;
+      count++;
+      at.push(first);
     }
   };
   // The replay is of the bytes as the raw masking left them: what a replay of the raw read would
@@ -68,7 +78,7 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): { byte
     drawnCells(input.masked, options, (text, from, to) => batch.add({ text, from: from.slice(), to: to.slice() }));
     batch.flush();
   }
-  return { bytes: out ?? input.masked, count };
+  return { bytes: out ?? input.masked, count, at };
 }
 
 interface Look {

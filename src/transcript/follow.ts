@@ -15,6 +15,7 @@ import { TextView, type TextLine } from "../views/text.ts";
 import { runningCommand } from "./unrecorded-commands.ts";
 import { DEFAULT_LIMITS } from "../core/tool.ts";
 import { holdTail } from "./live-hold.ts";
+import { AssembledText } from "./assembled-text.ts";
 import { LineMasking, maskSlices, redactorOf, sliceWith } from "./masking.ts";
 
 /** Bytes per store read. */
@@ -112,8 +113,13 @@ export async function* followText(
   end: FollowEnd = {},
 ): AsyncGenerator<readonly TextLine[]> {
   const view = new TextView();
-  const masking = new LineMasking(await redactorOf(store, sessionId));
-  for await (const slices of followOutputAsRecorded(store, sessionId, options, end)) {
+  const redactor = await redactorOf(store, sessionId);
+  const masking = new LineMasking(redactor);
+  // What the terminal assembles is masked in the bytes first (./assembled-text.ts); at a live tail
+  // only with the bytes written so far after them.
+  const assembled = new AssembledText(store, sessionId, redactor, masking);
+  for await (const recorded of followOutputAsRecorded(store, sessionId, options, end)) {
+    const slices = await assembled.slices(recorded);
     const lines: TextLine[] = [];
     for (const s of slices)
       for (const line of view.write(s.channel, s.bytes, s.start)) if (line.end > options.after) lines.push(masking.line(line));
