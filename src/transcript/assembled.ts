@@ -34,7 +34,10 @@ export interface AssembledInput {
 export interface AssembledResult {
   readonly bytes: Uint8Array;
   readonly count: number;
-  /** For each secret counted, the index in `bytes` of its first newly masked byte in the window (the text views count it with the line holding it). */
+  /**
+   * For each secret counted, the index in `bytes` of its first newly masked byte in the window (the
+   * text views count it with the line that holds it).
+   */
   readonly at: readonly number[];
 }
 

@@ -54,6 +54,15 @@ export class LineMasking {
     return state;
   }
 
+  get enabled(): boolean {
+    return this.#redactor.enabled;
+  }
+
+  /** The next lines of `channel` are inside a PEM key's body (a view that starts there: ./key-block.ts). */
+  startInKey(channel: DerunOutputChannel): void {
+    this.#state(channel).inKey = true;
+  }
+
   /** Inside a PEM key's body on `channel`: the next lines are masked whole, whatever they hold. */
   inKey(channel: DerunOutputChannel): boolean {
     return this.#states.get(channel)?.inKey === true;

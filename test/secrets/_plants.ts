@@ -65,12 +65,10 @@ const R = {
  * them after (class 2): `ESC[row;colH` then `ESC 7` / `ESC 8` (the same bytes as c2-positioned).
  */
 const POSITIONED =
-  'printf \'\\033[2J\\033[5;24H%s\\033[5;10Hghp_%s\\033[7;1H\' "$B1" "$A1"; ' +
-  'printf \'key \\0337%14s%s\\0338ghp_%s\\n\' "" "$B2" "$A2"';
+  'printf \'\\033[2J\\033[5;24H%s\\033[5;10Hghp_%s\\033[7;1H\' "$B1" "$A1"; ' + 'printf \'key \\0337%14s%s\\0338ghp_%s\\n\' "" "$B2" "$A2"';
 /** The saved cursor of `ESC[s` / `ESC[u`, and a line written whole after the second half on the row above (`ESC[A`, CR). */
 const SAVED_CSI =
-  'printf \'key \\033[s%14s%s\\033[ughp_%s\\n\' "" "$B1" "$A1"; ' +
-  'printf \'%14s%s\\n\\033[A\\rghp_%s\\n\' "" "$B2" "$A2"';
+  'printf \'key \\033[s%14s%s\\033[ughp_%s\\n\' "" "$B1" "$A1"; ' + 'printf \'%14s%s\\n\\033[A\\rghp_%s\\n\' "" "$B2" "$A2"';
 
 /** A PEM key's body lines (random base-64, 64 a line, a short last one). */
 export const KEY_BODY = (() => {

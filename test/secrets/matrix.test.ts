@@ -139,10 +139,7 @@ async function cliAnswers(id: string): Promise<Array<[string, string]>> {
     runs.map(async (args) => {
       const done = await runDerun(args, { stateRoot: root });
       const words = args[0] === "cat" || args[0] === "export" ? 4 : args[1] === "-f" ? 2 : 1;
-      return [args.slice(0, words).join(" "), text(done.stdout) + text(done.stderr)] as [
-        string,
-        string,
-      ];
+      return [args.slice(0, words).join(" "), text(done.stdout) + text(done.stderr)] as [string, string];
     }),
   );
 }
