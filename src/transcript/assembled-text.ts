@@ -45,7 +45,7 @@ export function assembledBetween(
   const at: number[] = [];
   if (!redactor.enabled || pieces.length === 0) return { bytes: out, at };
   // The quick check on each part, before anything is joined: most output stops here.
-  if (![before, pieces, after].some((list) => list.some((p) => mayAssemble(p.bytes)))) return { bytes: out, at };
+  if (!mayAssembleAny([...before, ...pieces, ...after])) return { bytes: out, at };
   for (const channel of new Set(pieces.map((p) => p.channel))) {
     const pre = before.filter((p) => p.channel === channel);
     const mine = pieces.filter((p) => p.channel === channel);
@@ -68,6 +68,46 @@ export function assembledBetween(
   }
   return { bytes: out, at };
 }
+
+/**
+ * Whether any of `list` (consecutive records) may draw out of order. Each record is checked on its
+ * own (joining them would cost a copy of every window), so what a cut between two records hides is
+ * looked at apart: a record that ends inside an escape sequence (`ESC[5;` then `10H` in the next
+ * write) may, whatever the rest says. A record that ends in the CR of a CR LF whose LF begins the
+ * next one (a PTY's lines cut by the writes) is not taken for a lone CR: that would send a whole
+ * build log's window onto the grid.
+ */
+function mayAssembleAny(list: readonly Piece[]): boolean {
+  for (let i = 0; i < list.length; i++) {
+    const { bytes, channel } = list[i]!;
+    if (endsOpen(bytes)) return true;
+    if (!mayAssemble(bytes)) continue;
+    const next = list[i + 1];
+    const crLf = bytes[bytes.length - 1] === CR && next?.channel === channel && next.bytes[0] === LF;
+    if (!crLf || mayAssemble(bytes.subarray(0, bytes.length - 1))) return true;
+  }
+  return false;
+}
+
+/** Whether `bytes` end inside an escape sequence (or between the two bytes of a C1 CSI, C2 9B). */
+function endsOpen(bytes: Uint8Array): boolean {
+  const n = bytes.length;
+  if (n === 0) return false;
+  if (bytes[n - 1] === 0xc2) return true;
+  const esc = bytes.lastIndexOf(ESC);
+  if (esc < 0) return false;
+  let j = esc + 1;
+  if (j < n && bytes[j] === 0x5b) {
+    j++;
+    while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
+  } else while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x2f) j++;
+  return j >= n;
+}
+
+const ESC = 0x1b;
+
+const CR = 0x0d;
+const LF = 0x0a;
 
 /** The pass of a text reader of `t` that masks its lines with `masking`. */
 export const assembledFor = (t: Transcript, masking: LineMasking, redactor: Redactor = redactorFor(t.info.meta)): AssembledText =>

@@ -87,4 +87,20 @@ describe("the text views' assembled pass, wherever the windows fall", () => {
       expect({ block, ...got }).toEqual({ block, ...expected });
     }
   });
+
+  test("moves cut between two writes (`ESC[5;` then `24H`) are not passed over", async () => {
+    const [a, b] = [r(10), r(26)];
+    {
+      await using writer = await store.create(sessionOptions("cut-moves"));
+      await writer.started({ pid: process.pid, transportMode: "pipe", ttyAttached: false });
+      // No write holds a whole move: each alone looks like text in order.
+      for (const part of ["start\n\x1b[5;", `24H${b}\x1b[5;`, `10Hghp_${a}\x1b`, "[7;1Hdone\n"])
+        writer.append("stdout", new TextEncoder().encode(part));
+      await writer.finalize({ state: "exited", exit_code: 0 });
+    }
+    const t = await openTranscript(store, "cut-moves");
+    const shown = [await streamed(t), await selected(t, { tail: 5 }), await searched(t)].join("\n");
+    expect(leakedPieces(shown, a + b)).toEqual([]);
+    expect(shown).toContain("*".repeat(26));
+  });
 });
