@@ -73,35 +73,63 @@ export function assembledBetween(
  * Whether any of `list` (consecutive records) may draw out of order. Each record is checked on its
  * own (joining them would cost a copy of every window), so what a cut between two records hides is
  * looked at apart: a record that ends inside an escape sequence (`ESC[5;` then `10H` in the next
- * write) may, whatever the rest says. A record that ends in the CR of a CR LF whose LF begins the
- * next one (a PTY's lines cut by the writes) is not taken for a lone CR: that would send a whole
- * build log's window onto the grid.
+ * write) is checked with the start of its channel's next record. A record that ends in the CR of a
+ * CR LF whose LF begins the next one (a PTY's lines cut by the writes), or in a CR that ends all the
+ * bytes, is not taken for a lone CR: that would send a whole build log's window onto the grid.
  */
 function mayAssembleAny(list: readonly Piece[]): boolean {
   for (let i = 0; i < list.length; i++) {
     const { bytes, channel } = list[i]!;
-    if (endsOpen(bytes)) return true;
+    const open = openFrom(bytes);
+    if (open >= 0 && acrossCut(bytes.subarray(open), list, i)) return true;
     if (!mayAssemble(bytes)) continue;
     const next = list[i + 1];
-    const crLf = bytes[bytes.length - 1] === CR && next?.channel === channel && next.bytes[0] === LF;
+    // A CR with nothing after it in the bytes replayed moves nothing that is drawn there.
+    const crLf = bytes[bytes.length - 1] === CR && (next === undefined || (next.channel === channel && next.bytes[0] === LF));
     if (!crLf || mayAssemble(bytes.subarray(0, bytes.length - 1))) return true;
   }
   return false;
 }
 
-/** Whether `bytes` end inside an escape sequence (or between the two bytes of a C1 CSI, C2 9B). */
-function endsOpen(bytes: Uint8Array): boolean {
+/** Bytes of the next record a sequence cut at a record's end is looked for in (a longer one is taken for a move). */
+const ACROSS = 64;
+
+/** Whether the sequence `tail` that ends `list[i]` may move or edit, finished in its channel's next record. */
+function acrossCut(tail: Uint8Array, list: readonly Piece[], i: number): boolean {
+  let k = i + 1;
+  while (k < list.length && list[k]!.channel !== list[i]!.channel) k++;
+  // Its end is past the bytes the grid replays: nothing it does is drawn there.
+  if (k >= list.length) return false;
+  const head = list[k]!.bytes.subarray(0, ACROSS);
+  const joined = new Uint8Array(tail.length + head.length);
+  joined.set(tail);
+  joined.set(head, tail.length);
+  // Only the sequence itself: the rest of the next record is checked as that record.
+  const end = sequenceEnd(joined, 0);
+  return end < 0 || mayAssemble(joined.subarray(0, end));
+}
+
+/**
+ * Where the escape sequence (or the C1 CSI, C2 9B) that `bytes` end inside begins, or -1 when they
+ * end outside any.
+ */
+function openFrom(bytes: Uint8Array): number {
   const n = bytes.length;
-  if (n === 0) return false;
-  if (bytes[n - 1] === 0xc2) return true;
+  if (n === 0) return -1;
+  if (bytes[n - 1] === 0xc2) return n - 1;
   const esc = bytes.lastIndexOf(ESC);
-  if (esc < 0) return false;
-  let j = esc + 1;
-  if (j < n && bytes[j] === 0x5b) {
+  return esc >= 0 && sequenceEnd(bytes, esc) < 0 ? esc : -1;
+}
+
+/** Just past the end of the sequence that begins at `at` (ESC, or C2 9B), or -1 when `bytes` end first. */
+function sequenceEnd(bytes: Uint8Array, at: number): number {
+  const n = bytes.length;
+  let j = at + 1;
+  if (bytes[at] === 0xc2 || bytes[j] === 0x5b) {
     j++;
     while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
   } else while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x2f) j++;
-  return j >= n;
+  return j < n ? j + 1 : -1;
 }
 
 const ESC = 0x1b;
