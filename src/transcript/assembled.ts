@@ -78,7 +78,7 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): Assemb
   if (input.slow) drawnCells(input.masked, options, (text, from, to) => apply({ text, from, to }, redactor.text(text)));
   else {
     const batch = new LookBatch(redactor, apply);
-    drawnCells(input.masked, options, (text, from, to) => batch.add({ text, from: from.slice(), to: to.slice() }));
+    drawnCells(input.masked, options, (text, from, to) => batch.add(text, from, to));
     batch.flush();
   }
   return { bytes: out ?? input.masked, count, at };
@@ -100,26 +100,48 @@ const BATCH_CELLS = 1 << 16;
  * keywords each holds was most of their cost.
  */
 class LookBatch {
-  #looks: Look[] = [];
+  #texts: string[] = [];
+  /** Where each look's cells begin in the arenas: the cells' bytes copied into one buffer, not an array a look. */
+  #starts: number[] = [];
   #cells = 0;
+  #from = new Int32Array(BATCH_CELLS);
+  #to = new Int32Array(BATCH_CELLS);
 
   constructor(
     private readonly redactor: Redactor,
     private readonly apply: (look: Look, masked: { text: string; count: number }) => void,
   ) {}
 
-  add(look: Look): void {
-    this.#looks.push(look);
-    this.#cells += look.text.length;
-    if (this.#cells >= BATCH_CELLS) this.flush();
+  /** A look at a row: `text` and the bytes of its `text.length` first cells. */
+  add(text: string, from: Int32Array, to: Int32Array): void {
+    const n = text.length;
+    // A row longer than a whole batch goes on its own (the arenas grow for it).
+    if (this.#cells + n > this.#from.length && this.#cells > 0) this.flush();
+    if (n > this.#from.length) [this.#from, this.#to] = [new Int32Array(n), new Int32Array(n)];
+    // A loop, not set(subarray): a view made for each look cost more than the copy.
+    const [f, t, at] = [this.#from, this.#to, this.#cells];
+    for (let k = 0; k < n; k++) {
+      f[at + k] = from[k]!;
+      t[at + k] = to[k]!;
+    }
+    this.#texts.push(text);
+    this.#starts.push(this.#cells);
+    this.#cells += n;
   }
 
   flush(): void {
-    const looks = this.#looks;
-    if (looks.length === 0) return;
-    [this.#looks, this.#cells] = [[], 0];
-    const present = looks.length > 4 ? this.redactor.keywordsIn(looks.map((l) => l.text).join("\n")) : undefined;
-    for (const look of looks) this.apply(look, this.redactor.text(look.text, undefined, present));
+    const texts = this.#texts;
+    if (texts.length === 0) return;
+    const starts = this.#starts;
+    const present = texts.length > 4 ? this.redactor.keywordsIn(texts.join("\n")) : undefined;
+    for (let i = 0; i < texts.length; i++) {
+      const masked = this.redactor.text(texts[i]!, undefined, present);
+      if (masked.count === 0) continue;
+      const a = starts[i]!;
+      const b = a + texts[i]!.length;
+      this.apply({ text: texts[i]!, from: this.#from.subarray(a, b), to: this.#to.subarray(a, b) }, masked);
+    }
+    [this.#texts, this.#starts, this.#cells] = [[], [], 0];
   }
 }
 

@@ -28,8 +28,9 @@ export { mayAssemble } from "./may-assemble.ts";
 export type RowLook = (text: string, from: readonly number[], to: readonly number[]) => void;
 
 /**
- * {@link RowLook} with the row's own cells (views of its typed arrays, read them during the call):
- * a caller that reads the cells of only a few rows copies none.
+ * {@link RowLook} with the row's own cells: its typed arrays themselves, of which the first
+ * `text.length` are its cells (read them during the call). A caller that reads the cells of only a
+ * few rows copies none, and no view of the arrays is made for a look (thousands a redrawn window).
  */
 export type CellLook = (text: string, from: Int32Array, to: Int32Array) => void;
 
@@ -55,7 +56,9 @@ const ROW_FINAL = byteTable([..."HfdABEFJsu"].map((c) => [c.charCodeAt(0), 1] as
 
 /** Replays `bytes` onto a grid of `options.rows` rows; `look` is called with each edited row's texts. */
 export function drawnBy(bytes: Uint8Array, options: DrawnByOptions, look: RowLook): void {
-  drawnCells(bytes, options, (text, from, to) => look(text, Array.from(from), Array.from(to)));
+  drawnCells(bytes, options, (text, from, to) =>
+    look(text, Array.from(from.subarray(0, text.length)), Array.from(to.subarray(0, text.length))),
+  );
 }
 
 /** {@link drawnBy}, the cells handed over as they are. */
@@ -163,8 +166,9 @@ class Row {
   dirty = false;
   /** The text it was last shown with. */
   shown = "";
-  /** Which bytes drew each cell when it was last shown. */
+  /** Which bytes drew each cell when it was last shown: `[0, shownLength)`, the array reused (a copy a look cost more than the look). */
   shownFrom = new Int32Array(0);
+  shownLength = -1;
 
   /** Room for `n` cells. */
   reserve(n: number): void {
@@ -197,7 +201,16 @@ class Row {
     this.length = this.chain = 0;
     this.edited = this.dirty = false;
     this.shown = "";
-    this.shownFrom = new Int32Array(0);
+    this.shownLength = -1;
+  }
+
+  /** Remembers the cells' bytes as shown. */
+  keepShown(text: string): void {
+    this.shown = text;
+    if (this.shownFrom.length < this.length) this.shownFrom = new Int32Array(this.from.length);
+    const { from, shownFrom, length } = this;
+    for (let i = 0; i < length; i++) shownFrom[i] = from[i]!;
+    this.shownLength = length;
   }
 
   /**
@@ -206,7 +219,7 @@ class Row {
    * bytes would stay unmasked.
    */
   shownAs(text: string): boolean {
-    if (text !== this.shown || this.shownFrom.length !== this.length) return false;
+    if (text !== this.shown || this.shownLength !== this.length) return false;
     for (let i = 0; i < this.length; i++) if (this.shownFrom[i] !== this.from[i]) return false;
     return true;
   }
@@ -257,9 +270,8 @@ class Grid implements ControlTarget {
     if (inByteOrder(row, this.bytes, this.slow ? 0 : row.chain)) return;
     const text = row.text();
     if (row.shownAs(text)) return;
-    row.shown = text;
-    row.shownFrom = row.from.slice(0, row.length);
-    this.look(text, row.from.subarray(0, row.length), row.to.subarray(0, row.length));
+    row.keepShown(text);
+    this.look(text, row.from, row.to);
   }
 
   put(code: number, from: number, to: number): void {
