@@ -11,12 +11,13 @@
  * Only the assembled pass runs here, on the bytes as recorded: the rules a line's text is masked by
  * still run on each line (LineMasking), which counts them as before. The secrets masked here are
  * counted with the line that holds their first masked byte ({@link LineMasking.noteAssembled}).
- * Bytes that cannot draw out of order (with the bytes around them) cost one quick check
- * (mayAssemble) and two small reads of the context.
+ * Only windows that move to another row and back reach the grid (mayMoveRows): the text view puts
+ * together what is drawn within a line itself (`\r`, backspaces, erases and moves along the line),
+ * so a progress bar's or a spinner's windows cost one quick check and two small reads of the context.
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
 import type { OutputSlice, Store } from "../core/store.ts";
-import { mayAssemble } from "../views/may-assemble.ts";
+import { mayMoveRows } from "../views/may-assemble.ts";
 import { chunksOf, type ByteWindow, type RecordSpans } from "../views/window.ts";
 import { maskAssembled } from "./assembled.ts";
 import { joined } from "./joined.ts";
@@ -45,7 +46,7 @@ export function assembledBetween(
   const at: number[] = [];
   if (!redactor.enabled || pieces.length === 0) return { bytes: out, at };
   // The quick check on each part, before anything is joined: most output stops here.
-  if (!mayAssembleAny([...before, ...pieces, ...after])) return { bytes: out, at };
+  if (!mayMoveRowsAny([...before, ...pieces, ...after])) return { bytes: out, at };
   for (const channel of new Set(pieces.map((p) => p.channel))) {
     const pre = before.filter((p) => p.channel === channel);
     const mine = pieces.filter((p) => p.channel === channel);
@@ -70,23 +71,18 @@ export function assembledBetween(
 }
 
 /**
- * Whether any of `list` (consecutive records) may draw out of order. Each record is checked on its
- * own (joining them would cost a copy of every window), so what a cut between two records hides is
- * looked at apart: a record that ends inside an escape sequence (`ESC[5;` then `10H` in the next
- * write) is checked with the start of its channel's next record. A record that ends in the CR of a
- * CR LF whose LF begins the next one (a PTY's lines cut by the writes), or in a CR that ends all the
- * bytes, is not taken for a lone CR: that would send a whole build log's window onto the grid.
+ * Whether any of `list` (consecutive records) may move to another row and back (mayMoveRows): what
+ * is drawn within a line the text view puts together itself. Each record is checked on its own
+ * (joining them would cost a copy of every window), so a record that ends inside an escape
+ * sequence (`ESC[5;` then `10H` in the next write) is checked with the start of its channel's next
+ * record.
  */
-function mayAssembleAny(list: readonly Piece[]): boolean {
+function mayMoveRowsAny(list: readonly Piece[]): boolean {
   for (let i = 0; i < list.length; i++) {
-    const { bytes, channel } = list[i]!;
+    const { bytes } = list[i]!;
     const open = openFrom(bytes);
     if (open >= 0 && acrossCut(bytes.subarray(open), list, i)) return true;
-    if (!mayAssemble(bytes)) continue;
-    const next = list[i + 1];
-    // A CR with nothing after it in the bytes replayed moves nothing that is drawn there.
-    const crLf = bytes[bytes.length - 1] === CR && (next === undefined || (next.channel === channel && next.bytes[0] === LF));
-    if (!crLf || mayAssemble(bytes.subarray(0, bytes.length - 1))) return true;
+    if (mayMoveRows(bytes)) return true;
   }
   return false;
 }
@@ -106,7 +102,7 @@ function acrossCut(tail: Uint8Array, list: readonly Piece[], i: number): boolean
   joined.set(head, tail.length);
   // Only the sequence itself: the rest of the next record is checked as that record.
   const end = sequenceEnd(joined, 0);
-  return end < 0 || mayAssemble(joined.subarray(0, end));
+  return end < 0 || mayMoveRows(joined.subarray(0, end));
 }
 
 /**
@@ -133,9 +129,6 @@ function sequenceEnd(bytes: Uint8Array, at: number): number {
 }
 
 const ESC = 0x1b;
-
-const CR = 0x0d;
-const LF = 0x0a;
 
 /** The pass of a text reader of `t` that masks its lines with `masking`. */
 export const assembledFor = (t: Transcript, masking: LineMasking, redactor: Redactor = redactorFor(t.info.meta)): AssembledText =>
