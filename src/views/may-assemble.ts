@@ -66,24 +66,34 @@ export function mayMoveRows(bytes: Uint8Array): boolean {
   const c1 = bytes.indexOf(0x9b);
   if (esc < 0 && c1 < 0) return false;
   const n = bytes.length;
-  // From the first byte that may begin one: a table-free pass, two comparisons a byte.
-  for (let i = esc < 0 ? c1 : c1 < 0 ? esc : Math.min(esc, c1); i < n; i++) {
+  // A C1 CSI may be there (0x9B is also a byte inside many UTF-8 characters): every byte looked at.
+  const everyByte = c1 >= 0;
+  for (let i = everyByte ? Math.min(c1, esc < 0 ? n : esc) : esc; i >= 0 && i < n; ) {
     const b = bytes[i]!;
-    if (b === 0x9b) {
-      if (bytes[i - 1] === 0xc2) return true;
-      continue;
+    if (b === 0x9b && bytes[i - 1] === 0xc2) return true;
+    if (b === 0x1b) {
+      if (bytes[i + 1] !== 0x5b) {
+        if (ESC_FINAL[bytes[i + 1] ?? 0] === 1) return true;
+      } else {
+        let j = i + 2;
+        while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
+        if (ROW_CSI_FINAL[bytes[j] ?? 0] === 1) return true;
+        i = j;
+      }
     }
-    if (b !== 0x1b) continue;
-    if (bytes[i + 1] !== 0x5b) {
-      if (ESC_FINAL[bytes[i + 1] ?? 0] === 1) return true;
-      continue;
-    }
-    let j = i + 2;
-    while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
-    if (ROW_CSI_FINAL[bytes[j] ?? 0] === 1) return true;
-    i = j;
+    i = everyByte ? i + 1 : nextEsc(bytes, i + 1);
   }
   return false;
+}
+
+/** Bytes looked at one by one for the next ESC before a native search is asked (colours are dense, a progress line's are not). */
+const NEAR = 24;
+
+/** The next ESC from `from`, or -1. */
+function nextEsc(bytes: Uint8Array, from: number): number {
+  const near = Math.min(bytes.length, from + NEAR);
+  for (let k = from; k < near; k++) if (bytes[k] === 0x1b) return k;
+  return near < bytes.length ? bytes.indexOf(0x1b, near) : -1;
 }
 
 /** A B E F H f d s u: the CSIs that move to another row, or save or restore the cursor. */
