@@ -80,7 +80,10 @@ export function assembledBetween(
 function mayMoveRowsAny(list: readonly Piece[]): boolean {
   for (let i = 0; i < list.length; i++) {
     const { bytes } = list[i]!;
-    const open = openFrom(bytes);
+    // Plain output (no ESC, no C1 CSI) costs two native searches and nothing else.
+    const plain = bytes.indexOf(ESC) < 0 && bytes[bytes.length - 1] !== 0xc2;
+    if (plain && bytes.indexOf(0x9b) < 0) continue;
+    const open = plain ? -1 : openFrom(bytes);
     if (open >= 0 && acrossCut(bytes.subarray(open), list, i)) return true;
     if (mayMoveRows(bytes)) return true;
   }
