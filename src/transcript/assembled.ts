@@ -10,6 +10,7 @@
  * Bytes that cannot draw out of order (no CR but before LF, no BS, no cursor move or erase) skip
  * all of it after a few native scans: plain and coloured output cost next to nothing.
  */
+import { isAscii } from "node:buffer";
 import { drawnCells, mayAssemble } from "../views/drawn-by.ts";
 import type { Redactor } from "../secrets/redactor.ts";
 
@@ -59,7 +60,9 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): Assemb
     for (const [a, b] of newlyMasked(text, masked.text)) {
       let first = -1;
       for (let cell = a; cell < b; cell++) {
-        for (let k = from[cell]!; k >= 0 && k < to[cell]!; k++) {
+        // Without `to`, the bytes are ASCII: each cell drawn by one byte.
+        const end = to ? to[cell]! : from[cell]! + 1;
+        for (let k = from[cell]!; k >= 0 && k < end; k++) {
           out ??= Uint8Array.from(input.masked);
           if (out[k] === MASK_BYTE) continue;
           out[k] = MASK_BYTE;
@@ -78,7 +81,9 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): Assemb
   if (input.slow) drawnCells(input.masked, options, (text, from, to) => apply({ text, from, to }, redactor.text(text)));
   else {
     const batch = new LookBatch(redactor, apply);
-    drawnCells(input.masked, options, (text, from, to) => batch.add(text, from, to));
+    // An ASCII window's cells are each drawn by one byte: the look needs which one only.
+    const ascii = isAscii(input.masked);
+    drawnCells(input.masked, options, (text, from, to) => batch.add(text, from, ascii ? undefined : to.slice(0, text.length)));
     batch.flush();
   }
   return { bytes: out ?? input.masked, count, at };
@@ -87,7 +92,8 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): Assemb
 interface Look {
   readonly text: string;
   readonly from: Int32Array;
-  readonly to: Int32Array;
+  /** Undefined when every cell is drawn by one byte (`from` + 1). */
+  readonly to?: Int32Array;
 }
 
 /** Cells a batch of looks holds at most before it is masked (a bound on the copies it keeps). */
@@ -100,48 +106,30 @@ const BATCH_CELLS = 1 << 16;
  * keywords each holds was most of their cost.
  */
 class LookBatch {
-  #texts: string[] = [];
-  /** Where each look's cells begin in the arenas: the cells' bytes copied into one buffer, not an array a look. */
-  #starts: number[] = [];
+  #looks: Look[] = [];
   #cells = 0;
-  #from = new Int32Array(BATCH_CELLS);
-  #to = new Int32Array(BATCH_CELLS);
 
   constructor(
     private readonly redactor: Redactor,
     private readonly apply: (look: Look, masked: { text: string; count: number }) => void,
   ) {}
 
-  /** A look at a row: `text` and the bytes of its `text.length` first cells. */
-  add(text: string, from: Int32Array, to: Int32Array): void {
-    const n = text.length;
-    // A row longer than a whole batch goes on its own (the arenas grow for it).
-    if (this.#cells + n > this.#from.length && this.#cells > 0) this.flush();
-    if (n > this.#from.length) [this.#from, this.#to] = [new Int32Array(n), new Int32Array(n)];
-    // A loop, not set(subarray): a view made for each look cost more than the copy.
-    const [f, t, at] = [this.#from, this.#to, this.#cells];
-    for (let k = 0; k < n; k++) {
-      f[at + k] = from[k]!;
-      t[at + k] = to[k]!;
-    }
-    this.#texts.push(text);
-    this.#starts.push(this.#cells);
-    this.#cells += n;
+  /** A look at a row: its text and its cells' bytes (copies the batch keeps: see CellLook). */
+  add(text: string, from: Int32Array, to: Int32Array | undefined): void {
+    this.#looks.push(to ? { text, from, to } : { text, from });
+    this.#cells += text.length;
+    if (this.#cells >= BATCH_CELLS) this.flush();
   }
 
   flush(): void {
-    const texts = this.#texts;
-    if (texts.length === 0) return;
-    const starts = this.#starts;
-    const present = texts.length > 4 ? this.redactor.keywordsIn(texts.join("\n")) : undefined;
-    for (let i = 0; i < texts.length; i++) {
-      const masked = this.redactor.text(texts[i]!, undefined, present);
-      if (masked.count === 0) continue;
-      const a = starts[i]!;
-      const b = a + texts[i]!.length;
-      this.apply({ text: texts[i]!, from: this.#from.subarray(a, b), to: this.#to.subarray(a, b) }, masked);
+    const looks = this.#looks;
+    if (looks.length === 0) return;
+    [this.#looks, this.#cells] = [[], 0];
+    const present = looks.length > 4 ? this.redactor.keywordsIn(looks.map((l) => l.text).join("\n")) : undefined;
+    for (const look of looks) {
+      const masked = this.redactor.text(look.text, undefined, present);
+      if (masked.count > 0) this.apply(look, masked);
     }
-    [this.#texts, this.#starts, this.#cells] = [[], [], 0];
   }
 }
 

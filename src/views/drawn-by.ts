@@ -28,9 +28,9 @@ export { mayAssemble } from "./may-assemble.ts";
 export type RowLook = (text: string, from: readonly number[], to: readonly number[]) => void;
 
 /**
- * {@link RowLook} with the row's own cells: its typed arrays themselves, of which the first
- * `text.length` are its cells (read them during the call). A caller that reads the cells of only a
- * few rows copies none, and no view of the arrays is made for a look (thousands a redrawn window).
+ * {@link RowLook} with the row's cells, `text.length` of them: `from` a copy the caller may keep
+ * (the grid keeps it too, to know the row was shown as it is), `to` the row's own array (read it
+ * during the call). No other copy or view is made for a look (thousands a redrawn window).
  */
 export type CellLook = (text: string, from: Int32Array, to: Int32Array) => void;
 
@@ -166,7 +166,7 @@ class Row {
   dirty = false;
   /** The text it was last shown with. */
   shown = "";
-  /** Which bytes drew each cell when it was last shown: `[0, shownLength)`, the array reused (a copy a look cost more than the look). */
+  /** Which bytes drew each cell when it was last shown (`shownLength` of them; -1: not shown since it was cleared). */
   shownFrom = new Int32Array(0);
   shownLength = -1;
 
@@ -204,13 +204,12 @@ class Row {
     this.shownLength = -1;
   }
 
-  /** Remembers the cells' bytes as shown. */
-  keepShown(text: string): void {
+  /** Remembers the cells' bytes as shown: a copy of its own, which the look is given too. */
+  keepShown(text: string): Int32Array {
     this.shown = text;
-    if (this.shownFrom.length < this.length) this.shownFrom = new Int32Array(this.from.length);
-    const { from, shownFrom, length } = this;
-    for (let i = 0; i < length; i++) shownFrom[i] = from[i]!;
-    this.shownLength = length;
+    this.shownFrom = this.from.slice(0, this.length);
+    this.shownLength = this.length;
+    return this.shownFrom;
   }
 
   /**
@@ -270,8 +269,7 @@ class Grid implements ControlTarget {
     if (inByteOrder(row, this.bytes, this.slow ? 0 : row.chain)) return;
     const text = row.text();
     if (row.shownAs(text)) return;
-    row.keepShown(text);
-    this.look(text, row.from, row.to);
+    this.look(text, row.keepShown(text), row.to);
   }
 
   put(code: number, from: number, to: number): void {
