@@ -133,49 +133,84 @@ function sequenceEnd(bytes: Uint8Array, at: number): number {
 
 const ESC = 0x1b;
 
-/** The pass of a text reader of `t` that masks its lines with `masking`. */
+/**
+ * The pass of a text reader of `t` that masks its lines with `masking`. Nothing past the range's
+ * end is read: a command's view is of its own bytes and those before it (the shell's prompt after
+ * it is no part of what it drew), as a session's is of what was committed when the read began.
+ */
 export const assembledFor = (t: Transcript, masking: LineMasking, redactor: Redactor = redactorFor(t.info.meta)): AssembledText =>
-  new AssembledText(t.store, t.sessionId, redactor, masking);
+  new AssembledText(t.store, t.sessionId, redactor, masking, t.hi);
 
-/** One text reader's pass: reads the context around each window from the store, and tells its LineMasking what it masked. */
+/**
+ * One text reader's pass: the context around each window, and tells its LineMasking what it
+ * masked. A reader reads forward, so the context before a window is the end of the one before it,
+ * kept (a copy: a window may be read into a buffer used again); only the first is read from the
+ * store, and the context after is read unless the window ends where the output did when opened.
+ */
 export class AssembledText {
+  #kept: { end: number; pieces: Piece[] } | undefined;
+
   constructor(
     private readonly store: Store,
     private readonly sessionId: string,
     private readonly redactor: Redactor,
     private readonly masking: LineMasking,
+    /** Where the reader's bytes end: nothing after it is read (undefined: a live follow reads what is there). */
+    private readonly end?: number,
   ) {}
 
   /** A store read's slices (consecutive, in file order), masked. */
   async slices(slices: readonly OutputSlice[]): Promise<OutputSlice[]> {
     if (!this.redactor.enabled || slices.length === 0) return [...slices];
-    const lo = slices[0]!.start;
-    const hi = slices[slices.length - 1]!.end;
-    const { before, after } = await this.#context(lo, hi);
-    const masked = assembledBetween(this.redactor, before, slices, after);
-    this.masking.noteAssembled(masked.at);
-    return slices.map((s, i) => (masked.bytes[i] ? sliceWith(s, masked.bytes[i]) : s));
+    const masked = await this.#mask(slices);
+    return slices.map((s, i) => (masked[i] ? sliceWith(s, masked[i]) : s));
   }
 
   /** A window of output.bin (its records in `spans`), masked: the same window when nothing was. */
   async window(window: ByteWindow, spans: RecordSpans): Promise<ByteWindow> {
     if (!this.redactor.enabled || window.bytes.length === 0) return window;
     const pieces = [...chunksOf(window, spans)].map((c) => ({ channel: c.channel, start: c.offset, bytes: c.bytes }));
-    const { before, after } = await this.#context(window.offset, window.offset + window.bytes.length);
-    const masked = assembledBetween(this.redactor, before, pieces, after);
-    if (masked.bytes.every((b) => b === undefined)) return window;
-    this.masking.noteAssembled(masked.at);
+    if (pieces.length === 0) return window;
+    const masked = await this.#mask(pieces);
+    if (masked.every((b) => b === undefined)) return window;
     const bytes = Uint8Array.from(window.bytes);
-    masked.bytes.forEach((b, i) => b && bytes.set(b, pieces[i]!.start - window.offset));
+    masked.forEach((b, i) => b && bytes.set(b, pieces[i]!.start - window.offset));
     return { offset: window.offset, bytes };
   }
 
-  async #context(lo: number, hi: number): Promise<{ before: OutputSlice[]; after: OutputSlice[] }> {
+  async #mask(pieces: readonly Piece[]): Promise<Array<Uint8Array | undefined>> {
+    const lo = pieces[0]!.start;
+    const last = pieces[pieces.length - 1]!;
+    const hi = last.start + last.bytes.length;
+    const [before, after] = await Promise.all([this.#before(lo), this.#after(hi)]);
+    const masked = assembledBetween(this.redactor, before, pieces, after);
+    this.masking.noteAssembled(masked.at);
+    this.#keep([...before, ...pieces], hi);
+    return masked.bytes;
+  }
+
+  async #before(lo: number): Promise<readonly Piece[]> {
     const from = Math.max(0, lo - CONTEXT);
-    const [pre, post] = await Promise.all([
-      from < lo ? this.store.read(this.sessionId, from, lo - from) : undefined,
-      this.store.read(this.sessionId, hi, CONTEXT),
-    ]);
-    return { before: pre?.slices.filter((s) => s.end <= lo) ?? [], after: post.slices.filter((s) => s.start >= hi) };
+    if (this.#kept?.end === lo) return this.#kept.pieces.filter((p) => p.start + p.bytes.length > from);
+    if (from >= lo) return [];
+    return (await this.store.read(this.sessionId, from, lo - from)).slices.filter((s) => s.end <= lo);
+  }
+
+  async #after(hi: number): Promise<readonly Piece[]> {
+    if (this.end !== undefined && hi >= this.end) return [];
+    return (await this.store.read(this.sessionId, hi, CONTEXT)).slices.filter((s) => s.start >= hi);
+  }
+
+  /** The last CONTEXT bytes before `hi` of `list` (consecutive), copied: the next window's context before. */
+  #keep(list: readonly Piece[], hi: number): void {
+    const from = hi - CONTEXT;
+    const pieces: Piece[] = [];
+    for (const p of list) {
+      const end = p.start + p.bytes.length;
+      if (end <= from) continue;
+      const cut = Math.max(0, from - p.start);
+      pieces.push({ channel: p.channel, start: p.start + cut, bytes: p.bytes.slice(cut) });
+    }
+    this.#kept = { end: hi, pieces };
   }
 }

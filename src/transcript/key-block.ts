@@ -44,6 +44,16 @@ export class KeyBlocks {
 }
 
 /**
+ * Whether `text` could be a line of a key's body: it ends in a base-64 word (alone or behind a
+ * prefix) that is not only lower-case letters (a key's body is random: its lines, even a short
+ * last one, hold upper case, digits, `+`, `/` or padding; a word of prose does not).
+ */
+export function mayBeKeyBody(text: string): boolean {
+  const body = BODY_LINE.exec(text);
+  return body !== null && !/^[a-z]+$/.test(body[2]!);
+}
+
+/**
  * The channel whose private key's block is open at `start` (its BEGIN line in the LOOKBACK bytes
  * before, no END line after it), or undefined. A text view that begins there (a tail) has no line
  * before it to say its first lines are a key's body: it starts inside the block.

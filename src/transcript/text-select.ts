@@ -12,7 +12,7 @@ import { chunksOf } from "../views/window.ts";
 import { textLineTotal } from "./line-count.ts";
 import { readWindow, windowsForward, type Transcript } from "./transcript.ts";
 import { assembledFor } from "./assembled-text.ts";
-import { keyOpenAt } from "./key-block.ts";
+import { keyOpenAt, mayBeKeyBody } from "./key-block.ts";
 import { LineMasking, redactedIn, redactorFor } from "./masking.ts";
 
 export interface TextSelection {
@@ -56,7 +56,7 @@ export async function selectText(t: Transcript, range: LineRange, options: TextS
   // A tail (or a range) that begins inside a private key's block has no BEGIN line before it to
   // say so: its body's short last line would look like any word (./key-block.ts).
   const first = selected.lines[0]?.line;
-  const open = first && first.start > t.lo && masking.enabled ? await keyOpenAt(t, first.start) : undefined;
+  const open = first && first.start > t.lo && masking.enabled && mayBeKeyBody(first.text) ? await keyOpenAt(t, first.start) : undefined;
   if (open !== undefined) masking.startInKey(open);
   // The lines kept, masked as one batch (a line cut to the budget was masked before its cut).
   const masked = masking.lines(selected.lines.map((l) => l.line));

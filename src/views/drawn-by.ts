@@ -46,6 +46,9 @@ export interface DrawnByOptions {
   readonly slow?: boolean;
 }
 
+/** Row texts of an ASCII window: no surrogate there for a decoder to replace. */
+const ASCII_CODES = new TextDecoder("utf-16le");
+
 /** Cells kept per row: a cursor sent far to the right costs no more than this. */
 const MAX_COLS = 1 << 14;
 const LF = 0x0a;
@@ -64,7 +67,7 @@ export function drawnBy(bytes: Uint8Array, options: DrawnByOptions, look: RowLoo
 /** {@link drawnBy}, the cells handed over as they are. */
 export function drawnCells(bytes: Uint8Array, options: DrawnByOptions, look: CellLook): void {
   const { text, from, to } = decode(bytes, options.slow === true);
-  const grid = new Grid(Math.max(1, options.rows), options.fresh, look, bytes, options.slow === true);
+  const grid = new Grid(Math.max(1, options.rows), options.fresh, look, bytes, options.slow === true, from === undefined);
   const controls = new Controls(grid);
   const n = text.length;
   for (let i = 0; i < n; ) {
@@ -223,7 +226,9 @@ class Row {
     return true;
   }
 
-  text(): string {
+  /** Its text; `ascii`: every cell holds a unit under 0x80 (an ASCII window), so a decoder reads it as is. */
+  text(ascii: boolean): string {
+    if (ascii) return ASCII_CODES.decode(this.codes.subarray(0, this.length));
     let s = "";
     // fromCharCode keeps a lone surrogate (half a pair overwritten) where a decoder would not.
     for (let i = 0; i < this.length; i += 4096)
@@ -249,6 +254,8 @@ class Grid implements ControlTarget {
     private readonly bytes: Uint8Array,
     /** Rows checked for byte order cell by cell, their known prefix ignored (the tests' reference). */
     private readonly slow: boolean,
+    /** The bytes are ASCII: a row's text is read by a decoder. */
+    private readonly ascii: boolean,
   ) {
     this.screen = Array.from({ length: height }, () => new Row());
     this.row = fresh ? 0 : height - 1;
@@ -267,7 +274,7 @@ class Grid implements ControlTarget {
     if (!row.edited || !row.dirty) return;
     row.dirty = false;
     if (inByteOrder(row, this.bytes, this.slow ? 0 : row.chain)) return;
-    const text = row.text();
+    const text = row.text(this.ascii);
     if (row.shownAs(text)) return;
     this.look(text, row.keepShown(text), row.to);
   }
