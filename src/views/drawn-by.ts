@@ -46,9 +46,6 @@ export interface DrawnByOptions {
   readonly slow?: boolean;
 }
 
-/** Row texts of an ASCII window: no surrogate there for a decoder to replace. */
-const ASCII_CODES = new TextDecoder("utf-16le");
-
 /** Cells kept per row: a cursor sent far to the right costs no more than this. */
 const MAX_COLS = 1 << 14;
 const LF = 0x0a;
@@ -67,7 +64,14 @@ export function drawnBy(bytes: Uint8Array, options: DrawnByOptions, look: RowLoo
 /** {@link drawnBy}, the cells handed over as they are. */
 export function drawnCells(bytes: Uint8Array, options: DrawnByOptions, look: CellLook): void {
   const { text, from, to } = decode(bytes, options.slow === true);
-  const grid = new Grid(Math.max(1, options.rows), options.fresh, look, bytes, options.slow === true, from === undefined);
+  const grid = new Grid(
+    Math.max(1, options.rows),
+    options.fresh,
+    look,
+    bytes,
+    options.slow === true,
+    from === undefined ? text : undefined,
+  );
   const controls = new Controls(grid);
   const n = text.length;
   for (let i = 0; i < n; ) {
@@ -226,13 +230,37 @@ class Row {
     return true;
   }
 
-  /** Its text; `ascii`: every cell holds a unit under 0x80 (an ASCII window), so a decoder reads it as is. */
-  text(ascii: boolean): string {
-    if (ascii) return ASCII_CODES.decode(this.codes.subarray(0, this.length));
+  /**
+   * Its text. `chars`: the window's bytes as text, one character a byte (an ASCII window, where
+   * each cell is drawn by one byte): the row is read as the runs of its cells drawn by consecutive
+   * bytes, each a slice of it (a redrawn row is a run or two), blanks between.
+   */
+  text(chars?: string): string {
+    if (chars !== undefined) return this.#runs(chars);
     let s = "";
     // fromCharCode keeps a lone surrogate (half a pair overwritten) where a decoder would not.
     for (let i = 0; i < this.length; i += 4096)
       s += String.fromCharCode.apply(null, this.codes.subarray(i, Math.min(i + 4096, this.length)) as unknown as number[]);
+    return s;
+  }
+
+  #runs(chars: string): string {
+    const { from, length } = this;
+    let s = "";
+    for (let c = 0; c < length; ) {
+      const a = from[c]!;
+      if (a < 0) {
+        let e = c + 1;
+        while (e < length && from[e]! < 0) e++;
+        s += " ".repeat(e - c);
+        c = e;
+        continue;
+      }
+      let e = c + 1;
+      while (e < length && from[e] === a + (e - c)) e++;
+      s += chars.slice(a, a + (e - c));
+      c = e;
+    }
     return s;
   }
 }
@@ -254,8 +282,8 @@ class Grid implements ControlTarget {
     private readonly bytes: Uint8Array,
     /** Rows checked for byte order cell by cell, their known prefix ignored (the tests' reference). */
     private readonly slow: boolean,
-    /** The bytes are ASCII: a row's text is read by a decoder. */
-    private readonly ascii: boolean,
+    /** An ASCII window's bytes as text (one character a byte): rows' texts are sliced from it. */
+    private readonly chars: string | undefined,
   ) {
     this.screen = Array.from({ length: height }, () => new Row());
     this.row = fresh ? 0 : height - 1;
@@ -274,7 +302,7 @@ class Grid implements ControlTarget {
     if (!row.edited || !row.dirty) return;
     row.dirty = false;
     if (inByteOrder(row, this.bytes, this.slow ? 0 : row.chain)) return;
-    const text = row.text(this.ascii);
+    const text = row.text(this.chars);
     if (row.shownAs(text)) return;
     this.look(text, row.keepShown(text), row.to);
   }
