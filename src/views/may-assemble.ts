@@ -68,6 +68,7 @@ export function mayMoveRows(bytes: Uint8Array): boolean {
   const n = bytes.length;
   // A C1 CSI may be there (0x9B is also a byte inside many UTF-8 characters): every byte looked at.
   const everyByte = c1 >= 0;
+  let near = true;
   for (let i = everyByte ? Math.min(c1, esc < 0 ? n : esc) : esc; i >= 0 && i < n; ) {
     const b = bytes[i]!;
     if (b === 0x9b && bytes[i - 1] === 0xc2) return true;
@@ -81,7 +82,13 @@ export function mayMoveRows(bytes: Uint8Array): boolean {
         i = j;
       }
     }
-    i = everyByte ? i + 1 : nextEsc(bytes, i + 1);
+    if (everyByte) i++;
+    else {
+      // Escapes close together (colours) are looked for byte by byte; far apart (a progress line's), natively.
+      const next: number = near ? nextEsc(bytes, i + 1) : bytes.indexOf(0x1b, i + 1);
+      near = next >= 0 && next - i <= NEAR;
+      i = next;
+    }
   }
   return false;
 }
