@@ -29,6 +29,7 @@ import { launcherStartup } from "./launcher-startup.ts";
 import { slowTerminal } from "./slow-terminal.ts";
 import { startup } from "./startup.ts";
 import { tailWake } from "./tail-wake.ts";
+import { textAssembled } from "./text-assembled.ts";
 import { views } from "./views.ts";
 import { waitUntilWake } from "./wait-until.ts";
 import { waitCommandWake } from "./wait-command.ts";
@@ -54,6 +55,7 @@ const FIGURES: Record<string, (ctx: BenchContext) => Promise<Figure | Figure[]>>
   "shell-marks": shellMarks,
   "record-rules": recordRules,
   "assembled-mask": assembledMask,
+  "text-assembled": textAssembled,
 };
 
 const { values } = parseArgs({

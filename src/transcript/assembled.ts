@@ -10,6 +10,7 @@
  * Bytes that cannot draw out of order (no CR but before LF, no BS, no cursor move or erase) skip
  * all of it after a few native scans: plain and coloured output cost next to nothing.
  */
+import { isAscii } from "node:buffer";
 import { drawnCells, mayAssemble } from "../views/drawn-by.ts";
 import type { Redactor } from "../secrets/redactor.ts";
 
@@ -31,31 +32,46 @@ export interface AssembledInput {
   readonly slow?: boolean;
 }
 
+export interface AssembledResult {
+  readonly bytes: Uint8Array;
+  readonly count: number;
+  /**
+   * For each secret counted, the index in `bytes` of its first newly masked byte in the window (the
+   * text views count it with the line that holds it).
+   */
+  readonly at: readonly number[];
+}
+
 /**
  * `input.masked` with the bytes behind every secret the screen shows assembled turned into `*`
  * (a copy when any was; else `input.masked` itself), and how many such secrets had a newly masked
  * byte in the window.
  */
-export function maskAssembled(redactor: Redactor, input: AssembledInput): { bytes: Uint8Array; count: number } {
+export function maskAssembled(redactor: Redactor, input: AssembledInput): AssembledResult {
   const { bytes, window } = input;
-  if (!redactor.enabled || !mayAssemble(bytes)) return { bytes: input.masked, count: 0 };
+  if (!redactor.enabled || !mayAssemble(bytes)) return { bytes: input.masked, count: 0, at: [] };
   let out: Uint8Array | undefined;
   let count = 0;
+  const at: number[] = [];
   /** The bytes behind the cells a look's masking turned into `*`, in the order of the looks. */
   const apply = (look: Look, masked: { text: string; count: number }): void => {
     if (masked.count === 0) return;
     const { text, from, to } = look;
     for (const [a, b] of newlyMasked(text, masked.text)) {
-      let inWindow = false;
+      let first = -1;
       for (let cell = a; cell < b; cell++) {
-        for (let k = from[cell]!; k >= 0 && k < to[cell]!; k++) {
+        // Without `to`, the bytes are ASCII: each cell drawn by one byte.
+        const end = to ? to[cell]! : from[cell]! + 1;
+        for (let k = from[cell]!; k >= 0 && k < end; k++) {
           out ??= Uint8Array.from(input.masked);
           if (out[k] === MASK_BYTE) continue;
           out[k] = MASK_BYTE;
-          if (k >= window.start && k < window.end) inWindow = true;
+          if (k >= window.start && k < window.end && (first < 0 || k < first)) first = k;
         }
       }
-      if (inWindow) count++;
+      if (first < 0) continue;
+      count++;
+      at.push(first);
     }
   };
   // The replay is of the bytes as the raw masking left them: what a replay of the raw read would
@@ -65,16 +81,19 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): { byte
   if (input.slow) drawnCells(input.masked, options, (text, from, to) => apply({ text, from, to }, redactor.text(text)));
   else {
     const batch = new LookBatch(redactor, apply);
-    drawnCells(input.masked, options, (text, from, to) => batch.add({ text, from: from.slice(), to: to.slice() }));
+    // An ASCII window's cells are each drawn by one byte: the look needs which one only.
+    const ascii = isAscii(input.masked);
+    drawnCells(input.masked, options, (text, from, to) => batch.add(text, from, ascii ? undefined : to.slice(0, text.length)));
     batch.flush();
   }
-  return { bytes: out ?? input.masked, count };
+  return { bytes: out ?? input.masked, count, at };
 }
 
 interface Look {
   readonly text: string;
   readonly from: Int32Array;
-  readonly to: Int32Array;
+  /** Undefined when every cell is drawn by one byte (`from` + 1). */
+  readonly to?: Int32Array;
 }
 
 /** Cells a batch of looks holds at most before it is masked (a bound on the copies it keeps). */
@@ -95,9 +114,10 @@ class LookBatch {
     private readonly apply: (look: Look, masked: { text: string; count: number }) => void,
   ) {}
 
-  add(look: Look): void {
-    this.#looks.push(look);
-    this.#cells += look.text.length;
+  /** A look at a row: its text and its cells' bytes (copies the batch keeps: see CellLook). */
+  add(text: string, from: Int32Array, to: Int32Array | undefined): void {
+    this.#looks.push(to ? { text, from, to } : { text, from });
+    this.#cells += text.length;
     if (this.#cells >= BATCH_CELLS) this.flush();
   }
 
@@ -106,7 +126,10 @@ class LookBatch {
     if (looks.length === 0) return;
     [this.#looks, this.#cells] = [[], 0];
     const present = looks.length > 4 ? this.redactor.keywordsIn(looks.map((l) => l.text).join("\n")) : undefined;
-    for (const look of looks) this.apply(look, this.redactor.text(look.text, undefined, present));
+    for (const look of looks) {
+      const masked = this.redactor.text(look.text, undefined, present);
+      if (masked.count > 0) this.apply(look, masked);
+    }
   }
 }
 

@@ -13,6 +13,7 @@ import { FailureLines, type FailurePicks } from "../views/failure.ts";
 import { planFailurePiece } from "../views/failure-scan.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { chunksOf, type ByteWindow, type RecordSpans } from "../views/window.ts";
+import { assembledFor } from "./assembled-text.ts";
 import { LineMasking, redactorFor, type MaskedLine } from "./masking.ts";
 import { giveTurn } from "./pace.ts";
 import { windowsThroughOneBuffer } from "./one-buffer.ts";
@@ -111,7 +112,10 @@ async function pass(
     if (stats) stats.skipped += left;
   };
   // Each window consumed before the next is read (no line keeps its bytes): one buffer for all.
-  for await (const window of windowsThroughOneBuffer(t, { signal })) {
+  // What the terminal assembles from pieces on other rows is masked in the bytes first (./assembled-text.ts).
+  const assembled = assembledFor(t, masking);
+  for await (const read of windowsThroughOneBuffer(t, { signal })) {
+    const window = await assembled.window(read, t.spans);
     for (const piece of piecesOf(window, t.spans)) {
       // Clears are looked for slice by slice, as the whole pass cuts the bytes: a clear is applied
       // after its slice's lines that ended before it, so the cut must be the same for the same answer.

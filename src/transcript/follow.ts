@@ -15,6 +15,7 @@ import { TextView, type TextLine } from "../views/text.ts";
 import { runningCommand } from "./unrecorded-commands.ts";
 import { DEFAULT_LIMITS } from "../core/tool.ts";
 import { holdTail } from "./live-hold.ts";
+import { AssembledText } from "./assembled-text.ts";
 import { LineMasking, maskSlices, redactorOf, sliceWith } from "./masking.ts";
 
 /** Bytes per store read. */
@@ -96,6 +97,26 @@ async function commandEnd(store: Store, sessionId: string, number: number): Prom
   }
 }
 
+/** Bytes of an open line a text follow holds back at most: a longer line is taken in as it comes. */
+const HELD_LINE = 1 << 16;
+
+/** `slices` up to and including their last LF, and the rest (all of it past HELD_LINE bytes). */
+function untilLastLf(slices: readonly OutputSlice[]): [OutputSlice[], OutputSlice[]] {
+  if (slices.reduce((n, s) => n + s.bytes.length, 0) > HELD_LINE) return [[...slices], []];
+  for (let i = slices.length - 1; i >= 0; i--) {
+    const s = slices[i]!;
+    const lf = s.bytes.lastIndexOf(0x0a);
+    if (lf < 0) continue;
+    if (lf === s.bytes.length - 1) return [slices.slice(0, i + 1), slices.slice(i + 1)];
+    const after = { channel: s.channel, start: s.start + lf + 1, end: s.end, timestamp: s.timestamp, bytes: s.bytes.subarray(lf + 1) };
+    return [
+      [...slices.slice(0, i), sliceWith(s, s.bytes.subarray(0, lf + 1))],
+      [after, ...slices.slice(i + 1)],
+    ];
+  }
+  return [[], [...slices]];
+}
+
 export interface TextFollowOptions extends FollowOptions {
   /** Lines that end at or before this offset were shown already (a tail): skip them. */
   readonly after: number;
@@ -112,11 +133,29 @@ export async function* followText(
   end: FollowEnd = {},
 ): AsyncGenerator<readonly TextLine[]> {
   const view = new TextView();
-  const masking = new LineMasking(await redactorOf(store, sessionId));
-  for await (const slices of followOutputAsRecorded(store, sessionId, options, end)) {
+  const redactor = await redactorOf(store, sessionId);
+  const masking = new LineMasking(redactor);
+  // What the terminal assembles is masked in the bytes first (./assembled-text.ts); at a live tail
+  // only with the bytes written so far after them.
+  const assembled = new AssembledText(store, sessionId, redactor, masking);
+  const shown = async (slices: readonly OutputSlice[]): Promise<TextLine[]> => {
     const lines: TextLine[] = [];
-    for (const s of slices)
+    for (const s of await assembled.slices(slices))
       for (const line of view.write(s.channel, s.bytes, s.start)) if (line.end > options.after) lines.push(masking.line(line));
+    return lines;
+  };
+  // The bytes after the last LF are held back until a later write ends their line (or they pass
+  // HELD_LINE bytes, or the output ends): masked with what comes after them, a piece a later write
+  // puts together with them on the screen (`ESC[row;colH` back to it) is masked before the view takes it in.
+  let held: OutputSlice[] = [];
+  for await (const recorded of followOutputAsRecorded(store, sessionId, options, end)) {
+    const [ready, rest] = untilLastLf([...held, ...recorded]);
+    held = rest;
+    const lines = ready.length > 0 ? await shown(ready) : [];
+    if (lines.length > 0) yield lines;
+  }
+  if (held.length > 0) {
+    const lines = await shown(held);
     if (lines.length > 0) yield lines;
   }
   // Every open line is one not shown yet: the tail leaves its open lines to the follow.

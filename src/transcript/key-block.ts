@@ -5,6 +5,7 @@
  * a private key's BEGIN line and no END line after that one, as the text view masks it.
  */
 import { PEM_BEGIN } from "../secrets/masker.ts";
+import type { DerunOutputChannel } from "../core/enums.ts";
 import { readWindow, type Transcript } from "./transcript.ts";
 
 /** Bytes looked at before the line: an 8192-bit RSA key's PEM block is about 6.4 KB. */
@@ -40,4 +41,30 @@ export class KeyBlocks {
     for (const m of before.matchAll(PEM_BEGIN_ALL)) last = m.index;
     return last >= 0 && !before.includes("-----END", last);
   }
+}
+
+/**
+ * Whether `text` could be a line of a key's body: it ends in a base-64 word (alone or behind a
+ * prefix) that is not only lower-case letters (a key's body is random: its lines, even a short
+ * last one, hold upper case, digits, `+`, `/` or padding; a word of prose does not).
+ */
+export function mayBeKeyBody(text: string): boolean {
+  const body = BODY_LINE.exec(text);
+  return body !== null && !/^[a-z]+$/.test(body[2]!);
+}
+
+/**
+ * The channel whose private key's block is open at `start` (its BEGIN line in the LOOKBACK bytes
+ * before, no END line after it), or undefined. A text view that begins there (a tail) has no line
+ * before it to say its first lines are a key's body: it starts inside the block.
+ */
+export async function keyOpenAt(t: Transcript, start: number): Promise<DerunOutputChannel | undefined> {
+  const { offset, bytes } = await readWindow(t, start - LOOKBACK, start);
+  if (bytes.length === 0) return undefined;
+  const before = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1");
+  let last = -1;
+  for (const m of before.matchAll(PEM_BEGIN_ALL)) last = m.index;
+  if (last < 0 || before.includes("-----END", last)) return undefined;
+  const record = t.spans.firstEndingAfter(offset + last);
+  return record < t.spans.count ? t.spans.channel(record) : undefined;
 }

@@ -39,6 +39,9 @@ export const redactedIn = (lines: Iterable<object>): number => {
 export class LineMasking {
   readonly #redactor: Redactor;
   readonly #states = new Map<DerunOutputChannel, LineState>();
+  /** Offsets of secrets the assembled pass masked in the bytes (./assembled-text.ts), in order: each counted with the line holding it. */
+  readonly #assembled: number[] = [];
+  #sorted = true;
   count = 0;
 
   constructor(redactor: Redactor) {
@@ -51,9 +54,51 @@ export class LineMasking {
     return state;
   }
 
+  get enabled(): boolean {
+    return this.#redactor.enabled;
+  }
+
+  /** The next lines of `channel` are inside a PEM key's body (a view that starts there: ./key-block.ts). */
+  startInKey(channel: DerunOutputChannel): void {
+    this.#state(channel).inKey = true;
+  }
+
   /** Inside a PEM key's body on `channel`: the next lines are masked whole, whatever they hold. */
   inKey(channel: DerunOutputChannel): boolean {
     return this.#states.get(channel)?.inKey === true;
+  }
+
+  /**
+   * Secrets masked in the bytes before the view drew its lines (the offset in output.bin of a byte
+   * of each): the line whose bytes hold that offset counts them as its own.
+   */
+  noteAssembled(offsets: readonly number[]): void {
+    if (offsets.length === 0) return;
+    const last = this.#assembled[this.#assembled.length - 1];
+    if (last !== undefined && offsets[0]! < last) this.#sorted = false;
+    for (let i = 0; i < offsets.length; i++) {
+      if (i > 0 && offsets[i]! < offsets[i - 1]!) this.#sorted = false;
+      this.#assembled.push(offsets[i]!);
+    }
+  }
+
+  /** How many of the noted offsets lie in `[start, end)`. */
+  #assembledIn(start: number, end: number): number {
+    const list = this.#assembled;
+    if (list.length === 0) return 0;
+    if (!this.#sorted) {
+      list.sort((a, b) => a - b);
+      this.#sorted = true;
+    }
+    let [lo, hi] = [0, list.length];
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (list[mid]! < start) lo = mid + 1;
+      else hi = mid;
+    }
+    let n = 0;
+    while (lo + n < list.length && list[lo + n]! < end) n++;
+    return n;
   }
 
   /** The line with its secrets masked and their number in `redacted` (the same object when it had none). */
@@ -61,8 +106,9 @@ export class LineMasking {
     if (!this.#redactor.enabled || (line as MaskedLine).masked) return line;
     // A partial line is looked at again when it grows: it does not move the key state on.
     const masked = this.#redactor.text(line.text, line.partial ? undefined : this.#state(line.channel), present);
-    this.count += masked.count;
-    return masked.count === 0 ? line : { ...line, text: masked.text, redacted: masked.count, masked: true };
+    const count = masked.count + this.#assembledIn(line.start, line.end);
+    this.count += count;
+    return count === 0 ? line : { ...line, text: masked.text, redacted: count, masked: true };
   }
 
   /** A batch of lines; the rules' keywords are looked for once in the whole batch, then only those found in each line. */

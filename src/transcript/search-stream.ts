@@ -28,7 +28,9 @@ export async function* candidateBatches(
   const view = new TextView();
   for await (const read of windowsThroughOneBuffer(t, options)) {
     // Masked bytes read as `*` (./mask-map.ts): a literal inside a secret is not there to be found.
-    const window = options.masks ? { ...read, bytes: options.masks.apply(read.offset, read.bytes, false) } : read;
+    let window = options.masks ? { ...read, bytes: options.masks.apply(read.offset, read.bytes, false) } : read;
+    // Without a mask map (derun grep), what the terminal assembles is masked in the bytes first (./assembled-text.ts).
+    if (options.assembled) window = await options.assembled.window(window, t.spans);
     for (const piece of pieces(window.bytes, window.offset, chunksOf(window, t.spans, options.channel))) {
       const steps: CandidateStep[] = [];
       for (const step of planPiece(piece.bytes, needle, context)) {

@@ -20,6 +20,7 @@ import { LineMasking, maskText, redactedField, redactorFor, type MaskedLine, typ
 import { KeyBlocks } from "./key-block.ts";
 import { canMatchMask } from "./search-mask.ts";
 import { maskMapOf } from "./mask-map.ts";
+import { assembledFor } from "./assembled-text.ts";
 import type { Transcript } from "./transcript.ts";
 
 /** The pattern as search compiles it (the command line compiles it once, and colours with it: matchesIn, bounded as search is). */
@@ -103,7 +104,8 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
   // With a required literal, the lines that cannot hold it are passed over as a count (search-stream.ts);
   // not when a mask's `*` could match (the literal is looked for in the bytes as recorded).
   const needle = options.invert || maskFirst ? undefined : options.pattern.needle;
-  const read = masks ? { ...options, masks } : options;
+  // A mask map holds what the terminal assembles already; without one the bytes go through that pass (./assembled-text.ts).
+  const read = masks ? { ...options, masks } : redactor.enabled ? { ...options, assembled: assembledFor(t, masking, redactor) } : options;
   const batches = needle ? candidateBatches(t, needle, search.contextLines, read) : textBatchesAsRecorded(t, read);
   scan: for await (const steps of batches) {
     for (const step of steps) {

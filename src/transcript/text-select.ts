@@ -11,6 +11,8 @@ import { TextView, type TextLine } from "../views/text.ts";
 import { chunksOf } from "../views/window.ts";
 import { textLineTotal } from "./line-count.ts";
 import { readWindow, windowsForward, type Transcript } from "./transcript.ts";
+import { assembledFor } from "./assembled-text.ts";
+import { keyOpenAt, mayBeKeyBody } from "./key-block.ts";
 import { LineMasking, redactedIn, redactorFor } from "./masking.ts";
 
 export interface TextSelection {
@@ -51,6 +53,11 @@ export async function selectText(t: Transcript, range: LineRange, options: TextS
     }
   }
   const selected = selector.result();
+  // A tail (or a range) that begins inside a private key's block has no BEGIN line before it to
+  // say so: its body's short last line would look like any word (./key-block.ts).
+  const first = selected.lines[0]?.line;
+  const open = first && first.start > t.lo && masking.enabled && mayBeKeyBody(first.text) ? await keyOpenAt(t, first.start) : undefined;
+  if (open !== undefined) masking.startInKey(open);
   // The lines kept, masked as one batch (a line cut to the budget was masked before its cut).
   const masked = masking.lines(selected.lines.map((l) => l.line));
   const lines = selected.lines.map((l, i) => (masked[i] === l.line ? l : { ...l, line: masked[i]! }));
@@ -74,6 +81,8 @@ async function runView(
   masking: LineMasking,
 ): Promise<void> {
   const view = new TextView();
+  // What the terminal assembles from pieces on other rows is masked in the bytes first (./assembled-text.ts).
+  const assembled = assembledFor(t, masking);
   let number = first;
   // A line longer than the whole budget is cut to it (the view already cuts at 1 MiB), masked first
   // (a secret the cut went through would no longer be recognised); the others are masked once kept.
@@ -83,7 +92,8 @@ async function runView(
     return { ...masked, text: masked.text.slice(0, options.maxChars), cut: true, masked: true };
   };
   const offer = (line: TextLine) => (!line.partial && line.end <= after) || selector.push(number++, clipped(line));
-  for await (const window of windowsForward(t, from, { signal: options.signal, channel: options.channel })) {
+  for await (const read of windowsForward(t, from, { signal: options.signal, channel: options.channel })) {
+    const window = await assembled.window(read, t.spans);
     for (const chunk of chunksOf(window, t.spans, options.channel)) {
       const start = starts.get(chunk.channel) ?? from;
       if (chunk.offset + chunk.bytes.length <= start) continue;

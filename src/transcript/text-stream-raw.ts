@@ -10,6 +10,7 @@ import type { DerunOutputChannel } from "../core/enums.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { chunksOf } from "../views/window.ts";
 import { giveTurn } from "./pace.ts";
+import type { AssembledText } from "./assembled-text.ts";
 import type { MaskMap } from "./mask-map.ts";
 import { windowsForward, type Transcript } from "./transcript.ts";
 
@@ -24,6 +25,8 @@ export interface TextStreamOptions {
   readonly onWindow?: () => void;
   /** Where the session's masks fall: those bytes are read as `*` (search, in `derun mcp`: ./mask-map.ts). */
   readonly masks?: MaskMap;
+  /** The pass that masks what the terminal assembles, run on each window before the view (./assembled-text.ts). */
+  readonly assembled?: AssembledText;
 }
 
 /**
@@ -34,7 +37,8 @@ export interface TextStreamOptions {
 export async function* textBatchesAsRecorded(t: Transcript, options: TextStreamOptions = {}): AsyncGenerator<readonly TextLine[]> {
   const view = new TextView();
   for await (const read of windowsForward(t, t.lo, { signal: options.signal, channel: options.channel })) {
-    const window = options.masks ? { ...read, bytes: options.masks.apply(read.offset, read.bytes, false) } : read;
+    let window = options.masks ? { ...read, bytes: options.masks.apply(read.offset, read.bytes, false) } : read;
+    if (options.assembled) window = await options.assembled.window(window, t.spans);
     for (const chunk of chunksOf(window, t.spans, options.channel)) {
       // In pieces, so the event loop gets its turns within a large record too.
       for (let at = 0; at < chunk.bytes.length; at += PIECE) {

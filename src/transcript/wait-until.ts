@@ -13,6 +13,7 @@ import { isLiveState, type Store } from "../core/store.ts";
 import { matchLine, type SearchPattern } from "../views/search.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { readResult, withRedacted, type ReadOutputResult } from "./output.ts";
+import { AssembledText } from "./assembled-text.ts";
 import { LineMasking, redactorOf } from "./masking.ts";
 import { DEFAULT_LIMITS } from "../core/tool.ts";
 import { giveTurn, turnDue } from "./pace.ts";
@@ -43,7 +44,10 @@ export async function waitUntil(
   const elapsed = () => Math.round(performance.now() - started);
   const view = new TextView();
   // Lines are masked before they are tested: `until` sees what the answer would show.
-  const masking = new LineMasking(await redactorOf(store, sessionId));
+  const redactor = await redactorOf(store, sessionId);
+  const masking = new LineMasking(redactor);
+  // What the terminal assembles is masked in the bytes before the view (./assembled-text.ts).
+  const assembled = new AssembledText(store, sessionId, redactor, masking);
   const tested = new Map<string, string>(); // an open line's text when last tested, per channel
   let scanned = cursor;
   /** The time of the record that completed (or last extended) the line being tested. */
@@ -75,7 +79,7 @@ export async function waitUntil(
   for (;;) {
     const read = await store.read(sessionId, scanned, DEFAULT_LIMITS.windowBytes);
     scanned = Math.max(scanned, Math.min(read.next_cursor, read.output_bytes));
-    for (const slice of read.slices) {
+    for (const slice of await assembled.slices(read.slices)) {
       timestamp = slice.timestamp;
       const lines = view.write(slice.channel, slice.bytes, slice.start);
       for (let k = 0; k < lines.length; k++) {

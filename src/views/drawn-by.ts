@@ -28,8 +28,9 @@ export { mayAssemble } from "./may-assemble.ts";
 export type RowLook = (text: string, from: readonly number[], to: readonly number[]) => void;
 
 /**
- * {@link RowLook} with the row's own cells (views of its typed arrays, read them during the call):
- * a caller that reads the cells of only a few rows copies none.
+ * {@link RowLook} with the row's cells, `text.length` of them: `from` a copy the caller may keep
+ * (the grid keeps it too, to know the row was shown as it is), `to` the row's own array (read it
+ * during the call). No other copy or view is made for a look (thousands a redrawn window).
  */
 export type CellLook = (text: string, from: Int32Array, to: Int32Array) => void;
 
@@ -55,13 +56,22 @@ const ROW_FINAL = byteTable([..."HfdABEFJsu"].map((c) => [c.charCodeAt(0), 1] as
 
 /** Replays `bytes` onto a grid of `options.rows` rows; `look` is called with each edited row's texts. */
 export function drawnBy(bytes: Uint8Array, options: DrawnByOptions, look: RowLook): void {
-  drawnCells(bytes, options, (text, from, to) => look(text, Array.from(from), Array.from(to)));
+  drawnCells(bytes, options, (text, from, to) =>
+    look(text, Array.from(from.subarray(0, text.length)), Array.from(to.subarray(0, text.length))),
+  );
 }
 
 /** {@link drawnBy}, the cells handed over as they are. */
 export function drawnCells(bytes: Uint8Array, options: DrawnByOptions, look: CellLook): void {
   const { text, from, to } = decode(bytes, options.slow === true);
-  const grid = new Grid(Math.max(1, options.rows), options.fresh, look, bytes, options.slow === true);
+  const grid = new Grid(
+    Math.max(1, options.rows),
+    options.fresh,
+    look,
+    bytes,
+    options.slow === true,
+    from === undefined ? text : undefined,
+  );
   const controls = new Controls(grid);
   const n = text.length;
   for (let i = 0; i < n; ) {
@@ -163,8 +173,9 @@ class Row {
   dirty = false;
   /** The text it was last shown with. */
   shown = "";
-  /** Which bytes drew each cell when it was last shown. */
+  /** Which bytes drew each cell when it was last shown (`shownLength` of them; -1: not shown since it was cleared). */
   shownFrom = new Int32Array(0);
+  shownLength = -1;
 
   /** Room for `n` cells. */
   reserve(n: number): void {
@@ -197,7 +208,15 @@ class Row {
     this.length = this.chain = 0;
     this.edited = this.dirty = false;
     this.shown = "";
-    this.shownFrom = new Int32Array(0);
+    this.shownLength = -1;
+  }
+
+  /** Remembers the cells' bytes as shown: a copy of its own, which the look is given too. */
+  keepShown(text: string): Int32Array {
+    this.shown = text;
+    this.shownFrom = this.from.slice(0, this.length);
+    this.shownLength = this.length;
+    return this.shownFrom;
   }
 
   /**
@@ -206,16 +225,42 @@ class Row {
    * bytes would stay unmasked.
    */
   shownAs(text: string): boolean {
-    if (text !== this.shown || this.shownFrom.length !== this.length) return false;
+    if (text !== this.shown || this.shownLength !== this.length) return false;
     for (let i = 0; i < this.length; i++) if (this.shownFrom[i] !== this.from[i]) return false;
     return true;
   }
 
-  text(): string {
+  /**
+   * Its text. `chars`: the window's bytes as text, one character a byte (an ASCII window, where
+   * each cell is drawn by one byte): the row is read as the runs of its cells drawn by consecutive
+   * bytes, each a slice of it (a redrawn row is a run or two), blanks between.
+   */
+  text(chars?: string): string {
+    if (chars !== undefined) return this.#runs(chars);
     let s = "";
     // fromCharCode keeps a lone surrogate (half a pair overwritten) where a decoder would not.
     for (let i = 0; i < this.length; i += 4096)
       s += String.fromCharCode.apply(null, this.codes.subarray(i, Math.min(i + 4096, this.length)) as unknown as number[]);
+    return s;
+  }
+
+  #runs(chars: string): string {
+    const { from, length } = this;
+    let s = "";
+    for (let c = 0; c < length; ) {
+      const a = from[c]!;
+      if (a < 0) {
+        let e = c + 1;
+        while (e < length && from[e]! < 0) e++;
+        s += " ".repeat(e - c);
+        c = e;
+        continue;
+      }
+      let e = c + 1;
+      while (e < length && from[e] === a + (e - c)) e++;
+      s += chars.slice(a, a + (e - c));
+      c = e;
+    }
     return s;
   }
 }
@@ -237,6 +282,8 @@ class Grid implements ControlTarget {
     private readonly bytes: Uint8Array,
     /** Rows checked for byte order cell by cell, their known prefix ignored (the tests' reference). */
     private readonly slow: boolean,
+    /** An ASCII window's bytes as text (one character a byte): rows' texts are sliced from it. */
+    private readonly chars: string | undefined,
   ) {
     this.screen = Array.from({ length: height }, () => new Row());
     this.row = fresh ? 0 : height - 1;
@@ -255,11 +302,9 @@ class Grid implements ControlTarget {
     if (!row.edited || !row.dirty) return;
     row.dirty = false;
     if (inByteOrder(row, this.bytes, this.slow ? 0 : row.chain)) return;
-    const text = row.text();
+    const text = row.text(this.chars);
     if (row.shownAs(text)) return;
-    row.shown = text;
-    row.shownFrom = row.from.slice(0, row.length);
-    this.look(text, row.from.subarray(0, row.length), row.to.subarray(0, row.length));
+    this.look(text, row.keepShown(text), row.to);
   }
 
   put(code: number, from: number, to: number): void {

@@ -52,3 +52,56 @@ const CANDIDATE = byteTable([
 const CSI_FINAL = byteTable([..."@ABCDEFGHJKPX`adfsu"].map((c) => [c.charCodeAt(0), 1] as const));
 /** ESC 7, 8, D, E, M, c: save and restore the cursor, index, next line, reverse index, reset. */
 const ESC_FINAL = byteTable([..."78DEMc"].map((c) => [c.charCodeAt(0), 1] as const));
+
+/**
+ * Whether `bytes` may move the cursor to another row and back: a CSI that moves between rows or
+ * saves and restores the cursor (CUU, CUD, CNL, CPL, CUP, HVP, VPA, `ESC[s`, `ESC[u`), ESC 7/8/D/E/M/c,
+ * or a C1 CSI. The text view puts together what is drawn within a line itself (`\r`, BS, erases and
+ * moves along it), and keeps one line a row: only these draw a row it does not show (text placed on
+ * another row lands inline there). The text readers' pass (transcript/assembled-text.ts) is kept
+ * off every window without one.
+ */
+export function mayMoveRows(bytes: Uint8Array): boolean {
+  const esc = bytes.indexOf(0x1b);
+  const c1 = bytes.indexOf(0x9b);
+  if (esc < 0 && c1 < 0) return false;
+  const n = bytes.length;
+  // A C1 CSI may be there (0x9B is also a byte inside many UTF-8 characters): every byte looked at.
+  const everyByte = c1 >= 0;
+  let near = true;
+  for (let i = everyByte ? Math.min(c1, esc < 0 ? n : esc) : esc; i >= 0 && i < n; ) {
+    const b = bytes[i]!;
+    if (b === 0x9b && bytes[i - 1] === 0xc2) return true;
+    if (b === 0x1b) {
+      if (bytes[i + 1] !== 0x5b) {
+        if (ESC_FINAL[bytes[i + 1] ?? 0] === 1) return true;
+      } else {
+        let j = i + 2;
+        while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
+        if (ROW_CSI_FINAL[bytes[j] ?? 0] === 1) return true;
+        i = j;
+      }
+    }
+    if (everyByte) i++;
+    else {
+      // Escapes close together (colours) are looked for byte by byte; far apart (a progress line's), natively.
+      const next: number = near ? nextEsc(bytes, i + 1) : bytes.indexOf(0x1b, i + 1);
+      near = next >= 0 && next - i <= NEAR;
+      i = next;
+    }
+  }
+  return false;
+}
+
+/** Bytes looked at one by one for the next ESC before a native search is asked (colours are dense, a progress line's are not). */
+const NEAR = 24;
+
+/** The next ESC from `from`, or -1. */
+function nextEsc(bytes: Uint8Array, from: number): number {
+  const near = Math.min(bytes.length, from + NEAR);
+  for (let k = from; k < near; k++) if (bytes[k] === 0x1b) return k;
+  return near < bytes.length ? bytes.indexOf(0x1b, near) : -1;
+}
+
+/** A B E F H f d s u: the CSIs that move to another row, or save or restore the cursor. */
+const ROW_CSI_FINAL = byteTable([..."ABEFHfdsu"].map((c) => [c.charCodeAt(0), 1] as const));

@@ -52,7 +52,23 @@ const R = {
   envParen: r(20),
   envSlash: r(20),
   envJson: [r(20), r(20)],
+  positionedPipe: [r(10), r(26)],
+  savedPipe: [r(10), r(26)],
+  csiSaved: [r(10), r(26)],
+  csiSavedPipe: [r(10), r(26)],
+  rowUp: [r(10), r(26)],
+  rowUpPty: [r(10), r(26)],
 };
+
+/**
+ * Second halves placed first, on another row or by a saved cursor, the first halves put before
+ * them after (class 2): `ESC[row;colH` then `ESC 7` / `ESC 8` (the same bytes as c2-positioned).
+ */
+const POSITIONED =
+  'printf \'\\033[2J\\033[5;24H%s\\033[5;10Hghp_%s\\033[7;1H\' "$B1" "$A1"; ' + 'printf \'key \\0337%14s%s\\0338ghp_%s\\n\' "" "$B2" "$A2"';
+/** The saved cursor of `ESC[s` / `ESC[u`, and a line written whole after the second half on the row above (`ESC[A`, CR). */
+const SAVED_CSI =
+  'printf \'key \\033[s%14s%s\\033[ughp_%s\\n\' "" "$B1" "$A1"; ' + 'printf \'%14s%s\\n\\033[A\\rghp_%s\\n\' "" "$B2" "$A2"';
 
 /** A PEM key's body lines (random base-64, 64 a line, a short last one). */
 export const KEY_BODY = (() => {
@@ -175,25 +191,32 @@ export const PLANTS: readonly Plant[] = [
     kind: "2: absolute positions (ESC[row;colH), the second half written first; a saved cursor (ESC 7, ESC 8)",
     pty: true,
     secrets: [R.positioned.join(""), R.saved.join("")],
-    argv: [
-      "sh",
-      "-c",
-      'printf \'\\033[2J\\033[5;24H%s\\033[5;10Hghp_%s\\033[7;1H\' "$B1" "$A1"; ' +
-        'printf \'key \\0337%14s%s\\0338ghp_%s\\n\' "" "$B2" "$A2"',
-    ],
+    argv: ["sh", "-c", POSITIONED],
     env: { A1: R.positioned[0]!, B1: R.positioned[1]!, A2: R.saved[0]!, B2: R.saved[1]! },
-    // The text view keeps one line and drops moves to other rows (and the saved cursor): its readers
-    // show the pieces inline, apart. Raw reads, exports and the screen view do not leak.
-    knownLeaks: [
-      "cat c2-positioned",
-      "grep",
-      "last_failure",
-      "prompt summarize-session",
-      "prompt why-did-it-fail",
-      "read_text text",
-      "tail",
-      "why",
-    ],
+  },
+  {
+    // The text view keeps one line and drops moves to other rows: its readers render bytes the
+    // assembled pass went over first (src/transcript/assembled-text.ts), on pipes as on a PTY.
+    id: "c2-positioned-pipe",
+    kind: "2: the same as c2-positioned, through pipes",
+    secrets: [R.positionedPipe.join(""), R.savedPipe.join("")],
+    argv: ["sh", "-c", POSITIONED],
+    env: { A1: R.positionedPipe[0]!, B1: R.positionedPipe[1]!, A2: R.savedPipe[0]!, B2: R.savedPipe[1]! },
+  },
+  {
+    id: "c2-saved-csi",
+    kind: "2: a saved cursor (ESC[s, ESC[u); the second half on the row above, the first put before it (ESC[A, CR)",
+    pty: true,
+    secrets: [R.csiSaved.join(""), R.rowUpPty.join("")],
+    argv: ["sh", "-c", SAVED_CSI],
+    env: { A1: R.csiSaved[0]!, B1: R.csiSaved[1]!, A2: R.rowUpPty[0]!, B2: R.rowUpPty[1]! },
+  },
+  {
+    id: "c2-saved-csi-pipe",
+    kind: "2: the same as c2-saved-csi, through pipes",
+    secrets: [R.csiSavedPipe.join(""), R.rowUp.join("")],
+    argv: ["sh", "-c", SAVED_CSI],
+    env: { A1: R.csiSavedPipe[0]!, B1: R.csiSavedPipe[1]!, A2: R.rowUp[0]!, B2: R.rowUp[1]! },
   },
   {
     id: "c3-window",

@@ -106,6 +106,9 @@ async function mcpAnswers(id: string): Promise<Array<[string, string]>> {
     for (const page of pages) out.push([`read_output ${JSON.stringify(args)}`, page]);
   }
   await ask("wait_output", "derun_wait_output", { session_id: id, cursor: "0", timeout_ms: 500 });
+  // `until` answers the first line that matches, masked: the line a second half was written on first.
+  for (const until of ["ghp_", "[A-Za-z0-9]{12}"])
+    await ask("wait_output until", "derun_wait_output", { session_id: id, cursor: "0", until, timeout_ms: 500 });
   await ask("search_output", "derun_search_output", { session_id: id, pattern: "[a-z]", context: 3, max_matches: 500 });
   await ask("last_failure", "derun_last_failure", { session_id: id, max_chars: 200000 });
   out.push([`resource`, JSON.stringify(await agent.client.readResource({ uri: `derun://session/${id}` }))]);
@@ -130,14 +133,13 @@ async function cliAnswers(id: string): Promise<Array<[string, string]>> {
     ["export", id],
     ["export", id, "--format", "asciicast-v3"],
     ["tail", "-n", "100", id],
+    ["tail", "-f", id],
   ];
   return Promise.all(
     runs.map(async (args) => {
       const done = await runDerun(args, { stateRoot: root });
-      return [args.slice(0, args[0] === "cat" || args[0] === "export" ? 4 : 1).join(" "), text(done.stdout) + text(done.stderr)] as [
-        string,
-        string,
-      ];
+      const words = args[0] === "cat" || args[0] === "export" ? 4 : args[1] === "-f" ? 2 : 1;
+      return [args.slice(0, words).join(" "), text(done.stdout) + text(done.stderr)] as [string, string];
     }),
   );
 }

@@ -31,6 +31,26 @@ const DOCKER_PULL = [
   "ghcr.io/acme/api@sha256:0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c",
 ];
 
+/**
+ * docker's progress as it draws it on a terminal: each frame goes up over the layers' rows
+ * (`ESC[nA`), and each row is erased and drawn again (`ESC[2K`, CR) with the layer id and a bar:
+ * the text views replay these rows for secrets the terminal assembles (src/transcript/assembled-text.ts).
+ */
+const DOCKER_PROGRESS = [
+  "import sys",
+  "ids = ['c6a83fedfae6', '8d4f8ba9a4a0', '5e2b0b8e4e41', '0f3c7a1b2d9e']",
+  "w = sys.stdout.write",
+  "for i in ids: w(i + ': Pulling fs layer\\n')",
+  "for step in range(1, 41):",
+  "    w('\\x1b[%dA' % len(ids))",
+  "    for k, i in enumerate(ids):",
+  "        done = min(50, step * (k + 2))",
+  "        bar = '[' + '=' * (done - 1) + '>' + ' ' * (50 - done) + ']'",
+  "        w('\\x1b[2K\\r%s: Downloading %s %.1fMB/%.1fMB\\n' % (i, bar, done * 0.61, 30.5))",
+  "for i in ids: w(i + ': Pull complete\\n')",
+  "w('Digest: sha256:a1f9c2e4b7d8e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70819\\n')",
+].join("\n");
+
 const RECORDINGS: Array<[id: string, script: string]> = [
   // From a fixed commit (history does not change): 60 commits, their ids, authors, messages, paths.
   ["git-log", `cd ${JSON.stringify(REPO_ROOT)} && git log -n 60 --stat --format=fuller 0bf5f76`],
@@ -76,6 +96,16 @@ beforeAll(async () => {
     { cols: 120 },
   );
   if (run.exitCode !== 0) throw new Error(`bun test exited ${run.exitCode}: ${text(run.screen).slice(-800)}`);
+  // Redrawn on a terminal: docker's layer progress, and top's full screen (every cell placed by ESC[row;colH).
+  writeFileSync(join(work.path, "docker-progress.py"), DOCKER_PROGRESS);
+  const redrawn: Array<[string, string[]]> = [
+    ["docker-progress", ["python3", join(work.path, "docker-progress.py")]],
+    ["top", ["top", "-n", "1", "-d", "0.1"]],
+  ];
+  for (const [id, argv] of redrawn) {
+    const done = await recordPty(root, id, argv, { cols: 120 });
+    if (done.exitCode !== 0) throw new Error(`${id} exited ${done.exitCode}: ${text(done.screen).slice(-800)}`);
+  }
   agent = await connectAgent(root);
 }, 180_000);
 
@@ -85,7 +115,7 @@ afterAll(async () => {
   work[Symbol.dispose]();
 });
 
-const IDS = [...RECORDINGS.map(([id]) => id), "bun-test"];
+const IDS = [...RECORDINGS.map(([id]) => id), "bun-test", "docker-progress", "top"];
 
 describe("false positives on real recordings", () => {
   for (const id of IDS) {
@@ -115,6 +145,13 @@ describe("false positives on real recordings", () => {
       });
       expect(search.text.split("\n")[0]).not.toContain("masked");
       expect(search.text).not.toContain("*****");
+      // The CLI's text view (the stream every text reader's bytes go through) reads as with masking off.
+      const [masked, bare] = await Promise.all([
+        runDerun(["cat", id], { stateRoot: root }),
+        runDerun(["cat", id, "--no-redact"], { stateRoot: root }),
+      ]);
+      expect(text(bare.stdout).length).toBeGreaterThan(100);
+      expect(text(masked.stdout)).toBe(text(bare.stdout));
     }, 60_000);
   }
 });

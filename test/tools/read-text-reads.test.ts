@@ -63,8 +63,9 @@ describe("read_text reads little of a large transcript", () => {
     store.reads = 0;
     const stderr = await call(env.client, "derun_read_text", { session_id: "big", tail_lines: 5, channel: "stderr" });
     expect(stderr.text.split("\n").slice(1)).toEqual(["warning: deprecated flag"]);
-    // Scanning the transcript took a read per MiB, twice.
-    expect(store.reads).toBeLessThanOrEqual(3);
+    // Scanning the transcript took a read per MiB, twice; and the 4 KiB before the view's first
+    // window, which the pass for secrets the terminal assembles replays (src/transcript/assembled-text.ts).
+    expect(store.reads).toBeLessThanOrEqual(4);
 
     store.reads = 0;
     const pty = await call(env.client, "derun_read_text", { session_id: "big", tail_lines: 5, channel: "pty" });
@@ -105,7 +106,8 @@ describe("read_text reads little of a large transcript", () => {
       return store.reads;
     };
     expect(await tail()).toBeGreaterThanOrEqual(8);
-    expect(await tail()).toBeLessThanOrEqual(3);
+    // And the 4 KiB before the view's first window (the assembled pass's context).
+    expect(await tail()).toBeLessThanOrEqual(4);
   });
 
   test("the screen of a growing full-screen session: the scan for its alternate-screen switch is not done again", async () => {
@@ -170,7 +172,8 @@ describe("read_text reads little of a large transcript", () => {
     expect(header).toContain("of 400000");
     expect(shown.at(-1)).toBe("line 099999 of the log");
     expect(shown.length).toBe(Math.floor(1000 / 23));
-    // All of it, twice (the tail scan, then the view), was about 2 reads per MiB.
+    // All of it, twice (the tail scan, then the view), was about 2 reads per MiB; one more is the
+    // 4 KiB before the view's first window (the assembled pass's context), within the same bound.
     expect(store.reads).toBeLessThanOrEqual(4);
   });
 });

@@ -1,0 +1,216 @@
+/**
+ * The text view's bytes with the secrets the terminal assembles masked in them (issue 38, class 2).
+ * The text view keeps one line and drops moves to other rows: a token whose second half is written
+ * first at `ESC[row;colH` (or after `ESC 7`, `ESC[s`) and whose first half is put before it later
+ * shows there as two pieces, each too short for a rule, and together they are the token. So every
+ * text reader (`derun cat`, `grep`, `tail`, `why`, derun_read_text, derun_last_failure, the
+ * prompts) renders bytes the assembled pass (./assembled.ts) went over first, with the bytes around
+ * them, as a raw read does: the bytes that drew a masked cell read `*`, and the view shows stars
+ * where the pieces were. Lengths stay, so every offset and line number stays.
+ *
+ * Only the assembled pass runs here, on the bytes as recorded: the rules a line's text is masked by
+ * still run on each line (LineMasking), which counts them as before. The secrets masked here are
+ * counted with the line that holds their first masked byte ({@link LineMasking.noteAssembled}).
+ * Only windows that move to another row and back reach the grid (mayMoveRows): the text view puts
+ * together what is drawn within a line itself (`\r`, backspaces, erases and moves along the line),
+ * so a progress bar's or a spinner's windows cost one quick check and two small reads of the context.
+ */
+import type { DerunOutputChannel } from "../core/enums.ts";
+import type { OutputSlice, Store } from "../core/store.ts";
+import { mayMoveRows } from "../views/may-assemble.ts";
+import { chunksOf, type ByteWindow, type RecordSpans } from "../views/window.ts";
+import { maskAssembled } from "./assembled.ts";
+import { joined } from "./joined.ts";
+import { CONTEXT, redactorFor, sliceWith, type LineMasking, type Redactor } from "./masking.ts";
+import type { Transcript } from "./transcript.ts";
+
+/** Bytes of one channel at `start` of output.bin: a store's slice, or a piece of a window. */
+export interface Piece {
+  readonly channel: DerunOutputChannel;
+  readonly start: number;
+  readonly bytes: Uint8Array;
+}
+
+/**
+ * For each of `pieces` (consecutive, in file order) its bytes with the bytes behind every secret the
+ * screen shows assembled turned into `*` (undefined when none of its bytes was), and the output.bin
+ * offset of each such secret's first masked byte. `before` and `after`: up to CONTEXT bytes read around them.
+ */
+export function assembledBetween(
+  redactor: Redactor,
+  before: readonly Piece[],
+  pieces: readonly Piece[],
+  after: readonly Piece[],
+): { bytes: Array<Uint8Array | undefined>; at: number[] } {
+  const out: Array<Uint8Array | undefined> = pieces.map(() => undefined);
+  const at: number[] = [];
+  if (!redactor.enabled || pieces.length === 0) return { bytes: out, at };
+  // The quick check on each part, before anything is joined: most output stops here.
+  if (!mayMoveRowsAny([...before, ...pieces, ...after])) return { bytes: out, at };
+  for (const channel of new Set(pieces.map((p) => p.channel))) {
+    const pre = before.filter((p) => p.channel === channel);
+    const mine = pieces.filter((p) => p.channel === channel);
+    const all = [...pre, ...mine, ...after.filter((p) => p.channel === channel)];
+    const bytes = joined(all.map((p) => p.bytes));
+    const wStart = pre.reduce((n, p) => n + p.bytes.length, 0);
+    const wEnd = wStart + mine.reduce((n, p) => n + p.bytes.length, 0);
+    const fresh = all[0]!.start === 0;
+    // The bytes as recorded are replayed (not after the raw masking, as a raw read does): what the
+    // rules find on a line is left to the line's masking, which counts it.
+    const masked = maskAssembled(redactor, { bytes, masked: bytes, window: { start: wStart, end: wEnd }, fresh });
+    if (masked.bytes === bytes) continue;
+    let from = wStart;
+    for (const p of mine) {
+      const to = from + p.bytes.length;
+      out[pieces.indexOf(p)] = masked.bytes.slice(from, to);
+      for (const k of masked.at) if (k >= from && k < to) at.push(p.start + k - from);
+      from = to;
+    }
+  }
+  return { bytes: out, at };
+}
+
+/**
+ * Whether any of `list` (consecutive records) may move to another row and back (mayMoveRows): what
+ * is drawn within a line the text view puts together itself. Each record is checked on its own
+ * (joining them would cost a copy of every window), so a record that ends inside an escape
+ * sequence (`ESC[5;` then `10H` in the next write) is checked with the start of its channel's next
+ * record.
+ */
+function mayMoveRowsAny(list: readonly Piece[]): boolean {
+  for (let i = 0; i < list.length; i++) {
+    const { bytes } = list[i]!;
+    // Plain output (no ESC, no C1 CSI) costs two native searches and nothing else.
+    const plain = bytes.indexOf(ESC) < 0 && bytes[bytes.length - 1] !== 0xc2;
+    if (plain && bytes.indexOf(0x9b) < 0) continue;
+    const open = plain ? -1 : openFrom(bytes);
+    if (open >= 0 && acrossCut(bytes.subarray(open), list, i)) return true;
+    if (mayMoveRows(bytes)) return true;
+  }
+  return false;
+}
+
+/** Bytes of the next record a sequence cut at a record's end is looked for in (a longer one is taken for a move). */
+const ACROSS = 64;
+
+/** Whether the sequence `tail` that ends `list[i]` may move or edit, finished in its channel's next record. */
+function acrossCut(tail: Uint8Array, list: readonly Piece[], i: number): boolean {
+  let k = i + 1;
+  while (k < list.length && list[k]!.channel !== list[i]!.channel) k++;
+  // Its end is past the bytes the grid replays: nothing it does is drawn there.
+  if (k >= list.length) return false;
+  const head = list[k]!.bytes.subarray(0, ACROSS);
+  const joined = new Uint8Array(tail.length + head.length);
+  joined.set(tail);
+  joined.set(head, tail.length);
+  // Only the sequence itself: the rest of the next record is checked as that record.
+  const end = sequenceEnd(joined, 0);
+  return end < 0 || mayMoveRows(joined.subarray(0, end));
+}
+
+/**
+ * Where the escape sequence (or the C1 CSI, C2 9B) that `bytes` end inside begins, or -1 when they
+ * end outside any.
+ */
+function openFrom(bytes: Uint8Array): number {
+  const n = bytes.length;
+  if (n === 0) return -1;
+  if (bytes[n - 1] === 0xc2) return n - 1;
+  const esc = bytes.lastIndexOf(ESC);
+  return esc >= 0 && sequenceEnd(bytes, esc) < 0 ? esc : -1;
+}
+
+/** Just past the end of the sequence that begins at `at` (ESC, or C2 9B), or -1 when `bytes` end first. */
+function sequenceEnd(bytes: Uint8Array, at: number): number {
+  const n = bytes.length;
+  let j = at + 1;
+  if (bytes[at] === 0xc2 || bytes[j] === 0x5b) {
+    j++;
+    while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
+  } else while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x2f) j++;
+  return j < n ? j + 1 : -1;
+}
+
+const ESC = 0x1b;
+
+/**
+ * The pass of a text reader of `t` that masks its lines with `masking`. Nothing past the range's
+ * end is read: a command's view is of its own bytes and those before it (the shell's prompt after
+ * it is no part of what it drew), as a session's is of what was committed when the read began.
+ */
+export const assembledFor = (t: Transcript, masking: LineMasking, redactor: Redactor = redactorFor(t.info.meta)): AssembledText =>
+  new AssembledText(t.store, t.sessionId, redactor, masking, t.hi);
+
+/**
+ * One text reader's pass: the context around each window, and tells its LineMasking what it
+ * masked. A reader reads forward, so the context before a window is the end of the one before it,
+ * kept (a copy: a window may be read into a buffer used again); only the first is read from the
+ * store, and the context after is read unless the window ends where the output did when opened.
+ */
+export class AssembledText {
+  #kept: { end: number; pieces: Piece[] } | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly sessionId: string,
+    private readonly redactor: Redactor,
+    private readonly masking: LineMasking,
+    /** Where the reader's bytes end: nothing after it is read (undefined: a live follow reads what is there). */
+    private readonly end?: number,
+  ) {}
+
+  /** A store read's slices (consecutive, in file order), masked. */
+  async slices(slices: readonly OutputSlice[]): Promise<OutputSlice[]> {
+    if (!this.redactor.enabled || slices.length === 0) return [...slices];
+    const masked = await this.#mask(slices);
+    return slices.map((s, i) => (masked[i] ? sliceWith(s, masked[i]) : s));
+  }
+
+  /** A window of output.bin (its records in `spans`), masked: the same window when nothing was. */
+  async window(window: ByteWindow, spans: RecordSpans): Promise<ByteWindow> {
+    if (!this.redactor.enabled || window.bytes.length === 0) return window;
+    const pieces = [...chunksOf(window, spans)].map((c) => ({ channel: c.channel, start: c.offset, bytes: c.bytes }));
+    if (pieces.length === 0) return window;
+    const masked = await this.#mask(pieces);
+    if (masked.every((b) => b === undefined)) return window;
+    const bytes = Uint8Array.from(window.bytes);
+    masked.forEach((b, i) => b && bytes.set(b, pieces[i]!.start - window.offset));
+    return { offset: window.offset, bytes };
+  }
+
+  async #mask(pieces: readonly Piece[]): Promise<Array<Uint8Array | undefined>> {
+    const lo = pieces[0]!.start;
+    const last = pieces[pieces.length - 1]!;
+    const hi = last.start + last.bytes.length;
+    const [before, after] = await Promise.all([this.#before(lo), this.#after(hi)]);
+    const masked = assembledBetween(this.redactor, before, pieces, after);
+    this.masking.noteAssembled(masked.at);
+    this.#keep([...before, ...pieces], hi);
+    return masked.bytes;
+  }
+
+  async #before(lo: number): Promise<readonly Piece[]> {
+    const from = Math.max(0, lo - CONTEXT);
+    if (this.#kept?.end === lo) return this.#kept.pieces.filter((p) => p.start + p.bytes.length > from);
+    if (from >= lo) return [];
+    return (await this.store.read(this.sessionId, from, lo - from)).slices.filter((s) => s.end <= lo);
+  }
+
+  async #after(hi: number): Promise<readonly Piece[]> {
+    if (this.end !== undefined && hi >= this.end) return [];
+    return (await this.store.read(this.sessionId, hi, CONTEXT)).slices.filter((s) => s.start >= hi);
+  }
+
+  /** The last CONTEXT bytes before `hi` of `list` (consecutive), copied: the next window's context before. */
+  #keep(list: readonly Piece[], hi: number): void {
+    const from = hi - CONTEXT;
+    const pieces: Piece[] = [];
+    for (const p of list) {
+      const end = p.start + p.bytes.length;
+      if (end <= from) continue;
+      const cut = Math.max(0, from - p.start);
+      pieces.push({ channel: p.channel, start: p.start + cut, bytes: p.bytes.slice(cut) });
+    }
+    this.#kept = { end: hi, pieces };
+  }
+}
