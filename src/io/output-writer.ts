@@ -339,7 +339,8 @@ export class OutputWriter {
 
   #start(): { producer: RingProducer; worker: Worker } {
     const init = createRecordRing(RING_BYTES, RING_RECORDS);
-    const worker = new Worker(this.options.workerUrl ?? WORKER_URL);
+    // The small heap, as the reader thread's (./stream-reader-thread.ts): it keeps nothing but the ring.
+    const worker = new Worker(this.options.workerUrl ?? WORKER_URL, { smol: true });
     // Never what keeps derun alive: close() ends it, and exiting ends it anyway.
     worker.unref();
     worker.postMessage({ ring: init, fds: this.fds } satisfies OutputWriterInit);
