@@ -68,6 +68,11 @@ export interface OutputWriterOptions {
   readonly startTimeoutMs?: number;
   /** The least backlog a chunk may find queued without waiting (default 8 KiB, ./terminal-pace.ts; tests raise it). */
   readonly minBacklogBytes?: number;
+  /**
+   * Every fd takes a write at once (a regular file, /dev/null): write on the calling thread and
+   * start no thread, whose VM and hops cost memory and CPU for nothing there.
+   */
+  readonly threadless?: boolean;
 }
 
 export class OutputWriter {
@@ -96,6 +101,7 @@ export class OutputWriter {
   ) {
     if (fds.length > MAX_TAG + 1) throw new RangeError(`OutputWriter: at most ${MAX_TAG + 1} fds`);
     this.#pace = new TerminalPace(RING_BYTES, options.minBacklogBytes);
+    this.#direct = options.threadless === true;
   }
 
   /**
@@ -339,7 +345,8 @@ export class OutputWriter {
 
   #start(): { producer: RingProducer; worker: Worker } {
     const init = createRecordRing(RING_BYTES, RING_RECORDS);
-    const worker = new Worker(this.options.workerUrl ?? WORKER_URL);
+    // The small heap, as the reader thread's (./stream-reader-thread.ts): it keeps nothing but the ring.
+    const worker = new Worker(this.options.workerUrl ?? WORKER_URL, { smol: true });
     // Never what keeps derun alive: close() ends it, and exiting ends it anyway.
     worker.unref();
     worker.postMessage({ ring: init, fds: this.fds } satisfies OutputWriterInit);

@@ -45,7 +45,9 @@ export function startReaderThread(workerUrl: string, init: Omit<StreamReaderInit
   let wake: FifoPipe | undefined;
   try {
     wake = openFifoPipe();
-    const worker = new Worker(workerUrl, { name: STREAM_READER_THREAD });
+    // The small heap: a PTY's reader runs a step per 4 KiB read, and with the default heap its
+    // garbage held a 1 GiB run 4-6 MB higher (docs/performance.md, issue 37's `derun run`).
+    const worker = new Worker(workerUrl, { name: STREAM_READER_THREAD, smol: true });
     worker.unref();
     worker.postMessage({ ...init, wakeFd: wake.readEnd } satisfies StreamReaderInit);
     return { worker, wake };

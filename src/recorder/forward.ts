@@ -1,6 +1,7 @@
 /**
  * Forwarding the child's output to derun's own stdout and stderr, unchanged.
  */
+import { fstatSync } from "node:fs";
 import type { DerunOutputChannel } from "../core/enums.ts";
 import type { Logger } from "../core/log.ts";
 import { isTerminal } from "../tty/terminal.ts";
@@ -48,10 +49,14 @@ export interface Forwarder {
  */
 export function createForwarder(onBrokenPipe: (fd: number) => void, log: Logger): Forwarder {
   const toTerminal = isTerminal(1) || isTerminal(2);
-  const writer = new OutputWriter([1, 2], {
-    failed: (fd, brokenPipe) => brokenPipe && onBrokenPipe(fd),
-    threadUnavailable: () => log.log("warn", "output_writer_thread_unavailable", {}),
-  });
+  const writer = new OutputWriter(
+    [1, 2],
+    {
+      failed: (fd, brokenPipe) => brokenPipe && onBrokenPipe(fd),
+      threadUnavailable: () => log.log("warn", "output_writer_thread_unavailable", {}),
+    },
+    { threadless: [1, 2].every(neverBlocks) },
+  );
   return {
     write: (channel, bytes, written) => writer.write(FD_OF_CHANNEL[channel], bytes, written),
     afterWritten: (then) => writer.afterWritten(then),
@@ -69,4 +74,17 @@ export function createForwarder(onBrokenPipe: (fd: number) => void, log: Logger)
       whenFree: (progress) => writer.whenFree(progress),
     },
   };
+}
+
+/**
+ * A write to `fd` completes at once, whoever reads: a regular file, or a character device that is
+ * not a terminal (/dev/null). A pipe, a socket or a terminal can make a writer wait.
+ */
+function neverBlocks(fd: number): boolean {
+  try {
+    const stat = fstatSync(fd);
+    return stat.isFile() || (stat.isCharacterDevice() && !isTerminal(fd));
+  } catch {
+    return false; // closed: the writer reports the failure when it writes
+  }
 }

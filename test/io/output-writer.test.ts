@@ -151,6 +151,34 @@ describe("OutputWriter", () => {
   );
 
   test(
+    "threadless (fds that never block: a file): every byte written at once, in order, each callback with its bytes, no thread",
+    async () => {
+      using dir = tempDir("derun-output-writer-");
+      const out = join(dir.path, "out");
+      const fd = openSync(out, "w");
+      const { seen, events } = recordingEvents();
+      // A thread, were one started, would never come: the writer would report it and take over.
+      const writer = new OutputWriter([fd], events, { threadless: true, workerUrl: workerThatNeverStarts(dir.path), startTimeoutMs: 200 });
+      const chunks = [...mixedChunks(), ...mixedChunks()];
+      const called: Uint8Array[] = [];
+      let written = 0;
+      for (const chunk of chunks) {
+        writer.write(fd, chunk, (bytes) => called.push(Uint8Array.from(bytes)));
+        written += chunk.length;
+        // Written before write() returned: nothing is queued for later.
+        expect(readFileSync(out).length).toBe(written);
+      }
+      expect(writer.held()).toBe(false);
+      writer.close();
+      closeSync(fd);
+      expect(sha256(readFileSync(out))).toBe(sha256(concat(chunks)));
+      expect(sha256(concat(called))).toBe(sha256(concat(chunks)));
+      expect(seen).toEqual({ failures: [], threadUnavailable: 0 });
+    },
+    TIMEOUT,
+  );
+
+  test(
     "chunks another thread wrote itself: recorded in order, a failure reported once as ours, none allowed while paused",
     async () => {
       using dir = tempDir("derun-output-writer-");
