@@ -17,7 +17,7 @@
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
 import type { OutputSlice, Store } from "../core/store.ts";
-import { mayMoveRows } from "../views/may-assemble.ts";
+import { mayAssemble, mayMoveRows } from "../views/may-assemble.ts";
 import { chunksOf, type ByteWindow, type RecordSpans } from "../views/window.ts";
 import { maskAssembled } from "./assembled.ts";
 import { joined } from "./joined.ts";
@@ -41,12 +41,16 @@ export function assembledBetween(
   before: readonly Piece[],
   pieces: readonly Piece[],
   after: readonly Piece[],
-): { bytes: Array<Uint8Array | undefined>; at: number[] } {
+  carried: ReadonlySet<number> = NONE,
+): { bytes: Array<Uint8Array | undefined>; at: number[]; carry: Set<number> } {
   const out: Array<Uint8Array | undefined> = pieces.map(() => undefined);
   const at: number[] = [];
-  if (!redactor.enabled || pieces.length === 0) return { bytes: out, at };
-  // The quick check on each part, before anything is joined: most output stops here.
-  if (!mayMoveRowsAny([...before, ...pieces, ...after])) return { bytes: out, at };
+  const carry = new Set<number>();
+  if (!redactor.enabled || pieces.length === 0) return { bytes: out, at, carry };
+  // The quick checks on each part, before anything is joined: most output stops here.
+  const context = [...before, ...pieces, ...after];
+  const rows = mayMoveRowsAny(context);
+  if (!rows && carried.size === 0 && !context.some((p) => mayAssemble(p.bytes))) return { bytes: out, at, carry };
   for (const channel of new Set(pieces.map((p) => p.channel))) {
     const pre = before.filter((p) => p.channel === channel);
     const mine = pieces.filter((p) => p.channel === channel);
@@ -55,9 +59,13 @@ export function assembledBetween(
     const wStart = pre.reduce((n, p) => n + p.bytes.length, 0);
     const wEnd = wStart + mine.reduce((n, p) => n + p.bytes.length, 0);
     const fresh = all[0]!.start === 0;
-    // The bytes as recorded are replayed (not after the raw masking, as a raw read does): what the
-    // rules find on a line is left to the line's masking, which counts it.
-    const masked = maskAssembled(redactor, { bytes, masked: bytes, window: { start: wStart, end: wEnd }, fresh });
+    // The bytes as recorded are replayed (not after the raw masking, as a raw read does): the grid
+    // sees the same tokens whatever the windows, and what the rules find on a line is left to the
+    // line's masking, which counts it.
+    const grid = rows ? maskAssembled(redactor, { bytes, masked: bytes, window: { start: wStart, end: wEnd }, fresh }) : { bytes, at: [] };
+    const offsetOf = offsetsIn(all);
+    const masked = overwrittenMasks(redactor, bytes, grid, { start: wStart, end: wEnd }, offsetOf, carried);
+    for (const k of masked.carry) carry.add(k);
     if (masked.bytes === bytes) continue;
     let from = wStart;
     for (const p of mine) {
@@ -67,8 +75,63 @@ export function assembledBetween(
       from = to;
     }
   }
-  return { bytes: out, at };
+  return { bytes: out, at, carry };
 }
+
+const NONE: ReadonlySet<number> = new Set();
+
+/** The output.bin offset of each index of `list`'s bytes joined (one channel's pieces, in file order). */
+function offsetsIn(list: readonly Piece[]): (k: number) => number {
+  return (k) => {
+    for (const p of list) {
+      if (k < p.bytes.length) return p.start + k;
+      k -= p.bytes.length;
+    }
+    return -1;
+  };
+}
+
+/**
+ * The raw masking of `bytes` (one channel, the window with its context), for the secrets a line's
+ * text no longer holds when the view draws it: a token printed whole and then written over on its
+ * row (`\r`, backspaces, an erase), whose rest the line shows, too short for a rule. Run only on
+ * bytes that edit within a line (mayAssemble): plain output's lines hold what was written.
+ *
+ * A secret is masked in the window's bytes when it begins in the window, or is one the window
+ * before masked and left unfinished (`carried`, by the output.bin offset of its first byte): a
+ * window that did not run this pass (no edits near it) left the beginning of a secret to its line's
+ * masking, which must see the whole token, so its rest is not masked here. Added to what the grid
+ * masked (`grid`), each secret that begins in the window counted unless the grid's stars cover it
+ * (`at`: indexes in `bytes`, the grid's too); `carry`: those that run past the window's end.
+ */
+function overwrittenMasks(
+  redactor: Redactor,
+  bytes: Uint8Array,
+  grid: { readonly bytes: Uint8Array; readonly at: readonly number[] },
+  window: { readonly start: number; readonly end: number },
+  offsetOf: (k: number) => number,
+  carried: ReadonlySet<number>,
+): { bytes: Uint8Array; at: number[]; carry: number[] } {
+  const raw = redactor.bytes(bytes);
+  const at = [...grid.at];
+  const carry: number[] = [];
+  let out: Uint8Array | undefined;
+  for (const r of raw.ranges) {
+    if (r.end <= window.start || r.start >= window.end) continue;
+    const begins = r.start >= window.start;
+    if (!begins && !carried.has(offsetOf(r.start))) continue;
+    if (r.end > window.end) carry.push(offsetOf(r.start));
+    const stars = raw.bytes.subarray(r.start, r.end);
+    // The grid masked it already (its pieces assembled a longer token): counted there.
+    if (equalBytes((out ?? grid.bytes).subarray(r.start, r.end), stars)) continue;
+    out ??= Uint8Array.from(grid.bytes);
+    out.set(stars, r.start);
+    if (begins) at.push(r.start);
+  }
+  return { bytes: out ?? grid.bytes, at, carry };
+}
+
+const equalBytes = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 
 /**
  * Whether any of `list` (consecutive records) may move to another row and back (mayMoveRows): what
@@ -149,6 +212,8 @@ export const assembledFor = (t: Transcript, masking: LineMasking, redactor: Reda
  */
 export class AssembledText {
   #kept: { end: number; pieces: Piece[] } | undefined;
+  /** The secrets the last window masked that run past its end (./assembledBetween's `carry`). */
+  #carry: ReadonlySet<number> = NONE;
 
   constructor(
     private readonly store: Store,
@@ -183,9 +248,12 @@ export class AssembledText {
     const last = pieces[pieces.length - 1]!;
     const hi = last.start + last.bytes.length;
     const [before, after] = await Promise.all([this.#before(lo), this.#after(hi)]);
-    const masked = assembledBetween(this.redactor, before, pieces, after);
+    // What the window before masked and left unfinished goes on here, when it is the window before.
+    const carried = this.#kept?.end === lo ? this.#carry : undefined;
+    const masked = assembledBetween(this.redactor, before, pieces, after, carried);
     this.masking.noteAssembled(masked.at);
     this.#keep([...before, ...pieces], hi);
+    this.#carry = masked.carry;
     return masked.bytes;
   }
 

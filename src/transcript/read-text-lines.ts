@@ -7,6 +7,7 @@ import type { DerunOutputChannel } from "../core/enums.ts";
 import { selectLines, type LineRange } from "../views/lines.ts";
 import { selectText } from "./text-select.ts";
 import type { Transcript } from "./transcript.ts";
+import { mayAssemble } from "../views/may-assemble.ts";
 import { redactedField, redactorFor } from "./masking.ts";
 
 export interface ReadTextLines {
@@ -61,9 +62,19 @@ export async function screenLines(t: Transcript, range: LineRange, maxChars: num
   // The terminal emulator (@xterm/headless) loads with the first screen view: 10 MB resident that a
   // server which never renders a screen does not hold (docs/performance.md).
   const { renderTranscript } = await import("./screen-render.ts");
-  const render = await renderTranscript(t);
-  // Masked before the cut (a cut secret is not recognised); wrapped rows are already one line here.
   const redactor = redactorFor(t.info.meta);
+  // The bytes are masked before they are drawn, as a raw read masks them: a secret written over on
+  // its row leaves no whole token on the screen, only its rest. Only where the bytes edit within a
+  // line (mayAssemble): elsewhere the rows hold what was written and their masking finds it. The
+  // rows no longer show what was masked so, and are counted by their runs of stars (starRuns).
+  let hidden = 0;
+  const render = await renderTranscript(t, (bytes) => {
+    if (!redactor.enabled || !mayAssemble(bytes)) return bytes;
+    const masked = redactor.bytes(bytes);
+    hidden = masked.ranges.length;
+    return masked.bytes;
+  });
+  // Masked before the cut (a cut secret is not recognised); wrapped rows are already one line here.
   const state = { inKey: false };
   const counts: number[] = [];
   const masked = render.lines.map((line) => {
@@ -87,6 +98,24 @@ export async function screenLines(t: Transcript, range: LineRange, maxChars: num
     ...(render.alternate ? { alternate_screen: true } : {}),
     ...(render.scrollbackFull ? { scrolled_out: true } : {}),
     lines: lines.map((l) => l.line),
-    ...redactedField(lines.reduce((n, l) => n + counts[l.number - 1]!, 0)),
+    ...redactedField(
+      lines.reduce((n, l) => n + counts[l.number - 1]!, 0) +
+        starRuns(
+          lines.map((l) => l.line),
+          hidden,
+        ),
+    ),
   };
+}
+
+/**
+ * How many of the `hidden` secrets masked in the bytes the screen's `lines` show: their runs of four
+ * or more stars, at most `hidden` (a row's own stars, a password prompt's, are counted only when
+ * the bytes had a secret).
+ */
+function starRuns(lines: readonly string[], hidden: number): number {
+  if (hidden === 0) return 0;
+  let runs = 0;
+  for (const line of lines) runs += line.match(/\*{4,}/g)?.length ?? 0;
+  return Math.min(runs, hidden);
 }

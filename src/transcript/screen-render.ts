@@ -28,12 +28,17 @@ export interface ScreenOfTranscript extends ScreenRender {
   readonly sizeAssumed: boolean;
 }
 
-/** Render the end of the range. */
-export async function renderTranscript(t: Transcript): Promise<ScreenOfTranscript> {
+/**
+ * Render the end of the range. `mask`: the window's bytes with their secrets masked, rendered
+ * instead of the bytes as recorded (a token printed whole and then written over on its row leaves
+ * a rest on the screen too short for a rule; its bytes masked, the screen shows stars there).
+ */
+export async function renderTranscript(t: Transcript, mask?: (bytes: Uint8Array) => Uint8Array): Promise<ScreenOfTranscript> {
   const { cols, rows } = t.info.meta;
   const size = cols && rows ? { cols, rows } : ASSUMED_SIZE;
   const resizes = (await t.store.events(t.sessionId)).filter((e) => e.type === "resize");
-  const window = await readWindow(t, t.hi - DEFAULT_SCREEN_WINDOW, t.hi);
+  const read = await readWindow(t, t.hi - DEFAULT_SCREEN_WINDOW, t.hi);
+  const window = mask ? { offset: read.offset, bytes: mask(read.bytes) } : read;
   const start: RenderStart =
     window.offset <= t.lo
       ? { offset: t.lo, alternate: false }

@@ -58,6 +58,8 @@ const R = {
   csiSavedPipe: [r(10), r(26)],
   rowUp: [r(10), r(26)],
   rowUpPty: [r(10), r(26)],
+  overwritten: r(36),
+  overwrittenPipe: r(36),
 };
 
 /**
@@ -217,6 +219,23 @@ export const PLANTS: readonly Plant[] = [
     secrets: [R.csiSavedPipe.join(""), R.rowUp.join("")],
     argv: ["sh", "-c", SAVED_CSI],
     env: { A1: R.csiSavedPipe[0]!, B1: R.csiSavedPipe[1]!, A2: R.rowUp[0]!, B2: R.rowUp[1]! },
+  },
+  {
+    // The token is whole in the bytes, and the line the text view and the screen keep shows only
+    // its rest (26 characters): they render bytes masked as a raw read masks them.
+    id: "c2-overwritten",
+    kind: "2: a token printed whole, then written over on its row by a shorter line after \\r",
+    pty: true,
+    secrets: [R.overwritten],
+    argv: ["sh", "-c", "printf 'ghp_%s\\rdone, all ok: \\n' \"$P\""],
+    env: { P: R.overwritten },
+  },
+  {
+    id: "c2-overwritten-pipe",
+    kind: "2: the same as c2-overwritten, through pipes",
+    secrets: [R.overwrittenPipe],
+    argv: ["sh", "-c", "printf 'ghp_%s\\rdone, all ok: \\n' \"$P\""],
+    env: { P: R.overwrittenPipe },
   },
   {
     id: "c3-window",
