@@ -1,9 +1,10 @@
 /**
  * The answers of `derun mcp`, loaded on the first request that needs one (./server.ts): the queries
  * (src/queries) served as tools, listed with their arktype JSON Schemas, arguments checked against
- * those schemas (arktype loaded only to word a refusal, ./arguments.ts), every outcome, failures included, a tool result (never a JSON-RPC error); and the
- * resources, prompts and completions over the same queries. Loading them (ArkType and every query)
- * is most of what a start costs, so a probe (server/discover, initialize, ping) never does.
+ * those schemas (arktype loaded only to word a refusal, ./arguments.ts), every outcome, failures
+ * included, a tool result (never a JSON-RPC error); and the resources, prompts and completions over
+ * the same queries. Loading them (every query) is most of what a start costs, so a probe
+ * (server/discover, initialize, ping) never does.
  */
 import {
   ErrorCode,
