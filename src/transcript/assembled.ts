@@ -65,7 +65,7 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): { byte
   if (input.slow) drawnCells(input.masked, options, (text, from, to) => apply({ text, from, to }, redactor.text(text)));
   else {
     const batch = new LookBatch(redactor, apply);
-    drawnCells(input.masked, options, (text, from, to) => batch.add({ text, from: from.slice(), to: to.slice() }));
+    drawnCells(input.masked, options, (text, from, to) => batch.add(text, from, to));
     batch.flush();
   }
   return { bytes: out ?? input.masked, count };
@@ -89,21 +89,49 @@ const BATCH_CELLS = 1 << 16;
 class LookBatch {
   #looks: Look[] = [];
   #cells = 0;
+  /**
+   * The batch's cells' bytes, copied here (the grid reuses its rows): one buffer for every batch,
+   * not a copy per look, which were most of the garbage a 1 MiB read of binary output made.
+   */
+  #from = new Int32Array(BATCH_CELLS * 2);
+  #to = new Int32Array(BATCH_CELLS * 2);
 
   constructor(
     private readonly redactor: Redactor,
     private readonly apply: (look: Look, masked: { text: string; count: number }) => void,
   ) {}
 
-  add(look: Look): void {
-    this.#looks.push(look);
-    this.#cells += look.text.length;
+  add(text: string, from: Int32Array, to: Int32Array): void {
+    const at = this.#cells;
+    const n = from.length;
+    if (at + n > this.#from.length) this.#grow(at + n);
+    this.#from.set(from, at);
+    this.#to.set(to, at);
+    this.#looks.push({ text, from: this.#from.subarray(at, at + n), to: this.#to.subarray(at, at + n) });
+    this.#cells += n;
     if (this.#cells >= BATCH_CELLS) this.flush();
+  }
+
+  /** Room for `n` cells; the looks held move to the new buffers. */
+  #grow(n: number): void {
+    const size = Math.max(n, this.#from.length * 2);
+    const [from, to] = [new Int32Array(size), new Int32Array(size)];
+    from.set(this.#from.subarray(0, this.#cells));
+    to.set(this.#to.subarray(0, this.#cells));
+    let at = 0;
+    this.#looks = this.#looks.map((look) => {
+      const end = at + look.from.length;
+      const moved = { text: look.text, from: from.subarray(at, end), to: to.subarray(at, end) };
+      at = end;
+      return moved;
+    });
+    [this.#from, this.#to] = [from, to];
   }
 
   flush(): void {
     const looks = this.#looks;
     if (looks.length === 0) return;
+    // The looks are masked before the next add: their cells' buffer is written over only after.
     [this.#looks, this.#cells] = [[], 0];
     const present = looks.length > 4 ? this.redactor.keywordsIn(looks.map((l) => l.text).join("\n")) : undefined;
     for (const look of looks) this.apply(look, this.redactor.text(look.text, undefined, present));
