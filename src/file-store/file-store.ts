@@ -121,7 +121,7 @@ export class FileStore implements Store {
       const slices = end > start ? readSlices(index.records, facts.dir, start, end, sessionId) : [];
       // Only bytes read can have been trimmed under the read. Nothing read (the trim is past the
       // committed end this look saw, which is clamped there): answered as is, or this loops for ever.
-      const keptNow = end > start ? keptFrom(facts.dir, sessionId) : kept;
+      const keptNow = end > start ? this.keptAfterRead(sessionId, facts) : kept;
       if (end > start && keptNow > start) {
         kept = keptNow;
         continue;
@@ -252,7 +252,15 @@ export class FileStore implements Store {
     // Not the output up to the damage, as if that were all of it: a reader would take it for the whole.
     if (index.brokenLine !== undefined)
       throw new DerunError("corrupt_session", `corrupt session ${sessionId}: index.jsonl line ${index.brokenLine} is not a valid record`);
-    return { info: toInfo(facts, index.committed, keptFrom(facts.dir, sessionId)), index, facts };
+    return { info: toInfo(facts, index.committed, this.ended.keptFrom(sessionId, facts)), index, facts };
+  }
+
+  /**
+   * trim.json looked at again after a read's bytes were: an ended session's answered from memory
+   * while its directory is unchanged (one lstat: a trim renames trim.json in), a live one's read.
+   */
+  private keptAfterRead(sessionId: string, facts: SessionFacts): number {
+    return facts.final ? this.ended.keptFrom(sessionId, this.ended.read(sessionId)) : keptFrom(facts.dir, sessionId);
   }
 }
 
