@@ -26,6 +26,8 @@ interface Held {
   readonly paths?: Map<ArtifactName, string>;
   /** Where its kept bytes begin (trim.json), once looked at: a trim writes trim.json by a rename, which changes the directory. */
   kept?: number;
+  /** Its index was read to the end since: nothing appends to an ended session's index.jsonl. */
+  indexed?: boolean;
 }
 
 /** The directory's identity and times, or undefined when it is not a plain directory (any more). */
@@ -77,6 +79,18 @@ export class EndedFacts {
     if (held?.facts !== facts) return keptFrom(facts.dir, id);
     held.kept ??= keptFrom(facts.dir, id);
     return held.kept;
+  }
+
+  /**
+   * Whether the index of the ended session whose facts `facts` are was read to its end while they
+   * held (then a read need not open index.jsonl again to see whether it grew: four times a call
+   * through the agent view). `read` true records that it just was.
+   */
+  indexed(id: string, facts: SessionFacts, read = false): boolean {
+    const held = this.#held.get(id);
+    if (held?.facts !== facts) return false;
+    if (read) held.indexed = true;
+    return held.indexed === true;
   }
 
   forget(id: string): void {

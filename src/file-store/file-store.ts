@@ -212,7 +212,8 @@ export class FileStore implements Store {
   }
 
   async gaps(sessionId: string): Promise<RecordGap[]> {
-    return readJsonlFile(resolveArtifact(this.ended.read(sessionId).dir, "gaps.jsonl"), parseGap);
+    const facts = this.ended.read(sessionId);
+    return readJsonlFile(this.ended.artifact(sessionId, facts, "gaps.jsonl"), parseGap);
   }
 
   async pauseState(sessionId: string): Promise<PauseState | undefined> {
@@ -248,7 +249,10 @@ export class FileStore implements Store {
 
   private info(sessionId: string): { info: SessionInfo; index: SessionIndex; facts: SessionFacts } {
     const facts = this.ended.read(sessionId);
-    const index = this.indexes.get(sessionId, this.ended.artifact(sessionId, facts, "index.jsonl"));
+    const index =
+      (this.ended.indexed(sessionId, facts) ? this.indexes.cached(sessionId) : undefined) ??
+      this.indexes.get(sessionId, this.ended.artifact(sessionId, facts, "index.jsonl"));
+    this.ended.indexed(sessionId, facts, true);
     // Not the output up to the damage, as if that were all of it: a reader would take it for the whole.
     if (index.brokenLine !== undefined)
       throw new DerunError("corrupt_session", `corrupt session ${sessionId}: index.jsonl line ${index.brokenLine} is not a valid record`);
