@@ -103,6 +103,12 @@ function decode(bytes: Uint8Array, slow: boolean): { text: string; from?: Int32A
     const packed = codePointAt(bytes, i);
     const cp = packed >>> 3;
     const len = packed & 7;
+    if (cp === ZERO_WIDTH_NO_BREAK) {
+      // A terminal draws U+FEFF in no cell. Kept as a unit, a first one was also dropped by the
+      // decoder below as a byte order mark, and every later cell was mapped to the byte before its own.
+      i += len;
+      continue;
+    }
     if (cp > 0xffff) {
       units[k] = 0xd800 + ((cp - 0x10000) >> 10);
       from[k] = i;
@@ -154,6 +160,7 @@ function codePointAt(bytes: Uint8Array, i: number): number {
 }
 
 const REPLACEMENT = 0xfffd;
+const ZERO_WIDTH_NO_BREAK = 0xfeff;
 
 /**
  * One row of cells in typed arrays (`length` of them in use): a row is written, overwritten and
