@@ -118,7 +118,9 @@ export class FileStore implements Store {
       // Never past what was asked: a window before the kept bytes reads as empty, and next_cursor says where they begin.
       const start = Math.min(Math.max(cursor, kept), index.committed);
       const end = Math.max(start, Math.min(index.committed, cursor + maxBytes));
-      const slices = end > start ? readSlices(index.records, facts.dir, start, end, sessionId) : [];
+      // output.bin by the path kept with an ended session's facts (resolved afresh for a live one).
+      const output = end > start ? this.ended.artifact(sessionId, facts, "output.bin") : "";
+      const slices = end > start ? readSlices(index.records, facts.dir, start, end, sessionId, output) : [];
       // Only bytes read can have been trimmed under the read. Nothing read (the trim is past the
       // committed end this look saw, which is clamped there): answered as is, or this loops for ever.
       const keptNow = end > start ? this.keptAfterRead(sessionId, facts) : kept;
@@ -305,8 +307,8 @@ const toInfo = (facts: SessionFacts, output_bytes: number, kept_from = 0): Sessi
 const compareDesc = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
 
 /** The slices of `[start, end)` of output.bin, one per index record it meets. */
-function readSlices(records: IndexRecords, dir: string, start: number, end: number, sessionId: string): OutputSlice[] {
-  const window = readWindow(dir, start, end, sessionId);
+function readSlices(records: IndexRecords, dir: string, start: number, end: number, sessionId: string, output: string): OutputSlice[] {
+  const window = readWindow(dir, start, end, sessionId, output);
   const slices: OutputSlice[] = [];
   for (let i = records.firstEndingAfter(start); i < records.count; i++) {
     const offset = records.offset(i);
@@ -319,9 +321,9 @@ function readSlices(records: IndexRecords, dir: string, start: number, end: numb
 }
 
 /** Positional read of exactly `[start, end)` of the output. */
-function readWindow(dir: string, start: number, end: number, sessionId: string): Buffer {
+function readWindow(dir: string, start: number, end: number, sessionId: string, output: string): Buffer {
   const buffer = Buffer.allocUnsafe(end - start);
-  using source = openOutputSource(dir, sessionId);
+  using source = openOutputSource(dir, sessionId, output);
   source.fill(start, buffer);
   return buffer;
 }
