@@ -44,7 +44,7 @@ export async function openReader(stateRootFlag: string | undefined, options: Rea
   return {
     store,
     async ask(query, input) {
-      // arktype is loaded by the query's own module already; imported here, not at the top, so a
+      // arktype is loaded when a query's input type is first made; imported here, not at the top, so a
       // command that asks no query (grep) never loads it (about 0.4 s of CPU at every start).
       const { type } = await import("arktype");
       // A flag not given is a field not sent, as an MCP client omits it.

@@ -1,12 +1,14 @@
 /**
  * The Tool interface (the code's older name for it, Query, is kept as an alias): a named, read-only
  * operation over the store, independent of MCP and of the command line. The MCP adapter (src/mcp)
- * serves each as a tool: it lists `input.toJsonSchema()`, validates arguments with `input`, calls
- * `handler` and wraps the plain result. CLI commands call the same handlers. A handler reports
+ * serves each as a tool: it lists `input.toJsonSchema()` (made ahead, src/mcp/tool-list.json),
+ * validates arguments against that schema and with `input` when the schema refuses them (for the
+ * error's words), calls `handler` and wraps the plain result. CLI commands call the same handlers. A handler reports
  * user-facing failures by throwing a DerunError (`session_not_found`, `invalid_argument`); the
  * adapter turns those into `isError` results.
  */
 import type { Type } from "arktype";
+import { once } from "./ark.ts";
 import type { Store } from "./store.ts";
 
 /** Limits of the work one read does; tests lower them to reach the paths that large inputs take. */
@@ -44,7 +46,10 @@ export interface Query<In = unknown, Out extends object = object> {
   readonly name: `derun_${string}`;
   /** Written for a model: what the query is for and how to use its result. */
   readonly description: string;
-  /** arktype type of the arguments object; also the source of the JSON Schema. */
+  /**
+   * arktype type of the arguments object; also the source of the JSON Schema. Made (and arktype
+   * loaded, ./ark.ts) when first read.
+   */
   readonly input: Type<In>;
   readonly annotations: QueryAnnotations;
   handler(input: In, context: QueryContext): Promise<Out>;
@@ -58,8 +63,16 @@ export interface Query<In = unknown, Out extends object = object> {
   readonly structured?: boolean;
 }
 
-/** Identity helper for inference. */
-export const defineQuery = <In, Out extends object>(query: Query<In, Out>): Query<In, Out> => query;
+/** A query as its module writes it: `input` a function that makes the type (with ./ark.ts's arktype()). */
+export interface QueryDefinition<In, Out extends object> extends Omit<Query<In, Out>, "input"> {
+  readonly input: () => Type<In>;
+}
+
+/** The query of a definition: its `input` made on first use, so loading a query loads no arktype. */
+export const defineQuery = <In, Out extends object>(definition: QueryDefinition<In, Out>): Query<In, Out> => {
+  const input = once(definition.input);
+  return Object.defineProperty({ ...definition }, "input", { get: input, enumerable: true }) as unknown as Query<In, Out>;
+};
 
 /** The card's name for a Query: one read-only operation, served as an MCP tool and a CLI command. */
 export type Tool<In = unknown, Out extends object = object> = Query<In, Out>;

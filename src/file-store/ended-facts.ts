@@ -12,6 +12,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { readSessionFacts, type SessionFacts } from "./session-facts.ts";
 import { resolveArtifact, type ArtifactName } from "./session-paths.ts";
+import { keptFrom } from "./trim.ts";
 
 /** Sessions remembered; the oldest is forgotten first. */
 const MAX_SESSIONS = 1024;
@@ -23,6 +24,10 @@ interface Held {
   readonly ctimeMs: number;
   /** Its artifacts' real paths, as resolveArtifact found them (a symlink made or a file replaced changes the directory too). */
   readonly paths?: Map<ArtifactName, string>;
+  /** Where its kept bytes begin (trim.json), once looked at: a trim writes trim.json by a rename, which changes the directory. */
+  kept?: number;
+  /** Its index was read to the end since: nothing appends to an ended session's index.jsonl. */
+  indexed?: boolean;
 }
 
 /** The directory's identity and times, or undefined when it is not a plain directory (any more). */
@@ -63,6 +68,29 @@ export class EndedFacts {
     let resolved = held.paths!.get(name);
     if (resolved === undefined) held.paths!.set(name, (resolved = resolveArtifact(facts.dir, name)));
     return resolved;
+  }
+
+  /**
+   * keptFrom for the session whose facts `facts` are: remembered with them when they are an ended
+   * session's (a read looked for trim.json four to six times a call: a realpath and an open each).
+   */
+  keptFrom(id: string, facts: SessionFacts): number {
+    const held = this.#held.get(id);
+    if (held?.facts !== facts) return keptFrom(facts.dir, id);
+    held.kept ??= keptFrom(facts.dir, id);
+    return held.kept;
+  }
+
+  /**
+   * Whether the index of the ended session whose facts `facts` are was read to its end while they
+   * held (then a read need not open index.jsonl again to see whether it grew: four times a call
+   * through the agent view). `read` true records that it just was.
+   */
+  indexed(id: string, facts: SessionFacts, read = false): boolean {
+    const held = this.#held.get(id);
+    if (held?.facts !== facts) return false;
+    if (read) held.indexed = true;
+    return held.indexed === true;
   }
 
   forget(id: string): void {

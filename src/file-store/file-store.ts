@@ -118,10 +118,12 @@ export class FileStore implements Store {
       // Never past what was asked: a window before the kept bytes reads as empty, and next_cursor says where they begin.
       const start = Math.min(Math.max(cursor, kept), index.committed);
       const end = Math.max(start, Math.min(index.committed, cursor + maxBytes));
-      const slices = end > start ? readSlices(index.records, facts.dir, start, end, sessionId) : [];
+      // output.bin by the path kept with an ended session's facts (resolved afresh for a live one).
+      const output = end > start ? this.ended.artifact(sessionId, facts, "output.bin") : "";
+      const slices = end > start ? readSlices(index.records, facts.dir, start, end, sessionId, output) : [];
       // Only bytes read can have been trimmed under the read. Nothing read (the trim is past the
       // committed end this look saw, which is clamped there): answered as is, or this loops for ever.
-      const keptNow = end > start ? keptFrom(facts.dir, sessionId) : kept;
+      const keptNow = end > start ? this.keptAfterRead(sessionId, facts) : kept;
       if (end > start && keptNow > start) {
         kept = keptNow;
         continue;
@@ -212,7 +214,8 @@ export class FileStore implements Store {
   }
 
   async gaps(sessionId: string): Promise<RecordGap[]> {
-    return readJsonlFile(resolveArtifact(this.ended.read(sessionId).dir, "gaps.jsonl"), parseGap);
+    const facts = this.ended.read(sessionId);
+    return readJsonlFile(this.ended.artifact(sessionId, facts, "gaps.jsonl"), parseGap);
   }
 
   async pauseState(sessionId: string): Promise<PauseState | undefined> {
@@ -248,11 +251,22 @@ export class FileStore implements Store {
 
   private info(sessionId: string): { info: SessionInfo; index: SessionIndex; facts: SessionFacts } {
     const facts = this.ended.read(sessionId);
-    const index = this.indexes.get(sessionId, this.ended.artifact(sessionId, facts, "index.jsonl"));
+    const index =
+      (this.ended.indexed(sessionId, facts) ? this.indexes.cached(sessionId) : undefined) ??
+      this.indexes.get(sessionId, this.ended.artifact(sessionId, facts, "index.jsonl"));
+    this.ended.indexed(sessionId, facts, true);
     // Not the output up to the damage, as if that were all of it: a reader would take it for the whole.
     if (index.brokenLine !== undefined)
       throw new DerunError("corrupt_session", `corrupt session ${sessionId}: index.jsonl line ${index.brokenLine} is not a valid record`);
-    return { info: toInfo(facts, index.committed, keptFrom(facts.dir, sessionId)), index, facts };
+    return { info: toInfo(facts, index.committed, this.ended.keptFrom(sessionId, facts)), index, facts };
+  }
+
+  /**
+   * trim.json looked at again after a read's bytes were: an ended session's answered from memory
+   * while its directory is unchanged (one lstat: a trim renames trim.json in), a live one's read.
+   */
+  private keptAfterRead(sessionId: string, facts: SessionFacts): number {
+    return facts.final ? this.ended.keptFrom(sessionId, this.ended.read(sessionId)) : keptFrom(facts.dir, sessionId);
   }
 }
 
@@ -293,8 +307,8 @@ const toInfo = (facts: SessionFacts, output_bytes: number, kept_from = 0): Sessi
 const compareDesc = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
 
 /** The slices of `[start, end)` of output.bin, one per index record it meets. */
-function readSlices(records: IndexRecords, dir: string, start: number, end: number, sessionId: string): OutputSlice[] {
-  const window = readWindow(dir, start, end, sessionId);
+function readSlices(records: IndexRecords, dir: string, start: number, end: number, sessionId: string, output: string): OutputSlice[] {
+  const window = readWindow(dir, start, end, sessionId, output);
   const slices: OutputSlice[] = [];
   for (let i = records.firstEndingAfter(start); i < records.count; i++) {
     const offset = records.offset(i);
@@ -307,9 +321,9 @@ function readSlices(records: IndexRecords, dir: string, start: number, end: numb
 }
 
 /** Positional read of exactly `[start, end)` of the output. */
-function readWindow(dir: string, start: number, end: number, sessionId: string): Buffer {
+function readWindow(dir: string, start: number, end: number, sessionId: string, output: string): Buffer {
   const buffer = Buffer.allocUnsafe(end - start);
-  using source = openOutputSource(dir, sessionId);
+  using source = openOutputSource(dir, sessionId, output);
   source.fill(start, buffer);
   return buffer;
 }

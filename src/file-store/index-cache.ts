@@ -119,6 +119,15 @@ export class IndexCache {
   private readonly entries = new Map<string, SessionIndex>();
   constructor(private readonly capacity = 64) {}
 
+  /** The index of session `id` as last refreshed, if it is still kept (then most recently used). */
+  cached(id: string): SessionIndex | undefined {
+    const entry = this.entries.get(id);
+    if (!entry) return undefined;
+    this.entries.delete(id);
+    this.entries.set(id, entry);
+    return entry;
+  }
+
   /** The refreshed index of session `id` whose index file is at `indexPath`. */
   get(id: string, indexPath: string): SessionIndex {
     let entry = this.entries.get(id);

@@ -17,10 +17,10 @@ export type { OutputSource } from "./output-fill.ts";
  * finishes meanwhile unlinks it, and this descriptor reads on), else the compressed copy;
  * `corrupt_session` when there is neither.
  */
-export function openOutputSource(dir: string, sessionId: string): OutputSource {
+export function openOutputSource(dir: string, sessionId: string, outputPath?: string): OutputSource {
   let fd: number;
   try {
-    fd = openRegular(resolveArtifact(dir, "output.bin"), fs.constants.O_RDONLY);
+    fd = openRegular(outputPath ?? resolveArtifact(dir, "output.bin"), fs.constants.O_RDONLY);
   } catch (e) {
     if (isDerunError(e) || (e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
     const compressed = openCompressed(dir, sessionId);

@@ -1,9 +1,10 @@
 /**
  * The answers of `derun mcp`, loaded on the first request that needs one (./server.ts): the queries
- * (src/queries) served as tools, listed with their arktype JSON Schemas, arguments validated with
- * arktype, every outcome, failures included, a tool result (never a JSON-RPC error); and the
- * resources, prompts and completions over the same queries. Loading them (ArkType and every query)
- * is most of what a start costs, so a probe (server/discover, initialize, ping) never does.
+ * (src/queries) served as tools, listed with their arktype JSON Schemas, arguments checked against
+ * those schemas (arktype loaded only to word a refusal, ./arguments.ts), every outcome, failures
+ * included, a tool result (never a JSON-RPC error); and the resources, prompts and completions over
+ * the same queries. Loading them (every query) is most of what a start costs, so a probe
+ * (server/discover, initialize, ping) never does.
  */
 import {
   ProtocolError,
@@ -14,7 +15,7 @@ import {
   type GetPromptRequest,
   type Tool as McpTool,
 } from "@modelcontextprotocol/server";
-import { type } from "arktype";
+import { once } from "../core/ark.ts";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { quote, visible } from "../core/quote.ts";
 import { DerunError, describeError, type DerunErrorCode } from "../core/errors.ts";
@@ -23,7 +24,7 @@ import type { Store } from "../core/store.ts";
 import { queries } from "../tools/index.ts";
 import type { Query } from "../core/tool.ts";
 import { MemoryBound } from "../transcript/index.ts";
-import { argumentMessage } from "./argument-message.ts";
+import { checkArguments } from "./arguments.ts";
 import { complete } from "./completions.ts";
 import { compactSchema } from "./json-schema.ts";
 import { getPrompt, PROMPTS } from "./prompts.ts";
@@ -96,16 +97,16 @@ const runTool = async (tool: Query<any, object>, input: object, { store, log }: 
 /** The request's cancel signal, its id, and whether it is served in the 2026-07-28 era (no tasks there). */
 type Extra = { readonly signal: AbortSignal; readonly requestId: string | number; readonly modern: boolean };
 
-/** tools/call: arguments checked with arktype; a wait asked as a task (2025 era) runs in the background. */
+/** tools/call: arguments checked (./arguments.ts); a wait asked as a task (2025 era) runs in the background. */
 const toolCalls = (context: ToolsContext, { signal, tasks }: HandlersOptions) => {
   const memory = new MemoryBound();
   const ended = signal ?? new AbortController().signal;
   const answer = async ({ name, arguments: args = {} }: CallToolRequest["params"], cancel: AbortSignal) => {
     const tool = context.byName.get(name);
     if (!tool) return failure("invalid_argument", `unknown tool: ${quote(name)}`);
-    const input = tool.input(args);
-    if (input instanceof type.errors) return failure("invalid_argument", argumentMessage(input));
-    return runTool(tool, input, context, cancel);
+    const checked = checkArguments(tool, args);
+    if ("refused" in checked) return failure("invalid_argument", checked.refused);
+    return runTool(tool, checked.input, context, cancel);
   };
   return async (request: CallToolRequest, extra: Extra) => {
     // Before the work: the previous call's response is garbage by now.
@@ -143,12 +144,14 @@ export type Handlers = ReturnType<typeof makeHandlers>;
 export const makeHandlers = (options: HandlersOptions) => {
   const { notify, store, log, signal } = options;
   const tools = options.tools ?? queries;
-  const listed = listedTools(tools);
+  // Made on the first tools/list that asks here (tools passed in: ./server.ts answers the file for
+  // derun's own): listing from the types loads arktype, which a valid call no longer needs.
+  const listed = once(() => listedTools(tools));
   const calls = toolCalls({ store, log, byName: new Map(tools.map((tool) => [tool.name as string, tool])) }, options);
   const subscriptions = new Subscriptions(store, notify, options.closed);
   const context = (extra: { signal: AbortSignal }) => ({ store, signal: signal ? AbortSignal.any([extra.signal, signal]) : extra.signal });
   return {
-    listTools: () => ({ tools: listed }),
+    listTools: () => ({ tools: listed() }),
     callTool: calls,
     listResources: async (extra: { signal: AbortSignal }) => {
       void subscriptions.watchList();

@@ -14,7 +14,6 @@ import {
   type Resource,
   type ResourceTemplateType as ResourceTemplate,
 } from "@modelcontextprotocol/server";
-import { type } from "arktype";
 import { DerunError, describeError } from "../core/errors.ts";
 import type { Store } from "../core/store.ts";
 import lastFailure from "../tools/last-failure.ts";
@@ -22,6 +21,7 @@ import listCommands from "../tools/list-commands.ts";
 import listSessions from "../tools/list-sessions.ts";
 import readText from "../tools/read-text.ts";
 import { commandLine, oneLine, outcome } from "../transcript/index.ts";
+import { checkArguments } from "./arguments.ts";
 
 /** MCP's code for a resource that does not exist. */
 const RESOURCE_NOT_FOUND = -32002;
@@ -126,9 +126,9 @@ export async function readResource(store: Store, uri: string, signal: AbortSigna
       target.kind === "last"
         ? { session_id: "last" }
         : { session_id: target.sessionId, ...(target.command === undefined ? {} : { command: target.command }) };
-    const parsed = readText.input(input);
-    if (parsed instanceof type.errors) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown resource: ${oneLine(uri, 200)}`);
-    return readText.render(await readText.handler(parsed as Parameters<typeof readText.handler>[0], context));
+    const checked = checkArguments(readText, input);
+    if ("refused" in checked) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown resource: ${oneLine(uri, 200)}`);
+    return readText.render(await readText.handler(checked.input as Parameters<typeof readText.handler>[0], context));
   } catch (error) {
     if (error instanceof DerunError && (error.code === "session_not_found" || error.code === "invalid_argument"))
       throw new ProtocolError(RESOURCE_NOT_FOUND, describeError(error), { uri });

@@ -1,4 +1,4 @@
-import { type } from "arktype";
+import { arktype } from "../core/ark.ts";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { defineQuery } from "../core/tool.ts";
 import { sessionIdType } from "./_args.ts";
@@ -18,7 +18,7 @@ import {
 export default defineQuery({
   name: "derun_get_session",
   description: "One session: state, exit code or signal, command, cwd, times, pid, terminal size, output size.",
-  input: type({ session_id: sessionIdType, "+": "reject" }),
+  input: () => arktype().type({ session_id: sessionIdType(), "+": "reject" }),
   annotations: {
     title: "Get a session",
     readOnlyHint: true,

@@ -1,4 +1,4 @@
-import { type } from "arktype";
+import { arktype } from "../core/ark.ts";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { defineQuery } from "../core/tool.ts";
 import { capped, commandNeedsSession, commandType, positiveIntegerType, sessionIdType, TEXT_MAX_MAX_CHARS } from "./_args.ts";
@@ -13,12 +13,13 @@ export default defineQuery({
     "Why the newest failed command (non-zero exit or signal) failed: its error lines with context, then",
     "its last lines.",
   ].join(" "),
-  input: type({
-    "session_id?": sessionIdType,
-    "command?": commandType,
-    "max_chars?": positiveIntegerType,
-    "+": "reject",
-  }),
+  input: () =>
+    arktype().type({
+      "session_id?": sessionIdType(),
+      "command?": commandType(),
+      "max_chars?": positiveIntegerType(),
+      "+": "reject",
+    }),
   annotations: {
     title: "Last failure",
     readOnlyHint: true,

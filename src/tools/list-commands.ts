@@ -1,4 +1,4 @@
-import { type } from "arktype";
+import { arktype } from "../core/ark.ts";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import type { SessionInfo, Store } from "../core/store.ts";
 import { defineQuery } from "../core/tool.ts";
@@ -36,11 +36,12 @@ export default defineQuery({
     "Commands typed in `derun shell` sessions, newest first (of all sessions without session_id), with cwd",
     "and exit code.",
   ].join(" "),
-  input: type({
-    "session_id?": sessionIdType,
-    "limit?": positiveIntegerType.configure({ description: `default ${DEFAULT_LIMIT}` }),
-    "+": "reject",
-  }),
+  input: () =>
+    arktype().type({
+      "session_id?": sessionIdType(),
+      "limit?": positiveIntegerType().configure({ description: `default ${DEFAULT_LIMIT}` }),
+      "+": "reject",
+    }),
   annotations: {
     title: "List shell commands",
     readOnlyHint: true,

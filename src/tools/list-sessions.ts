@@ -1,4 +1,4 @@
-import { type } from "arktype";
+import { arktype } from "../core/ark.ts";
 import { DerunSessionState, SCHEMA_VERSION } from "../core/enums.ts";
 import { defineQuery } from "../core/tool.ts";
 import { capped, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT, positiveIntegerType } from "./_args.ts";
@@ -25,11 +25,14 @@ export default defineQuery({
     "Recorded sessions (`derun run`, `derun shell`), newest first: id, state, exit code, command, times,",
     "output size; total counts all in that state.",
   ].join(" "),
-  input: type({
-    "state?": type.enumerated(...states).configure({ expected: `one of ${states.join(", ")}` }),
-    "limit?": positiveIntegerType.configure({ description: `default ${LIST_DEFAULT_LIMIT}` }),
-    "+": "reject",
-  }),
+  input: () =>
+    arktype().type({
+      "state?": arktype()
+        .type.enumerated(...states)
+        .configure({ expected: `one of ${states.join(", ")}` }),
+      "limit?": positiveIntegerType().configure({ description: `default ${LIST_DEFAULT_LIMIT}` }),
+      "+": "reject",
+    }),
   annotations: {
     title: "List recorded sessions",
     readOnlyHint: true,

@@ -1,4 +1,4 @@
-import { type } from "arktype";
+import { arktype } from "../core/ark.ts";
 import { defineQuery } from "../core/tool.ts";
 import { capped, cursorType, parseCursor, READ_DEFAULT_MAX_BYTES, READ_MAX_MAX_BYTES, readArgs } from "./_args.ts";
 import { gapsBetween, notRecordedField, type ReadOutputResult, resolveSessionId } from "../transcript/index.ts";
@@ -12,11 +12,12 @@ export default defineQuery({
     'Raw output from a byte cursor (decimal string, default "0"); repeat with next_cursor until eof.',
     "For what happened, derun_read_text is shorter.",
   ].join(" "),
-  input: type({
-    ...readArgs,
-    "cursor?": cursorType,
-    "+": "reject",
-  }),
+  input: () =>
+    arktype().type({
+      ...readArgs(),
+      "cursor?": cursorType(),
+      "+": "reject",
+    }),
   annotations: {
     title: "Read session output",
     readOnlyHint: true,

@@ -1,4 +1,4 @@
-import { type } from "arktype";
+import { arktype } from "../core/ark.ts";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { DerunError } from "../core/errors.ts";
 import type { LineRange } from "../views/lines.ts";
@@ -54,20 +54,21 @@ export default defineQuery({
     "What a session (or one command) printed, as lines, and how it ended. Default: the last lines of the",
     "final screen (terminal sessions) or of the text (pipe sessions).",
   ].join(" "),
-  input: type({
-    session_id: sessionIdType,
-    "view?": type("'text' | 'screen'").configure({
-      expected: '"text" or "screen"',
-      description: "screen: the terminal at the end; text: all lines",
+  input: () =>
+    arktype().type({
+      session_id: sessionIdType(),
+      "view?": arktype().type("'text' | 'screen'").configure({
+        expected: '"text" or "screen"',
+        description: "screen: the terminal at the end; text: all lines",
+      }),
+      "tail_lines?": positiveIntegerType().configure({ description: `default ${TEXT_DEFAULT_LINES}` }),
+      "head_lines?": positiveIntegerType().configure({ description: "the first N lines, or N from from_line" }),
+      "from_line?": positiveIntegerType(),
+      "channel?": channelType(),
+      "max_chars?": positiveIntegerType().configure({ description: `default ${TEXT_DEFAULT_MAX_CHARS}` }),
+      "command?": commandType(),
+      "+": "reject",
     }),
-    "tail_lines?": positiveIntegerType.configure({ description: `default ${TEXT_DEFAULT_LINES}` }),
-    "head_lines?": positiveIntegerType.configure({ description: "the first N lines, or N from from_line" }),
-    "from_line?": positiveIntegerType,
-    "channel?": channelType,
-    "max_chars?": positiveIntegerType.configure({ description: `default ${TEXT_DEFAULT_MAX_CHARS}` }),
-    "command?": commandType,
-    "+": "reject",
-  }),
   annotations: {
     title: "Read session text",
     readOnlyHint: true,

@@ -1,4 +1,4 @@
-import { type } from "arktype";
+import { arktype } from "../core/ark.ts";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { DerunError } from "../core/errors.ts";
 import { quote } from "../core/quote.ts";
@@ -55,17 +55,18 @@ export default defineQuery({
     "Search a session's text output for a regular expression (or literal): matching lines with numbers,",
     "context, and the count. No session_id: every session, newest first.",
   ].join(" "),
-  input: type({
-    pattern: type("string").configure({ expected: "a string" }),
-    "session_id?": sessionIdType,
-    "literal?": "boolean",
-    "ignore_case?": "boolean",
-    "context?": type("number.integer >= 0").configure({ expected: "a whole number", description: "lines around each match" }),
-    "max_matches?": positiveIntegerType.configure({ description: `default ${DEFAULT_MATCHES}` }),
-    "channel?": channelType,
-    "command?": commandType,
-    "+": "reject",
-  }),
+  input: () =>
+    arktype().type({
+      pattern: arktype().type("string").configure({ expected: "a string" }),
+      "session_id?": sessionIdType(),
+      "literal?": "boolean",
+      "ignore_case?": "boolean",
+      "context?": arktype().type("number.integer >= 0").configure({ expected: "a whole number", description: "lines around each match" }),
+      "max_matches?": positiveIntegerType().configure({ description: `default ${DEFAULT_MATCHES}` }),
+      "channel?": channelType(),
+      "command?": commandType(),
+      "+": "reject",
+    }),
   annotations: {
     title: "Search session output",
     readOnlyHint: true,

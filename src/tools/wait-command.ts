@@ -1,4 +1,4 @@
-import { type } from "arktype";
+import { arktype } from "../core/ark.ts";
 import type { Store } from "../core/store.ts";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { defineQuery } from "../core/tool.ts";
@@ -71,12 +71,13 @@ async function warmUp(store: Store): Promise<void> {
 export default defineQuery({
   name: "derun_wait_command",
   description: "Wait for the next shell command or session to end; return its record and last lines.",
-  input: type({
-    "session_id?": sessionIdType,
-    "failed_only?": "boolean",
-    "timeout_ms?": positiveIntegerType,
-    "+": "reject",
-  }),
+  input: () =>
+    arktype().type({
+      "session_id?": sessionIdType(),
+      "failed_only?": "boolean",
+      "timeout_ms?": positiveIntegerType(),
+      "+": "reject",
+    }),
   annotations: {
     title: "Wait for a command",
     readOnlyHint: true,

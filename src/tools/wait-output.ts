@@ -1,4 +1,4 @@
-import { type } from "arktype";
+import { arktype } from "../core/ark.ts";
 import { DerunError } from "../core/errors.ts";
 import { isLiveState } from "../core/store.ts";
 import { compilePattern } from "../views/search.ts";
@@ -32,13 +32,14 @@ export default defineQuery({
     "Wait for output past cursor; return it like derun_read_output (pass next_cursor on). until: a regex;",
     "return the first new line (or prompt) matching it.",
   ].join(" "),
-  input: type({
-    ...readArgs,
-    cursor: cursorType,
-    "timeout_ms?": positiveIntegerType.configure({ description: `default ${WAIT_DEFAULT_TIMEOUT_MS}` }),
-    "until?": type("string").configure({ expected: "a string" }),
-    "+": "reject",
-  }),
+  input: () =>
+    arktype().type({
+      ...readArgs(),
+      cursor: cursorType(),
+      "timeout_ms?": positiveIntegerType().configure({ description: `default ${WAIT_DEFAULT_TIMEOUT_MS}` }),
+      "until?": arktype().type("string").configure({ expected: "a string" }),
+      "+": "reject",
+    }),
   annotations: {
     title: "Wait for session output",
     readOnlyHint: true,

@@ -9,8 +9,12 @@
  * one bounds that, and costs nothing to a process that is not moving much.
  */
 
-/** Growth allowed past the last collection's size (or the first check's) before collecting. */
-const GROWTH_BYTES = 48 * 1024 * 1024;
+/**
+ * Growth allowed past the last collection's size (or the first check's) before collecting. 16 MiB:
+ * reading 1 GiB back in 1 MiB windows peaks at 120 MB (48 MiB: 148, 24: 135), for about 5% more
+ * CPU per 64 KiB read (0.79-0.83 ms against 0.76-0.77; docs/performance.md, issue 37 items 4-6).
+ */
+const GROWTH_BYTES = 16 * 1024 * 1024;
 
 export interface MemoryProbe {
   /** Resident set size in bytes. */

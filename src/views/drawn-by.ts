@@ -110,7 +110,15 @@ function decode(bytes: Uint8Array, slow: boolean): { text: string; from?: Int32A
   const to = new Int32Array(n);
   let k = 0;
   for (let i = 0; i < n; ) {
-    const { cp, len } = codePointAt(bytes, i);
+    const packed = codePointAt(bytes, i);
+    const cp = packed >>> 3;
+    const len = packed & 7;
+    if (cp === ZERO_WIDTH_NO_BREAK) {
+      // A terminal draws U+FEFF in no cell. Kept as a unit, a first one was also dropped by the
+      // decoder below as a byte order mark, and every later cell was mapped to the byte before its own.
+      i += len;
+      continue;
+    }
     if (cp > 0xffff) {
       units[k] = 0xd800 + ((cp - 0x10000) >> 10);
       from[k] = i;
@@ -125,32 +133,44 @@ function decode(bytes: Uint8Array, slow: boolean): { text: string; from?: Int32A
   return { text, from: from.subarray(0, k), to: to.subarray(0, k) };
 }
 
-/** The character at `bytes[i]` and its length (U+FFFD for a malformed part). */
-function codePointAt(bytes: Uint8Array, i: number): { cp: number; len: number } {
+/**
+ * The character at `bytes[i]` and its length (U+FFFD for a malformed part), as `cp * 8 + len`: a
+ * number, not an object (an object and an array per character were most of what a 1 MiB read of
+ * binary output left for the collector).
+ */
+function codePointAt(bytes: Uint8Array, i: number): number {
   const b = bytes[i]!;
-  if (b < 0x80) return { cp: b, len: 1 };
+  if (b < 0x80) return b * 8 + 1;
   let need: number;
   let cp: number;
   let lo = 0x80;
   let hi = 0xbf;
-  if (b >= 0xc2 && b <= 0xdf) [need, cp] = [1, b & 0x1f];
-  else if (b >= 0xe0 && b <= 0xef) {
-    [need, cp] = [2, b & 0x0f];
+  if (b >= 0xc2 && b <= 0xdf) {
+    need = 1;
+    cp = b & 0x1f;
+  } else if (b >= 0xe0 && b <= 0xef) {
+    need = 2;
+    cp = b & 0x0f;
     if (b === 0xe0) lo = 0xa0;
     if (b === 0xed) hi = 0x9f;
   } else if (b >= 0xf0 && b <= 0xf4) {
-    [need, cp] = [3, b & 0x07];
+    need = 3;
+    cp = b & 0x07;
     if (b === 0xf0) lo = 0x90;
     if (b === 0xf4) hi = 0x8f;
-  } else return { cp: 0xfffd, len: 1 };
+  } else return REPLACEMENT * 8 + 1;
   for (let j = 1; j <= need; j++) {
     const c = bytes[i + j];
-    if (c === undefined || c < lo || c > hi) return { cp: 0xfffd, len: j };
+    if (c === undefined || c < lo || c > hi) return REPLACEMENT * 8 + j;
     cp = (cp << 6) | (c & 0x3f);
-    [lo, hi] = [0x80, 0xbf];
+    lo = 0x80;
+    hi = 0xbf;
   }
-  return { cp, len: need + 1 };
+  return cp * 8 + need + 1;
 }
+
+const REPLACEMENT = 0xfffd;
+const ZERO_WIDTH_NO_BREAK = 0xfeff;
 
 /**
  * One row of cells in typed arrays (`length` of them in use): a row is written, overwritten and

@@ -39,6 +39,19 @@ describe("an ended session's facts, kept", () => {
     expect(await store.read("gone", 0, 10).catch((e) => isDerunError(e, "session_not_found"))).toBe(true);
   });
 
+  test("trimmed after it was read (trim.json renamed in, as the trim writes it): the next read begins at the kept bytes", async () => {
+    await ended("trimmed", "0123456789", 0);
+    expect(await readAll("trimmed")).toBe("0123456789");
+    expect((await store.get("trimmed")).kept_from).toBeUndefined();
+    const file = path.join(root, "sessions", "trimmed", "trim.json");
+    const record = { schema_version: "1", session_id: "trimmed", kept_from: 4, trimmed_at: new Date().toISOString() };
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify(record));
+    fs.renameSync(`${file}.tmp`, file);
+    expect((await store.get("trimmed")).kept_from).toBe(4);
+    const read = await store.read("trimmed", 0, 100);
+    expect([read.kept_from, text(read.slices[0]!.bytes)]).toEqual([4, "456789"]);
+  });
+
   test("its final.json rewritten in place by a rename (as an atomic write does): the new facts", async () => {
     await ended("rewritten", "out\n", 3);
     expect((await store.get("rewritten")).final?.exit_code).toBe(3);

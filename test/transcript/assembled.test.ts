@@ -101,3 +101,22 @@ describe("secrets the terminal assembles, in raw windows", () => {
     expect(textOf(maskBetween(off, [], all, []).slices)).toBe(line);
   });
 });
+
+describe("a U+FEFF before an assembled secret", () => {
+  // A terminal draws U+FEFF in no cell. Replayed as a unit, a first one was also dropped by the
+  // UTF-8 decoder as a byte order mark, and every later cell was mapped to the byte before its own:
+  // the secret's last byte left as it was and the byte before it masked.
+  for (const [where, line] of [
+    ["first", `\u{feff}token \x1b[14C${SECOND} end\r\x1b[6C${FIRST}\n`],
+    ["inside the line", `tok\u{feff}en \x1b[14C${SECOND} end\r\x1b[6C${FIRST}\n`],
+  ] as const) {
+    test(`${where}: both pieces masked, every other byte as it was`, () => {
+      const bytes = new TextEncoder().encode(line);
+      const masked = maskBetween(redactor, [], [{ channel: "pty", start: 0, end: bytes.length, timestamp: "", bytes }], []);
+      const stars = (s: string) => "*".repeat(s.length);
+      const want = line.replace(SECOND, stars(SECOND)).replace(FIRST, stars(FIRST));
+      expect(new TextDecoder("utf-8", { ignoreBOM: true }).decode(masked.slices[0]!.bytes)).toBe(want);
+      expect(masked.count).toBe(1);
+    });
+  }
+});
