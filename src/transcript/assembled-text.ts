@@ -17,10 +17,12 @@
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
 import type { OutputSlice, Store } from "../core/store.ts";
-import { mayAssemble, mayMoveRows } from "../views/may-assemble.ts";
+import { mayMoveRows } from "../views/may-assemble.ts";
+import { overwrittenLines } from "../views/overwritten-lines.ts";
 import { chunksOf, type ByteWindow, type RecordSpans } from "../views/window.ts";
 import { maskAssembled } from "./assembled.ts";
 import { joined } from "./joined.ts";
+import type { MaskRange } from "../secrets/redactor.ts";
 import { CONTEXT, redactorFor, sliceWith, type LineMasking, type Redactor } from "./masking.ts";
 import type { Transcript } from "./transcript.ts";
 
@@ -50,7 +52,8 @@ export function assembledBetween(
   // The quick checks on each part, before anything is joined: most output stops here.
   const context = [...before, ...pieces, ...after];
   const rows = mayMoveRowsAny(context);
-  if (!rows && carried.size === 0 && !context.some((p) => mayAssemble(p.bytes))) return { bytes: out, at, carry };
+  // Nothing can be written over without a CR, a BS or an escape (native searches alone).
+  if (!rows && carried.size === 0 && !context.some((p) => mayEdit(p.bytes))) return { bytes: out, at, carry };
   for (const channel of new Set(pieces.map((p) => p.channel))) {
     const pre = before.filter((p) => p.channel === channel);
     const mine = pieces.filter((p) => p.channel === channel);
@@ -79,6 +82,8 @@ export function assembledBetween(
 }
 
 const NONE: ReadonlySet<number> = new Set();
+
+const mayEdit = (bytes: Uint8Array): boolean => bytes.indexOf(0x0d) >= 0 || bytes.indexOf(0x08) >= 0 || bytes.indexOf(0x1b) >= 0;
 
 /** The output.bin offset of each index of `list`'s bytes joined (one channel's pieces, in file order). */
 function offsetsIn(list: readonly Piece[]): (k: number) => number {
@@ -112,7 +117,7 @@ function overwrittenMasks(
   offsetOf: (k: number) => number,
   carried: ReadonlySet<number>,
 ): { bytes: Uint8Array; at: number[]; carry: number[] } {
-  const raw = redactor.bytes(bytes);
+  const raw = maskLines(redactor, bytes, overwrittenLines(bytes), carried.size > 0 ? window.start : -1);
   const at = [...grid.at];
   const carry: number[] = [];
   let out: Uint8Array | undefined;
@@ -130,6 +135,36 @@ function overwrittenMasks(
   }
   return { bytes: out ?? grid.bytes, at, carry };
 }
+
+/**
+ * The raw masking of `lines` of `bytes` (ranges of whole lines, ./overwritten-lines.ts), and of the
+ * line that holds `carriedAt` (>= 0: a secret the window before masked may run on into it): `bytes`
+ * with those lines' secrets masked (a copy when any was), and the ranges masked.
+ */
+export function maskLines(
+  redactor: Redactor,
+  bytes: Uint8Array,
+  lines: Array<[number, number]>,
+  carriedAt: number,
+): { bytes: Uint8Array; ranges: MaskRange[] } {
+  if (carriedAt >= 0 && carriedAt < bytes.length && !lines.some(([a, b]) => a <= carriedAt && carriedAt < b)) {
+    const start = carriedAt > 0 ? bytes.lastIndexOf(LF, carriedAt - 1) + 1 : 0;
+    const lf = bytes.indexOf(LF, carriedAt);
+    lines = [...lines, [start, lf < 0 ? bytes.length : lf + 1] as [number, number]].sort((x, y) => x[0] - y[0]);
+  }
+  let out: Uint8Array | undefined;
+  const ranges: MaskRange[] = [];
+  for (const [a, b] of lines) {
+    const masked = redactor.bytes(bytes.subarray(a, b));
+    if (masked.ranges.length === 0) continue;
+    out ??= Uint8Array.from(bytes);
+    out.set(masked.bytes, a);
+    for (const r of masked.ranges) ranges.push({ start: r.start + a, end: r.end + a });
+  }
+  return { bytes: out ?? bytes, ranges };
+}
+
+const LF = 0x0a;
 
 const equalBytes = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 

@@ -7,7 +7,8 @@ import type { DerunOutputChannel } from "../core/enums.ts";
 import { selectLines, type LineRange } from "../views/lines.ts";
 import { selectText } from "./text-select.ts";
 import type { Transcript } from "./transcript.ts";
-import { mayAssemble } from "../views/may-assemble.ts";
+import { overwrittenLines } from "../views/overwritten-lines.ts";
+import { maskLines } from "./assembled-text.ts";
 import { redactedField, redactorFor } from "./masking.ts";
 
 export interface ReadTextLines {
@@ -64,13 +65,13 @@ export async function screenLines(t: Transcript, range: LineRange, maxChars: num
   const { renderTranscript } = await import("./screen-render.ts");
   const redactor = redactorFor(t.info.meta);
   // The bytes are masked before they are drawn, as a raw read masks them: a secret written over on
-  // its row leaves no whole token on the screen, only its rest. Only where the bytes edit within a
-  // line (mayAssemble): elsewhere the rows hold what was written and their masking finds it. The
+  // its row leaves no whole token on the screen, only its rest. Only the lines that may show such a
+  // rest (overwrittenLines): elsewhere the rows hold what was written and their masking finds it. The
   // rows no longer show what was masked so, and are counted by their runs of stars (starRuns).
   let hidden = 0;
   const render = await renderTranscript(t, (bytes) => {
-    if (!redactor.enabled || !mayAssemble(bytes)) return bytes;
-    const masked = redactor.bytes(bytes);
+    if (!redactor.enabled) return bytes;
+    const masked = maskLines(redactor, bytes, overwrittenLines(bytes), -1);
     hidden = masked.ranges.length;
     return masked.bytes;
   });
