@@ -15,9 +15,10 @@
  * whole already. A row is shown before an edit destroys what it held (an overwrite begins, an
  * erase) and when it leaves the screen or the bytes end, once for each text it had.
  */
-import { isAscii } from "node:buffer";
 import { Controls, Seq, type ControlTarget } from "./_controls.ts";
+import { MAX_COLS, Row } from "./drawn-row.ts";
 import { byteTable } from "./may-assemble.ts";
+import { decodeUnits } from "./utf8-units.ts";
 
 export { mayAssemble } from "./may-assemble.ts";
 
@@ -46,10 +47,7 @@ export interface DrawnByOptions {
   readonly slow?: boolean;
 }
 
-/** Cells kept per row: a cursor sent far to the right costs no more than this. */
-const MAX_COLS = 1 << 14;
 const LF = 0x0a;
-const SPACE = 0x20;
 
 /** H f d A B E F J s u: the CSIs {@link Grid.rowCsi} takes. */
 const ROW_FINAL = byteTable([..."HfdABEFJsu"].map((c) => [c.charCodeAt(0), 1] as const));
@@ -63,7 +61,7 @@ export function drawnBy(bytes: Uint8Array, options: DrawnByOptions, look: RowLoo
 
 /** {@link drawnBy}, the cells handed over as they are. */
 export function drawnCells(bytes: Uint8Array, options: DrawnByOptions, look: CellLook): void {
-  const { text, from, to } = decode(bytes, options.slow === true);
+  const { text, from, to } = decodeUnits(bytes, options.slow === true);
   const grid = new Grid(
     Math.max(1, options.rows),
     options.fresh,
@@ -95,194 +93,6 @@ export function drawnCells(bytes: Uint8Array, options: DrawnByOptions, look: Cel
     i++;
   }
   grid.end();
-}
-
-/**
- * `bytes` as UTF-16 text and, for each unit, the bytes of the character it came from (a surrogate
- * pair's two units share theirs); none for ASCII, where unit i is byte i. Malformed UTF-8 becomes
- * U+FFFD, one for each maximal bad part.
- */
-function decode(bytes: Uint8Array, slow: boolean): { text: string; from?: Int32Array; to?: Int32Array } {
-  if (!slow && isAscii(bytes)) return { text: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1") };
-  const n = bytes.length;
-  const units = new Uint16Array(n);
-  const from = new Int32Array(n);
-  const to = new Int32Array(n);
-  let k = 0;
-  for (let i = 0; i < n; ) {
-    const packed = codePointAt(bytes, i);
-    const cp = packed >>> 3;
-    const len = packed & 7;
-    if (cp === ZERO_WIDTH_NO_BREAK) {
-      // A terminal draws U+FEFF in no cell. Kept as a unit, a first one was also dropped by the
-      // decoder below as a byte order mark, and every later cell was mapped to the byte before its own.
-      i += len;
-      continue;
-    }
-    if (cp > 0xffff) {
-      units[k] = 0xd800 + ((cp - 0x10000) >> 10);
-      from[k] = i;
-      to[k++] = i + len;
-      units[k] = 0xdc00 + ((cp - 0x10000) & 0x3ff);
-    } else units[k] = cp;
-    from[k] = i;
-    to[k++] = i + len;
-    i += len;
-  }
-  const text = new TextDecoder("utf-16le").decode(units.subarray(0, k));
-  return { text, from: from.subarray(0, k), to: to.subarray(0, k) };
-}
-
-/**
- * The character at `bytes[i]` and its length (U+FFFD for a malformed part), as `cp * 8 + len`: a
- * number, not an object (an object and an array per character were most of what a 1 MiB read of
- * binary output left for the collector).
- */
-function codePointAt(bytes: Uint8Array, i: number): number {
-  const b = bytes[i]!;
-  if (b < 0x80) return b * 8 + 1;
-  let need: number;
-  let cp: number;
-  let lo = 0x80;
-  let hi = 0xbf;
-  if (b >= 0xc2 && b <= 0xdf) {
-    need = 1;
-    cp = b & 0x1f;
-  } else if (b >= 0xe0 && b <= 0xef) {
-    need = 2;
-    cp = b & 0x0f;
-    if (b === 0xe0) lo = 0xa0;
-    if (b === 0xed) hi = 0x9f;
-  } else if (b >= 0xf0 && b <= 0xf4) {
-    need = 3;
-    cp = b & 0x07;
-    if (b === 0xf0) lo = 0x90;
-    if (b === 0xf4) hi = 0x8f;
-  } else return REPLACEMENT * 8 + 1;
-  for (let j = 1; j <= need; j++) {
-    const c = bytes[i + j];
-    if (c === undefined || c < lo || c > hi) return REPLACEMENT * 8 + j;
-    cp = (cp << 6) | (c & 0x3f);
-    lo = 0x80;
-    hi = 0xbf;
-  }
-  return cp * 8 + need + 1;
-}
-
-const REPLACEMENT = 0xfffd;
-const ZERO_WIDTH_NO_BREAK = 0xfeff;
-
-/**
- * One row of cells in typed arrays (`length` of them in use): a row is written, overwritten and
- * checked for byte order on every redraw, and plain arrays of numbers made that most of the cost.
- */
-class Row {
-  codes = new Uint16Array(64);
-  from = new Int32Array(64);
-  to = new Int32Array(64);
-  length = 0;
-  /**
-   * Cells `[0, chain)` are known to be drawn in byte order (each by the bytes after the last's, or
-   * after only sequences): a progress line redrawn from column 0 is known in order without a look
-   * at its cells, and one with an old tail is known not to be at the first cell after the new text.
-   */
-  chain = 0;
-  /** Its text is no longer its bytes in order. */
-  edited = false;
-  /** Changed since it was last shown. */
-  dirty = false;
-  /** The text it was last shown with. */
-  shown = "";
-  /** Which bytes drew each cell when it was last shown (`shownLength` of them; -1: not shown since it was cleared). */
-  shownFrom = new Int32Array(0);
-  shownLength = -1;
-
-  /** Room for `n` cells. */
-  reserve(n: number): void {
-    if (n <= this.codes.length) return;
-    const size = Math.min(Math.max(n, this.codes.length * 2), MAX_COLS + 1);
-    for (const key of ["codes", "from", "to"] as const) {
-      const bigger = new (this[key].constructor as Int32ArrayConstructor)(size);
-      bigger.set(this[key].subarray(0, this.length));
-      (this as { [k in typeof key]: Int32Array | Uint16Array })[key] = bigger;
-    }
-  }
-
-  /** Blanks up to column `col` (exclusive), drawn by no byte. */
-  padTo(col: number): void {
-    if (col <= this.length) return;
-    this.reserve(col);
-    this.blank(this.length, col);
-    this.length = col;
-  }
-
-  /** Cells `[a, b)` blank, drawn by no byte. */
-  blank(a: number, b: number): void {
-    this.codes.fill(SPACE, a, b);
-    this.from.fill(-1, a, b);
-    this.to.fill(-1, a, b);
-  }
-
-  /** Empty again, as a new row (a row that scrolled off is used for the one scrolling in). */
-  clear(): void {
-    this.length = this.chain = 0;
-    this.edited = this.dirty = false;
-    this.shown = "";
-    this.shownLength = -1;
-  }
-
-  /** Remembers the cells' bytes as shown: a copy of its own, which the look is given too. */
-  keepShown(text: string): Int32Array {
-    this.shown = text;
-    this.shownFrom = this.from.slice(0, this.length);
-    this.shownLength = this.length;
-    return this.shownFrom;
-  }
-
-  /**
-   * Shown already as it is: the same text drawn by the same bytes. The same text drawn again by
-   * other bytes (erased and assembled again, or redrawn over itself) is shown again, or those
-   * bytes would stay unmasked.
-   */
-  shownAs(text: string): boolean {
-    if (text !== this.shown || this.shownLength !== this.length) return false;
-    for (let i = 0; i < this.length; i++) if (this.shownFrom[i] !== this.from[i]) return false;
-    return true;
-  }
-
-  /**
-   * Its text. `chars`: the window's bytes as text, one character a byte (an ASCII window, where
-   * each cell is drawn by one byte): the row is read as the runs of its cells drawn by consecutive
-   * bytes, each a slice of it (a redrawn row is a run or two), blanks between.
-   */
-  text(chars?: string): string {
-    if (chars !== undefined) return this.#runs(chars);
-    let s = "";
-    // fromCharCode keeps a lone surrogate (half a pair overwritten) where a decoder would not.
-    for (let i = 0; i < this.length; i += 4096)
-      s += String.fromCharCode.apply(null, this.codes.subarray(i, Math.min(i + 4096, this.length)) as unknown as number[]);
-    return s;
-  }
-
-  #runs(chars: string): string {
-    const { from, length } = this;
-    let s = "";
-    for (let c = 0; c < length; ) {
-      const a = from[c]!;
-      if (a < 0) {
-        let e = c + 1;
-        while (e < length && from[e]! < 0) e++;
-        s += " ".repeat(e - c);
-        c = e;
-        continue;
-      }
-      let e = c + 1;
-      while (e < length && from[e] === a + (e - c)) e++;
-      s += chars.slice(a, a + (e - c));
-      c = e;
-    }
-    return s;
-  }
 }
 
 /** The screen: `height` rows, the cursor on one of them; rows that scroll off are shown and dropped. */
