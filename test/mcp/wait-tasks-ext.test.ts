@@ -74,7 +74,7 @@ describe("derun_wait_command as a task through the tasks extension (2026-07-28)"
       expect(session.capabilities.execution).toBe(true);
 
       // Nothing has run yet: a call that came back as a task came back before its wait could end.
-      const execution = await session.callTool("derun_wait_command", { timeout_ms: 60_000 });
+      const execution = await session.callTool("derun_wait_command", { timeout_ms: 30_000 });
       expect(execution.kind).toBe("task");
       if (execution.kind !== "task") throw new Error("not a task");
       const controller = session.task(execution.handle.taskId);
@@ -99,7 +99,7 @@ describe("derun_wait_command as a task through the tasks extension (2026-07-28)"
       expect((await controller.snapshot()).status).toBe("completed");
 
       // A second wait, cancelled: the task says so, and no result ever comes.
-      const second = await session.callTool("derun_wait_command", { timeout_ms: 60_000 });
+      const second = await session.callTool("derun_wait_command", { timeout_ms: 30_000 });
       if (second.kind !== "task") throw new Error("not a task");
       const secondTask = session.task(second.handle.taskId);
       expect((await secondTask.snapshot()).status).toBe("working");
@@ -126,8 +126,8 @@ describe("derun_wait_command as a task through the tasks extension (2026-07-28)"
       const answered = (...ids: number[]) => raw.until((answers) => ids.every((id) => answers.some((a) => a.id === id)));
 
       send(1, "server/discover", {});
-      send(2, "tools/call", { name: "derun_wait_command", arguments: { timeout_ms: 60_000 } }, MODERN_ENVELOPE);
-      send(3, "tools/call", { name: "derun_wait_command", arguments: { timeout_ms: 60_000 } });
+      send(2, "tools/call", { name: "derun_wait_command", arguments: { timeout_ms: 30_000 } }, MODERN_ENVELOPE);
+      send(3, "tools/call", { name: "derun_wait_command", arguments: { timeout_ms: 30_000 } });
       await answered(1, 3);
       expect(byId(1).result.capabilities.extensions).toEqual({ [EXTENSION]: {} });
       expect(byId(1).result.capabilities.tasks).toBeUndefined();
