@@ -115,7 +115,7 @@ describe("derun_wait_command as a task through the tasks extension (2026-07-28)"
   );
 
   test(
-    "raw lines: discover declares the extension; without it a wait answers in the call; the task methods refuse what they must",
+    "raw lines: discover declares the extension; without it, or past 16 tasks, a wait answers in its call; the task methods refuse what they must",
     async () => {
       using root = tempDir();
       await using raw = startRawServer(root.path);
@@ -151,12 +151,20 @@ describe("derun_wait_command as a task through the tasks extension (2026-07-28)"
       expect(byId(8).result).toMatchObject({ resultType: "complete" });
       expect(byId(9).error.code).toBe(-32602);
 
+      // 15 more make 16 tasks at once, the bound; a 17th wait is answered in its call instead.
+      const more = Array.from({ length: 16 }, (_, i) => 20 + i);
+      for (const id of more) send(id, "tools/call", { name: "derun_wait_command", arguments: { timeout_ms: 30_000 } });
+      await answered(...more.slice(0, 15));
+      for (const id of more.slice(0, 15)) expect(byId(id).result.resultType).toBe("task");
+      expect(raw.answers.some((a) => a.id === 35)).toBe(false);
+
       const run = await runDerun(["run", "--session-id", "raw", "--", "sh", "-c", "echo raw done"], { stateRoot: root.path });
       expect(run.exitCode).toBe(0);
-      await answered(2);
-      expect(byId(2).result).toMatchObject({ resultType: "complete", structuredContent: { session: { session_id: "raw" } } });
+      await answered(2, 35);
+      for (const id of [2, 35])
+        expect(byId(id).result).toMatchObject({ resultType: "complete", structuredContent: { session: { session_id: "raw" } } });
       // Polled as a client polls, until the task leaves `working` (its wait saw the same end).
-      let polled = 10;
+      let polled = 40;
       for (let done = false; !done; polled++) {
         send(polled, "tasks/get", { taskId: task.taskId });
         await answered(polled);
@@ -174,8 +182,8 @@ describe("derun_wait_command as a task through the tasks extension (2026-07-28)"
       await answered(100, 101);
       expect(byId(100).result).toMatchObject({ resultType: "complete" });
       expect(byId(101).result.status).toBe("completed");
-      // Exactly one answer per request: ids 1-9, the polls, 100 and 101.
-      expect(raw.answers.length).toBe(9 + (polled - 10) + 2);
+      // Exactly one answer per request: ids 1-9, 20-35, the polls, 100 and 101.
+      expect(raw.answers.length).toBe(9 + 16 + (polled - 40) + 2);
       expect(await raw.end()).toBe(0);
     },
     TIMEOUT,
