@@ -115,7 +115,7 @@ describe("derun_wait_command as a task through the tasks extension (2026-07-28)"
   );
 
   test(
-    "raw lines: discover declares the extension; without it, or past 16 tasks, a wait answers in its call; the task methods refuse what they must",
+    "raw lines: discover declares the extension; without it, or past 16 tasks, a wait answers in its call; tasks/* refuse what they must",
     async () => {
       using root = tempDir();
       await using raw = startRawServer(root.path);
