@@ -112,7 +112,7 @@ type Prepared = { readonly refused: CallToolResult } | { readonly tool: Query<an
  * A wait whose timeout (given, or the default) is at least this long becomes a task for a client
  * that declared the tasks extension; a shorter one is answered in the call, sooner than a first poll.
  */
-export const TASK_MIN_WAIT_MS = 5000;
+const TASK_MIN_WAIT_MS = 5000;
 
 /**
  * tools/call: arguments checked (./arguments.ts); a wait asked as a task (2025 era), or one that

@@ -3,10 +3,10 @@
  * era (the SDK's `serveStdio` asks for one per connection, ./stdio.ts), its capabilities, and each
  * method routed to its answer (./handlers.ts). The era is the SDK's: a 2026-07-28 instance answers
  * `server/discover` and encodes every answer on the 2026 wire (`resultType`, the cache fields,
- * `_meta` serverInfo; tasks as an extension, ./wait-tasks-ext.ts), a 2025-era one answers `initialize`. The answers are loaded
- * on the first request that needs them, shared by every instance of one process: a probe
- * (server/discover, initialize, ping) is answered without loading ArkType or a single query, which
- * is most of what a start costs.
+ * `_meta` serverInfo; tasks as an extension, ./wait-tasks-ext.ts), a 2025-era one answers
+ * `initialize`. The answers are loaded on the first request that needs them, shared by every
+ * instance of one process: a probe (server/discover, initialize, ping) is answered without loading
+ * ArkType or a single query, which is most of what a start costs.
  */
 import {
   type CallToolResult,

@@ -34,7 +34,7 @@ const RELATED_TASK = "io.modelcontextprotocol/related-task";
 /** The server's `tasks` capability: tool calls may be tasks; tasks can be listed and cancelled. */
 export const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } } as const;
 
-export const TERMINAL: ReadonlySet<Task["status"]> = new Set(["completed", "failed", "cancelled"]);
+const TERMINAL: ReadonlySet<Task["status"]> = new Set(["completed", "failed", "cancelled"]);
 
 interface Entry {
   task: Task;
