@@ -21,7 +21,7 @@ import { quote, visible } from "../core/quote.ts";
 import { DerunError, describeError, type DerunErrorCode } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import type { Store } from "../core/store.ts";
-import { queries } from "../tools/index.ts";
+import { queries, WAIT_DEFAULT_TIMEOUT_MS } from "../tools/index.ts";
 import type { Query } from "../core/tool.ts";
 import { MemoryBound } from "../transcript/index.ts";
 import { checkArguments } from "./arguments.ts";
@@ -31,6 +31,7 @@ import { getPrompt, PROMPTS } from "./prompts.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
 import { Subscriptions } from "./subscriptions.ts";
 import { MAX_WORKING, TASK_TOOLS, type WaitTasks } from "./wait-tasks.ts";
+import { createTaskResult } from "./wait-tasks-ext.ts";
 
 export interface HandlersOptions {
   /** Where subscriptions' notifications go (the instance serving now, ./server.ts). */
@@ -94,25 +95,58 @@ const runTool = async (tool: Query<any, object>, input: object, { store, log }: 
   }
 };
 
-/** The request's cancel signal, its id, and whether it is served in the 2026-07-28 era (no tasks there). */
-type Extra = { readonly signal: AbortSignal; readonly requestId: string | number; readonly modern: boolean };
+/**
+ * The request's cancel signal, its id, whether it is served in the 2026-07-28 era (no 2025-era
+ * `params.task` there), and whether it declares the tasks extension (2026-07-28 only).
+ */
+type Extra = {
+  readonly signal: AbortSignal;
+  readonly requestId: string | number;
+  readonly modern: boolean;
+  readonly tasksExtension: boolean;
+};
 
-/** tools/call: arguments checked (./arguments.ts); a wait asked as a task (2025 era) runs in the background. */
+type Prepared = { readonly refused: CallToolResult } | { readonly tool: Query<any, object>; readonly input: { timeout_ms?: number } };
+
+/**
+ * A wait whose timeout (given, or the default) is at least this long becomes a task for a client
+ * that declared the tasks extension; a shorter one is answered in the call, sooner than a first poll.
+ */
+const TASK_MIN_WAIT_MS = 5000;
+
+/**
+ * tools/call: arguments checked (./arguments.ts); a wait asked as a task (2025 era), or one that
+ * may last for a client with the tasks extension (2026 era), runs in the background.
+ */
 const toolCalls = (context: ToolsContext, { signal, tasks }: HandlersOptions) => {
   const memory = new MemoryBound();
   const ended = signal ?? new AbortController().signal;
-  const answer = async ({ name, arguments: args = {} }: CallToolRequest["params"], cancel: AbortSignal) => {
+  /** The tool and its checked arguments, or the tool result that refuses them. */
+  const prepare = ({ name, arguments: args = {} }: CallToolRequest["params"]): Prepared => {
     const tool = context.byName.get(name);
-    if (!tool) return failure("invalid_argument", `unknown tool: ${quote(name)}`);
+    if (!tool) return { refused: failure("invalid_argument", `unknown tool: ${quote(name)}`) };
     const checked = checkArguments(tool, args);
-    if ("refused" in checked) return failure("invalid_argument", checked.refused);
-    return runTool(tool, checked.input, context, cancel);
+    if ("refused" in checked) return { refused: failure("invalid_argument", checked.refused) };
+    return { tool, input: checked.input as { timeout_ms?: number } };
+  };
+  const answer = async (params: CallToolRequest["params"], cancel: AbortSignal) => {
+    const call = prepare(params);
+    return "refused" in call ? call.refused : runTool(call.tool, call.input, context, cancel);
+  };
+  /** The extension lets the server decide: a wait that may last is a task unless 16 already run. */
+  const maybeTask = async (params: CallToolRequest["params"], cancel: AbortSignal) => {
+    if (!TASK_TOOLS.has(params.name) || tasks.full) return answer(params, cancel);
+    const call = prepare(params);
+    if ("refused" in call) return call.refused;
+    if ((call.input.timeout_ms ?? WAIT_DEFAULT_TIMEOUT_MS) < TASK_MIN_WAIT_MS) return runTool(call.tool, call.input, context, cancel);
+    return createTaskResult(tasks.start(undefined, ended, (stop) => runTool(call.tool, call.input, context, stop)));
   };
   return async (request: CallToolRequest, extra: Extra) => {
     // Before the work: the previous call's response is garbage by now.
     memory.check();
     const { params } = request;
-    if (params.task === undefined) return answer(params, signal ? AbortSignal.any([extra.signal, signal]) : extra.signal);
+    const cancel = signal ? AbortSignal.any([extra.signal, signal]) : extra.signal;
+    if (params.task === undefined) return extra.tasksExtension ? maybeTask(params, cancel) : answer(params, cancel);
     // Asked as a task, the answer must be a task: what cannot be one is a JSON-RPC error.
     if (!TASK_TOOLS.has(params.name) || extra.modern)
       throw new ProtocolError(
@@ -121,7 +155,7 @@ const toolCalls = (context: ToolsContext, { signal, tasks }: HandlersOptions) =>
       );
     if (tasks.full)
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${MAX_WORKING} waits already run as tasks: wait for one to end`);
-    return tasks.start(params.task.ttl ?? undefined, ended, (cancel) => answer(params, cancel));
+    return { task: tasks.start(params.task.ttl ?? undefined, ended, (stop) => answer(params, stop)) };
   };
 };
 

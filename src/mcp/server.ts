@@ -3,10 +3,10 @@
  * era (the SDK's `serveStdio` asks for one per connection, ./stdio.ts), its capabilities, and each
  * method routed to its answer (./handlers.ts). The era is the SDK's: a 2026-07-28 instance answers
  * `server/discover` and encodes every answer on the 2026 wire (`resultType`, the cache fields,
- * `_meta` serverInfo; tasks left out), a 2025-era one answers `initialize`. The answers are loaded
- * on the first request that needs them, shared by every instance of one process: a probe
- * (server/discover, initialize, ping) is answered without loading ArkType or a single query, which
- * is most of what a start costs.
+ * `_meta` serverInfo; tasks as an extension, ./wait-tasks-ext.ts), a 2025-era one answers
+ * `initialize`. The answers are loaded on the first request that needs them, shared by every
+ * instance of one process: a probe (server/discover, initialize, ping) is answered without loading
+ * ArkType or a single query, which is most of what a start costs.
  */
 import {
   type CallToolResult,
@@ -23,7 +23,8 @@ import type { Store } from "../core/store.ts";
 import type { Query } from "../core/tool.ts";
 import type { Handlers } from "./handlers.ts";
 import type { ListenWatches } from "./listen.ts";
-import { TASKS_CAPABILITY, WaitTasks } from "./wait-tasks.ts";
+import { TASKS_CAPABILITY, TASK_TOOLS, WaitTasks } from "./wait-tasks.ts";
+import { declaresTasks, registerTasksExtension, TASKS_EXTENSION_CAPABILITY } from "./wait-tasks-ext.ts";
 
 /** The protocol era one instance serves (the SDK's `serveStdio` decides it per connection). */
 export type Era = "legacy" | "modern";
@@ -36,9 +37,19 @@ const NO_JSON_SCHEMAS = {
 };
 
 /**
- * The SDK's Server, but a 2025-era `tools/call` asked as a task passes its answer (`{ task }`)
- * unchecked: the v2 line keeps the task vocabulary on the wire but has no task runtime, and its
- * own check of a tools/call answer refuses one without `content` (./wait-tasks.ts serves tasks).
+ * Whether a `tools/call` may be answered with a task: asked as one (`params.task`, 2025 era), or a
+ * wait from a request that declares the tasks extension (2026 era, ./wait-tasks-ext.ts).
+ */
+const mayBeTask = (request: JSONRPCRequest, ctx: ServerContext): boolean => {
+  const params = request.params as { task?: unknown; name?: unknown } | undefined;
+  return params?.task !== undefined || (TASK_TOOLS.has(params?.name as string) && declaresTasks(ctx.mcpReq.envelope));
+};
+
+/**
+ * The SDK's Server, but a `tools/call` that may be answered with a task passes its answer (`{ task }`
+ * in 2025, `resultType: "task"` in 2026) unchecked: the v2 line has no task runtime in either era,
+ * and its own check of a tools/call answer refuses one without `content` (./wait-tasks.ts serves
+ * tasks). derun's own tool results need no check.
  */
 class DerunServer extends Server {
   protected override _wrapHandler(
@@ -47,8 +58,7 @@ class DerunServer extends Server {
   ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
     const checked = super._wrapHandler(method, handler);
     if (method !== "tools/call") return checked;
-    return (request, ctx) =>
-      (request.params as { task?: unknown } | undefined)?.task === undefined ? checked(request, ctx) : handler(request, ctx);
+    return (request, ctx) => (mayBeTask(request, ctx) ? handler(request, ctx) : checked(request, ctx));
   }
 }
 
@@ -112,7 +122,8 @@ export const derunServers = ({ store, log, signal, tools, onFirstUse = () => {} 
           resources: { subscribe: true, listChanged: true },
           prompts: {},
           completions: {},
-          ...(era === "legacy" ? { tasks: TASKS_CAPABILITY } : {}),
+          // Tasks in each era's words: a 2025 capability, a 2026-07-28 extension.
+          ...(era === "legacy" ? { tasks: TASKS_CAPABILITY } : { extensions: TASKS_EXTENSION_CAPABILITY }),
         },
         // The SDK checks JSON Schemas only in a client's answer to an elicitation, which derun never
         // asks for; the compiled binary leaves its ajv out (scripts/build/sdk-ajv-stub.ts).
@@ -122,6 +133,7 @@ export const derunServers = ({ store, log, signal, tools, onFirstUse = () => {} 
     current = server;
     currentEra = era;
     if (era === "legacy") tasks.register(server);
+    else registerTasksExtension(server, tasks);
     route(server, era, { handlers, using, tools });
     return server;
   };
@@ -156,12 +168,17 @@ interface Routes {
 
 /** Each method of one instance to its answer. */
 const route = (server: Server, era: Era, { handlers, using, tools }: Routes): void => {
-  const extra = (ctx: ServerContext) => ({
-    signal: ctx.mcpReq.signal,
-    requestId: ctx.mcpReq.id,
-    // Tasks are served in the 2025 era only: a request claiming 2026-07-28 asks for none.
-    modern: era === "modern" || (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY] !== undefined,
-  });
+  const extra = (ctx: ServerContext) => {
+    // A request claiming 2026-07-28 asks for no 2025-era task (`params.task`); it may declare the extension.
+    const modern =
+      era === "modern" || (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY] !== undefined;
+    return {
+      signal: ctx.mcpReq.signal,
+      requestId: ctx.mcpReq.id,
+      modern,
+      tasksExtension: era === "modern" && declaresTasks(ctx.mcpReq.envelope),
+    };
+  };
   // Every query's listing is made ahead (./tool-list.json): a client that lists the tools and calls
   // none never loads ArkType and the queries (about 38 MB resident, docs/performance.md).
   server.setRequestHandler("tools/list", async () =>

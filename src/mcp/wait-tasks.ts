@@ -1,23 +1,19 @@
 /**
- * Long waits as tasks (MCP 2025-11-25 tasks): a client that sends `tools/call` of
- * derun_wait_command or derun_wait_output with `params.task` gets a task at once and the wait goes
- * on in the background; the client polls `tasks/get`, or asks `tasks/result`, which answers once
- * the wait ends (the command ended, output came, or the timeout). Without `params.task` the call is
- * answered as always. Bounded: at most MAX_WORKING waits at once (a further one is refused), each
- * task kept at most MAX_TTL_MS, and every wait ends with the server (its answer is stored, so
- * `tasks/result` still answers).
+ * Long waits as tasks: a client that asks derun_wait_command or derun_wait_output to run as a task
+ * gets a task at once and the wait goes on in the background; the client polls the task and takes
+ * the wait's answer once it ends (the command ended, output came, or the timeout). Bounded: at most
+ * MAX_WORKING waits at once, each task kept at most MAX_TTL_MS, and every wait ends with the server
+ * (its answer is stored, so the task still answers).
  *
- * The SDK's v2 line keeps the 2025-11-25 task vocabulary on the wire but has no runtime for it (no
- * task store, no `tasks/*` handlers), so this module is both: a small store and the four methods,
- * registered on 2025-era servers only (./server.ts). In 2026-07-28 tasks are an extension with a
- * wire of its own, not served: the SDK's 2026 encoding leaves out `execution` and the `tasks`
- * capability.
+ * This module is the store, shared by both protocol eras, and the 2025-11-25 wire (`params.task`,
+ * `{ task }`, `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`), registered on 2025-era
+ * servers only (./server.ts): the SDK's v2 line keeps that vocabulary on the wire but has no runtime
+ * for it. In 2026-07-28 tasks are an extension with a wire of its own (./wait-tasks-ext.ts).
  */
 import {
   ProtocolError,
   ProtocolErrorCode,
   type CallToolResult,
-  type CreateTaskResult,
   type Server,
   type StandardSchemaV1,
   type Task,
@@ -58,10 +54,11 @@ export class WaitTasks {
   }
 
   /**
-   * Make the task, answer it at once, and run `wait` in the background; its answer is stored as the
-   * task's result (`failed` when it is a tool error). `ended` stops the wait too.
+   * Make the task and run `wait` in the background; its answer is stored as the task's result
+   * (`failed` when it is a tool error, the 2025-11-25 reading). `ended` stops the wait too. The task
+   * is returned as it starts, for the caller to answer at once in its era's words.
    */
-  start(ttl: number | undefined, ended: AbortSignal, wait: (signal: AbortSignal) => Promise<CallToolResult>): CreateTaskResult {
+  start(ttl: number | undefined, ended: AbortSignal, wait: (signal: AbortSignal) => Promise<CallToolResult>): Task {
     const now = new Date().toISOString();
     const kept = Math.min(ttl ?? MAX_TTL_MS, MAX_TTL_MS);
     const task: Task = {
@@ -86,7 +83,22 @@ export class WaitTasks {
       })
       .catch(() => undefined)
       .finally(() => this.#working--);
-    return { task: { ...task } };
+    return { ...task };
+  }
+
+  /** The task and its result (once it has one); `-32602` for an id that names none. */
+  get(taskId: string): { readonly task: Task; readonly result?: CallToolResult } {
+    const { task, result } = this.#entry(taskId);
+    return { task: { ...task }, ...(result ? { result } : {}) };
+  }
+
+  /** Cancel a task that still works (its wait stops); false when it had ended already. */
+  cancel(taskId: string): boolean {
+    const entry = this.#entry(taskId);
+    if (TERMINAL.has(entry.task.status)) return false;
+    this.#settle(entry, "cancelled", "Client cancelled task execution.");
+    entry.stop.abort();
+    return true;
   }
 
   /** `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel`, on a 2025-era server. */
@@ -109,11 +121,8 @@ export class WaitTasks {
       return { tasks: page, ...(from + PAGE < all.length ? { nextCursor: page.at(-1)!.taskId } : {}), _meta: {} };
     });
     server.setRequestHandler("tasks/cancel", byId, ({ taskId }) => {
-      const entry = this.#entry(taskId);
-      if (TERMINAL.has(entry.task.status)) throw invalid(`Cannot cancel task in terminal status: ${entry.task.status}`);
-      this.#settle(entry, "cancelled", "Client cancelled task execution.");
-      entry.stop.abort();
-      return { _meta: {}, ...entry.task };
+      if (!this.cancel(taskId)) throw invalid(`Cannot cancel task in terminal status: ${this.#entry(taskId).task.status}`);
+      return { _meta: {}, ...this.#entry(taskId).task };
     });
   }
 
@@ -137,7 +146,7 @@ export class WaitTasks {
   }
 }
 
-const invalid = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+export const invalid = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message);
 const aborted = (signal: AbortSignal) => new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
 
 /**
@@ -155,7 +164,7 @@ const standard = <T>(check: (value: Record<string, unknown>) => T | string): Sta
     },
   },
 });
-const TASK_ID_PARAMS = standard(({ taskId }) => (typeof taskId === "string" ? { taskId } : "taskId must be a string"));
+export const TASK_ID_PARAMS = standard(({ taskId }) => (typeof taskId === "string" ? { taskId } : "taskId must be a string"));
 const CURSOR_PARAMS = standard(({ cursor }) =>
   cursor === undefined || typeof cursor === "string" ? { cursor: cursor as string | undefined } : "cursor must be a string",
 );

@@ -235,6 +235,12 @@ export const MODERN_ENVELOPE = {
   "io.modelcontextprotocol/clientCapabilities": {},
 } as const;
 
+/** The same envelope from a client that declares the tasks extension (long waits may become tasks). */
+export const MODERN_ENVELOPE_WITH_TASKS = {
+  ...MODERN_ENVELOPE,
+  "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+} as const;
+
 /** Methods the 2026-07-28 revision removed: `ping` is not found there, `initialize` is the other era (-32022). */
 const NOT_IN_MODERN_ERA: Readonly<Record<string, readonly number[]>> = { ping: [METHOD_NOT_FOUND], initialize: [-32022] };
 
@@ -243,7 +249,7 @@ const NOT_IN_MODERN_ERA: Readonly<Record<string, readonly number[]>> = { ping: [
  * absent) carries the envelope in its `_meta`; what the server must answer does not change, except
  * for the methods that revision removed (a connection serves one era, the MCP SDK's serveStdio).
  */
-export function inModernEra(lines: readonly FuzzLine[]): FuzzLine[] {
+export function inModernEra(lines: readonly FuzzLine[], envelope: Readonly<Record<string, unknown>> = MODERN_ENVELOPE): FuzzLine[] {
   return lines.map((fuzz) => {
     let value: unknown;
     try {
@@ -257,7 +263,7 @@ export function inModernEra(lines: readonly FuzzLine[]): FuzzLine[] {
     if (typeof params !== "object" || params === null || Array.isArray(params)) return fuzz;
     const meta = "_meta" in params ? (params as { _meta: unknown })._meta : {};
     if (typeof meta !== "object" || meta === null || Array.isArray(meta)) return fuzz;
-    const line = JSON.stringify({ ...message, params: { ...params, _meta: { ...meta, ...MODERN_ENVELOPE } } });
+    const line = JSON.stringify({ ...message, params: { ...params, _meta: { ...meta, ...envelope } } });
     const removed =
       typeof message.method === "string" && Object.hasOwn(NOT_IN_MODERN_ERA, message.method)
         ? NOT_IN_MODERN_ERA[message.method]

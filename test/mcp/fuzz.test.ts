@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { runDerun, tempDir } from "../helpers/cli.ts";
-import { fuzzLines, inModernEra, type FuzzLine } from "../helpers/fuzz-messages.ts";
+import { fuzzLines, inModernEra, MODERN_ENVELOPE_WITH_TASKS, type FuzzLine } from "../helpers/fuzz-messages.ts";
 import { startRawServer } from "./_raw-server.ts";
 
 const SEED = Number(process.env.DERUN_FUZZ_SEED ?? 20260614);
@@ -158,6 +158,39 @@ describe("derun mcp under hostile input", () => {
       const results = answers.filter((a) => a.result !== undefined && a.id !== "last");
       expect(results.length).toBeGreaterThan(0);
       for (const answer of results) expect(answer.result._meta?.["io.modelcontextprotocol/serverInfo"]?.name).toBe("derun");
+      expect(status).toBe(0);
+    },
+    TIMEOUT,
+  );
+
+  test(
+    `the same ${COUNT} fuzzed messages from a 2026-07-28 client that declares the tasks extension: the same answers`,
+    async () => {
+      using root = tempDir();
+      const done = await runDerun(["run", "--session-id", "done", "--", "sh", "-c", "printf 'h\\303\\251llo'"], {
+        stateRoot: root.path,
+      });
+      expect(done.exitCode).toBe(0);
+      // The fuzzed waits are short; two long ones make sure some become tasks among them.
+      const long = (id: string, name: string, args: object): FuzzLine => ({
+        line: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } }),
+        expect: { kind: "answer", id, codes: [] },
+      });
+      const fuzzed = fuzzLines(SEED, COUNT, "done");
+      const half = COUNT / 2;
+      const mixed = [
+        ...fuzzed.slice(0, half),
+        long("long-1", "derun_wait_command", { timeout_ms: 60_000 }),
+        ...fuzzed.slice(half),
+        long("long-2", "derun_wait_output", { session_id: "done", timeout_ms: 60_000 }),
+      ];
+      const lines = inModernEra(mixed, MODERN_ENVELOPE_WITH_TASKS);
+      const { answers, status } = await exchange(root.path, lines);
+      check(lines, answers);
+      // Some waits became tasks (answered at once), the others were answered in their call.
+      const tasks = answers.filter((a) => a.result?.resultType === "task");
+      expect(tasks.length).toBeGreaterThan(0);
+      for (const { result } of tasks) expect(result).toMatchObject({ status: "working", ttlMs: 600_000 });
       expect(status).toBe(0);
     },
     TIMEOUT,
