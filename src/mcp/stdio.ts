@@ -63,7 +63,9 @@ export const serveStdio = async ({ store, log }: { store: Store; log: Logger }):
     void allAnswered()
       .then(() => {
         servers.close();
-        return connection.close();
+        // The SDK's close writes the last answers (a 2026 listen's) and waits until they are taken:
+        // a client that reads nothing more would hold derun for ever, so it gets the same grace.
+        return closedWithin(connection.close(), ANSWER_GRACE_MS, () => void transport.close());
       })
       .then(ended.resolve, ended.resolve);
   };
@@ -108,3 +110,17 @@ export const serveStdio = async ({ store, log }: { store: Store; log: Logger }):
   };
   await ended.promise;
 };
+
+/** `closing`, or after `ms` without it `giveUp()` and done (an unref'd timer: it never keeps derun alive). */
+async function closedWithin(closing: Promise<void>, ms: number, giveUp: () => void): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      giveUp();
+      resolve();
+    }, ms);
+    timer.unref();
+  });
+  await Promise.race([closing, late]);
+  clearTimeout(timer);
+}
