@@ -27,7 +27,8 @@ export function mayAssemble(bytes: Uint8Array): boolean {
       }
       let j = i + 2;
       while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
-      if (CSI_FINAL[bytes[j] ?? 0] === 1) return true;
+      // A control inside the sequence is run and the sequence goes on (a terminal's parser): whatever it ends as may edit.
+      if (CSI_FINAL[bytes[j] ?? 0] === 1 || (bytes[j] ?? 0x20) < 0x20) return true;
       i = j;
     } else if (kind === BS || bytes[i - 1] === 0xc2) return true;
   }
@@ -78,7 +79,8 @@ export function mayMoveRows(bytes: Uint8Array): boolean {
       } else {
         let j = i + 2;
         while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
-        if (ROW_CSI_FINAL[bytes[j] ?? 0] === 1) return true;
+        // As in mayAssemble: a control inside the sequence leaves its end unknown here.
+        if (ROW_CSI_FINAL[bytes[j] ?? 0] === 1 || (bytes[j] ?? 0x20) < 0x20) return true;
         i = j;
       }
     }

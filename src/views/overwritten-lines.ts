@@ -12,13 +12,15 @@ const CR = 0x0d;
 const BS = 0x08;
 const ESC = 0x1b;
 const BEL = 0x07;
+const TAB = 0x09;
 
 /**
  * The byte ranges `[start, end)` of the lines of `bytes` (each with its LF) on which text written
  * earlier may survive in part, consecutive lines joined into one range. A line is one when, after
  * a character was drawn on it (since its start, or since the last `ESC[2K` erased it), it goes back
  * (a CR not before LF, a BS, a CSI D, G, H, f, `, u, ESC 8) and the last such `\r` is not followed
- * by an erase to the line's end (`ESC[K`, `ESC[0K`) with no move back after it.
+ * by an erase to the line's end (`ESC[K`, `ESC[0K`) with no move back, and no move forward past
+ * old text (a TAB, CSI C or a), before it. A control inside a CSI counts as a move back.
  */
 export function overwrittenLines(bytes: Uint8Array): Array<[number, number]> {
   const ranges: Array<[number, number]> = [];
@@ -46,6 +48,8 @@ export function overwrittenLines(bytes: Uint8Array): Array<[number, number]> {
       if (bytes[i + 1] !== LF && drawn && over === 0) over = 1;
     } else if (b === BS) {
       if (drawn) over = 2;
+    } else if (b === TAB) {
+      if (over === 1) over = 2; // past old text without drawing: an erase after it leaves that text
     } else if (b === ESC) i = escape(bytes, i);
   }
   if (start < n) endLine(n);
@@ -59,6 +63,12 @@ export function overwrittenLines(bytes: Uint8Array): Array<[number, number]> {
       const params = j;
       while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
       const final = bytes[j];
+      // A control inside the sequence is run by the terminal, which goes on with the sequence: its
+      // end is not known here, so the line is taken as written over, and the control is looked at.
+      if (final !== undefined && final < 0x20) {
+        if (drawn) over = 2;
+        return j - 1;
+      }
       if (final === 0x4b) {
         const p = bytes.subarray(params, j);
         if (p.length === 1 && p[0] === 0x32)
@@ -67,6 +77,7 @@ export function overwrittenLines(bytes: Uint8Array): Array<[number, number]> {
           if (over === 1) over = 0; // a redraw after `\r` that erases what it did not cover
         }
       } else if (BACK_FINAL.has(final ?? 0) && drawn) over = 2;
+      else if ((final === 0x43 || final === 0x61) && over === 1) over = 2; // CUF, HPR: past old text, as a TAB
       return j;
     }
     if (next === 0x38) {

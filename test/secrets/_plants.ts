@@ -60,6 +60,8 @@ const R = {
   rowUpPty: [r(10), r(26)],
   overwritten: r(36),
   overwrittenPipe: r(36),
+  forwardErase: r(36),
+  csiControl: [r(10), r(26)],
 };
 
 /**
@@ -236,6 +238,22 @@ export const PLANTS: readonly Plant[] = [
     secrets: [R.overwrittenPipe],
     argv: ["sh", "-c", "printf 'ghp_%s\\rdone, all ok: \\n' \"$P\""],
     env: { P: R.overwrittenPipe },
+  },
+  {
+    // Past the old text without drawing (CSI C), then an erase to the end: the middle stays.
+    id: "c2-forward-erase",
+    kind: "2: written over after \\r, then moved past (ESC[28C) and erased to the end (ESC[K)",
+    secrets: [R.forwardErase],
+    argv: ["sh", "-c", "printf 'ghp_%s ok\\rXX: \\033[28C\\033[K\\n' \"$P\""],
+    env: { P: R.forwardErase },
+  },
+  {
+    // A CR inside each CSI: the terminal runs it and goes on with the sequence (its quick checks must too).
+    id: "c2-csi-control",
+    kind: "2: absolute positions with a CR inside each CSI (ESC[5;\\r24H), the second half first",
+    secrets: [R.csiControl.join("")],
+    argv: ["sh", "-c", 'printf \'\\033[5;\\r24H%s ok\\n\\033[5;\\r10Hghp_%s\\n\\033[7;\\r1Hdone\\n\' "$B" "$A"'],
+    env: { A: R.csiControl[0]!, B: R.csiControl[1]! },
   },
   {
     id: "c3-window",

@@ -26,4 +26,11 @@ describe("mayMoveRows", () => {
     for (const s of ["plain\n", "\x1b[31mred\x1b[0m\r\n", "\x1b]0;title\x07x", "\x1b[38;5;208mx", "é ü — 日本\n"])
       expect([s, mayMoveRows(new TextEncoder().encode(s))]).toEqual([s, false]);
   });
+
+  test("a control inside a CSI: the terminal runs it and goes on with the sequence, so it may move", () => {
+    for (const s of ["\x1b[5;\r24Hx", "\x1b[31\bmx"]) {
+      expect([s, mayMoveRows(bytes(s))]).toEqual([s, true]);
+      expect([s, mayAssemble(bytes(s))]).toEqual([s, true]);
+    }
+  });
 });

@@ -42,4 +42,16 @@ describe("overwrittenLines", () => {
     expect(lines(a + a)).toEqual([[0, 2 * a.length]]);
     expect(lines(`${TOKEN}\rx`)).toEqual([[0, TOKEN.length + 2]]);
   });
+
+  test("moves forward past old text after \\r (CSI C, CSI a, TAB) keep the line, an erase after them notwithstanding", () => {
+    for (const forward of ["\x1b[28C", "\x1b[28a", "\t\t\t"]) {
+      const line = `${TOKEN} ok\rXX: ${forward}\x1b[K\n`;
+      expect(lines(line)).toEqual([[0, line.length]]);
+    }
+  });
+
+  test("a control inside a CSI (run by the terminal, which goes on with the sequence) keeps the line", () => {
+    const line = `${TOKEN}\x1b[5;\r10Hdone\n`;
+    expect(lines(line)).toEqual([[0, line.length]]);
+  });
 });
