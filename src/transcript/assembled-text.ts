@@ -54,6 +54,8 @@ export function assembledBetween(
   const rows = mayMoveRowsAny(context);
   // Nothing can be written over without a CR, a BS or an escape (native searches alone).
   if (!rows && carried.size === 0 && !context.some((p) => mayEdit(p.bytes))) return { bytes: out, at, carry };
+  // Where each piece is (a window of one-byte records has a million: no search for each).
+  const index = new Map(pieces.map((p, i) => [p, i]));
   for (const channel of new Set(pieces.map((p) => p.channel))) {
     const pre = before.filter((p) => p.channel === channel);
     const mine = pieces.filter((p) => p.channel === channel);
@@ -73,7 +75,7 @@ export function assembledBetween(
     let from = wStart;
     for (const p of mine) {
       const to = from + p.bytes.length;
-      out[pieces.indexOf(p)] = masked.bytes.slice(from, to);
+      out[index.get(p)!] = masked.bytes.slice(from, to);
       for (const k of masked.at) if (k >= from && k < to) at.push(p.start + k - from);
       from = to;
     }
@@ -107,7 +109,8 @@ function offsetsIn(list: readonly Piece[]): (k: number) => number {
  * window that did not run this pass (no edits near it) left the beginning of a secret to its line's
  * masking, which must see the whole token, so its rest is not masked here. Added to what the grid
  * masked (`grid`), each secret that begins in the window counted unless the grid's stars cover it
- * (`at`: indexes in `bytes`, the grid's too); `carry`: those that run past the window's end.
+ * or it was counted as written already (a redrawn line's copies; `at`: indexes in `bytes`, the
+ * grid's too); `carry`: those that run past the window's end.
  */
 function overwrittenMasks(
   redactor: Redactor,
@@ -120,6 +123,8 @@ function overwrittenMasks(
   const raw = maskLines(redactor, bytes, overwrittenLines(bytes), carried.size > 0 ? window.start : -1);
   const at = [...grid.at];
   const carry: number[] = [];
+  /** The secrets counted, by line and as written: a progress line redrawing a token shows it once, and says it once. */
+  const counted = new Set<string>();
   let out: Uint8Array | undefined;
   for (const r of raw.ranges) {
     if (r.end <= window.start || r.start >= window.end) continue;
@@ -131,7 +136,11 @@ function overwrittenMasks(
     if (equalBytes((out ?? grid.bytes).subarray(r.start, r.end), stars)) continue;
     out ??= Uint8Array.from(grid.bytes);
     out.set(stars, r.start);
-    if (begins) at.push(r.start);
+    // The same secret on the same line (the line's start in `bytes`, then the secret as written).
+    const line = r.start > 0 ? bytes.lastIndexOf(LF, r.start - 1) + 1 : 0;
+    const secret = `${line}:${Buffer.from(bytes.buffer, bytes.byteOffset + r.start, r.end - r.start).toString("latin1")}`;
+    if (begins && !counted.has(secret)) at.push(r.start);
+    counted.add(secret);
   }
   return { bytes: out ?? grid.bytes, at, carry };
 }

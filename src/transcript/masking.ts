@@ -166,6 +166,8 @@ export function maskBetween(
   const out = [...slices];
   let count = 0;
   const channels = new Set(slices.map((s) => s.channel));
+  // Where each slice is (a window of one-byte records has a million: no search for each).
+  const index = new Map(slices.map((s, i) => [s, i]));
   for (const channel of channels) {
     const mine = (list: readonly OutputSlice[]) => list.filter((s) => s.channel === channel);
     const pre = mine(before);
@@ -185,8 +187,7 @@ export function maskBetween(
     count += masked.ranges.filter((r) => r.start < wEnd && r.end > wStart).length + assembled.count;
     let at = wStart;
     for (const s of window) {
-      const i = slices.indexOf(s);
-      out[i] = sliceWith(s, assembled.bytes.subarray(at, at + s.bytes.length));
+      out[index.get(s)!] = sliceWith(s, assembled.bytes.subarray(at, at + s.bytes.length));
       at += s.bytes.length;
     }
   }

@@ -103,4 +103,21 @@ describe("the text views' assembled pass, wherever the windows fall", () => {
     expect(leakedPieces(shown, a + b)).toEqual([]);
     expect(shown).toContain("*".repeat(26));
   });
+
+  test("a token written over by a shorter line is masked where its rest shows; redrawn four times, it is counted once", async () => {
+    const token = `ghp_${r(36)}`;
+    {
+      await using writer = await store.create(sessionOptions("written-over"));
+      await writer.started({ pid: process.pid, transportMode: "pipe", ttyAttached: false });
+      const redraws = [10, 20, 30, 40].map((p) => `get ${token} ${p}%`).join("\r");
+      writer.append("stdout", new TextEncoder().encode(`${redraws}\n${token}\rdone, all ok: \n`));
+      await writer.finalize({ state: "exited", exit_code: 0 });
+    }
+    const t = await openTranscript(store, "written-over");
+    const selection = await selectText(t, { tail: 10 }, { maxChars: 1 << 20 });
+    const shown = selection.lines.map((l) => l.line.text);
+    expect(shown).toEqual([`get ${"*".repeat(40)} 40%`, `done, all ok: ${"*".repeat(26)}`]);
+    expect(selection.redacted).toBe(2);
+    expect(leakedPieces(await streamed(t), token.slice(4))).toEqual([]);
+  });
 });
