@@ -5,6 +5,7 @@
  * changed, at most every MIN_INTERVAL_MS (a busy session writes many times a second). And, once a
  * client has listed the resources, notifications/resources/list_changed when sessions appear or go.
  */
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { Store } from "../core/store.ts";
 import { isLiveState } from "../core/store.ts";
 import { findFailure, NewestSession, sessionIds, sessionProgress } from "../transcript/index.ts";
@@ -47,6 +48,9 @@ async function fingerprint(
   }
 }
 
+/** Resources followed at once by one `derun mcp` (2025 subscriptions and 2026 listens together). */
+export const MAX_SUBSCRIPTIONS = 256;
+
 export class Subscriptions {
   readonly #loops = new Map<string, AbortController>();
   #listing: AbortController | undefined;
@@ -64,6 +68,12 @@ export class Subscriptions {
   subscribe(uri: string): Promise<void> {
     const target = parseResourceUri(uri);
     if (this.#loops.has(uri) || this.signal.aborted) return Promise.resolve();
+    // Each is a loop of its own, and any session id parses: a client asking for ever more is refused.
+    if (this.#loops.size >= MAX_SUBSCRIPTIONS)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `at most ${MAX_SUBSCRIPTIONS} resources are followed at once: unsubscribe from one first`,
+      );
     const stop = new AbortController();
     this.#loops.set(uri, stop);
     const armed = Promise.withResolvers<void>();
