@@ -25,6 +25,8 @@ export const TASK_TOOLS: ReadonlySet<string> = new Set(["derun_wait_command", "d
 export const MAX_WORKING = 16;
 /** How long a task and its answer are kept, at most and when the client names no ttl. */
 export const MAX_TTL_MS = 10 * 60 * 1000;
+/** The least a task is kept: a client asking 0 still gets to poll it. */
+const MIN_TTL_MS = 10 * 1000;
 /** How often a client is asked to poll `tasks/get`. */
 const POLL_INTERVAL_MS = 1000;
 /** Tasks listed per page of `tasks/list`. */
@@ -60,7 +62,8 @@ export class WaitTasks {
    */
   start(ttl: number | undefined, ended: AbortSignal, wait: (signal: AbortSignal) => Promise<CallToolResult>): Task {
     const now = new Date().toISOString();
-    const kept = Math.min(ttl ?? MAX_TTL_MS, MAX_TTL_MS);
+    // A ttl of 0 or less would drop the task before its first poll: kept at least MIN_TTL_MS.
+    const kept = Math.min(Math.max(ttl ?? MAX_TTL_MS, MIN_TTL_MS), MAX_TTL_MS);
     const task: Task = {
       taskId: crypto.randomUUID(),
       status: "working",
@@ -81,7 +84,12 @@ export class WaitTasks {
         entry.result = result;
         this.#settle(entry, result.isError ? "failed" : "completed");
       })
-      .catch(() => undefined)
+      .catch((error: unknown) => {
+        // A wait that threw (its tool answers every failure as a result: this is derun's own fault)
+        // ends the task, or tasks/result would wait until the task expires.
+        if (this.#tasks.get(task.taskId) !== entry || TERMINAL.has(entry.task.status)) return;
+        this.#settle(entry, "failed", `the wait failed: ${String(error instanceof Error ? error.message : error).slice(0, 200)}`);
+      })
       .finally(() => this.#working--);
     return { ...task };
   }
@@ -110,7 +118,8 @@ export class WaitTasks {
       if (!TERMINAL.has(entry.task.status)) await Promise.race([entry.ended.promise, aborted(ctx.mcpReq.signal)]);
       const { result } = entry;
       // Cancelled, expired, or the client went away meanwhile: there is no answer to give.
-      if (!result) throw invalid(`task ${taskId.slice(0, 100)} is ${entry.task.status}: it has no result`);
+      const status = this.#tasks.get(taskId) === entry ? entry.task.status : "expired";
+      if (!result) throw invalid(`task ${taskId.slice(0, 100)} is ${status}: it has no result`);
       return { ...result, _meta: { ...result._meta, [RELATED_TASK]: { taskId } } };
     });
     server.setRequestHandler("tasks/list", { params: CURSOR_PARAMS }, ({ cursor }) => {
