@@ -174,6 +174,8 @@ export function maskLines(
 }
 
 const LF = 0x0a;
+/** How far past a window the rest of its open line is read (a longer line is masked as it comes, in parts). */
+const LINE_AFTER = 1024 * 1024;
 
 const equalBytes = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 
@@ -308,9 +310,22 @@ export class AssembledText {
     return (await this.store.read(this.sessionId, from, lo - from)).slices.filter((s) => s.end <= lo);
   }
 
+  /**
+   * CONTEXT bytes after `hi`, and on to the first LF: a line the window ends inside may be written
+   * over further on (a long line, then `\r`), and only its whole is masked as the view will show it.
+   * At most LINE_AFTER bytes; not on past the reader's end.
+   */
   async #after(hi: number): Promise<readonly Piece[]> {
     if (this.end !== undefined && hi >= this.end) return [];
-    return (await this.store.read(this.sessionId, hi, CONTEXT)).slices.filter((s) => s.start >= hi);
+    const pieces: Piece[] = [];
+    for (let at = hi; at - hi < LINE_AFTER; ) {
+      const slices = (await this.store.read(this.sessionId, at, CONTEXT)).slices.filter((s) => s.start >= at);
+      if (slices.length === 0) break;
+      pieces.push(...slices);
+      at = slices[slices.length - 1]!.end;
+      if (slices.some((s) => s.bytes.includes(LF)) || (this.end !== undefined && at >= this.end)) break;
+    }
+    return pieces;
   }
 
   /** The last CONTEXT bytes before `hi` of `list` (consecutive), copied: the next window's context before. */

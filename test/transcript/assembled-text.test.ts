@@ -120,4 +120,23 @@ describe("the text views' assembled pass, wherever the windows fall", () => {
     expect(selection.redacted).toBe(2);
     expect(leakedPieces(await streamed(t), token.slice(4))).toEqual([]);
   });
+
+  test("a long line cut by a window's end and written over further on than the context: masked in both windows", async () => {
+    const token = `ghp_${r(36)}`;
+    const block = 16 * 1024;
+    {
+      await using writer = await store.create(sessionOptions("long-written-over"));
+      await writer.started({ pid: process.pid, transportMode: "pipe", ttyAttached: false });
+      // The token ends the first window's last 5,000 bytes; its line's \r comes 10,000 bytes later.
+      const head = `${"filler line\n".repeat(Math.floor((block - 5000) / 12))}`;
+      writer.append("stdout", new TextEncoder().encode(`${head}${token} ${"y".repeat(10_000)}\rXXXXXX\nafter\n`));
+      await writer.finalize({ state: "exited", exit_code: 0 });
+    }
+    for (const size of [block, 1 << 20]) {
+      const t = await openTranscript(store, "long-written-over", undefined, size);
+      const shown = [await streamed(t), await selected(t, { tail: 3 })].join("\n");
+      expect({ size, leaks: leakedPieces(shown, token.slice(4)) }).toEqual({ size, leaks: [] });
+      expect(shown).toContain(`XXXXXX${"*".repeat(34)} yyy`);
+    }
+  });
 });
