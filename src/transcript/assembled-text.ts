@@ -102,7 +102,8 @@ function offsetsIn(list: readonly Piece[]): (k: number) => number {
  * The raw masking of `bytes` (one channel, the window with its context), for the secrets a line's
  * text no longer holds when the view draws it: a token printed whole and then written over on its
  * row (`\r`, backspaces, an erase), whose rest the line shows, too short for a rule. Run only on
- * bytes that edit within a line (mayAssemble): plain output's lines hold what was written.
+ * lines that may show the rest of text written over on them (overwrittenLines): the others hold
+ * what was written, and their masking finds it.
  *
  * A secret is masked in the window's bytes when it begins in the window, or is one the window
  * before masked and left unfinished (`carried`, by the output.bin offset of its first byte): a
