@@ -17,14 +17,13 @@
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
 import type { OutputSlice, Store } from "../core/store.ts";
-import { mayMoveRows } from "../views/may-assemble.ts";
-import { overwrittenLines } from "../views/overwritten-lines.ts";
 import { chunksOf, type ByteWindow, type RecordSpans } from "../views/window.ts";
 import { maskAssembled } from "./assembled.ts";
 import { joined } from "./joined.ts";
-import type { MaskRange } from "../secrets/redactor.ts";
 import { CONTEXT, redactorFor, sliceWith, type LineMasking, type Redactor } from "./masking.ts";
+import { mayMoveRowsAny } from "./moves-across-records.ts";
 import type { Transcript } from "./transcript.ts";
+import { overwrittenMasks } from "./written-over.ts";
 
 /** Bytes of one channel at `start` of output.bin: a store's slice, or a piece of a window. */
 export interface Piece {
@@ -98,150 +97,9 @@ function offsetsIn(list: readonly Piece[]): (k: number) => number {
   };
 }
 
-/**
- * The raw masking of `bytes` (one channel, the window with its context), for the secrets a line's
- * text no longer holds when the view draws it: a token printed whole and then written over on its
- * row (`\r`, backspaces, an erase), whose rest the line shows, too short for a rule. Run only on
- * lines that may show the rest of text written over on them (overwrittenLines): the others hold
- * what was written, and their masking finds it.
- *
- * A secret is masked in the window's bytes when it begins in the window, or is one the window
- * before masked and left unfinished (`carried`, by the output.bin offset of its first byte): a
- * window that did not run this pass (no edits near it) left the beginning of a secret to its line's
- * masking, which must see the whole token, so its rest is not masked here. Added to what the grid
- * masked (`grid`), each secret that begins in the window counted unless the grid's stars cover it
- * or it was counted as written already (a redrawn line's copies; `at`: indexes in `bytes`, the
- * grid's too); `carry`: those that run past the window's end.
- */
-function overwrittenMasks(
-  redactor: Redactor,
-  bytes: Uint8Array,
-  grid: { readonly bytes: Uint8Array; readonly at: readonly number[] },
-  window: { readonly start: number; readonly end: number },
-  offsetOf: (k: number) => number,
-  carried: ReadonlySet<number>,
-): { bytes: Uint8Array; at: number[]; carry: number[] } {
-  const raw = maskLines(redactor, bytes, overwrittenLines(bytes), carried.size > 0 ? window.start : -1);
-  const at = [...grid.at];
-  const carry: number[] = [];
-  /** The secrets counted, by line and as written: a progress line redrawing a token shows it once, and says it once. */
-  const counted = new Set<string>();
-  let out: Uint8Array | undefined;
-  for (const r of raw.ranges) {
-    if (r.end <= window.start || r.start >= window.end) continue;
-    const begins = r.start >= window.start;
-    if (!begins && !carried.has(offsetOf(r.start))) continue;
-    if (r.end > window.end) carry.push(offsetOf(r.start));
-    const stars = raw.bytes.subarray(r.start, r.end);
-    // The grid masked it already (its pieces assembled a longer token): counted there.
-    if (equalBytes((out ?? grid.bytes).subarray(r.start, r.end), stars)) continue;
-    out ??= Uint8Array.from(grid.bytes);
-    out.set(stars, r.start);
-    // The same secret on the same line (the line's start in `bytes`, then the secret as written).
-    const line = r.start > 0 ? bytes.lastIndexOf(LF, r.start - 1) + 1 : 0;
-    const secret = `${line}:${Buffer.from(bytes.buffer, bytes.byteOffset + r.start, r.end - r.start).toString("latin1")}`;
-    if (begins && !counted.has(secret)) at.push(r.start);
-    counted.add(secret);
-  }
-  return { bytes: out ?? grid.bytes, at, carry };
-}
-
-/**
- * The raw masking of `lines` of `bytes` (ranges of whole lines, ./overwritten-lines.ts), and of the
- * line that holds `carriedAt` (>= 0: a secret the window before masked may run on into it): `bytes`
- * with those lines' secrets masked (a copy when any was), and the ranges masked.
- */
-export function maskLines(
-  redactor: Redactor,
-  bytes: Uint8Array,
-  lines: Array<[number, number]>,
-  carriedAt: number,
-): { bytes: Uint8Array; ranges: MaskRange[] } {
-  if (carriedAt >= 0 && carriedAt < bytes.length && !lines.some(([a, b]) => a <= carriedAt && carriedAt < b)) {
-    const start = carriedAt > 0 ? bytes.lastIndexOf(LF, carriedAt - 1) + 1 : 0;
-    const lf = bytes.indexOf(LF, carriedAt);
-    lines = [...lines, [start, lf < 0 ? bytes.length : lf + 1] as [number, number]].sort((x, y) => x[0] - y[0]);
-  }
-  let out: Uint8Array | undefined;
-  const ranges: MaskRange[] = [];
-  for (const [a, b] of lines) {
-    const masked = redactor.bytes(bytes.subarray(a, b));
-    if (masked.ranges.length === 0) continue;
-    out ??= Uint8Array.from(bytes);
-    out.set(masked.bytes, a);
-    for (const r of masked.ranges) ranges.push({ start: r.start + a, end: r.end + a });
-  }
-  return { bytes: out ?? bytes, ranges };
-}
-
-const LF = 0x0a;
 /** How far past a window the rest of its open line is read (a longer line is masked as it comes, in parts). */
 const LINE_AFTER = 1024 * 1024;
-
-const equalBytes = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
-
-/**
- * Whether any of `list` (consecutive records) may move to another row and back (mayMoveRows): what
- * is drawn within a line the text view puts together itself. Each record is checked on its own
- * (joining them would cost a copy of every window), so a record that ends inside an escape
- * sequence (`ESC[5;` then `10H` in the next write) is checked with the start of its channel's next
- * record.
- */
-function mayMoveRowsAny(list: readonly Piece[]): boolean {
-  for (let i = 0; i < list.length; i++) {
-    const { bytes } = list[i]!;
-    // Plain output (no ESC, no C1 CSI) costs two native searches and nothing else.
-    const plain = bytes.indexOf(ESC) < 0 && bytes[bytes.length - 1] !== 0xc2;
-    if (plain && bytes.indexOf(0x9b) < 0) continue;
-    const open = plain ? -1 : openFrom(bytes);
-    if (open >= 0 && acrossCut(bytes.subarray(open), list, i)) return true;
-    if (mayMoveRows(bytes)) return true;
-  }
-  return false;
-}
-
-/** Bytes of the next record a sequence cut at a record's end is looked for in (a longer one is taken for a move). */
-const ACROSS = 64;
-
-/** Whether the sequence `tail` that ends `list[i]` may move or edit, finished in its channel's next record. */
-function acrossCut(tail: Uint8Array, list: readonly Piece[], i: number): boolean {
-  let k = i + 1;
-  while (k < list.length && list[k]!.channel !== list[i]!.channel) k++;
-  // Its end is past the bytes the grid replays: nothing it does is drawn there.
-  if (k >= list.length) return false;
-  const head = list[k]!.bytes.subarray(0, ACROSS);
-  const joined = new Uint8Array(tail.length + head.length);
-  joined.set(tail);
-  joined.set(head, tail.length);
-  // Only the sequence itself: the rest of the next record is checked as that record.
-  const end = sequenceEnd(joined, 0);
-  return end < 0 || mayMoveRows(joined.subarray(0, end));
-}
-
-/**
- * Where the escape sequence (or the C1 CSI, C2 9B) that `bytes` end inside begins, or -1 when they
- * end outside any.
- */
-function openFrom(bytes: Uint8Array): number {
-  const n = bytes.length;
-  if (n === 0) return -1;
-  if (bytes[n - 1] === 0xc2) return n - 1;
-  const esc = bytes.lastIndexOf(ESC);
-  return esc >= 0 && sequenceEnd(bytes, esc) < 0 ? esc : -1;
-}
-
-/** Just past the end of the sequence that begins at `at` (ESC, or C2 9B), or -1 when `bytes` end first. */
-function sequenceEnd(bytes: Uint8Array, at: number): number {
-  const n = bytes.length;
-  let j = at + 1;
-  if (bytes[at] === 0xc2 || bytes[j] === 0x5b) {
-    j++;
-    while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
-  } else while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x2f) j++;
-  return j < n ? j + 1 : -1;
-}
-
-const ESC = 0x1b;
+const LF = 0x0a;
 
 /**
  * The pass of a text reader of `t` that masks its lines with `masking`. Nothing past the range's

@@ -8,7 +8,7 @@ import { selectLines, type LineRange } from "../views/lines.ts";
 import { selectText } from "./text-select.ts";
 import type { Transcript } from "./transcript.ts";
 import { overwrittenLines } from "../views/overwritten-lines.ts";
-import { maskLines } from "./assembled-text.ts";
+import { maskLines } from "./written-over.ts";
 import { redactedField, redactorFor } from "./masking.ts";
 
 export interface ReadTextLines {

@@ -1,0 +1,76 @@
+/**
+ * The text readers' quick check (./assembled-text.ts) over a window's records as they are, without
+ * joining them: whether any may move to another row and back, a sequence cut between two records
+ * checked whole with the start of its channel's next one.
+ */
+import type { DerunOutputChannel } from "../core/enums.ts";
+import { mayMoveRows } from "../views/may-assemble.ts";
+
+/** One record's bytes and its channel. */
+export interface ChannelBytes {
+  readonly channel: DerunOutputChannel;
+  readonly bytes: Uint8Array;
+}
+
+/**
+ * Whether any of `list` (consecutive records) may move to another row and back (mayMoveRows): what
+ * is drawn within a line the text view puts together itself. Each record is checked on its own
+ * (joining them would cost a copy of every window), so a record that ends inside an escape
+ * sequence (`ESC[5;` then `10H` in the next write) is checked with the start of its channel's next
+ * record.
+ */
+export function mayMoveRowsAny(list: readonly ChannelBytes[]): boolean {
+  for (let i = 0; i < list.length; i++) {
+    const { bytes } = list[i]!;
+    // Plain output (no ESC, no C1 CSI) costs two native searches and nothing else.
+    const plain = bytes.indexOf(ESC) < 0 && bytes[bytes.length - 1] !== 0xc2;
+    if (plain && bytes.indexOf(0x9b) < 0) continue;
+    const open = plain ? -1 : openFrom(bytes);
+    if (open >= 0 && acrossCut(bytes.subarray(open), list, i)) return true;
+    if (mayMoveRows(bytes)) return true;
+  }
+  return false;
+}
+
+/** Bytes of the next record a sequence cut at a record's end is looked for in (a longer one is taken for a move). */
+const ACROSS = 64;
+
+/** Whether the sequence `tail` that ends `list[i]` may move or edit, finished in its channel's next record. */
+function acrossCut(tail: Uint8Array, list: readonly ChannelBytes[], i: number): boolean {
+  let k = i + 1;
+  while (k < list.length && list[k]!.channel !== list[i]!.channel) k++;
+  // Its end is past the bytes the grid replays: nothing it does is drawn there.
+  if (k >= list.length) return false;
+  const head = list[k]!.bytes.subarray(0, ACROSS);
+  const joined = new Uint8Array(tail.length + head.length);
+  joined.set(tail);
+  joined.set(head, tail.length);
+  // Only the sequence itself: the rest of the next record is checked as that record.
+  const end = sequenceEnd(joined, 0);
+  return end < 0 || mayMoveRows(joined.subarray(0, end));
+}
+
+/**
+ * Where the escape sequence (or the C1 CSI, C2 9B) that `bytes` end inside begins, or -1 when they
+ * end outside any.
+ */
+function openFrom(bytes: Uint8Array): number {
+  const n = bytes.length;
+  if (n === 0) return -1;
+  if (bytes[n - 1] === 0xc2) return n - 1;
+  const esc = bytes.lastIndexOf(ESC);
+  return esc >= 0 && sequenceEnd(bytes, esc) < 0 ? esc : -1;
+}
+
+/** Just past the end of the sequence that begins at `at` (ESC, or C2 9B), or -1 when `bytes` end first. */
+function sequenceEnd(bytes: Uint8Array, at: number): number {
+  const n = bytes.length;
+  let j = at + 1;
+  if (bytes[at] === 0xc2 || bytes[j] === 0x5b) {
+    j++;
+    while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
+  } else while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x2f) j++;
+  return j < n ? j + 1 : -1;
+}
+
+const ESC = 0x1b;
