@@ -2,6 +2,8 @@
  * `derun mcp` driven line by line over real stdio, below any client library: for sending what no
  * well-behaved client would (broken JSON, batches, wrong types) and reading every line it answers.
  */
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { derunArgv, derunEnv, REPO_ROOT } from "../helpers/cli.ts";
 
 export interface RawServer extends AsyncDisposable {
@@ -79,4 +81,38 @@ export function startRawServer(stateRoot: string): RawServer {
       await proc.exited;
     },
   };
+}
+
+/** `derun mcp` whose stdout is a FIFO the test reads at its own pace (or never). */
+export interface FifoServer {
+  /** The server; its stdin is a pipe. */
+  readonly server: Bun.Subprocess<"pipe", number, "ignore">;
+  /** The FIFO's read end, opened non-blocking: reads throw EAGAIN while nothing is there. */
+  readonly answers: number;
+}
+
+/**
+ * Starts `derun mcp` writing its answers into a FIFO under `dir`. A pipe from Bun.spawn will not do
+ * for a client that takes no answers: Bun drains a child's stdout pipe at once, so the server would
+ * never see a full pipe. The FIFO's read end is opened first (non-blocking) so the write end's open
+ * does not wait; the caller closes `answers` and kills the server when done.
+ */
+export function startServerIntoFifo(stateRoot: string, dir: string): FifoServer {
+  const fifo = path.join(dir, "answers");
+  const made = Bun.spawnSync(["mkfifo", fifo]);
+  if (made.exitCode !== 0) throw new Error(`mkfifo ${fifo} failed: ${made.stderr.toString().trim()}`);
+  const answers = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  const out = fs.openSync(fifo, fs.constants.O_WRONLY);
+  try {
+    const server = Bun.spawn([...derunArgv(), "mcp"], {
+      env: derunEnv(stateRoot),
+      stdin: "pipe",
+      stdout: out,
+      stderr: "ignore",
+      cwd: REPO_ROOT,
+    });
+    return { server, answers };
+  } finally {
+    fs.closeSync(out);
+  }
 }

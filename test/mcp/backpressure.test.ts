@@ -7,8 +7,8 @@
  */
 import { expect, test } from "bun:test";
 import * as fs from "node:fs";
-import * as path from "node:path";
-import { derunArgv, derunEnv, REPO_ROOT, runDerun, tempDir } from "../helpers/cli.ts";
+import { runDerun, tempDir } from "../helpers/cli.ts";
+import { startServerIntoFifo } from "./_raw-server.ts";
 
 const REQUESTS = 100;
 const MiB = 1024 * 1024;
@@ -61,19 +61,7 @@ test.skipIf(process.platform !== "linux")(
     const big = "head -c 1048576 /dev/zero | tr '\\0' a";
     expect((await runDerun(["run", "--session-id", "big", "--", "sh", "-c", big], { stateRoot: root.path })).exitCode).toBe(0);
 
-    const fifo = path.join(root.path, "answers");
-    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
-    const held = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK); // reads nothing until the server is quiet
-    const out = fs.openSync(fifo, fs.constants.O_WRONLY);
-    const [command, ...args] = derunArgv();
-    const server = Bun.spawn([command!, ...args, "mcp"], {
-      env: derunEnv(root.path),
-      stdin: "pipe",
-      stdout: out,
-      stderr: "ignore",
-      cwd: REPO_ROOT,
-    });
-    fs.closeSync(out);
+    const { server, answers: held } = startServerIntoFifo(root.path, root.path); // read nothing until the server is quiet
     try {
       const lines = [
         {

@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { MAX_WAITS } from "../../src/mcp/wait-cap.ts";
 import { derunArgv, derunEnv, REPO_ROOT, tempDir } from "../helpers/cli.ts";
 import { untilTrue } from "../helpers/until.ts";
-import { startRawServer, type RawServer } from "./_raw-server.ts";
+import { type RawServer, startRawServer, startServerIntoFifo } from "./_raw-server.ts";
 
 const TIMEOUT = 120_000;
 const MiB = 1024 * 1024;
@@ -112,18 +112,7 @@ describe("derun mcp under a hostile client", () => {
     "stdin and stdout closed with waits pending: the server exits within 1 s",
     async () => {
       using dir = tempDir();
-      const fifo = path.join(dir.path, "out");
-      expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
-      const reader = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-      const out = fs.openSync(fifo, fs.constants.O_WRONLY);
-      const server = Bun.spawn([...derunArgv(), "mcp"], {
-        env: derunEnv(root.path),
-        stdin: "pipe",
-        stdout: out,
-        stderr: "ignore",
-        cwd: REPO_ROOT,
-      });
-      fs.closeSync(out);
+      const { server, answers: reader } = startServerIntoFifo(root.path, dir.path);
       try {
         server.stdin.write(`${Array.from({ length: 100 }, (_, i) => wait(i + 1)).join("\n")}\n`);
         server.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: "ping", method: "ping" })}\n`);

@@ -7,9 +7,9 @@
  */
 import { expect, test } from "bun:test";
 import * as fs from "node:fs";
-import * as path from "node:path";
-import { derunArgv, derunEnv, REPO_ROOT, tempDir } from "../helpers/cli.ts";
+import { tempDir } from "../helpers/cli.ts";
 import { MODERN_ENVELOPE } from "../helpers/fuzz-messages.ts";
+import { startServerIntoFifo } from "./_raw-server.ts";
 
 /** Each tools/list answer is about 6 KB: far more than a pipe's 64 KiB. */
 const LISTS = 60;
@@ -18,19 +18,7 @@ test.skipIf(process.platform !== "linux")(
   "a listen open and no answer taken: derun mcp ends after stdin closes",
   async () => {
     using root = tempDir();
-    const fifo = path.join(root.path, "answers");
-    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
-    const held = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK); // never read
-    const out = fs.openSync(fifo, fs.constants.O_WRONLY);
-    const [command, ...args] = derunArgv();
-    const server = Bun.spawn([command!, ...args, "mcp"], {
-      env: derunEnv(root.path),
-      stdin: "pipe",
-      stdout: out,
-      stderr: "ignore",
-      cwd: REPO_ROOT,
-    });
-    fs.closeSync(out);
+    const { server, answers: held } = startServerIntoFifo(root.path, root.path); // never read
     try {
       const params = { _meta: MODERN_ENVELOPE };
       const lines = [
