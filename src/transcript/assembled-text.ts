@@ -68,7 +68,7 @@ export function assembledBetween(
     // line's masking, which counts it.
     const grid = rows ? maskAssembled(redactor, { bytes, masked: bytes, window: { start: wStart, end: wEnd }, fresh }) : { bytes, at: [] };
     const offsetOf = offsetsIn(all);
-    const masked = overwrittenMasks(redactor, bytes, grid, { start: wStart, end: wEnd }, offsetOf, carried);
+    const masked = overwrittenMasks(redactor, bytes, grid, { start: wStart, end: wEnd }, offsetOf, carried, rows);
     for (const k of masked.carry) carry.add(k);
     if (masked.bytes === bytes) continue;
     let from = wStart;
