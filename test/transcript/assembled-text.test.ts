@@ -148,7 +148,7 @@ describe("the text views' assembled pass, wherever the windows fall", () => {
     }
   });
 
-  test("a token put together on its line from pieces, then written over: stars where the rest shows, counted once, any window", async () => {
+  test("a token put together on its line from pieces, then written over: stars where it shows, counted once, all windows", async () => {
     const [a, b, c, d, e, f] = [r(10), r(26), r(10), r(26), r(10), r(26)];
     const rand = seededRandom(3838);
     {
