@@ -23,7 +23,9 @@ import type { Redactor } from "./masking.ts";
  * masked (`grid`), each secret that begins in the window counted unless the grid's stars cover it
  * or it was counted as written already (a redrawn line's copies; `at`: indexes in `bytes`, the
  * grid's too); `carry`: those that run past the window's end. Unless the grid went over all of
- * `bytes` already (`replayed`), those lines are replayed onto it too (assembledOnLines).
+ * `bytes` already (`replayed`), those lines are replayed onto it too (assembledOnLines). `open`:
+ * `bytes` end inside a line that goes on past what was read (a line over LINE_AFTER, ./assembled-text.ts),
+ * which may be written over out of sight: it is masked as one that was.
  */
 export function overwrittenMasks(
   redactor: Redactor,
@@ -32,9 +34,9 @@ export function overwrittenMasks(
   window: { readonly start: number; readonly end: number },
   offsetOf: (k: number) => number,
   carried: ReadonlySet<number>,
-  replayed = false,
+  options: { readonly replayed?: boolean; readonly open?: boolean } = {},
 ): { bytes: Uint8Array; at: number[]; carry: number[] } {
-  const lines = overwrittenLines(bytes);
+  const lines = options.open ? withOpenLine(bytes, overwrittenLines(bytes)) : overwrittenLines(bytes);
   const raw = maskLines(redactor, bytes, lines, carried.size > 0 ? window.start : -1);
   const at = [...grid.at];
   const carry: number[] = [];
@@ -57,9 +59,18 @@ export function overwrittenMasks(
     if (begins && !counted.has(secret)) at.push(r.start);
     counted.add(secret);
   }
-  if (replayed) return { bytes: out ?? grid.bytes, at, carry };
+  if (options.replayed) return { bytes: out ?? grid.bytes, at, carry };
   const pieces = assembledOnLines(redactor, bytes, out ?? grid.bytes, lines, window);
   return { bytes: pieces.bytes, at: [...at, ...pieces.at], carry };
+}
+
+/** `lines` (ranges of whole lines, in order) with the last line of `bytes` too, whose LF was not read. */
+function withOpenLine(bytes: Uint8Array, lines: Array<[number, number]>): Array<[number, number]> {
+  const start = bytes.lastIndexOf(LF) + 1;
+  if (start >= bytes.length) return lines;
+  const last = lines[lines.length - 1];
+  if (last && last[1] >= start) return [...lines.slice(0, -1), [last[0], bytes.length]];
+  return [...lines, [start, bytes.length]];
 }
 
 /**

@@ -193,4 +193,24 @@ describe("the text views' assembled pass, wherever the windows fall", () => {
       expect({ block, ...got }).toEqual({ block, ...expected });
     }
   });
+
+  test("a line written over more than 1 MiB past a window's end: the open line is masked as raw bytes, no rest shown", async () => {
+    const token = `ghp_${r(36)}`;
+    const tail = 1536 * 1024;
+    {
+      await using writer = await store.create(sessionOptions("longer-than-bound"));
+      await writer.started({ pid: process.pid, transportMode: "pipe", ttyAttached: false });
+      // The token 5,000 bytes before the first 1 MiB window's end; its line's \r comes 1.5 MiB after that end.
+      const head = "filler line\n".repeat(Math.floor(((1 << 20) - 5000) / 12));
+      const line = new TextEncoder().encode(`${head}${token} ${"y".repeat(tail)}\rXXXXXX\nafter\n`);
+      for (let at = 0; at < line.length; at += 1 << 16) writer.append("stdout", line.subarray(at, at + (1 << 16)));
+      await writer.finalize({ state: "exited", exit_code: 0 });
+    }
+    for (const size of [1 << 14, 1 << 20]) {
+      const t = await openTranscript(store, "longer-than-bound", undefined, size);
+      const shown = [await streamed(t), await selected(t, { tail: 3 })].join("\n");
+      expect({ size, leaks: leakedPieces(shown, token.slice(4)) }).toEqual({ size, leaks: [] });
+      expect(shown).toContain(`XXXXXX${"*".repeat(34)} yyy`);
+    }
+  });
 });
