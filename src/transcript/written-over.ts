@@ -2,7 +2,8 @@
  * Secrets written over on their line, for the text readers (./assembled-text.ts): a token printed
  * whole and then written over by something shorter leaves a rest the view shows, too short for a
  * rule. The lines that may show such a rest (../views/overwritten-lines.ts) are masked as raw bytes
- * before the view draws them.
+ * before the view draws them, and replayed onto the grid: a token put together there from pieces
+ * and then written over is whole in no run of bytes.
  */
 import type { MaskRange } from "../secrets/redactor.ts";
 import { overwrittenLines } from "../views/overwritten-lines.ts";
