@@ -65,6 +65,7 @@ const R = {
   assembledOver: [r(10), r(26)],
   assembledOverPipe: [r(10), r(26)],
   backspacedOver: [r(10), r(26)],
+  positionedOver: [r(10), r(26)],
 };
 
 /**
@@ -281,6 +282,16 @@ export const PLANTS: readonly Plant[] = [
     secrets: [R.backspacedOver.join("")],
     argv: ["sh", "-c", 'printf \'key ghp_%sWRONG\\b\\b\\b\\b\\b%s\\rdone, all ok: \\n\' "$P1" "$P2"'],
     env: { P1: R.backspacedOver[0]!, P2: R.backspacedOver[1]! },
+  },
+  {
+    // Put together from two rows' worth of moves (ESC[5;24H, then ESC[5;10H), then written over on
+    // row 5 after \r: the screen view replays all its bytes onto the grid when they move rows.
+    id: "c2-positioned-overwritten",
+    kind: "2: absolute positions, the second half first, then written over on the row after \\r",
+    pty: true,
+    secrets: [R.positionedOver.join("")],
+    argv: ["sh", "-c", 'printf \'\\033[2J\\033[5;24H%s end\\033[5;10Hghp_%s\\rdone, all ok: \\033[7;1H\' "$B" "$A"'],
+    env: { A: R.positionedOver[0]!, B: R.positionedOver[1]! },
   },
   {
     id: "c3-window",
