@@ -194,7 +194,7 @@ class Grid implements ControlTarget {
     r.chain = keep === col && (col === 0 || linked(r, col, this.bytes)) ? end : keep;
   }
 
-  /** Before a cell is written at `col`: an overwrite edits the row (shown first if it is the run's first of a drawn cell), a gap is padded. */
+  /** Before a cell is written at `col`: an overwrite edits the row (shown first at the run's first drawn cell); a gap is padded. */
   private beginPut(r: Row, col: number): void {
     if (col < r.length) {
       if (this.runStart && r.from[col]! >= 0) {
