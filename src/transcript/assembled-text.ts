@@ -36,6 +36,8 @@ export interface Piece {
  * For each of `pieces` (consecutive, in file order) its bytes with the bytes behind every secret the
  * screen shows assembled turned into `*` (undefined when none of its bytes was), and the output.bin
  * offset of each such secret's first masked byte. `before` and `after`: up to CONTEXT bytes read around them.
+ * `open`: `after` stops inside the line the pieces end in (the line goes on past LINE_AFTER): it may
+ * be written over further on, out of sight, so it is masked as a line that is (written-over.ts).
  */
 export function assembledBetween(
   redactor: Redactor,
@@ -43,6 +45,7 @@ export function assembledBetween(
   pieces: readonly Piece[],
   after: readonly Piece[],
   carried: ReadonlySet<number> = NONE,
+  open = false,
 ): { bytes: Array<Uint8Array | undefined>; at: number[]; carry: Set<number> } {
   const out: Array<Uint8Array | undefined> = pieces.map(() => undefined);
   const at: number[] = [];
@@ -52,7 +55,7 @@ export function assembledBetween(
   const context = [...before, ...pieces, ...after];
   const rows = mayMoveRowsAny(context);
   // Nothing can be written over without a CR, a BS or an escape (native searches alone).
-  if (!rows && carried.size === 0 && !context.some((p) => mayEdit(p.bytes))) return { bytes: out, at, carry };
+  if (!rows && !open && carried.size === 0 && !context.some((p) => mayEdit(p.bytes))) return { bytes: out, at, carry };
   // Where each piece is (a window of one-byte records has a million: no search for each).
   const index = new Map(pieces.map((p, i) => [p, i]));
   for (const channel of new Set(pieces.map((p) => p.channel))) {
@@ -68,7 +71,7 @@ export function assembledBetween(
     // line's masking, which counts it.
     const grid = rows ? maskAssembled(redactor, { bytes, masked: bytes, window: { start: wStart, end: wEnd }, fresh }) : { bytes, at: [] };
     const offsetOf = offsetsIn(all);
-    const masked = overwrittenMasks(redactor, bytes, grid, { start: wStart, end: wEnd }, offsetOf, carried);
+    const masked = overwrittenMasks(redactor, bytes, grid, { start: wStart, end: wEnd }, offsetOf, carried, { replayed: rows, open });
     for (const k of masked.carry) carry.add(k);
     if (masked.bytes === bytes) continue;
     let from = wStart;
@@ -99,7 +102,13 @@ function offsetsIn(list: readonly Piece[]): (k: number) => number {
 
 /** How far past a window the rest of its open line is read (a longer line is masked as it comes, in parts). */
 const LINE_AFTER = 1024 * 1024;
+/** Bytes read at once when the rest of a longer line is scanned for edits. */
+const SCAN = 1024 * 1024;
 const LF = 0x0a;
+const CR = 0x0d;
+
+/** The index of the last byte of `bytes` (a line's part, no LF in it) that may write over the line: a CR, a BS, an ESC. */
+const lastEditIn = (bytes: Uint8Array): number => Math.max(bytes.lastIndexOf(CR), bytes.lastIndexOf(0x08), bytes.lastIndexOf(0x1b));
 
 /**
  * The pass of a text reader of `t` that masks its lines with `masking`. Nothing past the range's
@@ -119,6 +128,8 @@ export class AssembledText {
   #kept: { end: number; pieces: Piece[] } | undefined;
   /** The secrets the last window masked that run past its end (./assembledBetween's `carry`). */
   #carry: ReadonlySet<number> = NONE;
+  /** The rest of a line over LINE_AFTER, scanned once from `from` (see #writtenOverPast). */
+  #line: { from: number; lf: number; lastEdit: number; more: boolean } | undefined;
 
   constructor(
     private readonly store: Store,
@@ -155,7 +166,8 @@ export class AssembledText {
     const [before, after] = await Promise.all([this.#before(lo), this.#after(hi)]);
     // What the window before masked and left unfinished goes on here, when it is the window before.
     const carried = this.#kept?.end === lo ? this.#carry : undefined;
-    const masked = assembledBetween(this.redactor, before, pieces, after, carried);
+    const open = after.cut !== undefined && (await this.#writtenOverPast(after.cut));
+    const masked = assembledBetween(this.redactor, before, pieces, after.pieces, carried, open);
     this.masking.noteAssembled(masked.at);
     this.#keep([...before, ...pieces], hi);
     this.#carry = masked.carry;
@@ -172,19 +184,53 @@ export class AssembledText {
   /**
    * CONTEXT bytes after `hi`, and on to the first LF: a line the window ends inside may be written
    * over further on (a long line, then `\r`), and only its whole is masked as the view will show it.
-   * At most LINE_AFTER bytes; not on past the reader's end.
+   * At most LINE_AFTER bytes (`cut`: where they stopped inside the line); not on past the reader's end.
    */
-  async #after(hi: number): Promise<readonly Piece[]> {
-    if (this.end !== undefined && hi >= this.end) return [];
+  async #after(hi: number): Promise<{ pieces: readonly Piece[]; cut?: number }> {
+    if (this.end !== undefined && hi >= this.end) return { pieces: [] };
     const pieces: Piece[] = [];
-    for (let at = hi; at - hi < LINE_AFTER; ) {
+    for (let at = hi; ; ) {
+      if (at - hi >= LINE_AFTER) return { pieces, cut: at };
       const slices = (await this.store.read(this.sessionId, at, CONTEXT)).slices.filter((s) => s.start >= at);
       if (slices.length === 0) break;
       pieces.push(...slices);
       at = slices[slices.length - 1]!.end;
       if (slices.some((s) => s.bytes.includes(LF)) || (this.end !== undefined && at >= this.end)) break;
     }
-    return pieces;
+    return { pieces };
+  }
+
+  /**
+   * Whether the line the context after a window was cut in (at `at`, LINE_AFTER past the window)
+   * may be written over further on: a CR not before LF, a BS or an ESC before its LF, or no LF
+   * yet at a live tail. Then the window's part of it is masked as a written-over line's is, its
+   * rest out of sight; a long line that cannot be (a minified JSON, a base64 blob) costs a native
+   * scan of its rest, once a reader (the windows after it reuse it).
+   */
+  async #writtenOverPast(at: number): Promise<boolean> {
+    const known = this.#line;
+    if (known && known.from <= at && at < known.lf) return known.lastEdit >= at || known.more;
+    let lastEdit = -1;
+    let pos = at;
+    for (;;) {
+      if (this.end !== undefined && pos >= this.end) break;
+      const slices = (await this.store.read(this.sessionId, pos, SCAN)).slices.filter((s) => s.start >= pos);
+      if (slices.length === 0) break;
+      for (const s of slices) {
+        const lf = s.bytes.indexOf(LF);
+        const edit = lastEditIn(lf < 0 ? s.bytes : s.bytes.subarray(0, lf));
+        if (edit >= 0) lastEdit = s.start + edit;
+        if (lf >= 0) {
+          this.#line = { from: at, lf: s.start + lf, lastEdit, more: false };
+          return lastEdit >= 0;
+        }
+      }
+      pos = slices[slices.length - 1]!.end;
+    }
+    // No LF: at the reader's end the line is what it is; at a live tail more may come.
+    const more = this.end === undefined;
+    this.#line = { from: at, lf: pos, lastEdit, more };
+    return lastEdit >= 0 || more;
   }
 
   /** The last CONTEXT bytes before `hi` of `list` (consecutive), copied: the next window's context before. */

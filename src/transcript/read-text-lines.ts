@@ -8,7 +8,9 @@ import { selectLines, type LineRange } from "../views/lines.ts";
 import { selectText } from "./text-select.ts";
 import type { Transcript } from "./transcript.ts";
 import { overwrittenLines } from "../views/overwritten-lines.ts";
-import { maskLines } from "./written-over.ts";
+import { maskAssembled } from "./assembled.ts";
+import { mayMoveRows } from "../views/may-assemble.ts";
+import { assembledOnLines, maskLines } from "./written-over.ts";
 import { redactedField, redactorFor } from "./masking.ts";
 
 export interface ReadTextLines {
@@ -65,15 +67,23 @@ export async function screenLines(t: Transcript, range: LineRange, maxChars: num
   const { renderTranscript } = await import("./screen-render.ts");
   const redactor = redactorFor(t.info.meta);
   // The bytes are masked before they are drawn, as a raw read masks them: a secret written over on
-  // its row leaves no whole token on the screen, only its rest. Only the lines that may show such a
-  // rest (overwrittenLines): elsewhere the rows hold what was written and their masking finds it. The
-  // rows no longer show what was masked so, and are counted by their runs of stars (starRuns).
+  // its row leaves no whole token on the screen, only its rest. The lines that may show such a rest
+  // (overwrittenLines) as raw bytes (elsewhere the rows hold what was written and their masking
+  // finds it), then replayed onto the grid (./assembled.ts), which looks at each row before an
+  // overwrite destroys it: a token put together from pieces and then written over. All the bytes
+  // when they may move to another row (the pieces may lie on other lines), as the text views do.
+  // The rows no longer show what was masked so, and are counted by their runs of stars (starRuns).
   let hidden = 0;
-  const render = await renderTranscript(t, (bytes) => {
+  const render = await renderTranscript(t, (bytes, offset) => {
     if (!redactor.enabled) return bytes;
-    const masked = maskLines(redactor, bytes, overwrittenLines(bytes), -1);
-    hidden = masked.ranges.length;
-    return masked.bytes;
+    const lines = overwrittenLines(bytes);
+    const raw = maskLines(redactor, bytes, lines, -1);
+    const window = { start: 0, end: bytes.length };
+    const grid = mayMoveRows(bytes)
+      ? maskAssembled(redactor, { bytes, masked: raw.bytes, window, fresh: offset === 0 })
+      : assembledOnLines(redactor, bytes, raw.bytes, lines, window);
+    hidden = raw.ranges.length + grid.at.length;
+    return grid.bytes;
   });
   // Masked before the cut (a cut secret is not recognised); wrapped rows are already one line here.
   const state = { inKey: false };

@@ -32,13 +32,17 @@ export interface ScreenOfTranscript extends ScreenRender {
  * Render the end of the range. `mask`: the window's bytes with their secrets masked, rendered
  * instead of the bytes as recorded (a token printed whole and then written over on its row leaves
  * a rest on the screen too short for a rule; its bytes masked, the screen shows stars there).
+ * `offset`: where the bytes begin in output.bin.
  */
-export async function renderTranscript(t: Transcript, mask?: (bytes: Uint8Array) => Uint8Array): Promise<ScreenOfTranscript> {
+export async function renderTranscript(
+  t: Transcript,
+  mask?: (bytes: Uint8Array, offset: number) => Uint8Array,
+): Promise<ScreenOfTranscript> {
   const { cols, rows } = t.info.meta;
   const size = cols && rows ? { cols, rows } : ASSUMED_SIZE;
   const resizes = (await t.store.events(t.sessionId)).filter((e) => e.type === "resize");
   const read = await readWindow(t, t.hi - DEFAULT_SCREEN_WINDOW, t.hi);
-  const window = mask ? { offset: read.offset, bytes: mask(read.bytes) } : read;
+  const window = mask ? { offset: read.offset, bytes: mask(read.bytes, read.offset) } : read;
   const start: RenderStart =
     window.offset <= t.lo
       ? { offset: t.lo, alternate: false }

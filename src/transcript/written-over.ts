@@ -2,10 +2,12 @@
  * Secrets written over on their line, for the text readers (./assembled-text.ts): a token printed
  * whole and then written over by something shorter leaves a rest the view shows, too short for a
  * rule. The lines that may show such a rest (../views/overwritten-lines.ts) are masked as raw bytes
- * before the view draws them.
+ * before the view draws them, and replayed onto the grid: a token put together there from pieces
+ * and then written over is whole in no run of bytes.
  */
 import type { MaskRange } from "../secrets/redactor.ts";
 import { overwrittenLines } from "../views/overwritten-lines.ts";
+import { maskAssembled } from "./assembled.ts";
 import type { Redactor } from "./masking.ts";
 
 /**
@@ -21,7 +23,10 @@ import type { Redactor } from "./masking.ts";
  * masking, which must see the whole token, so its rest is not masked here. Added to what the grid
  * masked (`grid`), each secret that begins in the window counted unless the grid's stars cover it
  * or it was counted as written already (a redrawn line's copies; `at`: indexes in `bytes`, the
- * grid's too); `carry`: those that run past the window's end.
+ * grid's too); `carry`: those that run past the window's end. Unless the grid went over all of
+ * `bytes` already (`replayed`), those lines are replayed onto it too (assembledOnLines). `open`:
+ * `bytes` end inside a line that goes on past what was read (a line over LINE_AFTER, ./assembled-text.ts),
+ * which may be written over out of sight: it is masked as one that was.
  */
 export function overwrittenMasks(
   redactor: Redactor,
@@ -30,8 +35,10 @@ export function overwrittenMasks(
   window: { readonly start: number; readonly end: number },
   offsetOf: (k: number) => number,
   carried: ReadonlySet<number>,
+  options: { readonly replayed?: boolean; readonly open?: boolean } = {},
 ): { bytes: Uint8Array; at: number[]; carry: number[] } {
-  const raw = maskLines(redactor, bytes, overwrittenLines(bytes), carried.size > 0 ? window.start : -1);
+  const lines = options.open ? withOpenLine(bytes, overwrittenLines(bytes)) : overwrittenLines(bytes);
+  const raw = maskLines(redactor, bytes, lines, carried.size > 0 ? window.start : -1);
   const at = [...grid.at];
   const carry: number[] = [];
   /** The secrets counted, by line and as written: a progress line redrawing a token shows it once, and says it once. */
@@ -53,7 +60,54 @@ export function overwrittenMasks(
     if (begins && !counted.has(secret)) at.push(r.start);
     counted.add(secret);
   }
-  return { bytes: out ?? grid.bytes, at, carry };
+  if (options.replayed) return { bytes: out ?? grid.bytes, at, carry };
+  const pieces = assembledOnLines(redactor, bytes, out ?? grid.bytes, lines, window);
+  return { bytes: pieces.bytes, at: [...at, ...pieces.at], carry };
+}
+
+/** `lines` (ranges of whole lines, in order) with the last line of `bytes` too, whose LF was not read. */
+function withOpenLine(bytes: Uint8Array, lines: Array<[number, number]>): Array<[number, number]> {
+  const start = bytes.lastIndexOf(LF) + 1;
+  if (start >= bytes.length) return lines;
+  const last = lines[lines.length - 1];
+  if (last && last[1] >= start) return [...lines.slice(0, -1), [last[0], bytes.length]];
+  return [...lines, [start, bytes.length]];
+}
+
+/**
+ * `masked` (`bytes` after the raw masking) with the secrets the terminal put together on `lines`
+ * of `bytes` masked too, and the index in `bytes` of each one's first newly masked byte in
+ * `window`: a token assembled on its line from pieces (the second half first, the first put
+ * before it after `\r`; a wrong tail backspaced over) and then written over by something shorter
+ * is whole in no run of bytes, nor in the line the view keeps. The lines are replayed onto the
+ * grid (./assembled.ts), which looks at a row before an overwrite destroys what it held. Each run
+ * of lines begins a line (column 0) and moves to no other row (else the grid went over all the
+ * bytes: see overwrittenMasks).
+ */
+export function assembledOnLines(
+  redactor: Redactor,
+  bytes: Uint8Array,
+  masked: Uint8Array,
+  lines: ReadonlyArray<readonly [number, number]>,
+  window: { readonly start: number; readonly end: number },
+): { bytes: Uint8Array; at: number[] } {
+  let out: Uint8Array | undefined;
+  const at: number[] = [];
+  for (const [a, b] of replayed(bytes, lines)) {
+    const input = (out ?? masked).subarray(a, b);
+    const clamp = (k: number) => Math.min(b - a, Math.max(0, k - a));
+    const r = maskAssembled(redactor, {
+      bytes: bytes.subarray(a, b),
+      masked: input,
+      window: { start: clamp(window.start), end: clamp(window.end) },
+      fresh: false,
+    });
+    if (r.bytes === input) continue;
+    out ??= Uint8Array.from(masked);
+    out.set(r.bytes, a);
+    for (const k of r.at) at.push(k + a);
+  }
+  return { bytes: out ?? masked, at };
 }
 
 /**
@@ -84,6 +138,49 @@ export function maskLines(
   return { bytes: out ?? bytes, ranges };
 }
 
+/**
+ * The runs of `lines` the grid must see: all but the lines of printable ASCII redrawn after `\r`
+ * only, each redraw but the last as long as the row (a curl-style meter): such a row is never
+ * anything but its last redraw when an overwrite begins, which the raw masking saw whole, and its
+ * last state is the line the view shows, which its masking sees.
+ */
+function* replayed(bytes: Uint8Array, lines: ReadonlyArray<readonly [number, number]>): Generator<[number, number]> {
+  for (const [a, b] of lines) {
+    let from = -1;
+    for (let start = a; start < b; ) {
+      const lf = bytes.indexOf(LF, start);
+      const end = lf < 0 || lf >= b ? b : lf + 1;
+      if (from < 0 && !redrawnWhole(bytes, start, end)) from = start;
+      else if (from >= 0 && redrawnWhole(bytes, start, end)) {
+        yield [from, start];
+        from = -1;
+      }
+      start = end;
+    }
+    if (from >= 0) yield [from, b];
+  }
+}
+
+/** The line `[start, end)` is printable ASCII and `\r`s, and no redraw before its last is shorter than the row. */
+function redrawnWhole(bytes: Uint8Array, start: number, end: number): boolean {
+  /** The row's length, the length of the redraw since the last `\r`, and whether the row is that redraw over an old tail. */
+  let row = 0;
+  let run = 0;
+  let tail = false;
+  for (let i = start; i < end; i++) {
+    const c = bytes[i]!;
+    if (c >= 0x20 && c < 0x7f) {
+      if (run === 0 && tail) return false; // a row holding an old tail is written over: the grid looks at it
+      run++;
+    } else if (c === CR) {
+      if (run > 0) [tail, row] = [run < row, Math.max(row, run)];
+      run = 0;
+    } else if (c !== LF || i !== end - 1) return false;
+  }
+  return true;
+}
+
 const LF = 0x0a;
+const CR = 0x0d;
 
 const equalBytes = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);

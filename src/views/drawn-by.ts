@@ -102,7 +102,11 @@ class Grid implements ControlTarget {
   private row: number;
   private screen: Row[];
   private saved = { row: 0, col: 0 };
-  /** The next overwrite begins a run of text: the row is shown before it. */
+  /**
+   * The run of text since the last move has overwritten no drawn cell yet: the row is shown before
+   * it does (a run that begins on blanks, `\r` and a line over a token placed further along the
+   * row, shows it when it reaches the token).
+   */
   private runStart = true;
 
   constructor(
@@ -149,7 +153,6 @@ class Grid implements ControlTarget {
     if (col === r.length) r.length++;
     this.extendChain(r, col, col + 1);
     r.dirty = true;
-    this.runStart = false;
     this.col = col + 1;
   }
 
@@ -162,6 +165,13 @@ class Grid implements ControlTarget {
     const { col } = this;
     if (col >= MAX_COLS) return;
     const end = Math.min(col + u1 - u0, MAX_COLS);
+    // The run's first overwrite of a drawn cell past its start: the cells before it drawn first, as put would.
+    const drawn = this.runStart && col < r.length && r.from[col]! < 0 ? firstDrawn(r, col + 1, Math.min(end, r.length)) : -1;
+    if (drawn > 0) {
+      this.putRun(u0, u0 + drawn - col, byte);
+      this.putRun(u0 + drawn - col, u1, byte + drawn - col);
+      return;
+    }
     this.beginPut(r, col);
     r.reserve(end);
     // An ASCII character's unit is its byte (a loop: a subarray and set cost more on short runs).
@@ -175,7 +185,6 @@ class Grid implements ControlTarget {
     if (end > r.length) r.length = end;
     this.extendChain(r, col, end);
     r.dirty = true;
-    this.runStart = false;
     this.col = end;
   }
 
@@ -185,10 +194,13 @@ class Grid implements ControlTarget {
     r.chain = keep === col && (col === 0 || linked(r, col, this.bytes)) ? end : keep;
   }
 
-  /** Before a cell is written at `col`: an overwrite edits the row (shown first if it begins a run), a gap is padded. */
+  /** Before a cell is written at `col`: an overwrite edits the row (shown first at the run's first drawn cell); a gap is padded. */
   private beginPut(r: Row, col: number): void {
     if (col < r.length) {
-      if (this.runStart && r.from[col]! >= 0) this.show(r);
+      if (this.runStart && r.from[col]! >= 0) {
+        this.show(r);
+        this.runStart = false;
+      }
       r.edited = true;
     } else if (col > r.length) {
       r.padTo(col);
@@ -389,4 +401,10 @@ function onlySequences(bytes: Uint8Array, a: number, b: number): boolean {
     }
   }
   return j === b;
+}
+
+/** The first cell of `r` in `[from, to)` some byte drew (a blank pad has none), or -1. */
+function firstDrawn(r: Row, from: number, to: number): number {
+  for (let c = from; c < to; c++) if (r.from[c]! >= 0) return c;
+  return -1;
 }

@@ -62,6 +62,10 @@ const R = {
   overwrittenPipe: r(36),
   forwardErase: r(36),
   csiControl: [r(10), r(26)],
+  assembledOver: [r(10), r(26)],
+  assembledOverPipe: [r(10), r(26)],
+  backspacedOver: [r(10), r(26)],
+  positionedOver: [r(10), r(26)],
 };
 
 /**
@@ -254,6 +258,40 @@ export const PLANTS: readonly Plant[] = [
     secrets: [R.csiControl.join("")],
     argv: ["sh", "-c", 'printf \'\\033[5;\\r24H%s ok\\n\\033[5;\\r10Hghp_%s\\n\\033[7;\\r1Hdone\\n\' "$B" "$A"'],
     env: { A: R.csiControl[0]!, B: R.csiControl[1]! },
+  },
+  {
+    // Put together by the terminal (the second half first, the first put before it after \r), then
+    // written over by a shorter line after \r: no byte run holds the token, and the line shows its rest.
+    id: "c2-assembled-overwritten",
+    kind: "2: assembled by the terminal (\\r, ESC[6C), then written over on its row by a shorter line after \\r",
+    pty: true,
+    secrets: [R.assembledOver.join("")],
+    argv: ["sh", "-c", 'printf \'token \\033[14C%s end\\r\\033[6C%s\\rdone, all ok: \\n\' "$P2" "$P1"'],
+    env: { P1: `ghp_${R.assembledOver[0]}`, P2: R.assembledOver[1]! },
+  },
+  {
+    id: "c2-assembled-overwritten-pipe",
+    kind: "2: the same as c2-assembled-overwritten, through pipes",
+    secrets: [R.assembledOverPipe.join("")],
+    argv: ["sh", "-c", 'printf \'token \\033[14C%s end\\r\\033[6C%s\\rdone, all ok: \\n\' "$P2" "$P1"'],
+    env: { P1: `ghp_${R.assembledOverPipe[0]}`, P2: R.assembledOverPipe[1]! },
+  },
+  {
+    id: "c2-backspaced-overwritten",
+    kind: "2: a wrong tail backspaced over and the rest written on it, then written over after \\r (pipes)",
+    secrets: [R.backspacedOver.join("")],
+    argv: ["sh", "-c", 'printf \'key ghp_%sWRONG\\b\\b\\b\\b\\b%s\\rdone, all ok: \\n\' "$P1" "$P2"'],
+    env: { P1: R.backspacedOver[0]!, P2: R.backspacedOver[1]! },
+  },
+  {
+    // Put together from two rows' worth of moves (ESC[5;24H, then ESC[5;10H), then written over on
+    // row 5 after \r: the screen view replays all its bytes onto the grid when they move rows.
+    id: "c2-positioned-overwritten",
+    kind: "2: absolute positions, the second half first, then written over on the row after \\r",
+    pty: true,
+    secrets: [R.positionedOver.join("")],
+    argv: ["sh", "-c", 'printf \'\\033[2J\\033[5;24H%s end\\033[5;10Hghp_%s\\rdone, all ok: \\033[7;1H\' "$B" "$A"'],
+    env: { A: R.positionedOver[0]!, B: R.positionedOver[1]! },
   },
   {
     id: "c3-window",

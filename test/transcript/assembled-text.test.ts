@@ -9,7 +9,15 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import { openFileStore } from "../../src/file-store/index.ts";
-import { compilePattern, openTranscript, searchTranscript, selectText, textBatches, type Transcript } from "../../src/transcript/index.ts";
+import {
+  compilePattern,
+  openTranscript,
+  screenLines,
+  searchTranscript,
+  selectText,
+  textBatches,
+  type Transcript,
+} from "../../src/transcript/index.ts";
 import { sessionOptions, tempRoot } from "../helpers/harness.ts";
 import { leakedPieces, randomText } from "../helpers/secrets.ts";
 import { seededRandom } from "../helpers/seeded-random.ts";
@@ -134,6 +142,72 @@ describe("the text views' assembled pass, wherever the windows fall", () => {
     }
     for (const size of [block, 1 << 20]) {
       const t = await openTranscript(store, "long-written-over", undefined, size);
+      const shown = [await streamed(t), await selected(t, { tail: 3 })].join("\n");
+      expect({ size, leaks: leakedPieces(shown, token.slice(4)) }).toEqual({ size, leaks: [] });
+      expect(shown).toContain(`XXXXXX${"*".repeat(34)} yyy`);
+    }
+  });
+
+  test("a token put together on its line from pieces, then written over: stars where it shows, counted once, all windows", async () => {
+    const [a, b, c, d, e, f] = [r(10), r(26), r(10), r(26), r(10), r(26)];
+    const rand = seededRandom(3838);
+    {
+      await using writer = await store.create(sessionOptions("assembled-over"));
+      await writer.started({ pid: process.pid, transportMode: "pipe", ttyAttached: false });
+      // The second half first (CR, CUF), a wrong tail backspaced over, or written over after `\r`
+      // alone (a curl-style meter's redraws are not replayed: this one is shorter than its row); then
+      // `\r` and a shorter line.
+      const bytes = new TextEncoder().encode(
+        filler(40) +
+          `token \x1b[14C${b} end\r\x1b[6Cghp_${a}\rdone, all ok: \n` +
+          filler(10) +
+          `key ghp_${c}WRONG\b\b\b\b\b${d}\rdone, all ok: \n` +
+          filler(10) +
+          `ghp_${"-".repeat(10)}${f}\rghp_${e}\rdone, all ok: \n` +
+          filler(10),
+      );
+      for (let at = 0; at < bytes.length; ) {
+        const n = 1 + Math.floor(rand() * 60);
+        writer.append("stdout", bytes.subarray(at, at + n));
+        at += n;
+      }
+      await writer.finalize({ state: "exited", exit_code: 0 });
+    }
+    const secrets = [a + b, c + d, e + f];
+    const leaked = (text: string) => secrets.flatMap((s) => leakedPieces(text, s));
+    const whole = await openTranscript(store, "assembled-over");
+    const selection = await selectText(whole, { tail: 60 }, { maxChars: 1 << 20 });
+    const shown = selection.lines.map((l) => l.line.text).filter((l) => l.startsWith("done"));
+    expect(shown).toEqual([`done, all ok: ${"*".repeat(32)} end`, `done, all ok: ${"*".repeat(30)}`, `done, all ok: ${"*".repeat(26)}`]);
+    expect(selection.redacted).toBe(3);
+    const screen = await screenLines(whole, { tail: 100 }, 1 << 20);
+    expect(leaked(screen.lines.join("\n"))).toEqual([]);
+    expect(screen.lines.filter((l) => l.startsWith("done"))).toEqual(shown);
+    expect(screen.redacted).toBe(3);
+    const expected = { stream: await streamed(whole), tail: await selected(whole, { tail: 60 }), search: await searched(whole) };
+    expect(leaked(Object.values(expected).join("\n"))).toEqual([]);
+    for (let block = 16; block < 700; block += 13) {
+      const t = await openTranscript(store, "assembled-over", undefined, block);
+      const got = { stream: await streamed(t), tail: await selected(t, { tail: 60 }), search: await searched(t) };
+      expect({ block, leaks: leaked(Object.values(got).join("\n")) }).toEqual({ block, leaks: [] });
+      expect({ block, ...got }).toEqual({ block, ...expected });
+    }
+  });
+
+  test("a line written over more than 1 MiB past a window's end: the open line is masked as raw bytes, no rest shown", async () => {
+    const token = `ghp_${r(36)}`;
+    const tail = 1536 * 1024;
+    {
+      await using writer = await store.create(sessionOptions("longer-than-bound"));
+      await writer.started({ pid: process.pid, transportMode: "pipe", ttyAttached: false });
+      // The token 5,000 bytes before the first 1 MiB window's end; its line's \r comes 1.5 MiB after that end.
+      const head = "filler line\n".repeat(Math.floor(((1 << 20) - 5000) / 12));
+      const line = new TextEncoder().encode(`${head}${token} ${"y".repeat(tail)}\rXXXXXX\nafter\n`);
+      for (let at = 0; at < line.length; at += 1 << 16) writer.append("stdout", line.subarray(at, at + (1 << 16)));
+      await writer.finalize({ state: "exited", exit_code: 0 });
+    }
+    for (const size of [1 << 14, 1 << 20]) {
+      const t = await openTranscript(store, "longer-than-bound", undefined, size);
       const shown = [await streamed(t), await selected(t, { tail: 3 })].join("\n");
       expect({ size, leaks: leakedPieces(shown, token.slice(4)) }).toEqual({ size, leaks: [] });
       expect(shown).toContain(`XXXXXX${"*".repeat(34)} yyy`);

@@ -95,6 +95,16 @@ describe("secrets the terminal assembles, in raw windows", () => {
     expect(masked.text).not.toContain(FIRST.slice(4));
   });
 
+  test("put together further along its row, then written over by a line that begins on blanks", () => {
+    // The overwrite's first cells are blanks no byte drew: the row is looked at when it reaches the token.
+    for (const over of [`\x1b[5;24H${SECOND} end\x1b[5;10H${FIRST}\rdone, all ok: \n`, `\x1b[9C${FIRST}${SECOND}\rdone, all ok: \n`]) {
+      const masked = read(over, 0, over.length);
+      expect(masked.text).not.toContain(SECOND.slice(0, 12));
+      expect(masked.text.length).toBe(over.length);
+      expect(masked.count).toBe(1);
+    }
+  });
+
   test("masking turned off leaves the bytes as recorded", () => {
     const off = redactorFor(undefined);
     const all = slices(line);
