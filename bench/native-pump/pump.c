@@ -27,6 +27,10 @@ extern int *__errno_location(void);
 #define O_CLOEXEC_ 02000000
 #define O_NONBLOCK_ 04000
 #define CHUNK 65536
+/* JS is woken once this much waits in the ring, or when the PTY has been quiet for IDLE_MS: a PTY
+ * read brings at most 4 KiB, and a wake per read cost the main thread more than the record. */
+#define BATCH 65536
+#define IDLE_MS 2
 
 static void fence(void) { __asm__ __volatile__("mfence" ::: "memory"); }
 
@@ -69,13 +73,19 @@ static unsigned room(unsigned head) {
     fence();
     used = head - (unsigned)P.state[1];
     if (used < P.size) { P.state[3] = 0; continue; }
+    wake_js();
     read(P.space_r, b, sizeof b);
   }
 }
 
-static void *run(void *arg) {
-  unsigned head = (unsigned)P.state[0];
+static int readable(int fd, int ms) {
   struct pollfd f;
+  f.fd = fd; f.events = POLLIN_; f.revents = 0;
+  return poll(&f, 1, ms);
+}
+
+static void *run(void *arg) {
+  unsigned head = (unsigned)P.state[0], woken = head;
   (void)arg;
   for (;;) {
     unsigned free_ = room(head), at = head & (P.size - 1), n = P.size - at;
@@ -84,8 +94,8 @@ static void *run(void *arg) {
     long got = read(P.master, P.ring + at, n);
     if (got < 0 && ERRNO == EINTR_) continue;
     if (got < 0 && ERRNO == EAGAIN_) {
-      f.fd = P.master; f.events = POLLIN_; f.revents = 0;
-      poll(&f, 1, -1);
+      if (woken != head && readable(P.master, IDLE_MS) == 0) { wake_js(); woken = head; }
+      readable(P.master, -1);
       continue;
     }
     if (got <= 0) break; /* EOF, or EIO: every slave fd closed */
@@ -95,7 +105,7 @@ static void *run(void *arg) {
     }
     head += (unsigned)got;
     P.state[0] = (int)head;
-    wake_js();
+    if (head - woken >= BATCH) { wake_js(); woken = head; }
   }
   P.state[4] = 1;
   fence();
