@@ -29,7 +29,7 @@ function compile() {
       source: file,
       symbols: {
         pump_pipes: { args: ["ptr"], returns: "i32" },
-        pump_start: { args: ["i32", "i32", "i32", "i32", "ptr", "ptr", "i32"], returns: "i32" },
+        pump_start: { args: ["i32", "i32", "i32", "i32", "i32", "ptr", "ptr", "i32"], returns: "i32" },
       },
     }).symbols;
   } finally {
@@ -76,7 +76,7 @@ function drain(): boolean {
 }
 
 Atomics.store(state, 2, 1);
-if (lib.pump_start(pty.master, 1, wakeW, spaceR, ptr(state), ptr(ring), RING) !== 0) throw new Error("pthread_create failed");
+if (lib.pump_start(pty.master, 1, process.env.PUMP_NO_KEYS ? -1 : 0, wakeW, spaceR, ptr(state), ptr(ring), RING) !== 0) throw new Error("pthread_create failed");
 const dbg = process.env.PUMP_DEBUG ? setInterval(() => fs.appendFileSync(process.env.PUMP_DEBUG!, `state ${[...state]} ${tail}\n`), 1000) : undefined;
 for await (const _ of Bun.file(wakeR).stream()) if (!drain()) break;
 fs.closeSync(rec);

@@ -36,6 +36,7 @@ static void fence(void) { __asm__ __volatile__("mfence" ::: "memory"); }
 
 struct pump {
   int master, out, wake_w, space_r;
+  int keys; /* derun's stdin, whose keys the pump writes to the master as script does; -1: none */
   volatile int *state;
   unsigned char *ring;
   unsigned size; /* a power of two */
@@ -78,10 +79,25 @@ static unsigned room(unsigned head) {
   }
 }
 
-static int readable(int fd, int ms) {
-  struct pollfd f;
-  f.fd = fd; f.events = POLLIN_; f.revents = 0;
-  return poll(&f, 1, ms);
+/* Keys typed: read and written to the child's terminal on this thread, as in script's one loop (a
+ * key and its echo take no other thread). The end of stdin stops the watch. */
+static void relay_keys(void) {
+  unsigned char k[4096];
+  long n = read(P.keys, k, sizeof k);
+  if (n < 0 && ERRNO == EINTR_) return;
+  if (n <= 0) { P.keys = -1; return; }
+  write_all(P.master, k, n);
+}
+
+/* Waits up to ms for the master's output, relaying keys meanwhile; 1 when the master is readable. */
+static int wait_output(int ms) {
+  struct pollfd f[2];
+  int n = P.keys >= 0 ? 2 : 1, r;
+  f[0].fd = P.master; f[0].events = POLLIN_; f[0].revents = 0;
+  f[1].fd = P.keys; f[1].events = POLLIN_; f[1].revents = 0;
+  r = poll(f, n, ms);
+  if (r > 0 && n == 2 && f[1].revents) relay_keys();
+  return r > 0 && f[0].revents != 0;
 }
 
 static void *run(void *arg) {
@@ -91,11 +107,12 @@ static void *run(void *arg) {
     unsigned free_ = room(head), at = head & (P.size - 1), n = P.size - at;
     if (n > free_) n = free_;
     if (n > CHUNK) n = CHUNK;
+    if (P.keys >= 0) wait_output(0); /* a key between two reads of a long output */
     long got = read(P.master, P.ring + at, n);
     if (got < 0 && ERRNO == EINTR_) continue;
     if (got < 0 && ERRNO == EAGAIN_) {
-      if (woken != head && readable(P.master, IDLE_MS) == 0) { wake_js(); woken = head; }
-      readable(P.master, -1);
+      if (woken != head && !wait_output(IDLE_MS)) { wake_js(); woken = head; }
+      while (!wait_output(-1)) {}
       continue;
     }
     if (got <= 0) break; /* EOF, or EIO: every slave fd closed */
@@ -120,8 +137,9 @@ int pump_pipes(int *fds) {
   return 0;
 }
 
-int pump_start(int master, int out, int wake_w, int space_r, int *state, unsigned char *ring, int size) {
+int pump_start(int master, int out, int keys, int wake_w, int space_r, int *state, unsigned char *ring, int size) {
   unsigned long t;
+  P.keys = keys;
   P.master = master; P.out = out; P.wake_w = wake_w; P.space_r = space_r;
   P.state = state; P.ring = ring; P.size = (unsigned)size;
   if (pthread_create(&t, 0, run, 0) != 0) return -1;
