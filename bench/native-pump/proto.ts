@@ -76,11 +76,10 @@ function drain(): boolean {
 }
 
 Atomics.store(state, 2, 1);
-if (lib.pump_start(pty.master, 1, process.env.PUMP_NO_KEYS ? -1 : 0, wakeW, spaceR, ptr(state), ptr(ring), RING) !== 0) throw new Error("pthread_create failed");
-const dbg = process.env.PUMP_DEBUG ? setInterval(() => fs.appendFileSync(process.env.PUMP_DEBUG!, `state ${[...state]} ${tail}\n`), 1000) : undefined;
+if (lib.pump_start(pty.master, 1, process.env.PUMP_NO_KEYS ? -1 : 0, wakeW, spaceR, ptr(state), ptr(ring), RING) !== 0)
+  throw new Error("pthread_create failed");
 for await (const _ of Bun.file(wakeR).stream()) if (!drain()) break;
 fs.closeSync(rec);
-if (dbg) clearInterval(dbg);
 raw?.restore();
 process.exitCode = await child.exited;
 process.exit();
