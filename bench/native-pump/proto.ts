@@ -37,6 +37,9 @@ function compile() {
   }
 }
 
+// PUMP_JIT_POLICY=N: the runtime's tier-up thresholds N times higher (as `derun mcp` does), to see
+// what the optimising tiers cost this main thread's small loop in memory.
+if (process.env.PUMP_JIT_POLICY) Bun.unsafe.setJITPolicy(Number(process.env.PUMP_JIT_POLICY));
 const lib = compile();
 const raw = enterRawMode(0);
 const pty = openPtmx({ cols: 120, rows: 40 });
