@@ -80,7 +80,9 @@ static unsigned room(unsigned head) {
 }
 
 /* Keys typed: read and written to the child's terminal on this thread, as in script's one loop (a
- * key and its echo take no other thread). The end of stdin stops the watch. */
+ * key and its echo take no other thread). The end of stdin stops the watch. A prototype's shortcut:
+ * a paste larger than the child's input queue, into a child that writes and does not read, would
+ * wait here with the output unread (derun's relay hands such keys to its main thread instead). */
 static void relay_keys(void) {
   unsigned char k[4096];
   long n = read(P.keys, k, sizeof k);
