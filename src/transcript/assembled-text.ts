@@ -17,11 +17,12 @@
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
 import type { OutputSlice, Store } from "../core/store.ts";
+import { GOES_BACK, MOVES_ROWS } from "../views/may-assemble.ts";
 import { chunksOf, type ByteWindow, type RecordSpans } from "../views/window.ts";
 import { maskAssembled } from "./assembled.ts";
 import { joined } from "./joined.ts";
 import { CONTEXT, redactorFor, sliceWith, type LineMasking, type Redactor } from "./masking.ts";
-import { mayMoveRowsAny } from "./moves-across-records.ts";
+import { redrawsAny } from "./moves-across-records.ts";
 import type { Transcript } from "./transcript.ts";
 import { overwrittenMasks } from "./written-over.ts";
 
@@ -50,9 +51,10 @@ export function assembledBetween(
   if (!redactor.enabled || pieces.length === 0) return { bytes: out, at, carry };
   // The quick checks on each part, before anything is joined: most output stops here.
   const context = [...before, ...pieces, ...after];
-  const rows = mayMoveRowsAny(context);
-  // Nothing can be written over without a CR, a BS or an escape (native searches alone).
-  if (!rows && carried.size === 0 && !context.some((p) => mayEdit(p.bytes))) return { bytes: out, at, carry };
+  const flags = redrawsAny(context);
+  const rows = (flags & MOVES_ROWS) !== 0;
+  // Nothing is written over on a line that never goes back on it (a CR LF log, colours, a pipe's lines).
+  if (flags === 0 && carried.size === 0) return { bytes: out, at, carry };
   // Where each piece is (a window of one-byte records has a million: no search for each).
   const index = new Map(pieces.map((p, i) => [p, i]));
   for (const channel of new Set(pieces.map((p) => p.channel))) {
@@ -68,7 +70,8 @@ export function assembledBetween(
     // line's masking, which counts it.
     const grid = rows ? maskAssembled(redactor, { bytes, masked: bytes, window: { start: wStart, end: wEnd }, fresh }) : { bytes, at: [] };
     const offsetOf = offsetsIn(all);
-    const masked = overwrittenMasks(redactor, bytes, grid, { start: wStart, end: wEnd }, offsetOf, carried);
+    const window = { start: wStart, end: wEnd };
+    const masked = overwrittenMasks(redactor, bytes, grid, window, offsetOf, carried, (flags & GOES_BACK) !== 0);
     for (const k of masked.carry) carry.add(k);
     if (masked.bytes === bytes) continue;
     let from = wStart;
@@ -83,8 +86,6 @@ export function assembledBetween(
 }
 
 const NONE: ReadonlySet<number> = new Set();
-
-const mayEdit = (bytes: Uint8Array): boolean => bytes.indexOf(0x0d) >= 0 || bytes.indexOf(0x08) >= 0 || bytes.indexOf(0x1b) >= 0;
 
 /** The output.bin offset of each index of `list`'s bytes joined (one channel's pieces, in file order). */
 function offsetsIn(list: readonly Piece[]): (k: number) => number {

@@ -30,8 +30,11 @@ export function overwrittenMasks(
   window: { readonly start: number; readonly end: number },
   offsetOf: (k: number) => number,
   carried: ReadonlySet<number>,
+  /** False when the quick check found nothing that goes back on a line (no line is written over). */
+  goesBack = true,
 ): { bytes: Uint8Array; at: number[]; carry: number[] } {
-  const raw = maskLines(redactor, bytes, overwrittenLines(bytes), carried.size > 0 ? window.start : -1);
+  const lines = goesBack ? overwrittenLines(bytes) : [];
+  const raw = maskLines(redactor, bytes, lines, carried.size > 0 ? window.start : -1);
   const at = [...grid.at];
   const carry: number[] = [];
   /** The secrets counted, by line and as written: a progress line redrawing a token shows it once, and says it once. */

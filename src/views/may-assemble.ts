@@ -3,6 +3,8 @@
  * of byte order at all. Most output cannot, and this is what keeps the assembled-secret pass off it.
  */
 
+import { controlInside, csiFinal } from "./csi-end.ts";
+
 const LF = 0x0a;
 
 /**
@@ -25,10 +27,9 @@ export function mayAssemble(bytes: Uint8Array): boolean {
         if (ESC_FINAL[bytes[i + 1] ?? 0] === 1) return true;
         continue;
       }
-      let j = i + 2;
-      while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
+      const j = csiFinal(bytes, i + 2);
       // A control inside the sequence is run and the sequence goes on (a terminal's parser): whatever it ends as may edit.
-      if (CSI_FINAL[bytes[j] ?? 0] === 1 || (bytes[j] ?? 0x20) < 0x20) return true;
+      if (CSI_FINAL[bytes[j] ?? 0] === 1 || controlInside(bytes, j)) return true;
       i = j;
     } else if (kind === BS || bytes[i - 1] === 0xc2) return true;
   }
@@ -54,6 +55,11 @@ const CSI_FINAL = byteTable([..."@ABCDEFGHJKPX`adfsu"].map((c) => [c.charCodeAt(
 /** ESC 7, 8, D, E, M, c: save and restore the cursor, index, next line, reverse index, reset. */
 const ESC_FINAL = byteTable([..."78DEMc"].map((c) => [c.charCodeAt(0), 1] as const));
 
+/** {@link redraws}'s flags: may move to another row and back (mayMoveRows). */
+export const MOVES_ROWS = 1;
+/** {@link redraws}'s flags: may go back over drawn text on a line (what ./overwritten-lines.ts looks for). */
+export const GOES_BACK = 2;
+
 /**
  * Whether `bytes` may move the cursor to another row and back: a CSI that moves between rows or
  * saves and restores the cursor (CUU, CUD, CNL, CPL, CUP, HVP, VPA, `ESC[s`, `ESC[u`), ESC 7/8/D/E/M/c,
@@ -62,27 +68,38 @@ const ESC_FINAL = byteTable([..."78DEMc"].map((c) => [c.charCodeAt(0), 1] as con
  * another row lands inline there). The text readers' pass (transcript/assembled-text.ts) is kept
  * off every window without one.
  */
-export function mayMoveRows(bytes: Uint8Array): boolean {
+export const mayMoveRows = (bytes: Uint8Array): boolean => redraws(bytes, MOVES_ROWS) !== 0;
+
+/**
+ * What `bytes` may do besides drawing in order, as flags, in one pass (stopped once all of `want`
+ * are found): MOVES_ROWS (see mayMoveRows), GOES_BACK: a BS, a CR not before LF, ESC 8, a CSI that
+ * moves back along the line or anywhere (D G H f ` u), a control inside a CSI, or a C1 CSI. A line
+ * with none of these shows everything drawn on it (./overwritten-lines.ts finds no line). A CR that
+ * ends `bytes` counts unless `openCr` is false (the caller looks at the byte after it).
+ */
+export function redraws(bytes: Uint8Array, want: number = MOVES_ROWS | GOES_BACK, openCr = true): number {
+  let flags = 0;
+  if ((want & GOES_BACK) !== 0 && (bytes.indexOf(0x08) >= 0 || loneCr(bytes, openCr))) flags = GOES_BACK;
+  if (flags === want) return flags;
   const esc = bytes.indexOf(0x1b);
   const c1 = bytes.indexOf(0x9b);
-  if (esc < 0 && c1 < 0) return false;
+  if (esc < 0 && c1 < 0) return flags;
   const n = bytes.length;
   // A C1 CSI may be there (0x9B is also a byte inside many UTF-8 characters): every byte looked at.
   const everyByte = c1 >= 0;
   let near = true;
   for (let i = everyByte ? Math.min(c1, esc < 0 ? n : esc) : esc; i >= 0 && i < n; ) {
     const b = bytes[i]!;
-    if (b === 0x9b && bytes[i - 1] === 0xc2) return true;
-    if (b === 0x1b) {
-      if (bytes[i + 1] !== 0x5b) {
-        if (ESC_FINAL[bytes[i + 1] ?? 0] === 1) return true;
-      } else {
-        let j = i + 2;
-        while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
+    if (b === 0x9b && bytes[i - 1] === 0xc2) flags |= MOVES_ROWS | GOES_BACK;
+    else if (b === 0x1b) {
+      if (bytes[i + 1] !== 0x5b) flags |= ESC_FLAGS[bytes[i + 1] ?? 0]!;
+      else {
+        const j = csiFinal(bytes, i + 2);
         // As in mayAssemble: a control inside the sequence leaves its end unknown here.
-        if (ROW_CSI_FINAL[bytes[j] ?? 0] === 1 || (bytes[j] ?? 0x20) < 0x20) return true;
+        flags |= controlInside(bytes, j) ? MOVES_ROWS | GOES_BACK : FINAL_FLAGS[bytes[j] ?? 0]!;
         i = j;
       }
+      if ((flags & want) === want) return flags & want;
     }
     if (everyByte) i++;
     else {
@@ -91,6 +108,16 @@ export function mayMoveRows(bytes: Uint8Array): boolean {
       near = next >= 0 && next - i <= NEAR;
       i = next;
     }
+  }
+  return flags & want;
+}
+
+/** Whether `bytes` hold a CR not before LF (one that ends them only when `openCr`). */
+function loneCr(bytes: Uint8Array, openCr: boolean): boolean {
+  const last = bytes.length - 1;
+  for (let i = bytes.indexOf(0x0d); i >= 0; i = bytes.indexOf(0x0d, i + 1)) {
+    if (i === last) return openCr;
+    if (bytes[i + 1] !== 0x0a) return true;
   }
   return false;
 }
@@ -105,5 +132,11 @@ function nextEsc(bytes: Uint8Array, from: number): number {
   return near < bytes.length ? bytes.indexOf(0x1b, near) : -1;
 }
 
-/** A B E F H f d s u: the CSIs that move to another row, or save or restore the cursor. */
-const ROW_CSI_FINAL = byteTable([..."ABEFHfdsu"].map((c) => [c.charCodeAt(0), 1] as const));
+/** CSI finals: A B E F d s move to another row (or save the cursor); D G ` back along the line; H f u both. */
+const FINAL_FLAGS = byteTable([
+  ...[..."ABEFds"].map((c) => [c.charCodeAt(0), MOVES_ROWS] as const),
+  ...[..."DG`"].map((c) => [c.charCodeAt(0), GOES_BACK] as const),
+  ...[..."Hfu"].map((c) => [c.charCodeAt(0), MOVES_ROWS | GOES_BACK] as const),
+]);
+/** ESC 7, D, E, M, c move to another row (or save the cursor); ESC 8 restores it: both. */
+const ESC_FLAGS = byteTable([...[..."7DEMc"].map((c) => [c.charCodeAt(0), MOVES_ROWS] as const), [0x38, MOVES_ROWS | GOES_BACK]]);

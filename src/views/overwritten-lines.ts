@@ -7,6 +7,9 @@
  * `\r ... ESC[K` and a spinner's `ESC[2K \r` (each erasing what it wrote over) cost a quick look.
  */
 
+import { csiFinal } from "./csi-end.ts";
+import { byteTable, GOES_BACK, redraws } from "./may-assemble.ts";
+
 const LF = 0x0a;
 const CR = 0x0d;
 const BS = 0x08;
@@ -24,75 +27,72 @@ const TAB = 0x09;
  */
 export function overwrittenLines(bytes: Uint8Array): Array<[number, number]> {
   const ranges: Array<[number, number]> = [];
-  // Output with none of these bytes (a pipe's plain lines) is told by native searches alone.
-  if (bytes.indexOf(CR) < 0 && bytes.indexOf(BS) < 0 && bytes.indexOf(ESC) < 0) return ranges;
+  // Nothing goes back over a line without one of these (a pipe's lines, CR LF ends and colours):
+  // native searches and a look at each escape sequence tell it.
+  if (redraws(bytes, GOES_BACK) === 0) return ranges;
   const n = bytes.length;
   let start = 0;
   let drawn = false;
   /** 0: nothing written over; 1: written over after a `\r` (an erase to the end undoes it); 2: by a move back. */
   let over = 0;
-  const endLine = (end: number) => {
-    if (over !== 0) {
-      const last = ranges[ranges.length - 1];
-      if (last && last[1] === start) last[1] = end;
-      else ranges.push([start, end]);
-    }
-    [start, drawn, over] = [end, false, 0];
-  };
+  // One loop, its state in locals (no closure holds them: this runs over every byte of a redrawn window).
   for (let i = 0; i < n; i++) {
     const b = bytes[i]!;
     if (b >= 0x20) {
       if (b !== 0x7f) drawn = true;
-    } else if (b === LF) endLine(i + 1);
-    else if (b === CR) {
+    } else if (b === LF) {
+      if (over !== 0) addRange(ranges, start, i + 1);
+      start = i + 1;
+      drawn = false;
+      over = 0;
+    } else if (b === CR) {
       if (bytes[i + 1] !== LF && drawn && over === 0) over = 1;
     } else if (b === BS) {
       if (drawn) over = 2;
     } else if (b === TAB) {
       if (over === 1) over = 2; // past old text without drawing: an erase after it leaves that text
-    } else if (b === ESC) i = escape(bytes, i);
-  }
-  if (start < n) endLine(n);
-  return ranges;
-
-  /** Past the sequence at `i` (its last byte), its effect on the line's state applied. */
-  function escape(bytes: Uint8Array, i: number): number {
-    const next = bytes[i + 1];
-    if (next === 0x5b) {
-      let j = i + 2;
-      const params = j;
-      while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
-      const final = bytes[j];
-      // A control inside the sequence is run by the terminal, which goes on with the sequence: its
-      // end is not known here, so the line is taken as written over, and the control is looked at.
-      if (final !== undefined && final < 0x20) {
-        if (drawn) over = 2;
-        return j - 1;
-      }
-      if (final === 0x4b) {
-        const p = bytes.subarray(params, j);
-        if (p.length === 1 && p[0] === 0x32)
-          [drawn, over] = [false, 0]; // ESC[2K: the whole line erased
-        else if (p.length === 0 || (p.length === 1 && p[0] === 0x30)) {
-          if (over === 1) over = 0; // a redraw after `\r` that erases what it did not cover
+    } else if (b === ESC) {
+      const next = bytes[i + 1];
+      if (next === 0x5b) {
+        const j = csiFinal(bytes, i + 2);
+        const final = bytes[j];
+        if (final !== undefined && final < 0x20) {
+          // A control inside the sequence is run by the terminal, which goes on with the sequence: its
+          // end is not known here, so the line is taken as written over, and the control is looked at.
+          if (drawn) over = 2;
+          i = j - 1;
+        } else {
+          if (final === 0x4b) {
+            if (j === i + 3 && bytes[i + 2] === 0x32) {
+              drawn = false; // ESC[2K: the whole line erased
+              over = 0;
+            } else if ((j === i + 2 || (j === i + 3 && bytes[i + 2] === 0x30)) && over === 1) over = 0; // a redraw after `\r` that erases what it did not cover
+          } else if (final !== undefined && BACK_FINAL[final] === 1) {
+            if (drawn) over = 2;
+          } else if ((final === 0x43 || final === 0x61) && over === 1) over = 2; // CUF, HPR: past old text, as a TAB
+          i = j;
         }
-      } else if (BACK_FINAL.has(final ?? 0) && drawn) over = 2;
-      else if ((final === 0x43 || final === 0x61) && over === 1) over = 2; // CUF, HPR: past old text, as a TAB
-      return j;
+      } else if (next === 0x38) {
+        if (drawn) over = 2; // ESC 8: the saved cursor restored
+        i++;
+      } else if (next === 0x5d || next === 0x50 || next === 0x5f || next === 0x5e || next === 0x58) {
+        // A string (a title, a shell's mark): drawn nowhere, up to BEL or ST.
+        let j = i + 2;
+        while (j < n && bytes[j] !== BEL && !(bytes[j] === ESC && bytes[j + 1] === 0x5c)) j++;
+        i = bytes[j] === BEL ? j : j + 1;
+      } else i++;
     }
-    if (next === 0x38) {
-      if (drawn) over = 2; // ESC 8: the saved cursor restored
-      return i + 1;
-    }
-    if (next === 0x5d || next === 0x50 || next === 0x5f || next === 0x5e || next === 0x58) {
-      // A string (a title, a shell's mark): drawn nowhere, up to BEL or ST.
-      let j = i + 2;
-      while (j < n && bytes[j] !== BEL && !(bytes[j] === ESC && bytes[j + 1] === 0x5c)) j++;
-      return bytes[j] === BEL ? j : j + 1;
-    }
-    return i + 1;
   }
+  if (start < n && over !== 0) addRange(ranges, start, n);
+  return ranges;
+}
+
+/** The line `[start, end)` added to `ranges`, joined to the last range when it ends where the line begins. */
+function addRange(ranges: Array<[number, number]>, start: number, end: number): void {
+  const last = ranges[ranges.length - 1];
+  if (last && last[1] === start) last[1] = end;
+  else ranges.push([start, end]);
 }
 
 /** CSI finals that move the cursor back along a line, or anywhere: D, G, H, f, `, u. */
-const BACK_FINAL = new Set([0x44, 0x47, 0x48, 0x66, 0x60, 0x75]);
+const BACK_FINAL = byteTable([..."DGHf`u"].map((c) => [c.charCodeAt(0), 1] as const));
