@@ -66,7 +66,9 @@ export function overwrittenLines(bytes: Uint8Array): Array<[number, number]> {
             if (j === i + 3 && bytes[i + 2] === 0x32) {
               drawn = false; // ESC[2K: the whole line erased
               over = 0;
-            } else if ((j === i + 2 || (j === i + 3 && bytes[i + 2] === 0x30)) && over === 1) over = 0; // a redraw after `\r` that erases what it did not cover
+            } else if ((j === i + 2 || (j === i + 3 && bytes[i + 2] === 0x30)) && over === 1) {
+              over = 0; // a redraw after `\r` that erases what it did not cover
+            }
           } else if (final !== undefined && BACK_FINAL[final] === 1) {
             if (drawn) over = 2;
           } else if ((final === 0x43 || final === 0x61) && over === 1) over = 2; // CUF, HPR: past old text, as a TAB
