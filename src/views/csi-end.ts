@@ -12,13 +12,12 @@
 export function csiFinal(bytes: Uint8Array, from: number): number {
   const n = bytes.length;
   let j = from;
-  while (j < n) {
-    const b = bytes[j]!;
-    if (b < 0x20 || b > 0x3f) break;
-    j++;
-  }
+  while (j < n && PARAM[bytes[j]!] === 1) j++;
   return j;
 }
+
+/** 1 at the parameter and intermediate bytes (a table: one load a byte, no compares). */
+const PARAM = new Uint8Array(256).fill(1, 0x20, 0x40);
 
 /** Whether the byte at a CSI's final index (csiFinal) is a control run inside it: the quick checks take it for a move and an edit. */
 export const controlInside = (bytes: Uint8Array, j: number): boolean => j < bytes.length && bytes[j]! < 0x20;

@@ -81,49 +81,57 @@ export function redraws(bytes: Uint8Array, want: number = MOVES_ROWS | GOES_BACK
   let flags = 0;
   if ((want & GOES_BACK) !== 0 && (bytes.indexOf(0x08) >= 0 || loneCr(bytes, openCr))) flags = GOES_BACK;
   if (flags === want) return flags;
-  const esc = bytes.indexOf(0x1b);
-  const c1 = bytes.indexOf(0x9b);
-  if (esc < 0 && c1 < 0) return flags;
+  if (c1Csi(bytes)) return want;
   const n = bytes.length;
-  // A C1 CSI may be there (0x9B is also a byte inside many UTF-8 characters): every byte looked at.
-  const everyByte = c1 >= 0;
-  let near = true;
-  for (let i = everyByte ? Math.min(c1, esc < 0 ? n : esc) : esc; i >= 0 && i < n; ) {
-    const b = bytes[i]!;
-    if (b === 0x9b && bytes[i - 1] === 0xc2) flags |= MOVES_ROWS | GOES_BACK;
-    else if (b === 0x1b) {
-      if (bytes[i + 1] !== 0x5b) flags |= ESC_FLAGS[bytes[i + 1] ?? 0]!;
-      else {
-        const j = csiFinal(bytes, i + 2);
-        // As in mayAssemble: a control inside the sequence leaves its end unknown here.
-        flags |= controlInside(bytes, j) ? MOVES_ROWS | GOES_BACK : FINAL_FLAGS[bytes[j] ?? 0]!;
-        i = j;
-      }
-      if ((flags & want) === want) return flags & want;
-    }
-    if (everyByte) i++;
+  for (let i = bytes.indexOf(0x1b); i >= 0; ) {
+    let j = i;
+    if (bytes[i + 1] !== 0x5b) flags |= ESC_FLAGS[bytes[i + 1] ?? 0]!;
     else {
-      // Escapes close together (colours) are looked for byte by byte; far apart (a progress line's), natively.
-      const next: number = near ? nextEsc(bytes, i + 1) : bytes.indexOf(0x1b, i + 1);
-      near = next >= 0 && next - i <= NEAR;
-      i = next;
+      j = csiFinal(bytes, i + 2);
+      // As in mayAssemble: a control inside the sequence leaves its end unknown here (its flags are both).
+      if (j < n) flags |= FINAL_FLAGS[bytes[j]!]!;
     }
+    if ((flags & want) === want) return want;
+    i = nextEsc(bytes, j + 1);
   }
   return flags & want;
 }
 
-/** Whether `bytes` hold a CR not before LF (one that ends them only when `openCr`). */
+/** Whether `bytes` hold a C1 CSI (C2 9B; 0x9B alone is a byte inside many UTF-8 characters). */
+function c1Csi(bytes: Uint8Array): boolean {
+  for (let i = bytes.indexOf(0x9b); i >= 0; i = bytes.indexOf(0x9b, i + 1)) if (bytes[i - 1] === 0xc2) return true;
+  return false;
+}
+
+/**
+ * Whether `bytes` hold a CR not before LF (one that ends them only when `openCr`). A word (4 bytes)
+ * at a time: a build log's CR LF ends come every few dozen bytes, too close for a native search each.
+ */
 function loneCr(bytes: Uint8Array, openCr: boolean): boolean {
-  const last = bytes.length - 1;
-  for (let i = bytes.indexOf(0x0d); i >= 0; i = bytes.indexOf(0x0d, i + 1)) {
-    if (i === last) return openCr;
-    if (bytes[i + 1] !== 0x0a) return true;
+  const n = bytes.length;
+  if (n > 0 && bytes[n - 1] === 0x0d && openCr) return true;
+  // The bytes before the first word boundary, then whole words, then the rest.
+  const head = Math.min(n, (4 - (bytes.byteOffset & 3)) & 3);
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset + head, (n - head) >> 2);
+  if (loneCrIn(bytes, 0, head)) return true;
+  const count = words.length;
+  for (let k = 0; k < count; k++) {
+    // Whether the word holds a CR (a zero byte once XORed with four CRs: the classic test).
+    const x = words[k]! ^ 0x0d0d0d0d;
+    if (((x - 0x01010101) & ~x & 0x80808080) !== 0 && loneCrIn(bytes, head + k * 4, head + k * 4 + 4)) return true;
   }
+  return loneCrIn(bytes, head + count * 4, n);
+}
+
+/** Whether `bytes[from, to)` hold a CR not before LF (one that ends `bytes` does not count here). */
+function loneCrIn(bytes: Uint8Array, from: number, to: number): boolean {
+  const last = bytes.length - 1;
+  for (let i = from; i < to; i++) if (bytes[i] === 0x0d && i < last && bytes[i + 1] !== 0x0a) return true;
   return false;
 }
 
 /** Bytes looked at one by one for the next ESC before a native search is asked (colours are dense, a progress line's are not). */
-const NEAR = 24;
+const NEAR = 16;
 
 /** The next ESC from `from`, or -1. */
 function nextEsc(bytes: Uint8Array, from: number): number {
@@ -132,8 +140,12 @@ function nextEsc(bytes: Uint8Array, from: number): number {
   return near < bytes.length ? bytes.indexOf(0x1b, near) : -1;
 }
 
-/** CSI finals: A B E F d s move to another row (or save the cursor); D G ` back along the line; H f u both. */
+/**
+ * CSI finals: A B E F d s move to another row (or save the cursor); D G ` back along the line; H f
+ * u both; a control inside the sequence (run by the terminal, which goes on with it) may be either.
+ */
 const FINAL_FLAGS = byteTable([
+  ...Array.from({ length: 0x20 }, (_, c) => [c, MOVES_ROWS | GOES_BACK] as const),
   ...[..."ABEFds"].map((c) => [c.charCodeAt(0), MOVES_ROWS] as const),
   ...[..."DG`"].map((c) => [c.charCodeAt(0), GOES_BACK] as const),
   ...[..."Hfu"].map((c) => [c.charCodeAt(0), MOVES_ROWS | GOES_BACK] as const),
