@@ -78,23 +78,59 @@ export const mayMoveRows = (bytes: Uint8Array): boolean => redraws(bytes, MOVES_
  * ends `bytes` counts unless `openCr` is false (the caller looks at the byte after it).
  */
 export function redraws(bytes: Uint8Array, want: number = MOVES_ROWS | GOES_BACK, openCr = true): number {
-  let flags = 0;
-  if ((want & GOES_BACK) !== 0 && (bytes.indexOf(0x08) >= 0 || loneCr(bytes, openCr))) flags = GOES_BACK;
-  if (flags === want) return flags;
   if (c1Csi(bytes)) return want;
+  let flags = (want & GOES_BACK) !== 0 && bytes.indexOf(0x08) >= 0 ? GOES_BACK : 0;
+  if (flags === want) return flags;
+  const esc = bytes.indexOf(0x1b);
+  // No escape: only a CR can go back (a build log's CR LF ends are looked at a word at a time).
+  if (esc < 0) return (want & GOES_BACK) !== 0 && (flags !== 0 || loneCr(bytes, openCr)) ? GOES_BACK : 0;
   const n = bytes.length;
-  for (let i = bytes.indexOf(0x1b); i >= 0; ) {
-    let j = i;
-    if (bytes[i + 1] !== 0x5b) flags |= ESC_FLAGS[bytes[i + 1] ?? 0]!;
-    else {
-      j = csiFinal(bytes, i + 2);
-      // As in mayAssemble: a control inside the sequence leaves its end unknown here (its flags are both).
-      if (j < n) flags |= FINAL_FLAGS[bytes[j]!]!;
+  let i = esc;
+  if ((flags & want) !== want && (want & GOES_BACK) !== 0) {
+    // Escapes and CRs (a colour log's are dense) in one pass over the bytes from the first,
+    // until something goes back; then only the escapes, found natively when far apart.
+    const cr = bytes.indexOf(0x0d);
+    for (i = cr >= 0 && cr < esc ? cr : esc; i < n && (flags & GOES_BACK) === 0; i++) {
+      const b = bytes[i]!;
+      if (b > 0x1b) continue; // most bytes: one compare
+      if (b === 0x0d) {
+        if (i < n - 1 ? bytes[i + 1] !== 0x0a : openCr) flags |= GOES_BACK;
+      } else if (b === 0x1b) {
+        const j = escapeAt(bytes, i);
+        flags |= escapeFlags(bytes, i, j);
+        i = j;
+      }
     }
+    if ((flags & want) === want || i >= n) return flags & want;
+    i = bytes.indexOf(0x1b, i);
+  }
+  for (; i >= 0; ) {
+    const j = escapeAt(bytes, i);
+    flags |= escapeFlags(bytes, i, j);
     if ((flags & want) === want) return want;
     i = nextEsc(bytes, j + 1);
   }
   return flags & want;
+}
+
+/** The last byte of the escape sequence at `i` as these checks take it: a CSI's final (or the control inside it), else the ESC itself. */
+const escapeAt = (bytes: Uint8Array, i: number): number => (bytes[i + 1] === 0x5b ? csiFinal(bytes, i + 2) : i);
+
+/** What the escape sequence at `i`, taken to end at `j` ({@link escapeAt}), may do. */
+function escapeFlags(bytes: Uint8Array, i: number, j: number): number {
+  // As in mayAssemble: a control inside a CSI leaves its end unknown here (its flags are both).
+  if (j > i) return j < bytes.length ? FINAL_FLAGS[bytes[j]!]! : 0;
+  return ESC_FLAGS[bytes[i + 1] ?? 0]!;
+}
+
+/** Bytes looked at one by one for the next ESC before a native search is asked (colours are dense, a progress line's are not). */
+const NEAR = 24;
+
+/** The next ESC from `from`, or -1. */
+function nextEsc(bytes: Uint8Array, from: number): number {
+  const near = Math.min(bytes.length, from + NEAR);
+  for (let k = from; k < near; k++) if (bytes[k] === 0x1b) return k;
+  return near < bytes.length ? bytes.indexOf(0x1b, near) : -1;
 }
 
 /** Whether `bytes` hold a C1 CSI (C2 9B; 0x9B alone is a byte inside many UTF-8 characters). */
@@ -104,16 +140,33 @@ function c1Csi(bytes: Uint8Array): boolean {
 }
 
 /**
- * Whether `bytes` hold a CR not before LF (one that ends them only when `openCr`). A word (4 bytes)
- * at a time: a build log's CR LF ends come every few dozen bytes, too close for a native search each.
+ * Whether `bytes` hold a CR not before LF (one that ends them only when `openCr`). Far apart (a
+ * colour log's line ends), each CR is found natively; once two come close (a build log's CR LF
+ * every few dozen bytes, too close for a native search each), a word (4 bytes) at a time.
  */
 function loneCr(bytes: Uint8Array, openCr: boolean): boolean {
   const n = bytes.length;
   if (n > 0 && bytes[n - 1] === 0x0d && openCr) return true;
+  let last = -DENSE;
+  for (let i = bytes.indexOf(0x0d); i >= 0; i = bytes.indexOf(0x0d, i + 1)) {
+    if (i < n - 1 && bytes[i + 1] !== 0x0a) return true;
+    if (i - last < DENSE) return loneCrWords(bytes, i + 1);
+    last = i;
+  }
+  return false;
+}
+
+/** CRs closer than this take the word-at-a-time loop. */
+const DENSE = 128;
+
+/** {@link loneCr} from `from` on, a word at a time (CR is the last byte only when the caller said). */
+function loneCrWords(bytes: Uint8Array, from: number): boolean {
+  const n = bytes.length;
   // The bytes before the first word boundary, then whole words, then the rest.
-  const head = Math.min(n, (4 - (bytes.byteOffset & 3)) & 3);
+  const head = Math.min(n, from + ((4 - ((bytes.byteOffset + from) & 3)) & 3));
+  if (loneCrIn(bytes, from, head)) return true;
+  if (n - head < 4) return loneCrIn(bytes, head, n);
   const words = new Uint32Array(bytes.buffer, bytes.byteOffset + head, (n - head) >> 2);
-  if (loneCrIn(bytes, 0, head)) return true;
   const count = words.length;
   for (let k = 0; k < count; k++) {
     // Whether the word holds a CR (a zero byte once XORed with four CRs: the classic test).
@@ -128,16 +181,6 @@ function loneCrIn(bytes: Uint8Array, from: number, to: number): boolean {
   const last = bytes.length - 1;
   for (let i = from; i < to; i++) if (bytes[i] === 0x0d && i < last && bytes[i + 1] !== 0x0a) return true;
   return false;
-}
-
-/** Bytes looked at one by one for the next ESC before a native search is asked (colours are dense, a progress line's are not). */
-const NEAR = 16;
-
-/** The next ESC from `from`, or -1. */
-function nextEsc(bytes: Uint8Array, from: number): number {
-  const near = Math.min(bytes.length, from + NEAR);
-  for (let k = from; k < near; k++) if (bytes[k] === 0x1b) return k;
-  return near < bytes.length ? bytes.indexOf(0x1b, near) : -1;
 }
 
 /**
