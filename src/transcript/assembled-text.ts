@@ -51,7 +51,9 @@ export function assembledBetween(
   if (!redactor.enabled || pieces.length === 0) return { bytes: out, at, carry };
   // The quick checks on each part, before anything is joined: most output stops here.
   const context = [...before, ...pieces, ...after];
-  const flags = redrawsAny(context);
+  // A CR that ends the context after the window, past an LF of its channel there, is on a line the
+  // window does not show (the context is read on to a line's end): not taken for a lone one.
+  const flags = redrawsAny(context, MOVES_ROWS | GOES_BACK, (c) => !after.some((p) => p.channel === c && p.bytes.indexOf(LF) >= 0));
   const rows = (flags & MOVES_ROWS) !== 0;
   // Nothing is written over on a line that never goes back on it (a CR LF log, colours, a pipe's lines).
   if (flags === 0 && carried.size === 0) return { bytes: out, at, carry };

@@ -27,7 +27,12 @@ export const mayMoveRowsAny = (list: readonly ChannelBytes[]): boolean => redraw
  * inside an escape sequence (`ESC[5;` then `10H` in the next write) is checked with the start of
  * its channel's next record, and so is one that ends in a CR (a CR LF cut between two writes).
  */
-export function redrawsAny(list: readonly ChannelBytes[], want: number = MOVES_ROWS | GOES_BACK): number {
+export function redrawsAny(
+  list: readonly ChannelBytes[],
+  want: number = MOVES_ROWS | GOES_BACK,
+  /** Whether a CR that ends a channel's last record may be lone (false: the line it is on is of no interest). */
+  openEnd: (channel: DerunOutputChannel) => boolean = () => true,
+): number {
   let flags = 0;
   for (let i = 0; i < list.length && flags !== want; i++) {
     const { bytes } = list[i]!;
@@ -39,7 +44,10 @@ export function redrawsAny(list: readonly ChannelBytes[], want: number = MOVES_R
     if (open >= 0) flags |= acrossCut(bytes.subarray(open), list, i, left);
     flags |= redraws(bytes, left, false);
     // A CR that ends the record: lone unless its channel's next record begins with LF.
-    if ((left & GOES_BACK) !== 0 && bytes[bytes.length - 1] === CR && nextOf(list, i)?.bytes[0] !== LF) flags |= GOES_BACK;
+    if ((left & GOES_BACK) !== 0 && bytes[bytes.length - 1] === CR) {
+      const next = nextOf(list, i);
+      if (next ? next.bytes[0] !== LF : openEnd(list[i]!.channel)) flags |= GOES_BACK;
+    }
   }
   return flags & want;
 }
