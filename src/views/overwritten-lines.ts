@@ -35,11 +35,18 @@ export function overwrittenLines(bytes: Uint8Array): Array<[number, number]> {
   let drawn = false;
   /** 0: nothing written over; 1: written over after a `\r` (an erase to the end undoes it); 2: by a move back. */
   let over = 0;
+  // The bytes as words, from the first word boundary: a run of text is passed over 4 bytes at a time.
+  const head = (4 - (bytes.byteOffset & 3)) & 3;
+  const words = n >= head + 4 ? new Uint32Array(bytes.buffer, bytes.byteOffset + head, (n - head) >> 2) : NO_WORDS;
+  const wordsEnd = head + words.length * 4;
   // One loop, its state in locals (no closure holds them: this runs over every byte of a redrawn window).
   for (let i = 0; i < n; i++) {
     const b = bytes[i]!;
     if (b >= 0x20) {
-      if (b !== 0x7f) drawn = true;
+      if (b === 0x7f) continue;
+      drawn = true;
+      // Once drawn, text changes nothing until the next control: whole words of it are passed over.
+      if (i + 1 >= head && i + 8 < wordsEnd) i = beforeControl(bytes, words, head, i + 1) - 1;
     } else if (b === LF) {
       if (over !== 0) addRange(ranges, start, i + 1);
       start = i + 1;
@@ -89,12 +96,32 @@ export function overwrittenLines(bytes: Uint8Array): Array<[number, number]> {
   return ranges;
 }
 
+/**
+ * Just before the first byte below 0x20 from `from` on, or the end of `words` (`bytes` from `head`
+ * on as words): the bytes up to the first word boundary one by one, then a word at a time.
+ */
+function beforeControl(bytes: Uint8Array, words: Uint32Array, head: number, from: number): number {
+  let i = from;
+  for (; (i - head) & 3; i++) if (bytes[i]! < 0x20) return i;
+  let k = (i - head) >> 2;
+  const count = words.length;
+  // A word holds a byte below 0x20 when this is not 0 (exact for any bound up to 0x80).
+  while (k < count) {
+    const x = words[k]!;
+    if (((x - 0x20202020) & ~x & 0x80808080) !== 0) break;
+    k++;
+  }
+  return head + k * 4;
+}
+
 /** The line `[start, end)` added to `ranges`, joined to the last range when it ends where the line begins. */
 function addRange(ranges: Array<[number, number]>, start: number, end: number): void {
   const last = ranges[ranges.length - 1];
   if (last && last[1] === start) last[1] = end;
   else ranges.push([start, end]);
 }
+
+const NO_WORDS = new Uint32Array(0);
 
 /** CSI finals that move the cursor back along a line, or anywhere: D, G, H, f, `, u. */
 const BACK_FINAL = byteTable([..."DGHf`u"].map((c) => [c.charCodeAt(0), 1] as const));
