@@ -75,6 +75,8 @@ export function maskLines(
     const lf = bytes.indexOf(LF, carriedAt);
     lines = [...lines, [start, lf < 0 ? bytes.length : lf + 1] as [number, number]].sort((x, y) => x[0] - y[0]);
   }
+  const batched = lines.length >= BATCH_LINES ? maskBatch(redactor, bytes, lines) : undefined;
+  if (batched) return batched;
   let out: Uint8Array | undefined;
   const ranges: MaskRange[] = [];
   for (const [a, b] of lines) {
@@ -88,5 +90,49 @@ export function maskLines(
 }
 
 const LF = 0x0a;
+
+/** Ranges from which {@link maskBatch} is tried (a full-screen program's windows have hundreds). */
+const BATCH_LINES = 4;
+/** After each range in a batch: BEL ends a string sequence left open in it, LF makes the BEL a line of its own. */
+const SEPARATOR = new Uint8Array([0x07, LF]);
+
+/**
+ * {@link maskLines} in one call of the raw masking for all of `lines`, each followed by SEPARATOR:
+ * what masking each on its own gives (the masking finds a text's secrets line by line, each range
+ * ends with its LF, so no sequence is left open across a separator but a string's, which the BEL
+ * ends), at one call's cost. Undefined where that is not sure (a range without its LF, a PEM key's
+ * BEGIN, whose state runs on from line to line, or a secret found across a separator): the caller
+ * masks each range on its own.
+ */
+function maskBatch(redactor: Redactor, bytes: Uint8Array, lines: Array<[number, number]>): ReturnType<typeof maskLines> | undefined {
+  if (lines.some(([, b]) => bytes[b - 1] !== LF) || Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(BEGIN) >= 0)
+    return undefined;
+  const starts: number[] = [];
+  let size = 0;
+  for (const [a, b] of lines) size += b - a + SEPARATOR.length;
+  const joined = new Uint8Array(size);
+  let at = 0;
+  for (const [a, b] of lines) {
+    starts.push(at);
+    joined.set(bytes.subarray(a, b), at);
+    joined.set(SEPARATOR, at + b - a);
+    at += b - a + SEPARATOR.length;
+  }
+  const masked = redactor.bytes(joined);
+  if (masked.ranges.length === 0) return { bytes, ranges: [] };
+  const out = Uint8Array.from(bytes);
+  const ranges: MaskRange[] = [];
+  let k = 0;
+  for (const r of masked.ranges) {
+    while (k + 1 < lines.length && starts[k + 1]! <= r.start) k++;
+    const [a, b] = lines[k]!;
+    if (r.end > starts[k]! + b - a) return undefined;
+    ranges.push({ start: r.start - starts[k]! + a, end: r.end - starts[k]! + a });
+  }
+  lines.forEach(([a, b], i) => out.set(masked.bytes.subarray(starts[i]!, starts[i]! + b - a), a));
+  return { bytes: out, ranges };
+}
+
+const BEGIN = Buffer.from("-----BEGIN");
 
 const equalBytes = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
