@@ -57,7 +57,7 @@ describe("maskLines", () => {
       });
       const whole = maskLines(redactor, bytes, ranges, -1);
       // One range at a time: each masked on its own.
-      let expected = bytes;
+      let expected: Uint8Array = bytes;
       const expectedRanges: Array<{ start: number; end: number }> = [];
       for (const range of ranges) {
         const one = maskLines(redactor, expected, [range], -1);
