@@ -104,11 +104,12 @@ export function redraws(bytes: Uint8Array, want: number = MOVES_ROWS | GOES_BACK
     if ((flags & want) === want || i >= n) return flags & want;
     i = bytes.indexOf(0x1b, i);
   }
+  const words = wordsOf(bytes);
   for (; i >= 0; ) {
     const j = escapeAt(bytes, i);
     flags |= escapeFlags(bytes, i, j);
     if ((flags & want) === want) return want;
-    i = nextEsc(bytes, j + 1);
+    i = nextEsc(bytes, words, j + 1);
   }
   return flags & want;
 }
@@ -123,14 +124,32 @@ function escapeFlags(bytes: Uint8Array, i: number, j: number): number {
   return ESC_FLAGS[bytes[i + 1] ?? 0]!;
 }
 
-/** Bytes looked at one by one for the next ESC before a native search is asked (colours are dense, a progress line's are not). */
-const NEAR = 24;
+/** `bytes` from their first word boundary as words (4 bytes), and where that boundary is. */
+function wordsOf(bytes: Uint8Array): { words: Uint32Array; head: number } {
+  const head = (4 - (bytes.byteOffset & 3)) & 3;
+  const n = bytes.length;
+  return { words: n >= head + 4 ? new Uint32Array(bytes.buffer, bytes.byteOffset + head, (n - head) >> 2) : NO_WORDS, head };
+}
 
-/** The next ESC from `from`, or -1. */
-function nextEsc(bytes: Uint8Array, from: number): number {
-  const near = Math.min(bytes.length, from + NEAR);
-  for (let k = from; k < near; k++) if (bytes[k] === 0x1b) return k;
-  return near < bytes.length ? bytes.indexOf(0x1b, near) : -1;
+const NO_WORDS = new Uint32Array(0);
+
+/**
+ * The next ESC from `from`, or -1: a word at a time (a progress line's escapes are a hundred bytes
+ * apart, a colour log's a few: a native search for each cost more in both).
+ */
+function nextEsc(bytes: Uint8Array, { words, head }: { words: Uint32Array; head: number }, from: number): number {
+  const n = bytes.length;
+  let i = from;
+  for (; i < n && (i < head || ((i - head) & 3) !== 0); i++) if (bytes[i] === 0x1b) return i;
+  const count = words.length;
+  for (let k = (i - head) >> 2; k < count; k++) {
+    // A zero byte once XORed with four ESCs: the word holds one.
+    const x = words[k]! ^ 0x1b1b1b1b;
+    if (((x - 0x01010101) & ~x & 0x80808080) !== 0) break;
+    i = head + (k + 1) * 4;
+  }
+  for (; i < n; i++) if (bytes[i] === 0x1b) return i;
+  return -1;
 }
 
 /** Whether `bytes` hold a C1 CSI (C2 9B; 0x9B alone is a byte inside many UTF-8 characters). */
