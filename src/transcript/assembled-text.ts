@@ -18,6 +18,7 @@
 import type { DerunOutputChannel } from "../core/enums.ts";
 import type { OutputSlice, Store } from "../core/store.ts";
 import { GOES_BACK, MOVES_ROWS } from "../views/may-assemble.ts";
+import { overwrittenScan } from "../views/overwritten-lines.ts";
 import { chunksOf, type ByteWindow, type RecordSpans } from "../views/window.ts";
 import { maskAssembled } from "./assembled.ts";
 import { joined } from "./joined.ts";
@@ -52,9 +53,10 @@ export function assembledBetween(
   // The quick checks on each part, before anything is joined: most output stops here.
   const context = [...before, ...pieces, ...after];
   // A CR that ends the context after the window, past an LF of its channel there, is on a line the
-  // window does not show (the context is read on to a line's end): not taken for a lone one.
-  const flags = redrawsAny(context, MOVES_ROWS | GOES_BACK, (c) => !after.some((p) => p.channel === c && p.bytes.indexOf(LF) >= 0));
-  const rows = (flags & MOVES_ROWS) !== 0;
+  // window does not show (the context is read on to a line's end): not taken for a lone one. Once
+  // something goes back, the rest is left to the written-over lines' pass, which tells moves too.
+  const openEnd = (c: DerunOutputChannel) => !after.some((p) => p.channel === c && p.bytes.indexOf(LF) >= 0);
+  const flags = redrawsAny(context, MOVES_ROWS | GOES_BACK, openEnd, GOES_BACK);
   // Nothing is written over on a line that never goes back on it (a CR LF log, colours, a pipe's lines).
   if (flags === 0 && carried.size === 0) return { bytes: out, at, carry };
   // Where each piece is (a window of one-byte records has a million: no search for each).
@@ -70,10 +72,10 @@ export function assembledBetween(
     // The bytes as recorded are replayed (not after the raw masking, as a raw read does): the grid
     // sees the same tokens whatever the windows, and what the rules find on a line is left to the
     // line's masking, which counts it.
-    const grid = rows ? maskAssembled(redactor, { bytes, masked: bytes, window: { start: wStart, end: wEnd }, fresh }) : { bytes, at: [] };
-    const offsetOf = offsetsIn(all);
+    const scan = (flags & GOES_BACK) !== 0 ? overwrittenScan(bytes) : { lines: [], rows: (flags & MOVES_ROWS) !== 0 };
     const window = { start: wStart, end: wEnd };
-    const masked = overwrittenMasks(redactor, bytes, grid, window, offsetOf, carried, (flags & GOES_BACK) !== 0);
+    const grid = scan.rows ? maskAssembled(redactor, { bytes, masked: bytes, window, fresh }) : { bytes, at: [] };
+    const masked = overwrittenMasks(redactor, bytes, grid, window, offsetsIn(all), carried, scan.lines);
     for (const k of masked.carry) carry.add(k);
     if (masked.bytes === bytes) continue;
     let from = wStart;

@@ -32,9 +32,11 @@ export function redrawsAny(
   want: number = MOVES_ROWS | GOES_BACK,
   /** Whether a CR that ends a channel's last record may be lone (false: the line it is on is of no interest). */
   openEnd: (channel: DerunOutputChannel) => boolean = () => true,
+  /** The flags that, once found, end the check (the others may then be missing). */
+  enough: number = want,
 ): number {
   let flags = 0;
-  for (let i = 0; i < list.length && flags !== want; i++) {
+  for (let i = 0; i < list.length && (flags & enough) !== enough; i++) {
     const { bytes } = list[i]!;
     const left = want & ~flags;
     // Plain output (no ESC, no C1 CSI, no CR, no BS) costs four native searches and nothing else.

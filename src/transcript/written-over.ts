@@ -30,10 +30,9 @@ export function overwrittenMasks(
   window: { readonly start: number; readonly end: number },
   offsetOf: (k: number) => number,
   carried: ReadonlySet<number>,
-  /** False when the quick check found nothing that goes back on a line (no line is written over). */
-  goesBack = true,
+  /** The lines that may show such a rest, when the caller found them already (overwrittenScan). */
+  lines: Array<[number, number]> = overwrittenLines(bytes),
 ): { bytes: Uint8Array; at: number[]; carry: number[] } {
-  const lines = goesBack ? overwrittenLines(bytes) : [];
   const raw = maskLines(redactor, bytes, lines, carried.size > 0 ? window.start : -1);
   const at = [...grid.at];
   const carry: number[] = [];

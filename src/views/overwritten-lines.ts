@@ -8,7 +8,7 @@
  */
 
 import { csiFinal } from "./csi-end.ts";
-import { byteTable, GOES_BACK, redraws } from "./may-assemble.ts";
+import { byteTable, GOES_BACK, MOVES_ROWS, redraws } from "./may-assemble.ts";
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -25,11 +25,20 @@ const TAB = 0x09;
  * by an erase to the line's end (`ESC[K`, `ESC[0K`) with no move back, and no move forward past
  * old text (a TAB, CSI C or a), before it. A control inside a CSI counts as a move back.
  */
-export function overwrittenLines(bytes: Uint8Array): Array<[number, number]> {
+export const overwrittenLines = (bytes: Uint8Array): Array<[number, number]> => overwrittenScan(bytes).lines;
+
+/**
+ * {@link overwrittenLines}, and whether `bytes` may move to another row and back (../views/may-assemble.ts's
+ * mayMoveRows, or more: an escape inside a string counts), told on the way: the text readers'
+ * pass, which needs both, makes one pass over a window that goes back on its lines.
+ */
+export function overwrittenScan(bytes: Uint8Array): { lines: Array<[number, number]>; rows: boolean } {
   const ranges: Array<[number, number]> = [];
   // Nothing goes back over a line without one of these (a pipe's lines, CR LF ends and colours):
   // native searches and a look at each escape sequence tell it.
-  if (redraws(bytes, GOES_BACK) === 0) return ranges;
+  if (redraws(bytes, GOES_BACK) === 0) return { lines: ranges, rows: redraws(bytes, MOVES_ROWS) !== 0 };
+  // A C1 CSI is not looked at below: any is taken for a move.
+  let rows = hasC1Csi(bytes);
   const n = bytes.length;
   let start = 0;
   let drawn = false;
@@ -67,8 +76,10 @@ export function overwrittenLines(bytes: Uint8Array): Array<[number, number]> {
           // A control inside the sequence is run by the terminal, which goes on with the sequence: its
           // end is not known here, so the line is taken as written over, and the control is looked at.
           if (drawn) over = 2;
+          rows = true;
           i = j - 1;
         } else {
+          if (final !== undefined && ROW_FINAL[final] === 1) rows = true;
           if (final === 0x4b) {
             if (j === i + 3 && bytes[i + 2] === 0x32) {
               drawn = false; // ESC[2K: the whole line erased
@@ -83,17 +94,31 @@ export function overwrittenLines(bytes: Uint8Array): Array<[number, number]> {
         }
       } else if (next === 0x38) {
         if (drawn) over = 2; // ESC 8: the saved cursor restored
+        rows = true;
         i++;
       } else if (next === 0x5d || next === 0x50 || next === 0x5f || next === 0x5e || next === 0x58) {
         // A string (a title, a shell's mark): drawn nowhere, up to BEL or ST.
         let j = i + 2;
         while (j < n && bytes[j] !== BEL && !(bytes[j] === ESC && bytes[j + 1] === 0x5c)) j++;
+        // An escape inside the string (a terminal may end the string there): taken for a move.
+        if (!rows && bytes.subarray(i + 2, j).indexOf(ESC) >= 0) rows = true;
         i = bytes[j] === BEL ? j : j + 1;
-      } else i++;
+      } else {
+        if (next !== undefined && ESC_ROWS[next] === 1) rows = true;
+        // The byte after is the sequence's (`ESC (`, `ESC 7`); a control or another ESC there is run
+        // by the terminal, and looked at here (`ESC ESC[5D` moves back, `ESC \r` returns).
+        if (next !== undefined && next >= 0x20) i++;
+      }
     }
   }
   if (start < n && over !== 0) addRange(ranges, start, n);
-  return ranges;
+  return { lines: ranges, rows };
+}
+
+/** Whether `bytes` hold a C1 CSI (C2 9B). */
+function hasC1Csi(bytes: Uint8Array): boolean {
+  for (let i = bytes.indexOf(0x9b); i >= 0; i = bytes.indexOf(0x9b, i + 1)) if (bytes[i - 1] === 0xc2) return true;
+  return false;
 }
 
 /**
@@ -122,6 +147,11 @@ function addRange(ranges: Array<[number, number]>, start: number, end: number): 
 }
 
 const NO_WORDS = new Uint32Array(0);
+
+/** CSI finals that move to another row or save or restore the cursor (as ./may-assemble.ts's mayMoveRows). */
+const ROW_FINAL = byteTable([..."ABEFHfdsu"].map((c) => [c.charCodeAt(0), 1] as const));
+/** ESC 7, D, E, M, c (ESC 8 is taken above). */
+const ESC_ROWS = byteTable([..."7DEMc"].map((c) => [c.charCodeAt(0), 1] as const));
 
 /** CSI finals that move the cursor back along a line, or anywhere: D, G, H, f, `, u. */
 const BACK_FINAL = byteTable([..."DGHf`u"].map((c) => [c.charCodeAt(0), 1] as const));

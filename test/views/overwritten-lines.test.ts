@@ -56,6 +56,12 @@ describe("overwrittenLines", () => {
     expect(lines(line)).toEqual([[0, line.length]]);
   });
 
+  test("a control or an ESC right after an ESC is run, not taken for the sequence's byte", () => {
+    expect(lines(`${TOKEN}\x1b\x1b[20Ddone\n`)).toEqual([[0, TOKEN.length + 11]]);
+    expect(lines(`${TOKEN}\x1b\rdone\n`)).toEqual([[0, TOKEN.length + 7]]);
+    expect(lines(`${TOKEN}\x1b(Bdone\n`)).toEqual([]);
+  });
+
   test("the same lines as the byte-by-byte pass it was, over random transcripts at every alignment", () => {
     const parts = ["text ", "a longer run of text between the controls, passed over a word at a time ", "é", "\n", "\r\n", "\r"];
     parts.push("\b", "\t", "\x1b[K", "\x1b[2K", "\x1b[0K", "\x1b[H", "\x1b[3D", "\x1b[5C", "\x1b8", "\x1b]0;t\x07", "\x1b[1\r", "\x7f");
