@@ -74,10 +74,16 @@ export function maskLines(
     const lf = bytes.indexOf(LF, carriedAt);
     lines = [...lines, [start, lf < 0 ? bytes.length : lf + 1] as [number, number]].sort((x, y) => x[0] - y[0]);
   }
-  const batched = lines.length >= BATCH_LINES ? maskBatch(redactor, bytes, lines) : undefined;
-  if (batched) return batched;
   let out: Uint8Array | undefined;
   const ranges: MaskRange[] = [];
+  // The ranges that end with their LF (all but one at the bytes' end) in one call, when there are many.
+  const whole = lines.length >= BATCH_LINES ? lines.filter(([, b]) => bytes[b - 1] === LF) : [];
+  const batched = whole.length >= BATCH_LINES ? maskBatch(redactor, bytes, whole) : undefined;
+  if (batched) {
+    if (batched.bytes !== bytes) out = batched.bytes;
+    ranges.push(...batched.ranges);
+    lines = lines.filter(([, b]) => bytes[b - 1] !== LF);
+  }
   for (const [a, b] of lines) {
     const masked = redactor.bytes(bytes.subarray(a, b));
     if (masked.ranges.length === 0) continue;
@@ -85,6 +91,7 @@ export function maskLines(
     out.set(masked.bytes, a);
     for (const r of masked.ranges) ranges.push({ start: r.start + a, end: r.end + a });
   }
+  if (batched && lines.length > 0) ranges.sort((x, y) => x.start - y.start);
   return { bytes: out ?? bytes, ranges };
 }
 
@@ -96,16 +103,14 @@ const BATCH_LINES = 4;
 const SEPARATOR = new Uint8Array([0x07, LF]);
 
 /**
- * {@link maskLines} in one call of the raw masking for all of `lines`, each followed by SEPARATOR:
+ * {@link maskLines} in one call of the raw masking for all of `lines` (each ending with its LF), each followed by SEPARATOR:
  * what masking each on its own gives (the masking finds a text's secrets line by line, each range
  * ends with its LF, so no sequence is left open across a separator but a string's, which the BEL
- * ends), at one call's cost. Undefined where that is not sure (a range without its LF, a PEM key's
- * BEGIN, whose state runs on from line to line, or a secret found across a separator): the caller
- * masks each range on its own.
+ * ends), at one call's cost. Undefined where that is not sure (a PEM key's BEGIN, whose state runs
+ * on from line to line, or a secret found across a separator): the caller masks each range on its own.
  */
 function maskBatch(redactor: Redactor, bytes: Uint8Array, lines: Array<[number, number]>): ReturnType<typeof maskLines> | undefined {
-  if (lines.some(([, b]) => bytes[b - 1] !== LF) || Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(BEGIN) >= 0)
-    return undefined;
+  if (Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(BEGIN) >= 0) return undefined;
   const starts: number[] = [];
   let size = 0;
   for (const [a, b] of lines) size += b - a + SEPARATOR.length;
