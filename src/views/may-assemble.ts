@@ -88,7 +88,7 @@ export function redraws(bytes: Uint8Array, want: number = MOVES_ROWS | GOES_BACK
   let i = esc;
   if ((flags & want) !== want && (want & GOES_BACK) !== 0) {
     // Escapes and CRs (a colour log's are dense) in one pass over the bytes from the first,
-    // until something goes back; then only the escapes, found natively when far apart.
+    // until something goes back; then only the escapes, the next found a word at a time.
     const cr = bytes.indexOf(0x0d);
     for (i = cr >= 0 && cr < esc ? cr : esc; i < n && (flags & GOES_BACK) === 0; i++) {
       const b = bytes[i]!;
