@@ -17,11 +17,13 @@
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
 import type { OutputSlice, Store } from "../core/store.ts";
+import { GOES_BACK, MOVES_ROWS } from "../views/may-assemble.ts";
+import { overwrittenScan } from "../views/overwritten-lines.ts";
 import { chunksOf, type ByteWindow, type RecordSpans } from "../views/window.ts";
 import { maskAssembled } from "./assembled.ts";
 import { joined } from "./joined.ts";
 import { CONTEXT, redactorFor, sliceWith, type LineMasking, type Redactor } from "./masking.ts";
-import { mayMoveRowsAny } from "./moves-across-records.ts";
+import { redrawsAny } from "./moves-across-records.ts";
 import type { Transcript } from "./transcript.ts";
 import { overwrittenMasks } from "./written-over.ts";
 
@@ -53,9 +55,14 @@ export function assembledBetween(
   if (!redactor.enabled || pieces.length === 0) return { bytes: out, at, carry };
   // The quick checks on each part, before anything is joined: most output stops here.
   const context = [...before, ...pieces, ...after];
-  const rows = mayMoveRowsAny(context);
-  // Nothing can be written over without a CR, a BS or an escape (native searches alone).
-  if (!rows && !open && carried.size === 0 && !context.some((p) => mayEdit(p.bytes))) return { bytes: out, at, carry };
+  // A CR that ends the context after the window, past an LF of its channel there, is on a line the
+  // window does not show (the context is read on to a line's end): not taken for a lone one. Once
+  // something goes back, the rest is left to the written-over lines' pass, which tells moves too.
+  const openEnd = (c: DerunOutputChannel) => !after.some((p) => p.channel === c && p.bytes.indexOf(LF) >= 0);
+  const flags = redrawsAny(context, MOVES_ROWS | GOES_BACK, openEnd, GOES_BACK);
+  // Nothing is written over on a line that never goes back on it (a CR LF log, colours, a pipe's
+  // lines), unless the line goes on out of sight (`open`).
+  if (flags === 0 && !open && carried.size === 0) return { bytes: out, at, carry };
   // Where each piece is (a window of one-byte records has a million: no search for each).
   const index = new Map(pieces.map((p, i) => [p, i]));
   for (const channel of new Set(pieces.map((p) => p.channel))) {
@@ -69,9 +76,11 @@ export function assembledBetween(
     // The bytes as recorded are replayed (not after the raw masking, as a raw read does): the grid
     // sees the same tokens whatever the windows, and what the rules find on a line is left to the
     // line's masking, which counts it.
-    const grid = rows ? maskAssembled(redactor, { bytes, masked: bytes, window: { start: wStart, end: wEnd }, fresh }) : { bytes, at: [] };
-    const offsetOf = offsetsIn(all);
-    const masked = overwrittenMasks(redactor, bytes, grid, { start: wStart, end: wEnd }, offsetOf, carried, { replayed: rows, open });
+    const scan = (flags & GOES_BACK) !== 0 ? overwrittenScan(bytes) : { lines: [], rows: (flags & MOVES_ROWS) !== 0 };
+    const window = { start: wStart, end: wEnd };
+    const grid = scan.rows ? maskAssembled(redactor, { bytes, masked: bytes, window, fresh }) : { bytes, at: [] };
+    const options = { replayed: scan.rows, open, lines: scan.lines };
+    const masked = overwrittenMasks(redactor, bytes, grid, window, offsetsIn(all), carried, options);
     for (const k of masked.carry) carry.add(k);
     if (masked.bytes === bytes) continue;
     let from = wStart;
@@ -86,8 +95,6 @@ export function assembledBetween(
 }
 
 const NONE: ReadonlySet<number> = new Set();
-
-const mayEdit = (bytes: Uint8Array): boolean => bytes.indexOf(0x0d) >= 0 || bytes.indexOf(0x08) >= 0 || bytes.indexOf(0x1b) >= 0;
 
 /** The output.bin offset of each index of `list`'s bytes joined (one channel's pieces, in file order). */
 function offsetsIn(list: readonly Piece[]): (k: number) => number {

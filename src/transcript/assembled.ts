@@ -10,7 +10,6 @@
  * Bytes that cannot draw out of order (no CR but before LF, no BS, no cursor move or erase) skip
  * all of it after a few native scans: plain and coloured output cost next to nothing.
  */
-import { isAscii } from "node:buffer";
 import { drawnCells, mayAssemble } from "../views/drawn-by.ts";
 import type { Redactor } from "../secrets/redactor.ts";
 
@@ -78,12 +77,12 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): Assemb
   // draw. A secret found there already reads `*` (never counted twice), and what overwrites one in
   // passing (`\r` and a status over a token) does not join it into a longer mask.
   const options = { rows: redactor.rows ?? DEFAULT_ROWS, fresh: input.fresh, slow: input.slow === true };
-  if (input.slow) drawnCells(input.masked, options, (text, from, to) => apply({ text, from, to }, redactor.text(text)));
+  if (input.slow)
+    drawnCells(input.masked, options, (text, from, to) => apply(to ? { text, from, to } : { text, from }, redactor.text(text)));
   else {
     const batch = new LookBatch(redactor, apply);
-    // An ASCII window's cells are each drawn by one byte: the look needs which one only.
-    const ascii = isAscii(input.masked);
-    drawnCells(input.masked, options, (text, from, to) => batch.add(text, from, ascii ? undefined : to.slice(0, text.length)));
+    // An ASCII window's cells are each drawn by one byte: the look needs which one only (no `to`).
+    drawnCells(input.masked, options, (text, from, to) => batch.add(text, from, to?.slice(0, text.length)));
     batch.flush();
   }
   return { bytes: out ?? input.masked, count, at };

@@ -1,10 +1,12 @@
 /**
  * The text readers' quick check (./assembled-text.ts) over a window's records as they are, without
- * joining them: whether any may move to another row and back, a sequence cut between two records
- * checked whole with the start of its channel's next one.
+ * joining them: whether any may move to another row and back, or go back over drawn text on a
+ * line, a sequence (or a CR) cut between two records checked whole with the start of its channel's
+ * next one.
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
-import { mayMoveRows } from "../views/may-assemble.ts";
+import { csiFinal } from "../views/csi-end.ts";
+import { GOES_BACK, MOVES_ROWS, redraws } from "../views/may-assemble.ts";
 
 /** One record's bytes and its channel. */
 export interface ChannelBytes {
@@ -14,40 +16,66 @@ export interface ChannelBytes {
 
 /**
  * Whether any of `list` (consecutive records) may move to another row and back (mayMoveRows): what
- * is drawn within a line the text view puts together itself. Each record is checked on its own
- * (joining them would cost a copy of every window), so a record that ends inside an escape
- * sequence (`ESC[5;` then `10H` in the next write) is checked with the start of its channel's next
- * record.
+ * is drawn within a line the text view puts together itself.
  */
-export function mayMoveRowsAny(list: readonly ChannelBytes[]): boolean {
-  for (let i = 0; i < list.length; i++) {
+export const mayMoveRowsAny = (list: readonly ChannelBytes[]): boolean => redrawsAny(list, MOVES_ROWS) !== 0;
+
+/**
+ * What any of `list` (consecutive records) may do, as ../views/may-assemble.ts's `redraws` flags
+ * (MOVES_ROWS, GOES_BACK), those of `want` only, in one pass over each record. Each record is
+ * checked on its own (joining them would cost a copy of every window), so a record that ends
+ * inside an escape sequence (`ESC[5;` then `10H` in the next write) is checked with the start of
+ * its channel's next record, and so is one that ends in a CR (a CR LF cut between two writes).
+ */
+export function redrawsAny(
+  list: readonly ChannelBytes[],
+  want: number = MOVES_ROWS | GOES_BACK,
+  /** Whether a CR that ends a channel's last record may be lone (false: the line it is on is of no interest). */
+  openEnd: (channel: DerunOutputChannel) => boolean = () => true,
+  /** The flags that, once found, end the check (the others may then be missing). */
+  enough: number = want,
+): number {
+  let flags = 0;
+  for (let i = 0; i < list.length && (flags & enough) !== enough; i++) {
     const { bytes } = list[i]!;
-    // Plain output (no ESC, no C1 CSI) costs two native searches and nothing else.
+    const left = want & ~flags;
+    // Plain output (no ESC, no C1 CSI, no CR, no BS) costs four native searches and nothing else.
     const plain = bytes.indexOf(ESC) < 0 && bytes[bytes.length - 1] !== 0xc2;
-    if (plain && bytes.indexOf(0x9b) < 0) continue;
+    if (plain && bytes.indexOf(0x9b) < 0 && ((left & GOES_BACK) === 0 || (bytes.indexOf(CR) < 0 && bytes.indexOf(0x08) < 0))) continue;
     const open = plain ? -1 : openFrom(bytes);
-    if (open >= 0 && acrossCut(bytes.subarray(open), list, i)) return true;
-    if (mayMoveRows(bytes)) return true;
+    if (open >= 0) flags |= acrossCut(bytes.subarray(open), list, i, left);
+    flags |= redraws(bytes, left, false);
+    // A CR that ends the record: lone unless its channel's next record begins with LF.
+    if ((left & GOES_BACK) !== 0 && bytes[bytes.length - 1] === CR) {
+      const next = nextOf(list, i);
+      if (next ? next.bytes[0] !== LF : openEnd(list[i]!.channel)) flags |= GOES_BACK;
+    }
   }
-  return false;
+  return flags & want;
 }
 
 /** Bytes of the next record a sequence cut at a record's end is looked for in (a longer one is taken for a move). */
 const ACROSS = 64;
 
-/** Whether the sequence `tail` that ends `list[i]` may move or edit, finished in its channel's next record. */
-function acrossCut(tail: Uint8Array, list: readonly ChannelBytes[], i: number): boolean {
+/** The next record of `list[i]`'s channel after it, if `list` holds one. */
+function nextOf(list: readonly ChannelBytes[], i: number): ChannelBytes | undefined {
   let k = i + 1;
   while (k < list.length && list[k]!.channel !== list[i]!.channel) k++;
+  return list[k];
+}
+
+/** What the sequence `tail` that ends `list[i]` may do (flags of `want`), finished in its channel's next record. */
+function acrossCut(tail: Uint8Array, list: readonly ChannelBytes[], i: number, want: number): number {
+  const next = nextOf(list, i);
   // Its end is past the bytes the grid replays: nothing it does is drawn there.
-  if (k >= list.length) return false;
-  const head = list[k]!.bytes.subarray(0, ACROSS);
+  if (!next) return 0;
+  const head = next.bytes.subarray(0, ACROSS);
   const joined = new Uint8Array(tail.length + head.length);
   joined.set(tail);
   joined.set(head, tail.length);
   // Only the sequence itself: the rest of the next record is checked as that record.
   const end = sequenceEnd(joined, 0);
-  return end < 0 || mayMoveRows(joined.subarray(0, end));
+  return end < 0 ? want : redraws(joined.subarray(0, end), want, false);
 }
 
 /**
@@ -66,11 +94,11 @@ function openFrom(bytes: Uint8Array): number {
 function sequenceEnd(bytes: Uint8Array, at: number): number {
   const n = bytes.length;
   let j = at + 1;
-  if (bytes[at] === 0xc2 || bytes[j] === 0x5b) {
-    j++;
-    while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
-  } else while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x2f) j++;
+  if (bytes[at] === 0xc2 || bytes[j] === 0x5b) j = csiFinal(bytes, j + 1);
+  else while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x2f) j++;
   return j < n ? j + 1 : -1;
 }
 
 const ESC = 0x1b;
+const CR = 0x0d;
+const LF = 0x0a;

@@ -35,9 +35,15 @@ export function overwrittenMasks(
   window: { readonly start: number; readonly end: number },
   offsetOf: (k: number) => number,
   carried: ReadonlySet<number>,
-  options: { readonly replayed?: boolean; readonly open?: boolean } = {},
+  options: {
+    readonly replayed?: boolean;
+    readonly open?: boolean;
+    /** The lines that may show such a rest, when the caller found them already (overwrittenScan). */
+    readonly lines?: Array<[number, number]>;
+  } = {},
 ): { bytes: Uint8Array; at: number[]; carry: number[] } {
-  const lines = options.open ? withOpenLine(bytes, overwrittenLines(bytes)) : overwrittenLines(bytes);
+  const found = options.lines ?? overwrittenLines(bytes);
+  const lines = options.open ? withOpenLine(bytes, found) : found;
   const raw = maskLines(redactor, bytes, lines, carried.size > 0 ? window.start : -1);
   const at = [...grid.at];
   const carry: number[] = [];
@@ -128,6 +134,14 @@ export function maskLines(
   }
   let out: Uint8Array | undefined;
   const ranges: MaskRange[] = [];
+  // The ranges that end with their LF (all but one at the bytes' end) in one call, when there are many.
+  const whole = lines.length >= BATCH_LINES ? lines.filter(([, b]) => bytes[b - 1] === LF) : [];
+  const batched = whole.length >= BATCH_LINES ? maskBatch(redactor, bytes, whole) : undefined;
+  if (batched) {
+    if (batched.bytes !== bytes) out = batched.bytes;
+    ranges.push(...batched.ranges);
+    lines = lines.filter(([, b]) => bytes[b - 1] !== LF);
+  }
   for (const [a, b] of lines) {
     const masked = redactor.bytes(bytes.subarray(a, b));
     if (masked.ranges.length === 0) continue;
@@ -135,6 +149,7 @@ export function maskLines(
     out.set(masked.bytes, a);
     for (const r of masked.ranges) ranges.push({ start: r.start + a, end: r.end + a });
   }
+  if (batched && lines.length > 0) ranges.sort((x, y) => x.start - y.start);
   return { bytes: out ?? bytes, ranges };
 }
 
@@ -182,5 +197,47 @@ function redrawnWhole(bytes: Uint8Array, start: number, end: number): boolean {
 
 const LF = 0x0a;
 const CR = 0x0d;
+
+/** Ranges from which {@link maskBatch} is tried (a full-screen program's windows have hundreds). */
+const BATCH_LINES = 4;
+/** After each range in a batch: BEL ends a string sequence left open in it, LF makes the BEL a line of its own. */
+const SEPARATOR = new Uint8Array([0x07, LF]);
+
+/**
+ * {@link maskLines} in one call of the raw masking for all of `lines` (each ending with its LF), each followed by SEPARATOR:
+ * what masking each on its own gives (the masking finds a text's secrets line by line, each range
+ * ends with its LF, so no sequence is left open across a separator but a string's, which the BEL
+ * ends), at one call's cost. Undefined where that is not sure (a PEM key's BEGIN, whose state runs
+ * on from line to line, or a secret found across a separator): the caller masks each range on its own.
+ */
+function maskBatch(redactor: Redactor, bytes: Uint8Array, lines: Array<[number, number]>): ReturnType<typeof maskLines> | undefined {
+  if (Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(BEGIN) >= 0) return undefined;
+  const starts: number[] = [];
+  let size = 0;
+  for (const [a, b] of lines) size += b - a + SEPARATOR.length;
+  const joined = new Uint8Array(size);
+  let at = 0;
+  for (const [a, b] of lines) {
+    starts.push(at);
+    joined.set(bytes.subarray(a, b), at);
+    joined.set(SEPARATOR, at + b - a);
+    at += b - a + SEPARATOR.length;
+  }
+  const masked = redactor.bytes(joined);
+  if (masked.ranges.length === 0) return { bytes, ranges: [] };
+  const out = Uint8Array.from(bytes);
+  const ranges: MaskRange[] = [];
+  let k = 0;
+  for (const r of masked.ranges) {
+    while (k + 1 < lines.length && starts[k + 1]! <= r.start) k++;
+    const [a, b] = lines[k]!;
+    if (r.end > starts[k]! + b - a) return undefined;
+    ranges.push({ start: r.start - starts[k]! + a, end: r.end - starts[k]! + a });
+  }
+  lines.forEach(([a, b], i) => out.set(masked.bytes.subarray(starts[i]!, starts[i]! + b - a), a));
+  return { bytes: out, ranges };
+}
+
+const BEGIN = Buffer.from("-----BEGIN");
 
 const equalBytes = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);

@@ -31,9 +31,10 @@ export type RowLook = (text: string, from: readonly number[], to: readonly numbe
 /**
  * {@link RowLook} with the row's cells, `text.length` of them: `from` a copy the caller may keep
  * (the grid keeps it too, to know the row was shown as it is), `to` the row's own array (read it
- * during the call). No other copy or view is made for a look (thousands a redrawn window).
+ * during the call; undefined in an ASCII window, where each cell's bytes end one after its `from`).
+ * No other copy or view is made for a look (thousands a redrawn window).
  */
-export type CellLook = (text: string, from: Int32Array, to: Int32Array) => void;
+export type CellLook = (text: string, from: Int32Array, to: Int32Array | undefined) => void;
 
 export interface DrawnByOptions {
   /** The terminal's height in rows (meta.json's `rows`): absolute positions count from its top. */
@@ -54,9 +55,10 @@ const ROW_FINAL = byteTable([..."HfdABEFJsu"].map((c) => [c.charCodeAt(0), 1] as
 
 /** Replays `bytes` onto a grid of `options.rows` rows; `look` is called with each edited row's texts. */
 export function drawnBy(bytes: Uint8Array, options: DrawnByOptions, look: RowLook): void {
-  drawnCells(bytes, options, (text, from, to) =>
-    look(text, Array.from(from.subarray(0, text.length)), Array.from(to.subarray(0, text.length))),
-  );
+  drawnCells(bytes, options, (text, from, to) => {
+    const cells = Array.from(from.subarray(0, text.length));
+    look(text, cells, to ? Array.from(to.subarray(0, text.length)) : cells.map((f) => (f < 0 ? -1 : f + 1)));
+  });
 }
 
 /** {@link drawnBy}, the cells handed over as they are. */
@@ -135,10 +137,11 @@ class Grid implements ControlTarget {
   private show(row: Row): void {
     if (!row.edited || !row.dirty) return;
     row.dirty = false;
-    if (inByteOrder(row, this.bytes, this.slow ? 0 : row.chain)) return;
+    const ascii = this.chars !== undefined;
+    if (inByteOrder(row, this.bytes, this.slow ? 0 : row.chain, ascii)) return;
     const text = row.text(this.chars);
     if (row.shownAs(text)) return;
-    this.look(text, row.keepShown(text), row.to);
+    this.look(text, row.keepShown(text), ascii ? undefined : row.to);
   }
 
   put(code: number, from: number, to: number): void {
@@ -177,11 +180,16 @@ class Grid implements ControlTarget {
     // An ASCII character's unit is its byte (a loop: a subarray and set cost more on short runs).
     const { codes, from, to } = r;
     const { bytes } = this;
-    for (let c = col, b = byte; c < end; c++, b++) {
-      codes[c] = bytes[b]!;
-      from[c] = b;
-      to[c] = b + 1;
-    }
+    if (this.chars !== undefined) {
+      // An ASCII window: a row's text is sliced from the window's by `from` alone, and each cell's
+      // bytes end one after it (`to`, read through cellEnd): only `from` is written.
+      for (let c = col, b = byte; c < end; c++, b++) from[c] = b;
+    } else
+      for (let c = col, b = byte; c < end; c++, b++) {
+        codes[c] = bytes[b]!;
+        from[c] = b;
+        to[c] = b + 1;
+      }
     if (end > r.length) r.length = end;
     this.extendChain(r, col, end);
     r.dirty = true;
@@ -191,7 +199,7 @@ class Grid implements ControlTarget {
   /** Cells `[col, end)` of `r` were just drawn by bytes in order: the known prefix in order after it. */
   private extendChain(r: Row, col: number, end: number): void {
     const keep = Math.min(r.chain, col);
-    r.chain = keep === col && (col === 0 || linked(r, col, this.bytes)) ? end : keep;
+    r.chain = keep === col && (col === 0 || linked(r, col, this.bytes, this.chars !== undefined)) ? end : keep;
   }
 
   /** Before a cell is written at `col`: an overwrite edits the row (shown first at the run's first drawn cell); a gap is padded. */
@@ -372,20 +380,27 @@ class Grid implements ControlTarget {
 }
 
 /** Each cell of `row` drawn by the bytes right after the last cell's, or after only CSIs and two-byte ESCs. */
-function inByteOrder(row: Row, bytes: Uint8Array, known: number): boolean {
+function inByteOrder(row: Row, bytes: Uint8Array, known: number, ascii: boolean): boolean {
   const { from, length } = row;
   if (length === 0) return true;
   if (from[0]! < 0) return false;
-  for (let i = Math.max(1, known); i < length; i++) if (!linked(row, i, bytes)) return false;
+  for (let i = Math.max(1, known); i < length; i++) if (!linked(row, i, bytes, ascii)) return false;
   return true;
 }
 
 /** Cell `i` of `row` drawn by the bytes right after cell `i - 1`'s, or after only CSIs and two-byte ESCs. */
-function linked(row: Row, i: number, bytes: Uint8Array): boolean {
-  const a = row.to[i - 1]!;
+function linked(row: Row, i: number, bytes: Uint8Array, ascii: boolean): boolean {
+  const a = cellEnd(row, i - 1, ascii);
   const b = row.from[i]!;
   if (a < 0 || b < a) return false;
   return b === a || onlySequences(bytes, a, b);
+}
+
+/** Just past the bytes that drew cell `i` of `row` (-1 for a blank): in an ASCII window, one after its `from` (its `to` is not kept). */
+function cellEnd(row: Row, i: number, ascii: boolean): number {
+  if (!ascii) return row.to[i]!;
+  const from = row.from[i]!;
+  return from < 0 ? -1 : from + 1;
 }
 
 /** `bytes[a, b)` is only CSIs and two-byte ESC sequences: raw masking reads past them (an OSC it does not). */

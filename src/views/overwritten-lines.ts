@@ -7,6 +7,9 @@
  * `\r ... ESC[K` and a spinner's `ESC[2K \r` (each erasing what it wrote over) cost a quick look.
  */
 
+import { csiFinal } from "./csi-end.ts";
+import { byteTable, GOES_BACK, MOVES_ROWS, redraws } from "./may-assemble.ts";
+
 const LF = 0x0a;
 const CR = 0x0d;
 const BS = 0x08;
@@ -22,77 +25,133 @@ const TAB = 0x09;
  * by an erase to the line's end (`ESC[K`, `ESC[0K`) with no move back, and no move forward past
  * old text (a TAB, CSI C or a), before it. A control inside a CSI counts as a move back.
  */
-export function overwrittenLines(bytes: Uint8Array): Array<[number, number]> {
+export const overwrittenLines = (bytes: Uint8Array): Array<[number, number]> => overwrittenScan(bytes).lines;
+
+/**
+ * {@link overwrittenLines}, and whether `bytes` may move to another row and back (../views/may-assemble.ts's
+ * mayMoveRows, or more: an escape inside a string counts), told on the way: the text readers'
+ * pass, which needs both, makes one pass over a window that goes back on its lines.
+ */
+export function overwrittenScan(bytes: Uint8Array): { lines: Array<[number, number]>; rows: boolean } {
   const ranges: Array<[number, number]> = [];
-  // Output with none of these bytes (a pipe's plain lines) is told by native searches alone.
-  if (bytes.indexOf(CR) < 0 && bytes.indexOf(BS) < 0 && bytes.indexOf(ESC) < 0) return ranges;
+  // Nothing goes back over a line without one of these (a pipe's lines, CR LF ends and colours):
+  // native searches and a look at each escape sequence tell it.
+  if (redraws(bytes, GOES_BACK) === 0) return { lines: ranges, rows: redraws(bytes, MOVES_ROWS) !== 0 };
+  // A C1 CSI is not looked at below: any is taken for a move.
+  let rows = hasC1Csi(bytes);
   const n = bytes.length;
   let start = 0;
   let drawn = false;
   /** 0: nothing written over; 1: written over after a `\r` (an erase to the end undoes it); 2: by a move back. */
   let over = 0;
-  const endLine = (end: number) => {
-    if (over !== 0) {
-      const last = ranges[ranges.length - 1];
-      if (last && last[1] === start) last[1] = end;
-      else ranges.push([start, end]);
-    }
-    [start, drawn, over] = [end, false, 0];
-  };
+  // The bytes as words, from the first word boundary: a run of text is passed over 4 bytes at a time.
+  const head = (4 - (bytes.byteOffset & 3)) & 3;
+  const words = n >= head + 4 ? new Uint32Array(bytes.buffer, bytes.byteOffset + head, (n - head) >> 2) : NO_WORDS;
+  const wordsEnd = head + words.length * 4;
+  // One loop, its state in locals (no closure holds them: this runs over every byte of a redrawn window).
   for (let i = 0; i < n; i++) {
     const b = bytes[i]!;
     if (b >= 0x20) {
-      if (b !== 0x7f) drawn = true;
-    } else if (b === LF) endLine(i + 1);
-    else if (b === CR) {
+      if (b === 0x7f) continue;
+      drawn = true;
+      // Once drawn, text changes nothing until the next control: whole words of it are passed over.
+      if (i + 1 >= head && i + 8 < wordsEnd) i = beforeControl(bytes, words, head, i + 1) - 1;
+    } else if (b === LF) {
+      if (over !== 0) addRange(ranges, start, i + 1);
+      start = i + 1;
+      drawn = false;
+      over = 0;
+    } else if (b === CR) {
       if (bytes[i + 1] !== LF && drawn && over === 0) over = 1;
     } else if (b === BS) {
       if (drawn) over = 2;
     } else if (b === TAB) {
       if (over === 1) over = 2; // past old text without drawing: an erase after it leaves that text
-    } else if (b === ESC) i = escape(bytes, i);
-  }
-  if (start < n) endLine(n);
-  return ranges;
-
-  /** Past the sequence at `i` (its last byte), its effect on the line's state applied. */
-  function escape(bytes: Uint8Array, i: number): number {
-    const next = bytes[i + 1];
-    if (next === 0x5b) {
-      let j = i + 2;
-      const params = j;
-      while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
-      const final = bytes[j];
-      // A control inside the sequence is run by the terminal, which goes on with the sequence: its
-      // end is not known here, so the line is taken as written over, and the control is looked at.
-      if (final !== undefined && final < 0x20) {
-        if (drawn) over = 2;
-        return j - 1;
-      }
-      if (final === 0x4b) {
-        const p = bytes.subarray(params, j);
-        if (p.length === 1 && p[0] === 0x32)
-          [drawn, over] = [false, 0]; // ESC[2K: the whole line erased
-        else if (p.length === 0 || (p.length === 1 && p[0] === 0x30)) {
-          if (over === 1) over = 0; // a redraw after `\r` that erases what it did not cover
+    } else if (b === ESC) {
+      const next = bytes[i + 1];
+      if (next === 0x5b) {
+        const j = csiFinal(bytes, i + 2);
+        const final = bytes[j];
+        if (final !== undefined && final < 0x20) {
+          // A control inside the sequence is run by the terminal, which goes on with the sequence: its
+          // end is not known here, so the line is taken as written over, and the control is looked at.
+          if (drawn) over = 2;
+          rows = true;
+          i = j - 1;
+        } else {
+          if (final !== undefined && ROW_FINAL[final] === 1) rows = true;
+          if (final === 0x4b) {
+            if (j === i + 3 && bytes[i + 2] === 0x32) {
+              drawn = false; // ESC[2K: the whole line erased
+              over = 0;
+            } else if ((j === i + 2 || (j === i + 3 && bytes[i + 2] === 0x30)) && over === 1) {
+              over = 0; // a redraw after `\r` that erases what it did not cover
+            }
+          } else if (final !== undefined && BACK_FINAL[final] === 1) {
+            if (drawn) over = 2;
+          } else if ((final === 0x43 || final === 0x61) && over === 1) over = 2; // CUF, HPR: past old text, as a TAB
+          i = j;
         }
-      } else if (BACK_FINAL.has(final ?? 0) && drawn) over = 2;
-      else if ((final === 0x43 || final === 0x61) && over === 1) over = 2; // CUF, HPR: past old text, as a TAB
-      return j;
+      } else if (next === 0x38) {
+        if (drawn) over = 2; // ESC 8: the saved cursor restored
+        rows = true;
+        i++;
+      } else if (next === 0x5d || next === 0x50 || next === 0x5f || next === 0x5e || next === 0x58) {
+        // A string (a title, a shell's mark): drawn nowhere, up to BEL or ST.
+        let j = i + 2;
+        while (j < n && bytes[j] !== BEL && !(bytes[j] === ESC && bytes[j + 1] === 0x5c)) j++;
+        // An escape inside the string (a terminal may end the string there): taken for a move.
+        if (!rows && bytes.subarray(i + 2, j).indexOf(ESC) >= 0) rows = true;
+        i = bytes[j] === BEL ? j : j + 1;
+      } else {
+        if (next !== undefined && ESC_ROWS[next] === 1) rows = true;
+        // The byte after is the sequence's (`ESC (`, `ESC 7`); a control or another ESC there is run
+        // by the terminal, and looked at here (`ESC ESC[5D` moves back, `ESC \r` returns).
+        if (next !== undefined && next >= 0x20) i++;
+      }
     }
-    if (next === 0x38) {
-      if (drawn) over = 2; // ESC 8: the saved cursor restored
-      return i + 1;
-    }
-    if (next === 0x5d || next === 0x50 || next === 0x5f || next === 0x5e || next === 0x58) {
-      // A string (a title, a shell's mark): drawn nowhere, up to BEL or ST.
-      let j = i + 2;
-      while (j < n && bytes[j] !== BEL && !(bytes[j] === ESC && bytes[j + 1] === 0x5c)) j++;
-      return bytes[j] === BEL ? j : j + 1;
-    }
-    return i + 1;
   }
+  if (start < n && over !== 0) addRange(ranges, start, n);
+  return { lines: ranges, rows };
 }
 
+/** Whether `bytes` hold a C1 CSI (C2 9B). */
+function hasC1Csi(bytes: Uint8Array): boolean {
+  for (let i = bytes.indexOf(0x9b); i >= 0; i = bytes.indexOf(0x9b, i + 1)) if (bytes[i - 1] === 0xc2) return true;
+  return false;
+}
+
+/**
+ * Just before the first byte below 0x20 from `from` on, or the end of `words` (`bytes` from `head`
+ * on as words): the bytes up to the first word boundary one by one, then a word at a time.
+ */
+function beforeControl(bytes: Uint8Array, words: Uint32Array, head: number, from: number): number {
+  let i = from;
+  for (; (i - head) & 3; i++) if (bytes[i]! < 0x20) return i;
+  let k = (i - head) >> 2;
+  const count = words.length;
+  // A word holds a byte below 0x20 when this is not 0 (exact for any bound up to 0x80).
+  while (k < count) {
+    const x = words[k]!;
+    if (((x - 0x20202020) & ~x & 0x80808080) !== 0) break;
+    k++;
+  }
+  return head + k * 4;
+}
+
+/** The line `[start, end)` added to `ranges`, joined to the last range when it ends where the line begins. */
+function addRange(ranges: Array<[number, number]>, start: number, end: number): void {
+  const last = ranges[ranges.length - 1];
+  if (last && last[1] === start) last[1] = end;
+  else ranges.push([start, end]);
+}
+
+const NO_WORDS = new Uint32Array(0);
+
+/** CSI finals that move to another row or save or restore the cursor (as ./may-assemble.ts's mayMoveRows). */
+const ROW_FINAL = byteTable([..."ABEFHfdsu"].map((c) => [c.charCodeAt(0), 1] as const));
+/** ESC 7, D, E, M, c (ESC 8 is taken above). */
+const ESC_ROWS = byteTable([..."7DEMc"].map((c) => [c.charCodeAt(0), 1] as const));
+
 /** CSI finals that move the cursor back along a line, or anywhere: D, G, H, f, `, u. */
-const BACK_FINAL = new Set([0x44, 0x47, 0x48, 0x66, 0x60, 0x75]);
+const BACK_FINAL = byteTable([..."DGHf`u"].map((c) => [c.charCodeAt(0), 1] as const));

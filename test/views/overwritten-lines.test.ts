@@ -6,6 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { overwrittenLines } from "../../src/views/overwritten-lines.ts";
+import { seededRandom } from "../helpers/seeded-random.ts";
 
 const lines = (text: string) => overwrittenLines(new TextEncoder().encode(text));
 const TOKEN = "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
@@ -54,4 +55,108 @@ describe("overwrittenLines", () => {
     const line = `${TOKEN}\x1b[5;\r10Hdone\n`;
     expect(lines(line)).toEqual([[0, line.length]]);
   });
+
+  test("a control or an ESC right after an ESC is run, not taken for the sequence's byte", () => {
+    expect(lines(`${TOKEN}\x1b\x1b[20Ddone\n`)).toEqual([[0, TOKEN.length + 11]]);
+    expect(lines(`${TOKEN}\x1b\rdone\n`)).toEqual([[0, TOKEN.length + 7]]);
+    expect(lines(`${TOKEN}\x1b(Bdone\n`)).toEqual([]);
+  });
+
+  test("the same lines as the byte-by-byte pass it was, over random transcripts at every alignment", () => {
+    const parts = ["text ", "a longer run of text between the controls, passed over a word at a time ", "é", "\n", "\r\n", "\r"];
+    parts.push("\b", "\t", "\x1b[K", "\x1b[2K", "\x1b[0K", "\x1b[H", "\x1b[3D", "\x1b[5C", "\x1b8", "\x1b]0;t\x07", "\x1b[1\r", "\x7f");
+    const random = seededRandom(37);
+    let found = 0;
+    for (let k = 0; k < 4000; k++) {
+      let s = "";
+      for (let i = 1 + Math.floor(random() * 14); i > 0; i--) s += parts[Math.floor(random() * parts.length)]!;
+      const bytes = new TextEncoder().encode(s);
+      const expected = reference(bytes);
+      found += expected.length > 0 ? 1 : 0;
+      for (const shift of [0, 1, 2, 3]) {
+        const buffer = new Uint8Array(bytes.length + 4);
+        buffer.set(bytes, shift);
+        expect([k, shift, overwrittenLines(buffer.subarray(shift, shift + bytes.length))]).toEqual([k, shift, expected]);
+      }
+    }
+    expect(found).toBeGreaterThan(1000);
+  });
 });
+
+/** The pass as it was (commit 57bb598): every byte looked at in turn. */
+function reference(bytes: Uint8Array): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  // Output with none of these bytes (a pipe's plain lines) is told by native searches alone.
+  if (bytes.indexOf(CR) < 0 && bytes.indexOf(BS) < 0 && bytes.indexOf(ESC) < 0) return ranges;
+  const n = bytes.length;
+  let start = 0;
+  let drawn = false;
+  /** 0: nothing written over; 1: written over after a `\r` (an erase to the end undoes it); 2: by a move back. */
+  let over = 0;
+  const endLine = (end: number) => {
+    if (over !== 0) {
+      const last = ranges[ranges.length - 1];
+      if (last && last[1] === start) last[1] = end;
+      else ranges.push([start, end]);
+    }
+    [start, drawn, over] = [end, false, 0];
+  };
+  for (let i = 0; i < n; i++) {
+    const b = bytes[i]!;
+    if (b >= 0x20) {
+      if (b !== 0x7f) drawn = true;
+    } else if (b === LF) endLine(i + 1);
+    else if (b === CR) {
+      if (bytes[i + 1] !== LF && drawn && over === 0) over = 1;
+    } else if (b === BS) {
+      if (drawn) over = 2;
+    } else if (b === TAB) {
+      if (over === 1) over = 2; // past old text without drawing: an erase after it leaves that text
+    } else if (b === ESC) i = escape(bytes, i);
+  }
+  if (start < n) endLine(n);
+  return ranges;
+
+  /** Past the sequence at `i` (its last byte), its effect on the line's state applied. */
+  function escape(bytes: Uint8Array, i: number): number {
+    const next = bytes[i + 1];
+    if (next === 0x5b) {
+      let j = i + 2;
+      const params = j;
+      while (j < n && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
+      const final = bytes[j];
+      // A control inside the sequence is run by the terminal, which goes on with the sequence: its
+      // end is not known here, so the line is taken as written over, and the control is looked at.
+      if (final !== undefined && final < 0x20) {
+        if (drawn) over = 2;
+        return j - 1;
+      }
+      if (final === 0x4b) {
+        const p = bytes.subarray(params, j);
+        if (p.length === 1 && p[0] === 0x32)
+          [drawn, over] = [false, 0]; // ESC[2K: the whole line erased
+        else if (p.length === 0 || (p.length === 1 && p[0] === 0x30)) {
+          if (over === 1) over = 0; // a redraw after `\r` that erases what it did not cover
+        }
+      } else if (BACK_FINAL_SET.has(final ?? 0) && drawn) over = 2;
+      else if ((final === 0x43 || final === 0x61) && over === 1) over = 2; // CUF, HPR: past old text, as a TAB
+      return j;
+    }
+    if (next === 0x38) {
+      if (drawn) over = 2; // ESC 8: the saved cursor restored
+      return i + 1;
+    }
+    if (next === 0x5d || next === 0x50 || next === 0x5f || next === 0x5e || next === 0x58) {
+      // A string (a title, a shell's mark): drawn nowhere, up to BEL or ST.
+      let j = i + 2;
+      while (j < n && bytes[j] !== BEL && !(bytes[j] === ESC && bytes[j + 1] === 0x5c)) j++;
+      return bytes[j] === BEL ? j : j + 1;
+    }
+    return i + 1;
+  }
+}
+
+/** CSI finals that move the cursor back along a line, or anywhere: D, G, H, f, `, u. */
+const BACK_FINAL_SET = new Set([0x44, 0x47, 0x48, 0x66, 0x60, 0x75]);
+
+const [LF, CR, BS, ESC, BEL, TAB] = [0x0a, 0x0d, 0x08, 0x1b, 0x07, 0x09];
