@@ -1,47 +1,165 @@
 /**
- * A live read's tail held back for a moment (issue 38, class 4): a program that writes a token in
- * two writes shows a raw reader at the live tail its first half, too short for any rule to know
- * (`token ghp_eKrop…`), and the rest in the next read, again too short. So the last word of what
- * has been committed (the bytes after its last blank, control byte, quote or bracket) is held back
- * while it is younger than HOLD_MS, when it is MIN_HELD bytes or more: the next read gets it whole with what followed. A word that
- * stays unfinished longer (a prompt, a progress count) is shown after HOLD_MS, as it stands.
+ * What a live read holds back for a moment (issue 38: class 4, and class 2 at a live tail). A
+ * program that writes a secret in pieces shows a reader at the live tail each piece before the next
+ * exists: a token's first half (`token ghp_eKrop…`), or a second half written first that a later
+ * write puts the first half before (`ESC[A`, `\r`, backspaces, `ESC[row;colH`). Each piece alone is
+ * too short, or too plain, for any rule; the reader has shown it before the rest makes it a secret.
+ *
+ * So a read of a live session stops before the first byte of what may be such a piece while it is
+ * younger than the hold (DERUN_LIVE_HOLD_MS, default HOLD_MS), per channel (stdout and stderr
+ * interleave: a token begun on one goes on there after the other wrote):
+ * - the channel's last word, when it is not ended (no blank, control byte, quote or bracket after
+ *   it) and MIN_HELD bytes or more: a token's beginning;
+ * - a word that looks like a piece of a token (PIECE letters and digits or more, mixed; not hex, not
+ *   a path): a piece the terminal may yet assemble with one written later.
+ * A piece that is masked once the bytes written since are read with it is shown at once (the rest
+ * came); one that stays unmasked is shown when its hold ends, as it stands. An ordinary line (no
+ * such word) is never held: it is shown as soon as it is written.
  */
 import type { OutputSlice } from "../core/store.ts";
+import { joined } from "./joined.ts";
+import { sliceWith } from "./masking.ts";
+import { liveHoldMs } from "../secrets/redactor.ts";
 
-/** How long the last word at a live tail is held back (docs/secrets.md). */
-export const HOLD_MS = 500;
 /** A longer last word is not held: no secret is that long, and a reader should not wait on it. */
 const MAX_HELD = 4096;
 /**
- * A shorter one is shown at once (a prompt's `x`, `[y/N]`): what it could give of a secret is
+ * A shorter last word is shown at once (a prompt's `x`, `[y/N]`): what it could give of a secret is
  * fewer characters than any rule's token has after its prefix, and the rest is masked whole when it
  * comes (a read masks its window with the bytes before it).
  */
 const MIN_HELD = 8;
+/** The shortest word held as a piece: a leak is 12 characters of a secret in a row. */
+const PIECE = 12;
 
 const ENDS_WORD = new Uint8Array(256);
 for (let b = 0; b <= 0x20; b++) ENDS_WORD[b] = 1;
 for (const c of "\"'`,;()[]{}<>|") ENDS_WORD[c.charCodeAt(0)] = 1;
 ENDS_WORD[0x7f] = 1;
 
-/** The slices with the live tail's last word cut off, and how long until it would be shown anyway (0: nothing held). */
-export function holdTail(slices: readonly OutputSlice[], now = Date.now()): { slices: readonly OutputSlice[]; heldMs: number } {
-  const last = slices[slices.length - 1];
-  if (!last) return { slices, heldMs: 0 };
-  const age = now - Date.parse(last.timestamp);
-  if (!(age < HOLD_MS)) return { slices, heldMs: 0 };
-  const bytes = last.bytes;
-  let from = bytes.length;
-  while (from > 0 && ENDS_WORD[bytes[from - 1]!] === 0 && bytes.length - from < MAX_HELD) from--;
-  if (bytes.length - from < MIN_HELD || bytes.length - from >= MAX_HELD) return { slices, heldMs: 0 };
-  const kept = slices.slice(0, -1);
-  if (from > 0)
-    kept.push({
-      channel: last.channel,
-      start: last.start,
-      end: last.start + from,
-      bytes: bytes.subarray(0, from),
-      timestamp: last.timestamp,
-    });
-  return { slices: kept, heldMs: Math.max(1, Math.ceil(HOLD_MS - age)) };
+/** Runs of PIECE or more of the characters tokens are written in (base-64, `_`, `-`), read as latin1. */
+const RUN = new RegExp(`[A-Za-z0-9_+/=-]{${PIECE},}`, "g");
+const HEX = /^[0-9a-fA-F-]+$/;
+
+/**
+ * A run that may be a piece of a token: letters of both cases, or letters and digits (two of each);
+ * not hex (commit ids, sums, UUIDs), not a path.
+ */
+function looksLikePiece(run: string): boolean {
+  if (run.charCodeAt(0) === 0x2f || HEX.test(run)) return false;
+  let upper = 0;
+  let lower = 0;
+  let digit = 0;
+  for (let i = 0; i < run.length; i++) {
+    const c = run.charCodeAt(i);
+    if (c >= 0x41 && c <= 0x5a) upper++;
+    else if (c >= 0x61 && c <= 0x7a) lower++;
+    else if (c >= 0x30 && c <= 0x39) digit++;
+  }
+  return (upper > 0 && lower > 0) || (upper + lower >= 2 && digit >= 2);
+}
+
+/** The first byte held (an output.bin offset) and when its hold ends (ms since the epoch). */
+export interface HeldFrom {
+  readonly at: number;
+  readonly until: number;
+}
+
+/** One channel's slices of a read as one run of bytes, and the slice each byte came from. */
+function channelBytes(list: readonly OutputSlice[]) {
+  const bytes = joined(list.map((s) => s.bytes));
+  const ends: number[] = [];
+  let n = 0;
+  for (const s of list) ends.push((n += s.bytes.length));
+  const sliceAt = (pos: number) => {
+    let i = 0;
+    while (ends[i]! <= pos) i++;
+    return i;
+  };
+  const offsetOf = (pos: number) => {
+    const i = sliceAt(pos);
+    return list[i]!.start + pos - (ends[i]! - list[i]!.bytes.length);
+  };
+  return { bytes, sliceAt, offsetOf };
+}
+
+/** The hold one channel asks for: its first young piece, or its unended last word. */
+function channelHold(list: readonly OutputSlice[], holdMs: number, now: number): HeldFrom | undefined {
+  const young = (s: OutputSlice) => now - Date.parse(s.timestamp) < holdMs;
+  let first = list.length;
+  while (first > 0 && young(list[first - 1]!)) first--;
+  if (first === list.length) return undefined;
+  // A piece (or a word) that began in an older write and goes on in a young one: from up to MAX_HELD bytes back.
+  let from = first;
+  for (let back = 0; from > 0 && back < MAX_HELD; ) back += list[--from]!.bytes.length;
+  const part = list.slice(from);
+  const { bytes, sliceAt, offsetOf } = channelBytes(part);
+  const holdOf = (pos: number, end: number): HeldFrom => ({
+    at: offsetOf(pos),
+    until: Date.parse(part[sliceAt(end - 1)]!.timestamp) + holdMs,
+  });
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+  let word = bytes.length;
+  while (word > 0 && ENDS_WORD[bytes[word - 1]!] === 0 && bytes.length - word < MAX_HELD) word--;
+  const length = bytes.length - word;
+  // A word already masked (all `*`) shows nothing more when it goes on.
+  const last = length >= MIN_HELD && length < MAX_HELD && !/^\*+$/.test(text.slice(word)) ? holdOf(word, bytes.length) : undefined;
+  for (const m of text.matchAll(RUN)) {
+    if (last && m.index >= word) break;
+    const end = m.index + m[0].length;
+    if (young(part[sliceAt(end - 1)]!) && looksLikePiece(m[0])) return holdOf(m.index, end);
+  }
+  return last;
+}
+
+/** Where a live read of `slices` stops (the earliest hold of any channel), or undefined when nothing is held. */
+export function heldFrom(slices: readonly OutputSlice[], holdMs: number, now: number): HeldFrom | undefined {
+  if (holdMs <= 0 || slices.length === 0) return undefined;
+  // Nothing young (the common case of a reader behind the tail): one look at the last slice (records are in time order).
+  if (!(now - Date.parse(slices[slices.length - 1]!.timestamp) < holdMs)) return undefined;
+  const byChannel = new Map<string, OutputSlice[]>();
+  for (const s of slices) {
+    const list = byChannel.get(s.channel);
+    if (list) list.push(s);
+    else byChannel.set(s.channel, [s]);
+  }
+  let held: HeldFrom | undefined;
+  for (const list of byChannel.values()) {
+    const h = channelHold(list, holdMs, now);
+    if (h && (!held || h.at < held.at)) held = h;
+  }
+  return held;
+}
+
+/** `slices` up to (not including) offset `at`. */
+export function cutAt(slices: readonly OutputSlice[], at: number): OutputSlice[] {
+  const kept: OutputSlice[] = [];
+  for (const s of slices) {
+    if (s.end <= at) kept.push(s);
+    else if (s.start < at) kept.push(sliceWith(s, s.bytes.subarray(0, at - s.start)));
+  }
+  return kept;
+}
+
+export interface Held {
+  readonly slices: readonly OutputSlice[];
+  /** How long until what was held back would be shown anyway (0: nothing held). */
+  readonly heldMs: number;
+}
+
+/**
+ * The slices a live read may show now: cut before the first possible piece of a secret that is still
+ * unmasked once `mask` (the read's own masking, with the bytes after the slices as written so far)
+ * has gone over them. `mask` runs only when something young may be a piece.
+ */
+export async function holdLive(
+  slices: readonly OutputSlice[],
+  mask: (slices: readonly OutputSlice[]) => Promise<readonly OutputSlice[]> | readonly OutputSlice[],
+  holdMs = liveHoldMs(),
+  now = Date.now(),
+): Promise<Held> {
+  if (!heldFrom(slices, holdMs, now)) return { slices, heldMs: 0 };
+  const held = heldFrom(await mask(slices), holdMs, now);
+  if (!held) return { slices, heldMs: 0 };
+  return { slices: cutAt(slices, held.at), heldMs: Math.max(1, Math.ceil(held.until - now)) };
 }

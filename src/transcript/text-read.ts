@@ -11,6 +11,7 @@ import { chunksOf, spanArray, type RecordSpans } from "../views/window.ts";
 import { joined } from "./joined.ts";
 import { readResult, withRedacted, type OutputChunk, type OutputWindow } from "./output.ts";
 import { LineMasking, maskSlices, redactorOf } from "./masking.ts";
+import { holdLive } from "./live-hold.ts";
 import { utf8CutAtLeastOne } from "./utf8.ts";
 
 /** Bytes read past max_bytes, so that one whole character can be taken when max_bytes is smaller. */
@@ -63,8 +64,15 @@ async function sequenceLength(store: Store, sessionId: string, start: number): P
 }
 
 export async function readTextView(store: Store, sessionId: string, cursor: number, maxBytes: number): Promise<OutputWindow> {
+  const redactor = await redactorOf(store, sessionId);
   let read = await store.read(sessionId, cursor, maxBytes + CHARACTER_LOOKAHEAD);
   const live = isLiveState(read.state);
+  // A possible piece of a secret waits for its rest (./live-hold.ts): the window ends before it.
+  const held = live
+    ? await holdLive(read.slices, async (slices) => (await maskSlices(store, sessionId, redactor, slices)).slices)
+    : undefined;
+  const heldEnd = held?.heldMs ? (held.slices.at(-1)?.end ?? read.slices[0]?.start ?? read.next_cursor) : undefined;
+  if (held?.heldMs) read = { ...read, slices: [...held.slices], next_cursor: heldEnd! };
   const first = read.slices[0];
   const start = first?.start ?? read.next_cursor;
   let bytes = joined(read.slices.map((s) => s.bytes));
@@ -78,7 +86,7 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
   let { lines, open } = viewOf(bytes.subarray(0, length), start, spans);
   // Nor inside a sequence (the next read would show its rest as text): end before it, or at a
   // live tail wait for its end; a window that is all one sequence, with more bytes after it, goes whole.
-  const liveEnd = live && start + bytes.length === read.output_bytes;
+  const liveEnd = live && (start + bytes.length === read.output_bytes || heldEnd !== undefined);
   while (more && open !== undefined && (open > start || liveEnd) && Math.max(0, open - start) < length) {
     length = Math.max(0, open - start);
     ({ lines, open } = viewOf(bytes.subarray(0, length), start, spans));
@@ -95,7 +103,6 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
     }
   }
   const end = start + length;
-  const redactor = await redactorOf(store, sessionId);
   // The window's secrets are masked in the bytes first, with the bytes around the window: a secret
   // across a cut (a line longer than max_bytes) is seen whole (each piece alone would look like no
   // secret), and a line of a private key's body is seen after its BEGIN line in an earlier window.
@@ -139,9 +146,11 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
     timestamp: timestampAt(g.start),
     data: g.lines.join("\n") + (g.open ? "" : "\n"),
   }));
+  const atTail = end === read.output_bytes || end === heldEnd;
   return {
     committedEnd: read.output_bytes,
-    result: withRedacted(readResult(sessionId, chunks, end, end === read.output_bytes, read.state), maskedInBytes + masking.count),
+    result: withRedacted(readResult(sessionId, chunks, end, atTail, read.state), maskedInBytes + masking.count),
+    ...(held?.heldMs ? { heldMs: held.heldMs } : {}),
   };
 }
 

@@ -1,7 +1,9 @@
 /**
  * derun_wait_output with `until`: the text view of the output past the cursor, line by line as it is
  * committed, until a line matches the pattern. The line still being written (a prompt, a progress
- * line) is tested as it stands each time new bytes are committed. Only committed bytes are read, so
+ * line) is tested as it stands each time new bytes are committed, up to what may be a piece of a
+ * secret still waiting for its rest (./live-hold.ts): that piece, and all after it, are tested once
+ * the rest came or the hold ended. Only committed bytes are read, so
  * the answer never comes before the matching line is on disk. The line's text (and the match) are
  * clipped to max_bytes; the chunk's cursors still span the whole line.
  *
@@ -9,12 +11,13 @@
  * the event loop gets its turn every few milliseconds, and at timeout_ms the wait answers with no
  * match and a cursor where the scan stopped (at a line's start), from which the next wait goes on.
  */
-import { isLiveState, type Store } from "../core/store.ts";
+import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { matchLine, type SearchPattern } from "../views/search.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { readResult, withRedacted, type ReadOutputResult } from "./output.ts";
 import { AssembledText } from "./assembled-text.ts";
-import { LineMasking, redactorOf } from "./masking.ts";
+import { LineMasking, maskSlices, redactorOf } from "./masking.ts";
+import { holdLive } from "./live-hold.ts";
 import { DEFAULT_LIMITS } from "../core/tool.ts";
 import { giveTurn, turnDue } from "./pace.ts";
 import { clipUtf8 } from "./utf8.ts";
@@ -76,10 +79,14 @@ export async function waitUntil(
   let before = 0;
   const test = (line: TextLine) => matchLine(pattern, line.text)?.text;
   let count = 0;
+  const mask = async (slices: readonly OutputSlice[]) => (await maskSlices(store, sessionId, redactor, slices)).slices;
   for (;;) {
     const read = await store.read(sessionId, scanned, DEFAULT_LIMITS.windowBytes);
-    scanned = Math.max(scanned, Math.min(read.next_cursor, read.output_bytes));
-    for (const slice of await assembled.slices(read.slices)) {
+    // A possible piece of a secret is not tested (nor the line it is on) until its rest came or its hold ended (./live-hold.ts).
+    const held = isLiveState(read.state) ? await holdLive(read.slices, mask) : { slices: read.slices, heldMs: 0 };
+    const readEnd = held.heldMs > 0 ? (held.slices.at(-1)?.end ?? scanned) : read.next_cursor;
+    scanned = Math.max(scanned, Math.min(readEnd, read.output_bytes));
+    for (const slice of await assembled.slices(held.slices)) {
       timestamp = slice.timestamp;
       const lines = view.write(slice.channel, slice.bytes, slice.start);
       for (let k = 0; k < lines.length; k++) {
@@ -97,7 +104,7 @@ export async function waitUntil(
         if (turnDue()) await giveTurn();
       }
     }
-    if (scanned < read.output_bytes && !signal.aborted && elapsed() < timeoutMs) continue; // more committed: read on
+    if (scanned < read.output_bytes && held.heldMs === 0 && !signal.aborted && elapsed() < timeoutMs) continue; // more committed: read on
     for (const raw of view.partials()) {
       before = masking.count;
       const line = masking.line(raw);
@@ -108,6 +115,8 @@ export async function waitUntil(
     }
     const remaining = timeoutMs - elapsed();
     if (!isLiveState(read.state) || remaining <= 0 || signal.aborted) return answer(scanned, read.output_bytes, read.state);
-    await store.waitForOutput(sessionId, scanned, remaining, signal);
+    // Held: woken by the next write, or when the hold ends.
+    if (held.heldMs > 0) await store.waitForOutput(sessionId, read.output_bytes, Math.min(remaining, held.heldMs), signal);
+    else await store.waitForOutput(sessionId, scanned, remaining, signal);
   }
 }
