@@ -16,9 +16,9 @@
  * came); one that stays unmasked is shown when its hold ends, as it stands. An ordinary line (no
  * such word) is never held: it is shown as soon as it is written.
  */
-import type { OutputSlice } from "../core/store.ts";
+import type { OutputSlice, Store } from "../core/store.ts";
 import { joined } from "./joined.ts";
-import { sliceWith } from "./masking.ts";
+import { maskSlices, redactorOf, sliceWith } from "./masking.ts";
 import { liveHoldMs } from "../secrets/redactor.ts";
 
 /** A longer last word is not held: no secret is that long, and a reader should not wait on it. */
@@ -37,26 +37,48 @@ for (let b = 0; b <= 0x20; b++) ENDS_WORD[b] = 1;
 for (const c of "\"'`,;()[]{}<>|") ENDS_WORD[c.charCodeAt(0)] = 1;
 ENDS_WORD[0x7f] = 1;
 
-/** Runs of PIECE or more of the characters tokens are written in (base-64, `_`, `-`), read as latin1. */
-const RUN = new RegExp(`[A-Za-z0-9_+/=-]{${PIECE},}`, "g");
-const HEX = /^[0-9a-fA-F-]+$/;
+/** What each byte is in a run of a token's characters (base-64, `_`, `-`): 0 not, else a class. */
+const KIND = new Uint8Array(256);
+const [UPPER, LOWER, DIGIT, OTHER, HEXLETTER] = [1, 2, 4, 8, 16];
+for (let c = 0x41; c <= 0x5a; c++) KIND[c] = UPPER | (c <= 0x46 ? HEXLETTER : 0);
+for (let c = 0x61; c <= 0x7a; c++) KIND[c] = LOWER | (c <= 0x66 ? HEXLETTER : 0);
+for (let c = 0x30; c <= 0x39; c++) KIND[c] = DIGIT;
+for (const c of "_+/=-") KIND[c.charCodeAt(0)] = OTHER;
 
 /**
- * A run that may be a piece of a token: letters of both cases, or letters and digits (two of each);
- * not hex (commit ids, sums, UUIDs), not a path.
+ * Whether the run `bytes[from, to)` (PIECE or more of a token's characters) may be a piece of a
+ * token: letters of both cases, or letters and digits (two of each); not hex (commit ids, sums,
+ * UUIDs), not a path.
  */
-function looksLikePiece(run: string): boolean {
-  if (run.charCodeAt(0) === 0x2f || HEX.test(run)) return false;
+function looksLikePiece(bytes: Uint8Array, from: number, to: number): boolean {
+  if (bytes[from] === 0x2f) return false;
   let upper = 0;
   let lower = 0;
   let digit = 0;
-  for (let i = 0; i < run.length; i++) {
-    const c = run.charCodeAt(i);
-    if (c >= 0x41 && c <= 0x5a) upper++;
-    else if (c >= 0x61 && c <= 0x7a) lower++;
-    else if (c >= 0x30 && c <= 0x39) digit++;
+  let hex = true;
+  for (let i = from; i < to; i++) {
+    const k = KIND[bytes[i]!]!;
+    if (k & UPPER) upper++;
+    else if (k & LOWER) lower++;
+    else if (k & DIGIT) digit++;
+    if ((k & (UPPER | LOWER)) !== 0 && (k & HEXLETTER) === 0) hex = false;
+    else if (k === OTHER && bytes[i] !== 0x2d) hex = false;
   }
-  return (upper > 0 && lower > 0) || (upper + lower >= 2 && digit >= 2);
+  return !hex && ((upper > 0 && lower > 0) || (upper + lower >= 2 && digit >= 2));
+}
+
+/** The first run in `bytes` from `from` on that may be a piece of a token and for which `ok(start, end)` holds. */
+function firstPiece(bytes: Uint8Array, from: number, ok: (start: number, end: number) => boolean): number | undefined {
+  let start = -1;
+  for (let i = from; i <= bytes.length; i++) {
+    if (i < bytes.length && KIND[bytes[i]!] !== 0) {
+      if (start < 0) start = i;
+      continue;
+    }
+    if (start >= 0 && i - start >= PIECE && looksLikePiece(bytes, start, i) && ok(start, i)) return start;
+    start = -1;
+  }
+  return undefined;
 }
 
 /** The first byte held (an output.bin offset) and when its hold ends (ms since the epoch). */
@@ -72,9 +94,13 @@ function channelBytes(list: readonly OutputSlice[]) {
   let n = 0;
   for (const s of list) ends.push((n += s.bytes.length));
   const sliceAt = (pos: number) => {
-    let i = 0;
-    while (ends[i]! <= pos) i++;
-    return i;
+    let [lo, hi] = [0, ends.length - 1];
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (ends[mid]! <= pos) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   };
   const offsetOf = (pos: number) => {
     const i = sliceAt(pos);
@@ -98,18 +124,14 @@ function channelHold(list: readonly OutputSlice[], holdMs: number, now: number):
     at: offsetOf(pos),
     until: Date.parse(part[sliceAt(end - 1)]!.timestamp) + holdMs,
   });
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
   let word = bytes.length;
-  while (word > 0 && ENDS_WORD[bytes[word - 1]!] === 0 && bytes.length - word < MAX_HELD) word--;
+  let stars = true; // a word already masked (all `*`) shows nothing more when it goes on
+  while (word > 0 && ENDS_WORD[bytes[word - 1]!] === 0 && bytes.length - word < MAX_HELD) if (bytes[--word] !== 0x2a) stars = false;
   const length = bytes.length - word;
-  // A word already masked (all `*`) shows nothing more when it goes on.
-  const last = length >= MIN_HELD && length < MAX_HELD && !/^\*+$/.test(text.slice(word)) ? holdOf(word, bytes.length) : undefined;
-  for (const m of text.matchAll(RUN)) {
-    if (last && m.index >= word) break;
-    const end = m.index + m[0].length;
-    if (young(part[sliceAt(end - 1)]!) && looksLikePiece(m[0])) return holdOf(m.index, end);
-  }
-  return last;
+  const last = length >= MIN_HELD && length < MAX_HELD && !stars ? holdOf(word, bytes.length) : undefined;
+  let pieceEnd = 0;
+  const piece = firstPiece(bytes, 0, (start, end) => (pieceEnd = end) > 0 && (!last || start < word) && young(part[sliceAt(end - 1)]!));
+  return piece === undefined ? last : holdOf(piece, pieceEnd);
 }
 
 /** Where a live read of `slices` stops (the earliest hold of any channel), or undefined when nothing is held. */
@@ -162,4 +184,24 @@ export async function holdLive(
   const held = heldFrom(await mask(slices), holdMs, now);
   if (!held) return { slices, heldMs: 0 };
   return { slices: cutAt(slices, held.at), heldMs: Math.max(1, Math.ceil(held.until - now)) };
+}
+
+/** Bytes at a live session's end looked at for a hold: what a snapshot read would show of its last moments. */
+const SNAPSHOT_TAIL = 64 << 10;
+
+/**
+ * Where a snapshot read of a live session's `[lo, hi)` ends (derun_read_text, `derun cat`, grep,
+ * search): before a possible piece of a secret still waiting for its rest, as a follower's read
+ * ends (the views read the range fixed when they start, so they hold back as a read of it would).
+ */
+export async function liveSnapshotEnd(store: Store, sessionId: string, lo: number, hi: number): Promise<number> {
+  const holdMs = liveHoldMs();
+  if (holdMs <= 0 || hi <= lo) return hi;
+  const from = Math.max(lo, hi - SNAPSHOT_TAIL);
+  const read = await store.read(sessionId, from, hi - from);
+  const slices = read.slices.filter((s) => s.start < hi).map((s) => (s.end <= hi ? s : sliceWith(s, s.bytes.subarray(0, hi - s.start))));
+  if (!heldFrom(slices, holdMs, Date.now())) return hi;
+  const redactor = await redactorOf(store, sessionId);
+  const held = await holdLive(slices, async (s) => (await maskSlices(store, sessionId, redactor, s)).slices, holdMs);
+  return held.heldMs > 0 ? (held.slices.at(-1)?.end ?? from) : hi;
 }

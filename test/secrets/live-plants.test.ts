@@ -3,9 +3,10 @@
  * each plant of ./_plants.ts's LIVE_PLANTS is written by a real `derun run` (pipes, or a real PTY)
  * in two parts, while every live reader follows it: `derun tail -f` (text and raw), and over stdio
  * with the SDK's client derun_wait_output (raw and text, each wait from the last answer's cursor),
- * derun_read_output at the live end (raw in pages of 37 bytes, and text) and derun_wait_output with
- * `until`. The program writes the rest only once every follower has shown the line written just
- * before the first piece (so each has read the write that holds it). A leak is a 12-character slice
+ * derun_read_output at the live end (raw in pages of 37 bytes, and text), derun_wait_output with
+ * `until`, and derun_read_text polled (a snapshot of the live session). The program writes the rest
+ * only once every follower has shown the line written just before the first piece (so each has read
+ * the write that holds it). A leak is a 12-character slice
  * of a plant's random part in what a follower showed (its answers' chunks joined, as a model reads
  * them, and each answer whole); the table must be empty.
  *
@@ -77,6 +78,20 @@ function mcpFollower(name: string, step: (cursor: string) => Promise<{ text: str
   return { name, shown: () => data, answers: () => answers, done };
 }
 
+/** A snapshot reader polled while the session runs: derun_read_text, each answer whole, until one is of the session ended. */
+function snapshotFollower(name: string, id: string): Follower {
+  const answers: string[] = [];
+  const done = (async () => {
+    for (let i = 0; i < 5000; i++) {
+      const a = await agent.call("derun_read_text", { session_id: id, view: "text", max_chars: 20000 });
+      answers.push(`${a.text}\n${JSON.stringify(a.result)}`);
+      if (!/^session \S+: running/.test(a.text)) return;
+      await Bun.sleep(20); // between polls of a snapshot, not instead of a condition
+    }
+  })();
+  return { name, shown: () => answers.at(-1) ?? "", answers: () => answers, done };
+}
+
 function followers(id: string): Follower[] {
   const call = (name: string, args: Record<string, unknown>) => agent.call(name, { session_id: id, ...args });
   return [
@@ -86,6 +101,7 @@ function followers(id: string): Follower[] {
     mcpFollower("wait_output text", (cursor) => call("derun_wait_output", { cursor, view: "text", timeout_ms: 20000 }), false),
     mcpFollower("read_output 37", (cursor) => call("derun_read_output", { cursor, max_bytes: 37 }), true),
     mcpFollower("read_output text", (cursor) => call("derun_read_output", { cursor, view: "text" }), true),
+    snapshotFollower("read_text", id),
   ];
 }
 
