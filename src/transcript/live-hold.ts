@@ -18,7 +18,7 @@
  */
 import type { OutputSlice, Store } from "../core/store.ts";
 import { joined } from "./joined.ts";
-import { maskSlices, redactorOf, sliceWith } from "./masking.ts";
+import { CONTEXT, maskBetween, redactorOf, sliceWith } from "./masking.ts";
 import { liveHoldMs } from "../secrets/redactor.ts";
 
 /** A longer last word is not held: no secret is that long, and a reader should not wait on it. */
@@ -37,18 +37,21 @@ for (let b = 0; b <= 0x20; b++) ENDS_WORD[b] = 1;
 for (const c of "\"'`,;()[]{}<>|") ENDS_WORD[c.charCodeAt(0)] = 1;
 ENDS_WORD[0x7f] = 1;
 
-/** What each byte is in a run of a token's characters (base-64, `_`, `-`): 0 not, else a class. */
+/**
+ * What each byte is in a run of a token's characters (base-64 but `=`, which only pads its end, so
+ * that `KEY=/a/path` is two runs; `_`, `-`): 0 not, else a class.
+ */
 const KIND = new Uint8Array(256);
 const [UPPER, LOWER, DIGIT, OTHER, HEXLETTER] = [1, 2, 4, 8, 16];
 for (let c = 0x41; c <= 0x5a; c++) KIND[c] = UPPER | (c <= 0x46 ? HEXLETTER : 0);
 for (let c = 0x61; c <= 0x7a; c++) KIND[c] = LOWER | (c <= 0x66 ? HEXLETTER : 0);
 for (let c = 0x30; c <= 0x39; c++) KIND[c] = DIGIT;
-for (const c of "_+/=-") KIND[c.charCodeAt(0)] = OTHER;
+for (const c of "_+/-") KIND[c.charCodeAt(0)] = OTHER;
 
 /**
  * Whether the run `bytes[from, to)` (PIECE or more of a token's characters) may be a piece of a
- * token: letters of both cases, or letters and digits (two of each); not hex (commit ids, sums,
- * UUIDs), not a path.
+ * token: four letters or more, of both cases or with two digits or more; not hex (commit ids, sums,
+ * UUIDs), not a path, not a host's name made of numbers (`ip-172-31-22-149`).
  */
 function looksLikePiece(bytes: Uint8Array, from: number, to: number): boolean {
   if (bytes[from] === 0x2f) return false;
@@ -64,19 +67,35 @@ function looksLikePiece(bytes: Uint8Array, from: number, to: number): boolean {
     if ((k & (UPPER | LOWER)) !== 0 && (k & HEXLETTER) === 0) hex = false;
     else if (k === OTHER && bytes[i] !== 0x2d) hex = false;
   }
-  return !hex && ((upper > 0 && lower > 0) || (upper + lower >= 2 && digit >= 2));
+  return !hex && upper + lower >= 4 && ((upper > 0 && lower > 0) || digit >= 2);
 }
 
-/** The first run in `bytes` from `from` on that may be a piece of a token and for which `ok(start, end)` holds. */
+const ESC = 0x1b;
+const BEL = 0x07;
+/** The bytes after ESC that open a string the terminal does not draw (OSC, DCS, SOS, PM, APC). */
+const OPENS_STRING = new Set([0x5d, 0x50, 0x58, 0x5e, 0x5f]);
+
+/**
+ * The first run in `bytes` from `from` on that may be a piece of a token, outside the strings a
+ * terminal does not draw (a window title, a shell's `ESC]633;P;Cwd=…` mark: what they carry is never
+ * assembled with what is drawn), and for which `ok(start, end)` holds.
+ */
 function firstPiece(bytes: Uint8Array, from: number, ok: (start: number, end: number) => boolean): number | undefined {
   let start = -1;
+  let inString = false;
   for (let i = from; i <= bytes.length; i++) {
-    if (i < bytes.length && KIND[bytes[i]!] !== 0) {
+    const b = bytes[i];
+    if (inString) {
+      if (b === BEL || (b === ESC && bytes[i + 1] === 0x5c)) inString = false;
+      continue;
+    }
+    if (b !== undefined && KIND[b] !== 0) {
       if (start < 0) start = i;
       continue;
     }
     if (start >= 0 && i - start >= PIECE && looksLikePiece(bytes, start, i) && ok(start, i)) return start;
     start = -1;
+    if (b === ESC && OPENS_STRING.has(bytes[i + 1]!)) inString = true;
   }
   return undefined;
 }
@@ -186,6 +205,22 @@ export async function holdLive(
   return { slices: cutAt(slices, held.at), heldMs: Math.max(1, Math.ceil(held.until - now)) };
 }
 
+/**
+ * A `mask` for {@link holdLive} that reads the bytes before the slices and none after: for a reader
+ * that shows the slices masked with nothing past them (a snapshot's range, `until`'s open line). A
+ * piece whose rest was written after them is not masked in what that reader shows, so it stays held.
+ */
+export function maskWithin(store: Store, sessionId: string): (slices: readonly OutputSlice[]) => Promise<readonly OutputSlice[]> {
+  return async (slices) => {
+    if (slices.length === 0) return slices;
+    const redactor = await redactorOf(store, sessionId);
+    const lo = slices[0]!.start;
+    const from = Math.max(0, lo - CONTEXT);
+    const before = from < lo ? (await store.read(sessionId, from, lo - from)).slices.filter((s) => s.end <= lo) : [];
+    return maskBetween(redactor, before, slices, []).slices;
+  };
+}
+
 /** Bytes at a live session's end looked at for a hold: what a snapshot read would show of its last moments. */
 const SNAPSHOT_TAIL = 64 << 10;
 
@@ -201,7 +236,6 @@ export async function liveSnapshotEnd(store: Store, sessionId: string, lo: numbe
   const read = await store.read(sessionId, from, hi - from);
   const slices = read.slices.filter((s) => s.start < hi).map((s) => (s.end <= hi ? s : sliceWith(s, s.bytes.subarray(0, hi - s.start))));
   if (!heldFrom(slices, holdMs, Date.now())) return hi;
-  const redactor = await redactorOf(store, sessionId);
-  const held = await holdLive(slices, async (s) => (await maskSlices(store, sessionId, redactor, s)).slices, holdMs);
+  const held = await holdLive(slices, maskWithin(store, sessionId), holdMs);
   return held.heldMs > 0 ? (held.slices.at(-1)?.end ?? from) : hi;
 }

@@ -51,8 +51,10 @@ export async function openTranscript(
   const all = await store.records(sessionId);
   const record = command === undefined ? undefined : await findCommand(store, info, command);
   const end = record ? Math.min(record.output_end ?? info.output_bytes, info.output_bytes) : info.output_bytes;
-  // At a live end, a possible piece of a secret waits for its rest, as at a follower's (./live-hold.ts).
-  const hi = isLiveState(info.state) && end === info.output_bytes ? await liveSnapshotEnd(store, sessionId, 0, end) : end;
+  // At a live end, a possible piece of a secret waits for its rest, as at a follower's (./live-hold.ts);
+  // an ended command's output is whole.
+  const open = isLiveState(info.state) && end === info.output_bytes && (!record || record.output_end == null);
+  const hi = open ? await liveSnapshotEnd(store, sessionId, 0, end) : end;
   // A trimmed session's views begin where its kept bytes do (trim.json): what came before is gone.
   const lo = Math.min(hi, Math.max(record ? Math.min(record.output_start!, info.output_bytes) : 0, info.kept_from ?? 0));
   // The records overlapping [lo, hi): a range of the store's, not a copy of each.

@@ -11,13 +11,13 @@
  * the event loop gets its turn every few milliseconds, and at timeout_ms the wait answers with no
  * match and a cursor where the scan stopped (at a line's start), from which the next wait goes on.
  */
-import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
+import { isLiveState, type Store } from "../core/store.ts";
 import { matchLine, type SearchPattern } from "../views/search.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { readResult, withRedacted, type ReadOutputResult } from "./output.ts";
 import { AssembledText } from "./assembled-text.ts";
-import { LineMasking, maskSlices, redactorOf } from "./masking.ts";
-import { holdLive } from "./live-hold.ts";
+import { LineMasking, redactorOf } from "./masking.ts";
+import { holdLive, maskWithin } from "./live-hold.ts";
 import { DEFAULT_LIMITS } from "../core/tool.ts";
 import { giveTurn, turnDue } from "./pace.ts";
 import { clipUtf8 } from "./utf8.ts";
@@ -79,7 +79,8 @@ export async function waitUntil(
   let before = 0;
   const test = (line: TextLine) => matchLine(pattern, line.text)?.text;
   let count = 0;
-  const mask = async (slices: readonly OutputSlice[]) => (await maskSlices(store, sessionId, redactor, slices)).slices;
+  // Masked with nothing after them: the open line is tested as it stands, without what came since.
+  const mask = maskWithin(store, sessionId);
   for (;;) {
     const read = await store.read(sessionId, scanned, DEFAULT_LIMITS.windowBytes);
     // A possible piece of a secret is not tested (nor the line it is on) until its rest came or its hold ended (./live-hold.ts).

@@ -105,7 +105,11 @@ function followers(id: string): Follower[] {
   ];
 }
 
-/** The program: `starting`, the first part once $GO1 exists, the rest once $GO2 does, then `done`. */
+/**
+ * The program: `starting`, the first part once $GO1 exists, the rest once $GO2 does, then `done`, and
+ * it exits once $GO3 does (the test creates it when every follower has shown `done`: what the program
+ * wrote is all recorded while it still runs, whatever the load).
+ */
 const script = (p: LivePlant): string =>
   [
     "echo starting",
@@ -114,10 +118,11 @@ const script = (p: LivePlant): string =>
     'while [ ! -e "$GO2" ]; do sleep 0.01; done',
     p.rest,
     "echo done",
+    'while [ ! -e "$GO3" ]; do sleep 0.01; done',
   ].join("; ");
 
 /** Start `p` under `derun run`; resolves with its exit status once it has exited. */
-function start(p: LivePlant, go: { GO1: string; GO2: string }): Promise<number | null> {
+function start(p: LivePlant, go: Record<"GO1" | "GO2" | "GO3", string>): Promise<number | null> {
   const argv = [...derunArgv(), "run", "--session-id", p.id, "--", "sh", "-c", script(p)];
   const env = derunEnv(state.path, { ...p.env, ...go, TERM: "xterm-256color" });
   if (p.pty) return spawnInPty(argv, { env, cols: 100, rows: 30 }).exited.then((e) => e.exitCode);
@@ -126,7 +131,7 @@ function start(p: LivePlant, go: { GO1: string; GO2: string }): Promise<number |
 }
 
 async function followPlant(p: LivePlant): Promise<Record<string, number>> {
-  const go = { GO1: join(work.path, `${p.id}.go1`), GO2: join(work.path, `${p.id}.go2`) };
+  const go = { GO1: join(work.path, `${p.id}.go1`), GO2: join(work.path, `${p.id}.go2`), GO3: join(work.path, `${p.id}.go3`) };
   const exited = start(p, go);
   await waitUntil(() => recordedBytes(state.path, p.id) > 0, `${p.id} writing`);
   const all = followers(p.id);
@@ -136,6 +141,8 @@ async function followPlant(p: LivePlant): Promise<Record<string, number>> {
   writeFileSync(go.GO1, "");
   await waitUntil(() => all.every((f) => f.shown().includes("step one")), `${p.id}: every follower showing "step one"`);
   writeFileSync(go.GO2, "");
+  await waitUntil(() => all.every((f) => f.shown().includes("done")), `${p.id}: every follower showing "done"`);
+  writeFileSync(go.GO3, "");
   expect({ id: p.id, status: await exited }).toEqual({ id: p.id, status: 0 });
   await Promise.all(all.map((f) => f.done));
   const answered = await until;
@@ -144,6 +151,16 @@ async function followPlant(p: LivePlant): Promise<Record<string, number>> {
   for (const f of all) {
     const n = Math.max(count(f.shown()), ...f.answers().map(count));
     if (n > 0) leaks[f.name] = n;
+    if (n > 0 && process.env.LIVE_DEBUG)
+      console.log(
+        f.name,
+        JSON.stringify(
+          f
+            .answers()
+            .filter((a) => count(a) > 0)
+            .slice(0, 2),
+        ),
+      );
   }
   const u = count(`${answered.text}\n${JSON.stringify(answered.result)}`);
   if (u > 0) leaks["wait_output until"] = u;

@@ -34,6 +34,10 @@ describe("heldFrom", () => {
       "commit 3f9a1c2e8b7d6f5a4c3b2a1908f7e6d5c4b3a291\n",
       "id 123e4567-e89b-42d3-a456-426614174000 at 2026-12-07T17:40:00.123Z\n",
       "wrote /usr/lib/x86_64-linux-gnu/libfoo.so.6 and node_modules/.bin/tsc\n",
+      "HOME=/home/JaneDoe/Projects2026/derun PATH=/usr/local/bin\n",
+      // A shell's prompt with its marks (the directory in an OSC string is never drawn), on an EC2 host.
+      "\x1b]633;A\x07\x1b]633;P;Cwd=/home/Jane/MyProjects2026\x07ubuntu@ip-172-31-22-149:~/MyProjects2026$ \x1b]633;B\x07",
+      "\x1b]0;ReleaseBuild2026 aB3dE5gH7jK9mN1pQrS\x1b\\done\n",
       "$ ",
     ];
     for (const line of lines) expect({ line, held: held(slices(["stdout", line, 10])) }).toEqual({ line, held: undefined });
