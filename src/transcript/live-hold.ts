@@ -6,12 +6,13 @@
  * too short, or too plain, for any rule; the reader has shown it before the rest makes it a secret.
  *
  * So a read of a live session stops before the first byte of what may be such a piece while it is
- * younger than the hold (DERUN_LIVE_HOLD_MS, default HOLD_MS), per channel (stdout and stderr
- * interleave: a token begun on one goes on there after the other wrote):
+ * younger than the hold (DERUN_LIVE_HOLD_MS, default 500 ms: ../secrets/config.ts), per channel
+ * (stdout and stderr interleave: a token begun on one goes on there after the other wrote):
  * - the channel's last word, when it is not ended (no blank, control byte, quote or bracket after
  *   it) and MIN_HELD bytes or more: a token's beginning;
- * - a word that looks like a piece of a token (PIECE letters and digits or more, mixed; not hex, not
- *   a path): a piece the terminal may yet assemble with one written later.
+ * - a run of letters and digits that looks like a piece of a token (looksLikePiece; not in a path,
+ *   not in a string the terminal does not draw): a piece the terminal may yet assemble with one
+ *   written later.
  * A piece that is masked once the bytes written since are read with it is shown at once (the rest
  * came); one that stays unmasked is shown when its hold ends, as it stands. An ordinary line (no
  * such word) is never held: it is shown as soon as it is written.
@@ -38,64 +39,81 @@ for (const c of "\"'`,;()[]{}<>|") ENDS_WORD[c.charCodeAt(0)] = 1;
 ENDS_WORD[0x7f] = 1;
 
 /**
- * What each byte is in a run of a token's characters (base-64 but `=`, which only pads its end, so
- * that `KEY=/a/path` is two runs; `_`, `-`): 0 not, else a class.
+ * What each byte is in a run of a token's characters: letters, digits and `+`. `/`, `-`, `_` and
+ * `=` end a run, so that paths (`src/views/text12.ts`), target triples (`x86_64-linux-gnu`), names
+ * (`MAX_HELD`) and `KEY=value` are runs of their parts; a token's random part seldom holds them, and
+ * its longer part is held (everything after a held byte waits with it). 0: not, else a class.
  */
 const KIND = new Uint8Array(256);
 const [UPPER, LOWER, DIGIT, OTHER, HEXLETTER] = [1, 2, 4, 8, 16];
 for (let c = 0x41; c <= 0x5a; c++) KIND[c] = UPPER | (c <= 0x46 ? HEXLETTER : 0);
 for (let c = 0x61; c <= 0x7a; c++) KIND[c] = LOWER | (c <= 0x66 ? HEXLETTER : 0);
 for (let c = 0x30; c <= 0x39; c++) KIND[c] = DIGIT;
-for (const c of "_+/-") KIND[c.charCodeAt(0)] = OTHER;
+KIND[0x2b] = OTHER;
 
 /**
  * Whether the run `bytes[from, to)` (PIECE or more of a token's characters) may be a piece of a
- * token: four letters or more, of both cases or with two digits or more; not hex (commit ids, sums,
- * UUIDs), not a path, not a host's name made of numbers (`ip-172-31-22-149`).
+ * token: four letters or more, and two digits or more, or both cases changing from lower to upper
+ * twice or more (`aBcDe…`, not a CamelCase word such as `ReferenceError`); not hex (commit ids, sums).
  */
 function looksLikePiece(bytes: Uint8Array, from: number, to: number): boolean {
-  if (bytes[from] === 0x2f) return false;
-  let upper = 0;
-  let lower = 0;
+  let letters = 0;
   let digit = 0;
+  let rises = 0;
   let hex = true;
   for (let i = from; i < to; i++) {
     const k = KIND[bytes[i]!]!;
-    if (k & UPPER) upper++;
-    else if (k & LOWER) lower++;
-    else if (k & DIGIT) digit++;
-    if ((k & (UPPER | LOWER)) !== 0 && (k & HEXLETTER) === 0) hex = false;
-    else if (k === OTHER && bytes[i] !== 0x2d) hex = false;
+    if (k & (UPPER | LOWER)) {
+      letters++;
+      if ((k & HEXLETTER) === 0) hex = false;
+      if (k & UPPER && i > from && KIND[bytes[i - 1]!]! & LOWER) rises++;
+    } else if (k & DIGIT) digit++;
+    else hex = false;
   }
-  return !hex && upper + lower >= 4 && ((upper > 0 && lower > 0) || digit >= 2);
+  return !hex && letters >= 4 && (digit >= 2 || rises >= 2);
 }
 
-const ESC = 0x1b;
-const BEL = 0x07;
-/** The bytes after ESC that open a string the terminal does not draw (OSC, DCS, SOS, PM, APC). */
-const OPENS_STRING = new Set([0x5d, 0x50, 0x58, 0x5e, 0x5f]);
+/** What a path is written in, to find where one that a run is part of begins. */
+const PATH = new Uint8Array(256);
+for (let c = 0; c < 256; c++) if (KIND[c] !== 0) PATH[c] = 1;
+for (const c of "/._~-") PATH[c.charCodeAt(0)] = 1;
+
+/** Whether the run at `start` is a segment of a path (`/home/me/Projects2026`, `~/x`, `./x`): never a piece. */
+function inPath(bytes: Uint8Array, start: number): boolean {
+  if (bytes[start - 1] !== 0x2f) return false;
+  let j = start - 1;
+  while (j > 0 && PATH[bytes[j - 1]!] === 1) j--;
+  const first = bytes[j];
+  return first === 0x2f || first === 0x7e || first === 0x2e;
+}
+
+/** Runs of PIECE or more of a token's characters (KIND): found natively, most output has none. */
+const RUN = new RegExp(`[A-Za-z0-9+]{${PIECE},}`, "g");
+/** ESC and the byte that opens a string the terminal does not draw (OSC, DCS, SOS, PM, APC). */
+const STRING_OPENERS = ["\x1b]", "\x1bP", "\x1bX", "\x1b^", "\x1b_"];
+
+/** Whether `at` lies inside such a string (opened before it, not ended by BEL or ESC \\ before it). */
+function inString(text: string, at: number): boolean {
+  let open = -1;
+  for (const opener of STRING_OPENERS) open = Math.max(open, text.lastIndexOf(opener, at));
+  if (open < 0) return false;
+  const bel = text.indexOf("\x07", open);
+  const st = text.indexOf("\x1b\\", open);
+  const end = bel < 0 ? st : st < 0 ? bel : Math.min(bel, st);
+  return end < 0 || end > at;
+}
 
 /**
- * The first run in `bytes` from `from` on that may be a piece of a token, outside the strings a
- * terminal does not draw (a window title, a shell's `ESC]633;P;Cwd=…` mark: what they carry is never
- * assembled with what is drawn), and for which `ok(start, end)` holds.
+ * The first run in `bytes` that may be a piece of a token, outside the strings a terminal does not
+ * draw (a window title, a shell's `ESC]633;P;Cwd=…` mark: what they carry is never assembled with
+ * what is drawn), and for which `ok(start, end)` holds.
  */
-function firstPiece(bytes: Uint8Array, from: number, ok: (start: number, end: number) => boolean): number | undefined {
-  let start = -1;
-  let inString = false;
-  for (let i = from; i <= bytes.length; i++) {
-    const b = bytes[i];
-    if (inString) {
-      if (b === BEL || (b === ESC && bytes[i + 1] === 0x5c)) inString = false;
-      continue;
-    }
-    if (b !== undefined && KIND[b] !== 0) {
-      if (start < 0) start = i;
-      continue;
-    }
-    if (start >= 0 && i - start >= PIECE && looksLikePiece(bytes, start, i) && ok(start, i)) return start;
-    start = -1;
-    if (b === ESC && OPENS_STRING.has(bytes[i + 1]!)) inString = true;
+function firstPiece(bytes: Uint8Array, ok: (start: number, end: number) => boolean): number | undefined {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+  RUN.lastIndex = 0;
+  for (let m = RUN.exec(text); m !== null; m = RUN.exec(text)) {
+    const [start, end] = [m.index, m.index + m[0].length];
+    if (looksLikePiece(bytes, start, end) && !inPath(bytes, start) && !inString(text, start) && ok(start, end)) return start;
   }
   return undefined;
 }
@@ -149,7 +167,7 @@ function channelHold(list: readonly OutputSlice[], holdMs: number, now: number):
   const length = bytes.length - word;
   const last = length >= MIN_HELD && length < MAX_HELD && !stars ? holdOf(word, bytes.length) : undefined;
   let pieceEnd = 0;
-  const piece = firstPiece(bytes, 0, (start, end) => (pieceEnd = end) > 0 && (!last || start < word) && young(part[sliceAt(end - 1)]!));
+  const piece = firstPiece(bytes, (start, end) => (pieceEnd = end) > 0 && (!last || start < word) && young(part[sliceAt(end - 1)]!));
   return piece === undefined ? last : holdOf(piece, pieceEnd);
 }
 

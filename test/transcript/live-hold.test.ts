@@ -34,7 +34,9 @@ describe("heldFrom", () => {
       "commit 3f9a1c2e8b7d6f5a4c3b2a1908f7e6d5c4b3a291\n",
       "id 123e4567-e89b-42d3-a456-426614174000 at 2026-12-07T17:40:00.123Z\n",
       "wrote /usr/lib/x86_64-linux-gnu/libfoo.so.6 and node_modules/.bin/tsc\n",
-      "HOME=/home/JaneDoe/Projects2026/derun PATH=/usr/local/bin\n",
+      "HOME=/home/JaneDoe/Projects2026/derun PATH=/usr/local/bin:~/Tools2026/bin\n",
+      "target aarch64-apple-darwin, x86_64-unknown-linux-gnu, src/views/textView.ts ./build/Release2026x64\n",
+      "ReferenceError: ReadableStream is not defined (MAX_HELD_BYTES_2026)\n",
       // A shell's prompt with its marks (the directory in an OSC string is never drawn), on an EC2 host.
       "\x1b]633;A\x07\x1b]633;P;Cwd=/home/Jane/MyProjects2026\x07ubuntu@ip-172-31-22-149:~/MyProjects2026$ \x1b]633;B\x07",
       "\x1b]0;ReleaseBuild2026 aB3dE5gH7jK9mN1pQrS\x1b\\done\n",
@@ -60,8 +62,8 @@ describe("heldFrom", () => {
   });
 
   test("a piece split over two records of its channel is held from where it began", () => {
-    const s = slices(["stdout", "token ghp_ab", 40], ["stderr", "warn\n", 30], ["stdout", "cdefGH12 end\n", 5]);
-    expect(held(s)?.at).toBe(6);
+    const s = slices(["stdout", "token ghp_aB3dE5", 40], ["stderr", "warn\n", 30], ["stdout", "gH7jK9mN1p end\n", 5]);
+    expect(held(s)?.at).toBe(10);
   });
 
   test("what is masked already (stars) is not held", () => {
