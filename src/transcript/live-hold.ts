@@ -108,12 +108,12 @@ function inString(text: string, at: number): boolean {
  * draw (a window title, a shell's `ESC]633;P;Cwd=…` mark: what they carry is never assembled with
  * what is drawn), and for which `ok(start, end)` holds.
  */
-function firstPiece(bytes: Uint8Array, ok: (start: number, end: number) => boolean): number | undefined {
+function firstPiece(bytes: Uint8Array, ok: (start: number, end: number) => boolean): { start: number; end: number } | undefined {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
   RUN.lastIndex = 0;
   for (let m = RUN.exec(text); m !== null; m = RUN.exec(text)) {
     const [start, end] = [m.index, m.index + m[0].length];
-    if (looksLikePiece(bytes, start, end) && !inPath(bytes, start) && !inString(text, start) && ok(start, end)) return start;
+    if (looksLikePiece(bytes, start, end) && !inPath(bytes, start) && !inString(text, start) && ok(start, end)) return { start, end };
   }
   return undefined;
 }
@@ -166,9 +166,9 @@ function channelHold(list: readonly OutputSlice[], holdMs: number, now: number):
   while (word > 0 && ENDS_WORD[bytes[word - 1]!] === 0 && bytes.length - word < MAX_HELD) if (bytes[--word] !== 0x2a) stars = false;
   const length = bytes.length - word;
   const last = length >= MIN_HELD && length < MAX_HELD && !stars ? holdOf(word, bytes.length) : undefined;
-  let pieceEnd = 0;
-  const piece = firstPiece(bytes, (start, end) => (pieceEnd = end) > 0 && (!last || start < word) && young(part[sliceAt(end - 1)]!));
-  return piece === undefined ? last : holdOf(piece, pieceEnd);
+  // A piece inside the last word is held with it, from the word's first byte.
+  const piece = firstPiece(bytes, (start, end) => (!last || start < word) && young(part[sliceAt(end - 1)]!));
+  return piece ? holdOf(piece.start, piece.end) : last;
 }
 
 /** Where a live read of `slices` stops (the earliest hold of any channel), or undefined when nothing is held. */
