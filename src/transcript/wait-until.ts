@@ -79,13 +79,8 @@ export async function waitUntil(
   let before = 0;
   const test = (line: TextLine) => matchLine(pattern, line.text)?.text;
   let count = 0;
-  // Masked with nothing after them: the open line is tested as it stands, without what came since.
-  const mask = maskWithin(store, sessionId);
   for (;;) {
-    const read = await store.read(sessionId, scanned, DEFAULT_LIMITS.windowBytes);
-    // A possible piece of a secret is not tested (nor the line it is on) until its rest came or its hold ended (./live-hold.ts).
-    const held = isLiveState(read.state) ? await holdLive(read.slices, mask) : { slices: read.slices, heldMs: 0 };
-    const readEnd = held.heldMs > 0 ? (held.slices.at(-1)?.end ?? scanned) : read.next_cursor;
+    const { read, held, readEnd } = await readHeld(store, sessionId, scanned);
     scanned = Math.max(scanned, Math.min(readEnd, read.output_bytes));
     for (const slice of await assembled.slices(held.slices)) {
       timestamp = slice.timestamp;
@@ -117,7 +112,19 @@ export async function waitUntil(
     const remaining = timeoutMs - elapsed();
     if (!isLiveState(read.state) || remaining <= 0 || signal.aborted) return answer(scanned, read.output_bytes, read.state);
     // Held: woken by the next write, or when the hold ends.
-    if (held.heldMs > 0) await store.waitForOutput(sessionId, read.output_bytes, Math.min(remaining, held.heldMs), signal);
-    else await store.waitForOutput(sessionId, scanned, remaining, signal);
+    const past = held.heldMs > 0 ? read.output_bytes : scanned;
+    await store.waitForOutput(sessionId, past, held.heldMs > 0 ? Math.min(remaining, held.heldMs) : remaining, signal);
   }
+}
+
+/**
+ * The committed bytes from `cursor`, cut before a possible piece of a secret still waiting for its
+ * rest (./live-hold.ts): neither it nor the line it is on is tested before its rest came or its hold
+ * ended. Decided on bytes masked with nothing after them, as the open line is tested as it stands.
+ */
+async function readHeld(store: Store, sessionId: string, cursor: number) {
+  const read = await store.read(sessionId, cursor, DEFAULT_LIMITS.windowBytes);
+  const held = isLiveState(read.state) ? await holdLive(read.slices, maskWithin(store, sessionId)) : { slices: read.slices, heldMs: 0 };
+  const readEnd = held.heldMs > 0 ? (held.slices.at(-1)?.end ?? cursor) : read.next_cursor;
+  return { read, held, readEnd };
 }
