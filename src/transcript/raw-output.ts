@@ -46,13 +46,14 @@ export async function* rawOutput(store: Store, sessionId: string, options: RawOu
     const want = options.to === undefined ? BLOCK : Math.min(BLOCK, options.to - cursor);
     if (want <= 0) return;
     const read = await store.read(sessionId, cursor, want);
-    // Following a live session: a possible piece of a secret waits for its rest (./live-hold.ts).
+    // A live session: a possible piece of a secret waits for its rest (./live-hold.ts): a follower
+    // waits with it, a read to the end (`cat`, `export`) ends before it.
     const mask = (slices: readonly OutputSlice[]) => maskSlices(store, sessionId, redactor, slices);
     let whole: Awaited<ReturnType<typeof mask>> | undefined;
-    const held =
-      options.follow && isLiveState(read.state)
-        ? await holdLive(read.slices, async (slices) => (whole = await mask(slices)).slices)
-        : { slices: read.slices, heldMs: 0 };
+    const live = isLiveState(read.state) && (options.follow || read.next_cursor === read.output_bytes);
+    const held = live
+      ? await holdLive(read.slices, async (slices) => (whole = await mask(slices)).slices)
+      : { slices: read.slices, heldMs: 0 };
     // Masked with the bytes around them (a secret across this read's edge is seen whole).
     const masked = held.heldMs === 0 && whole ? whole : await mask(held.slices);
     if (masked.count > 0) options.onMasked?.(masked.count);

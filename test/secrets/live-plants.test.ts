@@ -4,7 +4,8 @@
  * in two parts, while every live reader follows it: `derun tail -f` (text and raw), and over stdio
  * with the SDK's client derun_wait_output (raw and text, each wait from the last answer's cursor),
  * derun_read_output at the live end (raw in pages of 37 bytes, and text), derun_wait_output with
- * `until`, and derun_read_text polled (a snapshot of the live session). The program writes the rest
+ * `until`, and snapshots of the live session polled (derun_read_text, `derun cat --view raw`,
+ * `derun export`). The program writes the rest
  * only once every follower has shown the line written just before the first piece (so each has read
  * the write that holds it). A leak is a 12-character slice
  * of a plant's random part in what a follower showed (its answers' chunks joined, as a model reads
@@ -92,6 +93,20 @@ function snapshotFollower(name: string, id: string): Follower {
   return { name, shown: () => answers.at(-1) ?? "", answers: () => answers, done };
 }
 
+/** A CLI read polled while the session runs (`derun cat --view raw`, `derun export`), each answer whole, until it ended. */
+function cliSnapshotFollower(name: string, id: string, args: readonly string[]): Follower {
+  const answers: string[] = [];
+  const done = (async () => {
+    for (let i = 0; i < 2000; i++) {
+      const running = text((await runDerun(["ls", "--state", "running", "--ids"], { stateRoot: state.path, env: HOLD })).stdout);
+      const read = await runDerun([...args, id], { stateRoot: state.path, env: HOLD });
+      answers.push(text(read.stdout) + text(read.stderr));
+      if (!running.split("\n").includes(id)) return;
+    }
+  })();
+  return { name, shown: () => answers.at(-1) ?? "", answers: () => answers, done };
+}
+
 function followers(id: string): Follower[] {
   const call = (name: string, args: Record<string, unknown>) => agent.call(name, { session_id: id, ...args });
   return [
@@ -102,6 +117,8 @@ function followers(id: string): Follower[] {
     mcpFollower("read_output 37", (cursor) => call("derun_read_output", { cursor, max_bytes: 37 }), true),
     mcpFollower("read_output text", (cursor) => call("derun_read_output", { cursor, view: "text" }), true),
     snapshotFollower("read_text", id),
+    cliSnapshotFollower("cat raw", id, ["cat", "--view", "raw"]),
+    cliSnapshotFollower("export", id, ["export"]),
   ];
 }
 
