@@ -19,6 +19,22 @@ export interface RedactSettings {
 
 export const BUILT_IN: RedactSettings = { rules: RULES, allow: [] };
 
+/** How long a live read holds back a possible piece of a secret, unless DERUN_LIVE_HOLD_MS says (docs/secrets.md). */
+export const DEFAULT_LIVE_HOLD_MS = 500;
+/** The longest hold the person can ask for: a follower shows every line at most this late. */
+export const MAX_LIVE_HOLD_MS = 10_000;
+
+/** DERUN_LIVE_HOLD_MS: whole milliseconds from 0 (no hold) to MAX_LIVE_HOLD_MS; anything else stops the reader (exit 2). */
+export function liveHoldFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): number {
+  const value = env.DERUN_LIVE_HOLD_MS;
+  if (value === undefined || value === "") return DEFAULT_LIVE_HOLD_MS;
+  if (!/^[0-9]{1,5}$/.test(value) || Number(value) > MAX_LIVE_HOLD_MS) {
+    const shown = JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+    throw new DerunError("usage", `DERUN_LIVE_HOLD_MS takes whole milliseconds from 0 to ${MAX_LIVE_HOLD_MS} (got ${shown})`);
+  }
+  return Number(value);
+}
+
 /** Where the file is looked for. */
 export function configPath(env: Readonly<Record<string, string | undefined>> = process.env): string {
   const base = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path.join(env.HOME || os.homedir(), ".config");

@@ -8,7 +8,7 @@ import type { SessionMeta } from "../core/store.ts";
 import { envValuesOf } from "./env-values.ts";
 import { maskBytes } from "./mask-bytes.ts";
 import { Masker, type LineState, type MaskRange } from "./masker.ts";
-import { BUILT_IN, loadSettings, type RedactSettings } from "./config.ts";
+import { BUILT_IN, DEFAULT_LIVE_HOLD_MS, liveHoldFromEnv, loadSettings, type RedactSettings } from "./config.ts";
 
 export type { LineState, MaskRange } from "./masker.ts";
 export { configPath } from "./config.ts";
@@ -40,6 +40,7 @@ const OFF: Redactor = {
 
 let enabled = true;
 let settings: RedactSettings = BUILT_IN;
+let holdMs = DEFAULT_LIVE_HOLD_MS;
 /** Redactors by session (id and start), most recent last; a server reads a few sessions at a time. */
 const cache = new Map<string, Redactor>();
 const CACHE_MAX = 64;
@@ -50,6 +51,7 @@ let plain: Masker | undefined;
  * bad one stops the reader at once) or, when the person said --no-redact, without.
  */
 export async function configureRedaction(options: { readonly enabled: boolean; readonly configFile?: string }): Promise<void> {
+  holdMs = options.enabled ? liveHoldFromEnv() : 0;
   settings = options.enabled ? await loadSettings(options.configFile) : BUILT_IN;
   enabled = options.enabled;
   cache.clear();
@@ -58,6 +60,9 @@ export async function configureRedaction(options: { readonly enabled: boolean; r
 
 /** Whether readers mask (false only after --no-redact). */
 export const redactionEnabled = (): boolean => enabled;
+
+/** How long a live read holds back a possible piece of a secret (0: not at all, as without masking). */
+export const liveHoldMs = (): number => (enabled ? holdMs : 0);
 
 const redactorOf = (masker: Masker, rows: number | undefined): Redactor => ({
   enabled: true,

@@ -14,7 +14,7 @@ import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { TextView, type TextLine } from "../views/text.ts";
 import { runningCommand } from "./unrecorded-commands.ts";
 import { DEFAULT_LIMITS } from "../core/tool.ts";
-import { holdTail } from "./live-hold.ts";
+import { holdLive } from "./live-hold.ts";
 import { AssembledText } from "./assembled-text.ts";
 import { LineMasking, maskSlices, redactorOf, sliceWith } from "./masking.ts";
 
@@ -46,17 +46,23 @@ export async function* followOutput(
   end: FollowEnd = {},
 ): AsyncGenerator<readonly OutputSlice[]> {
   const redactor = await redactorOf(store, sessionId);
-  for await (const slices of followOutputAsRecorded(store, sessionId, { ...options, hold: redactor.enabled }, end))
+  for await (const slices of followOutputAsRecorded(store, sessionId, options, end))
     yield (await maskSlices(store, sessionId, redactor, slices)).slices;
 }
 
-/** {@link followOutput} without masking: what the text follow runs its view on (it masks lines). */
+/**
+ * {@link followOutput} without masking: what the text follow runs its view on (it masks lines). While
+ * the session is live, a possible piece of a secret waits for its rest (./live-hold.ts), decided on
+ * the bytes masked as a raw read masks them.
+ */
 async function* followOutputAsRecorded(
   store: Store,
   sessionId: string,
-  options: FollowOptions & { readonly hold?: boolean },
+  options: FollowOptions,
   end: FollowEnd,
 ): AsyncGenerator<readonly OutputSlice[]> {
+  const redactor = await redactorOf(store, sessionId);
+  const mask = async (slices: readonly OutputSlice[]) => (await maskSlices(store, sessionId, redactor, slices)).slices;
   let cursor = options.from;
   for (;;) {
     const read = await store.read(sessionId, cursor, BLOCK);
@@ -65,9 +71,7 @@ async function* followOutputAsRecorded(
     let slices: readonly OutputSlice[] = read.slices.flatMap((s) =>
       s.start >= stop ? [] : s.end <= stop ? [s] : [sliceWith(s, s.bytes.subarray(0, stop - s.start))],
     );
-    // At the live tail, a word that may be a secret's first half waits for its rest (./live-hold.ts).
-    const live = isLiveState(read.state) && !record && read.next_cursor === read.output_bytes;
-    const held = options.hold && live ? holdTail(slices) : { slices, heldMs: 0 };
+    const held = isLiveState(read.state) && !record ? await holdLive(slices, mask) : { slices, heldMs: 0 };
     slices = held.slices;
     if (slices.length > 0) yield slices;
     cursor = held.heldMs > 0 ? (slices.at(-1)?.end ?? cursor) : read.next_cursor;

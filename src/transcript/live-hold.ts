@@ -1,47 +1,259 @@
 /**
- * A live read's tail held back for a moment (issue 38, class 4): a program that writes a token in
- * two writes shows a raw reader at the live tail its first half, too short for any rule to know
- * (`token ghp_eKrop…`), and the rest in the next read, again too short. So the last word of what
- * has been committed (the bytes after its last blank, control byte, quote or bracket) is held back
- * while it is younger than HOLD_MS, when it is MIN_HELD bytes or more: the next read gets it whole with what followed. A word that
- * stays unfinished longer (a prompt, a progress count) is shown after HOLD_MS, as it stands.
+ * What a live read holds back for a moment (issue 38: class 4, and class 2 at a live tail). A
+ * program that writes a secret in pieces shows a reader at the live tail each piece before the next
+ * exists: a token's first half (`token ghp_eKrop…`), or a second half written first that a later
+ * write puts the first half before (`ESC[A`, `\r`, backspaces, `ESC[row;colH`). Each piece alone is
+ * too short, or too plain, for any rule; the reader has shown it before the rest makes it a secret.
+ *
+ * So a read of a live session stops before the first byte of what may be such a piece while it is
+ * younger than the hold (DERUN_LIVE_HOLD_MS, default 500 ms: ../secrets/config.ts), per channel
+ * (stdout and stderr interleave: a token begun on one goes on there after the other wrote):
+ * - the channel's last word, when it is not ended (no blank, control byte, quote or bracket after
+ *   it) and MIN_HELD bytes or more: a token's beginning;
+ * - a run of letters and digits that looks like a piece of a token (looksLikePiece; not in a path,
+ *   not in a string the terminal does not draw): a piece the terminal may yet assemble with one
+ *   written later.
+ * A piece that is masked once the bytes written since are read with it is shown at once (the rest
+ * came); one that stays unmasked is shown when its hold ends, as it stands. An ordinary line (no
+ * such word) is never held: it is shown as soon as it is written.
  */
-import type { OutputSlice } from "../core/store.ts";
+import type { OutputSlice, Store } from "../core/store.ts";
+import { joined } from "./joined.ts";
+import { CONTEXT, maskBetween, redactorOf, sliceWith } from "./masking.ts";
+import { liveHoldMs } from "../secrets/redactor.ts";
 
-/** How long the last word at a live tail is held back (docs/secrets.md). */
-export const HOLD_MS = 500;
 /** A longer last word is not held: no secret is that long, and a reader should not wait on it. */
 const MAX_HELD = 4096;
 /**
- * A shorter one is shown at once (a prompt's `x`, `[y/N]`): what it could give of a secret is
+ * A shorter last word is shown at once (a prompt's `x`, `[y/N]`): what it could give of a secret is
  * fewer characters than any rule's token has after its prefix, and the rest is masked whole when it
  * comes (a read masks its window with the bytes before it).
  */
 const MIN_HELD = 8;
+/** The shortest word held as a piece: a leak is 12 characters of a secret in a row. */
+const PIECE = 12;
 
 const ENDS_WORD = new Uint8Array(256);
 for (let b = 0; b <= 0x20; b++) ENDS_WORD[b] = 1;
 for (const c of "\"'`,;()[]{}<>|") ENDS_WORD[c.charCodeAt(0)] = 1;
 ENDS_WORD[0x7f] = 1;
 
-/** The slices with the live tail's last word cut off, and how long until it would be shown anyway (0: nothing held). */
-export function holdTail(slices: readonly OutputSlice[], now = Date.now()): { slices: readonly OutputSlice[]; heldMs: number } {
-  const last = slices[slices.length - 1];
-  if (!last) return { slices, heldMs: 0 };
-  const age = now - Date.parse(last.timestamp);
-  if (!(age < HOLD_MS)) return { slices, heldMs: 0 };
-  const bytes = last.bytes;
-  let from = bytes.length;
-  while (from > 0 && ENDS_WORD[bytes[from - 1]!] === 0 && bytes.length - from < MAX_HELD) from--;
-  if (bytes.length - from < MIN_HELD || bytes.length - from >= MAX_HELD) return { slices, heldMs: 0 };
-  const kept = slices.slice(0, -1);
-  if (from > 0)
-    kept.push({
-      channel: last.channel,
-      start: last.start,
-      end: last.start + from,
-      bytes: bytes.subarray(0, from),
-      timestamp: last.timestamp,
-    });
-  return { slices: kept, heldMs: Math.max(1, Math.ceil(HOLD_MS - age)) };
+/**
+ * What each byte is in a run of a token's characters: letters, digits and `+`. `/`, `-`, `_` and
+ * `=` end a run, so that paths (`src/views/text12.ts`), target triples (`x86_64-linux-gnu`), names
+ * (`MAX_HELD`) and `KEY=value` are runs of their parts; a token's random part seldom holds them, and
+ * its longer part is held (everything after a held byte waits with it). 0: not, else a class.
+ */
+const KIND = new Uint8Array(256);
+const [UPPER, LOWER, DIGIT, OTHER, HEXLETTER] = [1, 2, 4, 8, 16];
+for (let c = 0x41; c <= 0x5a; c++) KIND[c] = UPPER | (c <= 0x46 ? HEXLETTER : 0);
+for (let c = 0x61; c <= 0x7a; c++) KIND[c] = LOWER | (c <= 0x66 ? HEXLETTER : 0);
+for (let c = 0x30; c <= 0x39; c++) KIND[c] = DIGIT;
+KIND[0x2b] = OTHER;
+
+/**
+ * Whether the run `bytes[from, to)` (PIECE or more of a token's characters) may be a piece of a
+ * token: four letters or more, and two digits or more, or both cases changing from lower to upper
+ * twice or more (`aBcDe…`, not a CamelCase word such as `ReferenceError`); not hex (commit ids, sums).
+ */
+function looksLikePiece(bytes: Uint8Array, from: number, to: number): boolean {
+  let letters = 0;
+  let digit = 0;
+  let rises = 0;
+  let hex = true;
+  for (let i = from; i < to; i++) {
+    const k = KIND[bytes[i]!]!;
+    if (k & (UPPER | LOWER)) {
+      letters++;
+      if ((k & HEXLETTER) === 0) hex = false;
+      if (k & UPPER && i > from && KIND[bytes[i - 1]!]! & LOWER) rises++;
+    } else if (k & DIGIT) digit++;
+    else hex = false;
+  }
+  return !hex && letters >= 4 && (digit >= 2 || rises >= 2);
+}
+
+/** What a path is written in, to find where one that a run is part of begins. */
+const PATH = new Uint8Array(256);
+for (let c = 0; c < 256; c++) if (KIND[c] !== 0) PATH[c] = 1;
+for (const c of "/._~-") PATH[c.charCodeAt(0)] = 1;
+
+/** Whether the run at `start` is a segment of a path (`/home/me/Projects2026`, `~/x`, `./x`): never a piece. */
+function inPath(bytes: Uint8Array, start: number): boolean {
+  if (bytes[start - 1] !== 0x2f) return false;
+  let j = start - 1;
+  while (j > 0 && PATH[bytes[j - 1]!] === 1) j--;
+  const first = bytes[j];
+  return first === 0x2f || first === 0x7e || first === 0x2e;
+}
+
+/** Runs of PIECE or more of a token's characters (KIND): found natively, most output has none. */
+const RUN = new RegExp(`[A-Za-z0-9+]{${PIECE},}`, "g");
+/** ESC and the byte that opens a string the terminal does not draw (OSC, DCS, SOS, PM, APC). */
+const STRING_OPENERS = ["\x1b]", "\x1bP", "\x1bX", "\x1b^", "\x1b_"];
+
+/** Whether `at` lies inside such a string (opened before it, not ended by BEL or ESC \\ before it). */
+function inString(text: string, at: number): boolean {
+  let open = -1;
+  for (const opener of STRING_OPENERS) open = Math.max(open, text.lastIndexOf(opener, at));
+  if (open < 0) return false;
+  const bel = text.indexOf("\x07", open);
+  const st = text.indexOf("\x1b\\", open);
+  const end = bel < 0 ? st : st < 0 ? bel : Math.min(bel, st);
+  return end < 0 || end > at;
+}
+
+/**
+ * The first run in `bytes` that may be a piece of a token, outside the strings a terminal does not
+ * draw (a window title, a shell's `ESC]633;P;Cwd=…` mark: what they carry is never assembled with
+ * what is drawn), and for which `ok(start, end)` holds.
+ */
+function firstPiece(bytes: Uint8Array, ok: (start: number, end: number) => boolean): { start: number; end: number } | undefined {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+  RUN.lastIndex = 0;
+  for (let m = RUN.exec(text); m !== null; m = RUN.exec(text)) {
+    const [start, end] = [m.index, m.index + m[0].length];
+    if (looksLikePiece(bytes, start, end) && !inPath(bytes, start) && !inString(text, start) && ok(start, end)) return { start, end };
+  }
+  return undefined;
+}
+
+/** The first byte held (an output.bin offset) and when its hold ends (ms since the epoch). */
+export interface HeldFrom {
+  readonly at: number;
+  readonly until: number;
+}
+
+/** One channel's slices of a read as one run of bytes, and the slice each byte came from. */
+function channelBytes(list: readonly OutputSlice[]) {
+  const bytes = joined(list.map((s) => s.bytes));
+  const ends: number[] = [];
+  let n = 0;
+  for (const s of list) ends.push((n += s.bytes.length));
+  const sliceAt = (pos: number) => {
+    let [lo, hi] = [0, ends.length - 1];
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (ends[mid]! <= pos) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const offsetOf = (pos: number) => {
+    const i = sliceAt(pos);
+    return list[i]!.start + pos - (ends[i]! - list[i]!.bytes.length);
+  };
+  return { bytes, sliceAt, offsetOf };
+}
+
+/** The hold one channel asks for: its first young piece, or its unended last word. */
+function channelHold(list: readonly OutputSlice[], holdMs: number, now: number): HeldFrom | undefined {
+  const young = (s: OutputSlice) => now - Date.parse(s.timestamp) < holdMs;
+  let first = list.length;
+  while (first > 0 && young(list[first - 1]!)) first--;
+  if (first === list.length) return undefined;
+  // A piece (or a word) that began in an older write and goes on in a young one: from up to MAX_HELD bytes back.
+  let from = first;
+  for (let back = 0; from > 0 && back < MAX_HELD; ) back += list[--from]!.bytes.length;
+  const part = list.slice(from);
+  const { bytes, sliceAt, offsetOf } = channelBytes(part);
+  const holdOf = (pos: number, end: number): HeldFrom => ({
+    at: offsetOf(pos),
+    until: Date.parse(part[sliceAt(end - 1)]!.timestamp) + holdMs,
+  });
+  let word = bytes.length;
+  let stars = true; // a word already masked (all `*`) shows nothing more when it goes on
+  while (word > 0 && ENDS_WORD[bytes[word - 1]!] === 0 && bytes.length - word < MAX_HELD) if (bytes[--word] !== 0x2a) stars = false;
+  const length = bytes.length - word;
+  const last = length >= MIN_HELD && length < MAX_HELD && !stars ? holdOf(word, bytes.length) : undefined;
+  // A piece inside the last word is held with it, from the word's first byte.
+  const piece = firstPiece(bytes, (start, end) => (!last || start < word) && young(part[sliceAt(end - 1)]!));
+  return piece ? holdOf(piece.start, piece.end) : last;
+}
+
+/** Where a live read of `slices` stops (the earliest hold of any channel), or undefined when nothing is held. */
+export function heldFrom(slices: readonly OutputSlice[], holdMs: number, now: number): HeldFrom | undefined {
+  if (holdMs <= 0 || slices.length === 0) return undefined;
+  // Nothing young (the common case of a reader behind the tail): one look at the last slice (records are in time order).
+  if (!(now - Date.parse(slices[slices.length - 1]!.timestamp) < holdMs)) return undefined;
+  const byChannel = new Map<string, OutputSlice[]>();
+  for (const s of slices) {
+    const list = byChannel.get(s.channel);
+    if (list) list.push(s);
+    else byChannel.set(s.channel, [s]);
+  }
+  let held: HeldFrom | undefined;
+  for (const list of byChannel.values()) {
+    const h = channelHold(list, holdMs, now);
+    if (h && (!held || h.at < held.at)) held = h;
+  }
+  return held;
+}
+
+/** `slices` up to (not including) offset `at`. */
+export function cutAt(slices: readonly OutputSlice[], at: number): OutputSlice[] {
+  const kept: OutputSlice[] = [];
+  for (const s of slices) {
+    if (s.end <= at) kept.push(s);
+    else if (s.start < at) kept.push(sliceWith(s, s.bytes.subarray(0, at - s.start)));
+  }
+  return kept;
+}
+
+export interface Held {
+  readonly slices: readonly OutputSlice[];
+  /** How long until what was held back would be shown anyway (0: nothing held). */
+  readonly heldMs: number;
+}
+
+/**
+ * The slices a live read may show now: cut before the first possible piece of a secret that is still
+ * unmasked once `mask` (the read's own masking, with the bytes after the slices as written so far)
+ * has gone over them. `mask` runs only when something young may be a piece.
+ */
+export async function holdLive(
+  slices: readonly OutputSlice[],
+  mask: (slices: readonly OutputSlice[]) => Promise<readonly OutputSlice[]> | readonly OutputSlice[],
+  holdMs = liveHoldMs(),
+  now = Date.now(),
+): Promise<Held> {
+  if (!heldFrom(slices, holdMs, now)) return { slices, heldMs: 0 };
+  const held = heldFrom(await mask(slices), holdMs, now);
+  if (!held) return { slices, heldMs: 0 };
+  return { slices: cutAt(slices, held.at), heldMs: Math.max(1, Math.ceil(held.until - now)) };
+}
+
+/**
+ * A `mask` for {@link holdLive} that reads the bytes before the slices and none after: for a reader
+ * that shows the slices masked with nothing past them (a snapshot's range, `until`'s open line). A
+ * piece whose rest was written after them is not masked in what that reader shows, so it stays held.
+ */
+export function maskWithin(store: Store, sessionId: string): (slices: readonly OutputSlice[]) => Promise<readonly OutputSlice[]> {
+  return async (slices) => {
+    if (slices.length === 0) return slices;
+    const redactor = await redactorOf(store, sessionId);
+    const lo = slices[0]!.start;
+    const from = Math.max(0, lo - CONTEXT);
+    const before = from < lo ? (await store.read(sessionId, from, lo - from)).slices.filter((s) => s.end <= lo) : [];
+    return maskBetween(redactor, before, slices, []).slices;
+  };
+}
+
+/** Bytes at a live session's end looked at for a hold: what a snapshot read would show of its last moments. */
+const SNAPSHOT_TAIL = 64 << 10;
+
+/**
+ * Where a snapshot read of a live session's `[lo, hi)` ends (derun_read_text, `derun cat`, grep,
+ * search): before a possible piece of a secret still waiting for its rest, as a follower's read
+ * ends (the views read the range fixed when they start, so they hold back as a read of it would).
+ */
+export async function liveSnapshotEnd(store: Store, sessionId: string, lo: number, hi: number): Promise<number> {
+  const holdMs = liveHoldMs();
+  if (holdMs <= 0 || hi <= lo) return hi;
+  const from = Math.max(lo, hi - SNAPSHOT_TAIL);
+  const read = await store.read(sessionId, from, hi - from);
+  const slices = read.slices.filter((s) => s.start < hi).map((s) => (s.end <= hi ? s : sliceWith(s, s.bytes.subarray(0, hi - s.start))));
+  if (!heldFrom(slices, holdMs, Date.now())) return hi;
+  const held = await holdLive(slices, maskWithin(store, sessionId), holdMs);
+  return held.heldMs > 0 ? (held.slices.at(-1)?.end ?? from) : hi;
 }

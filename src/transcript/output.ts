@@ -6,7 +6,7 @@ import type { NotRecorded } from "./gaps.ts";
 import { type DerunSessionState, type DerunOutputChannel, SCHEMA_VERSION } from "../core/enums.ts";
 import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { joined } from "./joined.ts";
-import { holdTail } from "./live-hold.ts";
+import { holdLive } from "./live-hold.ts";
 import { CONTEXT, maskBetween, redactedField, redactorOf } from "./masking.ts";
 import { decodeUtf8, utf8Boundary, utf8SequenceHere, utf8SequenceLength } from "./utf8.ts";
 
@@ -68,7 +68,7 @@ export interface OutputWindow {
   readonly result: ReadOutputResult;
   /** Committed bytes at the time of the read: a waiter with nothing to return waits past this. */
   readonly committedEnd: number;
-  /** The live tail's last word was held back (./live-hold.ts): a waiter reads again after this many ms at most. */
+  /** A possible piece of a secret was held back (./live-hold.ts): a waiter reads again after this many ms at most. */
   readonly heldMs?: number;
 }
 
@@ -167,8 +167,8 @@ const clip = (slices: readonly OutputSlice[], lo: number, hi: number): OutputSli
 /**
  * The store read of `want` bytes from `cursor`, masked. The masking context (CONTEXT bytes either
  * side) comes in the same store read as the window: one look at the session's files per call, not
- * three (a 64 KiB page of derun_read_output cost 0.5 ms in them). At a live tail, a word that may be
- * a secret's first half waits for its rest (./live-hold.ts): `heldMs` says for how long at most.
+ * three (a 64 KiB page of derun_read_output cost 0.5 ms in them). While the session is live, what
+ * may be a piece of a secret waits for its rest (./live-hold.ts): `heldMs` says for how long at most.
  */
 async function readMasked(store: Store, sessionId: string, cursor: number, want: number) {
   const redactor = await redactorOf(store, sessionId);
@@ -184,11 +184,17 @@ async function readMasked(store: Store, sessionId: string, cursor: number, want:
   const end = Math.max(start, Math.min(wide.output_bytes, cursor + want));
   const window = clip(wide.slices, start, end);
   const read = { ...wide, slices: window, next_cursor: end };
-  const atLiveEnd = isLiveState(read.state) && end === read.output_bytes;
-  const hold = atLiveEnd ? holdTail(window) : { slices: window, heldMs: 0 };
+  const before = clip(wide.slices, from, start);
+  const maskUpTo = (slices: readonly OutputSlice[], to: number) =>
+    maskBetween(redactor, before, slices, clip(wide.slices, to, to + CONTEXT));
+  // While the session is live, a possible piece of a secret waits for its rest (./live-hold.ts);
+  // the whole window masked to decide is the answer when nothing stays held.
+  let whole: ReturnType<typeof maskUpTo> | undefined;
+  const hold = isLiveState(read.state) ? await holdLive(window, (s) => (whole = maskUpTo(s, end)).slices) : { slices: window, heldMs: 0 };
   const heldEnd = hold.heldMs > 0 ? (hold.slices.at(-1)?.end ?? start) : end;
-  const masked = maskBetween(redactor, clip(wide.slices, from, start), hold.slices, clip(wide.slices, heldEnd, heldEnd + CONTEXT));
-  return { read, masked, held: { end: heldEnd, heldMs: hold.heldMs } };
+  const masked = hold.heldMs === 0 && whole ? whole : maskUpTo(hold.slices, heldEnd);
+  // All of the window held: the next read starts where the held bytes do, not past them.
+  return { read: { ...read, next_cursor: heldEnd }, masked, held: { end: heldEnd, heldMs: hold.heldMs } };
 }
 
 /**

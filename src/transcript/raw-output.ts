@@ -9,7 +9,7 @@ import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { nthLfBackward } from "../views/lines.ts";
 import { joined } from "./joined.ts";
 import { DEFAULT_LIMITS } from "../core/tool.ts";
-import { holdTail } from "./live-hold.ts";
+import { holdLive } from "./live-hold.ts";
 import { maskSlices, redactorOf } from "./masking.ts";
 
 /** Bytes per store read: big enough to stream fast, small enough to hold. */
@@ -46,11 +46,16 @@ export async function* rawOutput(store: Store, sessionId: string, options: RawOu
     const want = options.to === undefined ? BLOCK : Math.min(BLOCK, options.to - cursor);
     if (want <= 0) return;
     const read = await store.read(sessionId, cursor, want);
-    // Following, at the live tail: a word that may be a secret's first half waits for its rest (./live-hold.ts).
-    const atLiveTail = options.follow && redactor.enabled && isLiveState(read.state) && read.next_cursor === read.output_bytes;
-    const held = atLiveTail ? holdTail(read.slices) : { slices: read.slices, heldMs: 0 };
+    // A live session: a possible piece of a secret waits for its rest (./live-hold.ts): a follower
+    // waits with it, a read to the end (`cat`, `export`) ends before it.
+    const mask = (slices: readonly OutputSlice[]) => maskSlices(store, sessionId, redactor, slices);
+    let whole: Awaited<ReturnType<typeof mask>> | undefined;
+    const live = isLiveState(read.state) && (options.follow || read.next_cursor === read.output_bytes);
+    const held = live
+      ? await holdLive(read.slices, async (slices) => (whole = await mask(slices)).slices)
+      : { slices: read.slices, heldMs: 0 };
     // Masked with the bytes around them (a secret across this read's edge is seen whole).
-    const masked = await maskSlices(store, sessionId, redactor, held.slices);
+    const masked = held.heldMs === 0 && whole ? whole : await mask(held.slices);
     if (masked.count > 0) options.onMasked?.(masked.count);
     for (const slice of masked.slices) if (options.channel === undefined || slice.channel === options.channel) yield slice;
     cursor = held.heldMs > 0 ? (held.slices.at(-1)?.end ?? cursor) : read.next_cursor;

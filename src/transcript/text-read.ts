@@ -10,7 +10,8 @@ import { TextView, type TextLine } from "../views/text.ts";
 import { chunksOf, spanArray, type RecordSpans } from "../views/window.ts";
 import { joined } from "./joined.ts";
 import { readResult, withRedacted, type OutputChunk, type OutputWindow } from "./output.ts";
-import { LineMasking, maskSlices, redactorOf } from "./masking.ts";
+import { LineMasking, maskSlices, redactorOf, type Redactor } from "./masking.ts";
+import { holdLive } from "./live-hold.ts";
 import { utf8CutAtLeastOne } from "./utf8.ts";
 
 /** Bytes read past max_bytes, so that one whole character can be taken when max_bytes is smaller. */
@@ -62,8 +63,21 @@ async function sequenceLength(store: Store, sessionId: string, start: number): P
   return { read, length: hi };
 }
 
+/** A live read cut before a possible piece of a secret still waiting for its rest (./live-hold.ts), and where and how long. */
+async function heldRead(store: Store, sessionId: string, read: Read, redactor: Redactor) {
+  if (!isLiveState(read.state)) return { read };
+  const held = await holdLive(read.slices, async (slices) => (await maskSlices(store, sessionId, redactor, slices)).slices);
+  if (held.heldMs === 0) return { read };
+  const heldEnd = held.slices.at(-1)?.end ?? read.slices[0]?.start ?? read.next_cursor;
+  return { read: { ...read, slices: [...held.slices], next_cursor: heldEnd }, heldEnd, heldMs: held.heldMs };
+}
+
 export async function readTextView(store: Store, sessionId: string, cursor: number, maxBytes: number): Promise<OutputWindow> {
-  let read = await store.read(sessionId, cursor, maxBytes + CHARACTER_LOOKAHEAD);
+  const redactor = await redactorOf(store, sessionId);
+  // The window ends before a possible piece of a secret still waiting for its rest.
+  const held = await heldRead(store, sessionId, await store.read(sessionId, cursor, maxBytes + CHARACTER_LOOKAHEAD), redactor);
+  let read = held.read;
+  const { heldEnd } = held;
   const live = isLiveState(read.state);
   const first = read.slices[0];
   const start = first?.start ?? read.next_cursor;
@@ -78,7 +92,7 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
   let { lines, open } = viewOf(bytes.subarray(0, length), start, spans);
   // Nor inside a sequence (the next read would show its rest as text): end before it, or at a
   // live tail wait for its end; a window that is all one sequence, with more bytes after it, goes whole.
-  const liveEnd = live && start + bytes.length === read.output_bytes;
+  const liveEnd = live && (start + bytes.length === read.output_bytes || heldEnd !== undefined);
   while (more && open !== undefined && (open > start || liveEnd) && Math.max(0, open - start) < length) {
     length = Math.max(0, open - start);
     ({ lines, open } = viewOf(bytes.subarray(0, length), start, spans));
@@ -95,7 +109,6 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
     }
   }
   const end = start + length;
-  const redactor = await redactorOf(store, sessionId);
   // The window's secrets are masked in the bytes first, with the bytes around the window: a secret
   // across a cut (a line longer than max_bytes) is seen whole (each piece alone would look like no
   // secret), and a line of a private key's body is seen after its BEGIN line in an earlier window.
@@ -111,9 +124,20 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
     bytes = joined(masked.slices.map((s) => s.bytes));
     ({ lines } = viewOf(bytes.subarray(0, length), start, spans));
   }
-  const groups: Group[] = [];
   const masking = new LineMasking(redactor);
-  for (const line of masking.lines(lines)) {
+  const chunks = chunksOfLines(masking.lines(lines), read.slices);
+  const atTail = end === read.output_bytes || end === heldEnd;
+  return {
+    committedEnd: read.output_bytes,
+    result: withRedacted(readResult(sessionId, chunks, end, atTail, read.state), maskedInBytes + masking.count),
+    ...(held.heldMs ? { heldMs: held.heldMs } : {}),
+  };
+}
+
+/** Consecutive lines of one channel as one chunk, each with its first byte's record's time. */
+function chunksOfLines(lines: readonly TextLine[], slices: readonly OutputSlice[]): OutputChunk[] {
+  const groups: Group[] = [];
+  for (const line of lines) {
     const last = groups[groups.length - 1];
     if (last && last.channel === line.channel && !last.open) {
       last.lines.push(line.text);
@@ -121,28 +145,23 @@ export async function readTextView(store: Store, sessionId: string, cursor: numb
       last.open = line.partial;
     } else groups.push({ channel: line.channel, start: line.start, end: line.end, lines: [line.text], open: line.partial });
   }
-  // A group's time is its first byte's record's. Binary search: a line of one channel finished after
-  // another's may start before it, so group starts are not in order.
+  // Binary search: a line of one channel finished after another's may start before it, so group starts are not in order.
   const timestampAt = (offset: number) => {
-    let [lo, hi] = [0, read.slices.length];
+    let [lo, hi] = [0, slices.length];
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (read.slices[mid]!.end > offset) hi = mid;
+      if (slices[mid]!.end > offset) hi = mid;
       else lo = mid + 1;
     }
-    return read.slices[lo]?.timestamp ?? first?.timestamp ?? "";
+    return slices[lo]?.timestamp ?? slices[0]?.timestamp ?? "";
   };
-  const chunks: OutputChunk[] = groups.map((g) => ({
+  return groups.map((g) => ({
     channel: g.channel,
     start_cursor: String(g.start),
     end_cursor: String(g.end),
     timestamp: timestampAt(g.start),
     data: g.lines.join("\n") + (g.open ? "" : "\n"),
   }));
-  return {
-    committedEnd: read.output_bytes,
-    result: withRedacted(readResult(sessionId, chunks, end, end === read.output_bytes, read.state), maskedInBytes + masking.count),
-  };
 }
 
 /** A slice's fields as a plain object (its time is a getter of the store's). */

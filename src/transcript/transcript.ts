@@ -6,7 +6,7 @@
 import type { DerunOutputChannel } from "../core/enums.ts";
 import { DerunError } from "../core/errors.ts";
 import type { CommandRecord } from "../core/store.ts";
-import type { SessionInfo, Store } from "../core/store.ts";
+import { isLiveState, type SessionInfo, type Store } from "../core/store.ts";
 import { promptFillerStart } from "../views/prompt-filler.ts";
 import { channelsOf, spanRange, type ByteWindow, type RecordSpans } from "../views/window.ts";
 import { giveTurn } from "./pace.ts";
@@ -14,6 +14,7 @@ import { DEFAULT_LIMITS } from "../core/tool.ts";
 import { unrecordedCommands } from "./unrecorded-commands.ts";
 import { joined } from "./joined.ts";
 import { resolveSessionId } from "./session-ref.ts";
+import { liveSnapshotEnd } from "./live-hold.ts";
 
 export interface Transcript {
   readonly store: Store;
@@ -49,7 +50,11 @@ export async function openTranscript(
   const info = await store.get(sessionId);
   const all = await store.records(sessionId);
   const record = command === undefined ? undefined : await findCommand(store, info, command);
-  const hi = record ? Math.min(record.output_end ?? info.output_bytes, info.output_bytes) : info.output_bytes;
+  const end = record ? Math.min(record.output_end ?? info.output_bytes, info.output_bytes) : info.output_bytes;
+  // At a live end, a possible piece of a secret waits for its rest, as at a follower's (./live-hold.ts);
+  // an ended command's output is whole.
+  const open = isLiveState(info.state) && end === info.output_bytes && (!record || record.output_end == null);
+  const hi = open ? await liveSnapshotEnd(store, sessionId, 0, end) : end;
   // A trimmed session's views begin where its kept bytes do (trim.json): what came before is gone.
   const lo = Math.min(hi, Math.max(record ? Math.min(record.output_start!, info.output_bytes) : 0, info.kept_from ?? 0));
   // The records overlapping [lo, hi): a range of the store's, not a copy of each.

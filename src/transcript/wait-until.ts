@@ -1,7 +1,9 @@
 /**
  * derun_wait_output with `until`: the text view of the output past the cursor, line by line as it is
  * committed, until a line matches the pattern. The line still being written (a prompt, a progress
- * line) is tested as it stands each time new bytes are committed. Only committed bytes are read, so
+ * line) is tested as it stands each time new bytes are committed, up to what may be a piece of a
+ * secret still waiting for its rest (./live-hold.ts): that piece, and all after it, are tested once
+ * the rest came or the hold ended. Only committed bytes are read, so
  * the answer never comes before the matching line is on disk. The line's text (and the match) are
  * clipped to max_bytes; the chunk's cursors still span the whole line.
  *
@@ -15,6 +17,7 @@ import { TextView, type TextLine } from "../views/text.ts";
 import { readResult, withRedacted, type ReadOutputResult } from "./output.ts";
 import { AssembledText } from "./assembled-text.ts";
 import { LineMasking, redactorOf } from "./masking.ts";
+import { holdLive, maskWithin } from "./live-hold.ts";
 import { DEFAULT_LIMITS } from "../core/tool.ts";
 import { giveTurn, turnDue } from "./pace.ts";
 import { clipUtf8 } from "./utf8.ts";
@@ -77,9 +80,9 @@ export async function waitUntil(
   const test = (line: TextLine) => matchLine(pattern, line.text)?.text;
   let count = 0;
   for (;;) {
-    const read = await store.read(sessionId, scanned, DEFAULT_LIMITS.windowBytes);
-    scanned = Math.max(scanned, Math.min(read.next_cursor, read.output_bytes));
-    for (const slice of await assembled.slices(read.slices)) {
+    const { read, held, readEnd } = await readHeld(store, sessionId, scanned);
+    scanned = Math.max(scanned, Math.min(readEnd, read.output_bytes));
+    for (const slice of await assembled.slices(held.slices)) {
       timestamp = slice.timestamp;
       const lines = view.write(slice.channel, slice.bytes, slice.start);
       for (let k = 0; k < lines.length; k++) {
@@ -97,7 +100,7 @@ export async function waitUntil(
         if (turnDue()) await giveTurn();
       }
     }
-    if (scanned < read.output_bytes && !signal.aborted && elapsed() < timeoutMs) continue; // more committed: read on
+    if (scanned < read.output_bytes && held.heldMs === 0 && !signal.aborted && elapsed() < timeoutMs) continue; // more committed: read on
     for (const raw of view.partials()) {
       before = masking.count;
       const line = masking.line(raw);
@@ -108,6 +111,20 @@ export async function waitUntil(
     }
     const remaining = timeoutMs - elapsed();
     if (!isLiveState(read.state) || remaining <= 0 || signal.aborted) return answer(scanned, read.output_bytes, read.state);
-    await store.waitForOutput(sessionId, scanned, remaining, signal);
+    // Held: woken by the next write, or when the hold ends.
+    const past = held.heldMs > 0 ? read.output_bytes : scanned;
+    await store.waitForOutput(sessionId, past, held.heldMs > 0 ? Math.min(remaining, held.heldMs) : remaining, signal);
   }
+}
+
+/**
+ * The committed bytes from `cursor`, cut before a possible piece of a secret still waiting for its
+ * rest (./live-hold.ts): neither it nor the line it is on is tested before its rest came or its hold
+ * ended. Decided on bytes masked with nothing after them, as the open line is tested as it stands.
+ */
+async function readHeld(store: Store, sessionId: string, cursor: number) {
+  const read = await store.read(sessionId, cursor, DEFAULT_LIMITS.windowBytes);
+  const held = isLiveState(read.state) ? await holdLive(read.slices, maskWithin(store, sessionId)) : { slices: read.slices, heldMs: 0 };
+  const readEnd = held.heldMs > 0 ? (held.slices.at(-1)?.end ?? cursor) : read.next_cursor;
+  return { read, held, readEnd };
 }

@@ -26,11 +26,24 @@ export interface AgentClient extends AsyncDisposable {
   call(name: string, args?: Record<string, unknown>): Promise<AgentAnswer>;
 }
 
-/** A Client over stdio to `derun mcp` reading `stateRoot` (`derun`: the argv that starts derun, default the one under test). */
-export async function connectAgent(stateRoot: string, derun: readonly string[] = derunArgv()): Promise<AgentClient> {
+/**
+ * A Client over stdio to `derun mcp` reading `stateRoot` (`derun`: the argv that starts derun, default
+ * the one under test; `env`: more of its environment).
+ */
+export async function connectAgent(
+  stateRoot: string,
+  derun: readonly string[] = derunArgv(),
+  env: Record<string, string> = {},
+): Promise<AgentClient> {
   const client = new Client({ name: "derun-agent-test", version: "0" });
   const [command = process.execPath, ...args] = derun;
-  const transport = new StdioClientTransport({ command, args: [...args, "mcp"], env: derunEnv(stateRoot), cwd: REPO_ROOT, stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command,
+    args: [...args, "mcp"],
+    env: derunEnv(stateRoot, env),
+    cwd: REPO_ROOT,
+    stderr: "pipe",
+  });
   await client.connect(transport);
   // The SDK parses each line it reads; serialized again it is what the server wrote (JSON.stringify
   // both ways, same key order), so its length is the answer's size on the wire.

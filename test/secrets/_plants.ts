@@ -319,3 +319,92 @@ export const PLANTS: readonly Plant[] = [
     env: { DEPLOY_SECRET: `(${R.envParen}`, DEPLOY_KEY: `/${R.envSlash}`, SERVICE_PASSWORD: R.envJson.join('"') },
   },
 ];
+
+/**
+ * A secret written in two parts, followed live (issue 38: class 4, and class 2 at a live tail). The
+ * program writes `starting`, then (once the test creates $GO1) `first`: a plain line `step one` and
+ * the first piece of the secret; then (once the test creates $GO2, after every follower has shown
+ * `step one`, so each has read the write that holds the first piece) `rest`, which completes it,
+ * and `done`.
+ */
+export interface LivePlant {
+  readonly id: string;
+  readonly kind: string;
+  readonly secrets: readonly string[];
+  readonly pty?: true;
+  /** Shell commands: the first write (with `step one` before the piece), and the rest. */
+  readonly first: string;
+  readonly rest: string;
+  readonly env: Record<string, string>;
+  /** derun_wait_output's `until`: a pattern the line holding the first piece matches while it is open or unmasked. */
+  readonly until: string;
+}
+
+const L = {
+  rowAbove: [r(10), r(26)],
+  rowAbovePty: [r(10), r(26)],
+  reprint: [r(10), r(26)],
+  backspaced: [r(14), r(22)],
+  positioned: [r(10), r(26)],
+  channels: r(36),
+};
+
+export const LIVE_PLANTS: readonly LivePlant[] = [
+  {
+    id: "c4-row-above",
+    kind: "2 live: the second half on a line already ended, the first put before it later (ESC[A, CR, ESC[4C)",
+    secrets: [L.rowAbove.join("")],
+    first: 'printf \'step one\\nkey:%14s%s ok\\n\' "" "$B"',
+    rest: "printf '\\033[A\\r\\033[4Cghp_%s\\n' \"$A\"",
+    env: { A: L.rowAbove[0]!, B: L.rowAbove[1]! },
+    until: "[A-Za-z0-9]{12}",
+  },
+  {
+    id: "c4-row-above-pty",
+    kind: "2 live: the same as c4-row-above, on a PTY",
+    pty: true,
+    secrets: [L.rowAbovePty.join("")],
+    first: 'printf \'step one\\nkey:%14s%s ok\\n\' "" "$B"',
+    rest: "printf '\\033[A\\r\\033[4Cghp_%s\\n' \"$A\"",
+    env: { A: L.rowAbovePty[0]!, B: L.rowAbovePty[1]! },
+    until: "[A-Za-z0-9]{12}",
+  },
+  {
+    id: "c4-reprint",
+    kind: "2 live: the second half written first on an open line, the first put before it after \\r",
+    pty: true,
+    secrets: [L.reprint.join("")],
+    first: "printf 'step one\\ntoken \\033[14C%s end' \"$B\"",
+    rest: "printf '\\r\\033[6Cghp_%s\\n' \"$A\"",
+    env: { A: L.reprint[0]!, B: L.reprint[1]! },
+    until: "end",
+  },
+  {
+    id: "c4-backspaced",
+    kind: "2 live: a wrong tail written after the first half, backspaced over later and the rest written",
+    secrets: [L.backspaced.join("")],
+    first: "printf 'step one\\nkey ghp_%s WRONG end' \"$A\"",
+    rest: "printf '\\b\\b\\b\\b\\b\\b\\b\\b\\b\\b%s\\n' \"$B\"",
+    env: { A: L.backspaced[0]!, B: L.backspaced[1]! },
+    until: "end",
+  },
+  {
+    id: "c4-positioned",
+    kind: "2 live: absolute positions, the second half written first (ESC[5;24H), the first later (ESC[5;10H)",
+    pty: true,
+    secrets: [L.positioned.join("")],
+    first: "printf '\\033[2J\\033[1;1Hstep one\\n\\033[5;24H%s ok\\033[7;1H\\n' \"$B\"",
+    rest: "printf '\\033[5;10Hghp_%s\\033[8;1H' \"$A\"",
+    env: { A: L.positioned[0]!, B: L.positioned[1]! },
+    until: "[A-Za-z0-9]{12}",
+  },
+  {
+    id: "c4-channels",
+    kind: "4: a token begun on stdout, stderr writing a line, the rest on stdout later",
+    secrets: [L.channels],
+    first: "printf 'step one\\ntoken ghp_%s' \"$A\"; printf 'progress 1 of 2\\n' >&2",
+    rest: "printf '%s end\\n' \"$B\"",
+    env: { A: L.channels.slice(0, 14), B: L.channels.slice(14) },
+    until: "token",
+  },
+];
