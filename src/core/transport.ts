@@ -177,8 +177,11 @@ export interface UserTerminalState {
 export interface ChildJob {
   /**
    * `listener(signal)` each time the child stops (Ctrl-Z, SIGTTIN, SIGSTOP...), once what it wrote
-   * before stopping has been delivered to `onOutput`; `stopping()` as soon as the stop is seen,
-   * before that (derun stops reading keys there: the user's shell is about to get them).
+   * before stopping has been delivered to `onOutput` (bounded: a stop must never hang): derun writes
+   * that out and stops itself right after, so a byte delivered later reaches the screen after the
+   * shell's "Stopped" line. With `openStreamReader`: wait while the fd is readable or the reader is
+   * `pending`, looked at in that order. `stopping()` as soon as the stop is seen, before that
+   * (derun stops reading keys there: the user's shell is about to get them).
    */
   onStop(listener: (signal: NodeJS.Signals) => void, stopping?: () => void): void;
   /**

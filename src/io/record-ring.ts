@@ -33,7 +33,12 @@ const TAG_FLAGS = 8;
  * CONSUMED event also calls the consumer's `roomCall`, which wakes it there.
  */
 const ROOM_CALL = 16;
-const CONTROL_SLOTS = 17;
+/**
+ * 1 while the producer holds bytes it took from its source and has not committed yet (a read under
+ * way): the source looks empty then, and the ring does too (RingProducer.taking).
+ */
+const TAKING = 17;
+const CONTROL_SLOTS = 18;
 /**
  * How long the main thread waits for its helper thread to start before doing the thread's part
  * itself: far beyond a thread's start (milliseconds), short enough not to look hung.
@@ -173,6 +178,15 @@ export class RingProducer extends RingEnd {
     Atomics.store(this.control, ROOM_CALL, asked ? 1 : 0);
   }
 
+  /**
+   * Set before taking bytes from the source (a read), cleared once they are committed (or none
+   * came): in between they are in neither place, and a consumer that must know whether anything
+   * taken is still on its way looks here first (RingConsumer.taking), then at the ring.
+   */
+  taking(on: boolean): void {
+    Atomics.store(this.control, TAKING, on ? 1 : 0);
+  }
+
   /** Wakes the consumer for what was committed quietly. */
   publish(): void {
     this.announce(PRODUCED);
@@ -206,6 +220,14 @@ export class RingConsumer extends RingEnd {
   protected override announce(slot: typeof PRODUCED | typeof CONSUMED): void {
     super.announce(slot);
     if (slot === CONSUMED && Atomics.load(this.control, ROOM_CALL) === 1) this.roomCall?.();
+  }
+
+  /**
+   * The producer holds bytes it has taken and not committed (RingProducer.taking). Look here before
+   * looking at the ring: once this reads false, what it held is in the ring, or released already.
+   */
+  get taking(): boolean {
+    return Atomics.load(this.control, TAKING) === 1;
   }
 
   /** The oldest record not yet released (a view valid until `release()`), or undefined when none. */

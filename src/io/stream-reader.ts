@@ -59,7 +59,11 @@ export interface StreamReader {
    * grandchild holds it) goes on with Bun's reader. Once the thread runs, this does nothing.
    */
   readNow(): void;
-  /** Bytes read and not yet delivered (the ring holds a record, or a delivery waits for the flow). */
+  /**
+   * Bytes read and not yet delivered: the thread has read them and not yet put them in the ring, the
+   * ring holds a record, or a delivery waits for the flow. With the fd not readable (looked at
+   * first), false means everything written to it so far has been handed over.
+   */
   readonly pending: boolean;
 }
 
@@ -197,7 +201,10 @@ class RingStreamReader implements StreamReader {
   }
 
   get pending(): boolean {
-    return this.#held || this.#ring.head() !== undefined;
+    // The thread's read under way first: the fd looks empty then, and its bytes are not in the ring
+    // yet. Once it reads false they are in the ring, or handed over (on this thread) already. A
+    // thread ended in the middle of a read (terminated) holds nothing any more.
+    return this.#held || (!this.#threadGone && this.#ring.taking) || this.#ring.head() !== undefined;
   }
 
   async stop(index: number): Promise<void> {

@@ -165,6 +165,18 @@ class StreamsIntoRing {
   #readOnce(tag: number): boolean {
     const room = this.#waitForRoom(() => this.#stopRequested());
     if (room === 0) return false;
+    // From the read to the commit the bytes are in neither the fd nor the ring: the main thread's
+    // `pending` says so meanwhile (a stop waits for them: ChildJob.onStop).
+    this.#ring.taking(true);
+    try {
+      return this.#readInto(tag, room);
+    } finally {
+      this.#ring.taking(false);
+    }
+  }
+
+  /** The read itself, of at most `room` bytes, and its commit. */
+  #readInto(tag: number, room: number): boolean {
     let length: number;
     try {
       length = readSync(this.#fds[tag]!, this.#ring.region(room), 0, room, null);

@@ -26,7 +26,12 @@ export const masterControls = (master: number) => ({
     if (quiet) modes?.applyTo(master);
     if (written < bytes.length) writeRest(bytes.subarray(written));
   },
-  /** Until nothing is left to read on the master and `pending()` is false, at most `maxMs`. */
+  /**
+   * Until nothing is left to read on the master and `pending()` is false, at most `maxMs`. The
+   * master first: a reader's chunk is `pending` from before its read to its delivery, so both false
+   * in this order means all written so far was delivered (poll also takes in what the kernel has
+   * not moved to the master yet).
+   */
   async drained(closed: () => boolean, pending: () => boolean, maxMs: number) {
     const deadline = performance.now() + maxMs;
     while (!closed() && (readable(master) || pending()) && performance.now() < deadline) await Bun.sleep(1);
