@@ -21,7 +21,7 @@ const TAB = 0x09;
  * The byte ranges `[start, end)` of the lines of `bytes` (each with its LF) on which text written
  * earlier may survive in part, consecutive lines joined into one range. A line is one when, after
  * a character was drawn on it (since its start, or since the last `ESC[2K` erased it), it goes back
- * (a CR not before LF, a BS, a CSI D, G, H, f, `, u, ESC 8) and the last such `\r` is not followed
+ * (a CR not before LF, a BS, a CSI D, G, H, f, `, u, Z, ESC 8) and the last such `\r` is not followed
  * by an erase to the line's end (`ESC[K`, `ESC[0K`) with no move back, and no move forward past
  * old text (a TAB, CSI C or a), before it. A control inside a CSI counts as a move back.
  */
@@ -153,5 +153,5 @@ const ROW_FINAL = byteTable([..."ABEFHfdsu"].map((c) => [c.charCodeAt(0), 1] as 
 /** ESC 7, D, E, M, c (ESC 8 is taken above). */
 const ESC_ROWS = byteTable([..."7DEMc"].map((c) => [c.charCodeAt(0), 1] as const));
 
-/** CSI finals that move the cursor back along a line, or anywhere: D, G, H, f, `, u. */
-const BACK_FINAL = byteTable([..."DGHf`u"].map((c) => [c.charCodeAt(0), 1] as const));
+/** CSI finals that move the cursor back along a line, or anywhere: D, G, H, f, `, u, and Z (back a tab stop). */
+const BACK_FINAL = byteTable([..."DGHf`uZ"].map((c) => [c.charCodeAt(0), 1] as const));

@@ -67,6 +67,7 @@ const R = {
   backspacedOver: [r(10), r(26)],
   positionedOver: [r(10), r(26)],
   batchOpen: r(36),
+  cbt: r(36),
 };
 
 /**
@@ -309,6 +310,16 @@ export const PLANTS: readonly Plant[] = [
         "for i in 1 2 3 4 5; do printf 'plain\\ngg\\rhh\\n'; done",
     ],
     env: { DEPLOY_TOKEN: R.batchOpen },
+  },
+  {
+    // Back three tab stops (CBT) from column 46 to 24, then erased to the end: the screen shows
+    // `ghp_` and 14 characters, too few for the rule.
+    id: "c2-cbt-overwritten",
+    kind: "2: a token's tail erased after a move back by tab stops (ESC[3Z ESC[K)",
+    pty: true,
+    secrets: [R.cbt],
+    argv: ["sh", "-c", "printf 'start ghp_%s\\033[3Z\\033[K\\n' \"$P\""],
+    env: { P: R.cbt },
   },
   {
     id: "c3-window",

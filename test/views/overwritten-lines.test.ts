@@ -33,6 +33,8 @@ describe("overwrittenLines", () => {
     expect(lines(`${TOKEN}\b\b\bxyz\n`)).toEqual([[0, TOKEN.length + 7]]);
     expect(lines(`${TOKEN}\x1b[20Ddone\n`)).toEqual([[0, TOKEN.length + 10]]);
     expect(lines(`${TOKEN}\x1b[1Gdone\n`)).toEqual([[0, TOKEN.length + 9]]);
+    // CBT, back to a tab stop: the screen then erases the token's tail and shows its head.
+    expect(lines(`${TOKEN}\x1b[3Z\x1b[K\n`)).toEqual([[0, TOKEN.length + 8]]);
     expect(lines("\x1b[Htop - 12:00\x1b[K\r\n")).toEqual([]);
     expect(lines("\rfirst\n")).toEqual([]);
   });
@@ -157,6 +159,6 @@ function reference(bytes: Uint8Array): Array<[number, number]> {
 }
 
 /** CSI finals that move the cursor back along a line, or anywhere: D, G, H, f, `, u. */
-const BACK_FINAL_SET = new Set([0x44, 0x47, 0x48, 0x66, 0x60, 0x75]);
+const BACK_FINAL_SET = new Set([0x44, 0x47, 0x48, 0x66, 0x60, 0x75, 0x5a]);
 
 const [LF, CR, BS, ESC, BEL, TAB] = [0x0a, 0x0d, 0x08, 0x1b, 0x07, 0x09];
