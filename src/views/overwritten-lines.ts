@@ -97,12 +97,15 @@ export function overwrittenScan(bytes: Uint8Array): { lines: Array<[number, numb
         rows = true;
         i++;
       } else if (next === 0x5d || next === 0x50 || next === 0x5f || next === 0x5e || next === 0x58) {
-        // A string (a title, a shell's mark): drawn nowhere, up to BEL or ST.
+        // A string (a title, a shell's mark): drawn nowhere, up to BEL or ESC. An ESC ends it
+        // (ST when `\` follows), and any other sequence it begins is run as the terminal runs it:
+        // `ESC[24D ESC[K` inside a title moves back and erases (taken for a move too).
         let j = i + 2;
-        while (j < n && bytes[j] !== BEL && !(bytes[j] === ESC && bytes[j + 1] === 0x5c)) j++;
-        // An escape inside the string (a terminal may end the string there): taken for a move.
-        if (!rows && bytes.subarray(i + 2, j).indexOf(ESC) >= 0) rows = true;
-        i = bytes[j] === BEL ? j : j + 1;
+        while (j < n && bytes[j] !== BEL && bytes[j] !== ESC) j++;
+        if (j < n && bytes[j] === ESC && bytes[j + 1] !== 0x5c) {
+          rows = true;
+          i = j - 1;
+        } else i = bytes[j] === BEL ? j : j + 1;
       } else {
         if (next !== undefined && ESC_ROWS[next] === 1) rows = true;
         // The byte after is the sequence's (`ESC (`, `ESC 7`); a control or another ESC there is run

@@ -68,6 +68,7 @@ const R = {
   positionedOver: [r(10), r(26)],
   batchOpen: r(36),
   cbt: r(36),
+  titleEscape: r(36),
 };
 
 /**
@@ -320,6 +321,15 @@ export const PLANTS: readonly Plant[] = [
     secrets: [R.cbt],
     argv: ["sh", "-c", "printf 'start ghp_%s\\033[3Z\\033[K\\n' \"$P\""],
     env: { P: R.cbt },
+  },
+  {
+    // An ESC inside a title ends the title and is run (`ESC[24D ESC[K`: back and erase): the text
+    // view and the screen show `ghp_` and 12 characters, too few for the rule.
+    id: "c2-title-escape-overwritten",
+    kind: "2: a token's tail erased by a move back and an erase written inside a title (OSC ... ESC[24D ESC[K BEL)",
+    secrets: [R.titleEscape],
+    argv: ["sh", "-c", "printf 'start ghp_%s\\033]0;x\\033[24D\\033[K\\007\\n' \"$P\""],
+    env: { P: R.titleEscape },
   },
   {
     id: "c3-window",

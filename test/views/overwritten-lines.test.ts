@@ -58,6 +58,12 @@ describe("overwrittenLines", () => {
     expect(lines(line)).toEqual([[0, line.length]]);
   });
 
+  test("an escape inside a title ends it and is run: a move back and an erase there keep the line", () => {
+    const line = `start ${TOKEN}\x1b]0;x\x1b[24D\x1b[K\x07\n`;
+    expect(lines(line)).toEqual([[0, line.length]]);
+    expect(lines(`start ${TOKEN}\x1b]0;x\x1b\\ done\n`)).toEqual([]);
+  });
+
   test("a control or an ESC right after an ESC is run, not taken for the sequence's byte", () => {
     expect(lines(`${TOKEN}\x1b\x1b[20Ddone\n`)).toEqual([[0, TOKEN.length + 11]]);
     expect(lines(`${TOKEN}\x1b\rdone\n`)).toEqual([[0, TOKEN.length + 7]]);
@@ -149,9 +155,10 @@ function reference(bytes: Uint8Array): Array<[number, number]> {
       return i + 1;
     }
     if (next === 0x5d || next === 0x50 || next === 0x5f || next === 0x5e || next === 0x58) {
-      // A string (a title, a shell's mark): drawn nowhere, up to BEL or ST.
+      // A string (a title, a shell's mark): drawn nowhere, up to BEL or ESC (ST, or a sequence run as such).
       let j = i + 2;
-      while (j < n && bytes[j] !== BEL && !(bytes[j] === ESC && bytes[j + 1] === 0x5c)) j++;
+      while (j < n && bytes[j] !== BEL && bytes[j] !== ESC) j++;
+      if (j < n && bytes[j] === ESC && bytes[j + 1] !== 0x5c) return j - 1;
       return bytes[j] === BEL ? j : j + 1;
     }
     return i + 1;
