@@ -200,8 +200,13 @@ const CR = 0x0d;
 
 /** Ranges from which {@link maskBatch} is tried (a full-screen program's windows have hundreds). */
 const BATCH_LINES = 4;
-/** After each range in a batch: BEL ends a string sequence left open in it, LF makes the BEL a line of its own. */
-const SEPARATOR = new Uint8Array([0x07, LF]);
+/**
+ * After each range in a batch: LF ends the range's last line even when an escape left open before
+ * the range's own LF took that LF for its final (`ESC[` LF: on its own the line's text ends there, and
+ * a rule anchored at the line's end, or an environment value, must still find it); BEL ends a string
+ * sequence left open; LF makes the BEL a line of its own.
+ */
+const SEPARATOR = new Uint8Array([LF, 0x07, LF]);
 
 /**
  * {@link maskLines} in one call of the raw masking for all of `lines` (each ending with its LF), each followed by SEPARATOR:

@@ -73,7 +73,7 @@ export const mayMoveRows = (bytes: Uint8Array): boolean => redraws(bytes, MOVES_
 /**
  * What `bytes` may do besides drawing in order, as flags, in one pass (stopped once all of `want`
  * are found): MOVES_ROWS (see mayMoveRows), GOES_BACK: a BS, a CR not before LF, ESC 8, a CSI that
- * moves back along the line or anywhere (D G H f ` u), a control inside a CSI, or a C1 CSI. A line
+ * moves back along the line or anywhere (D G H f ` u Z), a control inside a CSI, or a C1 CSI. A line
  * with none of these shows everything drawn on it (./overwritten-lines.ts finds no line). A CR that
  * ends `bytes` counts unless `openCr` is false (the caller looks at the byte after it).
  */
@@ -203,13 +203,13 @@ function loneCrIn(bytes: Uint8Array, from: number, to: number): boolean {
 }
 
 /**
- * CSI finals: A B E F d s move to another row (or save the cursor); D G ` back along the line; H f
+ * CSI finals: A B E F d s move to another row (or save the cursor); D G ` Z back along the line; H f
  * u both; a control inside the sequence (run by the terminal, which goes on with it) may be either.
  */
 const FINAL_FLAGS = byteTable([
   ...Array.from({ length: 0x20 }, (_, c) => [c, MOVES_ROWS | GOES_BACK] as const),
   ...[..."ABEFds"].map((c) => [c.charCodeAt(0), MOVES_ROWS] as const),
-  ...[..."DG`"].map((c) => [c.charCodeAt(0), GOES_BACK] as const),
+  ...[..."DG`Z"].map((c) => [c.charCodeAt(0), GOES_BACK] as const),
   ...[..."Hfu"].map((c) => [c.charCodeAt(0), MOVES_ROWS | GOES_BACK] as const),
 ]);
 /** ESC 7, D, E, M, c move to another row (or save the cursor); ESC 8 restores it: both. */

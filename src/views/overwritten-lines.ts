@@ -21,7 +21,7 @@ const TAB = 0x09;
  * The byte ranges `[start, end)` of the lines of `bytes` (each with its LF) on which text written
  * earlier may survive in part, consecutive lines joined into one range. A line is one when, after
  * a character was drawn on it (since its start, or since the last `ESC[2K` erased it), it goes back
- * (a CR not before LF, a BS, a CSI D, G, H, f, `, u, ESC 8) and the last such `\r` is not followed
+ * (a CR not before LF, a BS, a CSI D, G, H, f, `, u, Z, ESC 8) and the last such `\r` is not followed
  * by an erase to the line's end (`ESC[K`, `ESC[0K`) with no move back, and no move forward past
  * old text (a TAB, CSI C or a), before it. A control inside a CSI counts as a move back.
  */
@@ -97,12 +97,15 @@ export function overwrittenScan(bytes: Uint8Array): { lines: Array<[number, numb
         rows = true;
         i++;
       } else if (next === 0x5d || next === 0x50 || next === 0x5f || next === 0x5e || next === 0x58) {
-        // A string (a title, a shell's mark): drawn nowhere, up to BEL or ST.
+        // A string (a title, a shell's mark): drawn nowhere, up to BEL or ESC. An ESC ends it
+        // (ST when `\` follows), and any other sequence it begins is run as the terminal runs it:
+        // `ESC[24D ESC[K` inside a title moves back and erases (taken for a move too).
         let j = i + 2;
-        while (j < n && bytes[j] !== BEL && !(bytes[j] === ESC && bytes[j + 1] === 0x5c)) j++;
-        // An escape inside the string (a terminal may end the string there): taken for a move.
-        if (!rows && bytes.subarray(i + 2, j).indexOf(ESC) >= 0) rows = true;
-        i = bytes[j] === BEL ? j : j + 1;
+        while (j < n && bytes[j] !== BEL && bytes[j] !== ESC) j++;
+        if (j < n && bytes[j] === ESC && bytes[j + 1] !== 0x5c) {
+          rows = true;
+          i = j - 1;
+        } else i = bytes[j] === BEL ? j : j + 1;
       } else {
         if (next !== undefined && ESC_ROWS[next] === 1) rows = true;
         // The byte after is the sequence's (`ESC (`, `ESC 7`); a control or another ESC there is run
@@ -153,5 +156,5 @@ const ROW_FINAL = byteTable([..."ABEFHfdsu"].map((c) => [c.charCodeAt(0), 1] as 
 /** ESC 7, D, E, M, c (ESC 8 is taken above). */
 const ESC_ROWS = byteTable([..."7DEMc"].map((c) => [c.charCodeAt(0), 1] as const));
 
-/** CSI finals that move the cursor back along a line, or anywhere: D, G, H, f, `, u. */
-const BACK_FINAL = byteTable([..."DGHf`u"].map((c) => [c.charCodeAt(0), 1] as const));
+/** CSI finals that move the cursor back along a line, or anywhere: D, G, H, f, `, u, and Z (back a tab stop). */
+const BACK_FINAL = byteTable([..."DGHf`uZ"].map((c) => [c.charCodeAt(0), 1] as const));

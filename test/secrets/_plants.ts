@@ -66,6 +66,9 @@ const R = {
   assembledOverPipe: [r(10), r(26)],
   backspacedOver: [r(10), r(26)],
   positionedOver: [r(10), r(26)],
+  batchOpen: r(36),
+  cbt: r(36),
+  titleEscape: r(36),
 };
 
 /**
@@ -292,6 +295,41 @@ export const PLANTS: readonly Plant[] = [
     secrets: [R.positionedOver.join("")],
     argv: ["sh", "-c", 'printf \'\\033[2J\\033[5;24H%s end\\033[5;10Hghp_%s\\rdone, all ok: \\033[7;1H\' "$B" "$A"'],
     env: { A: R.positionedOver[0]!, B: R.positionedOver[1]! },
+  },
+  {
+    // Four written-over lines or more are masked in one call (written-over.ts maskBatch); an `ESC[`
+    // left open before a line's LF takes that LF for its final, and the value that ends the line must
+    // still end it there. The line is longer than the grid's 16,384 columns: only the raw masking of
+    // the written-over lines sees the value whole, and the text view shows its first 16 characters.
+    id: "c2-batch-open-escape",
+    kind: "2: a value ending a long line, its tail erased (ESC[20D ESC[K), ESC[ before the LF, among written-over lines",
+    secrets: [R.batchOpen],
+    argv: [
+      "sh",
+      "-c",
+      "x=$(head -c 17000 /dev/zero | tr '\\0' x); printf '%s %s\\033[20D\\033[K\\033[\\n' \"$x\" \"$DEPLOY_TOKEN\"; " +
+        "for i in 1 2 3 4 5; do printf 'plain\\ngg\\rhh\\n'; done",
+    ],
+    env: { DEPLOY_TOKEN: R.batchOpen },
+  },
+  {
+    // Back three tab stops (CBT) from column 46 to 24, then erased to the end: the screen shows
+    // `ghp_` and 14 characters, too few for the rule.
+    id: "c2-cbt-overwritten",
+    kind: "2: a token's tail erased after a move back by tab stops (ESC[3Z ESC[K)",
+    pty: true,
+    secrets: [R.cbt],
+    argv: ["sh", "-c", "printf 'start ghp_%s\\033[3Z\\033[K\\n' \"$P\""],
+    env: { P: R.cbt },
+  },
+  {
+    // An ESC inside a title ends the title and is run (`ESC[24D ESC[K`: back and erase): the text
+    // view and the screen show `ghp_` and 12 characters, too few for the rule.
+    id: "c2-title-escape-overwritten",
+    kind: "2: a token's tail erased by a move back and an erase written inside a title (OSC ... ESC[24D ESC[K BEL)",
+    secrets: [R.titleEscape],
+    argv: ["sh", "-c", "printf 'start ghp_%s\\033]0;x\\033[24D\\033[K\\007\\n' \"$P\""],
+    env: { P: R.titleEscape },
   },
   {
     id: "c3-window",

@@ -71,4 +71,25 @@ describe("maskLines", () => {
     }
     expect(Math.min(masked, batched)).toBeGreaterThan(50);
   });
+
+  test("a line whose LF an escape left open takes as its final reads to its end, as on its own", () => {
+    // `ESC[` (or a lone ESC) just before the LF: the raw masking takes the LF for the sequence's
+    // final, so the line's text ends there. A key's body line behind a prefix must end its line.
+    const key = "Qm9vdFN0cmFwS2V5MXRoaXNJc0FuT3BlblNTSFByaXZhdGVLZXlCb2R5TGluZTk4NzY1NDMy";
+    for (const open of ["\x1b[", "\x1b", "\x1b[12;", "\x1b("]) {
+      const lines = [`x ${key}${open}\n`, "plain\n", "a\rb\n", "plain\n", "c\rd\n", "plain\n", "e\rf\n", "plain\n", "g\rh\n"];
+      const bytes = new TextEncoder().encode(lines.join(""));
+      const ranges: Array<[number, number]> = [];
+      let at = 0;
+      lines.forEach((line, i) => {
+        if (i % 2 === 0) ranges.push([at, at + line.length]);
+        at += line.length;
+      });
+      const alone = maskLines(redactor, bytes, [ranges[0]!], -1);
+      expect(alone.ranges).toEqual([{ start: 2, end: 2 + key.length }]);
+      const whole = maskLines(redactor, bytes, ranges, -1);
+      expect([open, whole.ranges]).toEqual([open, alone.ranges]);
+      expect(Buffer.from(whole.bytes).toString("latin1")).toBe(Buffer.from(alone.bytes).toString("latin1"));
+    }
+  });
 });

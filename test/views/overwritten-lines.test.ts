@@ -33,6 +33,8 @@ describe("overwrittenLines", () => {
     expect(lines(`${TOKEN}\b\b\bxyz\n`)).toEqual([[0, TOKEN.length + 7]]);
     expect(lines(`${TOKEN}\x1b[20Ddone\n`)).toEqual([[0, TOKEN.length + 10]]);
     expect(lines(`${TOKEN}\x1b[1Gdone\n`)).toEqual([[0, TOKEN.length + 9]]);
+    // CBT, back to a tab stop: the screen then erases the token's tail and shows its head.
+    expect(lines(`${TOKEN}\x1b[3Z\x1b[K\n`)).toEqual([[0, TOKEN.length + 8]]);
     expect(lines("\x1b[Htop - 12:00\x1b[K\r\n")).toEqual([]);
     expect(lines("\rfirst\n")).toEqual([]);
   });
@@ -54,6 +56,12 @@ describe("overwrittenLines", () => {
   test("a control inside a CSI (run by the terminal, which goes on with the sequence) keeps the line", () => {
     const line = `${TOKEN}\x1b[5;\r10Hdone\n`;
     expect(lines(line)).toEqual([[0, line.length]]);
+  });
+
+  test("an escape inside a title ends it and is run: a move back and an erase there keep the line", () => {
+    const line = `start ${TOKEN}\x1b]0;x\x1b[24D\x1b[K\x07\n`;
+    expect(lines(line)).toEqual([[0, line.length]]);
+    expect(lines(`start ${TOKEN}\x1b]0;x\x1b\\ done\n`)).toEqual([]);
   });
 
   test("a control or an ESC right after an ESC is run, not taken for the sequence's byte", () => {
@@ -147,9 +155,10 @@ function reference(bytes: Uint8Array): Array<[number, number]> {
       return i + 1;
     }
     if (next === 0x5d || next === 0x50 || next === 0x5f || next === 0x5e || next === 0x58) {
-      // A string (a title, a shell's mark): drawn nowhere, up to BEL or ST.
+      // A string (a title, a shell's mark): drawn nowhere, up to BEL or ESC (ST, or a sequence run as such).
       let j = i + 2;
-      while (j < n && bytes[j] !== BEL && !(bytes[j] === ESC && bytes[j + 1] === 0x5c)) j++;
+      while (j < n && bytes[j] !== BEL && bytes[j] !== ESC) j++;
+      if (j < n && bytes[j] === ESC && bytes[j + 1] !== 0x5c) return j - 1;
       return bytes[j] === BEL ? j : j + 1;
     }
     return i + 1;
@@ -157,6 +166,6 @@ function reference(bytes: Uint8Array): Array<[number, number]> {
 }
 
 /** CSI finals that move the cursor back along a line, or anywhere: D, G, H, f, `, u. */
-const BACK_FINAL_SET = new Set([0x44, 0x47, 0x48, 0x66, 0x60, 0x75]);
+const BACK_FINAL_SET = new Set([0x44, 0x47, 0x48, 0x66, 0x60, 0x75, 0x5a]);
 
 const [LF, CR, BS, ESC, BEL, TAB] = [0x0a, 0x0d, 0x08, 0x1b, 0x07, 0x09];
