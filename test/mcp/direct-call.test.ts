@@ -123,3 +123,22 @@ test("failures and refusals read the same bytes both ways", async () => {
   const [hidden] = await bothWays({ session_id: "gone" });
   expect(JSON.parse(hidden).result.isError).toBe(true);
 });
+
+test("a call cancelled before its answer is written gets none, either way", async () => {
+  for (const meta of [{}, { _meta: { progressToken: "cancelled" } }]) {
+    const id = nextId++;
+    const call = {
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "derun_read_output", arguments: { session_id: "log" }, ...meta },
+    };
+    const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "test" } };
+    // One write: the cancel is read before the call's answer can be written.
+    server.write(`${JSON.stringify(call)}\n${JSON.stringify(cancel)}\n`);
+    const ping = nextId++;
+    server.send(JSON.stringify({ jsonrpc: "2.0", id: ping, method: "ping" }));
+    await server.until((answers) => answers.some((a) => a.id === ping));
+    expect(server.answers.filter((a) => a.id === id)).toEqual([]);
+  }
+});
