@@ -10,7 +10,26 @@ import { seededRandom } from "../helpers/seeded-random.ts";
 
 const random = seededRandom(37);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-const CHARS = ["a", "Z", " ", '"', "\\", "\n", "\r", "\t", "\u0000", "\u001f", "\u007f", "é", "漢", "😀", "\ud800", "\udc00", "\u2028", "/"];
+const CHARS = [
+  "a",
+  "Z",
+  " ",
+  '"',
+  "\\",
+  "\n",
+  "\r",
+  "\t",
+  "\u0000",
+  "\u001f",
+  "\u007f",
+  "é",
+  "漢",
+  "😀",
+  "\ud800",
+  "\udc00",
+  "\u2028",
+  "/",
+];
 const text = (n: number): string => Array.from({ length: n }, () => pick(CHARS)).join("");
 
 function value(depth: number): unknown {

@@ -61,13 +61,15 @@ test("a [channel] line starts on a line of its own, and none comes first after n
 /** The render before it was given in pieces (src/tools/_output-text.ts), for the pieces' join to match. */
 function renderBefore(r: Parameters<typeof readOutput.render>[0]): string {
   const text = readOutput.render({ ...r, chunks: [] }).split("\n")[0]!;
-  const header = r.chunks.length === 0 ? text : text.replace(`no new bytes at ${r.next_cursor}`, `bytes ${r.chunks[0]!.start_cursor}-${r.next_cursor}`);
+  const header =
+    r.chunks.length === 0 ? text : text.replace(`no new bytes at ${r.next_cursor}`, `bytes ${r.chunks[0]!.start_cursor}-${r.next_cursor}`);
   const channels = new Set(r.chunks.map((c) => c.channel));
   const parts: string[] = [];
   let endsWithLf = true;
   for (const chunk of r.chunks) {
     const data = "data" in chunk ? chunk.data : chunk.data_base64;
-    if ("data_base64" in chunk) parts.push(`${endsWithLf ? "" : "\n"}[${chunk.channel} ${chunk.start_cursor}-${chunk.end_cursor} base64] ${data}\n`);
+    if ("data_base64" in chunk)
+      parts.push(`${endsWithLf ? "" : "\n"}[${chunk.channel} ${chunk.start_cursor}-${chunk.end_cursor} base64] ${data}\n`);
     else if (channels.size > 1) parts.push(`${endsWithLf ? "" : "\n"}[${chunk.channel}]\n${data}`);
     else parts.push(data);
     const last = parts[parts.length - 1]!;
