@@ -20,21 +20,34 @@ export class JoinedText {
 /** Strings at least this long are escaped once per line, however often they occur in it. */
 const LONG = 1024;
 
+const QUOTE = 0x22;
+
 const isSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdfff;
+
+/**
+ * A long string's JSON (its quotes included), written in the line with or without its quotes. Its
+ * bytes are encoded once: a second time they are copied from where they went first (a read's text
+ * data, in UTF-16 as JavaScript holds it, costs more to encode than to copy).
+ */
+interface Long {
+  readonly json: string;
+  readonly quoted: boolean;
+}
 
 /** `value` serialized; `out` collects the pieces of the line. */
 class LineWriter {
-  readonly out: string[] = [];
+  readonly out: (string | Long)[] = [];
   readonly #escaped = new Map<string, string>();
 
-  string(s: string): void {
+  string(s: string, quoted = true): void {
     if (s.length < LONG) {
-      this.out.push(JSON.stringify(s));
+      const json = JSON.stringify(s);
+      this.out.push(quoted ? json : json.slice(1, -1));
       return;
     }
-    let escaped = this.#escaped.get(s);
-    if (escaped === undefined) this.#escaped.set(s, (escaped = JSON.stringify(s)));
-    this.out.push(escaped);
+    let json = this.#escaped.get(s);
+    if (json === undefined) this.#escaped.set(s, (json = JSON.stringify(s)));
+    this.out.push({ json, quoted });
   }
 
   joined(text: JoinedText): void {
@@ -44,13 +57,8 @@ class LineWriter {
       if (part.length > 0 && (isSurrogate(part.charCodeAt(0)) || isSurrogate(part.charCodeAt(part.length - 1))))
         return this.string(text.toString());
     this.out.push('"');
-    for (const part of parts) {
-      if (part.length === 0) continue;
-      this.string(part);
-      // The piece's quotes off (a substring: no copy): the pieces are one string.
-      const last = this.out.length - 1;
-      this.out[last] = this.out[last]!.slice(1, -1);
-    }
+    // Each piece without its quotes: the pieces are one string.
+    for (const part of parts) if (part.length > 0) this.string(part, false);
     this.out.push('"');
   }
 
@@ -125,10 +133,35 @@ export function jsonLine(message: unknown): Buffer {
   if (!writer.value(message)) throw new TypeError("a JSON-RPC message must be a JSON value");
   const { out } = writer;
   out.push("\n");
+  /** Each long string's bytes, quotes included, and where its inside went first. */
+  const longs = new Map<string, { readonly bytes: number; at: number }>();
   let size = 0;
-  for (const piece of out) size += Buffer.byteLength(piece, "utf8");
+  for (const piece of out) {
+    if (typeof piece === "string") size += Buffer.byteLength(piece, "utf8");
+    else {
+      let long = longs.get(piece.json);
+      if (long === undefined) longs.set(piece.json, (long = { bytes: Buffer.byteLength(piece.json, "utf8"), at: -1 }));
+      size += piece.quoted ? long.bytes : long.bytes - 2;
+    }
+  }
   const line = Buffer.allocUnsafe(size);
   let at = 0;
-  for (const piece of out) at += line.write(piece, at, "utf8");
+  for (const piece of out) {
+    if (typeof piece === "string") {
+      at += line.write(piece, at, "utf8");
+      continue;
+    }
+    const long = longs.get(piece.json)!;
+    if (piece.quoted) line[at++] = QUOTE;
+    const inside = long.bytes - 2;
+    if (long.at >= 0) line.copyWithin(at, long.at, long.at + inside);
+    else {
+      // The JSON text's inside (a substring: no copy of the string), encoded once.
+      line.write(piece.json.slice(1, -1), at, "utf8");
+      long.at = at;
+    }
+    at += inside;
+    if (piece.quoted) line[at++] = QUOTE;
+  }
   return line;
 }
