@@ -10,7 +10,7 @@ const NEWLINE = 0x0a;
 
 export async function connectPlainMcp(derun: string, env: Record<string, string>): Promise<McpSession & { readonly pid: number }> {
   const proc = Bun.spawn([derun, "mcp"], { env, stdin: "pipe", stdout: "pipe", stderr: "inherit" });
-  const waiting = new Map<number, (answer: any) => void>();
+  const waiting = new Map<number, { resolve: (answer: any) => void; reject: (error: Error) => void }>();
   let nextId = 0;
   const reading = (async () => {
     let pending: Buffer | undefined;
@@ -19,15 +19,18 @@ export async function connectPlainMcp(derun: string, env: Record<string, string>
       for (let newline = bytes.indexOf(NEWLINE); newline >= 0; newline = bytes.indexOf(NEWLINE)) {
         const answer = JSON.parse(bytes.toString("utf8", 0, newline));
         bytes = bytes.subarray(newline + 1);
-        waiting.get(answer.id)?.(answer);
+        waiting.get(answer.id)?.resolve(answer);
         waiting.delete(answer.id);
       }
       pending = bytes.length > 0 ? bytes : undefined;
     }
+    // The server is gone: what it did not answer never will be.
+    for (const { reject } of waiting.values()) reject(new Error(`derun mcp ended (exit ${await proc.exited}) without answering`));
+    waiting.clear();
   })();
   const request = (method: string, params: unknown): Promise<any> => {
     const id = ++nextId;
-    const answer = new Promise<any>((resolve) => waiting.set(id, resolve));
+    const answer = new Promise<any>((resolve, reject) => waiting.set(id, { resolve, reject }));
     proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
     proc.stdin.flush();
     return answer;
