@@ -1,5 +1,6 @@
 /**
- * MCP read throughput: a client pages through a recorded transcript from cursor "0" to eof with the
+ * MCP read throughput: a plain JSON-RPC client (./lib/plain-mcp.ts, as issue 37 measures it) pages
+ * through a recorded transcript from cursor "0" to eof with the
  * default max_bytes, in base64 and in text, vs `cat output.bin > /dev/null`. The transcript is valid
  * UTF-8 (ASCII with multi-byte characters, some split across chunk edges), so both encodings can be
  * checked byte for byte against the file.
@@ -10,7 +11,8 @@ import { derunEnv, outputBin, stateRoot } from "./lib/derun.ts";
 import { assertIntact, digestFile, writeFileOfBlocks, type Digest } from "./lib/files.ts";
 import { interleave } from "./lib/interleave.ts";
 import { READ_DEFAULT_MAX_BYTES } from "../src/tools/index.ts";
-import { connectMcp, cpuMs, mcpPid, readTranscript, type McpSession } from "./lib/mcp-client.ts";
+import { cpuMs, readTranscript, type McpSession } from "./lib/mcp-client.ts";
+import { connectPlainMcp } from "./lib/plain-mcp.ts";
 import { baselineSide, type Figure } from "./lib/report.ts";
 import { pairRatios, summarize } from "./lib/stats.ts";
 
@@ -70,13 +72,13 @@ export async function mcpRead(ctx: BenchContext): Promise<Figure> {
   await record.exited;
   const transcript = outputBin(root, id);
   assertIntact("derun transcript", await digestFile(transcript), want);
-  await using mcp = await connectMcp(ctx.derun, env);
+  await using mcp = await connectPlainMcp(ctx.derun, env);
   // The previous build's server reads the same transcript, interleaved with this one's.
-  await using previous = ctx.baseline === undefined ? undefined : await connectMcp(ctx.baseline, env);
+  await using previous = ctx.baseline === undefined ? undefined : await connectPlainMcp(ctx.baseline, env);
   await mcp.call("derun_list_sessions", { limit: 1 });
   await previous?.call("derun_list_sessions", { limit: 1 });
-  const pid = mcpPid(ctx.derun, env.DERUN_STATE_ROOT!);
-  const previousPid = ctx.baseline === undefined ? undefined : mcpPid(ctx.baseline, env.DERUN_STATE_ROOT!);
+  const pid = mcp.pid;
+  const previousPid = previous?.pid;
   const samples = await interleave(reps, {
     base64: () => readAll(mcp, id, "base64", want, "base64", pid),
     text: () => readAll(mcp, id, "text", want, "text", pid),
@@ -111,6 +113,6 @@ export async function mcpRead(ctx: BenchContext): Promise<Figure> {
         ? `; previous build: base64 ${mbps(summarize(samples.baseline).median).toFixed(0)} MB/s${cpuNote("baseline")}, ` +
           `text ${mbps(summarize(samples.baselineText).median).toFixed(0)} MB/s${cpuNote("baselineText")}`
         : "") +
-      `; ${reps} interleaved reps`,
+      `; ${reps} interleaved reps, a plain JSON-RPC client`,
   };
 }

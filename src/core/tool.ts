@@ -56,6 +56,11 @@ export interface Query<In = unknown, Out extends object = object> {
   /** The result as a model reads it: a one-line header, then the lines themselves (no JSON). */
   render(result: Out): string;
   /**
+   * {@link render}'s text as the pieces it joins, for a result whose text holds big pieces (a read's
+   * data): the MCP answer escapes them one by one (src/mcp/json-line.ts).
+   */
+  renderParts?(result: Out): string[];
+  /**
    * Whether an MCP answer also carries the result as structuredContent (default true). Answers that
    * are lines of output say false: clients that read structuredContent show the model only that, and
    * the lines would cross the wire twice (see src/mcp/server.ts).

@@ -10,6 +10,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import type { RecordGap } from "../core/store.ts";
 import { readSessionFacts, type SessionFacts } from "./session-facts.ts";
 import { resolveArtifact, type ArtifactName } from "./session-paths.ts";
 import { keptFrom } from "./trim.ts";
@@ -28,6 +29,8 @@ interface Held {
   kept?: number;
   /** Its index was read to the end since: nothing appends to an ended session's index.jsonl. */
   indexed?: boolean;
+  /** Its gaps (gaps.jsonl), once read: the recorder writes them before final.json, never after. */
+  gaps?: readonly RecordGap[];
 }
 
 /** The directory's identity and times, or undefined when it is not a plain directory (any more). */
@@ -91,6 +94,17 @@ export class EndedFacts {
     if (held?.facts !== facts) return false;
     if (read) held.indexed = true;
     return held.indexed === true;
+  }
+
+  /**
+   * The gaps of the session whose facts `facts` are (`read` reads them): remembered with them when
+   * they are an ended session's (a page of derun_read_output looked for gaps.jsonl in every call).
+   */
+  gaps(id: string, facts: SessionFacts, read: () => RecordGap[]): RecordGap[] {
+    const held = this.#held.get(id);
+    if (held?.facts !== facts) return read();
+    held.gaps ??= read();
+    return [...held.gaps];
   }
 
   forget(id: string): void {

@@ -215,7 +215,7 @@ export class FileStore implements Store {
 
   async gaps(sessionId: string): Promise<RecordGap[]> {
     const facts = this.ended.read(sessionId);
-    return readJsonlFile(this.ended.artifact(sessionId, facts, "gaps.jsonl"), parseGap);
+    return this.ended.gaps(sessionId, facts, () => readJsonlFile(this.ended.artifact(sessionId, facts, "gaps.jsonl"), parseGap));
   }
 
   async pauseState(sessionId: string): Promise<PauseState | undefined> {

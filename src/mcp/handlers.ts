@@ -26,6 +26,7 @@ import type { Query } from "../core/tool.ts";
 import { MemoryBound } from "../transcript/index.ts";
 import { checkArguments } from "./arguments.ts";
 import { complete } from "./completions.ts";
+import { JoinedText } from "./json-line.ts";
 import { compactSchema } from "./json-schema.ts";
 import { getPrompt, PROMPTS } from "./prompts.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
@@ -66,8 +67,14 @@ const inputSchemaOf = (tool: Query<any, object>): McpTool["inputSchema"] => {
  * the model JSON.stringify(structuredContent) instead of the text whenever it is present, so for
  * those the text alone is sent (once, and readable as lines in every client).
  */
-const success = (tool: Query<any, object>, result: object): CallToolResult => ({
-  content: [{ type: "text", text: tool.render(result) }],
+const success = (tool: Query<any, object>, result: object, joined: boolean): CallToolResult => ({
+  // A direct answer (./direct-call.ts) escapes the text's pieces one by one (./json-line.ts).
+  content: [
+    {
+      type: "text",
+      text: joined && tool.renderParts ? (new JoinedText(tool.renderParts(result)) as unknown as string) : tool.render(result),
+    },
+  ],
   ...(tool.structured === false ? {} : { structuredContent: result as Record<string, unknown> }),
 });
 
@@ -85,9 +92,9 @@ const failure = (code: DerunErrorCode, message: string): CallToolResult => ({
 });
 
 /** One tool call: its answer, a failure included (never a JSON-RPC error). */
-const runTool = async (tool: Query<any, object>, input: object, { store, log }: ToolsContext, signal: AbortSignal) => {
+const runTool = async (tool: Query<any, object>, input: object, { store, log }: ToolsContext, signal: AbortSignal, joined = false) => {
   try {
-    return success(tool, await tool.handler(input, { store, signal }));
+    return success(tool, await tool.handler(input, { store, signal }), joined);
   } catch (error) {
     if (error instanceof DerunError && error.code !== "internal") return failure(error.code, describeError(error));
     log.log("error", "mcp_tool_failed", { tool: tool.name, error: describeError(error) });
@@ -141,7 +148,7 @@ const toolCalls = (context: ToolsContext, { signal, tasks }: HandlersOptions) =>
     if ((call.input.timeout_ms ?? WAIT_DEFAULT_TIMEOUT_MS) < TASK_MIN_WAIT_MS) return runTool(call.tool, call.input, context, cancel);
     return createTaskResult(tasks.start(undefined, ended, (stop) => runTool(call.tool, call.input, context, stop)));
   };
-  return async (request: CallToolRequest, extra: Extra) => {
+  const call = async (request: CallToolRequest, extra: Extra) => {
     // Before the work: the previous call's response is garbage by now.
     memory.check();
     const { params } = request;
@@ -157,6 +164,15 @@ const toolCalls = (context: ToolsContext, { signal, tasks }: HandlersOptions) =>
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${MAX_WORKING} waits already run as tasks: wait for one to end`);
     return { task: tasks.start(params.task.ttl ?? undefined, ended, (stop) => answer(params, stop)) };
   };
+  /** A call answered without the SDK (./direct-call.ts): no task; the text as pieces where the tool gives them. */
+  const direct = async (params: CallToolRequest["params"], cancel: AbortSignal): Promise<CallToolResult> => {
+    memory.check();
+    const prepared = prepare(params);
+    return "refused" in prepared
+      ? prepared.refused
+      : runTool(prepared.tool, prepared.input, context, signal ? AbortSignal.any([cancel, signal]) : cancel, true);
+  };
+  return { call, direct };
 };
 
 /** The tools as tools/list lists them (./tool-list.json holds this for every query, made ahead). */
@@ -186,7 +202,9 @@ export const makeHandlers = (options: HandlersOptions) => {
   const context = (extra: { signal: AbortSignal }) => ({ store, signal: signal ? AbortSignal.any([extra.signal, signal]) : extra.signal });
   return {
     listTools: () => ({ tools: listed() }),
-    callTool: calls,
+    callTool: calls.call,
+    /** tools/call without the SDK (./direct-call.ts). */
+    callToolDirect: calls.direct,
     listResources: async (extra: { signal: AbortSignal }) => {
       void subscriptions.watchList();
       return { resources: await listResources(store, context(extra).signal) };

@@ -56,6 +56,14 @@ export class LineTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   /** The input ended and every line of it has been passed on (or answered). */
   onend?: () => void;
+  /**
+   * Answers a request itself, without the SDK (./direct-call.ts): the answer's line, or undefined
+   * for the SDK to answer it. `cancel` is aborted when the client cancels the request: its answer
+   * is then not written (as the SDK writes none to a cancelled request).
+   */
+  direct?: (request: Request, cancel: AbortSignal) => Promise<Uint8Array> | undefined;
+  /** Requests answered directly whose answer is not written yet, in the order they came. */
+  readonly #directOut: { readonly id: RequestId; readonly cancel: AbortController }[] = [];
   /** Bytes of the line being read, not yet ended by a newline. */
   #parts: Buffer[] = [];
   #partBytes = 0;
@@ -140,10 +148,14 @@ export class LineTransport implements Transport {
     this.onclose?.();
   }
 
-  /** Writes one line; resolves once the client has it (or the write failed: it never will). */
+  /** Writes one message as its line; resolves once the client has it (or the write failed: it never will). */
   async #write(message: JSONRPCMessage | NullIdError): Promise<void> {
     if (this.#closed) return;
-    const line = Buffer.from(`${JSON.stringify(message)}\n`);
+    await this.#writeLine(Buffer.from(`${JSON.stringify(message)}\n`));
+  }
+
+  async #writeLine(line: Uint8Array): Promise<void> {
+    if (this.#closed) return;
     this.#unsentBytes += line.length;
     const failed = await new Promise<Error | null | undefined>((resolve) => this.output.write(line, resolve));
     this.#unsentBytes -= line.length;
@@ -327,17 +339,40 @@ export class LineTransport implements Transport {
       countUp(this.#unanswered, message.id);
       if (isWait(message)) countUp(this.#waitsOut, message.id);
       else if (CALLS.has(message.method)) countUp(this.#callsOut, message.id);
+      if (this.#answerDirectly(message as Request)) return;
     }
     // The SDK writes no answer to a request the client cancelled (MCP): none is awaited.
     else if ("method" in message && message.method === "notifications/cancelled") {
       const cancelled = message.params?.requestId;
-      if (typeof cancelled === "string" || typeof cancelled === "number") this.#answeredOne(cancelled);
+      if (typeof cancelled === "string" || typeof cancelled === "number") {
+        this.#directOut.find((out) => out.id === cancelled && !out.cancel.signal.aborted)?.cancel.abort();
+        this.#answeredOne(cancelled);
+      }
     }
     try {
       this.onmessage?.(message);
     } catch (error) {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     }
+  }
+
+  /** A request `direct` answers: true once its answer is on the way (written unless cancelled first). */
+  #answerDirectly(request: Request): boolean {
+    if (this.direct === undefined) return false;
+    const cancel = new AbortController();
+    const answer = this.direct(request, cancel.signal);
+    if (answer === undefined) return false;
+    const out = { id: request.id, cancel };
+    this.#directOut.push(out);
+    void answer.then(async (line) => {
+      this.#directOut.splice(this.#directOut.indexOf(out), 1);
+      // Cancelled: no answer, and the cancel counted it answered already.
+      if (cancel.signal.aborted) return;
+      await this.#writeLine(line);
+      this.#answeredOne(request.id);
+      this.#pump();
+    });
+    return true;
   }
 }
 

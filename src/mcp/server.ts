@@ -21,6 +21,7 @@ import pkg from "../../package.json" with { type: "json" };
 import type { Logger } from "../core/log.ts";
 import type { Store } from "../core/store.ts";
 import type { Query } from "../core/tool.ts";
+import { directAnswer, isDirectCall, type DirectParams, type DirectRequest } from "./direct-call.ts";
 import type { Handlers } from "./handlers.ts";
 import type { ListenWatches } from "./listen.ts";
 import { TASKS_CAPABILITY, TASK_TOOLS, WaitTasks } from "./wait-tasks.ts";
@@ -84,6 +85,12 @@ export interface DerunServers {
    * connection is 2025-era; resolves once they are armed.
    */
   listen(watches: ListenWatches): Promise<void>;
+  /**
+   * The answer's line of a call derun answers without the SDK (./direct-call.ts), or undefined:
+   * the SDK's to answer. Only once a 2025-era instance serves (its era pinned for good) and a call
+   * has loaded the handlers.
+   */
+  direct(request: DirectRequest, cancel: AbortSignal): Promise<Buffer> | undefined;
   close(): void;
 }
 
@@ -150,9 +157,15 @@ export const derunServers = ({ store, log, signal, tools, onFirstUse = () => {} 
     });
     await Promise.all([...(list ? [answers.watchList()] : []), ...armed]);
   };
+  const direct = (request: DirectRequest, cancel: AbortSignal): Promise<Buffer> | undefined => {
+    if (currentEra !== "legacy" || loaded === undefined || !isDirectCall(request)) return undefined;
+    onFirstUse();
+    return directAnswer(request.id, loaded.callToolDirect(request.params as unknown as DirectParams, cancel));
+  };
   return {
     make,
     listen,
+    direct,
     close: () => {
       closed.abort();
       loaded?.close();

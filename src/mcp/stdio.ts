@@ -93,6 +93,8 @@ export const serveStdio = async ({ store, log }: { store: Store; log: Logger }):
   const transport = new LineTransport(stdin, process.stdout);
   // The end of stdin once every line before it was read (reading pauses while answers wait).
   transport.onend = onEnd;
+  // derun_read_output's pages, answered without the SDK once the era is pinned (direct-call.ts).
+  transport.direct = (request, cancel) => servers.direct(request, cancel);
   // One era per connection, pinned by its opening (a `server/discover` probe's server is dropped
   // if a 2025-era opening follows): every instance comes from the same servers, so the answers
   // load once.

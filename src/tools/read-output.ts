@@ -2,7 +2,7 @@ import { arktype } from "../core/ark.ts";
 import { defineQuery } from "../core/tool.ts";
 import { capped, cursorType, parseCursor, READ_DEFAULT_MAX_BYTES, READ_MAX_MAX_BYTES, readArgs } from "./_args.ts";
 import { gapsBetween, notRecordedField, type ReadOutputResult, resolveSessionId } from "../transcript/index.ts";
-import { renderRead } from "./_output-text.ts";
+import { renderRead, renderReadParts } from "./_output-text.ts";
 import { checkReadMode, readWindowAs } from "./_read-mode.ts";
 
 /** derun_read_output: a window of a session's recorded output, from a byte cursor. */
@@ -35,4 +35,5 @@ export default defineQuery({
     return { ...result, ...notRecordedField(gaps) };
   },
   render: (result) => renderRead(result),
+  renderParts: (result) => renderReadParts(result),
 });

@@ -62,6 +62,26 @@ describe("an ended session's facts, kept", () => {
     expect((await store.get("rewritten")).final?.exit_code).toBe(9);
   });
 
+  test("its gaps kept once read, the same each time; a gaps.jsonl renamed in (the directory changed) read anew", async () => {
+    {
+      await using writer = await store.create(sessionOptions({ sessionId: "paused" }));
+      writer.append("stdout", new TextEncoder().encode("ab"));
+      const at = new Date().toISOString();
+      writer.recordGap({ offset: 1, bytes: 5, reason: "paused", started_at: at, ended_at: at });
+      await writer.finalize({ state: "exited", exit_code: 0 });
+    }
+    const first = await store.gaps("paused");
+    expect(first.map((g) => [g.offset, g.bytes])).toEqual([[1, 5]]);
+    // A caller's copy: changing it changes nothing kept.
+    first.pop();
+    expect((await store.gaps("paused")).map((g) => [g.offset, g.bytes])).toEqual([[1, 5]]);
+    const file = path.join(root, "sessions", "paused", "gaps.jsonl");
+    const line = fs.readFileSync(file, "utf8");
+    fs.writeFileSync(`${file}.tmp`, `${line}${line.replace('"offset":1', '"offset":2')}`);
+    fs.renameSync(`${file}.tmp`, file);
+    expect((await store.gaps("paused")).map((g) => g.offset)).toEqual([1, 2]);
+  });
+
   test("its directory replaced by a symlink: refused, as a reader refuses one it never saw", async () => {
     await ended("swapped", "mine\n", 0);
     await ended("other", "not mine\n", 0);

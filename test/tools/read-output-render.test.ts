@@ -57,3 +57,42 @@ test("a [channel] line starts on a line of its own, and none comes first after n
   );
   expect(renderRead(result).split("\n").slice(1)).toEqual(["[stdout]", "ab", "[stderr]", "[stderr]", "c", "[stdout]", "d"]);
 });
+
+/** The render before it was given in pieces (src/tools/_output-text.ts), for the pieces' join to match. */
+function renderBefore(r: Parameters<typeof readOutput.render>[0]): string {
+  const text = readOutput.render({ ...r, chunks: [] }).split("\n")[0]!;
+  const header =
+    r.chunks.length === 0 ? text : text.replace(`no new bytes at ${r.next_cursor}`, `bytes ${r.chunks[0]!.start_cursor}-${r.next_cursor}`);
+  const channels = new Set(r.chunks.map((c) => c.channel));
+  const parts: string[] = [];
+  let endsWithLf = true;
+  for (const chunk of r.chunks) {
+    const data = "data" in chunk ? chunk.data : chunk.data_base64;
+    if ("data_base64" in chunk)
+      parts.push(`${endsWithLf ? "" : "\n"}[${chunk.channel} ${chunk.start_cursor}-${chunk.end_cursor} base64] ${data}\n`);
+    else if (channels.size > 1) parts.push(`${endsWithLf ? "" : "\n"}[${chunk.channel}]\n${data}`);
+    else parts.push(data);
+    const last = parts[parts.length - 1]!;
+    if (last.length > 0) endsWithLf = last.endsWith("\n");
+  }
+  const body = parts.join("");
+  return body === "" ? header : `${header}\n${body}`;
+}
+
+test("the text given in pieces joins to the text as it was rendered before, for seeded chunk lists", () => {
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const datas = ["", "\n", "x", "ab\n", "é漢\n😀", "no newline", "\n\n"];
+  for (let i = 0; i < 3000; i++) {
+    const base64 = next() < 0.3;
+    const chunks: OutputChunk[] = Array.from({ length: Math.floor(next() * 5) }, (_, k) => {
+      const channel = next() < 0.5 ? "stdout" : "stderr";
+      const data = datas[Math.floor(next() * datas.length)]!;
+      const base = { channel, start_cursor: String(k), end_cursor: String(k + 1), timestamp: T } as const;
+      return base64 ? { ...base, data_base64: Buffer.from(data).toString("base64") } : { ...base, data };
+    });
+    const result = readResult("s", chunks, chunks.length, next() < 0.5, "exited");
+    expect(readOutput.renderParts!(result).join("")).toBe(renderBefore(result));
+    expect(renderRead(result)).toBe(renderBefore(result));
+  }
+});

@@ -27,6 +27,9 @@ export const args = {
   "state-root": STATE_ROOT_FLAG,
 } as const satisfies FlagDefs;
 
+/** Kernel buffer of the stdout pipe: a 1 MiB window's base64 answer (2.8 MB) still takes a few writes. */
+const ANSWER_PIPE_BYTES = 1024 * 1024;
+
 /** The scale of the server's tier-up thresholds (Bun.unsafe.setJITPolicy): see run(). */
 const MCP_JIT_POLICY = 1000;
 
@@ -70,6 +73,9 @@ export async function run(flags: readonly string[], data: CommandData): Promise<
   const log = openLogSink(root, { component: "mcp" });
   // The SDK loads here, not when completion or help read this module's flags.
   const { serveStdio } = await import("../../mcp/stdio.ts");
+  // A page of output is one answer of 90-180 KB: through a 64 KiB pipe it took several writes, each
+  // waiting on the client (os/pipe-size.ts). Grown, the answer goes in one.
+  (await import("../../os/pipe-size.ts")).growPipe(1, ANSWER_PIPE_BYTES);
   // Hidden sessions (derun hide) and, with --scope, those of other directories are not there for the agent.
   await serveStdio({ store: agentView(openFileStore({ root, log, storage }), { scope }), log });
   return exitWith(0);
