@@ -159,12 +159,16 @@ function channelHold(list: readonly OutputSlice[], holdMs: number, now: number):
   const { bytes, sliceAt, offsetOf } = channelBytes(part);
   // Bytes written longer ago than the hold are never held: each byte waits at most holdMs (a word
   // that keeps growing, `Downloading....` a dot at a time, would otherwise wait for as long as it grows).
-  let youngAt = 0;
-  for (let i = 0; i < first - from; i++) youngAt += part[i]!.bytes.length;
-  const holdOf = (pos: number): HeldFrom => {
-    const at = Math.max(pos, youngAt);
-    return { at: offsetOf(at), until: Date.parse(part[sliceAt(at)]!.timestamp) + holdMs };
-  };
+  let firstYoung = 0;
+  for (let i = 0; i < first - from; i++) firstYoung += part[i]!.bytes.length;
+  // Never from inside a character (a write's record may end in one): a text read would show halves.
+  let youngAt = firstYoung;
+  while (youngAt > 0 && (bytes[youngAt]! & 0xc0) === 0x80) youngAt--;
+  const holdOf = (pos: number): HeldFrom => ({
+    at: offsetOf(Math.max(pos, youngAt)),
+    // Until its first young byte is as old as the hold.
+    until: Date.parse(part[sliceAt(Math.max(pos, firstYoung))]!.timestamp) + holdMs,
+  });
   let word = bytes.length;
   let stars = true; // a word already masked (all `*`) shows nothing more when it goes on
   while (word > 0 && ENDS_WORD[bytes[word - 1]!] === 0 && bytes.length - word < MAX_HELD) if (bytes[--word] !== 0x2a) stars = false;
