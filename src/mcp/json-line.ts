@@ -62,8 +62,16 @@ class LineWriter {
     this.out.push('"');
   }
 
-  /** Whether `value` was written (JSON.stringify leaves out undefined, functions and symbols in an object). */
-  value(value: unknown): boolean {
+  /**
+   * Whether `value` was written (JSON.stringify leaves out undefined, functions and symbols in an
+   * object). `key` is its member's name or index, which JSON.stringify passes to a toJSON.
+   */
+  value(value: unknown, key = ""): boolean {
+    // A toJSON first, as JSON.stringify calls it (an array's or a bigint's too), with the key.
+    if ((typeof value === "object" && value !== null) || typeof value === "bigint") {
+      const toJSON = (value as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === "function") value = toJSON.call(value, key);
+    }
     switch (typeof value) {
       case "string":
         this.string(value);
@@ -88,7 +96,7 @@ class LineWriter {
         }
         break;
     }
-    // Numbers, booleans, null, and anything with a toJSON or a class of its own: JSON.stringify's own way.
+    // Numbers, booleans, null, and anything of a class of its own: JSON.stringify's own way.
     const text = JSON.stringify(value);
     if (text === undefined) return false;
     this.out.push(text);
@@ -99,7 +107,7 @@ class LineWriter {
     this.out.push("[");
     for (let i = 0; i < values.length; i++) {
       if (i > 0) this.out.push(",");
-      if (!this.value(values[i])) this.out.push("null");
+      if (!this.value(values[i], String(i))) this.out.push("null");
     }
     this.out.push("]");
   }
@@ -110,17 +118,17 @@ class LineWriter {
     for (const key of Object.keys(object)) {
       const mark = this.out.length;
       this.out.push(first ? "" : ",", JSON.stringify(key), ":");
-      if (this.value(object[key])) first = false;
+      if (this.value(object[key], key)) first = false;
       else this.out.length = mark;
     }
     this.out.push("}");
   }
 }
 
-/** A plain object without a toJSON of its own (which JSON.stringify would call). */
+/** A plain object (its toJSON, if any, was called already). */
 function isPlainObject(value: object): value is Record<string, unknown> {
   const proto = Object.getPrototypeOf(value);
-  return (proto === Object.prototype || proto === null) && typeof (value as { toJSON?: unknown }).toJSON !== "function";
+  return proto === Object.prototype || proto === null;
 }
 
 /**

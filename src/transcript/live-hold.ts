@@ -157,18 +157,26 @@ function channelHold(list: readonly OutputSlice[], holdMs: number, now: number):
   for (let back = 0; from > 0 && back < MAX_HELD; ) back += list[--from]!.bytes.length;
   const part = list.slice(from);
   const { bytes, sliceAt, offsetOf } = channelBytes(part);
-  const holdOf = (pos: number, end: number): HeldFrom => ({
-    at: offsetOf(pos),
-    until: Date.parse(part[sliceAt(end - 1)]!.timestamp) + holdMs,
+  // Bytes written longer ago than the hold are never held: each byte waits at most holdMs (a word
+  // that keeps growing, `Downloading....` a dot at a time, would otherwise wait for as long as it grows).
+  let firstYoung = 0;
+  for (let i = 0; i < first - from; i++) firstYoung += part[i]!.bytes.length;
+  // Never from inside a character (a write's record may end in one): a text read would show halves.
+  let youngAt = firstYoung;
+  while (youngAt > 0 && (bytes[youngAt]! & 0xc0) === 0x80) youngAt--;
+  const holdOf = (pos: number): HeldFrom => ({
+    at: offsetOf(Math.max(pos, youngAt)),
+    // Until its first young byte is as old as the hold.
+    until: Date.parse(part[sliceAt(Math.max(pos, firstYoung))]!.timestamp) + holdMs,
   });
   let word = bytes.length;
   let stars = true; // a word already masked (all `*`) shows nothing more when it goes on
   while (word > 0 && ENDS_WORD[bytes[word - 1]!] === 0 && bytes.length - word < MAX_HELD) if (bytes[--word] !== 0x2a) stars = false;
   const length = bytes.length - word;
-  const last = length >= MIN_HELD && length < MAX_HELD && !stars ? holdOf(word, bytes.length) : undefined;
+  const last = length >= MIN_HELD && length < MAX_HELD && !stars ? holdOf(word) : undefined;
   // A piece inside the last word is held with it, from the word's first byte.
   const piece = firstPiece(bytes, (start, end) => (!last || start < word) && young(part[sliceAt(end - 1)]!));
-  return piece ? holdOf(piece.start, piece.end) : last;
+  return piece ? holdOf(piece.start) : last;
 }
 
 /** Where a live read of `slices` stops (the earliest hold of any channel), or undefined when nothing is held. */

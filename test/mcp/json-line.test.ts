@@ -75,3 +75,10 @@ test("a long string met twice, and texts given in pieces cut anywhere (a surroga
     expect(jsonLine(message).equals(Buffer.from(`${JSON.stringify(expected)}\n`))).toBe(true);
   }
 });
+
+test("a toJSON is called as JSON.stringify calls it: with its member's key, on an array too", () => {
+  const keyed = { toJSON: (key: string) => `key ${key}` };
+  const list = Object.assign([1, 2], { toJSON: () => "a list" });
+  const v = { result: { at: keyed, list, items: [keyed, { inner: keyed }] }, jsonrpc: "2.0", id: 1 };
+  expect(jsonLine(v).toString()).toBe(`${JSON.stringify(v)}\n`);
+});

@@ -66,6 +66,20 @@ describe("heldFrom", () => {
     expect(held(s)?.at).toBe(10);
   });
 
+  test("a word that keeps growing holds only its bytes younger than the hold", () => {
+    // `Downloading....` a dot at a time: each byte waits at most the hold, not as long as the word grows.
+    const s = slices(["stdout", "Downloading", 900], ["stdout", "....", 700], ["stdout", "..", 300], ["stdout", ".", 50]);
+    expect(held(s)).toEqual({ at: 15, until: NOW - 300 + HOLD });
+    // Where a young record begins inside a character, from the character's first byte.
+    const [a, b] = slices(["stdout", "Downloading café", 900], ["stdout", "...", 50]);
+    const cut = a!.bytes.length - 1; // between the two bytes of é
+    const split = [
+      { ...a!, end: cut, bytes: a!.bytes.subarray(0, cut) },
+      { ...b!, start: cut, bytes: Buffer.concat([a!.bytes.subarray(cut), b!.bytes]) },
+    ];
+    expect(held(split)).toEqual({ at: cut - 1, until: NOW - 50 + HOLD });
+  });
+
   test("what is masked already (stars) is not held", () => {
     expect(held(slices(["stdout", `token ${"*".repeat(40)}`, 5]))).toBeUndefined();
     expect(held(slices(["stdout", `token ${"*".repeat(40)} end\n`, 5]))).toBeUndefined();
