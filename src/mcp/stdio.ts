@@ -9,6 +9,7 @@ import { serveStdio as serveEras } from "@modelcontextprotocol/server/stdio";
 import { describeError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import type { Store } from "../core/store.ts";
+import { answersTaken } from "./answers-taken.ts";
 import { LineTransport } from "./line-transport.ts";
 import { hearListens } from "./listen.ts";
 import { derunServers } from "./server.ts";
@@ -24,6 +25,12 @@ const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
  * pipe closes is not waited for at all (the writes fail).
  */
 const ANSWER_GRACE_MS = 750;
+/**
+ * How long a shutdown waits in all for answers derun is still making (none waiting on the client):
+ * cancelled calls answer with what they have within milliseconds on a quiet machine; this bounds one
+ * that never does (./answers-taken.ts).
+ */
+const ANSWER_WORK_MS = 15_000;
 
 /**
  * Serve on process.stdin/stdout until stdin ends, the transport closes, or SIGTERM/SIGINT arrives;
@@ -69,18 +76,10 @@ export const serveStdio = async ({ store, log }: { store: Store; log: Logger }):
       })
       .then(ended.resolve, ended.resolve);
   };
-  /** Resolves once every request read has its answer taken, or the client took none for ANSWER_GRACE_MS. */
-  const allAnswered = async (): Promise<void> => {
-    for (let seen = -1; seen !== transport.delivered; ) {
-      seen = transport.delivered;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const idle = new Promise<"idle">((resolve) => (timer = setTimeout(() => resolve("idle"), ANSWER_GRACE_MS)));
-      const outcome = await Promise.race([transport.answered().then(() => "answered" as const), idle]);
-      clearTimeout(timer);
-      if (outcome === "answered") return;
-    }
-    log.log("warn", "mcp_unanswered", { requests: transport.unanswered, after_ms: ANSWER_GRACE_MS });
-  };
+  const allAnswered = () =>
+    answersTaken(transport, { graceMs: ANSWER_GRACE_MS, workMs: ANSWER_WORK_MS }).then((left) => {
+      if (left > 0) log.log("warn", "mcp_unanswered", { requests: left, after_ms: ANSWER_GRACE_MS });
+    });
   const onSigterm = () => stop("SIGTERM");
   const onSigint = () => stop("SIGINT");
   const onEnd = () => stop("stdin_closed");
