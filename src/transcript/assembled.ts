@@ -11,7 +11,8 @@
  * all of it after a few native scans: plain and coloured output cost next to nothing.
  */
 import { drawnCells, mayAssemble } from "../views/drawn-by.ts";
-import type { Redactor } from "../secrets/redactor.ts";
+import { applyMask } from "../secrets/masker.ts";
+import type { MaskRange, Redactor } from "../secrets/redactor.ts";
 
 /** The size asciinema assumes when a session does not say. */
 const DEFAULT_ROWS = 24;
@@ -124,11 +125,36 @@ class LookBatch {
     const looks = this.#looks;
     if (looks.length === 0) return;
     [this.#looks, this.#cells] = [[], 0];
-    const present = looks.length > 4 ? this.redactor.keywordsIn(looks.map((l) => l.text).join("\n")) : undefined;
+    const joined = looks.length > 4 ? looks.map((l) => l.text).join("\n") : undefined;
+    const present = joined === undefined ? undefined : this.redactor.keywordsIn(joined);
+    if (joined !== undefined && this.#together(looks, joined, present)) return;
     for (const look of looks) {
       const masked = this.redactor.text(look.text, undefined, present);
       if (masked.count > 0) this.apply(look, masked);
     }
+  }
+
+  /**
+   * The looks masked in one pass over their texts joined by LF, as the raw masking finds a text's
+   * secrets (a full-screen program shows hundreds of rows a window: masking each on its own was a
+   * third of its pass). Each look is masked on its own (a line each) anyway, so the same secrets are
+   * found but where that is not sure: a PEM key's BEGIN (its state runs on from look to look) or a
+   * secret found across the LF after a look. Then false, nothing applied: the caller masks each.
+   */
+  #together(looks: readonly Look[], joined: string, present: ReadonlySet<string> | undefined): boolean {
+    if (joined.includes("-----BEGIN")) return false;
+    const ranges = this.redactor.rangesInLines(joined, present);
+    if (ranges.length === 0) return true;
+    const byLook: MaskRange[][] = [];
+    let k = 0;
+    let start = 0;
+    for (const r of ranges) {
+      while (k + 1 < looks.length && start + looks[k]!.text.length < r.start) start += looks[k++]!.text.length + 1;
+      if (r.end > start + looks[k]!.text.length) return false;
+      (byLook[k] ??= []).push({ start: r.start - start, end: r.end - start });
+    }
+    byLook.forEach((rs, i) => this.apply(looks[i]!, { text: applyMask(looks[i]!.text, rs), count: rs.length }));
+    return true;
   }
 }
 

@@ -88,3 +88,19 @@ test("more looks than one batch holds", () => {
   same(bytes, 0, bytes.length, true);
   expect(whole(bytes).count).toBe(60);
 });
+
+test("a full-screen program's rows, masked in one pass over their texts joined, as each on its own", () => {
+  const token = `ghp_${r(36)}`;
+  // Each row's token put together from its two halves (the second first), over an old row: the
+  // rows shown are many a window, so they are masked together; a PEM key's BEGIN among them (its
+  // state runs on from row to row) and a value that a rule would read across rows mask each alone.
+  const row = (i: number, extra: string) =>
+    `\x1b[${(i % 5) + 1};1H${"- ".repeat(30 + i)}\x1b[${(i % 5) + 1};5H${token.slice(4)} ok ${extra}\x1b[${(i % 5) + 1};1H${token.slice(0, 4)}\x1b[${(i % 5) + 1};60H\x1b[K`;
+  for (const extra of ["", "-----BEGIN RSA PRIVATE KEY-----", `${r(40)}`]) {
+    const frames = Array.from({ length: 40 }, (_, i) => row(i, i === 17 ? extra : "")).join("");
+    const bytes = new TextEncoder().encode(`\x1b[H\x1b[2J${frames}\n`);
+    same(bytes, 0, bytes.length, true);
+    same(bytes, 500, bytes.length - 300, false);
+    expect(whole(bytes).count).toBeGreaterThanOrEqual(40);
+  }
+});
