@@ -56,13 +56,13 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): Assemb
   /** The bytes behind the cells a look's masking turned into `*`, in the order of the looks. */
   const apply = (look: Look, masked: { text: string; count: number }): void => {
     if (masked.count === 0) return;
-    const { text, from, to } = look;
+    const { text, from, base, to } = look;
     for (const [a, b] of newlyMasked(text, masked.text)) {
       let first = -1;
       for (let cell = a; cell < b; cell++) {
         // Without `to`, the bytes are ASCII: each cell drawn by one byte.
-        const end = to ? to[cell]! : from[cell]! + 1;
-        for (let k = from[cell]!; k >= 0 && k < end; k++) {
+        const end = to ? to[cell]! : from[base + cell]! + 1;
+        for (let k = from[base + cell]!; k >= 0 && k < end; k++) {
           out ??= Uint8Array.from(input.masked);
           if (out[k] === MASK_BYTE) continue;
           out[k] = MASK_BYTE;
@@ -78,12 +78,11 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): Assemb
   // draw. A secret found there already reads `*` (never counted twice), and what overwrites one in
   // passing (`\r` and a status over a token) does not join it into a longer mask.
   const options = { rows: redactor.rows ?? DEFAULT_ROWS, fresh: input.fresh, slow: input.slow === true };
-  if (input.slow)
-    drawnCells(input.masked, options, (text, from, to) => apply(to ? { text, from, to } : { text, from }, redactor.text(text)));
+  if (input.slow) drawnCells(input.masked, options, (text, from, to) => apply({ text, from, base: 0, to }, redactor.text(text)));
   else {
     const batch = new LookBatch(redactor, apply);
     // An ASCII window's cells are each drawn by one byte: the look needs which one only (no `to`).
-    drawnCells(input.masked, options, (text, from, to) => batch.add(text, from, to?.slice(0, text.length)));
+    drawnCells(input.masked, options, (text, from, to) => batch.add(text, from, to));
     batch.flush();
   }
   return { bytes: out ?? input.masked, count, at };
@@ -91,9 +90,11 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): Assemb
 
 interface Look {
   readonly text: string;
+  /** Cell i drawn from byte `from[base + i]` (a batch's looks share one array). */
   readonly from: Int32Array;
+  readonly base: number;
   /** Undefined when every cell is drawn by one byte (`from` + 1). */
-  readonly to?: Int32Array;
+  readonly to?: Int32Array | undefined;
 }
 
 /** Cells a batch of looks holds at most before it is masked (a bound on the copies it keeps). */
@@ -108,16 +109,29 @@ const BATCH_CELLS = 1 << 16;
 class LookBatch {
   #looks: Look[] = [];
   #cells = 0;
+  /** The looks' `from`, one after another: one array for all, reused batch after batch. */
+  #from = new Int32Array(BATCH_CELLS + 256);
 
   constructor(
     private readonly redactor: Redactor,
     private readonly apply: (look: Look, masked: { text: string; count: number }) => void,
   ) {}
 
-  /** A look at a row: its text and its cells' bytes (copies the batch keeps: see CellLook). */
+  /** A look at a row: its text and its cells' bytes (the row's own: copied, see CellLook). */
   add(text: string, from: Int32Array, to: Int32Array | undefined): void {
-    this.#looks.push(to ? { text, from, to } : { text, from });
-    this.#cells += text.length;
+    const base = this.#cells;
+    const n = text.length;
+    if (base + n > this.#from.length) {
+      const bigger = new Int32Array(base + n + BATCH_CELLS);
+      bigger.set(this.#from.subarray(0, base));
+      // The looks so far read the array they were added with: keep them on it.
+      this.#looks = this.#looks.map((l) => ({ ...l, from: bigger }));
+      this.#from = bigger;
+    }
+    const pool = this.#from;
+    for (let i = 0; i < n; i++) pool[base + i] = from[i]!;
+    this.#looks.push({ text, from: this.#from, base, to: to?.slice(0, n) });
+    this.#cells += n;
     if (this.#cells >= BATCH_CELLS) this.flush();
   }
 
