@@ -110,7 +110,7 @@ class LookBatch {
   #looks: Look[] = [];
   #cells = 0;
   /** The looks' `from`, one after another: one array for all, reused batch after batch. */
-  #from = new Int32Array(BATCH_CELLS + 256);
+  #from = new Int32Array(1024);
 
   constructor(
     private readonly redactor: Redactor,
@@ -122,7 +122,7 @@ class LookBatch {
     const base = this.#cells;
     const n = text.length;
     if (base + n > this.#from.length) {
-      const bigger = new Int32Array(base + n + BATCH_CELLS);
+      const bigger = new Int32Array(Math.max(base + n, 2 * this.#from.length));
       bigger.set(this.#from.subarray(0, base));
       // The looks so far read the array they were added with: keep them on it.
       this.#looks = this.#looks.map((l) => ({ ...l, from: bigger }));
