@@ -150,10 +150,10 @@ class LookBatch {
 
   /**
    * The looks masked in one pass over their texts joined by LF, as the raw masking finds a text's
-   * secrets (a full-screen program shows hundreds of rows a window: masking each on its own was a
-   * third of its pass). Each look is masked on its own (a line each) anyway, so the same secrets are
-   * found but where that is not sure: a PEM key's BEGIN (its state runs on from look to look) or a
-   * secret found across the LF after a look. Then false, nothing applied: the caller masks each.
+   * secrets (a full-screen program shows hundreds of rows a window: one call, not one a row). Each
+   * look is masked as a line of its own all the same, so the same secrets are found but where that
+   * is not sure: a PEM key's BEGIN (its state runs on from look to look) or a secret found across
+   * the LF after a look. Then false, nothing applied: the caller masks each.
    */
   #together(looks: readonly Look[], joined: string, present: ReadonlySet<string> | undefined): boolean {
     if (joined.includes("-----BEGIN")) return false;
