@@ -8,6 +8,7 @@
 import type { EnvValues } from "./env-values.ts";
 import type { RedactRule } from "./rules.ts";
 import { entropy, isKeptShape } from "./shapes.ts";
+import { gateOf, type Gate } from "./run-gate.ts";
 import { LiteralSet } from "../views/literal-set.ts";
 
 /** What every mask character is. */
@@ -28,13 +29,13 @@ interface Compiled {
   readonly rule: RedactRule;
   readonly re: RegExp;
   /** The rule's prefilter (RedactRule.prefilter), when it has one. */
-  readonly gate?: RegExp;
+  readonly gate?: Gate;
 }
 
 const compile = (rule: RedactRule, flags: string): Compiled => ({
   rule,
   re: new RegExp(rule.pattern, `${(rule.flags ?? "").replace(/[gdm]/g, (f) => (flags.includes(f) ? "" : f))}${flags}`),
-  ...(rule.prefilter === undefined ? {} : { gate: new RegExp(rule.prefilter) }),
+  ...(rule.prefilter === undefined ? {} : { gate: gateOf(rule.prefilter) }),
 });
 
 export const PEM_BEGIN = /-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----/;

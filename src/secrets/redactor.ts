@@ -22,6 +22,12 @@ export interface Redactor {
   text(text: string, state?: LineState, present?: ReadonlySet<string>): { text: string; count: number };
   /** The rules' keywords that occur in `text`. */
   keywordsIn(text: string): ReadonlySet<string> | undefined;
+  /**
+   * The secrets of a text of lines joined by LF, in a few passes over the whole (as the raw masking
+   * finds them): what each line masked on its own finds, but for a PEM key's state, which runs on
+   * from line to line, and a match across an LF. `present`: the text's keywords ({@link keywordsIn}).
+   */
+  rangesInLines(text: string, present?: ReadonlySet<string>): MaskRange[];
   /** Raw output bytes with their secrets masked (a copy when any was), and the byte ranges masked. */
   bytes(bytes: Uint8Array, state?: LineState): { bytes: Uint8Array; ranges: MaskRange[] };
   /**
@@ -35,6 +41,7 @@ const OFF: Redactor = {
   enabled: false,
   text: (text) => ({ text, count: 0 }),
   keywordsIn: () => undefined,
+  rangesInLines: () => [],
   bytes: (bytes) => ({ bytes, ranges: [] }),
 };
 
@@ -69,6 +76,8 @@ const redactorOf = (masker: Masker, rows: number | undefined): Redactor => ({
   ...(rows === undefined ? {} : { rows }),
   text: (text, state, present) => masker.maskText(text, state, present),
   keywordsIn: (text) => masker.keywordsIn(text),
+  rangesInLines: (text, present = masker.keywordsIn(text)) =>
+    masker.findInLines(text, present.size > 0 ? text.toLowerCase() : text, present, { inKey: false }),
   bytes: (bytes, state) => maskBytes(bytes, masker, state),
 });
 

@@ -11,7 +11,8 @@
  * all of it after a few native scans: plain and coloured output cost next to nothing.
  */
 import { drawnCells, mayAssemble } from "../views/drawn-by.ts";
-import type { Redactor } from "../secrets/redactor.ts";
+import { applyMask } from "../secrets/masker.ts";
+import type { MaskRange, Redactor } from "../secrets/redactor.ts";
 
 /** The size asciinema assumes when a session does not say. */
 const DEFAULT_ROWS = 24;
@@ -55,13 +56,13 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): Assemb
   /** The bytes behind the cells a look's masking turned into `*`, in the order of the looks. */
   const apply = (look: Look, masked: { text: string; count: number }): void => {
     if (masked.count === 0) return;
-    const { text, from, to } = look;
+    const { text, from, base, to } = look;
     for (const [a, b] of newlyMasked(text, masked.text)) {
       let first = -1;
       for (let cell = a; cell < b; cell++) {
         // Without `to`, the bytes are ASCII: each cell drawn by one byte.
-        const end = to ? to[cell]! : from[cell]! + 1;
-        for (let k = from[cell]!; k >= 0 && k < end; k++) {
+        const end = to ? to[cell]! : from[base + cell]! + 1;
+        for (let k = from[base + cell]!; k >= 0 && k < end; k++) {
           out ??= Uint8Array.from(input.masked);
           if (out[k] === MASK_BYTE) continue;
           out[k] = MASK_BYTE;
@@ -77,12 +78,11 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): Assemb
   // draw. A secret found there already reads `*` (never counted twice), and what overwrites one in
   // passing (`\r` and a status over a token) does not join it into a longer mask.
   const options = { rows: redactor.rows ?? DEFAULT_ROWS, fresh: input.fresh, slow: input.slow === true };
-  if (input.slow)
-    drawnCells(input.masked, options, (text, from, to) => apply(to ? { text, from, to } : { text, from }, redactor.text(text)));
+  if (input.slow) drawnCells(input.masked, options, (text, from, to) => apply({ text, from, base: 0, to }, redactor.text(text)));
   else {
     const batch = new LookBatch(redactor, apply);
     // An ASCII window's cells are each drawn by one byte: the look needs which one only (no `to`).
-    drawnCells(input.masked, options, (text, from, to) => batch.add(text, from, to?.slice(0, text.length)));
+    drawnCells(input.masked, options, (text, from, to) => batch.add(text, from, to));
     batch.flush();
   }
   return { bytes: out ?? input.masked, count, at };
@@ -90,9 +90,11 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): Assemb
 
 interface Look {
   readonly text: string;
+  /** Cell i drawn from byte `from[base + i]` (a batch's looks share one array). */
   readonly from: Int32Array;
+  readonly base: number;
   /** Undefined when every cell is drawn by one byte (`from` + 1). */
-  readonly to?: Int32Array;
+  readonly to?: Int32Array | undefined;
 }
 
 /** Cells a batch of looks holds at most before it is masked (a bound on the copies it keeps). */
@@ -107,16 +109,29 @@ const BATCH_CELLS = 1 << 16;
 class LookBatch {
   #looks: Look[] = [];
   #cells = 0;
+  /** The looks' `from`, one after another: one array for all, reused batch after batch. */
+  #from = new Int32Array(1024);
 
   constructor(
     private readonly redactor: Redactor,
     private readonly apply: (look: Look, masked: { text: string; count: number }) => void,
   ) {}
 
-  /** A look at a row: its text and its cells' bytes (copies the batch keeps: see CellLook). */
+  /** A look at a row: its text and its cells' bytes (the row's own: copied, see CellLook). */
   add(text: string, from: Int32Array, to: Int32Array | undefined): void {
-    this.#looks.push(to ? { text, from, to } : { text, from });
-    this.#cells += text.length;
+    const base = this.#cells;
+    const n = text.length;
+    if (base + n > this.#from.length) {
+      const bigger = new Int32Array(Math.max(base + n, 2 * this.#from.length));
+      bigger.set(this.#from.subarray(0, base));
+      // The looks so far read the array they were added with: keep them on it.
+      this.#looks = this.#looks.map((l) => ({ ...l, from: bigger }));
+      this.#from = bigger;
+    }
+    const pool = this.#from;
+    for (let i = 0; i < n; i++) pool[base + i] = from[i]!;
+    this.#looks.push({ text, from: this.#from, base, to: to?.slice(0, n) });
+    this.#cells += n;
     if (this.#cells >= BATCH_CELLS) this.flush();
   }
 
@@ -124,11 +139,36 @@ class LookBatch {
     const looks = this.#looks;
     if (looks.length === 0) return;
     [this.#looks, this.#cells] = [[], 0];
-    const present = looks.length > 4 ? this.redactor.keywordsIn(looks.map((l) => l.text).join("\n")) : undefined;
+    const joined = looks.length > 4 ? looks.map((l) => l.text).join("\n") : undefined;
+    const present = joined === undefined ? undefined : this.redactor.keywordsIn(joined);
+    if (joined !== undefined && this.#together(looks, joined, present)) return;
     for (const look of looks) {
       const masked = this.redactor.text(look.text, undefined, present);
       if (masked.count > 0) this.apply(look, masked);
     }
+  }
+
+  /**
+   * The looks masked in one pass over their texts joined by LF, as the raw masking finds a text's
+   * secrets (a full-screen program shows hundreds of rows a window: one call, not one a row). Each
+   * look is masked as a line of its own all the same, so the same secrets are found but where that
+   * is not sure: a PEM key's BEGIN (its state runs on from look to look) or a secret found across
+   * the LF after a look. Then false, nothing applied: the caller masks each.
+   */
+  #together(looks: readonly Look[], joined: string, present: ReadonlySet<string> | undefined): boolean {
+    if (joined.includes("-----BEGIN")) return false;
+    const ranges = this.redactor.rangesInLines(joined, present);
+    if (ranges.length === 0) return true;
+    const byLook: MaskRange[][] = [];
+    let k = 0;
+    let start = 0;
+    for (const r of ranges) {
+      while (k + 1 < looks.length && start + looks[k]!.text.length < r.start) start += looks[k++]!.text.length + 1;
+      if (r.end > start + looks[k]!.text.length) return false;
+      (byLook[k] ??= []).push({ start: r.start - start, end: r.end - start });
+    }
+    byLook.forEach((rs, i) => this.apply(looks[i]!, { text: applyMask(looks[i]!.text, rs), count: rs.length }));
+    return true;
   }
 }
 

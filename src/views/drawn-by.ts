@@ -29,10 +29,10 @@ export { mayAssemble } from "./may-assemble.ts";
 export type RowLook = (text: string, from: readonly number[], to: readonly number[]) => void;
 
 /**
- * {@link RowLook} with the row's cells, `text.length` of them: `from` a copy the caller may keep
- * (the grid keeps it too, to know the row was shown as it is), `to` the row's own array (read it
- * during the call; undefined in an ASCII window, where each cell's bytes end one after its `from`).
- * No other copy or view is made for a look (thousands a redrawn window).
+ * {@link RowLook} with the row's cells, `text.length` of them: `from` and `to` the row's own arrays
+ * (read them during the call, copy what is kept; `to` undefined in an ASCII window, where each
+ * cell's bytes end one after its `from`). No copy or view is made for a look (thousands a redrawn
+ * window): the caller copies only what it keeps.
  */
 export type CellLook = (text: string, from: Int32Array, to: Int32Array | undefined) => void;
 
@@ -141,7 +141,8 @@ class Grid implements ControlTarget {
     if (inByteOrder(row, this.bytes, this.slow ? 0 : row.chain, ascii)) return;
     const text = row.text(this.chars);
     if (row.shownAs(text)) return;
-    this.look(text, row.keepShown(text), ascii ? undefined : row.to);
+    row.keepShown(text);
+    this.look(text, row.from, ascii ? undefined : row.to);
   }
 
   put(code: number, from: number, to: number): void {

@@ -66,12 +66,16 @@ export class Row {
     this.shownLength = -1;
   }
 
-  /** Remembers the cells' bytes as shown: a copy of its own, which the look is given too. */
-  keepShown(text: string): Int32Array {
+  /**
+   * Remembers the cells' bytes as shown, in a copy of its own kept from show to show (a full-screen
+   * program shows nearly every row of every frame: a new array each was a tenth of its pass).
+   */
+  keepShown(text: string): void {
     this.shown = text;
-    this.shownFrom = this.from.slice(0, this.length);
+    if (this.shownFrom.length < this.length) this.shownFrom = new Int32Array(Math.max(this.length, this.shownFrom.length * 2, 64));
+    const { from, shownFrom, length } = this;
+    for (let i = 0; i < length; i++) shownFrom[i] = from[i]!;
     this.shownLength = this.length;
-    return this.shownFrom;
   }
 
   /**

@@ -88,3 +88,20 @@ test("more looks than one batch holds", () => {
   same(bytes, 0, bytes.length, true);
   expect(whole(bytes).count).toBe(60);
 });
+
+test("a full-screen program's rows, masked in one pass over their texts joined, as each on its own", () => {
+  const token = `ghp_${r(36)}`;
+  // Each row's token put together from its two halves (the second first), over an old row: the
+  // rows shown are many a window, so they are masked together; a PEM key's BEGIN among them (its
+  // state runs on from row to row) and a value that a rule would read across rows mask each alone.
+  const at = (i: number, col: number) => `\x1b[${(i % 5) + 1};${col}H`;
+  const row = (i: number, extra: string) =>
+    `${at(i, 1)}${"- ".repeat(30 + i)}${at(i, 5)}${token.slice(4)} ok ${extra}${at(i, 1)}${token.slice(0, 4)}${at(i, 60)}\x1b[K`;
+  for (const extra of ["", "-----BEGIN RSA PRIVATE KEY-----", `${r(40)}`]) {
+    const frames = Array.from({ length: 40 }, (_, i) => row(i, i === 17 ? extra : "")).join("");
+    const bytes = new TextEncoder().encode(`\x1b[H\x1b[2J${frames}\n`);
+    same(bytes, 0, bytes.length, true);
+    same(bytes, 500, bytes.length - 300, false);
+    expect(whole(bytes).count).toBeGreaterThanOrEqual(40);
+  }
+});
