@@ -8,13 +8,21 @@
  *
  * derun's terminal here is a real PTY the test opened and does not read until the command has
  * exited and a while more; then it reads everything, to EIO.
+ *
+ * The same loss came from derun's reader thread run late (seen once at a load of 12): the exit
+ * came 200 ms before the thread read the last writes, and derun stopped it with them still in the
+ * PTY. Here the thread is stopped (ptrace) over the last writes and the exit, for a while.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, readSync } from "node:fs";
+import { existsSync, readFileSync, readSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openPtmx } from "../../src/pty/ptmx.ts";
 import { POLL, pollNow } from "../../src/os/poll-fd.ts";
+import { STREAM_READER_THREAD } from "../../src/io/stream-reader-thread.ts";
 import { derunArgv, derunEnv, tempDir } from "../helpers/cli.ts";
+import { spawnInPty } from "../helpers/pty.ts";
+import { threadsNamed } from "../helpers/threads.ts";
+import { freezeThread } from "../helpers/thread-freeze.ts";
 import { waitUntil } from "../helpers/cli-recordings.ts";
 import { readSession } from "../helpers/session.ts";
 
@@ -30,6 +38,8 @@ const LINES = 6000;
  * condition (the result must be the same for any length); five times the drain's idle window.
  */
 const STALL_MS = 1000;
+/** How long derun's reader thread stays stopped after the command exited: as STALL_MS, a stimulus. */
+const LATE_MS = 1000;
 
 const alive = (pid: number) => {
   try {
@@ -91,5 +101,31 @@ describe("posix-pty: the command's last writes behind a stalled terminal", () =>
     } finally {
       terminal.close();
     }
+  });
+
+  test("the last writes read by a reader thread run late after the exit are recorded", async () => {
+    using state = tempDir("derun-exit-drain-");
+    using work = tempDir("derun-exit-drain-work-");
+    const go = join(work.path, "go");
+    const script = `echo "starting $$"; printf first-piece; while [ ! -e '${go}' ]; do sleep 0.01; done; printf rest-piece; echo done`;
+    const run = spawnInPty([...derunArgv(), "run", "--session-id", "late", "--", "sh", "-c", script], {
+      env: derunEnv(state.path, { TERM: "xterm-256color" }),
+    });
+    await run.waitFor((screen) => screen.includes("first-piece"), "the first piece");
+    const pid = Number(/starting (\d+)/.exec(new TextDecoder().decode(run.output()))![1]);
+    // The thread reads the master from 20 ms after the start on (io/stream-reader.ts).
+    await waitUntil(() => threadsNamed(run.proc.pid, STREAM_READER_THREAD).length > 0, "derun's reader thread");
+    const reader = freezeThread(threadsNamed(run.proc.pid, STREAM_READER_THREAD)[0]!);
+    try {
+      writeFileSync(go, "");
+      await waitUntil(() => !alive(pid), "the command to exit");
+      await Bun.sleep(LATE_MS); // the thread's lateness itself (see LATE_MS)
+    } finally {
+      reader.thaw();
+    }
+    expect((await run.exited).exitCode).toBe(0);
+    const recorded = new TextDecoder().decode(readSession(state.path, "late").output);
+    expect(recorded).toBe(`starting ${pid}\r\nfirst-piecerest-piecedone\r\n`);
+    expect(new TextDecoder().decode(run.output())).toEndWith("first-piecerest-piecedone\r\n");
   });
 });
