@@ -5,7 +5,7 @@
 import { constants, openSync } from "node:fs";
 import { ptr } from "bun:ffi";
 import { libcTtyIo } from "../os/libc.ts";
-import { POLL, pollNow } from "../os/poll-fd.ts";
+import { hasInput } from "../os/poll-fd.ts";
 import { readable } from "../tty/terminal-takeover.ts";
 import { LOCAL, TerminalModes } from "../os/termios.ts";
 
@@ -33,7 +33,7 @@ export const masterControls = (master: number) => ({
    * with POLLIN: the child's last writes, still to read before EIO). False once the master is closed.
    */
   unread(closed: () => boolean, pending: () => boolean): boolean {
-    return !closed() && ((pollNow(master, POLL.IN) & POLL.IN) !== 0 || pending());
+    return !closed() && (hasInput(master) || pending());
   },
   /**
    * Until nothing is left to read on the master and `pending()` is false, at most `maxMs`. The

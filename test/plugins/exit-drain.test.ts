@@ -11,7 +11,9 @@
  *
  * The same loss came from derun's reader thread run late (seen once at a load of 12): the exit
  * came 200 ms before the thread read the last writes, and derun stopped it with them still in the
- * PTY. Here the thread is stopped (ptrace) over the last writes and the exit, for a while.
+ * PTY. Here the thread is stopped (ptrace) over the last writes and the exit, for a while. The
+ * pipe transport lost them from the recording the same way (its hand-over still put them on
+ * derun's stdout).
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, readSync, writeFileSync } from "node:fs";
@@ -23,7 +25,7 @@ import { derunArgv, derunEnv, tempDir } from "../helpers/cli.ts";
 import { spawnInPty } from "../helpers/pty.ts";
 import { threadsNamed } from "../helpers/threads.ts";
 import { freezeThread } from "../helpers/thread-freeze.ts";
-import { waitUntil } from "../helpers/cli-recordings.ts";
+import { collect, waitUntil } from "../helpers/cli-recordings.ts";
 import { readSession } from "../helpers/session.ts";
 
 /**
@@ -127,5 +129,38 @@ describe("posix-pty: the command's last writes behind a stalled terminal", () =>
     const recorded = new TextDecoder().decode(readSession(state.path, "late").output);
     expect(recorded).toBe(`starting ${pid}\r\nfirst-piecerest-piecedone\r\n`);
     expect(new TextDecoder().decode(run.output())).toEndWith("first-piecerest-piecedone\r\n");
+  });
+});
+
+describe("pipe: the command's last writes", () => {
+  test("read by a reader thread run late after the exit are recorded", async () => {
+    using state = tempDir("derun-exit-drain-");
+    using work = tempDir("derun-exit-drain-work-");
+    const go = join(work.path, "go");
+    const script = `echo "starting $$"; printf first-piece; while [ ! -e '${go}' ]; do sleep 0.01; done; printf rest-piece; echo done`;
+    const derun = Bun.spawn([...derunArgv(), "run", "--session-id", "late", "--", "sh", "-c", script], {
+      env: derunEnv(state.path),
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const stdout = collect(derun.stdout);
+    const stderr = new Response(derun.stderr).text();
+    await waitUntil(() => new TextDecoder().decode(stdout.bytes()).includes("first-piece"), "the first piece");
+    const pid = Number(/starting (\d+)/.exec(new TextDecoder().decode(stdout.bytes()))![1]);
+    await waitUntil(() => threadsNamed(derun.pid, STREAM_READER_THREAD).length > 0, "derun's reader thread");
+    const reader = freezeThread(threadsNamed(derun.pid, STREAM_READER_THREAD)[0]!);
+    try {
+      writeFileSync(go, "");
+      await waitUntil(() => !alive(pid), "the command to exit");
+      await Bun.sleep(LATE_MS); // the thread's lateness itself (see LATE_MS)
+    } finally {
+      reader.thaw();
+    }
+    expect(await derun.exited).toBe(0);
+    expect(await stderr).toBe("");
+    const written = `starting ${pid}\nfirst-piecerest-piecedone\n`;
+    expect(new TextDecoder().decode(readSession(state.path, "late").output)).toBe(written);
+    expect(new TextDecoder().decode(await stdout.done)).toBe(written);
   });
 });
