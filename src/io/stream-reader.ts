@@ -26,6 +26,7 @@ import {
 } from "./stream-reader-thread.ts";
 import type { KeyRelaySeat } from "./key-relay.ts";
 import { readWhatIsThere } from "./read-what-is-there.ts";
+import { hasInput } from "../os/poll-fd.ts";
 import type { OutputFlow, OutputShow } from "../core/transport.ts";
 
 /** Four of the 256 KiB pipe's worth: the thread rarely waits for the main thread. */
@@ -65,6 +66,11 @@ export interface StreamReader {
    * first), false means everything written to it so far has been handed over.
    */
   readonly pending: boolean;
+  /**
+   * Bytes the writers gave are not delivered yet: input in a stream still read (also once its
+   * writer is gone), or {@link pending} (looked at in that order). False: all written so far was delivered.
+   */
+  readonly unread: boolean;
 }
 
 export interface StreamReaderOptions {
@@ -205,6 +211,11 @@ class RingStreamReader implements StreamReader {
     // yet. Once it reads false they are in the ring, or handed over (on this thread) already. A
     // thread ended in the middle of a read (terminated) holds nothing any more.
     return this.#held || (!this.#threadGone && this.#ring.taking) || this.#ring.head() !== undefined;
+  }
+
+  get unread(): boolean {
+    const input = this.#streams.some((stream, index) => !this.#ended[index] && !this.#stopped[index] && hasInput(stream.fd));
+    return input || this.pending;
   }
 
   async stop(index: number): Promise<void> {

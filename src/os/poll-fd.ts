@@ -46,6 +46,12 @@ export class PollSet {
   }
 }
 
+/**
+ * Whether `fd` has input to read now, also once its other side is gone (POLLIN with POLLHUP: a
+ * pipe's or a PTY master's last bytes, before EOF or EIO).
+ */
+export const hasInput = (fd: number): boolean => (pollNow(fd, POLL.IN) & POLL.IN) !== 0;
+
 /** The events that hold for `fd` now (0 when none, or when the call failed). */
 export function pollNow(fd: number, events: number): number {
   const set = new PollSet([fd], events);

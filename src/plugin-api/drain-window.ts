@@ -5,7 +5,11 @@
  * for ever, and derun must end with its child. So reading goes on while output keeps coming, and
  * stops once the stream has been quiet for a while, or at a hard cap. An idle window, not a fixed
  * one: a reader scheduled late on a loaded machine must never cut off what the child wrote before
- * it exited.
+ * it exited. Nor can quiet be judged by deliveries alone: a reader thread that has not run for the
+ * idle window, or derun's own terminal taking nothing for a while (an ssh link that stalls, a
+ * scrolled-back pane), leaves the child's last bytes unread, and stopping the reader then drops them
+ * from the screen and the recording. So a transport that can tell says whether bytes are still on
+ * their way ({@link DrainProbes}).
  */
 
 /** Give up once the stream has delivered nothing for this long after the exit. */
@@ -38,6 +42,21 @@ export interface DrainWindowOptions {
   readonly clock?: DrainClock;
 }
 
+/** What a transport can tell the drain about the bytes after the exit (each looked at on every check). */
+export interface DrainProbes {
+  /**
+   * Bytes the child wrote are still on their way: unread in the stream, or read and not yet handed
+   * over. The stream is not quiet then, however long since the last delivery (up to the cap).
+   */
+  readonly busy?: () => boolean;
+  /**
+   * derun's terminal takes nothing now (the output waits for it). The time it holds the output does
+   * not count toward the cap: a grandchild cannot write on meanwhile (the kernel holds it), and derun
+   * waits for that terminal before it ends anyway.
+   */
+  readonly held?: () => boolean;
+}
+
 /** Tracks output activity so the post-exit drain can tell a quiet stream from a slow reader. */
 export class DrainWindow {
   readonly #idleMs: number;
@@ -59,15 +78,21 @@ export class DrainWindow {
 
   /**
    * Call once the child has exited. Resolves `true` when `streamEnd` resolves, `false` when the
-   * stream has been quiet for `idleMs` or `maxMs` have passed since the call.
+   * stream has been quiet for `idleMs` (and `probes.busy` says nothing is on its way), or `maxMs`
+   * have passed since the call, not counting the time `probes.held` said the output waits.
    */
-  async drain(streamEnd: Promise<unknown>): Promise<boolean> {
+  async drain(streamEnd: Promise<unknown>, probes: DrainProbes = {}): Promise<boolean> {
     const started = this.#clock.now();
-    const deadline = started + this.#maxMs;
+    let deadline = started + this.#maxMs;
+    let lookedAt = started;
     for (;;) {
+      const now = this.#clock.now();
+      // Checked at most an idle window apart: a hold seen now is taken to have lasted since the last look.
+      if (probes.held?.()) deadline += now - lookedAt;
+      lookedAt = now;
+      if (probes.busy?.()) this.#lastActivity = now;
       const quietAt = Math.max(this.#lastActivity, started) + this.#idleMs;
       const wakeAt = Math.min(quietAt, deadline);
-      const now = this.#clock.now();
       if (now >= wakeAt) return false;
       if (await this.#endWithin(streamEnd, wakeAt - now)) return true;
     }

@@ -28,7 +28,7 @@ export { defineTransport, SpawnError } from "../core/transport.ts";
 
 // Starting a child and reporting how it ended.
 export { childExitOf, spawnIgnoring, spawnStdio, toSpawnError } from "./spawn.ts";
-export { DrainWindow, systemClock, type DrainClock, type DrainWindowOptions } from "./drain-window.ts";
+export { DrainWindow, systemClock, type DrainClock, type DrainProbes, type DrainWindowOptions } from "./drain-window.ts";
 
 // Reading its output.
 export { pumpStream, type ChunkReader } from "../io/pump.ts";

@@ -68,6 +68,11 @@ export function openBunTerminalChildPty(options: ChildPtyOptions): ChildPty {
     },
     // Bun's Terminal reads as soon as anything is there.
     readNow: () => {},
+    unread: () =>
+      controls.unread(
+        () => terminal.closed,
+        () => false,
+      ),
     drained: (maxMs = 200) =>
       controls.drained(
         () => terminal.closed,

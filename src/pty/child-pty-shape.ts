@@ -40,6 +40,8 @@ export interface ChildPty {
   releaseSlave(): void;
   /** The child exited: read what its terminal holds now, here, if no reader has started yet. */
   readNow(): void;
+  /** Bytes written on the slave side are not delivered yet (read, or not): what {@link drained} waits for. */
+  unread(): boolean;
   /** Resolves once everything written on the slave side so far has been delivered (bounded by `maxMs`). */
   drained(maxMs?: number): Promise<void>;
   /** The child's terminal's EOF character now, unless disabled. */

@@ -5,6 +5,7 @@
 import { constants, openSync } from "node:fs";
 import { ptr } from "bun:ffi";
 import { libcTtyIo } from "../os/libc.ts";
+import { hasInput } from "../os/poll-fd.ts";
 import { readable } from "../tty/terminal-takeover.ts";
 import { LOCAL, TerminalModes } from "../os/termios.ts";
 
@@ -27,6 +28,14 @@ export const masterControls = (master: number) => ({
     if (written < bytes.length) writeRest(bytes.subarray(written));
   },
   /**
+   * Bytes written on the slave side are not delivered yet: input on the master, or `pending()` (in
+   * that order, as {@link drained} looks). Input counts also once the slave side is gone (POLLHUP
+   * with POLLIN: the child's last writes, still to read before EIO). False once the master is closed.
+   */
+  unread(closed: () => boolean, pending: () => boolean): boolean {
+    return !closed() && (hasInput(master) || pending());
+  },
+  /**
    * Until nothing is left to read on the master and `pending()` is false, at most `maxMs`. The
    * master first: a reader's chunk is `pending` from before its read to its delivery, so both false
    * in this order means all written so far was delivered (poll also takes in what the kernel has
@@ -34,7 +43,7 @@ export const masterControls = (master: number) => ({
    */
   async drained(closed: () => boolean, pending: () => boolean, maxMs: number) {
     const deadline = performance.now() + maxMs;
-    while (!closed() && (readable(master) || pending()) && performance.now() < deadline) await Bun.sleep(1);
+    while (this.unread(closed, pending) && performance.now() < deadline) await Bun.sleep(1);
     // The chunk read last is handed over on a later turn of the event loop.
     await new Promise<void>((resolve) => setImmediate(resolve));
   },

@@ -86,6 +86,11 @@ export function openPtmxChildPty(options: ChildPtyOptions): ChildPty {
       pty.closeSlave();
     },
     readNow: () => reader.readNow(),
+    unread: () =>
+      controls.unread(
+        () => closed,
+        () => reader.pending,
+      ),
     drained: (maxMs = 200) =>
       controls.drained(
         () => closed,

@@ -94,3 +94,52 @@ describe("post-exit drain (pipe)", () => {
     expect(run.output().split("\n")).toContain("started");
   });
 });
+
+describe("post-exit drain: what the transport says is still on its way", () => {
+  /** `drain` on a stream that never ends by itself; its outcome once decided. */
+  function draining(clock: ReturnType<typeof manualClock>, probes: { busy?: () => boolean; held?: () => boolean }) {
+    let outcome: boolean | undefined;
+    void new DrainWindow({ clock }).drain(new Promise(() => {}), probes).then((value) => (outcome = value));
+    return () => outcome;
+  }
+
+  /** Moves the clock on `ms` in steps of `step`, each after the drain waits on it again. */
+  async function pass(clock: ReturnType<typeof manualClock>, ms: number, step = IDLE_MS / 2, decided?: () => unknown) {
+    for (let elapsed = 0; elapsed < ms && decided?.() === undefined; elapsed += step) {
+      await clock.waited();
+      clock.advance(step);
+      await new Promise((resolve) => setImmediate(resolve)); // the drain's next turn: its own promise chain
+    }
+  }
+
+  test("unread bytes keep it open past the idle window (a reader run late); then quiet gives up", async () => {
+    const clock = manualClock();
+    let busy = true;
+    const outcome = draining(clock, { busy: () => busy });
+    await pass(clock, IDLE_MS * 5, IDLE_MS / 2, outcome);
+    expect(outcome()).toBeUndefined();
+    busy = false;
+    await pass(clock, IDLE_MS * 3, IDLE_MS / 2, outcome);
+    expect(outcome()).toBe(false);
+  });
+
+  test("bytes unread for ever (a grandchild writing on) do not hold it past the cap", async () => {
+    const clock = manualClock();
+    const outcome = draining(clock, { busy: () => true });
+    await pass(clock, MAX_MS - IDLE_MS, IDLE_MS / 2, outcome);
+    expect(outcome()).toBeUndefined();
+    await pass(clock, IDLE_MS * 3, IDLE_MS / 2, outcome);
+    expect(outcome()).toBe(false);
+  });
+
+  test("the time derun's terminal holds the output does not count toward the cap", async () => {
+    const clock = manualClock();
+    let held = true;
+    const outcome = draining(clock, { busy: () => held, held: () => held });
+    await pass(clock, MAX_MS * 3, IDLE_MS / 2, outcome);
+    expect(outcome()).toBeUndefined();
+    held = false;
+    await pass(clock, IDLE_MS * 3, IDLE_MS / 2, outcome);
+    expect(outcome()).toBe(false);
+  });
+});

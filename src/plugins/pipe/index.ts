@@ -74,6 +74,8 @@ type StreamEnds = Record<Channel, OwnEnds | undefined> & { readonly merged: bool
 type Outputs = Record<Channel, Output> & {
   /** The child exited: a short command is over before the reader thread would start; read what it left, here. */
   readNow(): void;
+  /** Bytes written to derun's own ends are not delivered yet (StreamReader.unread). */
+  unread(): boolean;
 };
 
 /** One output stream as derun reads it. */
@@ -109,7 +111,11 @@ export function openPipe(
   // Read no faster than derun's terminal takes the output: a slow one holds the child in the kernel.
   const flow = options.outputFlow ? { flow: options.outputFlow, flowProgress: () => drain.activity() } : {};
   const outputs = outputsOf(ends, proc, deliver, flow);
-  const exited = proc.exited.then(() => drainAfterExit(proc, ends, outputs, drain, handOver));
+  // Not quiet while the streams hold bytes or the reader has them on their way (a reader thread run
+  // late, derun's terminal stalled): stopping it then would drop the child's last writes.
+  const probes = { busy: outputs.unread, held: () => options.outputFlow?.held() ?? false };
+  const drainUntil = (streamsEnd: Promise<unknown>) => drain.drain(streamsEnd, probes);
+  const exited = proc.exited.then(() => drainAfterExit(proc, ends, outputs, drainUntil, handOver));
   return {
     pid: proc.pid,
     ...(ends.merged ? { outputsMerged: true } : {}),
@@ -155,19 +161,19 @@ function spawnOnOwnEnds(command: readonly string[], options: TransportOpenOption
   return { proc, ends };
 }
 
-/** After the exit: read on until the streams end or `drain` gives up, then close our ends; the child's exit. */
+/** After the exit: read on until the streams end or the drain window gives up, then close our ends; the child's exit. */
 async function drainAfterExit(
   proc: PipeChild,
   ends: StreamEnds,
   outputs: Outputs,
-  drain: DrainWindow,
+  drainUntil: (streamsEnd: Promise<unknown>) => Promise<boolean>,
   handOver: boolean,
 ): Promise<ChildExit> {
   outputs.readNow();
   // A stream stopped early by closeOutput ends at once, so it never holds up this drain.
   const streamsEnd = Promise.all(CHANNELS.map((channel) => outputs[channel].ended));
   // Not finished in time: a grandchild still holds a stream; stopping it cannot keep derun alive.
-  const finished = await drain.drain(streamsEnd);
+  const finished = await drainUntil(streamsEnd);
   // A process the command left running still holds a stream: what it writes goes on where it would have.
   if (!finished) {
     const stop = (channel: Channel) => (handOver ? outputs[channel].handOver(ends.merged ? 1 : FD_OF[channel]) : outputs[channel].stop());
@@ -286,5 +292,10 @@ function outputsOf(
     const stop = () => (stopped ??= bunReader.cancel().catch(() => {}));
     return { ended: pumpStream(bunReader, (bytes) => deliver(channel, bytes)), stop, handOver: stop };
   };
-  return { stdout: outputOf("stdout"), stderr: outputOf("stderr"), readNow: () => reader?.readNow() };
+  return {
+    stdout: outputOf("stdout"),
+    stderr: outputOf("stderr"),
+    readNow: () => reader?.readNow(),
+    unread: () => reader?.unread ?? false,
+  };
 }

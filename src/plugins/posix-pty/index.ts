@@ -73,14 +73,16 @@ async function openPty(command: readonly string[], options: TransportOpenOptions
     throw error;
   }
   pty.releaseSlave();
-  return runningChild(pty, started, drain, streamEnd, backgroundModes);
+  // Not quiet while the master holds bytes or the reader has them on their way (a reader thread run
+  // late, derun's terminal stalled): stopping it then would drop the child's last writes.
+  const probes = { busy: () => pty.unread(), held: () => options.outputFlow?.held() ?? false };
+  return runningChild(pty, started, () => drain.drain(streamEnd, probes), backgroundModes);
 }
 
 function runningChild(
   pty: ChildPty,
   started: StartedChild,
-  drain: DrainWindow,
-  streamEnd: Promise<void>,
+  drainOutput: () => Promise<boolean>,
   backgroundModes: Uint8Array | undefined,
 ): RunningChild {
   let ended: ChildExit | undefined;
@@ -89,7 +91,7 @@ function runningChild(
     ended = exit;
     // A short command is over before a reader thread would start: what it wrote is read here.
     pty.readNow();
-    await drain.drain(streamEnd);
+    await drainOutput();
     pty.close();
     return exit;
   });
