@@ -21,7 +21,7 @@ import { quote, visible } from "../core/quote.ts";
 import { DerunError, describeError, type DerunErrorCode } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import type { Store } from "../core/store.ts";
-import { queries, WAIT_DEFAULT_TIMEOUT_MS } from "../tools/index.ts";
+import { queries, READ_MAX_MAX_BYTES, WAIT_DEFAULT_TIMEOUT_MS } from "../tools/index.ts";
 import type { Query } from "../core/tool.ts";
 import { MemoryBound } from "../transcript/index.ts";
 import { checkArguments } from "./arguments.ts";
@@ -91,6 +91,18 @@ const failure = (code: DerunErrorCode, message: string): CallToolResult => ({
   structuredContent: { schema_version: SCHEMA_VERSION, error: { code, message: bounded(message) } },
 });
 
+/**
+ * What a read of `max_bytes` holds at once, about, at worst (binary output: the masking's texts, the
+ * replay's rows and looks, the copies, the base64 and the line; 8-13 bytes a byte measured, with the
+ * replay decoded in pieces and the masking's map made only for a secret): the memory bound collects
+ * that much earlier before it, so a 1 MiB window starts from a collected heap (docs/performance.md).
+ */
+const WINDOW_HOLDS = 12;
+const heldAtOnce = (args: Record<string, unknown> | undefined): number => {
+  const max = args?.max_bytes;
+  return typeof max === "number" && Number.isSafeInteger(max) && max > 0 ? Math.min(max, READ_MAX_MAX_BYTES) * WINDOW_HOLDS : 0;
+};
+
 /** One tool call: its answer, a failure included (never a JSON-RPC error). */
 const runTool = async (tool: Query<any, object>, input: object, { store, log }: ToolsContext, signal: AbortSignal, joined = false) => {
   try {
@@ -150,7 +162,7 @@ const toolCalls = (context: ToolsContext, { signal, tasks }: HandlersOptions) =>
   };
   const call = async (request: CallToolRequest, extra: Extra) => {
     // Before the work: the previous call's response is garbage by now.
-    memory.check();
+    memory.check(heldAtOnce(request.params.arguments));
     const { params } = request;
     const cancel = signal ? AbortSignal.any([extra.signal, signal]) : extra.signal;
     if (params.task === undefined) return extra.tasksExtension ? maybeTask(params, cancel) : answer(params, cancel);
@@ -166,7 +178,7 @@ const toolCalls = (context: ToolsContext, { signal, tasks }: HandlersOptions) =>
   };
   /** A call answered without the SDK (./direct-call.ts): no task; the text as pieces where the tool gives them. */
   const direct = async (params: CallToolRequest["params"], cancel: AbortSignal): Promise<CallToolResult> => {
-    memory.check();
+    memory.check(heldAtOnce(params.arguments));
     const prepared = prepare(params);
     return "refused" in prepared
       ? prepared.refused

@@ -12,18 +12,21 @@ const LF = 0x0a;
 
 /**
  * The visible characters of `bytes` as a Latin-1 string (one character per byte: secrets are
- * ASCII), and the byte each came from (-1 for the line breaks put around a string sequence's payload).
+ * ASCII), and, when `withMap`, the byte each came from (-1 for the line breaks put around a string
+ * sequence's payload). The map (4 bytes a byte) is asked for only once a secret was found: most
+ * windows have none, and a 1 MiB window of binary output made it for nothing (issue 37 item 6).
  */
-function visibleOf(bytes: Uint8Array): { text: string; map: Int32Array | undefined } {
+function visibleOf(bytes: Uint8Array, withMap: boolean): { text: string; map: Int32Array | undefined } {
   if (bytes.indexOf(ESC) < 0)
     return { text: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1"), map: undefined };
   const n = bytes.length;
   const codes = new Uint8Array(n);
-  const map = new Int32Array(n);
+  const map = withMap ? new Int32Array(n) : undefined;
   let k = 0;
   const put = (code: number, from: number) => {
     codes[k] = code;
-    map[k++] = from;
+    if (map) map[k] = from;
+    k++;
   };
   for (let i = 0; i < n; ) {
     const b = bytes[i]!;
@@ -51,7 +54,7 @@ function visibleOf(bytes: Uint8Array): { text: string; map: Int32Array | undefin
       i = j + 1;
     }
   }
-  return { text: Buffer.from(codes.buffer, 0, k).toString("latin1"), map: map.subarray(0, k) };
+  return { text: Buffer.from(codes.buffer, 0, k).toString("latin1"), map: map?.subarray(0, k) };
 }
 
 /**
@@ -64,13 +67,16 @@ export function maskBytes(
   state: LineState = { inKey: false },
 ): { bytes: Uint8Array; ranges: MaskRange[] } {
   if (bytes.length === 0) return { bytes, ranges: [] };
-  const { text, map } = visibleOf(bytes);
+  const { text } = visibleOf(bytes, false);
   const present = masker.keywordsIn(text);
   // Lower case is looked at only to find the lines of the keywords present (findInLines).
   const lower = present.size > 0 ? text.toLowerCase() : text;
   let out: Uint8Array | undefined;
   const ranges: MaskRange[] = [];
-  for (const r of masker.findInLines(text, lower, present, state)) {
+  const found = masker.findInLines(text, lower, present, state);
+  // The same parse again, with the byte of each character this time (undefined: the text is the bytes).
+  const map = found.length > 0 ? visibleOf(bytes, true).map : undefined;
+  for (const r of found) {
     out ??= Uint8Array.from(bytes);
     let first = -1;
     let last = -1;

@@ -24,4 +24,4 @@ export const queries: readonly Query<any, object>[] = [
   waitCommand,
   lastFailure,
 ];
-export { LIST_MAX_LIMIT, READ_DEFAULT_MAX_BYTES, WAIT_DEFAULT_TIMEOUT_MS, WAIT_MAX_TIMEOUT_MS } from "./_args.ts";
+export { LIST_MAX_LIMIT, READ_DEFAULT_MAX_BYTES, READ_MAX_MAX_BYTES, WAIT_DEFAULT_TIMEOUT_MS, WAIT_MAX_TIMEOUT_MS } from "./_args.ts";

@@ -33,14 +33,20 @@ export class MemoryBound {
     private readonly probe: MemoryProbe = processMemory,
   ) {}
 
-  /** Collect now if resident memory passed the threshold; the threshold then follows what is left. */
-  check(): void {
+  /**
+   * Collect now if resident memory passed the threshold; the threshold then follows what is left.
+   * `ahead`: bytes the coming work may hold at once (a 1 MiB window's replay and copies): the
+   * threshold is that much lower for it, so the peak is the threshold's, not the threshold's plus
+   * one big window's (reading 1 GiB back in 1 MiB windows peaked at 105-108 MB, its windows each
+   * starting up to 16 MiB past a collection).
+   */
+  check(ahead = 0): void {
     const resident = this.probe.residentBytes();
     if (this.#threshold === undefined) {
       this.#threshold = resident + this.growthBytes;
-      return;
+      if (ahead < this.growthBytes) return;
     }
-    if (resident <= this.#threshold) return;
+    if (resident <= this.#threshold - ahead) return;
     this.probe.collect();
     // Anchored on what survives: a process that legitimately holds more is not collected every time.
     this.#threshold = this.probe.residentBytes() + this.growthBytes;

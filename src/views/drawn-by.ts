@@ -18,7 +18,8 @@
 import { Controls, Seq, type ControlTarget } from "./_controls.ts";
 import { MAX_COLS, Row } from "./drawn-row.ts";
 import { byteTable } from "./may-assemble.ts";
-import { decodeUnits } from "./utf8-units.ts";
+import { isAscii } from "node:buffer";
+import { decodeUnits, UnitPieces } from "./utf8-units.ts";
 
 export { mayAssemble } from "./may-assemble.ts";
 
@@ -63,16 +64,21 @@ export function drawnBy(bytes: Uint8Array, options: DrawnByOptions, look: RowLoo
 
 /** {@link drawnBy}, the cells handed over as they are. */
 export function drawnCells(bytes: Uint8Array, options: DrawnByOptions, look: CellLook): void {
-  const { text, from, to } = decodeUnits(bytes, options.slow === true);
-  const grid = new Grid(
-    Math.max(1, options.rows),
-    options.fresh,
-    look,
-    bytes,
-    options.slow === true,
-    from === undefined ? text : undefined,
-  );
+  const slow = options.slow === true;
+  const ascii = !slow && isAscii(bytes);
+  // Other bytes are decoded a piece at a time (./utf8-units.ts UnitPieces): the controls' state
+  // survives pieces and cells hold byte offsets, so the replay is the same as over one piece.
+  const whole = slow || ascii ? decodeUnits(bytes, slow) : undefined;
+  const grid = new Grid(Math.max(1, options.rows), options.fresh, look, bytes, slow, ascii ? whole!.text : undefined);
   const controls = new Controls(grid);
+  if (whole) replay(grid, controls, whole, slow);
+  else for (let piece, pieces = new UnitPieces(bytes); (piece = pieces.next()); ) replay(grid, controls, piece, false);
+  grid.end();
+}
+
+/** The units of `text` (drawn by the bytes `from`/`to` give, each its own byte when absent) onto the grid. */
+function replay(grid: Grid, controls: Controls, units: { text: string; from?: Int32Array; to?: Int32Array }, slow: boolean): void {
+  const { text, from, to } = units;
   const n = text.length;
   for (let i = 0; i < n; ) {
     if (controls.seq !== Seq.Ground) {
@@ -80,7 +86,7 @@ export function drawnCells(bytes: Uint8Array, options: DrawnByOptions, look: Cel
       continue;
     }
     const c = text.charCodeAt(i);
-    if (c >= 0x20 && c < 0x7f && !options.slow) {
+    if (c >= 0x20 && c < 0x7f && !slow) {
       // A run of printable ASCII: one byte a cell, the bytes in order, written at once.
       let j = i + 1;
       for (let d = c; j < n; j++) if ((d = text.charCodeAt(j)) < 0x20 || d >= 0x7f) break;
@@ -94,7 +100,6 @@ export function drawnCells(bytes: Uint8Array, options: DrawnByOptions, look: Cel
     else controls.control(c);
     i++;
   }
-  grid.end();
 }
 
 /** The screen: `height` rows, the cursor on one of them; rows that scroll off are shown and dropped. */

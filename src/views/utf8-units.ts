@@ -40,6 +40,56 @@ export function decodeUnits(bytes: Uint8Array, slow: boolean): { text: string; f
   return { text, from: from.subarray(0, k), to: to.subarray(0, k) };
 }
 
+/** UTF-16 units a piece of {@link UnitPieces} holds at most (and one more for a surrogate pair's second). */
+const PIECE_UNITS = 1 << 16;
+
+/**
+ * {@link decodeUnits}'s fast way a piece at a time: the same units, each piece ending on a whole
+ * character, in three arrays made once and filled again for each piece. A 1 MiB window of binary
+ * output decoded at once made 10 bytes a byte of arrays and a 2 MB text, all garbage at once: most
+ * of what one read of such a window added to `derun mcp`'s peak (docs/performance.md, issue 37 item 6).
+ */
+export class UnitPieces {
+  readonly #units = new Uint16Array(PIECE_UNITS + 1);
+  readonly #from = new Int32Array(PIECE_UNITS + 1);
+  readonly #to = new Int32Array(PIECE_UNITS + 1);
+  #at = 0;
+
+  constructor(private readonly bytes: Uint8Array) {}
+
+  /** The next piece (its `from` and `to` valid until the next call), or undefined at the end. */
+  next(): { text: string; from: Int32Array; to: Int32Array } | undefined {
+    const { bytes } = this;
+    const n = bytes.length;
+    if (this.#at >= n) return undefined;
+    const units = this.#units;
+    const from = this.#from;
+    const to = this.#to;
+    let k = 0;
+    let i = this.#at;
+    while (i < n && k < PIECE_UNITS) {
+      const packed = codePointAt(bytes, i);
+      const cp = packed >>> 3;
+      const len = packed & 7;
+      if (cp === ZERO_WIDTH_NO_BREAK) {
+        i += len; // drawn in no cell: see decodeUnits
+        continue;
+      }
+      if (cp > 0xffff) {
+        units[k] = 0xd800 + ((cp - 0x10000) >> 10);
+        from[k] = i;
+        to[k++] = i + len;
+        units[k] = 0xdc00 + ((cp - 0x10000) & 0x3ff);
+      } else units[k] = cp;
+      from[k] = i;
+      to[k++] = i + len;
+      i += len;
+    }
+    this.#at = i;
+    return { text: new TextDecoder("utf-16le").decode(units.subarray(0, k)), from: from.subarray(0, k), to: to.subarray(0, k) };
+  }
+}
+
 /**
  * The character at `bytes[i]` and its length (U+FFFD for a malformed part), as `cp * 8 + len`: a
  * number, not an object (an object and an array per character were most of what a 1 MiB read of

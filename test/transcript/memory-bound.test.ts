@@ -45,3 +45,18 @@ test("a process that holds more after collecting is not collected at every check
   for (let i = 0; i < 5; i++) bound.check();
   expect(memory.collections()).toBe(1);
 });
+
+test("work that will hold much at once lowers the threshold by that much, the first check included", () => {
+  // Anchored at 100 (+16 allowed): a check with 8 MiB ahead collects past 108, not 116.
+  const memory = scripted([100, 105, 109, 101, 102, 100]);
+  const bound = new MemoryBound(16 * MiB, memory.probe);
+  bound.check(8 * MiB);
+  bound.check(8 * MiB);
+  expect(memory.collections()).toBe(0);
+  bound.check(8 * MiB);
+  expect(memory.collections()).toBe(1);
+  // A window as big as the allowance: collected before it once anything grew since the last collection.
+  bound.check(16 * MiB);
+  expect(memory.collections()).toBe(2);
+  expect(memory.unread()).toBe(0);
+});

@@ -101,3 +101,23 @@ test("random transcripts of edits, on screens of 1 to 4 rows and of 24", () => {
     same(bytes, rows, rand() < 0.5);
   }
 });
+
+test("bytes that are not ASCII, decoded in pieces of 65,536 units: sequences, runs and pairs across the pieces' edges", () => {
+  const encoder = new TextEncoder();
+  const piece = 1 << 16;
+  // Each starts so that what follows the "é"s (one unit each) straddles the first piece's edge.
+  const across = ["\x1b[12;3H", "\x1b]0;title\x07", "😀", `${"x".repeat(40)}\r\x1b[5C`, "\b\b\x1b[2P", "\x1b[", "\u009b2D"];
+  for (const [i, part] of across.entries())
+    for (const lead of [piece - 3, piece - 2, piece - 1, piece]) {
+      const text = `${"é".repeat(lead)}${part}ghp_abc\r\x1b[K${"漢".repeat(i + 1)}\n`;
+      same(encoder.encode(text.repeat(2)), 24, true);
+    }
+  const rand = seededRandom(6);
+  for (let round = 0; round < 6; round++) {
+    let text = "";
+    // About 300 KB, every part likely: several pieces, edges anywhere.
+    while (text.length < 200_000) text += PARTS[Math.floor(rand() * PARTS.length)];
+    const bytes = round % 3 === 2 ? Buffer.from(text, "latin1") : encoder.encode(text);
+    same(bytes, round % 2 === 0 ? 24 : 3, round < 3);
+  }
+});
