@@ -50,9 +50,11 @@ export interface DrainProbes {
    */
   readonly busy?: () => boolean;
   /**
-   * derun's terminal takes nothing now (the output waits for it). The time it holds the output does
-   * not count toward the cap: a grandchild cannot write on meanwhile (the kernel holds it), and derun
-   * waits for that terminal before it ends anyway.
+   * derun's terminal takes nothing now (the output waits for it). The time it holds the output, with
+   * nothing delivered nor taken meanwhile ({@link DrainWindow.activity}), does not count toward the
+   * cap: a grandchild cannot write on then (the kernel holds it), and derun waits for that terminal
+   * before it ends anyway. A slow terminal that still takes some is not held in this sense: behind it
+   * a grandchild writes on for ever, and the cap must end the drain as it would without the probe.
    */
   readonly held?: () => boolean;
 }
@@ -63,17 +65,21 @@ export class DrainWindow {
   readonly #maxMs: number;
   readonly #clock: DrainClock;
   #lastActivity: number;
+  /** The last {@link activity}: a delivery, or derun's terminal taking some (not a probe's word). */
+  #lastMoved: number;
 
   constructor(options: DrainWindowOptions = {}) {
     this.#idleMs = options.idleMs ?? POST_EXIT_IDLE_MS;
     this.#maxMs = options.maxMs ?? POST_EXIT_MAX_MS;
     this.#clock = options.clock ?? systemClock;
     this.#lastActivity = this.#clock.now();
+    this.#lastMoved = this.#lastActivity;
   }
 
-  /** Call for every chunk delivered. Cheap: it is on the hot path. */
+  /** Call for every chunk delivered (and each time derun's terminal took some). Cheap: it is on the hot path. */
   activity(): void {
     this.#lastActivity = this.#clock.now();
+    this.#lastMoved = this.#lastActivity;
   }
 
   /**
@@ -87,8 +93,9 @@ export class DrainWindow {
     let lookedAt = started;
     for (;;) {
       const now = this.#clock.now();
-      // Checked at most an idle window apart: a hold seen now is taken to have lasted since the last look.
-      if (probes.held?.()) deadline += now - lookedAt;
+      // Checked at most an idle window apart: a hold seen now, with nothing moved since the last look,
+      // is taken to have lasted since then. Output still moving is not held: the cap counts on.
+      if (this.#lastMoved <= lookedAt && probes.held?.()) deadline += now - lookedAt;
       lookedAt = now;
       if (probes.busy?.()) this.#lastActivity = now;
       const quietAt = Math.max(this.#lastActivity, started) + this.#idleMs;

@@ -142,4 +142,21 @@ describe("post-exit drain: what the transport says is still on its way", () => {
     await pass(clock, IDLE_MS * 3, IDLE_MS / 2, outcome);
     expect(outcome()).toBe(false);
   });
+
+  test("a slow terminal that still takes some (held, output moving) does not hold it past the cap", async () => {
+    // A grandchild writing for ever behind a terminal slower than it: held most of the time, yet
+    // every look sees bytes delivered. Found in review: such a run never ended (46 s and on).
+    const clock = manualClock();
+    const window = new DrainWindow({ clock });
+    let outcome: boolean | undefined;
+    void window.drain(new Promise(() => {}), { busy: () => true, held: () => true }).then((value) => (outcome = value));
+    for (let elapsed = 0; elapsed < MAX_MS * 3 && outcome === undefined; elapsed += IDLE_MS / 2) {
+      await clock.waited();
+      window.activity(); // the terminal took a little, the reader handed over the next chunk
+      clock.advance(IDLE_MS / 2);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(outcome).toBe(false);
+    expect(clock.now()).toBeLessThanOrEqual(MAX_MS + IDLE_MS);
+  });
 });
