@@ -2,8 +2,8 @@
  * The end of a `derun run` whose command leaves a process writing for ever (`yes &` with SIGHUP
  * ignored) while derun's stdout is a pipe read slower than `yes` writes (about 2 MB/s): derun's
  * terminal is held most of the time, yet it takes some all along. The drain after the exit must
- * still give up at its cap (3 s) and derun end, as it did before the hold was counted off the cap.
- * Found in review: derun ran on for ever (46 s and on when stopped; its parent commit 4.3 s).
+ * still give up, after its cap (3 s) and the bounded part of such a hold it does not count (30 s),
+ * and derun end. Found in review: derun ran on for ever (46 s and on when stopped; its parent 4.3 s).
  */
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
@@ -22,8 +22,8 @@ test("a grandchild writing for ever behind a slow reader does not keep derun run
     `while :; do n=$(head -c 100000 | wc -c); [ "$n" -eq 0 ] && break; sleep 0.05; done`;
   const shell = Bun.spawn(["sh", "-c", script], { env: derunEnv(join(dir.path, "state")), stdout: "ignore", stderr: "inherit" });
   try {
-    // The cap is 3 s after the exit; a loaded machine may take a few times that, never 40 s.
-    await untilTrue("derun's end", () => existsSync(rc), { timeoutMs: 40_000, everyMs: 50 });
+    // 33 s after the exit at most (cap and slow hold); a loaded machine adds seconds, never 50.
+    await untilTrue("derun's end", () => existsSync(rc), { timeoutMs: 50_000, everyMs: 50 });
     expect(readFileSync(rc, "utf8").trim()).toBe("0");
   } finally {
     // The grandchild writes on into the pipe (derun handed it over): end it, and with it the reader.
@@ -32,4 +32,4 @@ test("a grandchild writing for ever behind a slow reader does not keep derun run
     shell.kill();
     await shell.exited;
   }
-}, 60_000);
+}, 70_000);
