@@ -16,6 +16,13 @@
 const POST_EXIT_IDLE_MS = 200;
 /** Give up after this long in any case, so a grandchild that never stops writing cannot hold derun. */
 const POST_EXIT_MAX_MS = 3000;
+/**
+ * Of the time derun's terminal holds the output while still taking some (a serial line, a slow link),
+ * this much at most is not counted toward the cap: enough for what the child left queued at its exit
+ * (a kernel buffer and derun's read-ahead) to pass a slow terminal, bounded because behind it a
+ * grandchild may write for ever.
+ */
+const POST_EXIT_SLOW_HOLD_MS = 30_000;
 
 /** Time as a drain window reads it: the real clock, or a test's own that moves only when told. */
 export interface DrainClock {
@@ -50,9 +57,11 @@ export interface DrainProbes {
    */
   readonly busy?: () => boolean;
   /**
-   * derun's terminal takes nothing now (the output waits for it). The time it holds the output does
-   * not count toward the cap: a grandchild cannot write on meanwhile (the kernel holds it), and derun
-   * waits for that terminal before it ends anyway.
+   * derun's terminal takes nothing now (the output waits for it). The time it holds the output, with
+   * nothing delivered nor taken meanwhile ({@link DrainWindow.activity}), does not count toward the
+   * cap: a grandchild cannot write on then (the kernel holds it), and derun waits for that terminal
+   * before it ends anyway. Behind a slow terminal that still takes some, a grandchild may write on for
+   * ever: of such a hold only a bounded part (30 s in all) is not counted, then the cap ends the drain.
    */
   readonly held?: () => boolean;
 }
@@ -63,17 +72,21 @@ export class DrainWindow {
   readonly #maxMs: number;
   readonly #clock: DrainClock;
   #lastActivity: number;
+  /** The last {@link activity}: a delivery, or derun's terminal taking some (not a probe's word). */
+  #lastMoved: number;
 
   constructor(options: DrainWindowOptions = {}) {
     this.#idleMs = options.idleMs ?? POST_EXIT_IDLE_MS;
     this.#maxMs = options.maxMs ?? POST_EXIT_MAX_MS;
     this.#clock = options.clock ?? systemClock;
     this.#lastActivity = this.#clock.now();
+    this.#lastMoved = this.#lastActivity;
   }
 
-  /** Call for every chunk delivered. Cheap: it is on the hot path. */
+  /** Call for every chunk delivered (and each time derun's terminal took some). Cheap: it is on the hot path. */
   activity(): void {
     this.#lastActivity = this.#clock.now();
+    this.#lastMoved = this.#lastActivity;
   }
 
   /**
@@ -85,10 +98,18 @@ export class DrainWindow {
     const started = this.#clock.now();
     let deadline = started + this.#maxMs;
     let lookedAt = started;
+    let slowHeld = 0;
     for (;;) {
       const now = this.#clock.now();
-      // Checked at most an idle window apart: a hold seen now is taken to have lasted since the last look.
-      if (probes.held?.()) deadline += now - lookedAt;
+      // Checked at most an idle window apart: a hold seen now is taken to have lasted since the last
+      // look. While output still moves behind it, only POST_EXIT_SLOW_HOLD_MS of it in all.
+      if (probes.held?.()) {
+        const held = now - lookedAt;
+        const moved = this.#lastMoved > lookedAt;
+        const counted = moved ? Math.min(held, POST_EXIT_SLOW_HOLD_MS - slowHeld) : held;
+        if (moved) slowHeld += counted;
+        deadline += counted;
+      }
       lookedAt = now;
       if (probes.busy?.()) this.#lastActivity = now;
       const quietAt = Math.max(this.#lastActivity, started) + this.#idleMs;

@@ -14,6 +14,8 @@ import { manualClock } from "../helpers/clock.ts";
 /** The drain window's defaults: quiet this long gives up, and this long gives up in any case. */
 const IDLE_MS = 200;
 const MAX_MS = 3000;
+/** Of a hold while the output still moves, this much at most is not counted toward the cap. */
+const SLOW_HOLD_MS = 30_000;
 
 /** Runs `script` on the pipe transport with a drain window on `clock`; its output as it comes. */
 function start(script: string, cwd: string, clock: ReturnType<typeof manualClock>) {
@@ -141,5 +143,24 @@ describe("post-exit drain: what the transport says is still on its way", () => {
     held = false;
     await pass(clock, IDLE_MS * 3, IDLE_MS / 2, outcome);
     expect(outcome()).toBe(false);
+  });
+
+  test("a slow terminal that still takes some (held, output moving) holds it a bounded while, then the cap ends it", async () => {
+    // A grandchild writing for ever behind a terminal slower than it: held most of the time, yet
+    // every look sees bytes delivered. Found in review: such a run never ended (46 s and on).
+    const clock = manualClock();
+    const window = new DrainWindow({ clock });
+    let outcome: boolean | undefined;
+    void window.drain(new Promise(() => {}), { busy: () => true, held: () => true }).then((value) => (outcome = value));
+    for (let elapsed = 0; elapsed < MAX_MS + SLOW_HOLD_MS * 2 && outcome === undefined; elapsed += IDLE_MS / 2) {
+      await clock.waited();
+      window.activity(); // the terminal took a little, the reader handed over the next chunk
+      clock.advance(IDLE_MS / 2);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(outcome).toBe(false);
+    // The slow hold was not counted (what the child left queued may pass a slow terminal), up to its bound.
+    expect(clock.now()).toBeGreaterThanOrEqual(MAX_MS + SLOW_HOLD_MS - IDLE_MS);
+    expect(clock.now()).toBeLessThanOrEqual(MAX_MS + SLOW_HOLD_MS + IDLE_MS);
   });
 });
