@@ -6,7 +6,9 @@
  * failure and would fail the same way through any transport, so it is never a reason to fall back;
  * nor is the failure of a transport that is not a terminal (a sandbox that refuses to run must not
  * run the command unsandboxed). A transport that says it cannot run here at all was chosen
- * explicitly (the probe picks only what runs), and is refused rather than replaced.
+ * explicitly (the probe picks only what runs), and is refused rather than replaced. Nor does one
+ * that failed after the command started (it handed over output): the fallback would run the command
+ * a second time.
  */
 import { describeError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
@@ -48,10 +50,16 @@ export async function openChild(request: OpenChildRequest): Promise<OpenedChild>
   if (!transport.supports(probe)) {
     throw new Error(`transport "${transport.meta.name}" cannot run here (${process.platform}; ${describeTerminals(probe)})`);
   }
+  let started = false;
+  const onOutput: TransportOpenOptions["onOutput"] = (channel, bytes) => {
+    started = true;
+    options.onOutput(channel, bytes);
+  };
   try {
-    return { transport, child: await transport.open(command, options), fellBack: false };
+    return { transport, child: await transport.open(command, { ...options, onOutput }), fellBack: false };
   } catch (error) {
     if (error instanceof SpawnError || !transport.capabilities.tty) throw error;
+    if (started) throw new Error(`transport "${transport.meta.name}" failed after the command started: ${describeError(error)}`);
     return fallBack(request, describeError(error));
   }
 }

@@ -6,9 +6,9 @@
  * A real PTY as the user's terminal; a plugin transport that fails as a PTY shortage would.
  */
 import { expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { derunArgv, derunEnv, REPO_ROOT, tempDir, text } from "../helpers/cli.ts";
+import { derunArgv, derunEnv, REPO_ROOT, runDerun, tempDir, text } from "../helpers/cli.ts";
 import { onlySession } from "../helpers/session.ts";
 import { spawnInPty } from "../helpers/pty.ts";
 
@@ -57,3 +57,31 @@ test.skipIf(process.platform === "win32")(
   },
   60_000,
 );
+
+/** A terminal transport that starts the command (it hands over its first output) and then fails. */
+const FAILS_LATE = `import { defineTransport } from ${JSON.stringify(join(REPO_ROOT, "src/plugin-api/index.ts"))};
+export default defineTransport({
+  meta: { name: "fails-late", description: "a terminal transport that fails once its child has started" },
+  capabilities: { tty: true, resize: true, signals: true, input: "forward" },
+  supports: () => true,
+  open: async (command, options) => {
+    const child = Bun.spawnSync([...command], { cwd: options.cwd, env: options.env });
+    options.onOutput("stdout", child.stdout);
+    throw new Error("lost its PTY after the start");
+  },
+});
+`;
+
+test("a terminal transport that fails after the command started is not replaced: the command runs once", async () => {
+  using dir = tempDir("derun-late-failure-");
+  const plugin = join(dir.path, "fails-late.ts");
+  writeFileSync(plugin, FAILS_LATE);
+  const ran = join(dir.path, "ran");
+  // The second run would find the file there and say so.
+  const command = ["sh", "-c", `if [ -e "${ran}" ]; then echo second; else echo first; : > "${ran}"; fi`];
+  const run = await runDerun(["run", "--transport", plugin, "--", ...command], { stateRoot: join(dir.path, "state") });
+  expect(run.exitCode).toBe(1);
+  expect(text(run.stdout)).not.toContain("second");
+  expect(text(run.stderr)).toMatch(/^derun: transport "fails-late" failed after the command started: .*lost its PTY after the start\n$/);
+  expect(existsSync(ran)).toBe(true);
+});
