@@ -51,6 +51,19 @@ describe("redact.json", () => {
     expect(out[2]).toBe(`jwt ${SECRETS.jwt}`);
   });
 
+  test("derun why masks with them too: the failure's lines and its command line", async () => {
+    withConfig({ rules: [{ id: "acme", pattern: "acme_[A-Za-z0-9]{12,}", keywords: ["ACME_"] }] });
+    const failed = await runDerun(["run", "--session-id", "f", "--", "sh", "-c", `echo 'ERROR: login refused for ${ACME}'; exit 3`], {
+      stateRoot: state.path,
+    });
+    expect(failed.exitCode).toBe(3);
+    const why = await derun("why", "f");
+    expect(why.exitCode).toBe(0);
+    const shown = text(why.stdout);
+    expect(shown).toContain(`ERROR: login refused for ${"*".repeat(ACME.length)}`);
+    expect(shown).not.toContain(ACME.slice(5));
+  });
+
   test("a file that cannot be used: a one-line error naming it, exit 2, nothing printed", async () => {
     const file = join(config.path, "derun", "redact.json");
     for (const [content, why] of [
@@ -59,7 +72,7 @@ describe("redact.json", () => {
       [{ allow: "x" }, "allow must be an array"],
     ] as const) {
       withConfig(content);
-      for (const args of [["cat", "s"], ["mcp"]]) {
+      for (const args of [["cat", "s"], ["mcp"], ["why", "s"], ["wait", "s"]]) {
         const done = await derun(...args);
         // The error's one line, then the hint every usage error ends with.
         const lines = text(done.stderr).trim().split("\n");

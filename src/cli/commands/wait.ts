@@ -51,7 +51,8 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   const { values, positionals } = parseFlags(flags, args);
   const ref = oneSession("wait", positionals, true);
   const timeout = values.timeout === undefined ? undefined : parseDuration("--timeout", values.timeout, TIMEOUT);
-  const reader = await openReader(values["state-root"]);
+  // A reader of output and command lines: masked with the person's rules too, as cat and tail are.
+  const reader = await openReader(values["state-root"], { redact: true });
   const session = ref === undefined ? undefined : await reader.session(ref);
   const answer = await reader.ask(waitCommand, { session_id: session, failed_only: values.failed || undefined, timeout_ms: timeout });
   ui.log(values.json ? JSON.stringify(answer) : waitCommand.render(answer));

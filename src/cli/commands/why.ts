@@ -45,7 +45,8 @@ export async function run(flags: readonly string[]): Promise<ExitRequest> {
   if (command !== undefined && ref === undefined)
     throw usageError('--command needs the session it belongs to: derun why <id> --command N|"last"');
   const maxChars = values["max-chars"] === undefined ? FAILURE_DEFAULT_MAX_CHARS : positiveInteger("--max-chars", values["max-chars"]);
-  const reader = await openReader(values["state-root"]);
+  // A reader of output and command lines: masked with the person's rules too, as cat and tail are.
+  const reader = await openReader(values["state-root"], { redact: true });
   const session = ref === undefined ? undefined : await reader.session(ref);
   let t;
   try {
