@@ -15,27 +15,7 @@ export function decodeUnits(bytes: Uint8Array, slow: boolean): { text: string; f
   const units = new Uint16Array(n);
   const from = new Int32Array(n);
   const to = new Int32Array(n);
-  let k = 0;
-  for (let i = 0; i < n; ) {
-    const packed = codePointAt(bytes, i);
-    const cp = packed >>> 3;
-    const len = packed & 7;
-    if (cp === ZERO_WIDTH_NO_BREAK) {
-      // A terminal draws U+FEFF in no cell. Kept as a unit, a first one was also dropped by the
-      // decoder below as a byte order mark, and every later cell was mapped to the byte before its own.
-      i += len;
-      continue;
-    }
-    if (cp > 0xffff) {
-      units[k] = 0xd800 + ((cp - 0x10000) >> 10);
-      from[k] = i;
-      to[k++] = i + len;
-      units[k] = 0xdc00 + ((cp - 0x10000) & 0x3ff);
-    } else units[k] = cp;
-    from[k] = i;
-    to[k++] = i + len;
-    i += len;
-  }
+  const { k } = fillUnits(bytes, 0, n, units, from, to);
   const text = new TextDecoder("utf-16le").decode(units.subarray(0, k));
   return { text, from: from.subarray(0, k), to: to.subarray(0, k) };
 }
@@ -65,29 +45,42 @@ export class UnitPieces {
     const units = this.#units;
     const from = this.#from;
     const to = this.#to;
-    let k = 0;
-    let i = this.#at;
-    while (i < n && k < PIECE_UNITS) {
-      const packed = codePointAt(bytes, i);
-      const cp = packed >>> 3;
-      const len = packed & 7;
-      if (cp === ZERO_WIDTH_NO_BREAK) {
-        i += len; // drawn in no cell: see decodeUnits
-        continue;
-      }
-      if (cp > 0xffff) {
-        units[k] = 0xd800 + ((cp - 0x10000) >> 10);
-        from[k] = i;
-        to[k++] = i + len;
-        units[k] = 0xdc00 + ((cp - 0x10000) & 0x3ff);
-      } else units[k] = cp;
-      from[k] = i;
-      to[k++] = i + len;
-      i += len;
-    }
+    const { k, i } = fillUnits(bytes, this.#at, PIECE_UNITS, units, from, to);
     this.#at = i;
     return { text: new TextDecoder("utf-16le").decode(units.subarray(0, k)), from: from.subarray(0, k), to: to.subarray(0, k) };
   }
+}
+
+/**
+ * Decodes `bytes` from `start` into `units` (at most `limit` of them, and one more for a surrogate
+ * pair's second), each unit's character's bytes into `from` and `to`: how many units (`k`) and the
+ * index of the first byte not decoded (`i`, always a character's first).
+ */
+function fillUnits(bytes: Uint8Array, start: number, limit: number, units: Uint16Array, from: Int32Array, to: Int32Array) {
+  const n = bytes.length;
+  let k = 0;
+  let i = start;
+  while (i < n && k < limit) {
+    const packed = codePointAt(bytes, i);
+    const cp = packed >>> 3;
+    const len = packed & 7;
+    if (cp === ZERO_WIDTH_NO_BREAK) {
+      // A terminal draws U+FEFF in no cell. Kept as a unit, a first one was also dropped by the
+      // decoder as a byte order mark, and every later cell was mapped to the byte before its own.
+      i += len;
+      continue;
+    }
+    if (cp > 0xffff) {
+      units[k] = 0xd800 + ((cp - 0x10000) >> 10);
+      from[k] = i;
+      to[k++] = i + len;
+      units[k] = 0xdc00 + ((cp - 0x10000) & 0x3ff);
+    } else units[k] = cp;
+    from[k] = i;
+    to[k++] = i + len;
+    i += len;
+  }
+  return { k, i };
 }
 
 /**
