@@ -34,6 +34,16 @@ export function processState(pid: number): string | undefined {
   }
 }
 
+/** Whether process `pid` still exists (a zombie included): signal 0 reaches it. */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The ids of the threads of process `pid` named `name` (their `comm`), none once it is gone. */
 export function threadsNamed(pid: number, name: string): number[] {
   try {

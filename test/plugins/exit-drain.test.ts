@@ -23,7 +23,7 @@ import { POLL, pollNow } from "../../src/os/poll-fd.ts";
 import { STREAM_READER_THREAD } from "../../src/io/stream-reader-thread.ts";
 import { derunArgv, derunEnv, tempDir } from "../helpers/cli.ts";
 import { spawnInPty } from "../helpers/pty.ts";
-import { threadsNamed } from "../helpers/threads.ts";
+import { processAlive, threadsNamed } from "../helpers/threads.ts";
 import { freezeThread } from "../helpers/thread-freeze.ts";
 import { collect, waitUntil } from "../helpers/cli-recordings.ts";
 import { readSession } from "../helpers/session.ts";
@@ -42,15 +42,6 @@ const LINES = 6000;
 const STALL_MS = 1000;
 /** How long derun's reader thread stays stopped after the command exited: as STALL_MS, a stimulus. */
 const LATE_MS = 1000;
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Reads derun's terminal to its end (EIO once derun and the child have closed the slave). */
 async function readToEnd(master: number): Promise<Uint8Array> {
@@ -90,7 +81,7 @@ describe("posix-pty: the command's last writes behind a stalled terminal", () =>
       terminal.closeSlave();
       await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n"), "the command to finish writing");
       const pid = Number(readFileSync(pidFile, "utf8"));
-      await waitUntil(() => !alive(pid), "the command to exit");
+      await waitUntil(() => !processAlive(pid), "the command to exit");
       await Bun.sleep(STALL_MS); // the stall itself (see STALL_MS)
       const screen = await readToEnd(terminal.master);
       expect(await derun.exited).toBe(0);
@@ -120,7 +111,7 @@ describe("posix-pty: the command's last writes behind a stalled terminal", () =>
     const reader = freezeThread(threadsNamed(run.proc.pid, STREAM_READER_THREAD)[0]!);
     try {
       writeFileSync(go, "");
-      await waitUntil(() => !alive(pid), "the command to exit");
+      await waitUntil(() => !processAlive(pid), "the command to exit");
       await Bun.sleep(LATE_MS); // the thread's lateness itself (see LATE_MS)
     } finally {
       reader.thaw();
@@ -152,7 +143,7 @@ describe("pipe: the command's last writes", () => {
     const reader = freezeThread(threadsNamed(derun.pid, STREAM_READER_THREAD)[0]!);
     try {
       writeFileSync(go, "");
-      await waitUntil(() => !alive(pid), "the command to exit");
+      await waitUntil(() => !processAlive(pid), "the command to exit");
       await Bun.sleep(LATE_MS); // the thread's lateness itself (see LATE_MS)
     } finally {
       reader.thaw();

@@ -8,21 +8,13 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { derunArgv, derunEnv, shellQuote, tempDir } from "../helpers/cli.ts";
+import { processAlive } from "../helpers/threads.ts";
 import { hasTmux, openShellPane } from "../helpers/tmux.ts";
 import { until } from "../helpers/until.ts";
 
 const TIMEOUT = 60_000;
 /** The child: says its pid, waits for `go`, writes `late`. Its output is on files, not the terminal. */
 const CHILD = "echo $$ > child; while [ ! -e go ]; do sleep 0.02; done; echo late > out";
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe.skipIf(process.platform !== "linux" || !hasTmux)("a background child left on the command's terminal (tmux)", () => {
   for (const [name, prefix, child, lives] of [
@@ -44,7 +36,7 @@ describe.skipIf(process.platform !== "linux" || !hasTmux)("a background child le
           existsSync(join(dir.path, "child")) ? Number(readFileSync(join(dir.path, "child"), "utf8")) || undefined : undefined,
         );
         if (!lives) {
-          await until("the child's end", () => (alive(pid) ? undefined : true));
+          await until("the child's end", () => (processAlive(pid) ? undefined : true));
           writeFileSync(join(dir.path, "go"), "");
           expect(existsSync(join(dir.path, "out"))).toBe(false);
           return;
