@@ -94,24 +94,30 @@ export function decodeMaskMap(file: Uint8Array, key: Uint8Array, outputBytes: nu
   if ((flags & FULL) !== 0) return count === 0 && file.length === HEADER ? { starts: [], ends: [], covered, full: true } : undefined;
   const starts: number[] = [];
   const ends: number[] = [];
-  let at = HEADER;
-  const take = (): number => {
-    let n = 0;
-    for (let scale = 1; at < file.length && scale < 2 ** 53; scale *= 0x80) {
-      const b = file[at++]!;
-      n += (b & 0x7f) * scale;
-      if (b < 0x80) return n;
-    }
-    return Number.NaN;
-  };
+  const number = { at: HEADER };
   let end = 0;
   for (let k = 0; k < count; k++) {
-    const gap = take();
-    const length = take();
+    // Most numbers take one byte: read inline, the rest by readNumber.
+    const g = file[number.at];
+    const gap = g !== undefined && g < 0x80 ? (number.at++, g) : readNumber(file, number);
+    const l = file[number.at];
+    const length = l !== undefined && l < 0x80 ? (number.at++, l) : readNumber(file, number);
     // Apart (a gap of at least one byte after the first), not empty, inside what is covered.
     if (!(gap >= (k === 0 ? 0 : 1)) || !(length >= 1) || end + gap + length > covered) return undefined;
     starts.push(end + gap);
     ends.push((end += gap + length));
   }
+  const at = number.at;
   return at === file.length ? { starts, ends, covered, full: false } : undefined;
+}
+
+/** The LEB128 number at `cursor.at` (moved past it); NaN when it runs past the file or past 2^53. */
+function readNumber(file: Uint8Array, cursor: { at: number }): number {
+  let n = 0;
+  for (let scale = 1; cursor.at < file.length && scale < 2 ** 53; scale *= 0x80) {
+    const b = file[cursor.at++]!;
+    n += (b & 0x7f) * scale;
+    if (b < 0x80) return n;
+  }
+  return Number.NaN;
 }
