@@ -137,6 +137,14 @@ export class MaskMap {
     return n;
   }
 
+  /** The masked ranges that overlap `[start, end)` of output.bin, in order. */
+  rangesIn(start: number, end: number): Array<readonly [number, number]> {
+    const ranges: Array<readonly [number, number]> = [];
+    for (let k = this.#first(start); k < this.#starts.length && this.#starts[k]! < end; k++)
+      ranges.push([this.#starts[k]!, this.#ends[k]!]);
+    return ranges;
+  }
+
   /** The first range that ends after `offset`. */
   #first(offset: number): number {
     let lo = 0;
