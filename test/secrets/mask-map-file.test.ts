@@ -14,6 +14,7 @@ import { runDerun, tempDir, text } from "../helpers/cli.ts";
 import { randomText } from "../helpers/secrets.ts";
 import { derunArgv, derunEnv } from "../helpers/cli.ts";
 import { untilTrue } from "../helpers/until.ts";
+import { connectAgent } from "../helpers/agent.ts";
 
 const TOKEN = `ghp_${randomText(3838)(36)}`;
 /** A value only the person's extra rule masks. */
@@ -183,4 +184,18 @@ describe("mask-map.bin", () => {
       await run.exited;
     }
   }, 30_000);
+
+  test("derun mcp reads the map grep made, and makes one for a session that has none", async () => {
+    await rebuiltAfter(() => {});
+    const made = fs.lstatSync(file).mtimeMs;
+    await using agent = await connectAgent(state.path, undefined, { XDG_CONFIG_HOME: noConfig.path });
+    const search = async (id: string) =>
+      (await agent.call("derun_search_output", { session_id: id, pattern: TOKEN.slice(0, 12), literal: true })).text.split("\n")[0];
+    expect(await search("m")).toContain(": 0 matching lines");
+    expect(fs.lstatSync(file).mtimeMs).toBe(made);
+    const other = join(state.path, "sessions", "g", "mask-map.bin");
+    fs.rmSync(other);
+    expect(await search("g")).toContain(": 0 matching lines");
+    expect(fs.lstatSync(other).isFile()).toBe(true);
+  });
 });
