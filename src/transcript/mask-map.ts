@@ -15,7 +15,7 @@
  * read-only state root, a full disk) the map lives in memory only, built on each run: still the same
  * work whatever the pattern. Other readers (`derun rm --grep`) search without one.
  */
-import type { OutputSlice, Store } from "../core/store.ts";
+import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { decodeMaskMap, encodeMaskMap, mapKey, maxFileBytes, type MaskMapParts } from "./mask-map-file.ts";
 import { CONTEXT, maskSlices, type Redactor } from "./masking.ts";
 import { giveTurn } from "./pace.ts";
@@ -27,6 +27,8 @@ const STEP = 1 << 20;
 /** Ranges kept at most per session (16 bytes each in memory, 2-16 on disk); a session with more is searched as before. */
 const MAX_RANGES = 1 << 20;
 const MASK_BYTE = 0x2a;
+/** Output a live session's map must have grown by before it is written again. */
+const SAVE_STEP = 1 << 20;
 
 let kept = false;
 
@@ -183,7 +185,8 @@ const maps = new StoreCache<Kept>(64);
 /** The session's map as the file in its directory holds it, when that file is one to trust (else an empty map). */
 async function loadMap(t: Transcript, redactor: Redactor): Promise<Kept> {
   const key = mapKey(redactor.key ?? "", t.sessionId, t.info.meta.started_at);
-  const file = await t.store.readDerived?.(t.sessionId, "mask-map.bin", maxFileBytes(MAX_RANGES));
+  // A session removed meanwhile (or any other trouble): no file, and the search says what it finds.
+  const file = await t.store.readDerived?.(t.sessionId, "mask-map.bin", maxFileBytes(MAX_RANGES)).catch(() => undefined);
   const parts = file && decodeMaskMap(file, key, t.info.output_bytes, MAX_RANGES);
   const map = new MaskMap(parts);
   return { map, key, saved: parts ? map.progress : t.store.writeDerived ? -1 : undefined };
@@ -197,7 +200,12 @@ async function loadMap(t: Transcript, redactor: Redactor): Promise<Kept> {
 async function saveMap(t: Transcript, kept: Kept): Promise<void> {
   const progress = kept.map.progress;
   if (kept.saved === undefined || progress <= kept.saved) return;
-  const written = await t.store.writeDerived!(t.sessionId, "mask-map.bin", encodeMaskMap(kept.map.parts(), kept.key));
+  // A live session's map is written again only once it has grown by SAVE_STEP (a server searching it
+  // every few seconds would rewrite megabytes each time): a run after that masks at most that much
+  // again. The first one is written at once, and an ended session's whole.
+  if (kept.saved >= 0 && isLiveState(t.info.state) && progress - kept.saved < SAVE_STEP) return;
+  const bytes = encodeMaskMap(kept.map.parts(), kept.key);
+  const written = await t.store.writeDerived!(t.sessionId, "mask-map.bin", bytes).catch(() => false);
   kept.saved = written ? progress : undefined;
 }
 

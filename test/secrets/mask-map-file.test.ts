@@ -154,8 +154,9 @@ describe("mask-map.bin", () => {
 
   test("a growing session: the map covers what was there, and is extended by what was written since", async () => {
     const live = join(state.path, "sessions", "g");
-    const go = join(config.path, "go");
-    const script = `echo "first $P"; while [ ! -e ${go} ]; do sleep 0.05; done; echo "second $P"`;
+    const [go1, go2] = [join(config.path, "go1"), join(config.path, "go2")];
+    const wait = (file: string) => `while [ ! -e ${file} ]; do sleep 0.05; done`;
+    const script = `echo "first $P"; ${wait(go1)}; echo "middle $P"; ${wait(go2)}; echo "second $P"`;
     const run = Bun.spawn([...derunArgv(), "run", "--session-id", "g", "--", "sh", "-c", script], {
       env: derunEnv(state.path, { P: TOKEN }),
       stdout: "pipe",
@@ -164,20 +165,28 @@ describe("mask-map.bin", () => {
     try {
       const output = join(live, "output.bin");
       const index = join(live, "index.jsonl");
-      await untilTrue("the first line indexed", () => fs.existsSync(index) && text(fs.readFileSync(index)).endsWith("\n"));
+      const indexed = (lines: number) => () => fs.existsSync(index) && text(fs.readFileSync(index)).split("\n").length > lines;
+      await untilTrue("the first line indexed", indexed(1));
       // No live hold (docs/secrets.md): the search covers every byte committed so far.
       const now = { XDG_CONFIG_HOME: noConfig.path, DERUN_LIVE_HOLD_MS: "0" };
       expect(await grep(TOKEN.slice(0, 12), now, "g")).toEqual({ status: 1, out: "0\n", err: "" });
       const first = fs.readFileSync(join(live, "mask-map.bin"));
       const covered = (bytes: Uint8Array) => new DataView(bytes.buffer, bytes.byteOffset).getFloat64(48, true);
       expect(covered(first)).toBe(fs.statSync(output).size);
-      fs.writeFileSync(go, "");
+      // Live and grown by less than 1 MiB: searched through the map, extended in memory, not written again.
+      fs.writeFileSync(go1, "");
+      await untilTrue("the second line indexed", indexed(2));
+      expect(await grep("middle", now, "g")).toEqual({ status: 0, out: "1\n", err: "" });
+      expect(await grep(TOKEN.slice(0, 12), now, "g")).toEqual({ status: 1, out: "0\n", err: "" });
+      expect(Buffer.from(fs.readFileSync(join(live, "mask-map.bin"))).equals(Buffer.from(first))).toBe(true);
+      // Ended: written whole.
+      fs.writeFileSync(go2, "");
       expect(await run.exited).toBe(0);
       expect(await grep("second", undefined, "g")).toEqual({ status: 0, out: "1\n", err: "" });
       expect(await grep(TOKEN.slice(0, 12), undefined, "g")).toEqual({ status: 1, out: "0\n", err: "" });
       const grown = fs.readFileSync(join(live, "mask-map.bin"));
       expect(covered(grown)).toBe(fs.statSync(output).size);
-      // Two ranges now (one a token), where the first map had one.
+      // Three ranges now (a token on each line), where the first map had one.
       expect(grown.length).toBeGreaterThan(first.length);
     } finally {
       run.kill();
