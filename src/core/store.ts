@@ -21,6 +21,7 @@ export {
   type SessionInfo,
   type StoreReader,
   type CommandsQuery,
+  type DerivedFile,
 } from "./store/reader.ts";
 export {
   type CommandGap,

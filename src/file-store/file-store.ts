@@ -9,6 +9,7 @@ import {
   isLiveState,
   type StoragePolicy,
   type CreateSessionOptions,
+  type DerivedFile,
   type IndexRecords,
   type OutputReader,
   type OutputSlice,
@@ -44,6 +45,7 @@ import { stateDir, writeFileAtomic } from "../safe-fs/index.ts";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { keptFrom } from "./trim.ts";
 import { openOutputSource } from "./output-source.ts";
+import { readDerivedFile, writeDerivedFile } from "./derived-files.ts";
 
 export class FileStore implements Store {
   private readonly indexes = new IndexCache();
@@ -163,6 +165,14 @@ export class FileStore implements Store {
       },
       [Symbol.dispose]: close,
     };
+  }
+
+  async readDerived(sessionId: string, name: DerivedFile, limit: number): Promise<Uint8Array | undefined> {
+    return readDerivedFile(this.ended.read(sessionId).dir, name, limit);
+  }
+
+  async writeDerived(sessionId: string, name: DerivedFile, bytes: Uint8Array): Promise<boolean> {
+    return writeDerivedFile(this.ended.read(sessionId).dir, name, bytes);
   }
 
   async records(sessionId: string): Promise<IndexRecords> {

@@ -35,6 +35,13 @@ export interface Redactor {
    * cursor positions land: a secret the terminal assembles is looked for as its screen shows it.
    */
   readonly rows?: number;
+  /**
+   * A digest (hex SHA-256) of everything this redactor's masks depend on besides the bytes: the
+   * rules in force (built-in and the person's redact.json, allow-list included), the fingerprints
+   * of the session's environment, its height. Work derived from its masks and kept (a mask map on
+   * disk) is keyed by it: other rules, another key, derived again. Absent when redaction is off.
+   */
+  readonly key?: string;
 }
 
 const OFF: Redactor = {
@@ -52,6 +59,14 @@ let holdMs = DEFAULT_LIVE_HOLD_MS;
 const cache = new Map<string, Redactor>();
 const CACHE_MAX = 64;
 let plain: Masker | undefined;
+/** The digest of `settings` (made when first asked). */
+let settingsKey: string | undefined;
+
+const sha256 = (text: string): string => new Bun.CryptoHasher("sha256").update(text).digest("hex");
+
+/** The rules and allow-list as data (RegExps by source and flags): what the masks depend on. */
+const settingsDigest = (): string =>
+  (settingsKey ??= sha256(JSON.stringify({ rules: settings.rules, allow: settings.allow.map((r) => [r.source, r.flags]) })));
 
 /**
  * How this process reads: with redaction (the default; the user's settings file read now, so a
@@ -63,6 +78,7 @@ export async function configureRedaction(options: { readonly enabled: boolean; r
   enabled = options.enabled;
   cache.clear();
   plain = undefined;
+  settingsKey = undefined;
 }
 
 /** Whether readers mask (false only after --no-redact). */
@@ -71,9 +87,14 @@ export const redactionEnabled = (): boolean => enabled;
 /** How long a live read holds back a possible piece of a secret (0: not at all, as without masking). */
 export const liveHoldMs = (): number => (enabled ? holdMs : 0);
 
-const redactorOf = (masker: Masker, rows: number | undefined): Redactor => ({
+const redactorOf = (masker: Masker, rows: number | undefined, env: unknown): Redactor => ({
   enabled: true,
   ...(rows === undefined ? {} : { rows }),
+  get key() {
+    const key = sha256(JSON.stringify([settingsDigest(), env ?? null, rows ?? null]));
+    Object.defineProperty(this, "key", { value: key });
+    return key;
+  },
   text: (text, state, present) => masker.maskText(text, state, present),
   keywordsIn: (text) => masker.keywordsIn(text),
   rangesInLines: (text, present = masker.keywordsIn(text)) =>
@@ -85,11 +106,11 @@ const redactorOf = (masker: Masker, rows: number | undefined): Redactor => ({
 export function redactorFor(meta: SessionMeta | undefined): Redactor {
   if (!enabled || meta === undefined) return OFF;
   const fingerprints = (meta as { secret_env?: unknown }).secret_env;
-  if (fingerprints === undefined) return redactorOf((plain ??= new Masker(settings)), meta.rows);
+  if (fingerprints === undefined) return redactorOf((plain ??= new Masker(settings)), meta.rows, undefined);
   const key = `${meta.session_id}\0${meta.started_at}`;
   let redactor = cache.get(key);
   if (!redactor) {
-    redactor = redactorOf(new Masker({ ...settings, env: envValuesOf(fingerprints) }), meta.rows);
+    redactor = redactorOf(new Masker({ ...settings, env: envValuesOf(fingerprints) }), meta.rows, fingerprints);
     if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   } else cache.delete(key);
   cache.set(key, redactor);

@@ -125,6 +125,12 @@ export function agentView(store: Store, options: AgentViewOptions = {}): Store {
     const open = store.openOutput.bind(store);
     (view as { openOutput?: (id: string) => Promise<OutputReader> }).openOutput = async (id) => (await seen(id), open(id));
   }
+  if (store.readDerived && store.writeDerived) {
+    const [readDerived, writeDerived] = [store.readDerived.bind(store), store.writeDerived.bind(store)];
+    const derived = view as Pick<Store, "readDerived" | "writeDerived">;
+    derived.readDerived = async (id, name, limit) => (await seen(id), readDerived(id, name, limit));
+    derived.writeDerived = async (id, name, bytes) => (await seen(id), writeDerived(id, name, bytes));
+  }
   return view;
 }
 

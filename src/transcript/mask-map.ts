@@ -8,10 +8,15 @@
  * inside a secret finds what a miss finds, in the time a miss takes. Building a session's map costs
  * the same whatever the pattern; it is paid by the first search of that session (the server's life).
  *
- * Only `derun mcp` keeps maps (keepMaskMaps): the agent's side of the boundary. A person's
- * `derun grep` has the session's files in reach anyway, and would pay the build on every run.
+ * Maps are kept by `derun mcp` and `derun grep` (keepMaskMaps), in memory and in the session's
+ * directory (mask-map.bin, ./mask-map-file.ts): a run finds the map an earlier one made (by any
+ * reader: the recorder never writes it) and extends it by what was written since, so a grep pays the
+ * pass over every byte once per session, not on every run. Where the file cannot be written (a
+ * read-only state root, a full disk) the map lives in memory only, built on each run: still the same
+ * work whatever the pattern. Other readers (`derun rm --grep`) search without one.
  */
-import type { OutputSlice, Store } from "../core/store.ts";
+import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
+import { decodeMaskMap, encodeMaskMap, mapKey, maxFileBytes, type MaskMapParts } from "./mask-map-file.ts";
 import { CONTEXT, maskSlices, type Redactor } from "./masking.ts";
 import { giveTurn } from "./pace.ts";
 import { StoreCache } from "./store-cache.ts";
@@ -19,27 +24,49 @@ import type { Transcript } from "./transcript.ts";
 
 /** Bytes masked at once while building. */
 const STEP = 1 << 20;
-/** Ranges kept at most per session (16 bytes each); a session with more is searched as before. */
+/** Ranges kept at most per session (16 bytes each in memory, 2-16 on disk); a session with more is searched as before. */
 const MAX_RANGES = 1 << 20;
 const MASK_BYTE = 0x2a;
+/** Output a live session's map must have grown by before it is written again. */
+const SAVE_STEP = 1 << 20;
 
 let kept = false;
 
-/** Whether this process keeps mask maps for search (`derun mcp` does). */
+/** Whether this process's searches use mask maps (`derun mcp` and `derun grep` do). */
 export function keepMaskMaps(on: boolean): void {
   kept = on;
 }
 
 /** The masked byte ranges of one session's output, from offset 0 to `covered`, in order. */
 export class MaskMap {
-  readonly #starts: number[] = [];
-  readonly #ends: number[] = [];
+  #starts: number[] = [];
+  #ends: number[] = [];
   #covered = 0;
   #busy: Promise<boolean> = Promise.resolve(true);
   #full = false;
 
+  /** A map that goes on from `parts` (just read from disk: its arrays become the map's), or an empty one. */
+  constructor(parts?: MaskMapParts) {
+    if (!parts) return;
+    // Taken, not copied: the parts were read for this map alone (up to a million ranges).
+    this.#starts = parts.starts as number[];
+    this.#ends = parts.ends as number[];
+    this.#covered = parts.covered;
+    this.#full = parts.full;
+  }
+
   get covered(): number {
     return this.#covered;
+  }
+
+  /** How far it has got: the bytes covered, or Infinity once it holds more ranges than it keeps (it is done). */
+  get progress(): number {
+    return this.#full ? Number.POSITIVE_INFINITY : this.#covered;
+  }
+
+  /** What it holds, to be kept (./mask-map-file.ts). */
+  parts(): MaskMapParts {
+    return { starts: this.#starts, ends: this.#ends, covered: this.#covered, full: this.#full };
   }
 
   /** Extends the map to `to` (one build at a time); false when it could not (too many ranges, out of time). */
@@ -112,6 +139,14 @@ export class MaskMap {
     return n;
   }
 
+  /** The masked ranges that overlap `[start, end)` of output.bin, in order. */
+  rangesIn(start: number, end: number): Array<readonly [number, number]> {
+    const ranges: Array<readonly [number, number]> = [];
+    for (let k = this.#first(start); k < this.#starts.length && this.#starts[k]! < end; k++)
+      ranges.push([this.#starts[k]!, this.#ends[k]!]);
+    return ranges;
+  }
+
   /** The first range that ends after `offset`. */
   #first(offset: number): number {
     let lo = 0;
@@ -136,7 +171,43 @@ export class MaskMap {
   }
 }
 
-const maps = new StoreCache<MaskMap>(64);
+/** A session's map in this process, and how far the copy in its directory goes. */
+interface Kept {
+  readonly map: MaskMap;
+  /** The file's key (./mask-map-file.ts). */
+  readonly key: Uint8Array;
+  /** The file's {@link MaskMap.progress} (-1: no file; undefined: it cannot be written, kept in memory only). */
+  saved: number | undefined;
+}
+
+const maps = new StoreCache<Kept>(64);
+
+/** The session's map as the file in its directory holds it, when that file is one to trust (else an empty map). */
+async function loadMap(t: Transcript, redactor: Redactor): Promise<Kept> {
+  const key = mapKey(redactor.key ?? "", t.sessionId, t.info.meta.started_at);
+  // A session removed meanwhile (or any other trouble): no file, and the search says what it finds.
+  const file = await t.store.readDerived?.(t.sessionId, "mask-map.bin", maxFileBytes(MAX_RANGES)).catch(() => undefined);
+  const parts = file && decodeMaskMap(file, key, t.info.output_bytes, MAX_RANGES);
+  const map = new MaskMap(parts);
+  return { map, key, saved: parts ? map.progress : t.store.writeDerived ? -1 : undefined };
+}
+
+/**
+ * The map written to the session's directory when it covers more than the file this process read or
+ * wrote there (when it can be). Readers at once each write a whole map of their own; the last
+ * rename stays, a valid map either way (a shorter one is extended again by the next run).
+ */
+async function saveMap(t: Transcript, kept: Kept): Promise<void> {
+  const progress = kept.map.progress;
+  if (kept.saved === undefined || progress <= kept.saved) return;
+  // A live session's map is written again only once it has grown by SAVE_STEP (a server searching it
+  // every few seconds would rewrite megabytes each time): a run after that masks at most that much
+  // again. The first one is written at once, and an ended session's whole.
+  if (kept.saved >= 0 && isLiveState(t.info.state) && progress - kept.saved < SAVE_STEP) return;
+  const bytes = encodeMaskMap(kept.map.parts(), kept.key);
+  const written = await t.store.writeDerived!(t.sessionId, "mask-map.bin", bytes).catch(() => false);
+  kept.saved = written ? progress : undefined;
+}
 
 /**
  * The mask map of `t`'s session, built up to the end of `t`'s range; undefined when this process
@@ -149,9 +220,13 @@ export async function maskMapOf(
   signal?: AbortSignal,
 ): Promise<MaskMap | "out of time" | undefined> {
   if (!kept || !redactor.enabled) return undefined;
-  const key = `${t.sessionId}\0${t.info.meta.started_at}`;
-  let map = maps.get(t.store, key);
-  if (!map) maps.set(t.store, key, (map = new MaskMap()));
-  if (await map.extend(t.store, t.sessionId, redactor, t.hi, until, signal)) return map;
+  const id = `${t.sessionId}\0${t.info.meta.started_at}`;
+  let entry = maps.get(t.store, id);
+  if (!entry) maps.set(t.store, id, (entry = await loadMap(t, redactor)));
+  const map = entry.map;
+  const whole = await map.extend(t.store, t.sessionId, redactor, t.hi, until, signal);
+  // What was built is kept, also when out of time: the next run goes on from there.
+  await saveMap(t, entry);
+  if (whole) return map;
   return map.covered >= t.hi ? map : performance.now() > until || signal?.aborted ? "out of time" : undefined;
 }

@@ -20,6 +20,7 @@ import { LineMasking, maskText, redactedField, redactorFor, type MaskedLine, typ
 import { KeyBlocks } from "./key-block.ts";
 import { canMatchMask } from "./search-mask.ts";
 import { maskMapOf } from "./mask-map.ts";
+import { secretsIn } from "./mask-count.ts";
 import { assembledFor } from "./assembled-text.ts";
 import type { Transcript } from "./transcript.ts";
 
@@ -135,10 +136,17 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
   // Lines masked one by one had no line before them to say they sit in a private key's block.
   const keys = redactor.enabled && !maskFirst ? new KeyBlocks(t) : undefined;
   const matches: FoundMatch[] = [];
-  for (const m of result.matches) matches.push(found(keys ? await maskKeyBody(m, keys) : m, redactor, shown));
-  // Lines read through the mask map came masked already: their masks are counted from the map.
-  if (masks)
-    for (const m of result.matches) for (const l of [...m.before, m, ...m.after]) shown.count += masks.countIn(l.line.start, l.line.end);
+  for (const match of result.matches) {
+    const m = keys ? await maskKeyBody(match, keys) : match;
+    matches.push(found(m, redactor, shown));
+    // Lines read through the mask map came masked already: their masks are counted from the map,
+    // less those their text's masking counted again (a private key's line, masked whole as text too).
+    if (masks)
+      for (const l of [...m.before, m, ...m.after]) {
+        const asText = (l.line as MaskedLine).redacted ?? maskText(redactor, l.line.text).count;
+        shown.count += Math.max(0, (await secretsIn(t, masks, l.line.start, l.line.end)) - asText);
+      }
+  }
   return {
     ...subject,
     ...(options.channel === undefined ? {} : { channel: options.channel }),

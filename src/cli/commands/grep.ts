@@ -9,6 +9,7 @@
 import { SCHEMA_VERSION } from "../../core/enums.ts";
 import {
   MemoryBound,
+  keepMaskMaps,
   compilePattern,
   matchesIn,
   searchAllSessions,
@@ -239,6 +240,7 @@ export async function run(flags: readonly string[], data: CommandData = {}): Pro
     onWindow: () => memory.check(),
   };
   const reader = await openReader(values["state-root"], { redact: !values["no-redact"] });
+  keepMaskMaps(true); // no timing oracle: each session's mask map, made once and kept in its directory (transcript/mask-map.ts)
   const named = refs.length > 0;
   const output = new GrepOutput(values, {
     named,

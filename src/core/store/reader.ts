@@ -111,6 +111,9 @@ export interface OutputReader extends Disposable {
   readInto(start: number, into: Uint8Array): number;
 }
 
+/** The files a reader derives from a session and keeps in its directory (never one the Go original reads). */
+export type DerivedFile = "mask-map.bin";
+
 /** Which of a session's command records a read wants (all, or the newest that fit, by default). */
 export interface CommandsQuery {
   /** Only the record of this command. */
@@ -176,6 +179,18 @@ export interface StoreReader {
   gaps(sessionId: string): Promise<RecordGap[]>;
   /** Whether the session's recorder is paused now (paused.json), and until when. */
   pauseState(sessionId: string): Promise<PauseState | undefined>;
+  /**
+   * A file the read engine derives from a session and keeps beside it between runs (docs/format.md:
+   * `mask-map.bin`): its bytes, or undefined when there is none, or it is not a regular file of this
+   * user's with one name (a symlink is not followed), or it holds more than `limit` bytes. What it
+   * says is the caller's to check. Rejects as {@link get} for the session itself. Optional.
+   */
+  readDerived?(sessionId: string, name: DerivedFile, limit: number): Promise<Uint8Array | undefined>;
+  /**
+   * Replace that file (a temporary file renamed over it); false when it cannot be written (a
+   * read-only state root, a full disk): the caller keeps its work in memory. Rejects as {@link get}.
+   */
+  writeDerived?(sessionId: string, name: DerivedFile, bytes: Uint8Array): Promise<boolean>;
   /**
    * A view narrowed to a directory (`derun mcp --scope`): how many sessions it leaves out, counted,
    * never named (hidden ones are not counted: for an agent they do not exist). Absent when unscoped.

@@ -1,0 +1,62 @@
+/**
+ * Files a reader derives from a session and keeps in its directory so the next run need not derive
+ * them again (docs/format.md: `mask-map.bin`). Any reader may write one, not only the recorder, so
+ * they are written as meta.json is (a temporary file renamed over the old one: a reader sees all of
+ * one or the other) and read as a planted file could be there: never through a symlink (not even one
+ * that stays in the directory: it could name output.bin), only a regular file of this user's with
+ * one name, never more than the caller's limit. A file that fails any of that reads as absent, so
+ * the caller derives it again; one that cannot be written (a read-only state root, a full disk) is
+ * not an error either: the caller keeps its work in memory.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { DerivedFile } from "../core/store.ts";
+import { O_NOFOLLOW, openAtomic, writeAllSync } from "../safe-fs/index.ts";
+
+const O_NONBLOCK: number = fs.constants.O_NONBLOCK ?? 0;
+
+/** The file's bytes, or undefined when it is absent or not safely what it should be (see the module comment). */
+export function readDerivedFile(dir: string, name: DerivedFile, limit: number): Uint8Array | undefined {
+  let fd: number;
+  try {
+    // ELOOP for a symlink, ENXIO never (read-only): a FIFO opens at once and is refused by fstat below.
+    fd = fs.openSync(path.join(dir, name), fs.constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    const uid = process.geteuid?.();
+    if (!stat.isFile() || stat.nlink !== 1 || (uid !== undefined && stat.uid !== uid) || stat.size > limit) return undefined;
+    const bytes = new Uint8Array(stat.size);
+    let got = 0;
+    while (got < bytes.length) {
+      const n = fs.readSync(fd, bytes, got, bytes.length - got, got);
+      if (n === 0) return undefined; // shorter than fstat said: cut meanwhile
+      got += n;
+    }
+    return bytes;
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Replace the file with `bytes`; false when it could not be written (nothing is left behind then). */
+export function writeDerivedFile(dir: string, name: DerivedFile, bytes: Uint8Array): boolean {
+  let file: ReturnType<typeof openAtomic>;
+  try {
+    file = openAtomic(path.join(dir, name));
+  } catch {
+    return false;
+  }
+  try {
+    writeAllSync(file.fd, bytes);
+    file.commit();
+    return true;
+  } catch {
+    file.abort();
+    return false;
+  }
+}

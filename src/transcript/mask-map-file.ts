@@ -1,0 +1,123 @@
+/**
+ * mask-map.bin: a session's mask map (./mask-map.ts) kept in its directory between runs
+ * (docs/format.md), so that `derun grep` pays the pass over every byte once, not on every run.
+ * Binary, little-endian: a 96-byte header, then each range as two LEB128 numbers, its distance from
+ * the end of the range before (from 0 for the first) and its length: 2 to 6 bytes a range for
+ * outputs under 2 MiB between secrets, at most 16.
+ *
+ *   0  "DRNMASK\n"          8  format version (u32)   12 flags (u32; 1: more ranges than kept)
+ *   16 key (32 bytes)       48 bytes covered (f64)    56 ranges (u32)     60 zero (u32)
+ *   64 SHA-256 of bytes 0-63 and of the ranges
+ *
+ * The key is a digest of what the masks depend on besides the bytes: this format, derun's version
+ * and the masking's, the rules in force with the person's redact.json, the session's environment
+ * fingerprints and height, the session's id and start (../secrets/redactor.ts `key`). A file is used
+ * only when every part holds: its magic, version, key and checksum, covered no more than output.bin
+ * has, the ranges in order, apart, inside what it covers, and exactly filling the file. Anything else
+ * reads as no file, and the map is built again: never a reason to show a byte unmasked.
+ */
+import pkg from "../../package.json" with { type: "json" };
+
+const MAGIC = new TextEncoder().encode("DRNMASK\n");
+const FORMAT = 1;
+/**
+ * Bumped when the masking changes what it masks without a rule changing (a new pass, a fix in one):
+ * maps made before are then made again. derun's version is in the key as well.
+ */
+const MASKING = 1;
+const HEADER = 96;
+const FULL = 1;
+
+/** What a map holds: `[starts[k], ends[k])` in order, apart, all below `covered`. */
+export interface MaskMapParts {
+  readonly starts: readonly number[];
+  readonly ends: readonly number[];
+  readonly covered: number;
+  /** More ranges than a map keeps: searched without one. */
+  readonly full: boolean;
+}
+
+/** The largest file worth reading for a map of at most `maxRanges` ranges. */
+export const maxFileBytes = (maxRanges: number): number => HEADER + maxRanges * 16;
+
+/** The key of a map of `sessionId` (started at `startedAt`) made with a redactor of key `redactorKey`. */
+export function mapKey(redactorKey: string, sessionId: string, startedAt: string): Uint8Array {
+  const text = JSON.stringify([FORMAT, pkg.version, MASKING, redactorKey, sessionId, startedAt]);
+  return new Bun.CryptoHasher("sha256").update(text).digest() as Uint8Array;
+}
+
+const checksum = (file: Uint8Array): Uint8Array =>
+  new Bun.CryptoHasher("sha256").update(file.subarray(0, 64)).update(file.subarray(HEADER)).digest() as Uint8Array;
+
+/** The file's bytes for `parts` under `key`. */
+export function encodeMaskMap(parts: MaskMapParts, key: Uint8Array): Uint8Array {
+  const count = parts.full ? 0 : parts.starts.length;
+  const out = new Uint8Array(HEADER + count * 16);
+  let at = HEADER;
+  const put = (n: number) => {
+    for (; n >= 0x80; n = Math.floor(n / 0x80)) out[at++] = (n % 0x80) | 0x80;
+    out[at++] = n;
+  };
+  let end = 0;
+  for (let k = 0; k < count; k++) {
+    put(parts.starts[k]! - end);
+    put(parts.ends[k]! - parts.starts[k]!);
+    end = parts.ends[k]!;
+  }
+  const file = out.subarray(0, at);
+  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
+  file.set(MAGIC, 0);
+  view.setUint32(8, FORMAT, true);
+  view.setUint32(12, parts.full ? FULL : 0, true);
+  file.set(key, 16);
+  view.setFloat64(48, parts.covered, true);
+  view.setUint32(56, count, true);
+  file.set(checksum(file), 64);
+  return file;
+}
+
+const same = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/**
+ * The map in `file`, when it is one made under `key` for no more than `outputBytes` bytes of
+ * output with at most `maxRanges` ranges; undefined for anything else (see the module comment).
+ */
+export function decodeMaskMap(file: Uint8Array, key: Uint8Array, outputBytes: number, maxRanges: number): MaskMapParts | undefined {
+  if (file.length < HEADER || !same(file.subarray(0, 8), MAGIC)) return undefined;
+  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
+  const flags = view.getUint32(12, true);
+  const covered = view.getFloat64(48, true);
+  const count = view.getUint32(56, true);
+  if (view.getUint32(8, true) !== FORMAT || (flags & ~FULL) !== 0 || view.getUint32(60, true) !== 0) return undefined;
+  if (!Number.isSafeInteger(covered) || covered < 0 || covered > outputBytes || count > maxRanges) return undefined;
+  if (!same(file.subarray(16, 48), key) || !same(file.subarray(64, HEADER), checksum(file))) return undefined;
+  if ((flags & FULL) !== 0) return count === 0 && file.length === HEADER ? { starts: [], ends: [], covered, full: true } : undefined;
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const number = { at: HEADER };
+  let end = 0;
+  for (let k = 0; k < count; k++) {
+    // Most numbers take one byte: read inline, the rest by readNumber.
+    const g = file[number.at];
+    const gap = g !== undefined && g < 0x80 ? (number.at++, g) : readNumber(file, number);
+    const l = file[number.at];
+    const length = l !== undefined && l < 0x80 ? (number.at++, l) : readNumber(file, number);
+    // Apart (a gap of at least one byte after the first), not empty, inside what is covered.
+    if (!(gap >= (k === 0 ? 0 : 1)) || !(length >= 1) || end + gap + length > covered) return undefined;
+    starts.push(end + gap);
+    ends.push((end += gap + length));
+  }
+  const at = number.at;
+  return at === file.length ? { starts, ends, covered, full: false } : undefined;
+}
+
+/** The LEB128 number at `cursor.at` (moved past it); NaN when it runs past the file or past 2^53. */
+function readNumber(file: Uint8Array, cursor: { at: number }): number {
+  let n = 0;
+  for (let scale = 1; cursor.at < file.length && scale < 2 ** 53; scale *= 0x80) {
+    const b = file[cursor.at++]!;
+    n += (b & 0x7f) * scale;
+    if (b < 0x80) return n;
+  }
+  return Number.NaN;
+}
