@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { libcTtyIo, libcWait } from "../os/libc.ts";
-import { inCcScratch } from "./cc-scratch.ts";
+import { inCcScratch } from "../os/cc-scratch.ts";
 import { LEADER_SOURCE } from "./leader-source.ts";
 
 const EV_PID = 1;

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statfsSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cEnv, withCEnv } from "../../src/os/c-env.ts";
-import { ccScratchDir } from "../../src/pty/cc-scratch.ts";
+import { ccScratchDir } from "../../src/os/cc-scratch.ts";
 
 const linux = process.platform === "linux";
 const onTmpfs = (dir: string) => statfsSync(dir).type === 0x01021994;

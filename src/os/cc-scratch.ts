@@ -1,5 +1,5 @@
 /**
- * Where TinyCC's files go when derun compiles its C (the session leader, ./leader.ts). Bun's `cc`
+ * Where TinyCC's files go when derun compiles its C (the session leader, ../pty/leader.ts). Bun's `cc`
  * writes a dozen header files to `$TMPDIR/bun-cc-0/` at every call, truncating the ones there, and
  * derun writes the source next to them. With /tmp on a disk (ext4), truncating a file that holds data
  * starts its writeback at close, so each start under a job-control shell queued disk writes and
@@ -9,7 +9,7 @@
  */
 import { accessSync, constants, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { withCEnv } from "../os/c-env.ts";
+import { withCEnv } from "./c-env.ts";
 
 /** statfs f_type of tmpfs (linux/magic.h). */
 const TMPFS_MAGIC = 0x01021994;
