@@ -1,8 +1,12 @@
 /**
  * Start-up: the compiled `derun run -- true` vs `script -q -c true /dev/null` and the bare `true`,
- * in the two ways derun is started:
+ * in the ways derun is started:
  * - PTY: each inside a bench-allocated outer PTY (so derun takes its PTY path, as at a user's terminal),
  *   its master read by a C loop (bench/lib/pty-reader.c), timed in C from fork to exit and EOF;
+ * - PTY under a shell: the same, each started by `sh -c '"$@"; :'` in that PTY, so that it is not
+ *   the session leader but a process of a shell's session, as at a person's prompt: derun then runs
+ *   the command as the job of its session leader (compiled with TinyCC, then forked), the path a
+ *   person's `derun run` takes and the first figure never did;
  * - pipe: stdin /dev/null, stdout and stderr pipes, as an agent's shell tool runs a command (derun
  *   takes its pipe path); timed from spawn to exit and EOF on both pipes.
  * The byte check here is the exit status and an empty transcript.
@@ -19,6 +23,13 @@ type Timer = (what: string, argv: string[], env: Record<string, string>, dir: st
 
 const timeInPty: Timer = async (what, argv, env, dir) => (await runInFastPty(dir, what, argv, env)).ms;
 
+/** In the PTY under `sh`, which stays its parent (the `:` after it): not the session leader, as at a prompt. */
+const timeUnderShell: Timer = async (what, argv, env, dir) =>
+  (await runInFastPty(dir, what, ["sh", "-c", '"$@"; :', "sh", ...argv], env)).ms;
+
+type Mode = "PTY" | "PTY under a shell" | "pipe";
+const NAMES: Record<Mode, string> = { PTY: "start-up", "PTY under a shell": "start-up (PTY, job control)", pipe: "start-up (pipe)" };
+
 const timeInPipes: Timer = async (what, argv, env) => {
   const started = performance.now();
   const proc = Bun.spawn(argv, { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
@@ -29,9 +40,9 @@ const timeInPipes: Timer = async (what, argv, env) => {
   return wallMs;
 };
 
-async function measure(ctx: BenchContext, mode: "PTY" | "pipe", time: Timer): Promise<Figure> {
+async function measure(ctx: BenchContext, mode: Mode, time: Timer): Promise<Figure> {
   const reps = ctx.quick ? 5 : 30;
-  const root = stateRoot(ctx.dir, `startup-${mode}`);
+  const root = stateRoot(ctx.dir, `startup-${mode.replaceAll(" ", "-")}`);
   const env = derunEnv(root);
   let run = 0;
   ctx.progress(`start-up (${mode}): x ${reps}`);
@@ -48,12 +59,15 @@ async function measure(ctx: BenchContext, mode: "PTY" | "pipe", time: Timer): Pr
     baseline: ctx.baseline === undefined ? undefined : derunSide(ctx.baseline),
   });
   const bare = summarize(samples.bare);
+  const inPty = "each in its own outer PTY read by a C loop (fork to exit and EOF, timed in C)";
   const how =
     mode === "PTY"
-      ? "each in its own outer PTY read by a C loop (fork to exit and EOF, timed in C)"
-      : "stdin /dev/null, stdout and stderr pipes (spawn to exit and EOF)";
+      ? inPty
+      : mode === "pipe"
+        ? "stdin /dev/null, stdout and stderr pipes (spawn to exit and EOF)"
+        : `${inPty}, started by sh -c '"$@"; :' there (not the session leader: derun's job-control leader runs)`;
   return ratioFigure({
-    name: mode === "PTY" ? "start-up" : "start-up (pipe)",
+    name: NAMES[mode],
     unit: "ms",
     derun: samples.derun,
     anchor: { name: "script -q -c true", samples: samples.script },
@@ -65,5 +79,9 @@ async function measure(ctx: BenchContext, mode: "PTY" | "pipe", time: Timer): Pr
 }
 
 export async function startup(ctx: BenchContext): Promise<Figure[]> {
-  return [await measure(ctx, "PTY", timeInPty), await measure(ctx, "pipe", timeInPipes)];
+  return [
+    await measure(ctx, "PTY", timeInPty),
+    await measure(ctx, "PTY under a shell", timeUnderShell),
+    await measure(ctx, "pipe", timeInPipes),
+  ];
 }

@@ -138,3 +138,14 @@ export const libcKcmp = once(
 export const libcFallocate = once(
   () => dlopen(LIBC, { fallocate: { args: [FFIType.i32, FFIType.i32, FFIType.i64, FFIType.i64], returns: FFIType.i32 } }).symbols,
 );
+
+/** The C library's own environment, which native code reads with getenv (os/c-env.ts). */
+export const libcEnv = once(
+  () =>
+    dlopen(LIBC, {
+      getenv: { args: [FFIType.cstring], returns: FFIType.ptr },
+      setenv: { args: [FFIType.cstring, FFIType.cstring, FFIType.i32], returns: FFIType.i32 },
+      unsetenv: { args: [FFIType.cstring], returns: FFIType.i32 },
+      strlen: { args: [FFIType.ptr], returns: FFIType.u64 },
+    }).symbols,
+);

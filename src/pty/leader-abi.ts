@@ -33,8 +33,9 @@ extern int sigprocmask(int, const void *, void *);
 extern int getdtablesize(void);
 extern int sigpending(void *);
 extern int sigwait(const void *, int *);
-/* Weak: 0 where libc has none (glibc before 2.34, macOS). */
+/* Weak: 0 where libc has none (glibc before 2.34, macOS). The group sentinel's fork. */
 extern int _Fork(void) __attribute__((weak));
+extern int vfork(void);
 #ifdef __APPLE__
 extern int *__error(void);
 #define ERRNO (*__error())

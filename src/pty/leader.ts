@@ -9,9 +9,10 @@
  */
 import { cc, ptr } from "bun:ffi";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { constants, tmpdir } from "node:os";
+import { constants } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { libcTtyIo, libcWait } from "../os/libc.ts";
+import { inCcScratch } from "../os/cc-scratch.ts";
 import { LEADER_SOURCE } from "./leader-source.ts";
 
 const EV_PID = 1;
@@ -29,8 +30,10 @@ type LeaderSymbols = ReturnType<typeof compile>;
 let symbols: LeaderSymbols | Error | undefined;
 
 /** TinyCC reads a file: the source goes into a fresh private directory (the compiled binary has no file of it). */
-function compile() {
-  const dir = mkdtempSync(join(tmpdir(), "derun-leader-"));
+const compile = () => inCcScratch(compileIn);
+
+function compileIn(scratch: string) {
+  const dir = mkdtempSync(join(scratch, "derun-leader-"));
   try {
     const source = join(dir, "leader.c");
     writeFileSync(source, LEADER_SOURCE, { mode: 0o600 });

@@ -11,6 +11,7 @@ import type { OutputSlice, Store } from "../core/store.ts";
 import type { TextLine } from "../views/text.ts";
 import { joined } from "./joined.ts";
 import { maskAssembled } from "./assembled.ts";
+import { drawOutOfOrder, FAR_CONTEXT, mayJoinFar } from "./far-context.ts";
 import { redactionEnabled, redactorFor, type LineState, type Redactor } from "../secrets/redactor.ts";
 
 export { configureRedaction, redactionEnabled, configPath, redactorFor, type Redactor } from "../secrets/redactor.ts";
@@ -146,6 +147,37 @@ export async function maskSlices(
   const from = Math.max(0, lo - CONTEXT);
   const before = from < lo ? (await store.read(sessionId, from, lo - from)).slices.filter((s) => s.end <= lo) : [];
   const after = (await store.read(sessionId, hi, CONTEXT)).slices.filter((s) => s.start >= hi);
+  const near = maskBetween(redactor, before, slices, after);
+  return maskFarther(store, sessionId, redactor, { slices, before, after }, near, { before: from > 0, after: bytesIn(after) >= CONTEXT });
+}
+
+const bytesIn = (slices: readonly OutputSlice[]): number => slices.reduce((n, s) => n + s.bytes.length, 0);
+
+/**
+ * `near`, the window masked with CONTEXT (`read.before`, `read.after`) around it; or, when it may
+ * still show a piece of a token whose rest is farther away (./far-context.ts) and the session has
+ * bytes past that context (`more`), the window masked again with FAR_CONTEXT read on either side.
+ * The farther masking sees all the nearer one did, and more.
+ */
+export async function maskFarther(
+  store: Store,
+  sessionId: string,
+  redactor: Redactor,
+  read: { readonly slices: readonly OutputSlice[]; readonly before: readonly OutputSlice[]; readonly after: readonly OutputSlice[] },
+  near: { slices: OutputSlice[]; count: number },
+  more: { readonly before: boolean; readonly after: boolean },
+): Promise<{ slices: OutputSlice[]; count: number }> {
+  const { slices } = read;
+  if (!redactor.enabled || slices.length === 0 || !(more.before || more.after)) return near;
+  if (!mayJoinFar({ masked: near.slices, before: read.before, after: read.after }, redactor.rows)) return near;
+  const lo = slices[0]!.start;
+  const hi = slices[slices.length - 1]!.end;
+  const after = more.after ? (await store.read(sessionId, hi, FAR_CONTEXT)).slices.filter((s) => s.start >= hi) : [];
+  // Nothing out of order in the window, the 4 KiB before it and the bytes after: what it shows landed
+  // after what those 4 KiB drew, and nothing after moves back onto it. The bytes farther back are not read.
+  if (!drawOutOfOrder([...read.before, ...slices, ...after])) return near;
+  const from = Math.max(0, lo - FAR_CONTEXT);
+  const before = more.before && from < lo ? (await store.read(sessionId, from, lo - from)).slices.filter((s) => s.end <= lo) : [];
   return maskBetween(redactor, before, slices, after);
 }
 

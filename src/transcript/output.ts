@@ -7,7 +7,7 @@ import { type DerunSessionState, type DerunOutputChannel, SCHEMA_VERSION } from 
 import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { joined } from "./joined.ts";
 import { holdLive } from "./live-hold.ts";
-import { CONTEXT, maskBetween, redactedField, redactorOf } from "./masking.ts";
+import { CONTEXT, maskBetween, maskFarther, redactedField, redactorOf } from "./masking.ts";
 import { decodeUtf8, utf8Boundary, utf8SequenceHere, utf8SequenceLength } from "./utf8.ts";
 
 /** How a read hands out its bytes: UTF-8 text, or byte-exact base64. */
@@ -192,7 +192,11 @@ async function readMasked(store: Store, sessionId: string, cursor: number, want:
   let whole: ReturnType<typeof maskUpTo> | undefined;
   const hold = isLiveState(read.state) ? await holdLive(window, (s) => (whole = maskUpTo(s, end)).slices) : { slices: window, heldMs: 0 };
   const heldEnd = hold.heldMs > 0 ? (hold.slices.at(-1)?.end ?? start) : end;
-  const masked = hold.heldMs === 0 && whole ? whole : maskUpTo(hold.slices, heldEnd);
+  const near = hold.heldMs === 0 && whole ? whole : maskUpTo(hold.slices, heldEnd);
+  // A piece of a token still shown: its rest may be farther away than CONTEXT (./far-context.ts).
+  const more = { before: from > 0, after: wide.output_bytes > heldEnd + CONTEXT };
+  const around = { slices: hold.slices, before, after: clip(wide.slices, heldEnd, heldEnd + CONTEXT) };
+  const masked = await maskFarther(store, sessionId, redactor, around, near, more);
   // All of the window held: the next read starts where the held bytes do, not past them.
   return { read: { ...read, next_cursor: heldEnd }, masked, held: { end: heldEnd, heldMs: hold.heldMs } };
 }

@@ -5,9 +5,11 @@
  * Real processes on a real PTY; the pid is handed on through Linux's ns_last_pid (root only).
  */
 import { describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { constants } from "node:os";
-import { startUnderLeader } from "../../src/pty/leader.ts";
+import { LeaderExecError, startUnderLeader } from "../../src/pty/leader.ts";
 import { openStreamPty } from "../../src/pty/stream-pty.ts";
 import { openFifoPipe } from "../../src/io/fifo-pipe.ts";
 import { bytesUnread } from "../helpers/threads.ts";
@@ -101,6 +103,40 @@ describe.skipIf(!linux)("a job of the leader after its exit", () => {
       for (const pipe of pipes) expect(bytesUnread(pipe.readEnd)).toBe(0);
     } finally {
       for (const pipe of pipes) pipe.close();
+    }
+  });
+});
+
+/** The errno a start under a new leader fails with, or "started" with the command's raw status. */
+async function startOutcome(command: string[], cwd = "/"): Promise<number | string> {
+  const pty = openStreamPty({ cols: 80, rows: 24 });
+  try {
+    const job = await startUnderLeader({ slave: pty.slave, foreground: true, command, cwd, env: { PATH: process.env.PATH } });
+    return `started ${await job.status}`;
+  } catch (error) {
+    if (error instanceof LeaderExecError) return error.errno;
+    throw error;
+  } finally {
+    pty.close();
+  }
+}
+
+// The leader starts the command with vfork: what the command's copy does before exec (its working
+// directory, exec itself) reports its failure through the error pipe as with a fork.
+describe.skipIf(!linux)("a command the leader cannot start", () => {
+  test("exec's and chdir's errno come back, and a command that runs gives its status", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "derun-leader-exec-"));
+    try {
+      const plain = join(dir, "not-executable");
+      writeFileSync(plain, "#!/bin/sh\n");
+      chmodSync(plain, 0o600);
+      expect(await startOutcome([join(dir, "missing")])).toBe(constants.errno.ENOENT);
+      expect(await startOutcome([plain])).toBe(constants.errno.EACCES);
+      expect(await startOutcome([dir])).toBe(constants.errno.EACCES);
+      expect(await startOutcome(["true"], join(dir, "gone"))).toBe(constants.errno.ENOENT);
+      expect(await startOutcome(["sh", "-c", "exit 3"])).toBe(`started ${3 << 8}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -9,6 +9,7 @@ import { randomText } from "../helpers/secrets.ts";
 
 const r = randomText(3838);
 const b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const letters = b64.slice(0, 52);
 
 export interface Plant {
   /** Session id, and the class of issue 38 (1-9) or item of issue 43 it plants. */
@@ -69,6 +70,10 @@ const R = {
   batchOpen: r(36),
   cbt: r(36),
   titleEscape: r(36),
+  // Pieces no rule masks alone (12 characters; 24 letters, no digit) and each long enough to leak.
+  farPositioned: [r(12), r(24, letters)],
+  farCr: [r(12), r(24, letters)],
+  farthest: [r(12), r(24, letters)],
 };
 
 /**
@@ -80,6 +85,19 @@ const POSITIONED =
 /** The saved cursor of `ESC[s` / `ESC[u`, and a line written whole after the second half on the row above (`ESC[A`, CR). */
 const SAVED_CSI =
   'printf \'key \\033[s%14s%s\\033[ughp_%s\\n\' "" "$B1" "$A1"; ' + 'printf \'%14s%s\\n\\033[A\\rghp_%s\\n\' "" "$B2" "$A2"';
+
+/**
+ * The second half at row 5, then `n` redraws of a status row (29 bytes each: about 8.7 KB for 300),
+ * then the first half put before it (class 2): pieces the screen joins from farther apart in the
+ * bytes than the 4 KiB a read looks at on either side of its window.
+ */
+const farPositioned = (n: number) =>
+  `printf '\\033[2J\\033[5;26H%s' "$B"; i=0; while [ $i -lt ${n} ]; do printf '\\033[20;1Hprogress %05d of ${n}' $i; ` +
+  `i=$((i+1)); done; printf '\\033[5;10Hghp_%s\\033[22;1H\\n' "$A"`;
+
+/** The same on one line: the second half at column 16, a spinner in column 0 (2,500 `\r` redraws), then `\r` and the first. */
+const FAR_CR =
+  `printf '%16s%s' "" "$B"; i=0; while [ $i -lt 2500 ]; do printf '\\r%s' $((i % 10)); i=$((i+1)); done; ` + `printf '\\rghp_%s\\n' "$A"`;
 
 /** A PEM key's body lines (random base-64, 64 a line, a short last one). */
 export const KEY_BODY = (() => {
@@ -355,6 +373,30 @@ export const PLANTS: readonly Plant[] = [
         'printf \'{"auth":"%s"}\\n\' "$(printf %s "$SERVICE_PASSWORD" | sed \'s/"/\\\\"/\')"',
     ],
     env: { DEPLOY_SECRET: `(${R.envParen}`, DEPLOY_KEY: `/${R.envSlash}`, SERVICE_PASSWORD: R.envJson.join('"') },
+  },
+  {
+    id: "c2-far-positioned",
+    kind: "2: absolute positions, the halves 8.7 KB apart in the bytes (a status row redrawn between them)",
+    secrets: [R.farPositioned.join("")],
+    argv: ["sh", "-c", farPositioned(300)],
+    env: { A: R.farPositioned[0]!, B: R.farPositioned[1]! },
+  },
+  {
+    id: "c2-far-cr",
+    kind: "2: `\\r` and re-print, the halves 5 KB apart (a spinner redrawn in column 0 between them)",
+    secrets: [R.farCr.join("")],
+    argv: ["sh", "-c", FAR_CR],
+    env: { A: R.farCr[0]!, B: R.farCr[1]! },
+  },
+  {
+    // Farther apart than FAR_CONTEXT (64 KiB): a reader's window that shows one half reads no bytes
+    // of the other (docs/secrets.md, "What is guaranteed, and what is not").
+    id: "c2-farthest",
+    kind: "2: absolute positions, the halves 87 KB apart (3,000 redraws of a status row between them)",
+    secrets: [R.farthest.join("")],
+    argv: ["sh", "-c", farPositioned(3000)],
+    env: { A: R.farthest[0]!, B: R.farthest[1]! },
+    knownLeaks: ['read_output {"max_bytes":37}', 'read_output {"max_bytes":500}', 'read_output {"view":"text","max_bytes":37}'],
   },
 ];
 

@@ -1,0 +1,37 @@
+/**
+ * A variable of the C library's environment (`environ`) set for the length of one call. Native code
+ * reads its settings there with getenv, not from process.env: Bun's `cc` takes TMPDIR from it at
+ * each call, and setting process.env.TMPDIR does not reach it. The old value goes back byte for byte
+ * (or the variable goes again), before anything else runs on this thread.
+ *
+ * setenv is not safe against a getenv on another thread at the same moment. glibc and musl replace
+ * an entry's pointer, or the array once, and free neither the old string nor the first array, so a
+ * reader there sees the old value or the new one; call this once, not in a loop.
+ */
+import { toBuffer, type Pointer } from "bun:ffi";
+import { libcEnv } from "./libc.ts";
+
+const cString = (bytes: Uint8Array | string): Buffer => Buffer.concat([Buffer.from(bytes), Buffer.of(0)]);
+
+/** Runs `run` with `name` set to `value` in the C environment (POSIX only); as is when setenv fails. */
+export function withCEnv<T>(name: string, value: string, run: () => T): T {
+  const c = libcEnv();
+  const key = cString(name);
+  const before = c.getenv(key);
+  // Copied now: setenv may leave the old string where it is, but nothing promises that.
+  const saved = before === null ? undefined : Buffer.from(toBuffer(before, 0, Number(c.strlen(before as Pointer))));
+  if (c.setenv(key, cString(value), 1) !== 0) return run();
+  try {
+    return run();
+  } finally {
+    if (saved === undefined) c.unsetenv(key);
+    else c.setenv(key, cString(saved), 1);
+  }
+}
+
+/** The C environment's value of `name` (for tests: what native code would read). */
+export function cEnv(name: string): string | undefined {
+  const c = libcEnv();
+  const value = c.getenv(cString(name));
+  return value === null ? undefined : Buffer.from(toBuffer(value, 0, Number(c.strlen(value as Pointer)))).toString();
+}

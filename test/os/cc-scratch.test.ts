@@ -1,0 +1,78 @@
+/**
+ * Where derun's TinyCC compile writes: Bun's `cc` puts a dozen headers under `$TMPDIR/bun-cc-0/` at
+ * each call, and on a disk-backed /tmp that waited on the disk at every start under a job-control
+ * shell. Real compiles in a child process of their own (its C environment is what is looked at).
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statfsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { cEnv, withCEnv } from "../../src/os/c-env.ts";
+import { ccScratchDir } from "../../src/os/cc-scratch.ts";
+
+const linux = process.platform === "linux";
+const onTmpfs = (dir: string) => statfsSync(dir).type === 0x01021994;
+const tmpOnDisk = linux && !onTmpfs(tmpdir());
+const shmUsable = linux && existsSync("/dev/shm") && onTmpfs("/dev/shm");
+
+describe.skipIf(process.platform === "win32")("the C environment for one call", () => {
+  test("a variable set for the call and gone after; one set before gets its old bytes back", () => {
+    const name = `DERUN_CENV_TEST_${process.pid}`;
+    expect(cEnv(name)).toBeUndefined();
+    const inner = withCEnv(name, "outer", () => {
+      expect(cEnv(name)).toBe("outer");
+      return withCEnv(name, "inner é", () => cEnv(name));
+    });
+    expect(inner).toBe("inner é");
+    expect(cEnv(name)).toBeUndefined();
+    // process.env is not the C environment: the reason for the module.
+    expect(process.env[name]).toBeUndefined();
+  });
+});
+
+describe.skipIf(!linux)("TinyCC's scratch directory", () => {
+  test.skipIf(!tmpOnDisk || !shmUsable)("in memory when the temporary directory is on a disk", () => {
+    const own = mkdtempSync("/dev/shm/derun-xdg-");
+    try {
+      expect(ccScratchDir({ XDG_RUNTIME_DIR: own })).toBe(own);
+      // Not a memory-backed one, or not a path: the next candidate.
+      expect(ccScratchDir({ XDG_RUNTIME_DIR: tmpdir() })).toBe("/dev/shm");
+      expect(ccScratchDir({ XDG_RUNTIME_DIR: "relative" })).toBe("/dev/shm");
+      expect(ccScratchDir({})).toBe("/dev/shm");
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
+  test.skipIf(tmpOnDisk)("the temporary directory itself when it is in memory already", () => {
+    expect(ccScratchDir({})).toBe(tmpdir());
+  });
+
+  test.skipIf(!tmpOnDisk || !shmUsable)("the leader compiles with Bun's headers there, and TMPDIR is as before after", async () => {
+    const own = mkdtempSync("/dev/shm/derun-xdg-");
+    const diskTmp = mkdtempSync(join(tmpdir(), "derun-tmp-"));
+    try {
+      mkdirSync(join(diskTmp, "t"));
+      const script = [
+        'import { leaderUnavailable } from "./src/pty/leader.ts";',
+        'import { cEnv } from "./src/os/c-env.ts";',
+        "const why = leaderUnavailable();",
+        'console.log(JSON.stringify({ why: why ?? null, tmpdir: cEnv("TMPDIR") ?? null }));',
+      ].join("\n");
+      const proc = Bun.spawn([process.execPath, "-e", script], {
+        cwd: join(import.meta.dir, "../.."),
+        env: { ...process.env, XDG_RUNTIME_DIR: own, TMPDIR: join(diskTmp, "t") },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+      expect(err).toBe("");
+      expect(JSON.parse(out)).toEqual({ why: null, tmpdir: join(diskTmp, "t") });
+      expect(existsSync(join(own, "bun-cc-0", "stdbool.h"))).toBe(true);
+      expect(existsSync(join(diskTmp, "t", "bun-cc-0"))).toBe(false);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+      rmSync(diskTmp, { recursive: true, force: true });
+    }
+  });
+});
