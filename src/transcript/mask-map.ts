@@ -59,6 +59,11 @@ export class MaskMap {
     return this.#covered;
   }
 
+  /** It holds more ranges than a map keeps: the session is searched without one. */
+  get full(): boolean {
+    return this.#full;
+  }
+
   /** How far it has got: the bytes covered, or Infinity once it holds more ranges than it keeps (it is done). */
   get progress(): number {
     return this.#full ? Number.POSITIVE_INFINITY : this.#covered;
@@ -228,5 +233,9 @@ export async function maskMapOf(
   // What was built is kept, also when out of time: the next run goes on from there.
   await saveMap(t, entry);
   if (whole) return map;
+  // Too many ranges: searched as without a map, the assembled pass included. A full map read from
+  // mask-map.bin holds no ranges at all, though it says how far it got: used for a range it
+  // covers (one command's output), it would mask nothing, and search would skip that pass.
+  if (map.full) return undefined;
   return map.covered >= t.hi ? map : performance.now() > until || signal?.aborted ? "out of time" : undefined;
 }
