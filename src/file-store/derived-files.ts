@@ -43,10 +43,26 @@ export function readDerivedFile(dir: string, name: DerivedFile, limit: number): 
   }
 }
 
-/** Replace the file with `bytes`; false when it could not be written (nothing is left behind then). */
+/** The files derived from a session, and their temporary files (`.mask-map.bin.<pid>.<n>.tmp`, safe-fs/atomic-write.ts). */
+const DERIVED = /^(?:mask-map\.bin|\.mask-map\.bin\.\d+\.\d+\.tmp)$/;
+
+/**
+ * Whether `name`, in a session's directory, is a file a reader derived (or is deriving): no sign of
+ * its recorder's life (session-facts.ts: a session whose derun died ends at its last one).
+ */
+export const isDerivedName = (name: string): boolean => DERIVED.test(name);
+
+/**
+ * Replace the file with `bytes`; false when it could not be written (nothing is left behind then).
+ * The directory's times are put back after: a reader's file is no change to the session (the
+ * newest time in the directory of a session whose derun died is its last sign of life). A file a
+ * recorder made meanwhile keeps its own time, which is what counts.
+ */
 export function writeDerivedFile(dir: string, name: DerivedFile, bytes: Uint8Array): boolean {
+  let times: fs.Stats;
   let file: ReturnType<typeof openAtomic>;
   try {
+    times = fs.statSync(dir);
     file = openAtomic(path.join(dir, name));
   } catch {
     return false;
@@ -58,5 +74,11 @@ export function writeDerivedFile(dir: string, name: DerivedFile, bytes: Uint8Arr
   } catch {
     file.abort();
     return false;
+  } finally {
+    try {
+      fs.utimesSync(dir, times.atime, times.mtime);
+    } catch {
+      // Not this user's directory (a root reader's may be): its time moves, nothing else.
+    }
   }
 }

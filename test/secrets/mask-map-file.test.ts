@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { runDerun, tempDir, text } from "../helpers/cli.ts";
 import { randomText } from "../helpers/secrets.ts";
 import { derunArgv, derunEnv } from "../helpers/cli.ts";
-import { untilTrue } from "../helpers/until.ts";
+import { until, untilTrue } from "../helpers/until.ts";
 import { connectAgent } from "../helpers/agent.ts";
 import { encodeMaskMap, mapKey } from "../../src/transcript/mask-map-file.ts";
 import { redactorFor } from "../../src/secrets/redactor.ts";
@@ -165,6 +165,33 @@ describe("mask-map.bin", () => {
     const after = await shown();
     expect(after).not.toContain(b);
     expect(after).toBe(before);
+  });
+
+  test("a session whose derun died: a grep that makes its map moves neither its last sign of life nor its expiry", async () => {
+    const cDir = join(state.path, "sessions", "c");
+    const run = Bun.spawn([...derunArgv(), "run", "--session-id", "c", "--", "sh", "-c", 'echo "token $P"; exec sleep 60'], {
+      env: derunEnv(state.path, { P: TOKEN }),
+      stdout: "ignore",
+      stderr: "ignore",
+    });
+    const child = await until("the command started", () => {
+      const meta = fs.existsSync(join(cDir, "meta.json")) ? JSON.parse(text(fs.readFileSync(join(cDir, "meta.json")))) : undefined;
+      return meta?.pid > 0 && fs.existsSync(join(cDir, "index.jsonl")) && fs.statSync(join(cDir, "index.jsonl")).size > 0
+        ? meta.pid
+        : undefined;
+    });
+    run.kill("SIGKILL");
+    await run.exited;
+    process.kill(child, "SIGKILL");
+    const show = async () => JSON.parse(text((await runDerun(["show", "--json", "c"], { stateRoot: state.path })).stdout)).session;
+    const died = await show();
+    expect(died.state).toBe("failed");
+    // Later than the recorder's last touch by more than a clock tick: a file made now would be seen.
+    const last = Date.parse(died.expires_at) - died.retention_seconds * 1000;
+    await untilTrue("the clock past the last sign of life", () => Date.now() > last + 50);
+    expect(await grep(TOKEN.slice(0, 12), undefined, "c")).toEqual({ status: 1, out: "0\n", err: "" });
+    expect(fs.existsSync(join(cDir, "mask-map.bin"))).toBe(true);
+    expect(await show()).toEqual(died);
   });
 
   test("where it cannot be written, grep answers the same from a map in memory", async () => {
