@@ -194,6 +194,26 @@ describe("mask-map.bin", () => {
     expect(await show()).toEqual(died);
   });
 
+  test("a temporary file left by a reader killed while writing the map: removed by the next one that writes it", async () => {
+    const gone = Bun.spawn(["true"]);
+    await gone.exited;
+    const orphan = join(dir, `.mask-map.bin.${gone.pid}.1.tmp`);
+    // One of a process still alive (this one) is being written: left.
+    const writing = join(dir, `.mask-map.bin.${process.pid}.7.tmp`);
+    try {
+      await rebuiltAfter(() => {
+        fs.rmSync(file);
+        fs.writeFileSync(orphan, fresh.subarray(0, 50));
+        fs.writeFileSync(writing, fresh.subarray(0, 50));
+      });
+      expect(fs.existsSync(orphan)).toBe(false);
+      expect(fs.existsSync(writing)).toBe(true);
+    } finally {
+      fs.rmSync(orphan, { force: true });
+      fs.rmSync(writing, { force: true });
+    }
+  });
+
   test("where it cannot be written, grep answers the same from a map in memory", async () => {
     fs.rmSync(file);
     // A directory in its place: the new file cannot be renamed over it.
