@@ -89,7 +89,14 @@ export class MaskMap {
     for (let at = from; at < to; ) {
       if (performance.now() > until || signal?.aborted) return false;
       const read = await store.read(sessionId, at, Math.min(STEP, to - at));
-      if (read.slices.length === 0 || read.next_cursor <= at) break;
+      if (read.next_cursor <= at) break;
+      // A trimmed session's bytes before its kept ones read as nothing, next_cursor where they
+      // begin: gone, so nothing to mask there, and the map goes on from it (not as far as `to`
+      // with no range: it would mask nothing, and search would skip the assembled pass).
+      if (read.slices.length === 0) {
+        this.#covered = at = read.next_cursor;
+        continue;
+      }
       const masked = await maskSlices(store, sessionId, redactor, read.slices);
       masked.slices.forEach((slice, i) => this.#note(read.slices[i]!, slice));
       if (this.#starts.length > MAX_RANGES) {

@@ -167,6 +167,34 @@ describe("mask-map.bin", () => {
     expect(after).toBe(before);
   });
 
+  test.skipIf(process.platform !== "linux")(
+    "a session trimmed past max_session: its map begins at its kept bytes, and masks them",
+    async () => {
+      // 6 MB of lines under a 2 MB cap: the bytes before about 4 MB are gone (more than the 1 MiB the
+      // map reads at once), then a token the terminal assembles (see the test above).
+      const [a, b] = [randomText(3841)(10), randomText(3842)(26)];
+      const trimConfig = join(config.path, "trim");
+      fs.mkdirSync(join(trimConfig, "derun"), { recursive: true });
+      const storage = { max_session: "2MB", max_total: "1GB", keep_free: "0%" };
+      fs.writeFileSync(join(trimConfig, "derun", "config.json"), JSON.stringify({ storage }), { mode: 0o600 });
+      const positioned = 'printf \'\\033[5;24H%s\\033[5;10Hghp_%s\\033[7;1Hdone\\n\' "$B" "$A"';
+      const script = `yes ${"x".repeat(70)} | head -c 6000000; ${positioned}`;
+      const env = { A: a, B: b, XDG_CONFIG_HOME: trimConfig };
+      const run = await runDerun(["run", "--session-id", "t", "--", "sh", "-c", script], { stateRoot: state.path, env });
+      expect(run.exitCode).toBe(0);
+      const tDir = join(state.path, "sessions", "t");
+      expect(JSON.parse(text(fs.readFileSync(join(tDir, "trim.json")))).kept_from).toBeGreaterThan(1 << 20);
+      const grepped = text(
+        (await runDerun(["grep", "-F", "done", "t"], { stateRoot: state.path, env: { XDG_CONFIG_HOME: noConfig.path } })).stdout,
+      );
+      expect(grepped).not.toContain(b);
+      expect(grepped).toContain(`${"*".repeat(40)}done`);
+      // The map on disk holds the token's ranges (it said none: every later grep showed it too).
+      const map = fs.readFileSync(join(tDir, "mask-map.bin"));
+      expect(new DataView(map.buffer, map.byteOffset).getUint32(56, true)).toBeGreaterThan(0);
+    },
+  );
+
   test("a session whose derun died: a grep that makes its map moves neither its last sign of life nor its expiry", async () => {
     const cDir = join(state.path, "sessions", "c");
     const run = Bun.spawn([...derunArgv(), "run", "--session-id", "c", "--", "sh", "-c", 'echo "token $P"; exec sleep 60'], {
