@@ -79,7 +79,7 @@ export function writeDerivedFile(dir: string, name: DerivedFile, bytes: Uint8Arr
     return false;
   } finally {
     try {
-      fs.utimesSync(dir, times.atime, times.mtime);
+      fs.utimesSync(dir, times.atimeMs / 1000, times.mtimeMs / 1000);
     } catch {
       // Not this user's directory (a root reader's may be): its time moves, nothing else.
     }
