@@ -43,10 +43,28 @@ export function readDerivedFile(dir: string, name: DerivedFile, limit: number): 
   }
 }
 
-/** Replace the file with `bytes`; false when it could not be written (nothing is left behind then). */
+/** The files derived from a session, and their temporary files (`.mask-map.bin.<pid>.<n>.tmp`, safe-fs/atomic-write.ts). */
+const DERIVED = /^(?:mask-map\.bin|\.mask-map\.bin\.\d+\.\d+\.tmp)$/;
+/** A temporary file of one, and the pid of the process that made it. */
+const TEMP = /^\.mask-map\.bin\.(\d+)\.\d+\.tmp$/;
+
+/**
+ * Whether `name`, in a session's directory, is a file a reader derived (or is deriving): no sign of
+ * its recorder's life (session-facts.ts: a session whose derun died ends at its last one).
+ */
+export const isDerivedName = (name: string): boolean => DERIVED.test(name);
+
+/**
+ * Replace the file with `bytes`; false when it could not be written (nothing is left behind then).
+ * The directory's times are put back after: a reader's file is no change to the session (the
+ * newest time in the directory of a session whose derun died is its last sign of life). A file a
+ * recorder made meanwhile keeps its own time, which is what counts.
+ */
 export function writeDerivedFile(dir: string, name: DerivedFile, bytes: Uint8Array): boolean {
+  let times: fs.Stats;
   let file: ReturnType<typeof openAtomic>;
   try {
+    times = fs.statSync(dir);
     file = openAtomic(path.join(dir, name));
   } catch {
     return false;
@@ -54,9 +72,50 @@ export function writeDerivedFile(dir: string, name: DerivedFile, bytes: Uint8Arr
   try {
     writeAllSync(file.fd, bytes);
     file.commit();
+    removeOrphans(dir);
     return true;
   } catch {
     file.abort();
     return false;
+  } finally {
+    try {
+      fs.utimesSync(dir, times.atimeMs / 1000, times.mtimeMs / 1000);
+    } catch {
+      // Not this user's directory (a root reader's may be): its time moves, nothing else.
+    }
   }
 }
+
+/**
+ * The temporary files of readers that died writing one (killed: up to 16 MiB each, counted in the
+ * session's size and budget): removed by the next reader that writes the map, which is the next one
+ * to search the session, as the map was not replaced. A file whose process is alive is left (or
+ * one of another pid namespace, which seems dead: removing it fails its rename, and that reader
+ * keeps its map in memory).
+ */
+function removeOrphans(dir: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return; // removed meanwhile
+  }
+  for (const name of names) {
+    const pid = Number(TEMP.exec(name)?.[1]);
+    try {
+      // unlink: a link planted under such a name goes, never what it names.
+      if (pid > 0 && pid !== process.pid && !isAlive(pid)) fs.unlinkSync(path.join(dir, name));
+    } catch {
+      // gone meanwhile, a directory, not ours to remove: left for the session's removal
+    }
+  }
+}
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code !== "ESRCH";
+  }
+};

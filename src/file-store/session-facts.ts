@@ -11,6 +11,7 @@ import { isWriterAlive } from "./liveness.ts";
 import { resolveArtifact, resolveSessionDir, type ArtifactName } from "./session-paths.ts";
 import { isValidSessionId } from "../core/store/session-id.ts";
 import { MAX_JSON_BYTES, openRegularIfExists, readBoundedSync } from "../safe-fs/index.ts";
+import { isDerivedName } from "./derived-files.ts";
 
 export interface SessionFacts {
   /** Real path of the session directory. */
@@ -110,10 +111,12 @@ export const retentionOf = (meta: Partial<SessionMeta>, fallback = DEFAULT_RETEN
 /**
  * Newest modification time of `dir` and its direct children, without following symlinks: the last
  * touch that decides when an unreadable session expires. Throws if the directory cannot be read.
+ * Files a reader derives (mask-map.bin, ./derived-files.ts) are no touch of the session's.
  */
 export function lastModified(dir: string): Date {
   let newest = fs.lstatSync(dir).mtimeMs;
   for (const name of fs.readdirSync(dir)) {
+    if (isDerivedName(name)) continue; // a reader's, written after the recorder's last sign of life
     try {
       newest = Math.max(newest, fs.lstatSync(path.join(dir, name)).mtimeMs);
     } catch (e) {

@@ -24,7 +24,14 @@ const FORMAT = 1;
  * Bumped when the masking changes what it masks without a rule changing (a new pass, a fix in one):
  * maps made before are then made again. derun's version is in the key as well.
  */
-const MASKING = 1;
+export const MASKING = 2;
+/**
+ * The digest of the code that decides the masks (src/secrets, the passes src/transcript/masking.ts
+ * and mask-map.ts run, as Bun transpiles them), in the key as well. It cannot be forgotten:
+ * test/secrets/masking-digest.test.ts fails, saying the new one, when that code changes and this
+ * does not ("masking changed: bump MASKING and record the new digest").
+ */
+export const MASKING_SOURCE = "95928980da73eb089c05d71abc8c731938eebc92645e50f03df7e24cfa8999cd";
 const HEADER = 96;
 const FULL = 1;
 
@@ -42,7 +49,7 @@ export const maxFileBytes = (maxRanges: number): number => HEADER + maxRanges * 
 
 /** The key of a map of `sessionId` (started at `startedAt`) made with a redactor of key `redactorKey`. */
 export function mapKey(redactorKey: string, sessionId: string, startedAt: string): Uint8Array {
-  const text = JSON.stringify([FORMAT, pkg.version, MASKING, redactorKey, sessionId, startedAt]);
+  const text = JSON.stringify([FORMAT, pkg.version, MASKING, MASKING_SOURCE, redactorKey, sessionId, startedAt]);
   return new Bun.CryptoHasher("sha256").update(text).digest() as Uint8Array;
 }
 

@@ -59,6 +59,11 @@ export class MaskMap {
     return this.#covered;
   }
 
+  /** It holds more ranges than a map keeps: the session is searched without one. */
+  get full(): boolean {
+    return this.#full;
+  }
+
   /** How far it has got: the bytes covered, or Infinity once it holds more ranges than it keeps (it is done). */
   get progress(): number {
     return this.#full ? Number.POSITIVE_INFINITY : this.#covered;
@@ -84,7 +89,14 @@ export class MaskMap {
     for (let at = from; at < to; ) {
       if (performance.now() > until || signal?.aborted) return false;
       const read = await store.read(sessionId, at, Math.min(STEP, to - at));
-      if (read.slices.length === 0 || read.next_cursor <= at) break;
+      if (read.next_cursor <= at) break;
+      // A trimmed session's bytes before its kept ones read as nothing, next_cursor where they
+      // begin: gone, so nothing to mask there, and the map goes on from it (not as far as `to`
+      // with no range: it would mask nothing, and search would skip the assembled pass).
+      if (read.slices.length === 0) {
+        this.#covered = at = read.next_cursor;
+        continue;
+      }
       const masked = await maskSlices(store, sessionId, redactor, read.slices);
       masked.slices.forEach((slice, i) => this.#note(read.slices[i]!, slice));
       if (this.#starts.length > MAX_RANGES) {
@@ -228,5 +240,9 @@ export async function maskMapOf(
   // What was built is kept, also when out of time: the next run goes on from there.
   await saveMap(t, entry);
   if (whole) return map;
+  // Too many ranges: searched as without a map, the assembled pass included. A full map read from
+  // mask-map.bin holds no ranges at all, though it says how far it got: used for a range it
+  // covers (one command's output), it would mask nothing, and search would skip that pass.
+  if (map.full) return undefined;
   return map.covered >= t.hi ? map : performance.now() > until || signal?.aborted ? "out of time" : undefined;
 }

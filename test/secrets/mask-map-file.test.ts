@@ -13,8 +13,10 @@ import { join } from "node:path";
 import { runDerun, tempDir, text } from "../helpers/cli.ts";
 import { randomText } from "../helpers/secrets.ts";
 import { derunArgv, derunEnv } from "../helpers/cli.ts";
-import { untilTrue } from "../helpers/until.ts";
+import { until, untilTrue } from "../helpers/until.ts";
 import { connectAgent } from "../helpers/agent.ts";
+import { encodeMaskMap, mapKey } from "../../src/transcript/mask-map-file.ts";
+import { redactorFor } from "../../src/secrets/redactor.ts";
 
 const TOKEN = `ghp_${randomText(3838)(36)}`;
 /** A value only the person's extra rule masks. */
@@ -137,6 +139,107 @@ describe("mask-map.bin", () => {
       fs.linkSync(file, other);
     });
     fs.rmSync(other);
+  });
+
+  test("a map that says the session has more ranges than a map keeps: searched as without one", async () => {
+    // A token the terminal assembles: its second half drawn first at column 24, then `ghp_` and its
+    // first half at column 10. Only the assembled pass masks it, and search skips that pass when it
+    // reads through a map. A map of more than 2^20 ranges is written with none (flag 1) and the
+    // bytes it got to; read back, it must not pass for a map of that range that masks nothing.
+    const [a, b] = [randomText(3839)(10), randomText(3840)(26)];
+    const script = 'printf \'\\033[5;24H%s\\033[5;10Hghp_%s\\033[7;1Hdone\\n\' "$B" "$A"';
+    const run = await runDerun(["run", "--session-id", "p", "--", "sh", "-c", script], { stateRoot: state.path, env: { A: a, B: b } });
+    expect(run.exitCode).toBe(0);
+    const pDir = join(state.path, "sessions", "p");
+    const masked = await grep("done", undefined, "p");
+    expect(masked).toEqual({ status: 0, out: "1\n", err: "" });
+    const shown = async () =>
+      text((await runDerun(["grep", "-F", "done", "p"], { stateRoot: state.path, env: { XDG_CONFIG_HOME: noConfig.path } })).stdout);
+    const before = await shown();
+    expect(before).toContain("*".repeat(40));
+    const meta = JSON.parse(text(fs.readFileSync(join(pDir, "meta.json"))));
+    // The file derun writes for such a session (the built-in rules, as the grep below reads).
+    const key = mapKey(redactorFor(meta).key!, "p", meta.started_at);
+    const covered = fs.statSync(join(pDir, "output.bin")).size;
+    fs.writeFileSync(join(pDir, "mask-map.bin"), encodeMaskMap({ starts: [], ends: [], covered, full: true }, key), { mode: 0o600 });
+    const after = await shown();
+    expect(after).not.toContain(b);
+    expect(after).toBe(before);
+  });
+
+  test.skipIf(process.platform !== "linux")(
+    "a session trimmed past max_session: its map begins at its kept bytes, and masks them",
+    async () => {
+      // 6 MB of lines under a 2 MB cap: the bytes before about 4 MB are gone (more than the 1 MiB the
+      // map reads at once), then a token the terminal assembles (see the test above).
+      const [a, b] = [randomText(3841)(10), randomText(3842)(26)];
+      const trimConfig = join(config.path, "trim");
+      fs.mkdirSync(join(trimConfig, "derun"), { recursive: true });
+      const storage = { max_session: "2MB", max_total: "1GB", keep_free: "0%" };
+      fs.writeFileSync(join(trimConfig, "derun", "config.json"), JSON.stringify({ storage }), { mode: 0o600 });
+      const positioned = 'printf \'\\033[5;24H%s\\033[5;10Hghp_%s\\033[7;1Hdone\\n\' "$B" "$A"';
+      const script = `yes ${"x".repeat(70)} | head -c 6000000; ${positioned}`;
+      const env = { A: a, B: b, XDG_CONFIG_HOME: trimConfig };
+      const run = await runDerun(["run", "--session-id", "t", "--", "sh", "-c", script], { stateRoot: state.path, env });
+      expect(run.exitCode).toBe(0);
+      const tDir = join(state.path, "sessions", "t");
+      expect(JSON.parse(text(fs.readFileSync(join(tDir, "trim.json")))).kept_from).toBeGreaterThan(1 << 20);
+      const grepped = text(
+        (await runDerun(["grep", "-F", "done", "t"], { stateRoot: state.path, env: { XDG_CONFIG_HOME: noConfig.path } })).stdout,
+      );
+      expect(grepped).not.toContain(b);
+      expect(grepped).toContain(`${"*".repeat(40)}done`);
+      // The map on disk holds the token's ranges (it said none: every later grep showed it too).
+      const map = fs.readFileSync(join(tDir, "mask-map.bin"));
+      expect(new DataView(map.buffer, map.byteOffset).getUint32(56, true)).toBeGreaterThan(0);
+    },
+  );
+
+  test("a session whose derun died: a grep that makes its map moves neither its last sign of life nor its expiry", async () => {
+    const cDir = join(state.path, "sessions", "c");
+    const run = Bun.spawn([...derunArgv(), "run", "--session-id", "c", "--", "sh", "-c", 'echo "token $P"; exec sleep 60'], {
+      env: derunEnv(state.path, { P: TOKEN }),
+      stdout: "ignore",
+      stderr: "ignore",
+    });
+    const child = await until("the command started", () => {
+      const meta = fs.existsSync(join(cDir, "meta.json")) ? JSON.parse(text(fs.readFileSync(join(cDir, "meta.json")))) : undefined;
+      return meta?.pid > 0 && fs.existsSync(join(cDir, "index.jsonl")) && fs.statSync(join(cDir, "index.jsonl")).size > 0
+        ? meta.pid
+        : undefined;
+    });
+    run.kill("SIGKILL");
+    await run.exited;
+    process.kill(child, "SIGKILL");
+    const show = async () => JSON.parse(text((await runDerun(["show", "--json", "c"], { stateRoot: state.path })).stdout)).session;
+    const died = await show();
+    expect(died.state).toBe("failed");
+    // Later than the recorder's last touch by more than a clock tick: a file made now would be seen.
+    const last = Date.parse(died.expires_at) - died.retention_seconds * 1000;
+    await untilTrue("the clock past the last sign of life", () => Date.now() > last + 50);
+    expect(await grep(TOKEN.slice(0, 12), undefined, "c")).toEqual({ status: 1, out: "0\n", err: "" });
+    expect(fs.existsSync(join(cDir, "mask-map.bin"))).toBe(true);
+    expect(await show()).toEqual(died);
+  });
+
+  test("a temporary file left by a reader killed while writing the map: removed by the next one that writes it", async () => {
+    const gone = Bun.spawn(["true"]);
+    await gone.exited;
+    const orphan = join(dir, `.mask-map.bin.${gone.pid}.1.tmp`);
+    // One of a process still alive (this one) is being written: left.
+    const writing = join(dir, `.mask-map.bin.${process.pid}.7.tmp`);
+    try {
+      await rebuiltAfter(() => {
+        fs.rmSync(file);
+        fs.writeFileSync(orphan, fresh.subarray(0, 50));
+        fs.writeFileSync(writing, fresh.subarray(0, 50));
+      });
+      expect(fs.existsSync(orphan)).toBe(false);
+      expect(fs.existsSync(writing)).toBe(true);
+    } finally {
+      fs.rmSync(orphan, { force: true });
+      fs.rmSync(writing, { force: true });
+    }
   });
 
   test("where it cannot be written, grep answers the same from a map in memory", async () => {
