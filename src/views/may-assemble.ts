@@ -90,17 +90,9 @@ export function redraws(bytes: Uint8Array, want: number = MOVES_ROWS | GOES_BACK
     // Escapes and CRs (a colour log's are dense) in one pass over the bytes from the first,
     // until something goes back; then only the escapes, the next found a word at a time.
     const cr = bytes.indexOf(0x0d);
-    for (i = cr >= 0 && cr < esc ? cr : esc; i < n && (flags & GOES_BACK) === 0; i++) {
-      const b = bytes[i]!;
-      if (b > 0x1b) continue; // most bytes: one compare
-      if (b === 0x0d) {
-        if (i < n - 1 ? bytes[i + 1] !== 0x0a : openCr) flags |= GOES_BACK;
-      } else if (b === 0x1b) {
-        const j = escapeAt(bytes, i);
-        flags |= escapeFlags(bytes, i, j);
-        i = j;
-      }
-    }
+    const back = untilBack(bytes, cr >= 0 && cr < esc ? cr : esc, openCr);
+    flags |= back.flags;
+    i = back.end;
     if ((flags & want) === want || i >= n) return flags & want;
     i = bytes.indexOf(0x1b, i);
   }
@@ -113,6 +105,37 @@ export function redraws(bytes: Uint8Array, want: number = MOVES_ROWS | GOES_BACK
   }
   return flags & want;
 }
+
+/**
+ * {@link redraws}'s pass over every byte from `i`, escapes and CRs, until something goes back: the
+ * flags of what it found, and the index just past that (or past the bytes). A colour log's escapes
+ * are a few bytes apart: the bytes between are passed in a loop of their own and a CSI's parameters
+ * read in place (a third less than one loop that called out for each sequence).
+ */
+function untilBack(bytes: Uint8Array, i: number, openCr: boolean): { flags: number; end: number } {
+  const n = bytes.length;
+  let flags = 0;
+  while (i < n && (flags & GOES_BACK) === 0) {
+    let b = bytes[i]!;
+    while (b > 0x1b && ++i < n) b = bytes[i]!; // most bytes: one compare
+    if (i >= n) break;
+    if (b === 0x1b && bytes[i + 1] === 0x5b) {
+      // A CSI to its final (or the control inside it: both flags, see escapeFlags), which is passed.
+      let j = i + 2;
+      while (j < n && CSI_PARAM[bytes[j]!] === 1) j++;
+      if (j < n) flags |= FINAL_FLAGS[bytes[j]!]!;
+      i = j + 1;
+      continue;
+    }
+    if (b === 0x1b) flags |= ESC_FLAGS[bytes[i + 1] ?? 0]!;
+    else if (b === 0x0d && (i < n - 1 ? bytes[i + 1] !== 0x0a : openCr)) flags |= GOES_BACK;
+    i++;
+  }
+  return { flags, end: i };
+}
+
+/** 1 at a CSI's parameter and intermediate bytes (as ./csi-end.ts's csiFinal reads them). */
+const CSI_PARAM = new Uint8Array(256).fill(1, 0x20, 0x40);
 
 /** The last byte of the escape sequence at `i` as these checks take it: a CSI's final (or the control inside it), else the ESC itself. */
 const escapeAt = (bytes: Uint8Array, i: number): number => (bytes[i + 1] === 0x5b ? csiFinal(bytes, i + 2) : i);
