@@ -83,18 +83,21 @@ export const mayMoveRows = (bytes: Uint8Array): boolean => redraws(bytes, MOVES_
  */
 export function redraws(bytes: Uint8Array, want: number = MOVES_ROWS | GOES_BACK, openCr = true): number {
   if (c1Csi(bytes)) return want;
-  let flags = (want & GOES_BACK) !== 0 && bytes.indexOf(0x08) >= 0 ? GOES_BACK : 0;
-  if (flags === want) return flags;
   const esc = bytes.indexOf(0x1b);
-  // No escape: only a CR can go back (a build log's CR LF ends are looked at a word at a time).
-  if (esc < 0) return (want & GOES_BACK) !== 0 && (flags !== 0 || loneCr(bytes, openCr)) ? GOES_BACK : 0;
+  // No escape: only a BS or a CR can go back (a build log's CR LF ends are looked at a word at a time).
+  if (esc < 0) return (want & GOES_BACK) !== 0 && (bytes.indexOf(0x08) >= 0 || loneCr(bytes, openCr)) ? GOES_BACK : 0;
   const n = bytes.length;
+  let flags = 0;
   let i = esc;
-  if ((flags & want) !== want && (want & GOES_BACK) !== 0) {
-    // Escapes and CRs (a colour log's are dense) in one pass over the bytes from the first,
-    // until something goes back; then only the escapes, the next found a word at a time.
+  if ((want & GOES_BACK) !== 0) {
+    // Escapes, CRs and BSs (a colour log's escapes are dense) in one pass over the bytes from the
+    // first escape or CR, until something goes back; then only the escapes, the next found a word
+    // at a time. A BS before that first one is looked for natively.
     const cr = bytes.indexOf(0x0d);
-    const back = untilBack(bytes, cr >= 0 && cr < esc ? cr : esc, openCr);
+    const start = cr >= 0 && cr < esc ? cr : esc;
+    if (bytes.subarray(0, start).indexOf(0x08) >= 0) flags = GOES_BACK;
+    if (flags === want) return flags;
+    const back = untilBack(bytes, start, openCr);
     flags |= back.flags;
     i = back.end;
     if ((flags & want) === want || i >= n) return flags & want;
@@ -111,7 +114,7 @@ export function redraws(bytes: Uint8Array, want: number = MOVES_ROWS | GOES_BACK
 }
 
 /**
- * {@link redraws}'s pass over every byte from `i`, escapes and CRs, until something goes back: the
+ * {@link redraws}'s pass over every byte from `i`, escapes, CRs and BSs, until something goes back: the
  * flags of what it found, and the index just past that (or past the bytes). A colour log's escapes
  * are a few bytes apart: the bytes between are passed in a loop of their own and a CSI's parameters
  * read in place (a third less than one loop that called out for each sequence).
@@ -132,7 +135,7 @@ function untilBack(bytes: Uint8Array, i: number, openCr: boolean): { flags: numb
       continue;
     }
     if (b === 0x1b) flags |= ESC_FLAGS[bytes[i + 1] ?? 0]!;
-    else if (b === 0x0d && (i < n - 1 ? bytes[i + 1] !== 0x0a : openCr)) flags |= GOES_BACK;
+    else if (b === 0x0d ? (i < n - 1 ? bytes[i + 1] !== 0x0a : openCr) : b === 0x08) flags |= GOES_BACK;
     i++;
   }
   return { flags, end: i };

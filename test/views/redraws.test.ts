@@ -114,7 +114,7 @@ describe("redraws", () => {
     expect(Math.min(rows, back, lines, 6000 - rows, 6000 - back)).toBeGreaterThan(200);
   });
 
-  test("long CR LF and colour runs: a lone CR or a move anywhere in them is found, wherever it falls in a word", () => {
+  test("long CR LF and colour runs: a lone CR, a BS or a move anywhere in them is found, wherever it falls in a word", () => {
     const line = new TextEncoder().encode("\x1b[32m  CC \x1b[0m src/module_1.o\r\n".repeat(300));
     const plain = new TextEncoder().encode("  CC       src/modules/module_12.o\r\n".repeat(300));
     for (const base of [line, plain]) {
@@ -124,6 +124,7 @@ describe("redraws", () => {
         const at = near === 0 ? 0 : base.indexOf(0x0a, near - 1) + 1;
         for (const [insert, flags] of [
           ["\r", GOES_BACK],
+          ["\b", GOES_BACK],
           ["\x1b[2A", MOVES_ROWS],
           ["\x1b[4D", GOES_BACK],
           ["\x1b8", MOVES_ROWS | GOES_BACK],
