@@ -46,7 +46,7 @@ export function redrawsAny(
     if (plain && bytes.indexOf(0x9b) < 0 && ((left & GOES_BACK) === 0 || (bytes.indexOf(CR) < 0 && bytes.indexOf(0x08) < 0))) continue;
     const open = plain ? -1 : openFrom(bytes);
     if (open >= 0) flags |= acrossCut(bytes.subarray(open), list, i, left);
-    flags |= redraws(bytes, left, false);
+    flags |= redraws(bytes, left, false, enough & left);
     // A CR that ends the record: lone unless its channel's next record begins with LF.
     if ((left & GOES_BACK) !== 0 && bytes[bytes.length - 1] === CR) {
       const next = nextOf(list, i);
@@ -63,16 +63,16 @@ export function redrawsAny(
  */
 function runOf(list: readonly ChannelBytes[], i: number): { bytes: Uint8Array; last: number } {
   const first = list[i]!;
-  let { bytes } = first;
+  const { buffer, byteOffset } = first.bytes;
+  let length = first.bytes.length;
   let last = i;
   for (let k = i + 1; k < list.length; k++) {
     const next = list[k]!;
-    if (next.channel !== first.channel || next.bytes.buffer !== bytes.buffer || next.bytes.byteOffset !== bytes.byteOffset + bytes.length)
-      break;
-    bytes = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length + next.bytes.length);
+    if (next.channel !== first.channel || next.bytes.buffer !== buffer || next.bytes.byteOffset !== byteOffset + length) break;
+    length += next.bytes.length;
     last = k;
   }
-  return { bytes, last };
+  return { bytes: last === i ? first.bytes : new Uint8Array(buffer, byteOffset, length), last };
 }
 
 /** Bytes of the next record a sequence cut at a record's end is looked for in (a longer one is taken for a move). */

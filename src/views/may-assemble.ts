@@ -81,8 +81,22 @@ export const mayMoveRows = (bytes: Uint8Array): boolean => redraws(bytes, MOVES_
  * with none of these shows everything drawn on it (./overwritten-lines.ts finds no line). A CR that
  * ends `bytes` counts unless `openCr` is false (the caller looks at the byte after it).
  */
-export function redraws(bytes: Uint8Array, want: number = MOVES_ROWS | GOES_BACK, openCr = true): number {
-  if (c1Csi(bytes)) return want;
+export function redraws(
+  bytes: Uint8Array,
+  want: number = MOVES_ROWS | GOES_BACK,
+  openCr = true,
+  /** The flags that, once found, end the check (the others of `want` may then be missing). */
+  enough: number = want,
+): number {
+  // A C1 CSI may do anything: all of `want`. Looked for last when what is found first may be enough
+  // (a progress bar's first `\r`: one native search of a whole window fewer).
+  if (enough === want) return c1Csi(bytes) ? want : scan(bytes, want, openCr, enough);
+  const flags = scan(bytes, want, openCr, enough);
+  return (flags & enough) === enough || !c1Csi(bytes) ? flags : want;
+}
+
+/** {@link redraws} but for a C1 CSI. */
+function scan(bytes: Uint8Array, want: number, openCr: boolean, enough: number): number {
   const esc = bytes.indexOf(0x1b);
   // No escape: only a BS or a CR can go back (a build log's CR LF ends are looked at a word at a time).
   if (esc < 0) return (want & GOES_BACK) !== 0 && (bytes.indexOf(0x08) >= 0 || loneCr(bytes, openCr)) ? GOES_BACK : 0;
@@ -96,18 +110,18 @@ export function redraws(bytes: Uint8Array, want: number = MOVES_ROWS | GOES_BACK
     const cr = bytes.indexOf(0x0d);
     const start = cr >= 0 && cr < esc ? cr : esc;
     if (bytes.subarray(0, start).indexOf(0x08) >= 0) flags = GOES_BACK;
-    if (flags === want) return flags;
+    if (flags === want || (flags & enough) === enough) return flags & want;
     const back = untilBack(bytes, start, openCr);
     flags |= back.flags;
     i = back.end;
-    if ((flags & want) === want || i >= n) return flags & want;
+    if ((flags & want) === want || (flags & enough) === enough || i >= n) return flags & want;
     i = bytes.indexOf(0x1b, i);
   }
   const words = wordsOf(bytes);
   for (; i >= 0; ) {
     const j = escapeAt(bytes, i);
     flags |= escapeFlags(bytes, i, j);
-    if ((flags & want) === want) return want;
+    if ((flags & want) === want || (flags & enough) === enough) return flags & want;
     i = nextEsc(bytes, words, j + 1);
   }
   return flags & want;

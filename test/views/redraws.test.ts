@@ -100,6 +100,9 @@ describe("redraws", () => {
       expect([k, (flags & MOVES_ROWS) !== 0]).toEqual([k, movesRowsReference(bytes)]);
       expect([k, redraws(bytes, MOVES_ROWS)]).toEqual([k, flags & MOVES_ROWS]);
       expect([k, redraws(bytes, GOES_BACK)]).toEqual([k, flags & GOES_BACK]);
+      // Stopped once something goes back (the text readers' check): that answer the same, nothing more than the whole.
+      const early = redraws(bytes, MOVES_ROWS | GOES_BACK, true, GOES_BACK);
+      expect([k, early & GOES_BACK, early & ~flags]).toEqual([k, flags & GOES_BACK, 0]);
       const written = overwrittenLines(bytes).length > 0;
       if (written) expect([k, flags & GOES_BACK]).toEqual([k, GOES_BACK]);
       // The written-over lines' pass tells moves too (the text readers' pass asks it alone once something goes back).
