@@ -76,7 +76,9 @@ export function assembledBetween(
     // The bytes as recorded are replayed (not after the raw masking, as a raw read does): the grid
     // sees the same tokens whatever the windows, and what the rules find on a line is left to the
     // line's masking, which counts it.
-    const scan = (flags & GOES_BACK) !== 0 ? overwrittenScan(bytes) : { lines: [], rows: (flags & MOVES_ROWS) !== 0 };
+    // When the context is this channel's alone, its quick check was of these bytes: not made again.
+    const scan =
+      (flags & GOES_BACK) !== 0 ? overwrittenScan(bytes, all.length === context.length) : { lines: [], rows: (flags & MOVES_ROWS) !== 0 };
     const window = { start: wStart, end: wEnd };
     const grid = scan.rows ? maskAssembled(redactor, { bytes, masked: bytes, window, fresh }) : { bytes, at: [] };
     const options = { replayed: scan.rows, open, lines: scan.lines };

@@ -37,14 +37,16 @@ export function redrawsAny(
 ): number {
   let flags = 0;
   for (let i = 0; i < list.length && (flags & enough) !== enough; i++) {
-    const { bytes } = list[i]!;
+    // Records that follow one another in one buffer (a store read's, cut from one) are one record here.
+    const { bytes, last } = runOf(list, i);
+    i = last;
     const left = want & ~flags;
     // Plain output (no ESC, no C1 CSI, no CR, no BS) costs four native searches and nothing else.
     const plain = bytes.indexOf(ESC) < 0 && bytes[bytes.length - 1] !== 0xc2;
     if (plain && bytes.indexOf(0x9b) < 0 && ((left & GOES_BACK) === 0 || (bytes.indexOf(CR) < 0 && bytes.indexOf(0x08) < 0))) continue;
     const open = plain ? -1 : openFrom(bytes);
     if (open >= 0) flags |= acrossCut(bytes.subarray(open), list, i, left);
-    flags |= redraws(bytes, left, false);
+    flags |= redraws(bytes, left, false, enough & left);
     // A CR that ends the record: lone unless its channel's next record begins with LF.
     if ((left & GOES_BACK) !== 0 && bytes[bytes.length - 1] === CR) {
       const next = nextOf(list, i);
@@ -52,6 +54,25 @@ export function redrawsAny(
     }
   }
   return flags & want;
+}
+
+/**
+ * `list[i]`'s bytes with those of the records after it of its channel that follow them in the same
+ * buffer (one view, no copy), and the index of the last such record: a 1 MiB window of 4 KiB
+ * writes is checked in one pass, not 256 (each with its native searches: a sixth of a colour log's check).
+ */
+function runOf(list: readonly ChannelBytes[], i: number): { bytes: Uint8Array; last: number } {
+  const first = list[i]!;
+  const { buffer, byteOffset } = first.bytes;
+  let length = first.bytes.length;
+  let last = i;
+  for (let k = i + 1; k < list.length; k++) {
+    const next = list[k]!;
+    if (next.channel !== first.channel || next.bytes.buffer !== buffer || next.bytes.byteOffset !== byteOffset + length) break;
+    length += next.bytes.length;
+    last = k;
+  }
+  return { bytes: last === i ? first.bytes : new Uint8Array(buffer, byteOffset, length), last };
 }
 
 /** Bytes of the next record a sequence cut at a record's end is looked for in (a longer one is taken for a move). */

@@ -43,7 +43,9 @@ export function overwrittenMasks(
   } = {},
 ): { bytes: Uint8Array; at: number[]; carry: number[] } {
   const found = options.lines ?? overwrittenLines(bytes);
-  const lines = options.open ? withOpenLine(bytes, found) : found;
+  // Only lines the window shows: a line wholly in the context around it (a line cut at the context's
+  // end, half of a progress bar's windows) is masked and replayed on its own, its masks not kept.
+  const lines = (options.open ? withOpenLine(bytes, found) : found).filter(([a, b]) => b > window.start && a < window.end);
   const raw = maskLines(redactor, bytes, lines, carried.size > 0 ? window.start : -1);
   const at = [...grid.at];
   const carry: number[] = [];

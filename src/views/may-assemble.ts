@@ -18,7 +18,11 @@ export function mayAssemble(bytes: Uint8Array): boolean {
   // Then one pass with tables: far cheaper than a native search per CR or ESC of a PTY's coloured lines.
   const n = bytes.length;
   for (let i = 0; i < n; i++) {
-    const kind = CANDIDATE[bytes[i]!]!;
+    // Most bytes are none of the four: passed in a loop of their own (a fifth less than a table look at each).
+    let b = bytes[i]!;
+    while (b > 0x1b && b !== 0x9b && ++i < n) b = bytes[i]!;
+    if (i >= n) break;
+    const kind = CANDIDATE[b]!;
     if (kind === 0) continue;
     if (kind === CR) {
       if (bytes[i + 1] !== LF) return true;
@@ -77,42 +81,82 @@ export const mayMoveRows = (bytes: Uint8Array): boolean => redraws(bytes, MOVES_
  * with none of these shows everything drawn on it (./overwritten-lines.ts finds no line). A CR that
  * ends `bytes` counts unless `openCr` is false (the caller looks at the byte after it).
  */
-export function redraws(bytes: Uint8Array, want: number = MOVES_ROWS | GOES_BACK, openCr = true): number {
-  if (c1Csi(bytes)) return want;
-  let flags = (want & GOES_BACK) !== 0 && bytes.indexOf(0x08) >= 0 ? GOES_BACK : 0;
-  if (flags === want) return flags;
+export function redraws(
+  bytes: Uint8Array,
+  want: number = MOVES_ROWS | GOES_BACK,
+  openCr = true,
+  /** The flags that, once found, end the check (the others of `want` may then be missing). */
+  enough: number = want,
+): number {
+  // A C1 CSI may do anything: all of `want`. Looked for last when what is found first may be enough
+  // (a progress bar's first `\r`: one native search of a whole window fewer).
+  if (enough === want) return c1Csi(bytes) ? want : scan(bytes, want, openCr, enough);
+  const flags = scan(bytes, want, openCr, enough);
+  return (flags & enough) === enough || !c1Csi(bytes) ? flags : want;
+}
+
+/** {@link redraws} but for a C1 CSI. */
+function scan(bytes: Uint8Array, want: number, openCr: boolean, enough: number): number {
   const esc = bytes.indexOf(0x1b);
-  // No escape: only a CR can go back (a build log's CR LF ends are looked at a word at a time).
-  if (esc < 0) return (want & GOES_BACK) !== 0 && (flags !== 0 || loneCr(bytes, openCr)) ? GOES_BACK : 0;
+  // No escape: only a BS or a CR can go back (a build log's CR LF ends are looked at a word at a time).
+  if (esc < 0) return (want & GOES_BACK) !== 0 && (bytes.indexOf(0x08) >= 0 || loneCr(bytes, openCr)) ? GOES_BACK : 0;
   const n = bytes.length;
+  let flags = 0;
   let i = esc;
-  if ((flags & want) !== want && (want & GOES_BACK) !== 0) {
-    // Escapes and CRs (a colour log's are dense) in one pass over the bytes from the first,
-    // until something goes back; then only the escapes, the next found a word at a time.
+  if ((want & GOES_BACK) !== 0) {
+    // Escapes, CRs and BSs (a colour log's escapes are dense) in one pass over the bytes from the
+    // first escape or CR, until something goes back; then only the escapes, the next found a word
+    // at a time. A BS before that first one is looked for natively.
     const cr = bytes.indexOf(0x0d);
-    for (i = cr >= 0 && cr < esc ? cr : esc; i < n && (flags & GOES_BACK) === 0; i++) {
-      const b = bytes[i]!;
-      if (b > 0x1b) continue; // most bytes: one compare
-      if (b === 0x0d) {
-        if (i < n - 1 ? bytes[i + 1] !== 0x0a : openCr) flags |= GOES_BACK;
-      } else if (b === 0x1b) {
-        const j = escapeAt(bytes, i);
-        flags |= escapeFlags(bytes, i, j);
-        i = j;
-      }
-    }
-    if ((flags & want) === want || i >= n) return flags & want;
+    const start = cr >= 0 && cr < esc ? cr : esc;
+    if (bytes.subarray(0, start).indexOf(0x08) >= 0) flags = GOES_BACK;
+    if (flags === want || (flags & enough) === enough) return flags & want;
+    const back = untilBack(bytes, start, openCr);
+    flags |= back.flags;
+    i = back.end;
+    if ((flags & want) === want || (flags & enough) === enough || i >= n) return flags & want;
     i = bytes.indexOf(0x1b, i);
   }
   const words = wordsOf(bytes);
   for (; i >= 0; ) {
     const j = escapeAt(bytes, i);
     flags |= escapeFlags(bytes, i, j);
-    if ((flags & want) === want) return want;
+    if ((flags & want) === want || (flags & enough) === enough) return flags & want;
     i = nextEsc(bytes, words, j + 1);
   }
   return flags & want;
 }
+
+/**
+ * {@link redraws}'s pass over every byte from `i`, escapes, CRs and BSs, until something goes back: the
+ * flags of what it found, and the index just past that (or past the bytes). A colour log's escapes
+ * are a few bytes apart: the bytes between are passed in a loop of their own and a CSI's parameters
+ * read in place (a third less than one loop that called out for each sequence).
+ */
+function untilBack(bytes: Uint8Array, i: number, openCr: boolean): { flags: number; end: number } {
+  const n = bytes.length;
+  let flags = 0;
+  while (i < n && (flags & GOES_BACK) === 0) {
+    let b = bytes[i]!;
+    while (b > 0x1b && ++i < n) b = bytes[i]!; // most bytes: one compare
+    if (i >= n) break;
+    if (b === 0x1b && bytes[i + 1] === 0x5b) {
+      // A CSI to its final (or the control inside it: both flags, see escapeFlags), which is passed.
+      let j = i + 2;
+      while (j < n && CSI_PARAM[bytes[j]!] === 1) j++;
+      if (j < n) flags |= FINAL_FLAGS[bytes[j]!]!;
+      i = j + 1;
+      continue;
+    }
+    if (b === 0x1b) flags |= ESC_FLAGS[bytes[i + 1] ?? 0]!;
+    else if (b === 0x0d ? (i < n - 1 ? bytes[i + 1] !== 0x0a : openCr) : b === 0x08) flags |= GOES_BACK;
+    i++;
+  }
+  return { flags, end: i };
+}
+
+/** 1 at a CSI's parameter and intermediate bytes (as ./csi-end.ts's csiFinal reads them). */
+const CSI_PARAM = new Uint8Array(256).fill(1, 0x20, 0x40);
 
 /** The last byte of the escape sequence at `i` as these checks take it: a CSI's final (or the control inside it), else the ESC itself. */
 const escapeAt = (bytes: Uint8Array, i: number): number => (bytes[i + 1] === 0x5b ? csiFinal(bytes, i + 2) : i);

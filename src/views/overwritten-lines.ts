@@ -30,13 +30,14 @@ export const overwrittenLines = (bytes: Uint8Array): Array<[number, number]> => 
 /**
  * {@link overwrittenLines}, and whether `bytes` may move to another row and back (../views/may-assemble.ts's
  * mayMoveRows, or more: an escape inside a string counts), told on the way: the text readers'
- * pass, which needs both, makes one pass over a window that goes back on its lines.
+ * pass, which needs both, makes one pass over a window that goes back on its lines. `goesBack`: the
+ * caller's own quick check found that they may (its native searches are not made again).
  */
-export function overwrittenScan(bytes: Uint8Array): { lines: Array<[number, number]>; rows: boolean } {
+export function overwrittenScan(bytes: Uint8Array, goesBack = false): { lines: Array<[number, number]>; rows: boolean } {
   const ranges: Array<[number, number]> = [];
   // Nothing goes back over a line without one of these (a pipe's lines, CR LF ends and colours):
-  // native searches and a look at each escape sequence tell it.
-  if (redraws(bytes, GOES_BACK) === 0) return { lines: ranges, rows: redraws(bytes, MOVES_ROWS) !== 0 };
+  // native searches and a look at each escape sequence tell it, unless the caller's did (`goesBack`).
+  if (!goesBack && redraws(bytes, GOES_BACK) === 0) return { lines: ranges, rows: redraws(bytes, MOVES_ROWS) !== 0 };
   // A C1 CSI is not looked at below: any is taken for a move.
   let rows = hasC1Csi(bytes);
   const n = bytes.length;

@@ -121,3 +121,18 @@ test("bytes that are not ASCII, decoded in pieces of 65,536 units: sequences, ru
     same(bytes, round % 2 === 0 ? 24 : 3, round < 3);
   }
 });
+
+test("ASCII runs found a word at a time: a DEL or a control at every place in a word, the bytes at every alignment", () => {
+  const encoder = new TextEncoder();
+  for (const stop of ["\x7f", "\r", "\x1b[K", "\b", "\n", "\x1f"])
+    for (let at = 0; at < 12; at++) {
+      const line = `${"a".repeat(at)}ghp_${stop}xyz${"b".repeat(11 - at)}\r${"c".repeat(at + 2)}\x1b[2;${at + 1}H${"d".repeat(7)}\n`;
+      const bytes = encoder.encode(`\x1b[H${line.repeat(3)}`);
+      // A view at each offset of a larger buffer: the words begin on another byte of the text.
+      for (let offset = 0; offset < 4; offset++) {
+        const buffer = new Uint8Array(bytes.length + offset);
+        buffer.set(bytes, offset);
+        same(buffer.subarray(offset), 24, true);
+      }
+    }
+});

@@ -100,6 +100,9 @@ describe("redraws", () => {
       expect([k, (flags & MOVES_ROWS) !== 0]).toEqual([k, movesRowsReference(bytes)]);
       expect([k, redraws(bytes, MOVES_ROWS)]).toEqual([k, flags & MOVES_ROWS]);
       expect([k, redraws(bytes, GOES_BACK)]).toEqual([k, flags & GOES_BACK]);
+      // Stopped once something goes back (the text readers' check): that answer the same, nothing more than the whole.
+      const early = redraws(bytes, MOVES_ROWS | GOES_BACK, true, GOES_BACK);
+      expect([k, early & GOES_BACK, early & ~flags]).toEqual([k, flags & GOES_BACK, 0]);
       const written = overwrittenLines(bytes).length > 0;
       if (written) expect([k, flags & GOES_BACK]).toEqual([k, GOES_BACK]);
       // The written-over lines' pass tells moves too (the text readers' pass asks it alone once something goes back).
@@ -114,7 +117,7 @@ describe("redraws", () => {
     expect(Math.min(rows, back, lines, 6000 - rows, 6000 - back)).toBeGreaterThan(200);
   });
 
-  test("long CR LF and colour runs: a lone CR or a move anywhere in them is found, wherever it falls in a word", () => {
+  test("long CR LF and colour runs: a lone CR, a BS or a move anywhere in them is found, wherever it falls in a word", () => {
     const line = new TextEncoder().encode("\x1b[32m  CC \x1b[0m src/module_1.o\r\n".repeat(300));
     const plain = new TextEncoder().encode("  CC       src/modules/module_12.o\r\n".repeat(300));
     for (const base of [line, plain]) {
@@ -124,6 +127,7 @@ describe("redraws", () => {
         const at = near === 0 ? 0 : base.indexOf(0x0a, near - 1) + 1;
         for (const [insert, flags] of [
           ["\r", GOES_BACK],
+          ["\b", GOES_BACK],
           ["\x1b[2A", MOVES_ROWS],
           ["\x1b[4D", GOES_BACK],
           ["\x1b8", MOVES_ROWS | GOES_BACK],
@@ -146,15 +150,20 @@ describe("redraws", () => {
     const random = seededRandom(7);
     for (let k = 0; k < 3000; k++) {
       const bytes = transcript(random, 1 + Math.floor(random() * 30));
-      const records: Array<{ channel: "pty"; bytes: Uint8Array }> = [];
-      for (let at = 0; at < bytes.length; ) {
-        const size = 1 + Math.floor(random() * 12);
-        records.push({ channel: "pty", bytes: bytes.subarray(at, at + size) });
-        at += size;
+      // Views of one buffer (checked as one run), copies (each on its own, sequences cut between
+      // them looked at across), and a mix.
+      for (const copy of [0, 1, 0.5]) {
+        const records: Array<{ channel: "pty"; bytes: Uint8Array }> = [];
+        for (let at = 0; at < bytes.length; ) {
+          const size = 1 + Math.floor(random() * 12);
+          const part = bytes.subarray(at, at + size);
+          records.push({ channel: "pty", bytes: random() < copy ? part.slice() : part });
+          at += size;
+        }
+        const whole = redraws(bytes, MOVES_ROWS | GOES_BACK, false);
+        const cut = redrawsAny(records);
+        expect([k, copy, whole & ~cut]).toEqual([k, copy, 0]);
       }
-      const whole = redraws(bytes, MOVES_ROWS | GOES_BACK, false);
-      const cut = redrawsAny(records);
-      expect([k, whole & ~cut]).toEqual([k, 0]);
     }
   });
 });
