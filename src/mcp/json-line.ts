@@ -8,6 +8,8 @@
  * copy, and a long string met twice is escaped once.
  */
 
+import type { LineBuffers } from "./line-buffers.ts";
+
 /** A string given as the pieces it joins: serialized as `parts.join("")` would be. */
 export class JoinedText {
   constructor(readonly parts: readonly string[]) {}
@@ -144,7 +146,7 @@ function isPlainObject(value: object): value is Record<string, unknown> {
  * its joined string). Each piece is written into the one buffer: joining them into a string first
  * cost more than the rest of the line.
  */
-export function jsonLine(message: unknown): Buffer {
+export function jsonLine(message: unknown, buffers?: LineBuffers): Buffer {
   const writer = new LineWriter();
   if (!writer.value(message)) throw new TypeError("a JSON-RPC message must be a JSON value");
   const { out } = writer;
@@ -160,7 +162,8 @@ export function jsonLine(message: unknown): Buffer {
       size += piece.quoted ? long.bytes + 2 : long.bytes;
     }
   }
-  const line = Buffer.allocUnsafe(size);
+  // Every byte of it is written below (a buffer used again holds an older line's).
+  const line = buffers ? buffers.take(size) : Buffer.allocUnsafe(size);
   let at = 0;
   for (const piece of out) {
     if (typeof piece === "string") {
