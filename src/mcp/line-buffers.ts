@@ -9,8 +9,12 @@
 
 /** Buffers kept for the next lines: two answers may be in flight at once. */
 const KEPT = 2;
-/** A buffer larger than this is not kept (one line of an unusual size is not held for ever). */
-const MAX_KEPT_BYTES = 4 * 1024 * 1024;
+/**
+ * A buffer larger than this is not kept: a 1 MiB window's line (2.8 MB) held for the next one
+ * raised the peak of reading back in such windows (the memory bound collects before each of them
+ * anyway, so its fresh line costs no collection), and stayed held after.
+ */
+const MAX_KEPT_BYTES = 1024 * 1024;
 
 const STEP = 64 * 1024;
 const roomFor = (size: number): number => Math.ceil((size * 1.25) / STEP) * STEP;

@@ -20,15 +20,15 @@ test("a buffer out is never handed out again before it is given back; given back
   expect(buffers.take(1000).buffer).not.toBe(c.buffer);
 });
 
-test("a line larger than any buffer kept gets a new one; one over 4 MiB is not kept", () => {
+test("a line larger than any buffer kept gets a new one; one of a 1 MiB window (over 1 MiB) is not kept", () => {
   const buffers = new LineBuffers();
   const small = buffers.take(1000);
   buffers.give(small);
-  const big = buffers.take(3_000_000);
+  const big = buffers.take(700_000);
   expect(big.buffer).not.toBe(small.buffer);
   buffers.give(big);
-  expect(buffers.take(2_900_000).buffer).toBe(big.buffer);
-  const huge = buffers.take(5_000_000);
+  expect(buffers.take(690_000).buffer).toBe(big.buffer);
+  const huge = buffers.take(2_800_000);
   buffers.give(huge);
-  expect(buffers.take(4_000_000).buffer).not.toBe(huge.buffer);
+  expect(buffers.take(2_700_000).buffer).not.toBe(huge.buffer);
 });
