@@ -162,7 +162,7 @@ const toolCalls = (context: ToolsContext, { signal, tasks }: HandlersOptions) =>
   };
   const call = async (request: CallToolRequest, extra: Extra) => {
     // Before the work: the previous call's response is garbage by now.
-    memory.checkCall(heldAtOnce(request.params.arguments));
+    memory.check(heldAtOnce(request.params.arguments));
     const { params } = request;
     const cancel = signal ? AbortSignal.any([extra.signal, signal]) : extra.signal;
     if (params.task === undefined) return extra.tasksExtension ? maybeTask(params, cancel) : answer(params, cancel);
@@ -181,6 +181,7 @@ const toolCalls = (context: ToolsContext, { signal, tasks }: HandlersOptions) =>
    * gives them; one look at the session's facts (Store.atOnce: a page, never a wait).
    */
   const direct = async (params: CallToolRequest["params"], cancel: AbortSignal): Promise<CallToolResult> => {
+    // A page: the resident size looked at every few small ones (MemoryBound.checkCall).
     memory.checkCall(heldAtOnce(params.arguments));
     const prepared = prepare(params);
     if ("refused" in prepared) return prepared.refused;

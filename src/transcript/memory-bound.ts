@@ -50,8 +50,9 @@ export class MemoryBound {
    * starting up to 16 MiB past a collection).
    */
   /**
-   * {@link check} for a call of an answering loop: one that holds under LITTLE at once is looked
-   * at every LITTLE_EVERY such calls, a bigger one always (a 1 MiB window starts collected).
+   * {@link check} for a page of an answering loop (derun mcp's direct pages): one that holds under
+   * LITTLE at once is looked at every LITTLE_EVERY such pages, a bigger one always (a 1 MiB window
+   * starts collected).
    */
   checkCall(ahead = 0): void {
     if (ahead < LITTLE && this.#threshold !== undefined && ++this.#little < LITTLE_EVERY) return;
