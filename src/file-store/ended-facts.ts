@@ -45,21 +45,34 @@ function stamp(root: string, id: string): Omit<Held, "facts" | "paths"> | undefi
 
 export class EndedFacts {
   readonly #held = new Map<string, Held>();
+  /** Looks at once open (trust): while any is, a session's directory checked once in them is not checked again. */
+  #open = 0;
+  /** The sessions whose directory was checked since the looks at once opened. */
+  readonly #checked = new Set<string>();
 
   constructor(private readonly root: string) {}
 
-  /** readSessionFacts, answered from memory for an ended session whose directory has not changed. */
-  read(id: string): SessionFacts {
+  /**
+   * readSessionFacts, answered from memory for an ended session whose directory has not changed.
+   * `fresh`: its directory looked at even inside a look at once (a trim after the bytes were read).
+   */
+  read(id: string, fresh = false): SessionFacts {
     const held = this.#held.get(id);
+    if (held && !fresh && this.#open > 0 && this.#checked.has(id)) return held.facts;
     const now = held && stamp(this.root, id);
-    if (held && now && now.ino === held.ino && now.mtimeMs === held.mtimeMs && now.ctimeMs === held.ctimeMs) return held.facts;
+    if (held && now && now.ino === held.ino && now.mtimeMs === held.mtimeMs && now.ctimeMs === held.ctimeMs) {
+      if (this.#open > 0) this.#checked.add(id);
+      return held.facts;
+    }
     this.#held.delete(id);
+    this.#checked.delete(id);
     // Stamped before the read: a change during it leaves a stamp that the next look finds stale.
     const before = stamp(this.root, id);
     const facts = readSessionFacts(this.root, id);
     if (facts.final && before) {
       if (this.#held.size >= MAX_SESSIONS) this.#held.delete(this.#held.keys().next().value!);
       this.#held.set(id, { facts, ...before, paths: new Map() });
+      if (this.#open > 0) this.#checked.add(id);
     }
     return facts;
   }
@@ -109,5 +122,20 @@ export class EndedFacts {
 
   forget(id: string): void {
     this.#held.delete(id);
+    this.#checked.delete(id);
+  }
+
+  /**
+   * Opens a look at once (StoreReader.atOnce): until the returned function closes it (and every
+   * other one open), an ended session's directory found unchanged is not looked at again.
+   */
+  trust(): () => void {
+    this.#open++;
+    let closed = false;
+    return () => {
+      if (closed) return;
+      closed = true;
+      if (--this.#open === 0) this.#checked.clear();
+    };
   }
 }

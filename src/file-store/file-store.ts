@@ -104,6 +104,15 @@ export class FileStore implements Store {
     return names.filter(isValidSessionId);
   }
 
+  async atOnce<T>(work: () => Promise<T>): Promise<T> {
+    const close = this.ended.trust();
+    try {
+      return await work();
+    } finally {
+      close();
+    }
+  }
+
   async get(sessionId: string): Promise<SessionInfo> {
     return this.info(sessionId).info;
   }
@@ -276,7 +285,8 @@ export class FileStore implements Store {
    * while its directory is unchanged (one lstat: a trim renames trim.json in), a live one's read.
    */
   private keptAfterRead(sessionId: string, facts: SessionFacts): number {
-    return facts.final ? this.ended.keptFrom(sessionId, this.ended.read(sessionId)) : keptFrom(facts.dir, sessionId);
+    // Looked at afresh inside a look at once too (atOnce): a trim during the read must be seen.
+    return facts.final ? this.ended.keptFrom(sessionId, this.ended.read(sessionId, true)) : keptFrom(facts.dir, sessionId);
   }
 }
 

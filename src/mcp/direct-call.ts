@@ -14,6 +14,7 @@
  */
 import { ProtocolErrorCode, type CallToolRequest, type CallToolResult } from "@modelcontextprotocol/server";
 import { jsonLine } from "./json-line.ts";
+import type { LineBuffers } from "./line-buffers.ts";
 
 /** Tools answered directly: the paged reads. */
 const DIRECT_TOOLS: ReadonlySet<string> = new Set(["derun_read_output"]);
@@ -60,9 +61,9 @@ const inSchemaOrder = ({ _meta, content, structuredContent, isError, ...rest }: 
 });
 
 /** The answer's line for a direct call's result, or for what it threw (as the SDK answers a handler that throws). */
-export async function directAnswer(id: RequestId, result: Promise<CallToolResult>): Promise<Buffer> {
+export async function directAnswer(id: RequestId, result: Promise<CallToolResult>, buffers?: LineBuffers): Promise<Buffer> {
   try {
-    return jsonLine({ result: inSchemaOrder(await result), jsonrpc: "2.0", id });
+    return jsonLine({ result: inSchemaOrder(await result), jsonrpc: "2.0", id }, buffers);
   } catch (error) {
     const thrown = (error as { code?: unknown }).code;
     const code = Number.isSafeInteger(thrown) ? (thrown as number) : ProtocolErrorCode.InternalError;

@@ -176,13 +176,17 @@ const toolCalls = (context: ToolsContext, { signal, tasks }: HandlersOptions) =>
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${MAX_WORKING} waits already run as tasks: wait for one to end`);
     return { task: tasks.start(params.task.ttl ?? undefined, ended, (stop) => answer(params, stop)) };
   };
-  /** A call answered without the SDK (./direct-call.ts): no task; the text as pieces where the tool gives them. */
+  /**
+   * A call answered without the SDK (./direct-call.ts): no task; the text as pieces where the tool
+   * gives them; one look at the session's facts (Store.atOnce: a page, never a wait).
+   */
   const direct = async (params: CallToolRequest["params"], cancel: AbortSignal): Promise<CallToolResult> => {
-    memory.check(heldAtOnce(params.arguments));
+    // A page: the resident size looked at every few small ones (MemoryBound.checkCall).
+    memory.checkCall(heldAtOnce(params.arguments));
     const prepared = prepare(params);
-    return "refused" in prepared
-      ? prepared.refused
-      : runTool(prepared.tool, prepared.input, context, signal ? AbortSignal.any([cancel, signal]) : cancel, true);
+    if ("refused" in prepared) return prepared.refused;
+    const run = () => runTool(prepared.tool, prepared.input, context, signal ? AbortSignal.any([cancel, signal]) : cancel, true);
+    return context.store.atOnce ? context.store.atOnce(run) : run();
   };
   return { call, direct };
 };

@@ -67,7 +67,7 @@ function checkRequest(value: Record<string, unknown>): LineVerdict {
     return reply(id, ErrorCode.InvalidRequest, `Invalid Request: method must be a string (was ${quote(method)})`);
   if (params !== undefined && !isObject(params))
     return reply(id, ErrorCode.InvalidParams, `Invalid params: params must be an object (was ${quote(params)})`);
-  const schema = requestSchemas.get(method);
+  const schema = isPlainToolCall(method, params) ? undefined : requestSchemas.get(method);
   if (schema) {
     const parsed = schema.safeParse({ method, ...(params === undefined ? {} : { params }) });
     if (!parsed.success) {
@@ -83,6 +83,18 @@ function checkRequest(value: Record<string, unknown>): LineVerdict {
   // Members JSON-RPC does not define are dropped rather than refused (the SDK's schema is strict).
   const request = { jsonrpc: "2.0" as const, id, method, ...(params === undefined ? {} : { params }) };
   return { kind: "message", message: request as JSONRPCMessage };
+}
+
+/**
+ * A tools/call whose params are a tool name and an object of arguments, nothing else: the SDK's
+ * schema passes it (a string name, arguments a record), so the call an agent repeats for every page
+ * of output is not checked by zod each time (test/mcp/json-rpc-check.test.ts holds it to the schema).
+ */
+export function isPlainToolCall(method: string, params: unknown): boolean {
+  if (method !== "tools/call" || !isObject(params) || Object.getPrototypeOf(params) !== Object.prototype) return false;
+  for (const key of Object.keys(params)) if (key !== "name" && key !== "arguments") return false;
+  const args = params.arguments;
+  return typeof params.name === "string" && (args === undefined || (isObject(args) && Object.getPrototypeOf(args) === Object.prototype));
 }
 
 function checkNotification(value: Record<string, unknown>): LineVerdict {

@@ -62,6 +62,8 @@ export class LineTransport implements Transport {
    * is then not written (as the SDK writes none to a cancelled request).
    */
   direct?: (request: Request, cancel: AbortSignal) => Promise<Uint8Array> | undefined;
+  /** A line `direct` gave is written (or dropped: its call was cancelled); its bytes are not read again here. */
+  lineDone?: (line: Uint8Array) => void;
   /** Requests answered directly whose answer is not written yet, in the order they came. */
   readonly #directOut: { readonly id: RequestId; readonly cancel: AbortController }[] = [];
   /** Bytes of the line being read, not yet ended by a newline. */
@@ -296,8 +298,10 @@ export class LineTransport implements Transport {
     const bytes = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts);
     this.#parts = [];
     this.#partBytes = 0;
-    const shape = shapeOf(bytes);
-    if (shape.values > MAX_VALUES) {
+    // A value takes a byte at least (json-shape.ts counts one per `,`, `[` and `{`, and one more):
+    // a line shorter than MAX_VALUES bytes holds no more, and a page's request is not looked at twice.
+    const shape = bytes.length < MAX_VALUES ? undefined : shapeOf(bytes);
+    if (shape !== undefined && shape.values > MAX_VALUES) {
       const message = `Invalid Request: more than ${MAX_VALUES} values in one message`;
       void this.#reply({ jsonrpc: "2.0", id: shape.id ?? null, error: { code: ErrorCode.InvalidRequest, message } } as NullIdError);
       return;
@@ -367,8 +371,9 @@ export class LineTransport implements Transport {
     void answer.then(async (line) => {
       this.#directOut.splice(this.#directOut.indexOf(out), 1);
       // Cancelled: no answer, and the cancel counted it answered already.
-      if (cancel.signal.aborted) return;
+      if (cancel.signal.aborted) return this.lineDone?.(line);
       await this.#writeLine(line);
+      this.lineDone?.(line);
       this.#answeredOne(request.id);
       this.#pump();
     });

@@ -22,6 +22,7 @@ import type { Logger } from "../core/log.ts";
 import type { Store } from "../core/store.ts";
 import type { Query } from "../core/tool.ts";
 import { directAnswer, isDirectCall, type DirectParams, type DirectRequest } from "./direct-call.ts";
+import { LineBuffers } from "./line-buffers.ts";
 import type { Handlers } from "./handlers.ts";
 import type { ListenWatches } from "./listen.ts";
 import { TASKS_CAPABILITY, TASK_TOOLS, WaitTasks } from "./wait-tasks.ts";
@@ -91,6 +92,8 @@ export interface DerunServers {
    * has loaded the handlers.
    */
   direct(request: DirectRequest, cancel: AbortSignal): Promise<Buffer> | undefined;
+  /** A line `direct` gave was written or dropped: its buffer holds a later one (./line-buffers.ts). */
+  lineDone(line: Uint8Array): void;
   close(): void;
 }
 
@@ -157,15 +160,17 @@ export const derunServers = ({ store, log, signal, tools, onFirstUse = () => {} 
     });
     await Promise.all([...(list ? [answers.watchList()] : []), ...armed]);
   };
+  const lineBuffers = new LineBuffers();
   const direct = (request: DirectRequest, cancel: AbortSignal): Promise<Buffer> | undefined => {
     if (currentEra !== "legacy" || loaded === undefined || !isDirectCall(request)) return undefined;
     onFirstUse();
-    return directAnswer(request.id, loaded.callToolDirect(request.params as unknown as DirectParams, cancel));
+    return directAnswer(request.id, loaded.callToolDirect(request.params as unknown as DirectParams, cancel), lineBuffers);
   };
   return {
     make,
     listen,
     direct,
+    lineDone: (line: Uint8Array) => lineBuffers.give(line),
     close: () => {
       closed.abort();
       loaded?.close();

@@ -94,6 +94,7 @@ export const serveStdio = async ({ store, log }: { store: Store; log: Logger }):
   transport.onend = onEnd;
   // derun_read_output's pages, answered without the SDK once the era is pinned (direct-call.ts).
   transport.direct = (request, cancel) => servers.direct(request, cancel);
+  transport.lineDone = (line) => servers.lineDone(line);
   // One era per connection, pinned by its opening (a `server/discover` probe's server is dropped
   // if a 2025-era opening follows): every instance comes from the same servers, so the answers
   // load once.

@@ -121,6 +121,7 @@ export function agentView(store: Store, options: AgentViewOptions = {}): Store {
     ...(store.storage ? { storage: store.storage } : {}),
     outsideScope: roots === undefined ? undefined : async () => (await keep(await store.list())).outside,
   };
+  if (store.atOnce) (view as { atOnce?: Store["atOnce"] }).atOnce = store.atOnce.bind(store);
   if (store.openOutput) {
     const open = store.openOutput.bind(store);
     (view as { openOutput?: (id: string) => Promise<OutputReader> }).openOutput = async (id) => (await seen(id), open(id));

@@ -96,3 +96,62 @@ describe("an ended session's facts, kept", () => {
     expect(refused).toBe("refused");
   });
 });
+
+describe("a look at once (Store.atOnce, a page of derun mcp)", () => {
+  const rewriteFinal = (id: string, exitCode: number) => {
+    const file = path.join(root, "sessions", id, "final.json");
+    const final = JSON.parse(fs.readFileSync(file, "utf8"));
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify({ ...final, exit_code: exitCode }));
+    fs.renameSync(`${file}.tmp`, file);
+  };
+
+  test("the facts of its first look hold inside it; the next look sees the change", async () => {
+    await ended("once", "out\n", 3);
+    expect((await store.get("once")).final?.exit_code).toBe(3);
+    const inside = await store.atOnce!(async () => {
+      const first = (await store.get("once")).final?.exit_code;
+      rewriteFinal("once", 9);
+      return [first, (await store.get("once")).final?.exit_code];
+    });
+    expect(inside).toEqual([3, 3]);
+    expect((await store.get("once")).final?.exit_code).toBe(9);
+  });
+
+  test("a session first looked at inside it is checked then (a change before it is seen)", async () => {
+    await ended("late", "out\n", 1);
+    expect((await store.get("late")).final?.exit_code).toBe(1);
+    rewriteFinal("late", 4);
+    expect(await store.atOnce!(async () => (await store.get("late")).final?.exit_code)).toBe(4);
+  });
+
+  test("a trim during it is still seen after the bytes are read", async () => {
+    await ended("trim-in", "0123456789", 0);
+    expect(await readAll("trim-in")).toBe("0123456789");
+    const read = await store.atOnce!(async () => {
+      expect((await store.get("trim-in")).kept_from).toBeUndefined();
+      const file = path.join(root, "sessions", "trim-in", "trim.json");
+      const record = { schema_version: "1", session_id: "trim-in", kept_from: 4, trimmed_at: new Date().toISOString() };
+      fs.writeFileSync(`${file}.tmp`, JSON.stringify(record));
+      fs.renameSync(`${file}.tmp`, file);
+      return store.read("trim-in", 0, 100);
+    });
+    expect([read.kept_from, text(read.slices[0]!.bytes)]).toEqual([4, "456789"]);
+  });
+
+  test("two looks open at once: the facts hold until both have closed", async () => {
+    await ended("both", "out\n", 2);
+    const first = Promise.withResolvers<void>();
+    const outer = store.atOnce!(async () => {
+      await store.get("both");
+      await first.promise;
+      return (await store.get("both")).final?.exit_code;
+    });
+    const inner = await store.atOnce!(async () => {
+      rewriteFinal("both", 5);
+      return (await store.get("both")).final?.exit_code;
+    });
+    first.resolve();
+    expect([inner, await outer]).toEqual([2, 2]);
+    expect((await store.get("both")).final?.exit_code).toBe(5);
+  });
+});

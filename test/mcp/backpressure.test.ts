@@ -104,3 +104,57 @@ test.skipIf(process.platform !== "linux")(
   },
   300_000,
 );
+
+test.skipIf(process.platform !== "linux")(
+  "pages answered while nobody reads, then read: each page's bytes are its own (the answers' buffers are used again only once written)",
+  async () => {
+    using root = tempDir();
+    // 5.8 MB of lines that differ everywhere: a page written over by a later one would show.
+    const log = "awk 'BEGIN { for (i = 0; i < 200000; i++) printf \"line %08d of a log that differs on every line\\n\", i }'";
+    expect((await runDerun(["run", "--session-id", "pages", "--", "sh", "-c", log], { stateRoot: root.path })).exitCode).toBe(0);
+    const recorded = fs.readFileSync(`${root.path}/sessions/pages/output.bin`);
+    const pages = Math.ceil(recorded.length / 65536);
+
+    const { server, answers: held } = startServerIntoFifo(root.path, root.path);
+    try {
+      const lines = [
+        {
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "lazy", version: "0" } },
+        },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        ...Array.from({ length: pages }, (_, i) => ({
+          jsonrpc: "2.0",
+          id: i + 1,
+          method: "tools/call",
+          params: { name: "derun_read_output", arguments: { session_id: "pages", cursor: String(i * 65536), encoding: "base64" } },
+        })),
+      ];
+      server.stdin.write(lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
+      await server.stdin.end();
+      // The pipe holds 1 MiB, the server 8 MiB of unsent answers more: it stops with pages unwritten.
+      await quiescent(server.pid, 2000);
+
+      const answers = (await readToEnd(held))
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
+      expect(await server.exited).toBe(0);
+      const read = answers.filter((a) => a.id > 0);
+      expect(read.length).toBe(pages);
+      for (const answer of read) {
+        const start = (answer.id - 1) * 65536;
+        const bytes = Buffer.concat(
+          answer.result.structuredContent.chunks.map((c: { data_base64: string }) => Buffer.from(c.data_base64, "base64")),
+        );
+        expect({ id: answer.id, same: bytes.equals(recorded.subarray(start, start + 65536)) }).toEqual({ id: answer.id, same: true });
+      }
+    } finally {
+      server.kill("SIGKILL");
+      fs.closeSync(held);
+    }
+  },
+  300_000,
+);

@@ -82,3 +82,16 @@ test("a toJSON is called as JSON.stringify calls it: with its member's key, on a
   const v = { result: { at: keyed, list, items: [keyed, { inner: keyed }] }, jsonrpc: "2.0", id: 1 };
   expect(jsonLine(v).toString()).toBe(`${JSON.stringify(v)}\n`);
 });
+
+test("a long string with nothing to escape, or with one thing only (a quote, a control, a lone surrogate), met once or twice", () => {
+  const plain = ["a", "Z", "0", "+", "/", "=", " ", "é", "漢", "😀", "\u007f", "\u2028"];
+  const one = ['"', "\\", "\n", "\u0000", "\u001f", "\ud800", "\udc00"];
+  for (let i = 0; i < 400; i++) {
+    const chars = Array.from({ length: 1024 + Math.floor(random() * 3000) }, () => pick(plain));
+    // Half of them with one character to escape somewhere (first, last, anywhere).
+    if (i % 2 === 1) chars[pick([0, chars.length - 1, Math.floor(random() * chars.length)])] = pick(one);
+    const s = chars.join("");
+    const v = { result: { content: [{ type: "text", text: s }], structuredContent: { data: s, other: `${s}x` } }, jsonrpc: "2.0", id: i };
+    expect(jsonLine(v).equals(Buffer.from(`${JSON.stringify(v)}\n`))).toBe(true);
+  }
+});

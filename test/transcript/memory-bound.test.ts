@@ -60,3 +60,21 @@ test("work that will hold much at once lowers the threshold by that much, the fi
   expect(memory.collections()).toBe(2);
   expect(memory.unread()).toBe(0);
 });
+
+test("an answering loop's calls that hold little look at the resident size every fourth call; a big one at once", () => {
+  // The first call anchors (100); three little calls later the fourth looks (117: collected -> 101).
+  const memory = scripted([100, 117, 101, 103, 140, 102]);
+  const bound = new MemoryBound(16 * MiB, memory.probe);
+  bound.checkCall();
+  for (let i = 0; i < 3; i++) bound.checkCall(64 * 1024);
+  expect([memory.collections(), memory.unread()]).toEqual([0, 5]);
+  bound.checkCall();
+  expect([memory.collections(), memory.unread()]).toEqual([1, 3]);
+  // A 1 MiB window's call (12 MiB ahead) looks at once, after one little call.
+  bound.checkCall();
+  bound.checkCall(12 * MiB);
+  expect([memory.collections(), memory.unread()]).toEqual([1, 2]);
+  // Past the threshold less what is ahead: collected before the big window.
+  bound.checkCall(16 * MiB);
+  expect([memory.collections(), memory.unread()]).toEqual([2, 0]);
+});

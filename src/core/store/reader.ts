@@ -140,6 +140,13 @@ export interface StoreReader {
    */
   openOutput?(sessionId: string): Promise<OutputReader>;
   /**
+   * Runs `work` as one look at the sessions: an ended session's facts, checked once at its first
+   * use in it, hold for the rest of it (a read asks for them three to six times: each one an lstat
+   * of the session's directory). A trim is still looked for after bytes are read. For short work
+   * (a page of output), never a wait. Optional: readers without it look every time.
+   */
+  atOnce?<T>(work: () => Promise<T>): Promise<T>;
+  /**
    * Read committed output from byte `cursor` (clamped to the committed end), at most `maxBytes`
    * bytes, as slices that follow index records. Never loads more than the window into memory.
    */
