@@ -13,13 +13,19 @@ import { libcEnv } from "./libc.ts";
 
 const cString = (bytes: Uint8Array | string): Buffer => Buffer.concat([Buffer.from(bytes), Buffer.of(0)]);
 
+/** A copy of the C string at `at` (toBuffer refuses a length of 0: an empty value, TMPDIR= set). */
+function copyOf(at: Pointer): Buffer {
+  const length = Number(libcEnv().strlen(at));
+  return length === 0 ? Buffer.alloc(0) : Buffer.from(toBuffer(at, 0, length));
+}
+
 /** Runs `run` with `name` set to `value` in the C environment (POSIX only); as is when setenv fails. */
 export function withCEnv<T>(name: string, value: string, run: () => T): T {
   const c = libcEnv();
   const key = cString(name);
   const before = c.getenv(key);
   // Copied now: setenv may leave the old string where it is, but nothing promises that.
-  const saved = before === null ? undefined : Buffer.from(toBuffer(before, 0, Number(c.strlen(before as Pointer))));
+  const saved = before === null ? undefined : copyOf(before as Pointer);
   if (c.setenv(key, cString(value), 1) !== 0) return run();
   try {
     return run();
@@ -33,5 +39,5 @@ export function withCEnv<T>(name: string, value: string, run: () => T): T {
 export function cEnv(name: string): string | undefined {
   const c = libcEnv();
   const value = c.getenv(cString(name));
-  return value === null ? undefined : Buffer.from(toBuffer(value, 0, Number(c.strlen(value as Pointer)))).toString();
+  return value === null ? undefined : copyOf(value as Pointer).toString();
 }

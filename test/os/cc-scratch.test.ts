@@ -7,7 +7,9 @@ import { describe, expect, test } from "bun:test";
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, statfsSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type Pointer, toBuffer } from "bun:ffi";
 import { cEnv, withCEnv } from "../../src/os/c-env.ts";
+import { libcEnv } from "../../src/os/libc.ts";
 import { ccScratchDir, privateDirIn } from "../../src/os/cc-scratch.ts";
 import { LEADER_SOURCE } from "../../src/pty/leader-source.ts";
 
@@ -30,6 +32,25 @@ describe.skipIf(process.platform === "win32")("the C environment for one call", 
     expect(cEnv(name)).toBeUndefined();
     // process.env is not the C environment: the reason for the module.
     expect(process.env[name]).toBeUndefined();
+  });
+
+  test("an empty value and one that is not UTF-8 come back byte for byte", () => {
+    const name = `DERUN_CENV_BYTES_${process.pid}`;
+    const c = libcEnv();
+    const key = Buffer.from(`${name}\0`);
+    const raw = (): Buffer | null => {
+      const p = c.getenv(key);
+      if (p === null) return null;
+      const n = Number(c.strlen(p as Pointer));
+      return n === 0 ? Buffer.alloc(0) : Buffer.from(toBuffer(p, 0, n));
+    };
+    for (const before of [Buffer.alloc(0), Buffer.from([0x2f, 0xff, 0xfe, 0x74, 0xc3])]) {
+      c.setenv(key, Buffer.concat([before, Buffer.of(0)]), 1);
+      expect(withCEnv(name, "/dev/shm/x", () => cEnv(name))).toBe("/dev/shm/x");
+      expect(raw()).toEqual(before);
+    }
+    c.unsetenv(key);
+    expect(raw()).toBeNull();
   });
 });
 
