@@ -6,7 +6,11 @@
  *
  * setenv is not safe against a getenv on another thread at the same moment. glibc and musl replace
  * an entry's pointer, or the array once, and free neither the old string nor the first array, so a
- * reader there sees the old value or the new one; call this once, not in a loop.
+ * reader there sees the old value or the new one; call this once, not in a loop. Not covered: when
+ * the variable was unset, the unsetenv that puts that back moves the later entries down one in
+ * place (glibc), so a getenv on another thread at that moment may miss one of them; and an array
+ * that setenv grew before is reallocated (freed under a reader). The process's children never see
+ * the value: derun hands each its environment from process.env (Bun's own copy), on this thread.
  */
 import { toBuffer, type Pointer } from "bun:ffi";
 import { libcEnv } from "./libc.ts";
