@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { type Pointer, toBuffer } from "bun:ffi";
 import { cEnv, withCEnv } from "../../src/os/c-env.ts";
 import { libcEnv } from "../../src/os/libc.ts";
-import { ccScratchDir, privateDirIn } from "../../src/os/cc-scratch.ts";
+import { ccScratchDir, inCcScratch, privateDirIn } from "../../src/os/cc-scratch.ts";
 import { LEADER_SOURCE } from "../../src/pty/leader-source.ts";
 
 const linux = process.platform === "linux";
@@ -68,6 +68,19 @@ describe.skipIf(!linux)("TinyCC's scratch directory", () => {
     } finally {
       rmSync(own, { recursive: true, force: true });
     }
+  });
+
+  test.skipIf(!tmpOnDisk || !shmUsable)("a compile that fails in memory (full, say) runs again in the temporary directory", () => {
+    const tried: string[] = [];
+    const got = inCcScratch((dir) => {
+      tried.push(dir);
+      if (dir !== tmpdir()) throw new Error("ENOSPC: no space left on device");
+      return "compiled";
+    });
+    expect(got).toBe("compiled");
+    expect(tried).toEqual([ccScratchDir(), tmpdir()]);
+    expect(tried[0]).not.toBe(tmpdir());
+    expect(cEnv("TMPDIR")).toBe(process.env.TMPDIR);
   });
 
   test.skipIf(tmpOnDisk)("the temporary directory itself when it is in memory already", () => {
