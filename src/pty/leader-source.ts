@@ -270,8 +270,9 @@ static void lead(int slave, int foreground, const char *path, char *const *argv,
     report(EV_EXEC_ERROR, ERRNO);
     _exit(0);
   }
-  setpgid(child, child);
-  if (foreground) tcsetpgrp(0, child);
+  /* No setpgid or tcsetpgrp here (a fork's parent makes them too, racing its child): vfork returns
+   * only once the copy made both and exec'd, so the command may already have moved the terminal to
+   * a group of its own, which a late tcsetpgrp here would take back. */
   child_pid = child;
   /* The command has its copies; the leader's would keep a pipe open after the command closed it. */
   for (n = 0; n < kept_count; n++) close(kept_high[n]);

@@ -11,6 +11,9 @@
  *   come (fewer than two screens of LF in those 4 KiB): else what it drew landed after what came
  *   before it and has scrolled away before anything after it could move back onto it;
  * - and it still shows, once masked, a run that may be a piece of a token (./pieces.ts).
+ * And it is masked again only when the far bytes may draw on its rows (rowsStayNear): output with
+ * no escape sequence moves between rows only down (LF), so with an LF in the context on either
+ * side nothing farther reaches the rows the window drew, and the near masking saw all of them.
  */
 import type { DerunOutputChannel } from "../core/enums.ts";
 import type { OutputSlice } from "../core/store.ts";
@@ -75,4 +78,43 @@ export function mayJoinFar({ masked, before, after }: Around, rows = DEFAULT_ROW
     if (firstPiece(bytes, () => true) || (outOfOrder && firstPiece(bytes, () => true, true))) return true;
   }
   return false;
+}
+
+/** Whether `bytes` hold an ESC, or a C1 control (CSI 0x9b, or one spelled in UTF-8: 0xc2 0x80-0x9f). */
+function mayMoveUp(bytes: Uint8Array): boolean {
+  if (bytes.indexOf(0x1b) >= 0 || bytes.indexOf(0x9b) >= 0) return true;
+  for (let at = bytes.indexOf(0xc2); at >= 0; at = bytes.indexOf(0xc2, at + 1)) {
+    const next = bytes[at + 1] ?? 0;
+    if (next >= 0x80 && next <= 0x9f) return true;
+  }
+  return false;
+}
+
+export interface FarRead {
+  /** The CONTEXT the near masking looked at (as in Around). */
+  readonly near: { readonly before: readonly OutputSlice[]; readonly after: readonly OutputSlice[] };
+  /** The window and the FAR_CONTEXT read on either side. */
+  readonly slices: readonly OutputSlice[];
+  readonly before: readonly OutputSlice[];
+  readonly after: readonly OutputSlice[];
+  /** Whether the session has bytes before and after the near context (else it is the edge). */
+  readonly more: { readonly before: boolean; readonly after: boolean };
+}
+
+/**
+ * Whether no far byte can draw on a row the window drew, so a farther masking would show the same
+ * rows the near one did. Without ESC or a C1 control (the far bytes included, which could also set
+ * a mode), the grid (../views/drawn-by.ts) leaves a row only down (LF, to column 0; BS and CR stay
+ * on it; a long line is one row): an LF in the near context before the window starts its first row
+ * inside that context, and one after it ends its last there. Each channel is a screen of its own.
+ */
+export function rowsStayNear({ near, slices, before, after, more }: FarRead): boolean {
+  const [nearBefore, nearAfter] = [byChannel(near.before), byChannel(near.after)];
+  const [farBefore, farAfter] = [byChannel(before), byChannel(after)];
+  for (const [channel, list] of byChannel(slices)) {
+    if (mayMoveUp(joined([...(farBefore.get(channel) ?? []), ...list, ...(farAfter.get(channel) ?? [])]))) return false;
+    if (more.before && joined(nearBefore.get(channel) ?? []).indexOf(LF) < 0) return false;
+    if (more.after && joined(nearAfter.get(channel) ?? []).indexOf(LF) < 0) return false;
+  }
+  return true;
 }

@@ -11,7 +11,7 @@ import type { OutputSlice, Store } from "../core/store.ts";
 import type { TextLine } from "../views/text.ts";
 import { joined } from "./joined.ts";
 import { maskAssembled } from "./assembled.ts";
-import { drawOutOfOrder, FAR_CONTEXT, mayJoinFar } from "./far-context.ts";
+import { drawOutOfOrder, FAR_CONTEXT, mayJoinFar, rowsStayNear } from "./far-context.ts";
 import { redactionEnabled, redactorFor, type LineState, type Redactor } from "../secrets/redactor.ts";
 
 export { configureRedaction, redactionEnabled, configPath, redactorFor, type Redactor } from "../secrets/redactor.ts";
@@ -178,6 +178,8 @@ export async function maskFarther(
   if (!drawOutOfOrder([...read.before, ...slices, ...after])) return near;
   const from = Math.max(0, lo - FAR_CONTEXT);
   const before = more.before && from < lo ? (await store.read(sessionId, from, lo - from)).slices.filter((s) => s.end <= lo) : [];
+  // Only CR, BS and LF moving the cursor, an LF on either side of the window: no far byte reaches its rows.
+  if (rowsStayNear({ near: read, slices, before, after, more })) return near;
   return maskBetween(redactor, before, slices, after);
 }
 

@@ -8,10 +8,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { Store } from "../../src/core/store.ts";
+import type { OutputSlice, Store } from "../../src/core/store.ts";
 import { openFileStore } from "../../src/file-store/index.ts";
 import { CONTEXT } from "../../src/transcript/masking.ts";
-import { FAR_CONTEXT } from "../../src/transcript/far-context.ts";
+import { FAR_CONTEXT, rowsStayNear } from "../../src/transcript/far-context.ts";
 import { readOutput } from "../../src/transcript/output.ts";
 import { runDerun, tempDir } from "../helpers/cli.ts";
 import { leakedPieces, randomText } from "../helpers/secrets.ts";
@@ -29,6 +29,17 @@ const positioned = (n: number): string => {
   return `${out}\x1b[5;10Hghp_${A}\x1b[22;1H\n`;
 };
 
+/** As positioned, but each redraw of row 20 ends in an LF: the near context holds LFs, only ESC moves back up. */
+const positionedLf = (n: number): string => {
+  let out = `\x1b[2J\x1b[5;26H${B}`;
+  for (let i = 0; i < n; i++) out += `\x1b[20;1Hprogress ${String(i).padStart(5, "0")} of ${n}\n`;
+  return `${out}\x1b[5;10Hghp_${A}\x1b[22;1H\n`;
+};
+
+/** Progress lines ending in `\r` with a random id each, an LF every 50: a piece in every window, drawn out of order. */
+const crIdLines = (lines: number): string =>
+  Array.from({ length: lines }, (_, i) => `processing item ${i} id ${r(14)}\r${i % 50 === 49 ? "\n" : ""}`).join("");
+
 /** Lines of a plain log, each with a random 14-character id: a piece in every window, nothing drawn out of order. */
 const idLog = (lines: number): string =>
   Array.from({ length: lines }, (_, i) => `2026-12-07T21:00:00Z INFO request ${r(14)} served in ${i % 97} ms\n`).join("");
@@ -44,6 +55,8 @@ beforeAll(async () => {
   await record("far", positioned(300)); // 8.7 KB
   await record("farthest", positioned(3000)); // 87 KB: past FAR_CONTEXT
   await record("ids", idLog(4000)); // about 280 KB
+  await record("far-lf", positionedLf(300)); // 9 KB, an LF in every redraw
+  await record("cr-ids", crIdLines(6000)); // about 230 KB
 });
 
 afterAll(() => state[Symbol.dispose]());
@@ -93,7 +106,7 @@ describe("pieces farther apart than a read's context", () => {
 
   test("every window that shows a half is masked, at every page size, when the halves are within FAR_CONTEXT", async () => {
     const { store } = countedStore();
-    for (const id of ["near", "far"])
+    for (const id of ["near", "far", "far-lf"])
       for (const max of [37, 500, 4096, 65536])
         expect({ id, max, leaks: leaksIn((await pages(store, id, max)).texts) }).toEqual({ id, max, leaks: [] });
   });
@@ -113,5 +126,47 @@ describe("pieces farther apart than a read's context", () => {
     const far = countedStore();
     const farPages = await pages(far.store, "far", 500);
     expect(far.reads()).toBeGreaterThan(farPages.count);
+  });
+});
+
+describe("the far look only where far bytes may reach the window's rows", () => {
+  const sliced = (text: string, start: number, channel: "stdout" | "stderr" = "stdout"): OutputSlice[] => {
+    const bytes = Buffer.from(text, "latin1");
+    return [{ channel, start, end: start + bytes.length, timestamp: "2026-12-07T21:00:00Z", bytes }];
+  };
+  /** A window of `mid` with near contexts `nb`/`na` and far bytes `fb`/`fa` beyond them. */
+  const at = (fb: string, nb: string, mid: string, na: string, fa: string, more = { before: true, after: true }) => {
+    const near = { before: sliced(nb, fb.length), after: sliced(na, fb.length + nb.length + mid.length) };
+    const slices = sliced(mid, fb.length + nb.length);
+    const before = sliced(fb + nb, 0);
+    const after = sliced(na + fa, fb.length + nb.length + mid.length);
+    return rowsStayNear({ near, slices, before, after, more });
+  };
+  const cr = "spinner |\rspinner /\r";
+
+  test("CR and BS only, an LF in the near context on either side: the near masking saw every row", () => {
+    expect(at(cr, `${cr}\n${cr}`, `id ${A}\r`, `${cr}\n${cr}`, cr)).toBe(true);
+    // At the session's edges nothing lies beyond the near context.
+    expect(at("", cr, `id ${A}\r`, cr, "", { before: false, after: false })).toBe(true);
+  });
+
+  test("no LF on a side with more beyond it: the window's row may go on there", () => {
+    expect(at(cr, cr, `id ${A}\r`, `${cr}\n`, cr)).toBe(false);
+    expect(at(cr, `\n${cr}`, `id ${A}\r`, cr, cr)).toBe(false);
+  });
+
+  test("an ESC or a C1 control anywhere in the far bytes may move back onto the rows (or set a mode)", () => {
+    expect(at(cr, `\n${cr}`, `id ${A}\r`, `${cr}\n`, "\x1b[5;10Hghp_")).toBe(false);
+    expect(at("\x1b[4h", `\n${cr}`, `id ${A}\r`, `${cr}\n`, cr)).toBe(false);
+    expect(at(cr, `\n${cr}`, `id ${A}\r`, `${cr}\n`, "\xc2\x8d")).toBe(false);
+    expect(at(cr, `\n${cr}`, `id ${A}\r`, `${cr}\n`, "\x9b5;10H")).toBe(false);
+  });
+
+  test("progress lines ending in CR with a random id each: masked as the near look masks them, every id shown", async () => {
+    const { store } = countedStore();
+    const { texts } = await pages(store, "cr-ids", 65536);
+    const shown = texts.join("");
+    const raw = fs.readFileSync(path.join(state.path, "sessions", "cr-ids", "output.bin"), "latin1");
+    expect(shown).toBe(raw);
   });
 });
