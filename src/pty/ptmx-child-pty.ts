@@ -11,6 +11,7 @@
 import { openPtmx } from "./ptmx.ts";
 import { openStreamReader } from "../io/stream-reader.ts";
 import { KeyRelaySeat } from "../io/key-relay.ts";
+import { nativePumpUnavailable } from "../io/native-pump.ts";
 import { TerminalModes } from "../os/termios.ts";
 import type { ChildPty, ChildPtyOptions } from "./child-pty-shape.ts";
 import { masterControls } from "./master-controls.ts";
@@ -32,10 +33,14 @@ export function openPtmxChildPty(options: ChildPtyOptions): ChildPty {
   }
   const { master, slave, slavePath } = pty;
   const input = new PtyInput(master);
-  // The reader thread hosts the key relay: a key and its echo take one thread, as in `script`.
-  const seat = KeyRelaySeat.create(0, { fd: master, held: input.held });
+  // The native pump reads the master where it runs (../io/native-pump.ts); the keys then get a
+  // thread of their own. Else the reader thread hosts the key relay: a key and its echo take one
+  // thread, as in `script`.
+  const nativePump = nativePumpUnavailable() === undefined;
+  const seat = nativePump ? undefined : KeyRelaySeat.create(0, { fd: master, held: input.held });
   const reader = openStreamReader([{ fd: master, deliver: options.onData, ...(options.show ? { show: options.show } : {}) }], {
     ringBytes: RING_BYTES,
+    nativePump,
     ...(seat ? { keys: seat } : {}),
     ...(options.flow ? { flow: options.flow } : {}),
     ...(options.flowProgress ? { flowProgress: options.flowProgress } : {}),
