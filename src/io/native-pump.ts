@@ -21,6 +21,8 @@ import { nonBlockingTerminal } from "./write-what-goes.ts";
 
 /** The environment switch: `0` keeps the reader Worker (for comparison, and a way out). */
 export const NATIVE_PUMP_ENV = "DERUN_NATIVE_PUMP";
+/** The pump thread's name (set in its C source; tests and `top -H` find it by it). */
+export const NATIVE_PUMP_THREAD = "derun-pump";
 const O_NONBLOCK = 0o4000;
 const O_CLOEXEC = 0o2000000;
 

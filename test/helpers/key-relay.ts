@@ -1,19 +1,21 @@
 /**
  * For the tests that drive derun's key relay (io/key-relay.ts), hosted by the thread that reads
- * the output of derun's PTY: finding that thread, and waiting until it reads derun's stdin.
+ * the output of derun's PTY, or a thread of its own where the native pump reads that output
+ * (io/native-pump.ts): finding that thread, and waiting until it reads derun's stdin.
  */
 import { readFileSync } from "node:fs";
 import { STREAM_READER_THREAD } from "../../src/io/stream-reader-thread.ts";
+import { KEY_RELAY_THREAD } from "../../src/io/key-relay.ts";
 import { blockedIn, threadsNamed } from "./threads.ts";
 
 /** Until the thread hosting the relay runs in `pid`; its thread id. */
 export async function relayThread(pid: number): Promise<number> {
   for (let i = 0; i < 2000; i++) {
-    const [tid] = threadsNamed(pid, STREAM_READER_THREAD);
+    const [tid] = [...threadsNamed(pid, STREAM_READER_THREAD), ...threadsNamed(pid, KEY_RELAY_THREAD)];
     if (tid !== undefined) return tid;
     await Bun.sleep(5);
   }
-  throw new Error(`no ${STREAM_READER_THREAD} thread in ${pid}`);
+  throw new Error(`no ${STREAM_READER_THREAD} or ${KEY_RELAY_THREAD} thread in ${pid}`);
 }
 
 /** epoll_wait (x86-64), epoll_pwait (x86-64, arm64: glibc's epoll_wait there), epoll_pwait2. */
@@ -29,7 +31,7 @@ export async function relayReading(pid: number, tid: number): Promise<void> {
     if (call && EPOLL_WAITS.has(call.nr) && watchesStdin(pid, call.args[0]!)) return;
     await Bun.sleep(5);
   }
-  throw new Error(`the ${STREAM_READER_THREAD} thread never waited for stdin`);
+  throw new Error("the key relay's thread never waited for stdin");
 }
 
 function watchesStdin(pid: number, epollFd: number): boolean {
