@@ -33,7 +33,7 @@ async function pasteInto(run: PtyRun, between?: () => Promise<void>): Promise<st
 }
 
 /** Which thread reads the keys, per reader of the command's terminal (the pump only where it runs). */
-const READERS = [
+const READERS: { name: string; env: Record<string, string>; keysBy: string; absent: string }[] = [
   { name: "the reader Worker", env: { [NATIVE_PUMP_ENV]: "0" }, keysBy: STREAM_READER_THREAD, absent: KEY_RELAY_THREAD },
   ...(nativePumpUnavailable() === undefined
     ? [{ name: "the native pump", env: {}, keysBy: KEY_RELAY_THREAD, absent: STREAM_READER_THREAD }]
