@@ -18,6 +18,7 @@ import { NATIVE_PUMP_SOURCE } from "./native-pump-source.ts";
 import { PRODUCED, type RecordRingInit } from "./record-ring.ts";
 import { openFifoPipe, type FifoPipe } from "./fifo-pipe.ts";
 import { nonBlockingTerminal } from "./write-what-goes.ts";
+import type { KeyRelayInit, KeyRelayMessage } from "./key-relay.ts";
 
 /** The environment switch: `0` keeps the reader Worker (for comparison, and a way out). */
 export const NATIVE_PUMP_ENV = "DERUN_NATIVE_PUMP";
@@ -38,7 +39,10 @@ function compile() {
     return cc({
       source,
       symbols: {
-        derun_pump_start: { args: ["ptr", "ptr", "i32", "ptr", "i32", "i32", "i32", "i32", "i32"], returns: "i32" },
+        derun_pump_start: {
+          args: ["ptr", "ptr", "i32", "ptr", "i32", "i32", "i32", "i32", "i32", "ptr", "ptr", "ptr"],
+          returns: "i32",
+        },
       },
     }).symbols;
   } finally {
@@ -68,19 +72,36 @@ export interface NativePump {
   readonly finished: Promise<void>;
 }
 
+/** The key relay the pump hosts (./key-relay.ts's seat): its shared words and fds, and who hears its messages. */
+export interface PumpKeys {
+  readonly init: KeyRelayInit;
+  heard(message: KeyRelayMessage): void;
+}
+
 /**
  * Starts the pump on `fd` into `ring` (one stream, tag 0), writing small reads to `showFd` itself
- * while the show switch lets it (-1: never); undefined when it cannot start (nothing was read).
+ * while the show switch lets it (-1: never), relaying `keys` if given; undefined when it cannot
+ * start (nothing was read).
  */
-export function startNativePump(ring: RecordRingInit, fd: number, showFd: number): NativePump | undefined {
+export function startNativePump(ring: RecordRingInit, fd: number, showFd: number, keys?: PumpKeys): NativePump | undefined {
   if (nativePumpUnavailable() !== undefined) return undefined;
   const lib = symbols as PumpSymbols;
   let wake: FifoPipe | undefined;
   let notify: [number, number] | undefined;
-  const show = nonBlockingTerminal(showFd);
+  let messages: [number, number] | undefined;
+  const opened = nonBlockingTerminal(showFd);
+  // A terminal that cannot be opened so is left to the main thread's writer: a pump that relays
+  // keys must never wait for the screen.
+  const show = opened === showFd && keys ? -1 : opened;
   try {
     wake = openFifoPipe();
     notify = notifyPipe();
+    if (keys) messages = notifyPipe();
+    const relay = keys && {
+      fds: Int32Array.of(keys.init.from, keys.init.to, keys.init.wakeFd, messages![1]),
+      state: new Int32Array(keys.init.control),
+      held: new Int32Array(keys.init.held),
+    };
     const control = new Int32Array(ring.control);
     const data = new Uint8Array(ring.data);
     const records = new Int32Array(ring.records);
@@ -94,21 +115,26 @@ export function startNativePump(ring: RecordRingInit, fd: number, showFd: number
       wake.readEnd,
       notify[1],
       show,
+      relay ? ptr(relay.fds) : null,
+      relay ? ptr(relay.state) : null,
+      relay ? ptr(relay.held) : null,
     );
     if (started !== 0) throw new Error("pthread_create failed");
   } catch {
     wake?.close();
-    if (notify) for (const end of notify) closeSync(end);
-    if (show !== showFd) closeSync(show);
+    for (const end of [...(notify ?? []), ...(messages ?? [])]) closeSync(end);
+    if (opened !== showFd) closeSync(opened);
     return undefined;
   }
+  // A message it cannot decode (never seen) leaves the relay's last state as it was.
+  if (keys && messages) relayMessages(messages[0], keys).catch(() => {});
   const finished = relayWakeUps(notify[0], new Int32Array(ring.control)).then(() => {
-    if (show !== showFd) closeSync(show);
+    if (opened !== showFd) closeSync(opened);
   });
   return { wake, finished };
 }
 
-/** The pump's pipe to the main thread: both ends non-blocking (the pump never waits on it). */
+/** A pipe from the pump to the main thread: both ends non-blocking (the pump waits out a full one only for messages). */
 function notifyPipe(): [number, number] {
   const fds = new Int32Array(2);
   if (libcPipe2().pipe2(ptr(fds), O_CLOEXEC | O_NONBLOCK) !== 0) throw new Error("pipe2 failed");
@@ -131,4 +157,45 @@ async function relayWakeUps(readEnd: number, control: Int32Array): Promise<void>
     Atomics.notify(control, PRODUCED);
   }
   closeSync(readEnd); // Bun's reader leaves it open
+}
+
+/** The relay's messages by their kind byte in the pump's frames (./native-pump-source.ts). */
+const MESSAGE_KINDS = ["ready", "keys", "stop-key", "end", "off"] as const;
+const HEADER = 5;
+
+/** Decodes the relay's framed messages, in order, until the pump closes its end. */
+async function relayMessages(readEnd: number, keys: PumpKeys): Promise<void> {
+  let pending = new Uint8Array(0);
+  try {
+    for await (const chunk of Bun.file(readEnd).stream()) {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      let at = 0;
+      while (pending.length - at >= HEADER) {
+        const length = new DataView(pending.buffer, pending.byteOffset + at + 1, 4).getUint32(0, true);
+        if (pending.length - at < HEADER + length) break;
+        keys.heard(messageOf(pending[at]!, pending.slice(at + HEADER, at + HEADER + length)));
+        at += HEADER + length;
+      }
+      pending = pending.subarray(at);
+    }
+  } finally {
+    closeSync(readEnd); // Bun's reader leaves it open
+  }
+}
+
+function messageOf(kind: number, payload: Uint8Array): KeyRelayMessage {
+  switch (MESSAGE_KINDS[kind]) {
+    case "ready":
+      return { kind: "ready" };
+    case "keys":
+      return { kind: "keys", keys: payload };
+    case "stop-key":
+      return { kind: "stop-key", rest: payload };
+    case "end":
+      return { kind: "end", error: payload[0] === 1 };
+    case "off":
+      return { kind: "off" };
+    default:
+      throw new Error(`native pump: unknown relay message ${kind}`);
+  }
 }

@@ -24,7 +24,7 @@ import {
   type ReaderThread,
   type StreamReaderMessage,
 } from "./stream-reader-thread.ts";
-import type { KeyRelaySeat } from "./key-relay.ts";
+import type { KeyRelayMessage, KeyRelaySeat } from "./key-relay.ts";
 import { readWhatIsThere } from "./read-what-is-there.ts";
 import { startNativePump } from "./native-pump.ts";
 import { hasInput } from "../os/poll-fd.ts";
@@ -98,8 +98,8 @@ export interface StreamReaderOptions {
   readonly keys?: KeyRelaySeat;
   /**
    * One stream (a PTY's master): read by the native pump (./native-pump.ts) instead of a Worker, at
-   * once (it costs no VM). The caller checked `nativePumpUnavailable()`; it hosts no key relay. If
-   * it cannot start, Bun's streams read, as when the Worker cannot.
+   * once (it costs no VM). The caller checked `nativePumpUnavailable()`. It hosts the key relay as
+   * the Worker does. If it cannot start, Bun's streams read, as when the Worker cannot.
    */
   readonly nativePump?: boolean;
 }
@@ -107,9 +107,11 @@ export interface StreamReaderOptions {
 export function openStreamReader(streams: readonly OutputStream[], options: StreamReaderOptions = {}): StreamReader {
   const init = createRecordRing(options.ringBytes ?? RING_BYTES, RING_RECORDS);
   const [only] = streams;
-  if (options.nativePump && only && streams.length === 1 && !options.keys) {
+  if (options.nativePump && only && streams.length === 1) {
+    const keys = options.keys;
     const startPump = (): ReaderThread | undefined => {
-      const pump = startNativePump(init, only.fd, only.show?.fd ?? -1);
+      const relay = keys && { init: keys.init, heard: (message: KeyRelayMessage) => keys.heard(message) };
+      const pump = startNativePump(init, only.fd, only.show?.fd ?? -1, relay);
       return pump && { native: pump, wake: pump.wake };
     };
     return new RingStreamReader(streams, init, startPump, { ...options, threadDelayMs: options.threadDelayMs ?? 0 });

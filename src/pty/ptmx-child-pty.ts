@@ -33,11 +33,10 @@ export function openPtmxChildPty(options: ChildPtyOptions): ChildPty {
   }
   const { master, slave, slavePath } = pty;
   const input = new PtyInput(master);
-  // The native pump reads the master where it runs (../io/native-pump.ts); the keys then get a
-  // thread of their own. Else the reader thread hosts the key relay: a key and its echo take one
-  // thread, as in `script`.
+  // The reader hosts the key relay: a key and its echo take one thread, as in `script`. The native
+  // pump where it runs (../io/native-pump.ts), else the reader Worker.
   const nativePump = nativePumpUnavailable() === undefined;
-  const seat = nativePump ? undefined : KeyRelaySeat.create(0, { fd: master, held: input.held });
+  const seat = KeyRelaySeat.create(0, { fd: master, held: input.held });
   const reader = openStreamReader([{ fd: master, deliver: options.onData, ...(options.show ? { show: options.show } : {}) }], {
     ringBytes: RING_BYTES,
     nativePump,
