@@ -35,7 +35,8 @@ export function openPtmxChildPty(options: ChildPtyOptions): ChildPty {
   const input = new PtyInput(master);
   // The reader hosts the key relay: a key and its echo take one thread, as in `script`. The native
   // pump where it runs (../io/native-pump.ts), else the reader Worker.
-  const nativePump = nativePumpUnavailable() === undefined;
+  const noPump = nativePumpUnavailable();
+  const nativePump = noPump === undefined;
   const seat = KeyRelaySeat.create(0, { fd: master, held: input.held });
   const reader = openStreamReader([{ fd: master, deliver: options.onData, ...(options.show ? { show: options.show } : {}) }], {
     ringBytes: RING_BYTES,
@@ -55,6 +56,7 @@ export function openPtmxChildPty(options: ChildPtyOptions): ChildPty {
   return {
     slave,
     slavePath,
+    reader: nativePump ? "native-pump" : `worker (${noPump})`,
     get closed() {
       return closed;
     },
