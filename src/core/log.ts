@@ -2,7 +2,8 @@
  * The Logger interface: derun's own diagnostics. Never the child's output, never secrets
  * (no environment values, no output bytes): only the structured fields derun defines
  * (`session_id`, `transport_mode`, `tty_attached`, `chunk_offset`, `chunk_size`,
- * `state_transition`, `exit_code`, `signal`, `cleanup_result`, `cleanup_reason`) and error text.
+ * `state_transition`, `exit_code`, `signal`, `cleanup_result`, `cleanup_reason`, `output_reader`) and
+ * error text.
  *
  * The file sink (src/file-store/log-sink.ts) writes JSONL under the state root; it never writes to the
  * child's streams.

@@ -246,6 +246,11 @@ export type ChildExit = { readonly kind: "exited"; readonly code: number } | { r
 export interface RunningChild extends AsyncDisposable {
   /** The child's process id. */
   readonly pid: number;
+  /**
+   * Which thread reads the child's output, for derun's log (`output_reader`): `native-pump`, or
+   * `worker (<why no pump>)`. Optional: a transport that does not say is read as it always was.
+   */
+  readonly outputReader?: string;
   /** The child's stdout and stderr are one stream, delivered as channel `stdout` (see `mergeOutputs`). */
   readonly outputsMerged?: boolean;
   /**

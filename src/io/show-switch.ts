@@ -17,13 +17,17 @@ const WRITING = 2;
 /** The main thread asked for OFF while the thread writes: the thread sets OFF when done. */
 const STOPPING = 3;
 
-/** How often a main thread waiting for the thread's write looks whether the thread is gone. */
+/**
+ * How often a main thread waiting for the thread's write looks whether the thread is gone (the native
+ * pump cannot notify: it is looked at much more often, its write never waits for the terminal).
+ */
 const GONE_CHECK_MS = 50;
 
 export class ShowSwitch {
   constructor(
     private readonly control: Int32Array,
     private readonly slot: number,
+    private readonly checkMs = GONE_CHECK_MS,
   ) {}
 
   /** Main thread: the thread may write (from OFF only: a pending STOPPING finishes first). */
@@ -47,7 +51,7 @@ export class ShowSwitch {
           Atomics.store(this.control, this.slot, OFF);
           return;
         }
-        Atomics.wait(this.control, this.slot, STOPPING, GONE_CHECK_MS);
+        Atomics.wait(this.control, this.slot, STOPPING, this.checkMs);
       }
     }
   }

@@ -5,6 +5,7 @@
 import type { RecordRingInit } from "./record-ring.ts";
 import type { KeyRelayInit, KeyRelayMessage } from "./key-relay.ts";
 import { openFifoPipe, type FifoPipe } from "./fifo-pipe.ts";
+import type { NativePump } from "./native-pump.ts";
 
 export const READER_WORKER_URL = new URL("./stream-reader.worker.ts", import.meta.url).href;
 /** The reader thread's name (its `comm` on Linux, at most 15 bytes): tests and `top -H` find it by it. */
@@ -31,9 +32,11 @@ export interface StreamReaderMessage {
 /** Flag value: the main thread asks the thread to stop reading that stream. */
 export const STOP_REQUESTED = 1;
 
-/** The reader thread and the pipe that wakes it. */
+/** The reader thread and the pipe that wakes it: a Worker, or the native pump (./native-pump.ts). */
 export interface ReaderThread {
-  readonly worker: Worker;
+  readonly worker?: Worker;
+  /** The pump waits for room on its wake pipe, always (it cannot Atomics.wait). */
+  readonly native?: NativePump;
   readonly wake: FifoPipe;
 }
 

@@ -24,8 +24,9 @@ import {
   type ReaderThread,
   type StreamReaderMessage,
 } from "./stream-reader-thread.ts";
-import type { KeyRelaySeat } from "./key-relay.ts";
+import type { KeyRelayMessage, KeyRelaySeat } from "./key-relay.ts";
 import { readWhatIsThere } from "./read-what-is-there.ts";
+import { startNativePump } from "./native-pump.ts";
 import { hasInput } from "../os/poll-fd.ts";
 import type { OutputFlow, OutputShow } from "../core/transport.ts";
 
@@ -38,6 +39,8 @@ const DELIVERY_MAX_BYTES = 256 * 1024;
 const RECORDS_PER_TURN = 64;
 /** How long after opening the streams the reader thread starts, unless `readNow` came first. */
 export const THREAD_DELAY_MS = 20;
+/** How often a main thread turning the show switch off looks again while the native pump writes (it cannot notify). */
+const PUMP_SWITCH_CHECK_MS = 0.1;
 export interface OutputStream {
   readonly fd: number;
   /** Each chunk, in order; `bytes` is valid only during the call. */
@@ -93,10 +96,26 @@ export interface StreamReaderOptions {
    * echo then take one thread, as in `script`. When the thread never runs, or dies, the seat hears it.
    */
   readonly keys?: KeyRelaySeat;
+  /**
+   * One stream (a PTY's master): read by the native pump (./native-pump.ts) instead of a Worker, at
+   * once (it costs no VM). The caller checked `nativePumpUnavailable()`. It hosts the key relay as
+   * the Worker does. If it cannot start, Bun's streams read, as when the Worker cannot.
+   */
+  readonly nativePump?: boolean;
 }
 
 export function openStreamReader(streams: readonly OutputStream[], options: StreamReaderOptions = {}): StreamReader {
   const init = createRecordRing(options.ringBytes ?? RING_BYTES, RING_RECORDS);
+  const [only] = streams;
+  if (options.nativePump && only && streams.length === 1) {
+    const keys = options.keys;
+    const startPump = (): ReaderThread | undefined => {
+      const relay = keys && { init: keys.init, heard: (message: KeyRelayMessage) => keys.heard(message) };
+      const pump = startNativePump(init, only.fd, only.show?.fd ?? -1, relay);
+      return pump && { native: pump, wake: pump.wake };
+    };
+    return new RingStreamReader(streams, init, startPump, { ...options, threadDelayMs: options.threadDelayMs ?? 0 });
+  }
   const start = () =>
     startReaderThread(options.workerUrl ?? READER_WORKER_URL, {
       ring: init,
@@ -145,7 +164,8 @@ class RingStreamReader implements StreamReader {
     this.#bunReaders = streams.map(() => undefined);
     const targets = streams.flatMap((stream) => (stream.show ? [stream.show] : []));
     if (targets.length > 0) {
-      const show = (this.#show = { switch: new ShowSwitch(this.#ring.control, SHOW_SWITCH), targets });
+      const checkMs = options.nativePump ? PUMP_SWITCH_CHECK_MS : undefined;
+      const show = (this.#show = { switch: new ShowSwitch(this.#ring.control, SHOW_SWITCH, checkMs), targets });
       const control = { pause: () => show.switch.off(this.#gone), settle: () => this.#settleShown() };
       for (const target of targets) target.attach(control);
       this.#switchShows();
@@ -159,16 +179,18 @@ class RingStreamReader implements StreamReader {
     const thread = (this.#thread = start());
     // A module that fails to load says so at once: no need to wait for the start timeout. A thread
     // that dies after it started leaves its ring open: close it, and the rest goes to Bun's streams.
-    thread?.worker.addEventListener("error", () => {
+    thread?.worker?.addEventListener("error", () => {
       this.#keys?.hostGone(this.#ring.threadStarted === true);
       if (this.#ring.claim(-1)) this.#readRestWithBun();
       else this.#ring.close();
     });
     const keys = this.#keys;
-    if (thread && keys) {
+    if (thread?.worker && keys)
       thread.worker.addEventListener("message", (event: MessageEvent<StreamReaderMessage>) => keys.heard(event.data.relay));
-      // Waiting for room, the thread also waits for keys: it is woken through its pipe then. One byte
-      // per release while it asks, and it takes up to 64 a wake-up: the pipe never fills.
+    if (thread && (keys || thread.native)) {
+      // Waiting for room, the thread also waits for keys (the pump always waits so): it is woken
+      // through its pipe then. One byte per release while it asks, and it takes up to 64 a
+      // wake-up: the pipe never fills.
       this.#ring.roomCall = () => {
         if (!this.#threadGone) writeSync(thread.wake.writeEnd, "x");
       };
@@ -332,7 +354,8 @@ class RingStreamReader implements StreamReader {
     this.#keys?.hostGone(this.#ring.threadStarted === true);
     clearTimeout(this.#startTimer);
     this.#threadGone = true;
-    this.#thread?.worker.terminate();
+    // The pump is never ended from here: it has closed the ring (it is leaving), or never claimed it.
+    this.#thread?.worker?.terminate();
     this.#thread?.wake.close();
   }
 

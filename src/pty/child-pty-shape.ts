@@ -26,6 +26,8 @@ export interface ChildPty {
   readonly slavePath: string;
   /** The master is closed: nothing is read or written any more. */
   readonly closed: boolean;
+  /** Which thread reads the master (RunningChild.outputReader), where derun chose one. */
+  readonly reader?: string;
   /** Keys for the child, in order; every byte is taken (queued while the terminal's input is full). Never blocks. */
   write(bytes: Uint8Array): void;
   /** Where a thread may write keys itself (a PTY derun opened, whose master it holds). */

@@ -11,6 +11,7 @@
 import { openPtmx } from "./ptmx.ts";
 import { openStreamReader } from "../io/stream-reader.ts";
 import { KeyRelaySeat } from "../io/key-relay.ts";
+import { nativePumpUnavailable } from "../io/native-pump.ts";
 import { TerminalModes } from "../os/termios.ts";
 import type { ChildPty, ChildPtyOptions } from "./child-pty-shape.ts";
 import { masterControls } from "./master-controls.ts";
@@ -32,10 +33,14 @@ export function openPtmxChildPty(options: ChildPtyOptions): ChildPty {
   }
   const { master, slave, slavePath } = pty;
   const input = new PtyInput(master);
-  // The reader thread hosts the key relay: a key and its echo take one thread, as in `script`.
+  // The reader hosts the key relay: a key and its echo take one thread, as in `script`. The native
+  // pump where it runs (../io/native-pump.ts), else the reader Worker.
+  const noPump = nativePumpUnavailable();
+  const nativePump = noPump === undefined;
   const seat = KeyRelaySeat.create(0, { fd: master, held: input.held });
   const reader = openStreamReader([{ fd: master, deliver: options.onData, ...(options.show ? { show: options.show } : {}) }], {
     ringBytes: RING_BYTES,
+    nativePump,
     ...(seat ? { keys: seat } : {}),
     ...(options.flow ? { flow: options.flow } : {}),
     ...(options.flowProgress ? { flowProgress: options.flowProgress } : {}),
@@ -51,6 +56,7 @@ export function openPtmxChildPty(options: ChildPtyOptions): ChildPty {
   return {
     slave,
     slavePath,
+    reader: nativePump ? "native-pump" : `worker (${noPump})`,
     get closed() {
       return closed;
     },

@@ -226,7 +226,8 @@ async function recordStart(
     log,
     writer.sessionId,
   );
-  // The writer logs the transition to running; only the fallback is news here.
+  // The writer logs the transition to running; only the reader and the fallback are news here.
+  if (child.outputReader) log.log("debug", "output_reader", { session_id: writer.sessionId, output_reader: child.outputReader });
   if (opened.fellBack) log.log("warn", "transport_fell_back", { session_id: writer.sessionId, transport_mode: transport.meta.name });
   return failure;
 }

@@ -5,6 +5,7 @@
  * a chunk in neither place reached the screen after bash's "Stopped" line (seen in CI with `less`).
  * The main thread looks without yielding (nothing is handed over meanwhile), as often as it can,
  * while the thread reads on another CPU: each chunk's read is caught in its gap, if it has one.
+ * For both threads: the reader Worker, and the native pump (io/native-pump.ts) where it runs.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { writeSync } from "node:fs";
@@ -14,6 +15,7 @@ import { readable } from "../../src/tty/terminal-takeover.ts";
 import { threadsNamed } from "../helpers/threads.ts";
 import { until } from "../helpers/until.ts";
 import { STREAM_READER_THREAD } from "../../src/io/stream-reader-thread.ts";
+import { NATIVE_PUMP_THREAD, nativePumpUnavailable } from "../../src/io/native-pump.ts";
 
 const ROUNDS = 500;
 /** A bound for a thread that never reads (a test gone wrong), not a timing assertion. */
@@ -54,20 +56,29 @@ function apart(tid: number): void {
   taskset("-p", "-c", "1", String(tid));
 }
 
-describe.skipIf(process.platform !== "linux")("stream reader: pending, on a PTY", () => {
+/** The pump only where it runs (Linux x86-64 with TinyCC). */
+const THREADS = [
+  { name: "the reader Worker", thread: STREAM_READER_THREAD, nativePump: false },
+  ...(nativePumpUnavailable() === undefined ? [{ name: "the native pump", thread: NATIVE_PUMP_THREAD, nativePump: true }] : []),
+];
+
+describe.skipIf(process.platform !== "linux").each(THREADS)("stream reader, $name: pending, on a PTY", ({ thread: name, nativePump }) => {
   test(
     "a chunk read from the fd is pending until it is handed over: never out of the fd and not pending",
     async () => {
       const pty = openPtmx({ cols: 80, rows: 24 });
       cleanups.push(() => pty.close());
       let delivered = 0;
-      const threadsBefore = new Set(threadsNamed(process.pid, STREAM_READER_THREAD));
-      const reader = openStreamReader([{ fd: pty.master, deliver: (bytes) => void (delivered += bytes.length) }], { threadDelayMs: 0 });
+      const threadsBefore = new Set(threadsNamed(process.pid, name));
+      const reader = openStreamReader([{ fd: pty.master, deliver: (bytes) => void (delivered += bytes.length) }], {
+        threadDelayMs: 0,
+        nativePump,
+      });
       cleanups.push(() => void reader.stop(0));
       // The thread runs once a first chunk came through (it starts on a turn of the event loop).
       let written = writeSync(pty.slave, "w");
       await until("the thread reading", () => (delivered === written ? true : undefined), { everyMs: 1 });
-      const thread = threadsNamed(process.pid, STREAM_READER_THREAD).find((tid) => !threadsBefore.has(tid));
+      const thread = threadsNamed(process.pid, name).find((tid) => !threadsBefore.has(tid));
       if (canPin && thread !== undefined) apart(thread);
       const lost: string[] = [];
       for (let round = 0; round < ROUNDS; round++) {

@@ -4,11 +4,13 @@
  * to be written again; while the target is not idle, or once it paused the thread, chunks take the
  * main thread's way and the thread writes nothing; a failed write is reported once, as the main
  * thread's would be, and ends the thread's writes; settling hands over at once what is on the screen.
+ * Each for both threads: the reader Worker, and the native pump (io/native-pump.ts) where it runs.
  */
 import { describe, expect, test } from "bun:test";
 import { readSync, writeSync } from "node:fs";
 import { openFifoPipe, type FifoPipe } from "../../src/io/fifo-pipe.ts";
 import { openStreamReader } from "../../src/io/stream-reader.ts";
+import { nativePumpUnavailable } from "../../src/io/native-pump.ts";
 import type { ShowControl, ShowOutcome } from "../../src/core/transport.ts";
 import { untilTrue } from "../helpers/until.ts";
 
@@ -33,7 +35,7 @@ function readAvailable(fd: number): string {
 }
 
 /** A stream (a pipe this test writes) read by a reader whose thread may write to `screen` itself. */
-function openShowing(screen: FifoPipe) {
+function openShowing(screen: FifoPipe, nativePump: boolean) {
   const source = openFifoPipe();
   const got = { delivered: "", shown: "", outcomes: [] as ShowOutcome[], onScreen: "" };
   const controls: ShowControl[] = [];
@@ -54,7 +56,7 @@ function openShowing(screen: FifoPipe) {
         },
       },
     ],
-    { threadDelayMs: 0 },
+    { threadDelayMs: 0, nativePump },
   );
   return {
     got,
@@ -85,12 +87,18 @@ function onScreenWhileBlocked(run: ReturnType<typeof openShowing>, key: string, 
   }
 }
 
-describe("stream reader: the thread's own writes to the screen", () => {
+/** The pump only where it runs (Linux x86-64 with TinyCC). */
+const THREADS = [
+  { name: "the reader Worker", nativePump: false },
+  ...(nativePumpUnavailable() === undefined ? [{ name: "the native pump", nativePump: true }] : []),
+];
+
+describe.each(THREADS)("stream reader, $name: the thread's own writes to the screen", ({ nativePump }) => {
   test(
     "each small chunk reaches the screen from the thread once and is handed over once, to be recorded only",
     async () => {
       const screen = openFifoPipe();
-      const run = openShowing(screen);
+      const run = openShowing(screen, nativePump);
       let typed = "";
       for (let n = 0; n < 30; n++) {
         const key = String.fromCharCode(0x61 + (n % 26));
@@ -113,7 +121,7 @@ describe("stream reader: the thread's own writes to the screen", () => {
     "while the target is not idle, and after a pause, the main thread gets every chunk and the thread writes none",
     async () => {
       const screen = openFifoPipe();
-      const run = openShowing(screen);
+      const run = openShowing(screen, nativePump);
       run.type("a");
       await untilTrue("the first chunk shown", () => run.got.shown === "a", EVERY_MS);
       // Not idle (something is queued for the screen): the switch goes off at the next delivery.
@@ -151,7 +159,7 @@ describe("stream reader: the thread's own writes to the screen", () => {
     "settle hands over at once what the thread already put on the screen (an event recorded next lands after it)",
     async () => {
       const screen = openFifoPipe();
-      const run = openShowing(screen);
+      const run = openShowing(screen, nativePump);
       // The thread has started (that takes the event loop): the first key the usual way.
       run.type("0");
       await untilTrue("the first key shown", () => run.got.shown === "0", EVERY_MS);
@@ -175,7 +183,7 @@ describe("stream reader: the thread's own writes to the screen", () => {
     "keys in quick succession each go to the screen from the thread, before the main thread recorded the ones before",
     async () => {
       const screen = openFifoPipe();
-      const run = openShowing(screen);
+      const run = openShowing(screen, nativePump);
       run.type("0");
       await untilTrue("the first key shown", () => run.got.shown === "0", EVERY_MS);
       // The main thread blocked (no delivery, no recording) while the keys come: each must still
@@ -200,7 +208,7 @@ describe("stream reader: the thread's own writes to the screen", () => {
       const readEnd = screen.readEnd;
       const { closeSync } = await import("node:fs");
       closeSync(readEnd);
-      const run = openShowing({ ...screen, readEnd: -1, close: () => closeSync(screen.writeEnd) });
+      const run = openShowing({ ...screen, readEnd: -1, close: () => closeSync(screen.writeEnd) }, nativePump);
       run.type("a");
       await untilTrue("the failed chunk handed over", () => run.got.shown === "a", EVERY_MS);
       for (const key of ["b", "c"]) {

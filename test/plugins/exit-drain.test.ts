@@ -21,6 +21,7 @@ import { join } from "node:path";
 import { openPtmx } from "../../src/pty/ptmx.ts";
 import { POLL, pollNow } from "../../src/os/poll-fd.ts";
 import { STREAM_READER_THREAD } from "../../src/io/stream-reader-thread.ts";
+import { NATIVE_PUMP_ENV, NATIVE_PUMP_THREAD } from "../../src/io/native-pump.ts";
 import { derunArgv, derunEnv, tempDir } from "../helpers/cli.ts";
 import { spawnInPty } from "../helpers/pty.ts";
 import { processAlive, threadsNamed } from "../helpers/threads.ts";
@@ -67,7 +68,13 @@ async function readToEnd(master: number): Promise<Uint8Array> {
   return Buffer.concat(parts);
 }
 
-describe("posix-pty: the command's last writes behind a stalled terminal", () => {
+/** The PTY's two readers: the native pump where it runs (this machine), and the Worker it falls back to. */
+const PTY_READERS = [
+  { name: "the native pump", thread: NATIVE_PUMP_THREAD, env: {} },
+  { name: "the reader Worker", thread: STREAM_READER_THREAD, env: { [NATIVE_PUMP_ENV]: "0" } },
+] as const;
+
+describe.each(PTY_READERS)("posix-pty, read by $name: the command's last writes behind a stalled terminal", (reader) => {
   test("are all shown and recorded once derun's terminal moves again", async () => {
     using state = tempDir("derun-exit-drain-");
     using work = tempDir("derun-exit-drain-work-");
@@ -77,7 +84,7 @@ describe("posix-pty: the command's last writes behind a stalled terminal", () =>
       // The shell's pid is written only after seq wrote everything: then it exits at once.
       const script = `seq 1 ${LINES}; echo $$ > '${pidFile}'`;
       const derun = Bun.spawn([...derunArgv(), "run", "--session-id", "stalled", "--", "sh", "-c", script], {
-        env: derunEnv(state.path, { TERM: "xterm-256color" }),
+        env: derunEnv(state.path, { TERM: "xterm-256color", ...reader.env }),
         stdio: [terminal.slave, terminal.slave, terminal.slave],
       });
       terminal.closeSlave();
@@ -104,13 +111,13 @@ describe("posix-pty: the command's last writes behind a stalled terminal", () =>
     const go = join(work.path, "go");
     const script = `echo "starting $$"; printf first-piece; while [ ! -e '${go}' ]; do sleep 0.01; done; printf rest-piece; echo done`;
     const run = spawnInPty([...derunArgv(), "run", "--session-id", "late", "--", "sh", "-c", script], {
-      env: derunEnv(state.path, { TERM: "xterm-256color" }),
+      env: derunEnv(state.path, { TERM: "xterm-256color", ...reader.env }),
     });
     await run.waitFor((screen) => screen.includes("first-piece"), "the first piece");
     const pid = Number(/starting (\d+)/.exec(new TextDecoder().decode(run.output()))![1]);
-    // The thread reads the master from 20 ms after the start on (io/stream-reader.ts).
-    await waitUntil(() => threadsNamed(run.proc.pid, STREAM_READER_THREAD).length > 0, "derun's reader thread");
-    const reader = freezeThread(threadsNamed(run.proc.pid, STREAM_READER_THREAD)[0]!);
+    // The Worker reads the master from 20 ms after the start on (io/stream-reader.ts), the pump at once.
+    await waitUntil(() => threadsNamed(run.proc.pid, reader.thread).length > 0, "derun's reader thread");
+    const frozen = freezeThread(threadsNamed(run.proc.pid, reader.thread)[0]!);
     try {
       writeFileSync(go, "");
       // Seen once in CI (1 run of 4): the command still there 30 s after `go`, the reader frozen.
@@ -123,7 +130,7 @@ describe("posix-pty: the command's last writes behind a stalled terminal", () =>
       if (!exited) console.warn(`the command (pid ${pid}) had not exited ${EXIT_WAIT_MS} ms after go, its derun's reader frozen`);
       await Bun.sleep(LATE_MS); // the thread's lateness itself (see LATE_MS)
     } finally {
-      reader.thaw();
+      frozen.thaw();
     }
     expect((await run.exited).exitCode).toBe(0);
     const recorded = new TextDecoder().decode(readSession(state.path, "late").output);

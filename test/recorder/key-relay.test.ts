@@ -3,7 +3,8 @@
  * (io/key-relay.ts): a paste far larger than the command's terminal takes at once reaches it
  * whole and in order, as it does bare, also when the relay takes over in the middle of it; and the
  * thread that reads the command's terminal, which hosts the relay, is what read the keys (no thread
- * of the relay's own is started).
+ * of the relay's own is started): the native pump where it runs (io/native-pump.ts), else the
+ * reader Worker.
  */
 import { describe, expect, test } from "bun:test";
 import { derunArgv, derunEnv, tempDir } from "../helpers/cli.ts";
@@ -11,6 +12,8 @@ import { relayReading, relayThread } from "../helpers/key-relay.ts";
 import { spawnInPty, type PtyRun } from "../helpers/pty.ts";
 import { bytesReadBy, threadsNamed } from "../helpers/threads.ts";
 import { KEY_RELAY_THREAD } from "../../src/io/key-relay.ts";
+import { STREAM_READER_THREAD } from "../../src/io/stream-reader-thread.ts";
+import { NATIVE_PUMP_ENV, NATIVE_PUMP_THREAD, nativePumpUnavailable } from "../../src/io/native-pump.ts";
 
 const linux = process.platform === "linux";
 const HALF = 256 * 1024;
@@ -29,10 +32,18 @@ async function pasteInto(run: PtyRun, between?: () => Promise<void>): Promise<st
   return /[0-9a-f]{64}/.exec(new TextDecoder().decode(run.output()))![0];
 }
 
-describe.skipIf(!linux)("the key relay", () => {
-  test("a 512 KiB paste reaches the command whole and in order, as bare, read by the thread reading the command's terminal", async () => {
+/** Which thread reads the keys, per reader of the command's terminal (the pump only where it runs). */
+const READERS: { name: string; env: Record<string, string>; keysBy: string; absent: string }[] = [
+  { name: "the reader Worker", env: { [NATIVE_PUMP_ENV]: "0" }, keysBy: STREAM_READER_THREAD, absent: NATIVE_PUMP_THREAD },
+  ...(nativePumpUnavailable() === undefined
+    ? [{ name: "the native pump", env: {}, keysBy: NATIVE_PUMP_THREAD, absent: STREAM_READER_THREAD }]
+    : []),
+];
+
+describe.skipIf(!linux).each(READERS)("the key relay, the terminal read by $name", ({ env: readerEnv, keysBy, absent }) => {
+  test("a 512 KiB paste reaches the command whole and in order, as bare, read by the relay's thread", async () => {
     using state = tempDir();
-    const env = derunEnv(state.path);
+    const env = derunEnv(state.path, readerEnv);
     const bare = spawnInPty(["sh", "-c", COMMAND], { env });
     expect(await pasteInto(bare)).toBe(digest);
     bare.type("q");
@@ -51,6 +62,8 @@ describe.skipIf(!linux)("the key relay", () => {
     });
     expect(got).toBe(digest);
     expect(bytesReadBy(run.proc.pid, tid) - readBefore).toBeGreaterThanOrEqual(HALF);
+    expect(threadsNamed(run.proc.pid, keysBy)).toContain(tid);
+    expect(threadsNamed(run.proc.pid, absent)).toEqual([]);
     expect(threadsNamed(run.proc.pid, KEY_RELAY_THREAD)).toEqual([]);
     run.type("q");
     expect((await run.exited).exitCode).toBe(0);

@@ -97,6 +97,7 @@ function runningChild(
   });
   return {
     pid: started.pid,
+    ...(pty.reader ? { outputReader: pty.reader } : {}),
     // Every byte is taken, queued while the PTY cannot take it yet: a large paste is never truncated.
     write: (bytes) => pty.write(bytes),
     ...(pty.directInput ? { directInput: pty.directInput } : {}),
