@@ -12,6 +12,7 @@ import type { TextLine } from "../views/text.ts";
 import { joined } from "./joined.ts";
 import { maskAssembled } from "./assembled.ts";
 import { drawOutOfOrder, FAR_CONTEXT, mayJoinFar } from "./far-context.ts";
+import { longContext } from "./long-run.ts";
 import { redactionEnabled, redactorFor, type LineState, type Redactor } from "../secrets/redactor.ts";
 
 export { configureRedaction, redactionEnabled, configPath, redactorFor, type Redactor } from "../secrets/redactor.ts";
@@ -157,7 +158,8 @@ const bytesIn = (slices: readonly OutputSlice[]): number => slices.reduce((n, s)
  * `near`, the window masked with CONTEXT (`read.before`, `read.after`) around it; or, when it may
  * still show a piece of a token whose rest is farther away (./far-context.ts) and the session has
  * bytes past that context (`more`), the window masked again with FAR_CONTEXT read on either side.
- * The farther masking sees all the nearer one did, and more.
+ * The farther masking sees all the nearer one did, and more. A token longer than CONTEXT across the
+ * window's edge is first masked with its whole run (./long-run.ts), within the same FAR_CONTEXT.
  */
 export async function maskFarther(
   store: Store,
@@ -169,13 +171,16 @@ export async function maskFarther(
 ): Promise<{ slices: OutputSlice[]; count: number }> {
   const { slices } = read;
   if (!redactor.enabled || slices.length === 0 || !(more.before || more.after)) return near;
-  if (!mayJoinFar({ masked: near.slices, before: read.before, after: read.after }, redactor.rows)) return near;
+  // A token longer than CONTEXT across the window's edge: masked with its whole run (./long-run.ts).
+  const long = await longContext(store, sessionId, { ...read, more }, CONTEXT);
+  const masked = long ? maskBetween(redactor, long.before, slices, long.after) : near;
+  if (!mayJoinFar({ masked: masked.slices, before: read.before, after: read.after }, redactor.rows)) return masked;
   const lo = slices[0]!.start;
   const hi = slices[slices.length - 1]!.end;
   const after = more.after ? (await store.read(sessionId, hi, FAR_CONTEXT)).slices.filter((s) => s.start >= hi) : [];
   // Nothing out of order in the window, the 4 KiB before it and the bytes after: what it shows landed
   // after what those 4 KiB drew, and nothing after moves back onto it. The bytes farther back are not read.
-  if (!drawOutOfOrder([...read.before, ...slices, ...after])) return near;
+  if (!drawOutOfOrder([...read.before, ...slices, ...after])) return masked;
   const from = Math.max(0, lo - FAR_CONTEXT);
   const before = more.before && from < lo ? (await store.read(sessionId, from, lo - from)).slices.filter((s) => s.end <= lo) : [];
   return maskBetween(redactor, before, slices, after);
