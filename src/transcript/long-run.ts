@@ -20,7 +20,7 @@ const TOKEN = new Uint8Array(256);
 for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+/=:-") TOKEN[c.charCodeAt(0)] = 1;
 
 /** Whether `byte` may be part of a token. */
-const tokenByte = (byte: number | undefined): boolean => byte !== undefined && TOKEN[byte] === 1;
+export const tokenByte = (byte: number | undefined): boolean => byte !== undefined && TOKEN[byte] === 1;
 
 /** Whether every byte of `bytes` may be part of a token. */
 function allToken(bytes: Uint8Array): boolean {

@@ -12,7 +12,7 @@ import type { TextLine } from "../views/text.ts";
 import { joined } from "./joined.ts";
 import { maskAssembled } from "./assembled.ts";
 import { drawOutOfOrder, FAR_CONTEXT, mayJoinFar } from "./far-context.ts";
-import { longContext } from "./long-run.ts";
+import { longContext, tokenByte } from "./long-run.ts";
 import { redactionEnabled, redactorFor, type LineState, type Redactor } from "../secrets/redactor.ts";
 
 export { configureRedaction, redactionEnabled, configPath, redactorFor, type Redactor } from "../secrets/redactor.ts";
@@ -107,7 +107,11 @@ export class LineMasking {
   line<L extends TextLine>(line: L, present?: ReadonlySet<string>): L & MaskedLine {
     if (!this.#redactor.enabled || (line as MaskedLine).masked) return line;
     // A partial line is looked at again when it grows: it does not move the key state on.
-    const masked = this.#redactor.text(line.text, line.partial ? undefined : this.#state(line.channel), present);
+    const masked = closedAtCut(
+      this.#redactor,
+      line,
+      this.#redactor.text(line.text, line.partial ? undefined : this.#state(line.channel), present),
+    );
     const count = masked.count + this.#assembledIn(line.start, line.end);
     this.count += count;
     return count === 0 ? line : { ...line, text: masked.text, redacted: count, masked: true };
@@ -119,6 +123,27 @@ export class LineMasking {
     const present = lines.length > 4 ? this.#redactor.keywordsIn(lines.map((l) => l.text).join("\n")) : undefined;
     return lines.map((l) => this.line(l, present));
   }
+}
+
+/**
+ * What a rule needs at a token's end, for a line cut before it (`cut`: a view that keeps the first
+ * 4096 characters of a line, as the failure view does): a JWT's last dot and 8 characters.
+ */
+const CUT_CLOSE = ".AAAAAAAA";
+
+/**
+ * `masked`, the masking of `line`; or, when the line was cut inside a run of token bytes (a JWT
+ * longer than the line kept, ./long-run.ts), its masking as if the token ended at the cut, when
+ * that masks more: the token's start is masked as it would be had the line kept its end.
+ */
+function closedAtCut(redactor: Redactor, line: TextLine, masked: { text: string; count: number }): { text: string; count: number } {
+  if (!line.cut || !tokenByte(line.text.charCodeAt(line.text.length - 1))) return masked;
+  const closed = redactor.text(line.text + CUT_CLOSE);
+  if (closed.text.startsWith(masked.text)) return masked;
+  // Both maskings' masks: the closed one may see a match the open one did not, and not the other way.
+  let text = "";
+  for (let i = 0; i < masked.text.length; i++) text += closed.text[i] === "*" ? "*" : masked.text[i];
+  return { text, count: Math.max(closed.count, masked.count) };
 }
 
 /** A one-off text (a command line, a directory, a context line) masked. */
