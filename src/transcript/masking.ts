@@ -132,18 +132,26 @@ export class LineMasking {
 const CUT_CLOSE = ".AAAAAAAA";
 
 /**
- * `masked`, the masking of `line`; or, when the line was cut inside a run of token bytes (a JWT
- * longer than the line kept, ./long-run.ts), its masking as if the token ended at the cut, when
- * that masks more: the token's start is masked as it would be had the line kept its end.
+ * `masked`, the masking of `line`; or, when the line was cut inside a run of token bytes that holds
+ * a dot (a JWT longer than the line kept, ./long-run.ts), with that run masked as if the token ended
+ * at the cut: its start is masked as it would be had the line kept its end. A blob without a dot
+ * (base64) costs a scan of its run, no masking again.
  */
 function closedAtCut(redactor: Redactor, line: TextLine, masked: { text: string; count: number }): { text: string; count: number } {
-  if (!line.cut || !tokenByte(line.text.charCodeAt(line.text.length - 1))) return masked;
-  const closed = redactor.text(line.text + CUT_CLOSE);
-  if (closed.text.startsWith(masked.text)) return masked;
+  const { text } = line;
+  if (!line.cut || !tokenByte(text.charCodeAt(text.length - 1))) return masked;
+  let from = text.length;
+  while (from > 0 && tokenByte(text.charCodeAt(from - 1))) from--;
+  const run = text.slice(from);
+  if (!run.includes(".")) return masked;
+  const closed = redactor.text(run + CUT_CLOSE);
+  const open = masked.text.slice(from);
+  if (closed.text.startsWith(open)) return masked;
   // Both maskings' masks: the closed one may see a match the open one did not, and not the other way.
-  let text = "";
-  for (let i = 0; i < masked.text.length; i++) text += closed.text[i] === "*" ? "*" : masked.text[i];
-  return { text, count: Math.max(closed.count, masked.count) };
+  let tail = "";
+  for (let i = 0; i < open.length; i++) tail += closed.text[i] === "*" ? "*" : open[i];
+  // The cut token is one secret more (the open masking saw none of it, or the two would agree).
+  return { text: masked.text.slice(0, from) + tail, count: masked.count + 1 };
 }
 
 /** A one-off text (a command line, a directory, a context line) masked. */
