@@ -7,9 +7,10 @@
  * that run, the context is moved to the run's start (and end), CONTEXT before (after) it, and the
  * window masked again. Bounded by FAR_CONTEXT: a run whose start lies farther back than that from
  * the window (a base64 blob of megabytes) is not looked for past it, so the window is masked as
- * before: a secret longer than 64 KiB still shows past its first 64 KiB (docs/known-gaps.md).
- * An ordinary log pays nothing: its context holds a blank or a line feed. A long blob pays one read
- * of FAR_CONTEXT a side and a scan of it per window, never a read back to the line's start.
+ * before, on both sides: a secret longer than 64 KiB still shows past its first 64 KiB
+ * (docs/known-gaps.md). An ordinary log pays nothing: its context holds a blank or a line feed. A
+ * long blob pays one read of FAR_CONTEXT and a scan of it per window, never a read back to the
+ * line's start.
  */
 import type { OutputSlice, Store } from "../core/store.ts";
 import { joined } from "./joined.ts";
@@ -106,7 +107,13 @@ export async function longContext(
   if (back.size > 0) {
     const from = Math.max(0, lo - FAR_CONTEXT);
     const far = (await store.read(sessionId, from, lo - from)).slices.filter((s) => s.end <= lo);
-    const starts = [...back].map((c) => runStartIn(far, c) ?? (from === 0 ? 0 : undefined)).filter((n) => n !== undefined);
+    const starts: number[] = [];
+    for (const channel of back) {
+      const start = runStartIn(far, channel) ?? (from === 0 ? 0 : undefined);
+      // A run begun farther back than FAR_CONTEXT (a blob): not looked into on either side.
+      if (start === undefined) ahead.delete(channel);
+      else starts.push(start);
+    }
     if (starts.length > 0) before = clip(far, Math.max(from, Math.min(...starts) - context), lo);
   }
   if (ahead.size > 0) {
