@@ -32,8 +32,12 @@ export interface RedactRule {
   readonly prefilter?: string;
 }
 
-/** Characters of a key name around a secret-sounding word (`DB_PASSWORD`, `client-secret`, `api.key`). */
-const NAME = "[A-Za-z0-9_.-]*";
+/**
+ * Characters of a key name around a secret-sounding word (`DB_PASSWORD`, `client-secret`, `api.key`).
+ * At most 64 a side: unbounded, each `-` or `_` of a base64url run began a look to the run's end and
+ * back (a 64 KB run: 1.5 s; now 3 ms).
+ */
+const NAME = "[A-Za-z0-9_.-]{0,64}";
 /** Between a key and its value: `=`, `:`, `:=`, `=>`, with quotes and blanks around. */
 const ASSIGN = `["']?[ \\t]*(?:=>|:=|=|:)[ \\t]*`;
 /** A value: quoted (up to its closing quote), or a word. */

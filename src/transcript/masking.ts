@@ -12,6 +12,7 @@ import type { TextLine } from "../views/text.ts";
 import { joined } from "./joined.ts";
 import { maskAssembled } from "./assembled.ts";
 import { drawOutOfOrder, FAR_CONTEXT, mayJoinFar, rowsStayNear } from "./far-context.ts";
+import { longContext, tokenByte } from "./long-run.ts";
 import { redactionEnabled, redactorFor, type LineState, type Redactor } from "../secrets/redactor.ts";
 
 export { configureRedaction, redactionEnabled, configPath, redactorFor, type Redactor } from "../secrets/redactor.ts";
@@ -106,7 +107,11 @@ export class LineMasking {
   line<L extends TextLine>(line: L, present?: ReadonlySet<string>): L & MaskedLine {
     if (!this.#redactor.enabled || (line as MaskedLine).masked) return line;
     // A partial line is looked at again when it grows: it does not move the key state on.
-    const masked = this.#redactor.text(line.text, line.partial ? undefined : this.#state(line.channel), present);
+    const masked = closedAtCut(
+      this.#redactor,
+      line,
+      this.#redactor.text(line.text, line.partial ? undefined : this.#state(line.channel), present),
+    );
     const count = masked.count + this.#assembledIn(line.start, line.end);
     this.count += count;
     return count === 0 ? line : { ...line, text: masked.text, redacted: count, masked: true };
@@ -118,6 +123,35 @@ export class LineMasking {
     const present = lines.length > 4 ? this.#redactor.keywordsIn(lines.map((l) => l.text).join("\n")) : undefined;
     return lines.map((l) => this.line(l, present));
   }
+}
+
+/**
+ * What a rule needs at a token's end, for a line cut before it (`cut`: a view that keeps the first
+ * 4096 characters of a line, as the failure view does): a JWT's last dot and 8 characters.
+ */
+const CUT_CLOSE = ".AAAAAAAA";
+
+/**
+ * `masked`, the masking of `line`; or, when the line was cut inside a run of token bytes that holds
+ * a dot (a JWT longer than the line kept, ./long-run.ts), with that run masked as if the token ended
+ * at the cut: its start is masked as it would be had the line kept its end. A blob without a dot
+ * (base64) costs a scan of its run, no masking again.
+ */
+function closedAtCut(redactor: Redactor, line: TextLine, masked: { text: string; count: number }): { text: string; count: number } {
+  const { text } = line;
+  if (!line.cut || !tokenByte(text.charCodeAt(text.length - 1))) return masked;
+  let from = text.length;
+  while (from > 0 && tokenByte(text.charCodeAt(from - 1))) from--;
+  const run = text.slice(from);
+  if (!run.includes(".")) return masked;
+  const closed = redactor.text(run + CUT_CLOSE);
+  const open = masked.text.slice(from);
+  if (closed.text.startsWith(open)) return masked;
+  // Both maskings' masks: the closed one may see a match the open one did not, and not the other way.
+  let tail = "";
+  for (let i = 0; i < open.length; i++) tail += closed.text[i] === "*" ? "*" : open[i];
+  // The cut token is one secret more (the open masking saw none of it, or the two would agree).
+  return { text: masked.text.slice(0, from) + tail, count: masked.count + 1 };
 }
 
 /** A one-off text (a command line, a directory, a context line) masked. */
@@ -157,7 +191,8 @@ const bytesIn = (slices: readonly OutputSlice[]): number => slices.reduce((n, s)
  * `near`, the window masked with CONTEXT (`read.before`, `read.after`) around it; or, when it may
  * still show a piece of a token whose rest is farther away (./far-context.ts) and the session has
  * bytes past that context (`more`), the window masked again with FAR_CONTEXT read on either side.
- * The farther masking sees all the nearer one did, and more.
+ * The farther masking sees all the nearer one did, and more. A token longer than CONTEXT across the
+ * window's edge is first masked with its whole run (./long-run.ts), within the same FAR_CONTEXT.
  */
 export async function maskFarther(
   store: Store,
@@ -169,17 +204,20 @@ export async function maskFarther(
 ): Promise<{ slices: OutputSlice[]; count: number }> {
   const { slices } = read;
   if (!redactor.enabled || slices.length === 0 || !(more.before || more.after)) return near;
-  if (!mayJoinFar({ masked: near.slices, before: read.before, after: read.after }, redactor.rows)) return near;
+  // A token longer than CONTEXT across the window's edge: masked with its whole run (./long-run.ts).
+  const long = await longContext(store, sessionId, { ...read, more }, CONTEXT);
+  const masked = long ? maskBetween(redactor, long.before, slices, long.after) : near;
+  if (!mayJoinFar({ masked: masked.slices, before: read.before, after: read.after }, redactor.rows)) return masked;
   const lo = slices[0]!.start;
   const hi = slices[slices.length - 1]!.end;
   const after = more.after ? (await store.read(sessionId, hi, FAR_CONTEXT)).slices.filter((s) => s.start >= hi) : [];
   // Nothing out of order in the window, the 4 KiB before it and the bytes after: what it shows landed
   // after what those 4 KiB drew, and nothing after moves back onto it. The bytes farther back are not read.
-  if (!drawOutOfOrder([...read.before, ...slices, ...after])) return near;
+  if (!drawOutOfOrder([...read.before, ...slices, ...after])) return masked;
   const from = Math.max(0, lo - FAR_CONTEXT);
   const before = more.before && from < lo ? (await store.read(sessionId, from, lo - from)).slices.filter((s) => s.end <= lo) : [];
   // Only CR, BS and LF moving the cursor, an LF on either side of the window: no far byte reaches its rows.
-  if (rowsStayNear({ near: read, slices, before, after, more })) return near;
+  if (rowsStayNear({ near: read, slices, before, after, more })) return masked;
   return maskBetween(redactor, before, slices, after);
 }
 

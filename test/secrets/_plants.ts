@@ -11,6 +11,15 @@ const r = randomText(3838);
 const b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const letters = b64.slice(0, 52);
 
+/** Secrets longer than the 4 KiB a raw window is masked with on either side (their own generator: the others stay as they were). */
+const long = randomText(4343);
+const B64URL = `${b64.slice(0, 62)}-_`;
+const LONG = {
+  jwt5: long(5000, B64URL),
+  bearer6: long(6000, B64URL),
+  jwt9: long(9000, B64URL),
+};
+
 export interface Plant {
   /** Session id, and the class of issue 38 (1-9) or item of issue 43 it plants. */
   readonly id: string;
@@ -396,7 +405,35 @@ export const PLANTS: readonly Plant[] = [
     secrets: [R.farthest.join("")],
     argv: ["sh", "-c", farPositioned(3000)],
     env: { A: R.farthest[0]!, B: R.farthest[1]! },
-    knownLeaks: ['read_output {"max_bytes":37}', 'read_output {"max_bytes":500}', 'read_output {"view":"text","max_bytes":37}'],
+    knownLeaks: [
+      'read_output {"max_bytes":37}',
+      'read_output {"max_bytes":500}',
+      'read_output {"max_bytes":4096}',
+      'read_output {"view":"text","max_bytes":37}',
+    ],
+  },
+  {
+    // A raw window more than 4 KiB past such a token's start was masked with a context that began
+    // inside it, past `eyJ` or `Bearer `; one before its end, with one that ended before its last dot.
+    id: "c3-jwt-5k",
+    kind: "3: a 5 KB JWT on a line of its own, paged raw in windows 4 KiB and more past its start",
+    secrets: [LONG.jwt5],
+    argv: ["sh", "-c", 'printf \'starting\nid_token eyJhbGciOiJIUzI1NiJ9.eyJ%s.%s\nend\n\' "$A" "$B"'],
+    env: { A: LONG.jwt5, B: long(43, B64URL) },
+  },
+  {
+    id: "c3-bearer-6k",
+    kind: "3: a 6 KB Bearer token in an Authorization header (curl -v)",
+    secrets: [LONG.bearer6],
+    argv: ["sh", "-c", "printf '> GET / HTTP/1.1\n> Authorization: Bearer %s\n> Accept: */*\n' \"$A\""],
+    env: { A: LONG.bearer6 },
+  },
+  {
+    id: "c3-jwt-9k",
+    kind: "3: a 9 KB JWT inside a JSON log line, more than twice the context on either side of a window",
+    secrets: [LONG.jwt9],
+    argv: ["sh", "-c", 'printf \'{"level":"info","msg":"signed in","jwt":"eyJhbGciOiJSUzI1NiJ9.eyJ%s.%s"}\n\' "$A" "$B"'],
+    env: { A: LONG.jwt9, B: long(86, B64URL) },
   },
 ];
 

@@ -2,7 +2,7 @@
  * The planted matrix (issue 38): each plant of ./_plants.ts recorded by a real `derun run` (pipes,
  * or a real PTY), then read through every reader: the CLI's cat (text, screen, raw), grep (and -v,
  * -c), ls, show, why, export (v2, v3), tail, and the MCP tools, resources and prompts over stdio
- * with the SDK's client, raw reads paged in windows of 37 and 500 bytes. A leak is a 12-character
+ * with the SDK's client, raw reads paged in windows of 37, 500 and 4096 bytes. A leak is a 12-character
  * slice of a plant's random part in an answer; the table of leaks by plant and reader must be
  * empty. Bounded: about 15 s on a quiet machine.
  */
@@ -92,6 +92,7 @@ async function mcpAnswers(id: string): Promise<Array<[string, string]>> {
     { view: "text" },
     { max_bytes: 37 },
     { max_bytes: 500 },
+    { max_bytes: 4096 },
     { view: "text", max_bytes: 37 },
   ]) {
     let cursor = "0";
