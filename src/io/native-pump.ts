@@ -11,9 +11,9 @@
  */
 import { cc, ptr } from "bun:ffi";
 import { closeSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { libcPipe2 } from "../os/libc.ts";
+import { inCcScratch } from "../os/cc-scratch.ts";
 import { NATIVE_PUMP_SOURCE } from "./native-pump-source.ts";
 import { PRODUCED, type RecordRingInit } from "./record-ring.ts";
 import { openFifoPipe, type FifoPipe } from "./fifo-pipe.ts";
@@ -30,9 +30,14 @@ const O_CLOEXEC = 0o2000000;
 type PumpSymbols = ReturnType<typeof compile>;
 let symbols: PumpSymbols | Error | undefined;
 
-/** TinyCC reads a file: the source goes into a fresh private directory (the compiled binary has no file of it). */
-function compile() {
-  const dir = mkdtempSync(join(tmpdir(), "derun-pump-"));
+/**
+ * TinyCC reads a file: the source goes into a fresh private directory (the compiled binary has no file
+ * of it), in the leader's scratch directory (../os/cc-scratch.ts: in memory, ours alone).
+ */
+const compile = () => inCcScratch(compileIn);
+
+function compileIn(scratch: string) {
+  const dir = mkdtempSync(join(scratch, "derun-pump-"));
   try {
     const source = join(dir, "pump.c");
     writeFileSync(source, NATIVE_PUMP_SOURCE, { mode: 0o600 });
