@@ -133,7 +133,11 @@ export function startNativePump(ring: RecordRingInit, fd: number, showFd: number
   }
   // A message it cannot decode (never seen) leaves the relay's last state as it was.
   if (keys && messages) relayMessages(messages[0], keys).catch(() => {});
+  // The thread holds raw pointers into these: nothing may collect them before it is gone, even
+  // when the reader that made them is dropped meanwhile.
+  const held: unknown[] = [ring, keys?.init];
   const finished = relayWakeUps(notify[0], new Int32Array(ring.control)).then(() => {
+    held.length = 0;
     if (opened !== showFd) closeSync(opened);
   });
   return { wake, finished };
