@@ -44,7 +44,9 @@ describe.skipIf(!hasTmux).each(READERS)("Ctrl-Z, fg and resizes while the comman
       using dir = tempDir("derun-stress-");
       writeFileSync(join(dir.path, "writer.ts"), WRITER);
       await using pane = await openShellPane(dir.path, derunEnv(state.path, extra), derunArgv());
-      pane.run(`derun run -- '${process.execPath}' writer.ts`);
+      // NOFLSH: without it the kernel drops what the child's terminal holds at each Ctrl-Z (n_tty's
+      // isig flushes the output queue), with derun or without it; with it every line must arrive.
+      pane.run(`derun run -- sh -c "stty noflsh; exec '${process.execPath}' writer.ts"`);
       let seen = 0;
       for (let cycle = 0; cycle < CYCLES; cycle++) {
         // Output flows: a line past the last one seen (the screen changes all the time: no settling).
