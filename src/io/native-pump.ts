@@ -136,7 +136,10 @@ export function startNativePump(ring: RecordRingInit, fd: number, showFd: number
   // The thread holds raw pointers into these: nothing may collect them before it is gone, even
   // when the reader that made them is dropped meanwhile.
   const held: unknown[] = [ring, keys?.init];
-  const finished = relayWakeUps(notify[0], new Int32Array(ring.control)).then(() => {
+  // Only at the pump's EOF: after a failed read of the pipe it may still write to `opened` (closed,
+  // its number could be a file of derun's by then) and into the buffers; those are left to the exit.
+  const finished = relayWakeUps(notify[0], new Int32Array(ring.control)).then((gone) => {
+    if (!gone) return new Promise<void>(() => {});
     held.length = 0;
     if (opened !== showFd) closeSync(opened);
   });
@@ -152,20 +155,24 @@ function notifyPipe(): [number, number] {
 
 /**
  * Each byte from the pump is a publication (or its end): the ring's consumer waits on PRODUCED with
- * Atomics.waitAsync, which only a notify on this thread can end. Resolves at EOF: the pump is gone.
+ * Atomics.waitAsync, which only a notify on this thread can end. Resolves true at EOF (the pump is
+ * gone), false when the pipe could not be read (whether it is gone is not known).
  */
-async function relayWakeUps(readEnd: number, control: Int32Array): Promise<void> {
+async function relayWakeUps(readEnd: number, control: Int32Array): Promise<boolean> {
   const reader = Bun.file(readEnd).stream().getReader();
+  let gone = false;
   try {
     for (;;) {
       const { done } = await reader.read();
       Atomics.notify(control, PRODUCED);
       if (done) break;
     }
+    gone = true;
   } catch {
     Atomics.notify(control, PRODUCED);
   }
   closeSync(readEnd); // Bun's reader leaves it open
+  return gone;
 }
 
 /** The relay's messages by their kind byte in the pump's frames (./native-pump-source.ts). */
