@@ -76,7 +76,10 @@ struct pump {
   int size, slots;
   int position, record;
   int master, wake_r, notify_w, show_fd;
-  int open, unpublished, last_full, last_shown, commits, last_unshown;
+  int open, unpublished, last_full, last_shown;
+  /* Records committed, and the last one not shown: 64-bit, as JavaScript's numbers are in the Worker
+   * (a 32-bit count wraps after 2^31 small reads, and a read was then shown ahead of the ring). */
+  long commits, last_unshown;
 };
 
 /* Writes all of it to a non-blocking fd, waiting while it is full; 0, or an errno. */
@@ -343,7 +346,7 @@ static void read_into(struct pump *p, int r) {
   if (n == 0) { end_stream(p); return; }
   if (n <= SHOW_MAX_BYTES && p->show_fd >= 0 && show_begin(p)) {
     /* Only once everything before it is on the screen; two records' room for a rest. */
-    int all_before_shown = p->commits - p->c[RECORDS] > p->last_unshown;
+    int all_before_shown = p->commits - (long)p->c[RECORDS] > p->last_unshown;
     int shown = all_before_shown && p->slots - p->c[RECORDS] >= 2;
     if (shown) show_and_commit(p, (int)n);
     show_end(p);

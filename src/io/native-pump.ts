@@ -11,9 +11,9 @@
  */
 import { cc, ptr } from "bun:ffi";
 import { closeSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { libcPipe2 } from "../os/libc.ts";
+import { inCcScratch } from "../os/cc-scratch.ts";
 import { NATIVE_PUMP_SOURCE } from "./native-pump-source.ts";
 import { PRODUCED, type RecordRingInit } from "./record-ring.ts";
 import { openFifoPipe, type FifoPipe } from "./fifo-pipe.ts";
@@ -30,9 +30,14 @@ const O_CLOEXEC = 0o2000000;
 type PumpSymbols = ReturnType<typeof compile>;
 let symbols: PumpSymbols | Error | undefined;
 
-/** TinyCC reads a file: the source goes into a fresh private directory (the compiled binary has no file of it). */
-function compile() {
-  const dir = mkdtempSync(join(tmpdir(), "derun-pump-"));
+/**
+ * TinyCC reads a file: the source goes into a fresh private directory (the compiled binary has no file
+ * of it), in the leader's scratch directory (../os/cc-scratch.ts: in memory, ours alone).
+ */
+const compile = () => inCcScratch(compileIn);
+
+function compileIn(scratch: string) {
+  const dir = mkdtempSync(join(scratch, "derun-pump-"));
   try {
     const source = join(dir, "pump.c");
     writeFileSync(source, NATIVE_PUMP_SOURCE, { mode: 0o600 });
@@ -128,7 +133,14 @@ export function startNativePump(ring: RecordRingInit, fd: number, showFd: number
   }
   // A message it cannot decode (never seen) leaves the relay's last state as it was.
   if (keys && messages) relayMessages(messages[0], keys).catch(() => {});
-  const finished = relayWakeUps(notify[0], new Int32Array(ring.control)).then(() => {
+  // The thread holds raw pointers into these: nothing may collect them before it is gone, even
+  // when the reader that made them is dropped meanwhile.
+  const held: unknown[] = [ring, keys?.init];
+  // Only at the pump's EOF: after a failed read of the pipe it may still write to `opened` (closed,
+  // its number could be a file of derun's by then) and into the buffers; those are left to the exit.
+  const finished = relayWakeUps(notify[0], new Int32Array(ring.control)).then((gone) => {
+    if (!gone) return new Promise<void>(() => {});
+    held.length = 0;
     if (opened !== showFd) closeSync(opened);
   });
   return { wake, finished };
@@ -143,20 +155,24 @@ function notifyPipe(): [number, number] {
 
 /**
  * Each byte from the pump is a publication (or its end): the ring's consumer waits on PRODUCED with
- * Atomics.waitAsync, which only a notify on this thread can end. Resolves at EOF: the pump is gone.
+ * Atomics.waitAsync, which only a notify on this thread can end. Resolves true at EOF (the pump is
+ * gone), false when the pipe could not be read (whether it is gone is not known).
  */
-async function relayWakeUps(readEnd: number, control: Int32Array): Promise<void> {
+async function relayWakeUps(readEnd: number, control: Int32Array): Promise<boolean> {
   const reader = Bun.file(readEnd).stream().getReader();
+  let gone = false;
   try {
     for (;;) {
       const { done } = await reader.read();
       Atomics.notify(control, PRODUCED);
       if (done) break;
     }
+    gone = true;
   } catch {
     Atomics.notify(control, PRODUCED);
   }
   closeSync(readEnd); // Bun's reader leaves it open
+  return gone;
 }
 
 /** The relay's messages by their kind byte in the pump's frames (./native-pump-source.ts). */

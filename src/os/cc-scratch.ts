@@ -1,5 +1,6 @@
 /**
- * Where TinyCC's files go when derun compiles its C (the session leader, ../pty/leader.ts). Bun's `cc`
+ * Where TinyCC's files go when derun compiles its C (the session leader, ../pty/leader.ts;
+ * the native output pump, ../io/native-pump.ts). Bun's `cc`
  * writes a dozen header files to `$TMPDIR/bun-cc-0/` at every call, truncating the ones there, and
  * derun writes the source next to them. With /tmp on a disk (ext4), truncating a file that holds data
  * starts its writeback at close, so each start under a job-control shell queued disk writes and

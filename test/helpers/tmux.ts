@@ -18,6 +18,8 @@ export interface ShellPane extends AsyncDisposable {
   run(line: string): void;
   /** The visible screen, trailing blanks trimmed. */
   screen(): string;
+  /** Resizes the window (the pane's programs get SIGWINCH). */
+  resize(cols: number, rows: number): void;
   /** Resolves with the screen once `ready(screen)` holds and the screen has stopped changing. */
   settled(ready: (screen: string) => boolean, what: string): Promise<string>;
   /**
@@ -77,6 +79,7 @@ export async function openShellPane(dir: string, env: Record<string, string>, de
       tmux("send-keys", "-t", "main", "Enter");
     },
     screen,
+    resize: (cols, rows) => void tmux("resize-window", "-t", "main", "-x", String(cols), "-y", String(rows)),
     settled,
     prompt: () => settled((s) => promptCount() > promptsBefore && (s.endsWith("\n$") || s === "$"), "the prompt"),
     [Symbol.asyncDispose]: async () => void Bun.spawnSync(["tmux", "-L", socket, "kill-server"]),

@@ -12,6 +12,7 @@ import { cEnv, withCEnv } from "../../src/os/c-env.ts";
 import { libcEnv } from "../../src/os/libc.ts";
 import { ccScratchDir, inCcScratch, privateDirIn } from "../../src/os/cc-scratch.ts";
 import { LEADER_SOURCE } from "../../src/pty/leader-source.ts";
+import { NATIVE_PUMP_SOURCE } from "../../src/io/native-pump-source.ts";
 
 const linux = process.platform === "linux";
 const onTmpfs = (dir: string) => statfsSync(dir).type === 0x01021994;
@@ -87,33 +88,40 @@ describe.skipIf(!linux)("TinyCC's scratch directory", () => {
     expect(ccScratchDir({})).toBe(tmpdir());
   });
 
-  test.skipIf(!tmpOnDisk || !shmUsable)("the leader compiles with Bun's headers there, and TMPDIR is as before after", async () => {
-    const own = mkdtempSync("/dev/shm/derun-xdg-");
-    const diskTmp = mkdtempSync(join(tmpdir(), "derun-tmp-"));
-    try {
-      mkdirSync(join(diskTmp, "t"));
-      const script = [
-        'import { leaderUnavailable } from "./src/pty/leader.ts";',
-        'import { cEnv } from "./src/os/c-env.ts";',
-        "const why = leaderUnavailable();",
-        'console.log(JSON.stringify({ why: why ?? null, tmpdir: cEnv("TMPDIR") ?? null }));',
-      ].join("\n");
-      const proc = Bun.spawn([process.execPath, "-e", script], {
-        cwd: join(import.meta.dir, "../.."),
-        env: { ...process.env, XDG_RUNTIME_DIR: own, TMPDIR: join(diskTmp, "t") },
-        stdout: "pipe",
-        stderr: "pipe",
-      });
-      const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-      expect(err).toBe("");
-      expect(JSON.parse(out)).toEqual({ why: null, tmpdir: join(diskTmp, "t") });
-      expect(existsSync(join(own, `derun-cc-${uid}`, `bun-cc-${uid}`, "stdbool.h"))).toBe(true);
-      expect(existsSync(join(diskTmp, "t", "bun-cc-0"))).toBe(false);
-    } finally {
-      rmSync(own, { recursive: true, force: true });
-      rmSync(diskTmp, { recursive: true, force: true });
-    }
-  });
+  // Both of derun's C parts: the session leader and the native output pump.
+  const compiled = [
+    { name: "the leader", script: 'import { leaderUnavailable as why } from "./src/pty/leader.ts";' },
+    { name: "the native pump", script: 'import { nativePumpUnavailable as why } from "./src/io/native-pump.ts";' },
+  ];
+  test.skipIf(!tmpOnDisk || !shmUsable).each(compiled)(
+    "$name compiles with Bun's headers there, and TMPDIR is as before after",
+    async ({ script: load }) => {
+      const own = mkdtempSync("/dev/shm/derun-xdg-");
+      const diskTmp = mkdtempSync(join(tmpdir(), "derun-tmp-"));
+      try {
+        mkdirSync(join(diskTmp, "t"));
+        const script = [
+          load,
+          'import { cEnv } from "./src/os/c-env.ts";',
+          'console.log(JSON.stringify({ why: why() ?? null, tmpdir: cEnv("TMPDIR") ?? null }));',
+        ].join("\n");
+        const proc = Bun.spawn([process.execPath, "-e", script], {
+          cwd: join(import.meta.dir, "../.."),
+          env: { ...process.env, XDG_RUNTIME_DIR: own, TMPDIR: join(diskTmp, "t") },
+          stdout: "pipe",
+          stderr: "pipe",
+        });
+        const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+        expect(err).toBe("");
+        expect(JSON.parse(out)).toEqual({ why: null, tmpdir: join(diskTmp, "t") });
+        expect(existsSync(join(own, `derun-cc-${uid}`, `bun-cc-${uid}`, "stdbool.h"))).toBe(true);
+        expect(existsSync(join(diskTmp, "t", "bun-cc-0"))).toBe(false);
+      } finally {
+        rmSync(own, { recursive: true, force: true });
+        rmSync(diskTmp, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 /**
@@ -172,7 +180,8 @@ describe.skipIf(!linux || !shmUsable)("TinyCC's scratch directory is ours alone"
     });
   });
 
-  test("the leader's source includes no header: whatever is in Bun's header directory is never compiled in", () => {
+  test("the leader's and the pump's sources include no header: whatever is in Bun's header directory is never compiled in", () => {
     expect(LEADER_SOURCE).not.toMatch(/^\s*#\s*include/m);
+    expect(NATIVE_PUMP_SOURCE).not.toMatch(/^\s*#\s*include/m);
   });
 });
