@@ -45,10 +45,17 @@ function stamp(root: string, id: string): Omit<Held, "facts" | "paths"> | undefi
 
 export class EndedFacts {
   readonly #held = new Map<string, Held>();
-  /** Looks at once open (trust): while any is, a session's directory checked once in them is not checked again. */
-  #open = 0;
-  /** The sessions whose directory was checked since the looks at once opened. */
-  readonly #checked = new Set<string>();
+  /** Looks at once opened so far (trust): each is numbered by this count when it opens. */
+  #opened = 0;
+  /** The numbers of the looks at once open, oldest first (a Set keeps the order they were added in). */
+  readonly #open = new Set<number>();
+  /**
+   * Sessions whose directory was checked inside a look at once, with the newest look open then.
+   * Trusted while a look open at that check is still open: looks that overlap one after the other
+   * (pages kept in flight) are never all closed, and a check must not outlive them (a session
+   * removed, its id used again, its final.json rewritten would go unseen for as long).
+   */
+  readonly #checked = new Map<string, number>();
 
   constructor(private readonly root: string) {}
 
@@ -58,10 +65,10 @@ export class EndedFacts {
    */
   read(id: string, fresh = false): SessionFacts {
     const held = this.#held.get(id);
-    if (held && !fresh && this.#open > 0 && this.#checked.has(id)) return held.facts;
+    if (held && !fresh && this.#trusted(id)) return held.facts;
     const now = held && stamp(this.root, id);
     if (held && now && now.ino === held.ino && now.mtimeMs === held.mtimeMs && now.ctimeMs === held.ctimeMs) {
-      if (this.#open > 0) this.#checked.add(id);
+      this.#checkedNow(id);
       return held.facts;
     }
     this.#held.delete(id);
@@ -72,7 +79,7 @@ export class EndedFacts {
     if (facts.final && before) {
       if (this.#held.size >= MAX_SESSIONS) this.#held.delete(this.#held.keys().next().value!);
       this.#held.set(id, { facts, ...before, paths: new Map() });
-      if (this.#open > 0) this.#checked.add(id);
+      this.#checkedNow(id);
     }
     return facts;
   }
@@ -126,16 +133,27 @@ export class EndedFacts {
   }
 
   /**
-   * Opens a look at once (StoreReader.atOnce): until the returned function closes it (and every
-   * other one open), an ended session's directory found unchanged is not looked at again.
+   * Opens a look at once (StoreReader.atOnce): an ended session's directory found unchanged in it
+   * is not looked at again while it, or another look open at that check, is open.
    */
   trust(): () => void {
-    this.#open++;
-    let closed = false;
+    const look = ++this.#opened;
+    this.#open.add(look);
     return () => {
-      if (closed) return;
-      closed = true;
-      if (--this.#open === 0) this.#checked.clear();
+      this.#open.delete(look);
+      if (this.#open.size === 0) this.#checked.clear();
     };
+  }
+
+  /** Checked inside a look at once still open (the oldest open is the first: looks are numbered as they open). */
+  #trusted(id: string): boolean {
+    const checked = this.#checked.get(id);
+    if (checked === undefined) return false;
+    for (const oldest of this.#open) return oldest <= checked;
+    return false;
+  }
+
+  #checkedNow(id: string): void {
+    if (this.#open.size > 0) this.#checked.set(id, this.#opened);
   }
 }

@@ -43,13 +43,6 @@ export class MemoryBound {
   ) {}
 
   /**
-   * Collect now if resident memory passed the threshold; the threshold then follows what is left.
-   * `ahead`: bytes the coming work may hold at once (a 1 MiB window's replay and copies): the
-   * threshold is that much lower for it, so the peak is the threshold's, not the threshold's plus
-   * one big window's (reading 1 GiB back in 1 MiB windows peaked at 105-108 MB, its windows each
-   * starting up to 16 MiB past a collection).
-   */
-  /**
    * {@link check} for a page of an answering loop (derun mcp's direct pages): one that holds under
    * LITTLE at once is looked at every LITTLE_EVERY such pages, a bigger one always (a 1 MiB window
    * starts collected).
@@ -60,6 +53,13 @@ export class MemoryBound {
     this.check(ahead);
   }
 
+  /**
+   * Collect now if resident memory passed the threshold; the threshold then follows what is left.
+   * `ahead`: bytes the coming work may hold at once (a 1 MiB window's replay and copies): the
+   * threshold is that much lower for it, so the peak is the threshold's, not the threshold's plus
+   * one big window's (reading 1 GiB back in 1 MiB windows peaked at 105-108 MB, its windows each
+   * starting up to 16 MiB past a collection).
+   */
   check(ahead = 0): void {
     const resident = this.probe.residentBytes();
     if (this.#threshold === undefined) {

@@ -154,4 +154,32 @@ describe("a look at once (Store.atOnce, a page of derun mcp)", () => {
     expect([inner, await outer]).toEqual([2, 2]);
     expect((await store.get("both")).final?.exit_code).toBe(5);
   });
+
+  // Pages in flight one over the other (an agent that keeps two reads out) never leave none open:
+  // the facts a look checked must not outlive every look open when it checked them.
+  test("looks that overlap in a chain: a look opened after the checking one has closed checks again", async () => {
+    await ended("chain", "out\n", 2);
+    await ended("gone-in-chain", "out\n", 1);
+    const a = Promise.withResolvers<void>();
+    const b = Promise.withResolvers<void>();
+    const checked = Promise.withResolvers<void>();
+    const first = store.atOnce!(async () => {
+      await store.get("chain");
+      await store.get("gone-in-chain");
+      checked.resolve();
+      await a.promise;
+    });
+    await checked.promise; // the second opens after the first checked both
+    const second = store.atOnce!(async () => {
+      await b.promise;
+      const gone = await store.get("gone-in-chain").catch((e) => (isDerunError(e, "session_not_found") ? "not found" : e));
+      return [(await store.get("chain")).final?.exit_code, gone];
+    });
+    a.resolve();
+    await first; // the look that checked them is closed; the second is still open
+    rewriteFinal("chain", 6);
+    fs.rmSync(path.join(root, "sessions", "gone-in-chain"), { recursive: true });
+    b.resolve();
+    expect(await second).toEqual([6, "not found"]);
+  });
 });

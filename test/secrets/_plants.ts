@@ -19,6 +19,9 @@ const LONG = {
   bearer6: long(6000, B64URL),
   jwt9: long(9000, B64URL),
 };
+/** Values of long key names (their own generator too; a digit at the end: the secret-assignment rule wants one). */
+const keyValue = randomText(6464);
+const LONG_KEYS = [0, 1, 2].map(() => `${keyValue(23, B64URL)}7`);
 
 export interface Plant {
   /** Session id, and the class of issue 38 (1-9) or item of issue 43 it plants. */
@@ -434,6 +437,21 @@ export const PLANTS: readonly Plant[] = [
     secrets: [LONG.jwt9],
     argv: ["sh", "-c", 'printf \'{"level":"info","msg":"signed in","jwt":"eyJhbGciOiJSUzI1NiJ9.eyJ%s.%s"}\n\' "$A" "$B"'],
     env: { A: LONG.jwt9, B: long(86, B64URL) },
+  },
+  {
+    // Key names longer than 64 characters on either side of the secret-sounding word: the
+    // assignment rules once read at most 64 a side, and showed these values.
+    id: "c3-long-key-names",
+    kind: "3: values of key names of 80-100 characters (a camelCase prefix, a long suffix, a JSON key)",
+    secrets: LONG_KEYS,
+    argv: [
+      "sh",
+      "-c",
+      "printf 'export myCompanyProductionDatabasePrimaryReplicaConnectionPoolAdministratorUserPassword=%s\n" +
+        "DB_PASSWORD_FOR_THE_PRIMARY_PRODUCTION_DATABASE_CLUSTER_IN_THE_EU_WEST_1_REGION_X=%s\n" +
+        '{"auth_token_for_the_service_account_used_by_the_nightly_backup_job_of_the_primary_cluster": "%s"}\n\' "$A" "$B" "$C"',
+    ],
+    env: { A: LONG_KEYS[0]!, B: LONG_KEYS[1]!, C: LONG_KEYS[2]! },
   },
 ];
 

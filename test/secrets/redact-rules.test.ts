@@ -7,6 +7,7 @@ import { RULES } from "../../src/secrets/rules.ts";
 import { Masker } from "../../src/secrets/masker.ts";
 import { maskBytes } from "../../src/secrets/mask-bytes.ts";
 import { KEEP, leakedPieces, privateKey, SECRETS as S } from "../helpers/secrets.ts";
+import { seededRandom } from "../helpers/seeded-random.ts";
 
 const masker = new Masker({ rules: RULES });
 const mask = (line: string) => masker.maskLine(line);
@@ -50,12 +51,18 @@ const CASES: Record<string, Array<[line: string, secret: string]>> = {
     [`  "password": "${S.password}",`, S.password],
     [`mysql --password='${S.password}' -u root`, S.password],
     [`PGPASSWORD: hunter22`, "hunter22"],
+    // Key names longer than 64 characters on either side of the word (a cap of 64 showed these).
+    [`myCompanyProductionDatabasePrimaryReplicaConnectionPoolAdministratorUserPassword=${S.password}`, S.password],
+    [`DB_PASSWORD_FOR_THE_PRIMARY_PRODUCTION_DATABASE_CLUSTER_IN_THE_EU_WEST_1_REGION_X=${S.password}`, S.password],
+    [`MY_COMPANY_PRODUCTION_DATABASE_PRIMARY_REPLICA_CONNECTION_POOL_ADMIN_PASSWORD=${S.password}`, S.password],
   ],
   "secret-assignment": [
     [`MY_SERVICE_API_KEY=${S.apiKey}`, S.apiKey],
     [`  client_secret: "${S.apiKey}"`, S.apiKey],
     [`export ACME_TOKEN="${S.apiKey}"`, S.apiKey],
     [`auth_key => ${S.apiKey}`, S.apiKey],
+    [`{"auth_token_for_the_service_account_used_by_the_nightly_backup_job_of_the_primary_cluster": "${S.apiKey}"}`, S.apiKey],
+    [`GITHUB_TOKEN_FOR_THE_RELEASE_WORKFLOW_OF_THE_MONOREPO_PUBLISHING_ALL_THE_PACKAGES_X=${S.apiKey}`, S.apiKey],
   ],
   "private-key-body": [
     [privateKey()[3]!, privateKey()[3]!],
@@ -159,6 +166,21 @@ describe("masker", () => {
 
   test("counts each value once, however many rules found it", () => {
     expect(mask(`GITHUB_TOKEN=${S.github} OPENAI_API_KEY=${S.openai}`).count).toBe(2);
+  });
+
+  test("the key-name rules look at a long run of name characters once (no quadratic cost)", () => {
+    // 64 KB runs: a base64url blob, a secret word repeated, a word then separators. A name looked
+    // for from every `-` or `_` to the run's end took 1.5 s on the first; each takes a few ms now.
+    const random = seededRandom(64);
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const blob = Array.from({ length: 65536 }, () => alphabet[Math.floor(random() * 64)]).join("");
+    const keyed = new Masker({ rules: RULES.filter((r) => r.id === "password-assignment" || r.id === "secret-assignment") });
+    for (const run of [blob, `password${blob}`, "pwd_".repeat(16384), "token-".repeat(10923), `auth${"_".repeat(65536)}`]) {
+      const started = performance.now();
+      expect(keyed.maskLine(run).count).toBe(0);
+      // A loaded machine's margin: the quadratic look took 300 times this.
+      expect(performance.now() - started).toBeLessThan(500);
+    }
   });
 });
 
