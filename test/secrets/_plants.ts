@@ -85,6 +85,17 @@ const R = {
   farthest: [r(12), r(24, letters)],
 };
 
+/** Tokens with a control a terminal draws nothing for inside (their own generator: the others stay as they were). */
+const quiet = randomText(4545);
+const SILENT = { pipe: [quiet(36), quiet(36), quiet(36), quiet(36)], pty: [quiet(36), quiet(36), quiet(36), quiet(36)] };
+/** A token a line, twelve characters between its controls: NUL and DEL, BEL, SI, SO and US. */
+const SILENT_LINES =
+  'printf \'token ghp_%.12s\\000%.12s\\177%s\\n\' "$T1" "${T1#????????????}" "${T1#????????????????????????}"; ' +
+  'printf \'bell ghp_%.12s\\007%s end\\n\' "$T2" "${T2#????????????}"; ' +
+  'printf \'shift ghp_%.12s\\017%s\\n\' "$T3" "${T3#????????????}"; ' +
+  'printf \'export GITHUB=ghp_%.12s\\016\\017%.12s\\037%s\\n\' "$T4" "${T4#????????????}" "${T4#????????????????????????}"';
+const silentEnv = (t: readonly string[]) => ({ T1: t[0]!, T2: t[1]!, T3: t[2]!, T4: t[3]! });
+
 /**
  * Second halves placed first, on another row or by a saved cursor, the first halves put before
  * them after (class 2): `ESC[row;colH` then `ESC 7` / `ESC 8` (the same bytes as c2-positioned).
@@ -357,6 +368,22 @@ export const PLANTS: readonly Plant[] = [
     secrets: [R.titleEscape],
     argv: ["sh", "-c", "printf 'start ghp_%s\\033]0;x\\033[24D\\033[K\\007\\n' \"$P\""],
     env: { P: R.titleEscape },
+  },
+  {
+    // The bytes keep the controls; a terminal draws the token whole.
+    id: "c2-silent-controls",
+    kind: "2: a control drawn as nothing inside a token (NUL, DEL, BEL, SI, SO, US), through pipes",
+    secrets: SILENT.pipe,
+    argv: ["sh", "-c", SILENT_LINES],
+    env: silentEnv(SILENT.pipe),
+  },
+  {
+    id: "c2-silent-controls-pty",
+    kind: "2: the same as c2-silent-controls, on a PTY",
+    pty: true,
+    secrets: SILENT.pty,
+    argv: ["sh", "-c", SILENT_LINES],
+    env: silentEnv(SILENT.pty),
   },
   {
     id: "c3-window",
