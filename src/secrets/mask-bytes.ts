@@ -7,7 +7,7 @@
  * A control the terminal draws nothing for (NUL, BEL, SO, SI, DEL, ...) inside a token does not
  * split it: the text is looked at a second time without them, and what either look finds is masked.
  */
-import { MASK_BYTE, type LineState, type Masker, type MaskRange } from "./masker.ts";
+import { MASK_BYTE, merge, type LineState, type Masker, type MaskRange } from "./masker.ts";
 
 const ESC = 0x1b;
 const LF = 0x0a;
@@ -93,9 +93,11 @@ export function maskBytes(
   const { text } = visibleOf(bytes, false);
   const found = { bytes, ranges: [] as MaskRange[] };
   maskIn(bytes, text, false, masker, state, found);
-  // Again without the controls drawn as nothing (on a copy of the state: the first look carries it on).
-  if (HAS_SILENT.test(text)) maskIn(bytes, visibleOf(bytes, false, true).text, true, masker, before, found);
-  return found;
+  if (!HAS_SILENT.test(text)) return found;
+  // Again without the controls drawn as nothing (on a copy of the state: the first look carries it on);
+  // a secret both looks found, or the second found longer, is one range.
+  maskIn(bytes, visibleOf(bytes, false, true).text, true, masker, before, found);
+  return { bytes: found.bytes, ranges: merge(found.ranges) };
 }
 
 /** The secrets of `text` (the visible text of `bytes`, `silent` ones left out or not) masked in `into`. */
@@ -114,8 +116,6 @@ function maskIn(
   if (found.length === 0) return;
   // The same parse again, with the byte of each character this time (undefined: the text is the bytes).
   const map = visibleOf(bytes, true, silent).map;
-  // A secret both looks found is one range.
-  const known = new Set(into.ranges.map((k) => `${k.start}:${k.end}`));
   for (const r of found) {
     if (into.bytes === bytes) into.bytes = Uint8Array.from(bytes);
     const out = into.bytes;
@@ -128,6 +128,6 @@ function maskIn(
       if (first < 0) first = at;
       last = at;
     }
-    if (first >= 0 && !known.has(`${first}:${last + 1}`)) into.ranges.push({ start: first, end: last + 1 });
+    if (first >= 0) into.ranges.push({ start: first, end: last + 1 });
   }
 }
