@@ -32,17 +32,20 @@ const HAS_SILENT = /[\x00-\x07\x0e-\x1a\x1c-\x1f\x7f]/;
  * ASCII), and, when `withMap`, the byte each came from (-1 for the line breaks put around a string
  * sequence's payload). The map (4 bytes a byte) is asked for only once a secret was found: most
  * windows have none, and a 1 MiB window of binary output made it for nothing (issue 37 item 6).
- * With `silent`, the SILENT bytes are left out as well.
+ * With `silent`, the SILENT bytes are left out as well; `quiet` tells whether any was seen (the
+ * loop notes it on the way, the fast path asks a regular expression).
  */
-function visibleOf(bytes: Uint8Array, withMap: boolean, silent = false): { text: string; map: Int32Array | undefined } {
+function visibleOf(bytes: Uint8Array, withMap: boolean, silent = false): { text: string; map: Int32Array | undefined; quiet: boolean } {
   if (bytes.indexOf(ESC) < 0) {
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
-    if (!silent || !HAS_SILENT.test(text)) return { text, map: undefined };
+    const quiet = HAS_SILENT.test(text);
+    if (!silent || !quiet) return { text, map: undefined, quiet };
   }
   const n = bytes.length;
   const codes = new Uint8Array(n);
   const map = withMap ? new Int32Array(n) : undefined;
   let k = 0;
+  let quiet = 0;
   const put = (code: number, from: number) => {
     codes[k] = code;
     if (map) map[k] = from;
@@ -51,7 +54,9 @@ function visibleOf(bytes: Uint8Array, withMap: boolean, silent = false): { text:
   for (let i = 0; i < n; ) {
     const b = bytes[i]!;
     if (b !== ESC) {
-      if (!silent || SILENT[b] === 0) put(b, i);
+      const q = SILENT[b]!;
+      quiet |= q;
+      if (q === 0 || !silent) put(b, i);
       i++;
       continue;
     }
@@ -65,8 +70,11 @@ function visibleOf(bytes: Uint8Array, withMap: boolean, silent = false): { text:
       // OSC, DCS, APC, PM, SOS: a string up to BEL or ST, looked at as a line of its own.
       put(LF, -1);
       let j = i + 2;
-      for (; j < n && bytes[j] !== 0x07 && !(bytes[j] === ESC && bytes[j + 1] === 0x5c); j++)
-        if (!silent || SILENT[bytes[j]!] === 0) put(bytes[j]!, j);
+      for (; j < n && bytes[j] !== 0x07 && !(bytes[j] === ESC && bytes[j + 1] === 0x5c); j++) {
+        const q = SILENT[bytes[j]!]!;
+        quiet |= q;
+        if (q === 0 || !silent) put(bytes[j]!, j);
+      }
       put(LF, -1);
       i = j >= n ? n : bytes[j] === 0x07 ? j + 1 : j + 2;
     } else {
@@ -76,7 +84,7 @@ function visibleOf(bytes: Uint8Array, withMap: boolean, silent = false): { text:
       i = j + 1;
     }
   }
-  return { text: Buffer.from(codes.buffer, 0, k).toString("latin1"), map: map?.subarray(0, k) };
+  return { text: Buffer.from(codes.buffer, 0, k).toString("latin1"), map: map?.subarray(0, k), quiet: quiet !== 0 };
 }
 
 /**
@@ -90,10 +98,10 @@ export function maskBytes(
 ): { bytes: Uint8Array; ranges: MaskRange[] } {
   if (bytes.length === 0) return { bytes, ranges: [] };
   const before = { ...state };
-  const { text } = visibleOf(bytes, false);
+  const { text, quiet } = visibleOf(bytes, false);
   const found = { bytes, ranges: [] as MaskRange[] };
   maskIn(bytes, text, false, masker, state, found);
-  if (!HAS_SILENT.test(text)) return found;
+  if (!quiet) return found;
   // Again without the controls drawn as nothing (on a copy of the state: the first look carries it on);
   // a secret both looks found, or the second found longer, is one range.
   maskIn(bytes, visibleOf(bytes, false, true).text, true, masker, before, found);
