@@ -87,7 +87,11 @@ const R = {
 
 /** Tokens with a control a terminal draws nothing for inside (their own generator: the others stay as they were). */
 const quiet = randomText(4545);
-const SILENT = { pipe: [quiet(36), quiet(36), quiet(36), quiet(36)], pty: [quiet(36), quiet(36), quiet(36), quiet(36)] };
+const SILENT = {
+  pipe: [quiet(36), quiet(36), quiet(36), quiet(36)],
+  pty: [quiet(36), quiet(36), quiet(36), quiet(36)],
+  live: quiet(36),
+};
 /** A token a line, twelve characters between its controls: NUL and DEL, BEL, SI, SO and US. */
 const SILENT_LINES =
   'printf \'token ghp_%.12s\\000%.12s\\177%s\\n\' "$T1" "${T1#????????????}" "${T1#????????????????????????}"; ' +
@@ -549,6 +553,16 @@ export const LIVE_PLANTS: readonly LivePlant[] = [
     first: "printf 'step one\\ntoken ghp_%s' \"$A\"; printf 'progress 1 of 2\\n' >&2",
     rest: "printf '%s end\\n' \"$B\"",
     env: { A: L.channels.slice(0, 14), B: L.channels.slice(14) },
+    until: "token",
+  },
+  {
+    // The NUL does not end the word the live read holds: a terminal draws the halves as one token.
+    id: "c4-silent-control",
+    kind: "4: a token's first half and a NUL, the rest later (the NUL drawn as nothing between them)",
+    secrets: [SILENT.live],
+    first: "printf 'step one\\ntoken ghp_%s\\000' \"$A\"",
+    rest: "printf '%s end\\n' \"$B\"",
+    env: { A: SILENT.live.slice(0, 14), B: SILENT.live.slice(14) },
     until: "token",
   },
 ];
