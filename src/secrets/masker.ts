@@ -190,7 +190,7 @@ export class Masker {
 }
 
 /** Overlapping or touching ranges as one, in order. */
-function merge(ranges: MaskRange[]): MaskRange[] {
+export function merge(ranges: MaskRange[]): MaskRange[] {
   if (ranges.length <= 1) return ranges;
   ranges.sort((a, b) => a.start - b.start);
   const out: MaskRange[] = [{ ...ranges[0]! }];

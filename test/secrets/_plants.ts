@@ -88,6 +88,21 @@ const R = {
   farthest: [r(12), r(24, letters)],
 };
 
+/** Tokens with a control a terminal draws nothing for inside (their own generator: the others stay as they were). */
+const quiet = randomText(4545);
+const SILENT = {
+  pipe: [quiet(36), quiet(36), quiet(36), quiet(36)],
+  pty: [quiet(36), quiet(36), quiet(36), quiet(36)],
+  live: quiet(36),
+};
+/** A token a line, twelve characters between its controls: NUL and DEL, BEL, SI, SO and US. */
+const SILENT_LINES =
+  'printf \'token ghp_%.12s\\000%.12s\\177%s\\n\' "$T1" "${T1#????????????}" "${T1#????????????????????????}"; ' +
+  'printf \'bell ghp_%.12s\\007%s end\\n\' "$T2" "${T2#????????????}"; ' +
+  'printf \'shift ghp_%.12s\\017%s\\n\' "$T3" "${T3#????????????}"; ' +
+  'printf \'export GITHUB=ghp_%.12s\\016\\017%.12s\\037%s\\n\' "$T4" "${T4#????????????}" "${T4#????????????????????????}"';
+const silentEnv = (t: readonly string[]) => ({ T1: t[0]!, T2: t[1]!, T3: t[2]!, T4: t[3]! });
+
 /**
  * Second halves placed first, on another row or by a saved cursor, the first halves put before
  * them after (class 2): `ESC[row;colH` then `ESC 7` / `ESC 8` (the same bytes as c2-positioned).
@@ -362,6 +377,22 @@ export const PLANTS: readonly Plant[] = [
     env: { P: R.titleEscape },
   },
   {
+    // The bytes keep the controls; a terminal draws the token whole.
+    id: "c2-silent-controls",
+    kind: "2: a control drawn as nothing inside a token (NUL, DEL, BEL, SI, SO, US), through pipes",
+    secrets: SILENT.pipe,
+    argv: ["sh", "-c", SILENT_LINES],
+    env: silentEnv(SILENT.pipe),
+  },
+  {
+    id: "c2-silent-controls-pty",
+    kind: "2: the same as c2-silent-controls, on a PTY",
+    pty: true,
+    secrets: SILENT.pty,
+    argv: ["sh", "-c", SILENT_LINES],
+    env: silentEnv(SILENT.pty),
+  },
+  {
     id: "c3-window",
     kind: "3: a token in a long line, read in windows of 37 and 500 bytes",
     secrets: [R.long],
@@ -540,6 +571,16 @@ export const LIVE_PLANTS: readonly LivePlant[] = [
     first: "printf 'step one\\ntoken ghp_%s' \"$A\"; printf 'progress 1 of 2\\n' >&2",
     rest: "printf '%s end\\n' \"$B\"",
     env: { A: L.channels.slice(0, 14), B: L.channels.slice(14) },
+    until: "token",
+  },
+  {
+    // The NUL does not end the word the live read holds: a terminal draws the halves as one token.
+    id: "c4-silent-control",
+    kind: "4: a token's first half and a NUL, the rest later (the NUL drawn as nothing between them)",
+    secrets: [SILENT.live],
+    first: "printf 'step one\\ntoken ghp_%s\\000' \"$A\"",
+    rest: "printf '%s end\\n' \"$B\"",
+    env: { A: SILENT.live.slice(0, 14), B: SILENT.live.slice(14) },
     until: "token",
   },
 ];

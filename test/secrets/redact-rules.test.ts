@@ -211,6 +211,24 @@ describe("bytes", () => {
     expect(out).toContain("55%");
   });
 
+  test("a control drawn as nothing inside a token (NUL, BEL, SO/SI, DEL, US): one range, the controls kept", () => {
+    for (const c of ["\x00", "\x07", "\x0e\x0f", "\x7f", "\x1f", "\x00\x1b[1m\x7f"]) {
+      const raw = `key ${S.github.slice(0, 14)}${c}${S.github.slice(14)} done\n`;
+      const { bytes, ranges } = maskBytes(enc(raw), masker);
+      expect({ c, ranges }).toEqual({ c, ranges: [{ start: 4, end: 4 + S.github.length + c.length }] });
+      expect(dec(bytes)).toBe(`key ${"*".repeat(14)}${c}${"*".repeat(S.github.length - 14)} done\n`);
+    }
+  });
+
+  test("a secret the controls end is still masked as the bytes hold it (the look with them kept)", () => {
+    // Drawn as AKIA… plus one more letter (no key), but the bytes hold the key: both looks are made.
+    const raw = `id ${S.awsId}\x00Z and ${S.github.slice(0, 20)}\x07${S.github.slice(20)}\n`;
+    const { bytes, ranges } = maskBytes(enc(raw), masker);
+    expect(ranges.length).toBe(2);
+    expect(leakedPieces(dec(bytes), S.awsId, 8)).toEqual([]);
+    expect(leakedPieces(dec(bytes), S.github, 8)).toEqual([]);
+  });
+
   test("no secret: the same array back", () => {
     const raw = enc(`commit ${KEEP.commit}\n${KEEP.uuid}\n`);
     expect(maskBytes(raw, masker).bytes).toBe(raw);

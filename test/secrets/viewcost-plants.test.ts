@@ -74,6 +74,8 @@ const PLANTS: readonly Plant[] = [
   // DEL in an ASCII run (the word-at-a-time scan), then written over.
   whole("del-then-over", "printf 'ghp_%s\\177\\177\\rdone, all ok: \\n' \"$P\""),
   whole("c1-csi-back", "printf 'ghp_%s\\302\\23320D\\302\\233K\\n' \"$P\""),
+  // A NUL and a DEL inside a token (drawn as nothing), in the small windows of the text view too.
+  whole("silent-inside", 'printf \'key ghp_%.12s\\000%.12s\\177%s\\n\' "$P" "${P#????????????}" "${P#????????????????????????}"'),
   // An ESC that ends a write, its CSI in the next one.
   halves("esc-at-end-of-write", "printf 'key ghp_%sWRONG\\033' \"$A\"; printf '[5D%s\\n' \"$B\""),
 ];
