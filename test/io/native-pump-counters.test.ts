@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { NATIVE_PUMP_SOURCE } from "../../src/io/native-pump-source.ts";
-import { nativePumpUnavailable } from "../../src/io/native-pump.ts";
+import { nativePumpUnsupported } from "../../src/io/native-pump.ts";
 import { createRecordRing, SHOW_SWITCH } from "../../src/io/record-ring.ts";
 import { openFifoPipe } from "../../src/io/fifo-pipe.ts";
 import { SHOWN } from "../../src/io/show-marks.ts";
@@ -43,7 +43,7 @@ function pumpStartingAt(commits: number) {
   }
 }
 
-describe.skipIf(nativePumpUnavailable() !== undefined)("the native pump's commit count", () => {
+describe.skipIf(nativePumpUnsupported() !== undefined)("the native pump's commit count", () => {
   test("past 2^31 commits, a read waits behind the records still in the ring (not shown ahead of them)", async () => {
     const lib = pumpStartingAt(2 ** 31 - 3);
     const ring = createRecordRing(1 << 16, 64);

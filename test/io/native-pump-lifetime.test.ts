@@ -9,7 +9,7 @@ import { writeSync } from "node:fs";
 import { createRecordRing } from "../../src/io/record-ring.ts";
 import { openFifoPipe } from "../../src/io/fifo-pipe.ts";
 import { KeyRelaySeat } from "../../src/io/key-relay.ts";
-import { nativePumpUnavailable, startNativePump } from "../../src/io/native-pump.ts";
+import { nativePumpUnsupported, startNativePump } from "../../src/io/native-pump.ts";
 
 /** Starts a pump on `fd` and returns only weak references to what it was given (and how it ends). */
 function startForgetting(fd: number, keysTo: number) {
@@ -21,7 +21,7 @@ function startForgetting(fd: number, keysTo: number) {
   return { buffers, finished: pump.finished };
 }
 
-describe.skipIf(nativePumpUnavailable() !== undefined)("the native pump's memory", () => {
+describe.skipIf(nativePumpUnsupported() !== undefined)("the native pump's memory", () => {
   test("every buffer it was given stays alive through garbage collections while it runs", async () => {
     const output = openFifoPipe();
     const keys = openFifoPipe();

@@ -15,7 +15,7 @@ import { readable } from "../../src/tty/terminal-takeover.ts";
 import { threadsNamed } from "../helpers/threads.ts";
 import { until } from "../helpers/until.ts";
 import { STREAM_READER_THREAD } from "../../src/io/stream-reader-thread.ts";
-import { NATIVE_PUMP_THREAD, nativePumpUnavailable } from "../../src/io/native-pump.ts";
+import { NATIVE_PUMP_THREAD, nativePumpUnsupported } from "../../src/io/native-pump.ts";
 
 const ROUNDS = 500;
 /** A bound for a thread that never reads (a test gone wrong), not a timing assertion. */
@@ -59,7 +59,7 @@ function apart(tid: number): void {
 /** The pump only where it runs (Linux x86-64 with TinyCC). */
 const THREADS = [
   { name: "the reader Worker", thread: STREAM_READER_THREAD, nativePump: false },
-  ...(nativePumpUnavailable() === undefined ? [{ name: "the native pump", thread: NATIVE_PUMP_THREAD, nativePump: true }] : []),
+  ...(nativePumpUnsupported() === undefined ? [{ name: "the native pump", thread: NATIVE_PUMP_THREAD, nativePump: true }] : []),
 ];
 
 describe.skipIf(process.platform !== "linux").each(THREADS)("stream reader, $name: pending, on a PTY", ({ thread: name, nativePump }) => {

@@ -10,7 +10,7 @@ import { describe, expect, test } from "bun:test";
 import { readSync, writeSync } from "node:fs";
 import { openFifoPipe, type FifoPipe } from "../../src/io/fifo-pipe.ts";
 import { openStreamReader } from "../../src/io/stream-reader.ts";
-import { nativePumpUnavailable } from "../../src/io/native-pump.ts";
+import { nativePumpUnsupported } from "../../src/io/native-pump.ts";
 import type { ShowControl, ShowOutcome } from "../../src/core/transport.ts";
 import { untilTrue } from "../helpers/until.ts";
 
@@ -90,7 +90,7 @@ function onScreenWhileBlocked(run: ReturnType<typeof openShowing>, key: string, 
 /** The pump only where it runs (Linux x86-64 with TinyCC). */
 const THREADS = [
   { name: "the reader Worker", nativePump: false },
-  ...(nativePumpUnavailable() === undefined ? [{ name: "the native pump", nativePump: true }] : []),
+  ...(nativePumpUnsupported() === undefined ? [{ name: "the native pump", nativePump: true }] : []),
 ];
 
 describe.each(THREADS)("stream reader, $name: the thread's own writes to the screen", ({ nativePump }) => {

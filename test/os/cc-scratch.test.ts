@@ -91,7 +91,7 @@ describe.skipIf(!linux)("TinyCC's scratch directory", () => {
   // Both of derun's C parts: the session leader and the native output pump.
   const compiled = [
     { name: "the leader", script: 'import { leaderUnavailable as why } from "./src/pty/leader.ts";' },
-    { name: "the native pump", script: 'import { nativePumpUnavailable as why } from "./src/io/native-pump.ts";' },
+    { name: "the native pump", script: 'import { nativePumpUnsupported as why } from "./src/io/native-pump.ts";' },
   ];
   test.skipIf(!tmpOnDisk || !shmUsable).each(compiled)(
     "$name compiles with Bun's headers there, and TMPDIR is as before after",

@@ -70,7 +70,7 @@ async function readToEnd(master: number): Promise<Uint8Array> {
 
 /** The PTY's two readers: the native pump where it runs (this machine), and the Worker it falls back to. */
 const PTY_READERS = [
-  { name: "the native pump", thread: NATIVE_PUMP_THREAD, env: {} },
+  { name: "the native pump", thread: NATIVE_PUMP_THREAD, env: { [NATIVE_PUMP_ENV]: "1" } },
   { name: "the reader Worker", thread: STREAM_READER_THREAD, env: { [NATIVE_PUMP_ENV]: "0" } },
 ] as const;
 

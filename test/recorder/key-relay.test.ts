@@ -13,7 +13,7 @@ import { spawnInPty, type PtyRun } from "../helpers/pty.ts";
 import { bytesReadBy, threadsNamed } from "../helpers/threads.ts";
 import { KEY_RELAY_THREAD } from "../../src/io/key-relay.ts";
 import { STREAM_READER_THREAD } from "../../src/io/stream-reader-thread.ts";
-import { NATIVE_PUMP_ENV, NATIVE_PUMP_THREAD, nativePumpUnavailable } from "../../src/io/native-pump.ts";
+import { NATIVE_PUMP_ENV, NATIVE_PUMP_THREAD, nativePumpUnsupported } from "../../src/io/native-pump.ts";
 
 const linux = process.platform === "linux";
 const HALF = 256 * 1024;
@@ -35,8 +35,8 @@ async function pasteInto(run: PtyRun, between?: () => Promise<void>): Promise<st
 /** Which thread reads the keys, per reader of the command's terminal (the pump only where it runs). */
 const READERS: { name: string; env: Record<string, string>; keysBy: string; absent: string }[] = [
   { name: "the reader Worker", env: { [NATIVE_PUMP_ENV]: "0" }, keysBy: STREAM_READER_THREAD, absent: NATIVE_PUMP_THREAD },
-  ...(nativePumpUnavailable() === undefined
-    ? [{ name: "the native pump", env: {}, keysBy: NATIVE_PUMP_THREAD, absent: STREAM_READER_THREAD }]
+  ...(nativePumpUnsupported() === undefined
+    ? [{ name: "the native pump", env: { [NATIVE_PUMP_ENV]: "1" }, keysBy: NATIVE_PUMP_THREAD, absent: STREAM_READER_THREAD }]
     : []),
 ];
 

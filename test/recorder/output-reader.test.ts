@@ -9,11 +9,16 @@ import { join } from "node:path";
 import { derunArgv, derunEnv, randomBytes, sha256, tempDir } from "../helpers/cli.ts";
 import { onlySession } from "../helpers/session.ts";
 import { spawnInPty } from "../helpers/pty.ts";
-import { NATIVE_PUMP_ENV, nativePumpUnavailable } from "../../src/io/native-pump.ts";
+import { NATIVE_PUMP_ENV, nativePumpUnsupported } from "../../src/io/native-pump.ts";
 
 const CASES = [
-  { name: "the pump switched off", env: { [NATIVE_PUMP_ENV]: "0" } as Record<string, string>, reader: `worker (${NATIVE_PUMP_ENV}=0)` },
-  { name: "by default", env: {}, reader: nativePumpUnavailable() === undefined ? "native-pump" : `worker (${nativePumpUnavailable()})` },
+  { name: "the pump switched off", env: { [NATIVE_PUMP_ENV]: "0" } as Record<string, string>, reader: `worker (${NATIVE_PUMP_ENV} not 1)` },
+  { name: "by default", env: {}, reader: `worker (${NATIVE_PUMP_ENV} not 1)` },
+  {
+    name: "the pump switched on",
+    env: { [NATIVE_PUMP_ENV]: "1" } as Record<string, string>,
+    reader: nativePumpUnsupported() === undefined ? "native-pump" : `worker (${nativePumpUnsupported()})`,
+  },
 ];
 
 describe.skipIf(process.platform === "win32").each(CASES)("derun run in a terminal, $name", ({ env: extra, reader }) => {

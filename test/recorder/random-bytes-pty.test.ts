@@ -13,10 +13,10 @@ import { derunArgv, derunEnv, tempDir } from "../helpers/cli.ts";
 import { onlySession } from "../helpers/session.ts";
 import { spawnInPty } from "../helpers/pty.ts";
 import { seededRandom } from "../helpers/seeded-random.ts";
-import { NATIVE_PUMP_ENV, nativePumpUnavailable } from "../../src/io/native-pump.ts";
+import { NATIVE_PUMP_ENV, nativePumpUnsupported } from "../../src/io/native-pump.ts";
 
 const READERS = [
-  { name: "the native pump", env: {} as Record<string, string>, skip: nativePumpUnavailable() !== undefined },
+  { name: "the native pump", env: { [NATIVE_PUMP_ENV]: "1" } as Record<string, string>, skip: nativePumpUnsupported() !== undefined },
   { name: "the reader Worker", env: { [NATIVE_PUMP_ENV]: "0" } as Record<string, string>, skip: false },
 ];
 const SEEDS = [1, 2, 3, 4, 5, 6];

@@ -14,11 +14,11 @@ import { derunArgv, derunEnv, tempDir } from "../helpers/cli.ts";
 import { onlySession } from "../helpers/session.ts";
 import { hasTmux, openShellPane } from "../helpers/tmux.ts";
 import { until } from "../helpers/until.ts";
-import { NATIVE_PUMP_ENV, nativePumpUnavailable } from "../../src/io/native-pump.ts";
+import { NATIVE_PUMP_ENV, nativePumpUnsupported } from "../../src/io/native-pump.ts";
 
 const CYCLES = 6;
 const READERS = [
-  { name: "the native pump", env: {} as Record<string, string>, skip: nativePumpUnavailable() !== undefined },
+  { name: "the native pump", env: { [NATIVE_PUMP_ENV]: "1" } as Record<string, string>, skip: nativePumpUnsupported() !== undefined },
   { name: "the reader Worker", env: { [NATIVE_PUMP_ENV]: "0" } as Record<string, string>, skip: false },
 ];
 
