@@ -42,8 +42,10 @@ describe.skipIf(process.platform !== "linux" || !hasTmux)("a background child le
           return;
         }
         writeFileSync(join(dir.path, "go"), "");
-        await until("the child's late line", () => (existsSync(join(dir.path, "out")) ? true : undefined));
-        expect(readFileSync(join(dir.path, "out"), "utf8")).toBe("late\n");
+        // `echo late > out` makes the file before it writes: wait for the line, not the name.
+        const out = join(dir.path, "out");
+        await until("the child's late line", () => (existsSync(out) && readFileSync(out).length > 0 ? true : undefined));
+        expect(readFileSync(out, "utf8")).toBe("late\n");
       },
       TIMEOUT,
     );
