@@ -15,6 +15,7 @@
 import type { OutputSlice, Store } from "../core/store.ts";
 import { joined } from "./joined.ts";
 import { FAR_CONTEXT } from "./far-context.ts";
+import { clipSlices as clip } from "./clip-slices.ts";
 
 /** What the authorization rule takes as a token's value (RFC 6750's b64token, with `:`, `_`, `=`). */
 const TOKEN = new Uint8Array(256);
@@ -70,21 +71,6 @@ function runEndIn(slices: readonly OutputSlice[], channel: string): number | und
     for (let i = 0; i < s.bytes.length; i++) if (TOKEN[s.bytes[i]!] !== 1) return s.start + i;
   }
   return undefined;
-}
-
-/** `slices` cut to the bytes in `[lo, hi)`. */
-function clip(slices: readonly OutputSlice[], lo: number, hi: number): OutputSlice[] {
-  const out: OutputSlice[] = [];
-  for (const s of slices) {
-    if (s.end <= lo || s.start >= hi) continue;
-    if (s.start >= lo && s.end <= hi) out.push(s);
-    else {
-      const start = Math.max(lo, s.start);
-      const end = Math.min(hi, s.end);
-      out.push({ channel: s.channel, start, end, timestamp: s.timestamp, bytes: s.bytes.subarray(start - s.start, end - s.start) });
-    }
-  }
-  return out;
 }
 
 /**

@@ -5,6 +5,7 @@
 import type { NotRecorded } from "./gaps.ts";
 import { type DerunSessionState, type DerunOutputChannel, SCHEMA_VERSION } from "../core/enums.ts";
 import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
+import { clipSlices as clip } from "./clip-slices.ts";
 import { joined } from "./joined.ts";
 import { holdLive } from "./live-hold.ts";
 import { CONTEXT, maskBetween, maskFarther, redactedField, redactorOf } from "./masking.ts";
@@ -146,22 +147,6 @@ const toChunk = (stretch: ChannelStretch, encoding: Encoding): OutputChunk => {
   return encoding === "text"
     ? { ...base, data: decodeUtf8(stretch.bytes) }
     : { ...base, data_base64: Buffer.from(stretch.bytes.buffer, stretch.bytes.byteOffset, stretch.bytes.byteLength).toString("base64") };
-};
-
-/** `slices` cut to the bytes in `[lo, hi)` (a slice across an edge keeps its part). */
-const clip = (slices: readonly OutputSlice[], lo: number, hi: number): OutputSlice[] => {
-  const out: OutputSlice[] = [];
-  for (const s of slices) {
-    if (s.end <= lo || s.start >= hi) continue;
-    if (s.start >= lo && s.end <= hi) out.push(s);
-    else {
-      const start = Math.max(lo, s.start);
-      const end = Math.min(hi, s.end);
-      const bytes = s.bytes.subarray(start - s.start, end - s.start);
-      out.push({ channel: s.channel, start, end, timestamp: s.timestamp, bytes });
-    }
-  }
-  return out;
 };
 
 /**
