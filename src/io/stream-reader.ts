@@ -265,6 +265,10 @@ class RingStreamReader implements StreamReader {
     let turn = 0;
     for (;;) {
       if (ring.threadStarted === false) return; // Bun's streams took over
+      // Before looking at the ring: the thread closes it after its last commit, so closed and then
+      // empty is the end. Read after an empty look, the thread may have committed (its last bytes,
+      // its end record) and closed in between, and those records would never be delivered.
+      const closed = ring.closed;
       const seen = ring.counter(PRODUCED); // before looking: a commit after this changes it
       const record = ring.headRun(DELIVERY_MAX_BYTES);
       if (record !== undefined) {
@@ -294,7 +298,7 @@ class RingStreamReader implements StreamReader {
         if (++turn % RECORDS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
         continue;
       }
-      if (ring.closed) return this.#readRestWithBun();
+      if (closed) return this.#readRestWithBun();
       const timeout = ring.threadStarted === undefined ? startTimeoutMs : Infinity;
       if ((await ring.wait(PRODUCED, seen, timeout)) === "timed-out" && ring.claim(-1)) return this.#readRestWithBun();
     }
