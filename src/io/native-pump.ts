@@ -58,8 +58,9 @@ function compileIn(scratch: string) {
 
 /**
  * Why the pump does not run here, or undefined when it does. Off unless switched on
- * (`DERUN_NATIVE_PUMP=1`): run after run back to back, it lost a run's last bytes about once in 600
- * (docs/known-gaps.md), so the reader Worker stays the default until that is found.
+ * (`DERUN_NATIVE_PUMP=1`): back to back it lost a run's last bytes about once in 600 runs, a race
+ * since fixed in ./stream-reader.ts; the reader Worker stays the default until the pump has had a
+ * soak of its own (docs/known-gaps.md).
  */
 export function nativePumpUnavailable(): string | undefined {
   if (process.env[NATIVE_PUMP_ENV] !== "1") return `${NATIVE_PUMP_ENV} not 1`;
