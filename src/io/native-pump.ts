@@ -10,11 +10,10 @@
  * (`DERUN_NATIVE_PUMP=1`; off by default for now, see nativePumpUnavailable). Anywhere else the
  * Worker reads, as before.
  */
-import { cc, ptr } from "bun:ffi";
-import { closeSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { ptr } from "bun:ffi";
+import { closeSync } from "node:fs";
 import { libcPipe2 } from "../os/libc.ts";
-import { inCcScratch } from "../os/cc-scratch.ts";
+import { compileC } from "../os/cc-scratch.ts";
 import { NATIVE_PUMP_SOURCE } from "./native-pump-source.ts";
 import { PRODUCED, type RecordRingInit } from "./record-ring.ts";
 import { openFifoPipe, type FifoPipe } from "./fifo-pipe.ts";
@@ -32,29 +31,16 @@ type PumpSymbols = ReturnType<typeof compile>;
 let symbols: PumpSymbols | Error | undefined;
 
 /**
- * TinyCC reads a file: the source goes into a fresh private directory (the compiled binary has no file
- * of it), in the leader's scratch directory (../os/cc-scratch.ts: in memory, ours alone).
+ * The pump compiled by TinyCC in derun's private scratch directory, as the leader is
+ * (../os/cc-scratch.ts: in memory, ours alone).
  */
-const compile = () => inCcScratch(compileIn);
-
-function compileIn(scratch: string) {
-  const dir = mkdtempSync(join(scratch, "derun-pump-"));
-  try {
-    const source = join(dir, "pump.c");
-    writeFileSync(source, NATIVE_PUMP_SOURCE, { mode: 0o600 });
-    return cc({
-      source,
-      symbols: {
-        derun_pump_start: {
-          args: ["ptr", "ptr", "i32", "ptr", "i32", "i32", "i32", "i32", "i32", "ptr", "ptr", "ptr"],
-          returns: "i32",
-        },
-      },
-    }).symbols;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+const compile = () =>
+  compileC("pump", NATIVE_PUMP_SOURCE, {
+    derun_pump_start: {
+      args: ["ptr", "ptr", "i32", "ptr", "i32", "i32", "i32", "i32", "i32", "ptr", "ptr", "ptr"],
+      returns: "i32",
+    },
+  });
 
 /**
  * Why the pump does not run here, or undefined when it does. Off unless switched on

@@ -15,7 +15,8 @@
  * of ours, `derun-cc-<uid>`, 0700, checked (a real directory, this user's, nobody else's to enter),
  * in a base that only this user or root can rearrange; else the temporary directory, as before.
  */
-import { accessSync, constants, lstatSync, mkdirSync, statfsSync, statSync } from "node:fs";
+import { cc, type FFIFunction, type Library } from "bun:ffi";
+import { accessSync, constants, lstatSync, mkdirSync, mkdtempSync, rmSync, statfsSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { withCEnv } from "./c-env.ts";
@@ -88,4 +89,22 @@ export function inCcScratch<T>(compile: (dir: string) => T): T {
   } catch {
     return compile(temporary);
   }
+}
+
+/**
+ * Compiles C `source` (derun's own, no headers) with TinyCC through bun:ffi `cc`, which reads a
+ * file: the source goes into a fresh private directory in the scratch directory (the compiled
+ * binary has no file of it), removed after. `name` names the directory and the file.
+ */
+export function compileC<Fns extends Record<string, FFIFunction>>(name: string, source: string, symbols: Fns): Library<Fns>["symbols"] {
+  return inCcScratch((scratch) => {
+    const dir = mkdtempSync(join(scratch, `derun-${name}-`));
+    try {
+      const file = join(dir, `${name}.c`);
+      writeFileSync(file, source, { mode: 0o600 });
+      return cc({ source: file, symbols }).symbols;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 }

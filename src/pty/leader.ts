@@ -7,12 +7,11 @@
  * the PTY's foreground or background when told. The leader is C compiled by TinyCC (bun:ffi `cc`),
  * forked from derun; it reports the command's raw wait status, so an exit maps exactly as Bun's.
  */
-import { cc, ptr } from "bun:ffi";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { ptr } from "bun:ffi";
 import { constants } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { libcTtyIo, libcWait } from "../os/libc.ts";
-import { inCcScratch } from "../os/cc-scratch.ts";
+import { compileC } from "../os/cc-scratch.ts";
 import { LEADER_SOURCE } from "./leader-source.ts";
 
 const EV_PID = 1;
@@ -29,26 +28,13 @@ const ENOENT = 2;
 type LeaderSymbols = ReturnType<typeof compile>;
 let symbols: LeaderSymbols | Error | undefined;
 
-/** TinyCC reads a file: the source goes into a fresh private directory (the compiled binary has no file of it). */
-const compile = () => inCcScratch(compileIn);
-
-function compileIn(scratch: string) {
-  const dir = mkdtempSync(join(scratch, "derun-leader-"));
-  try {
-    const source = join(dir, "leader.c");
-    writeFileSync(source, LEADER_SOURCE, { mode: 0o600 });
-    return cc({
-      source,
-      symbols: {
-        derun_start_leader: { args: ["i32", "i32", "ptr", "ptr", "ptr", "ptr", "i32", "i32", "u64", "ptr", "i32"], returns: "i32" },
-        derun_pipe: { args: ["ptr"], returns: "i32" },
-        derun_start_sentinel: { args: ["i32", "i32", "u64"], returns: "i32" },
-      },
-    }).symbols;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+/** The leader compiled by TinyCC in derun's private scratch directory (../os/cc-scratch.ts). */
+const compile = () =>
+  compileC("leader", LEADER_SOURCE, {
+    derun_start_leader: { args: ["i32", "i32", "ptr", "ptr", "ptr", "ptr", "i32", "i32", "u64", "ptr", "i32"], returns: "i32" },
+    derun_pipe: { args: ["ptr"], returns: "i32" },
+    derun_start_sentinel: { args: ["i32", "i32", "u64"], returns: "i32" },
+  });
 
 /** Why there is no leader here (TinyCC cannot compile it), or undefined when there is one. */
 export function leaderUnavailable(): string | undefined {
