@@ -2,8 +2,8 @@
  * The MCP SDK's Transport over newline-delimited JSON on stdin/stdout, like its StdioServerTransport,
  * but every line is judged first (json-rpc-check.ts), so each request with an id gets exactly one
  * answer. A line longer than MAX_LINE_BYTES is refused and dropped up to its newline as it comes,
- * never held whole (its id is read from its bytes on the way, json-shape.ts); a line of more than
- * MAX_VALUES values is refused before it is parsed. It counts the requests passed on and not yet
+ * never held whole (its id is read from its bytes on the way, ./bounded-line.ts); a line of more
+ * than MAX_VALUES values is refused before it is parsed. It counts the requests passed on and not yet
  * answered, so that a shutdown can wait for their answers (./requests-out.ts).
  *
  * Waits (wait-cap.ts) are bounded by their own count, and never stop the line: past the cap a
@@ -21,7 +21,8 @@
  */
 import { ProtocolErrorCode as ErrorCode, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/server";
 import { checkLine, type NullIdError } from "./json-rpc-check.ts";
-import { JsonShape, shapeOf } from "./json-shape.ts";
+import { BoundedLine } from "./bounded-line.ts";
+import { shapeOf } from "./json-shape.ts";
 import { type Request, type RequestId, RequestsOut } from "./requests-out.ts";
 import { isWait, waitRefusal } from "./wait-cap.ts";
 
@@ -52,11 +53,8 @@ export class LineTransport implements Transport {
   lineDone?: (line: Uint8Array) => void;
   /** Requests answered directly whose answer is not written yet, in the order they came. */
   readonly #directOut: { readonly id: RequestId; readonly cancel: AbortController }[] = [];
-  /** Bytes of the line being read, not yet ended by a newline. */
-  #parts: Buffer[] = [];
-  #partBytes = 0;
-  /** The line being read is over the bound: dropped up to its newline, its id read on the way, answered once. */
-  #skipping: { readonly shape: JsonShape; answered: boolean } | undefined;
+  /** The line being read: a line over the bound is refused as it comes, never held whole. */
+  readonly #line: BoundedLine;
   #closed = false;
   /** The requests read and not answered yet, and the calls held back. */
   readonly #requests = new RequestsOut();
@@ -72,8 +70,10 @@ export class LineTransport implements Transport {
   constructor(
     private readonly input: NodeJS.ReadableStream,
     private readonly output: NodeJS.WritableStream,
-    private readonly maxLineBytes = MAX_LINE_BYTES,
-  ) {}
+    maxLineBytes = MAX_LINE_BYTES,
+  ) {
+    this.#line = new BoundedLine(maxLineBytes, (id) => this.#refuseLong(id));
+  }
 
   async start(): Promise<void> {
     this.input.on("data", this.#onData);
@@ -116,7 +116,7 @@ export class LineTransport implements Transport {
     this.input.off("end", this.#onEnd);
     this.input.off("error", this.#onError);
     // The output's error listener stays: a write still queued may fail after the close, and must not throw.
-    this.#parts = [];
+    this.#line.clear();
     this.#queue = undefined;
     this.#requests.clear();
     this.onclose?.();
@@ -168,11 +168,11 @@ export class LineTransport implements Transport {
     while (this.#queue !== undefined && !this.#closed && !this.#requests.holdingMuch() && this.#unsentBytes < UNSENT_BUDGET) {
       const newline = this.#queue.indexOf(NEWLINE);
       if (newline < 0) {
-        this.#take(this.#queue); // the start of a line whose end is not read yet
+        this.#line.take(this.#queue); // the start of a line whose end is not read yet
         this.#queue = undefined;
         break;
       }
-      this.#take(this.#queue.subarray(0, newline));
+      this.#line.take(this.#queue.subarray(0, newline));
       this.#queue = newline + 1 < this.#queue.length ? this.#queue.subarray(newline + 1) : undefined;
       this.#endLine();
       // A cancel read just now may have made room for a held call: it goes before the next line's.
@@ -183,7 +183,7 @@ export class LineTransport implements Transport {
     else if (!this.#inputEnded) this.input.resume();
     else {
       // The input ended inside a line: that last line is read as if its newline had come.
-      if (this.#partBytes > 0 || this.#skipping !== undefined) this.#endLine();
+      if (this.#line.open) this.#endLine();
       this.#passHeld();
       // Held calls included: a shutdown waits for their answers too (they start as the calls in flight end).
       if (!this.#endReported) {
@@ -198,52 +198,20 @@ export class LineTransport implements Transport {
     for (let call: Request | undefined; !this.#closed && (call = this.#requests.nextHeld()) !== undefined; ) this.#passOn(call);
   }
 
-  #take(bytes: Buffer): void {
-    if (this.#skipping !== undefined) return this.#skip(bytes);
-    if (bytes.length === 0) return;
-    if (this.#partBytes + bytes.length > this.maxLineBytes) {
-      // Over the bound: only its id is looked for, in what was kept and in what comes until the newline.
-      this.#skipping = { shape: new JsonShape(), answered: false };
-      const kept = this.#parts;
-      this.#parts = [];
-      this.#partBytes = 0;
-      for (const part of kept) this.#skip(part);
-      return this.#skip(bytes);
-    }
-    this.#parts.push(bytes);
-    this.#partBytes += bytes.length;
-  }
-
-  /** Part of a line over the bound: read for its id, then dropped; answered as soon as the id is read. */
-  #skip(bytes: Buffer): void {
-    const skipping = this.#skipping!;
-    if (skipping.answered || !skipping.shape.seeking) return;
-    skipping.shape.feed(bytes);
-    if (skipping.shape.id !== undefined) this.#refuseLong();
-  }
-
-  #refuseLong(): void {
-    const skipping = this.#skipping!;
-    if (skipping.answered) return;
-    skipping.answered = true;
-    const bound = `${this.maxLineBytes / (1024 * 1024)} MiB (${this.maxLineBytes} bytes)`;
+  /** A line over the bound, answered once (./bounded-line.ts), with its id when it could be read. */
+  #refuseLong(id: string | number | null): void {
+    const max = this.#line.maxBytes;
+    const bound = `${max / (1024 * 1024)} MiB (${max} bytes)`;
     void this.#reply({
       jsonrpc: "2.0",
-      id: skipping.shape.id ?? null,
+      id,
       error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: message longer than ${bound}; send less per message` },
     } as JSONRPCMessage | NullIdError);
   }
 
   #endLine(): void {
-    if (this.#skipping !== undefined) {
-      this.#skipping.shape.end();
-      this.#refuseLong();
-      this.#skipping = undefined;
-      return;
-    }
-    const bytes = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts);
-    this.#parts = [];
-    this.#partBytes = 0;
+    const bytes = this.#line.end();
+    if (bytes === undefined) return; // over the bound: refused already
     // A value takes a byte at least (json-shape.ts counts one per `,`, `[` and `{`, and one more):
     // a line shorter than MAX_VALUES bytes holds no more, and a page's request is not looked at twice.
     const shape = bytes.length < MAX_VALUES ? undefined : shapeOf(bytes);
