@@ -12,7 +12,6 @@ import {
   type DerivedFile,
   type IndexRecords,
   type OutputReader,
-  type OutputSlice,
   type PauseState,
   type RecordGap,
   type ReadResult,
@@ -44,7 +43,7 @@ import { createSessionWriter } from "./session-writer.ts";
 import { stateDir, writeFileAtomic } from "../safe-fs/index.ts";
 import { SCHEMA_VERSION } from "../core/enums.ts";
 import { keptFrom } from "./trim.ts";
-import { openOutputSource } from "./output-source.ts";
+import { openOutputReader, readSlices } from "./output-read.ts";
 import { readDerivedFile, writeDerivedFile } from "./derived-files.ts";
 
 export class FileStore implements Store {
@@ -147,33 +146,7 @@ export class FileStore implements Store {
   async openOutput(sessionId: string): Promise<OutputReader> {
     // The files are found and checked once: the descriptor stays on the file that was checked.
     const { index, facts, info } = this.info(sessionId);
-    const committed = index.committed;
-    const source = openOutputSource(facts.dir, sessionId);
-    let open = true;
-    const close = () => {
-      if (open) source[Symbol.dispose]();
-      open = false;
-    };
-    const trimmed = (start: number) =>
-      new DerunError("output_trimmed", `session ${sessionId}: bytes before ${start} were trimmed (max_session); output continues there`);
-    let kept = info.kept_from ?? 0;
-    return {
-      committed,
-      keptFrom: kept,
-      readInto(start: number, into: Uint8Array): number {
-        if (!Number.isSafeInteger(start) || start < 0)
-          throw new DerunError("invalid_argument", `cursor must be a non-negative integer, got ${start}`);
-        if (!open) throw new DerunError("invalid_argument", `the output of session ${sessionId} was closed`);
-        if (start < kept) throw trimmed(kept);
-        const end = Math.min(committed, start + into.length);
-        if (end <= start) return 0;
-        source.fill(start, into.subarray(0, end - start));
-        // Only a live session is trimmed: an ended one's bytes cannot move under the reader.
-        if (isLiveState(info.state) && (kept = keptFrom(facts.dir, sessionId)) > start) throw trimmed(kept);
-        return end - start;
-      },
-      [Symbol.dispose]: close,
-    };
+    return openOutputReader(facts.dir, sessionId, index.committed, info.kept_from ?? 0, isLiveState(info.state));
   }
 
   async readDerived(sessionId: string, name: DerivedFile, limit: number): Promise<Uint8Array | undefined> {
@@ -290,28 +263,6 @@ export class FileStore implements Store {
   }
 }
 
-/**
- * One record's part of a read. Its time becomes text only when asked: a window of small records
- * holds thousands of them, and most readers want only the bytes.
- */
-class RecordSlice implements OutputSlice {
-  readonly channel: OutputSlice["channel"];
-
-  constructor(
-    private readonly records: IndexRecords,
-    private readonly i: number,
-    readonly start: number,
-    readonly end: number,
-    readonly bytes: Uint8Array,
-  ) {
-    this.channel = records.channel(i);
-  }
-
-  get timestamp(): string {
-    return this.records.timestamp(this.i);
-  }
-}
-
 const toInfo = (facts: SessionFacts, output_bytes: number, kept_from = 0): SessionInfo => ({
   ...(kept_from > 0 ? { kept_from } : {}),
   meta: facts.meta,
@@ -325,25 +276,3 @@ const toInfo = (facts: SessionFacts, output_bytes: number, kept_from = 0): Sessi
 });
 
 const compareDesc = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
-
-/** The slices of `[start, end)` of output.bin, one per index record it meets. */
-function readSlices(records: IndexRecords, dir: string, start: number, end: number, sessionId: string, output: string): OutputSlice[] {
-  const window = readWindow(dir, start, end, sessionId, output);
-  const slices: OutputSlice[] = [];
-  for (let i = records.firstEndingAfter(start); i < records.count; i++) {
-    const offset = records.offset(i);
-    if (offset >= end) break;
-    const from = Math.max(offset, start);
-    const to = Math.min(records.end(i), end);
-    if (to > from) slices.push(new RecordSlice(records, i, from, to, window.subarray(from - start, to - start)));
-  }
-  return slices;
-}
-
-/** Positional read of exactly `[start, end)` of the output. */
-function readWindow(dir: string, start: number, end: number, sessionId: string, output: string): Buffer {
-  const buffer = Buffer.allocUnsafe(end - start);
-  using source = openOutputSource(dir, sessionId, output);
-  source.fill(start, buffer);
-  return buffer;
-}

@@ -2,9 +2,9 @@
  * The MCP SDK's Transport over newline-delimited JSON on stdin/stdout, like its StdioServerTransport,
  * but every line is judged first (json-rpc-check.ts), so each request with an id gets exactly one
  * answer. A line longer than MAX_LINE_BYTES is refused and dropped up to its newline as it comes,
- * never held whole (its id is read from its bytes on the way, json-shape.ts); a line of more than
- * MAX_VALUES values is refused before it is parsed. It counts the requests passed on and not yet
- * answered, so that a shutdown can wait for their answers.
+ * never held whole (its id is read from its bytes on the way, ./bounded-line.ts); a line of more
+ * than MAX_VALUES values is refused before it is parsed. It counts the requests passed on and not yet
+ * answered, so that a shutdown can wait for their answers (./requests-out.ts).
  *
  * Waits (wait-cap.ts) are bounded by their own count, and never stop the line: past the cap a
  * wait is refused at once. Backpressure for the rest: a client that sends requests and does not
@@ -21,11 +21,10 @@
  */
 import { ProtocolErrorCode as ErrorCode, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/server";
 import { checkLine, type NullIdError } from "./json-rpc-check.ts";
-import { JsonShape, shapeOf } from "./json-shape.ts";
-import { isWait, MAX_WAITS, waitRefusal } from "./wait-cap.ts";
-
-type RequestId = string | number;
-type Request = Extract<JSONRPCMessage, { id: RequestId; method: string }>;
+import { BoundedLine } from "./bounded-line.ts";
+import { shapeOf } from "./json-shape.ts";
+import { type Request, type RequestId, RequestsOut } from "./requests-out.ts";
+import { isWait, waitRefusal } from "./wait-cap.ts";
 
 /** Longest line read (docs/mcp.md): derun's requests are a few hundred bytes; this leaves room for any client's. */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -34,21 +33,9 @@ export const MAX_LINE_BYTES = 4 * 1024 * 1024;
  * JSON.parse and the schemas seconds and 100x its size; no MCP request of derun's needs more.
  */
 export const MAX_VALUES = 10_000;
-/**
- * Requests awaiting their answer's delivery above which no further line is read. An agent has a
- * few calls out at once (long polls among them); each holds at most an answer of a few MiB.
- */
-export const MAX_IN_FLIGHT = 16;
-/** Calls held (read, not passed on yet), or bytes of them, above which no further line is read. */
-export const MAX_HELD = 64;
-export const HELD_BUDGET = 8 * 1024 * 1024;
-/** The requests counted against MAX_IN_FLIGHT: their answers may be large, or come after a long wait. */
-const CALLS: ReadonlySet<string> = new Set(["tools/call", "resources/read", "prompts/get"]);
 /** Bytes of answers written but not yet taken by the client above which no further line is read. */
 export const UNSENT_BUDGET = 8 * 1024 * 1024;
 const NEWLINE = 0x0a;
-/** The request the MCP SDK's serveStdio answers only when the connection closes (2026-07-28). */
-const LISTEN = "subscriptions/listen";
 
 export class LineTransport implements Transport {
   onclose?: () => void;
@@ -66,21 +53,11 @@ export class LineTransport implements Transport {
   lineDone?: (line: Uint8Array) => void;
   /** Requests answered directly whose answer is not written yet, in the order they came. */
   readonly #directOut: { readonly id: RequestId; readonly cancel: AbortController }[] = [];
-  /** Bytes of the line being read, not yet ended by a newline. */
-  #parts: Buffer[] = [];
-  #partBytes = 0;
-  /** The line being read is over the bound: dropped up to its newline, its id read on the way, answered once. */
-  #skipping: { readonly shape: JsonShape; answered: boolean } | undefined;
+  /** The line being read: a line over the bound is refused as it comes, never held whole. */
+  readonly #line: BoundedLine;
   #closed = false;
-  /** Requests passed to the SDK whose answer is not written yet, by id (a count: an id may be reused). */
-  readonly #unanswered = new Map<RequestId, number>();
-  /** Of those, the calls (see CALLS) other than waits, by id. */
-  readonly #callsOut = new Map<RequestId, number>();
-  /** Of those, the waits (wait-cap.ts), by id. */
-  readonly #waitsOut = new Map<RequestId, number>();
-  /** Calls read while MAX_IN_FLIGHT were out, in order, with their lines' length. */
-  #held: { readonly call: Request; readonly bytes: number }[] = [];
-  #allAnswered: PromiseWithResolvers<void> | undefined;
+  /** The requests read and not answered yet, and the calls held back. */
+  readonly #requests = new RequestsOut();
   /** Bytes read and not yet split into lines: reading is paused while this is set. */
   #queue: Buffer | undefined;
   /** Bytes of lines written to the output and not yet taken by the client. */
@@ -93,8 +70,10 @@ export class LineTransport implements Transport {
   constructor(
     private readonly input: NodeJS.ReadableStream,
     private readonly output: NodeJS.WritableStream,
-    private readonly maxLineBytes = MAX_LINE_BYTES,
-  ) {}
+    maxLineBytes = MAX_LINE_BYTES,
+  ) {
+    this.#line = new BoundedLine(maxLineBytes, (id) => this.#refuseLong(id));
+  }
 
   async start(): Promise<void> {
     this.input.on("data", this.#onData);
@@ -106,13 +85,13 @@ export class LineTransport implements Transport {
   /** The SDK's messages: an answer is the one of the request passed on with its id. */
   async send(message: JSONRPCMessage): Promise<void> {
     await this.#write(message);
-    if (("result" in message || "error" in message) && message.id !== undefined) this.#answeredOne(message.id);
+    if (("result" in message || "error" in message) && message.id !== undefined) this.#requests.answeredOne(message.id);
     this.#pump();
   }
 
   /** Requests read whose answer is not written yet (passed on, or held). */
   get unanswered(): number {
-    return total(this.#unanswered.values()) + this.#held.length;
+    return this.#requests.count;
   }
 
   /** Lines the client has taken so far: a shutdown waits on while this grows. */
@@ -127,9 +106,7 @@ export class LineTransport implements Transport {
 
   /** Resolves once every request read so far has had its answer written (at once if none waits). */
   answered(): Promise<void> {
-    if (this.#allDone()) return Promise.resolve();
-    this.#allAnswered ??= Promise.withResolvers<void>();
-    return this.#allAnswered.promise;
+    return this.#requests.answered();
   }
 
   async close(): Promise<void> {
@@ -139,14 +116,9 @@ export class LineTransport implements Transport {
     this.input.off("end", this.#onEnd);
     this.input.off("error", this.#onError);
     // The output's error listener stays: a write still queued may fail after the close, and must not throw.
-    this.#parts = [];
+    this.#line.clear();
     this.#queue = undefined;
-    this.#held = [];
-    // Closed: no answer can be written any more, so nobody waits for one.
-    this.#unanswered.clear();
-    this.#callsOut.clear();
-    this.#waitsOut.clear();
-    this.#allAnswered?.resolve();
+    this.#requests.clear();
     this.onclose?.();
   }
 
@@ -177,24 +149,6 @@ export class LineTransport implements Transport {
     this.#pump();
   }
 
-  #answeredOne(id: RequestId): void {
-    if (!countDown(this.#unanswered, id)) return;
-    if (!countDown(this.#callsOut, id)) countDown(this.#waitsOut, id);
-    this.#settle();
-  }
-
-  /** Every request read has its answer: a shutdown waiting for that goes on. */
-  #settle(): void {
-    if (!this.#allDone()) return;
-    this.#allAnswered?.resolve();
-    this.#allAnswered = undefined;
-  }
-
-  /** No request read awaits an answer: none passed on, none held (a held call goes on next, in #pump). */
-  #allDone(): boolean {
-    return this.#unanswered.size === 0 && this.#held.length === 0;
-  }
-
   readonly #onError = (error: Error) => this.onerror?.(error);
 
   readonly #onData = (chunk: Buffer | string) => {
@@ -211,14 +165,14 @@ export class LineTransport implements Transport {
   /** Pass on the held calls and the queued lines while there is room, then pause or resume reading. */
   #pump(): void {
     this.#passHeld();
-    while (this.#queue !== undefined && !this.#closed && !this.#holdingMuch() && this.#unsentBytes < UNSENT_BUDGET) {
+    while (this.#queue !== undefined && !this.#closed && !this.#requests.holdingMuch() && this.#unsentBytes < UNSENT_BUDGET) {
       const newline = this.#queue.indexOf(NEWLINE);
       if (newline < 0) {
-        this.#take(this.#queue); // the start of a line whose end is not read yet
+        this.#line.take(this.#queue); // the start of a line whose end is not read yet
         this.#queue = undefined;
         break;
       }
-      this.#take(this.#queue.subarray(0, newline));
+      this.#line.take(this.#queue.subarray(0, newline));
       this.#queue = newline + 1 < this.#queue.length ? this.#queue.subarray(newline + 1) : undefined;
       this.#endLine();
       // A cancel read just now may have made room for a held call: it goes before the next line's.
@@ -229,7 +183,7 @@ export class LineTransport implements Transport {
     else if (!this.#inputEnded) this.input.resume();
     else {
       // The input ended inside a line: that last line is read as if its newline had come.
-      if (this.#partBytes > 0 || this.#skipping !== undefined) this.#endLine();
+      if (this.#line.open) this.#endLine();
       this.#passHeld();
       // Held calls included: a shutdown waits for their answers too (they start as the calls in flight end).
       if (!this.#endReported) {
@@ -239,65 +193,25 @@ export class LineTransport implements Transport {
     }
   }
 
-  /** The held calls, in order, while fewer than MAX_IN_FLIGHT calls are out. */
+  /** The held calls, in order, while there is room for them (./requests-out.ts). */
   #passHeld(): void {
-    while (this.#held.length > 0 && !this.#closed && this.#callsInFlight() < MAX_IN_FLIGHT) this.#passOn(this.#held.shift()!.call);
+    for (let call: Request | undefined; !this.#closed && (call = this.#requests.nextHeld()) !== undefined; ) this.#passOn(call);
   }
 
-  #holdingMuch(): boolean {
-    return this.#held.length >= MAX_HELD || total(this.#held.map((held) => held.bytes)) >= HELD_BUDGET;
-  }
-
-  #callsInFlight(): number {
-    return total(this.#callsOut.values());
-  }
-
-  #take(bytes: Buffer): void {
-    if (this.#skipping !== undefined) return this.#skip(bytes);
-    if (bytes.length === 0) return;
-    if (this.#partBytes + bytes.length > this.maxLineBytes) {
-      // Over the bound: only its id is looked for, in what was kept and in what comes until the newline.
-      this.#skipping = { shape: new JsonShape(), answered: false };
-      const kept = this.#parts;
-      this.#parts = [];
-      this.#partBytes = 0;
-      for (const part of kept) this.#skip(part);
-      return this.#skip(bytes);
-    }
-    this.#parts.push(bytes);
-    this.#partBytes += bytes.length;
-  }
-
-  /** Part of a line over the bound: read for its id, then dropped; answered as soon as the id is read. */
-  #skip(bytes: Buffer): void {
-    const skipping = this.#skipping!;
-    if (skipping.answered || !skipping.shape.seeking) return;
-    skipping.shape.feed(bytes);
-    if (skipping.shape.id !== undefined) this.#refuseLong();
-  }
-
-  #refuseLong(): void {
-    const skipping = this.#skipping!;
-    if (skipping.answered) return;
-    skipping.answered = true;
-    const bound = `${this.maxLineBytes / (1024 * 1024)} MiB (${this.maxLineBytes} bytes)`;
+  /** A line over the bound, answered once (./bounded-line.ts), with its id when it could be read. */
+  #refuseLong(id: string | number | null): void {
+    const max = this.#line.maxBytes;
+    const bound = `${max / (1024 * 1024)} MiB (${max} bytes)`;
     void this.#reply({
       jsonrpc: "2.0",
-      id: skipping.shape.id ?? null,
+      id,
       error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: message longer than ${bound}; send less per message` },
     } as JSONRPCMessage | NullIdError);
   }
 
   #endLine(): void {
-    if (this.#skipping !== undefined) {
-      this.#skipping.shape.end();
-      this.#refuseLong();
-      this.#skipping = undefined;
-      return;
-    }
-    const bytes = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts);
-    this.#parts = [];
-    this.#partBytes = 0;
+    const bytes = this.#line.end();
+    if (bytes === undefined) return; // over the bound: refused already
     // A value takes a byte at least (json-shape.ts counts one per `,`, `[` and `{`, and one more):
     // a line shorter than MAX_VALUES bytes holds no more, and a page's request is not looked at twice.
     const shape = bytes.length < MAX_VALUES ? undefined : shapeOf(bytes);
@@ -314,35 +228,19 @@ export class LineTransport implements Transport {
   /** A valid message: a wait past the cap is refused, a call past MAX_IN_FLIGHT held, the rest passed on. */
   #received(message: JSONRPCMessage, bytes: number): void {
     if (isWait(message)) {
-      if (total(this.#waitsOut.values()) < MAX_WAITS) return this.#passOn(message);
+      if (this.#requests.waitHasRoom()) return this.#passOn(message);
       const call = message as Request;
       return void this.#reply(waitRefusal(call.id, String(call.params?.name)));
     }
-    // Behind the calls held already too: calls start in the order they were read.
-    const full = this.#callsInFlight() >= MAX_IN_FLIGHT || this.#held.length > 0;
-    if ("method" in message && "id" in message && CALLS.has(message.method) && full) {
-      this.#held.push({ call: message, bytes });
-      return;
-    }
+    if (this.#requests.held(message, bytes)) return;
     // A cancelled call still held is dropped: the SDK writes no answer to a cancelled request (MCP).
-    if ("method" in message && message.method === "notifications/cancelled") {
-      const cancelled = message.params?.requestId;
-      const at = this.#held.findIndex((held) => held.call.id === cancelled);
-      if (at >= 0) {
-        this.#held.splice(at, 1);
-        this.#settle();
-      }
-    }
+    if ("method" in message && message.method === "notifications/cancelled") this.#requests.dropHeld(message.params?.requestId);
     this.#passOn(message);
   }
 
   #passOn(message: JSONRPCMessage): void {
-    // A 2026-07-28 listen stays open for the connection's life (the SDK answers it when it closes,
-    // after a shutdown waited for the rest): a shutdown waits for no answer of it.
-    if ("method" in message && "id" in message && message.method !== LISTEN) {
-      countUp(this.#unanswered, message.id);
-      if (isWait(message)) countUp(this.#waitsOut, message.id);
-      else if (CALLS.has(message.method)) countUp(this.#callsOut, message.id);
+    // A request counted until its answer (a listen is not: ./requests-out.ts) may be answered here.
+    if (this.#requests.passedOn(message)) {
       if (this.#answerDirectly(message as Request)) return;
     }
     // The SDK writes no answer to a request the client cancelled (MCP): none is awaited.
@@ -350,7 +248,7 @@ export class LineTransport implements Transport {
       const cancelled = message.params?.requestId;
       if (typeof cancelled === "string" || typeof cancelled === "number") {
         this.#directOut.find((out) => out.id === cancelled && !out.cancel.signal.aborted)?.cancel.abort();
-        this.#answeredOne(cancelled);
+        this.#requests.answeredOne(cancelled);
       }
     }
     try {
@@ -374,27 +272,9 @@ export class LineTransport implements Transport {
       if (cancel.signal.aborted) return this.lineDone?.(line);
       await this.#writeLine(line);
       this.lineDone?.(line);
-      this.#answeredOne(request.id);
+      this.#requests.answeredOne(request.id);
       this.#pump();
     });
     return true;
   }
-}
-
-/** The sum of a few counts (the requests out are at most a few dozen). */
-const total = (counts: Iterable<number>): number => {
-  let sum = 0;
-  for (const n of counts) sum += n;
-  return sum;
-};
-
-const countUp = (counts: Map<RequestId, number>, id: RequestId): void => void counts.set(id, (counts.get(id) ?? 0) + 1);
-
-/** One less of `id`; false when there was none. */
-function countDown(counts: Map<RequestId, number>, id: RequestId): boolean {
-  const n = counts.get(id);
-  if (n === undefined) return false;
-  if (n > 1) counts.set(id, n - 1);
-  else counts.delete(id);
-  return true;
 }

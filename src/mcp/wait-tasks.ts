@@ -21,7 +21,7 @@ import {
 
 /** The tools that may run as a task: the waits, which may take up to a minute. */
 export const TASK_TOOLS: ReadonlySet<string> = new Set(["derun_wait_command", "derun_wait_output"]);
-/** Waits running as tasks at once: as many as calls in flight (line-transport.ts's MAX_IN_FLIGHT). */
+/** Waits running as tasks at once: as many as calls in flight (requests-out.ts's MAX_IN_FLIGHT). */
 export const MAX_WORKING = 16;
 /** How long a task and its answer are kept, at most and when the client names no ttl. */
 export const MAX_TTL_MS = 10 * 60 * 1000;

@@ -14,11 +14,14 @@
  * are such wrappers on Linux and macOS. Signals are blocked across each fork and reset in the child
  * before it unblocks them, so none of derun's handlers ever runs in a copy.
  */
+import { FORK_STATE_SOURCE } from "./fork-state-source.ts";
+import { KEPT_FDS_SOURCE } from "./kept-fds-source.ts";
 import { LEADER_ABI } from "./leader-abi.ts";
 import { SENTINEL_SOURCE } from "./sentinel-source.ts";
 
-// One C file (the group sentinel's part in ./sentinel-source.ts, which uses the helpers above it);
-// the `+` joins only keep two long prototypes within 140 columns.
+// One C file in four parts, each placed after the names it uses: the leader's events and commands
+// here, a fresh fork's state (./fork-state-source.ts), the fds it keeps (./kept-fds-source.ts), the
+// group sentinel (./sentinel-source.ts). The `+` joins only keep two long prototypes within 140 columns.
 export const LEADER_SOURCE =
   String.raw`${LEADER_ABI}
 /* Fixed fds in the leader: 0-2 the PTY, 3 events to derun, 4 commands from derun. */
@@ -61,162 +64,9 @@ static void report(int kind, int value) {
   write(EVENTS, record, sizeof record);
 }
 
-static void set_mask(unsigned long fill) {
-  unsigned long set[16];
-  int i;
-  for (i = 0; i < 16; i++) set[i] = fill;
-  sigprocmask(SIG_SETMASK_, set, 0);
-}
+${FORK_STATE_SOURCE}
 
-/* Every disposition back to the default: a copy of derun must never run derun's handlers. */
-static void default_dispositions(void) {
-  int i;
-  for (i = 1; i < NSIG_; i++) signal(i, SIG_DFL_);
-}
-
-/* Signals derun's caller ignored (bit n-1 for signal n): the command starts with them ignored, as
- * exec leaves them. */
-static unsigned long long ignored_mask = 0;
-static void ignore_inherited(void) {
-  int i;
-  for (i = 1; i < NSIG_ && i <= 64; i++)
-    if (ignored_mask & (1ULL << (i - 1))) signal(i, SIG_IGN_);
-}
-
-/* The signals derun forwards to the command itself (and the keyboard's): the leader ignores them,
- * so a signal meant for derun's whole group, or sent by a pattern that also names the leader, never
- * ends it and with it the command's terminal. */
-static void ignore_forwarded_signals(void) {
-  signal(SIGHUP_, SIG_IGN_);
-  signal(SIGINT_, SIG_IGN_);
-  signal(SIGQUIT_, SIG_IGN_);
-  signal(SIGTERM_, SIG_IGN_);
-  signal(SIGUSR1_, SIG_IGN_);
-  signal(SIGUSR2_, SIG_IGN_);
-  signal(SIGALRM_, SIG_IGN_);
-  signal(SIGPIPE_, SIG_IGN_);
-  signal(SIGTSTP_, SIG_IGN_);
-  signal(SIGTTIN_, SIG_IGN_);
-  signal(SIGTTOU_, SIG_IGN_);
-}
-
-/* Linux: "derun-leader" as the process name and command line (a fork keeps derun's), so that ps
- * tells it apart and pkill -f 'derun run' or killall derun do not take it for derun. The command
- * line is the kernel's argument area (arg_start and arg_end in /proc/self/stat), rewritten in place
- * as setproctitle does; this copy of it is the leader's own. */
-static void name_process(const char *name) {
-#ifdef PR_SET_NAME_
-  char stat[2048];
-  unsigned long start = 0, end = 0, value = 0, k;
-  int fd, n, i, field;
-  prctl(PR_SET_NAME_, name, 0, 0, 0);
-  fd = open("/proc/self/stat", O_RDONLY_);
-  if (fd < 0) return;
-  n = read(fd, stat, sizeof stat);
-  close(fd);
-  /* Fields after the name, which may hold anything and ends at the last ')': arg_start is the
-   * 48th field, arg_end the 49th. */
-  for (i = n - 1; i >= 0 && stat[i] != ')'; i--) {}
-  if (i < 0) return;
-  for (field = 2, i++; i < n && end == 0; i++) {
-    if (stat[i] != ' ') {
-      if (stat[i] >= '0' && stat[i] <= '9') value = value * 10 + (unsigned long)(stat[i] - '0');
-      continue;
-    }
-    if (field == 48) start = value;
-    if (field == 49) end = value;
-    field++;
-    value = 0;
-  }
-  if (start == 0 || end <= start) return;
-  for (i = 0; name[i]; i++) {}
-  for (k = 0; k < end - start; k++) ((char *)start)[k] = k <= (unsigned long)i ? name[k] : 0;
-#endif
-}
-
-/* The fds derun's caller left open, which the command gets at their own numbers: kept_at[i] is
- * the number, kept_high[i] the leader's close-on-exec copy of it (at 10 or above, never one of the
- * numbers, which were all open when it was made). */
-#define MAX_KEPT 1024
-static int kept_at[MAX_KEPT];
-static int kept_high[MAX_KEPT];
-static int kept_count = 0;
-
-static void lift_kept(const int *keep, int count) {
-  int i, high;
-  for (i = 0; i < count && kept_count < MAX_KEPT; i++) {
-    high = fcntl(keep[i], F_DUPFD_CLOEXEC_, 10);
-    if (high < 0) continue;
-    kept_at[kept_count] = keep[i];
-    kept_high[kept_count] = high;
-    kept_count++;
-  }
-}
-
-/* Close fds low..high (inclusive). */
-static void close_between(int low, unsigned int high) {
-  int fd, max;
-#ifdef SYS_close_range_
-  if (syscall(SYS_close_range_, low, high, 0) == 0) return;
-#endif
-  max = getdtablesize();
-  if (max > 65536) max = 65536;
-  for (fd = low; fd < max && (unsigned int)fd <= high; fd++) close(fd);
-}
-
-/* Close every fd from low up but the kept copies. */
-static void close_from(int low) {
-  int i, next;
-  for (;;) {
-    next = -1;
-    for (i = 0; i < kept_count; i++)
-      if (kept_high[i] >= low && (next < 0 || kept_high[i] < next)) next = kept_high[i];
-    if (next < 0) break;
-    if (next > low) close_between(low, (unsigned int)next - 1);
-    low = next + 1;
-  }
-  close_between(low, ~0U);
-}
-
-/* In the command's process, before exec: each kept fd at its own number, open across exec. The
- * error pipe goes above them all first, so that none lands on it. */
-static int place_kept(int err_w) {
-  int i, top = 10;
-  for (i = 0; i < kept_count; i++)
-    if (kept_at[i] >= top) top = kept_at[i] + 1;
-  if (kept_count > 0) err_w = fcntl(err_w, F_DUPFD_CLOEXEC_, top);
-  for (i = 0; i < kept_count; i++) dup2(kept_high[i], kept_at[i]);
-  return err_w;
-}
-
-/* Keep only the PTY, the events and the control fds, at fixed numbers (and the kept copies). */
-static void arrange_fds(int slave, int events_w, int control_r) {
-  int high_slave = fcntl(slave, F_DUPFD_, 10);
-  int high_events = fcntl(events_w, F_DUPFD_, 10);
-  int high_control = fcntl(control_r, F_DUPFD_, 10);
-  dup2(high_slave, 0);
-  dup2(high_slave, 1);
-  dup2(high_slave, 2);
-  dup2(high_events, EVENTS);
-  dup2(high_control, CONTROL);
-  close_from(CONTROL + 1);
-}
-
-/* A pipe whose ends close on exec: pipe2 on Linux, in one step; pipe then fcntl elsewhere. 0 or -1. */
-static int cloexec_pipe(int *fds) {
-#ifdef O_CLOEXEC_
-  return pipe2(fds, O_CLOEXEC_);
-#else
-  if (pipe(fds) != 0) return -1;
-  fcntl(fds[0], F_SETFD_, FD_CLOEXEC_);
-  fcntl(fds[1], F_SETFD_, FD_CLOEXEC_);
-  return 0;
-#endif
-}
-
-static void set_nonblocking(int fd) {
-  fcntl(fd, F_SETFL_, fcntl(fd, F_GETFL_) | O_NONBLOCK_);
-}
+${KEPT_FDS_SOURCE}
 
 /* The pipes the leader makes for itself; a failure is reported as the command's exec error. */
 static void leader_pipe(int *fds) {

@@ -1,7 +1,7 @@
 /**
  * The group sentinel's part of the C program in ./leader-source.ts (one file, compiled once): the
- * sentinel itself and the call that forks it. It uses the leader's helpers and names defined
- * before it there (name_process, EVENTS, CONTROL, the ABI's constants), so it is placed after them.
+ * sentinel itself and the call that forks it. It uses names defined before it there (name_process
+ * of ./fork-state-source.ts, EVENTS, CONTROL, the ABI's constants), so it is placed after them.
  */
 export const SENTINEL_SOURCE = String.raw`/* The group sentinel (see group-sentinel.ts): a process in derun's own process group that blocks
  * the signals derun forwards, so that one sent to the whole group stays pending in it, where a

@@ -238,26 +238,24 @@ describe("derun cat", () => {
     expect([rm.exitCode, text(rm.stderr)]).toEqual([1, "derun: no-such-session: not removed: session not found\n"]);
   });
 
-  test("a reader that goes away ends cat as it ends cat(1): by SIGPIPE, quietly", async () => {
-    const script = `${derunShell()} cat pipe-long | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`;
+  /** `derun <args>` into `head -c 10` in bash: its exit status as bash saw it, and what it wrote to stderr. */
+  async function intoReaderThatGoesAway(args: string): Promise<[string, string]> {
+    const script = `${derunShell()} ${args} | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`;
     const pipeline = Bun.spawn(["bash", "-c", script], { env: derunEnv(root), stderr: "pipe", stdout: "pipe" });
     const [stdout, stderr] = await Promise.all([
       new Response(pipeline.stdout).text(),
       new Response(pipeline.stderr).text(),
       pipeline.exited,
     ]);
-    expect([stdout, stderr]).toEqual([`${128 + 13}\n`, ""]);
+    return [stdout, stderr];
+  }
+
+  test("a reader that goes away ends cat as it ends cat(1): by SIGPIPE, quietly", async () => {
+    expect(await intoReaderThatGoesAway("cat pipe-long")).toEqual([`${128 + 13}\n`, ""]);
   });
 
   test("derun grep of a named session into a reader that goes away ends the same way", async () => {
-    const script = `${derunShell()} grep --max 20000 -e 1 -e 2 pipe-long | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`;
-    const pipeline = Bun.spawn(["bash", "-c", script], { env: derunEnv(root), stderr: "pipe", stdout: "pipe" });
-    const [stdout, stderr] = await Promise.all([
-      new Response(pipeline.stdout).text(),
-      new Response(pipeline.stderr).text(),
-      pipeline.exited,
-    ]);
-    expect([stdout, stderr]).toEqual([`${128 + 13}\n`, ""]);
+    expect(await intoReaderThatGoesAway("grep --max 20000 -e 1 -e 2 pipe-long")).toEqual([`${128 + 13}\n`, ""]);
   });
 });
 

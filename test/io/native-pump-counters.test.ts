@@ -7,15 +7,14 @@
  * (its source compiled with that start) and a read follows four the main thread holds.
  */
 import { describe, expect, test } from "bun:test";
-import { cc, ptr } from "bun:ffi";
-import { mkdtempSync, rmSync, writeFileSync, writeSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { ptr } from "bun:ffi";
+import { writeSync } from "node:fs";
 import { NATIVE_PUMP_SOURCE } from "../../src/io/native-pump-source.ts";
 import { nativePumpUnsupported } from "../../src/io/native-pump.ts";
 import { createRecordRing, SHOW_SWITCH } from "../../src/io/record-ring.ts";
 import { openFifoPipe } from "../../src/io/fifo-pipe.ts";
 import { SHOWN } from "../../src/io/show-marks.ts";
+import { compileC } from "../../src/os/cc-scratch.ts";
 import { hasInput } from "../../src/os/poll-fd.ts";
 import { untilTrue } from "../helpers/until.ts";
 
@@ -25,22 +24,13 @@ const CLOSED = 4;
 const OFF = 0;
 const ON = 1;
 
-/** The pump compiled with its commit count starting at `commits` (nothing before it unshown). */
+/** The pump compiled with its commit count starting at `commits` (nothing before it unshown), as derun compiles it. */
 function pumpStartingAt(commits: number) {
   expect(NATIVE_PUMP_SOURCE).toContain(START);
   const source = NATIVE_PUMP_SOURCE.replace(START, `p->open = 1; p->commits = ${commits}; p->last_unshown = ${commits - 1};`);
-  const dir = mkdtempSync(join(tmpdir(), "derun-pump-test-"));
-  try {
-    writeFileSync(join(dir, "pump.c"), source);
-    return cc({
-      source: join(dir, "pump.c"),
-      symbols: {
-        derun_pump_start: { args: ["ptr", "ptr", "i32", "ptr", "i32", "i32", "i32", "i32", "i32", "ptr", "ptr", "ptr"], returns: "i32" },
-      },
-    }).symbols;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  return compileC("pump-test", source, {
+    derun_pump_start: { args: ["ptr", "ptr", "i32", "ptr", "i32", "i32", "i32", "i32", "i32", "ptr", "ptr", "ptr"], returns: "i32" },
+  });
 }
 
 describe.skipIf(nativePumpUnsupported() !== undefined)("the native pump's commit count", () => {

@@ -116,3 +116,33 @@ export function startServerIntoFifo(stateRoot: string, dir: string): FifoServer 
     fs.closeSync(out);
   }
 }
+
+/** Writes `messages` to the server's stdin, a JSON line each, and closes it (a client that has said all). */
+export async function sendAndClose(server: FifoServer["server"], messages: readonly object[]): Promise<void> {
+  server.stdin.write(messages.map((message) => `${JSON.stringify(message)}\n`).join(""));
+  await server.stdin.end();
+}
+
+/** Every answer in the FIFO (`answers` of startServerIntoFifo) until the server closes its end, parsed. */
+export async function answersToEnd(fd: number): Promise<Record<string, any>[]> {
+  const chunks: Buffer[] = [];
+  const buffer = Buffer.alloc(1 << 20);
+  for (;;) {
+    let n: number;
+    try {
+      n = fs.readSync(fd, buffer);
+    } catch (e) {
+      // EAGAIN: nothing written yet, and the server still has the FIFO open.
+      if ((e as NodeJS.ErrnoException).code !== "EAGAIN") throw e;
+      await Bun.sleep(2);
+      continue;
+    }
+    if (n === 0) break;
+    chunks.push(Buffer.from(buffer.subarray(0, n)));
+  }
+  return Buffer.concat(chunks)
+    .toString("utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+}

@@ -8,7 +8,7 @@
 import { expect, test } from "bun:test";
 import * as fs from "node:fs";
 import { runDerun, tempDir } from "../helpers/cli.ts";
-import { startServerIntoFifo } from "./_raw-server.ts";
+import { answersToEnd, sendAndClose, startServerIntoFifo } from "./_raw-server.ts";
 
 const REQUESTS = 100;
 const MiB = 1024 * 1024;
@@ -36,23 +36,22 @@ async function quiescent(pid: number, quietMs: number): Promise<void> {
   }
 }
 
-/** Everything until the writer closes, from the non-blocking `fd` (EAGAIN: nothing written yet). */
-async function readToEnd(fd: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  const buffer = Buffer.alloc(1 << 20);
-  for (;;) {
-    let n: number;
-    try {
-      n = fs.readSync(fd, buffer);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EAGAIN") throw e;
-      await Bun.sleep(2);
-      continue;
-    }
-    if (n === 0) return Buffer.concat(chunks).toString("utf8");
-    chunks.push(Buffer.from(buffer.subarray(0, n)));
-  }
-}
+/** A 2025 client's opening, then `count` derun_read_output calls (ids 1 to count), the i-th with `args(i)`. */
+const readCalls = (count: number, args: (i: number) => Record<string, unknown>) => [
+  {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "lazy", version: "0" } },
+  },
+  { jsonrpc: "2.0", method: "notifications/initialized" },
+  ...Array.from({ length: count }, (_, i) => ({
+    jsonrpc: "2.0",
+    id: i + 1,
+    method: "tools/call",
+    params: { name: "derun_read_output", arguments: args(i) },
+  })),
+];
 
 test.skipIf(process.platform !== "linux")(
   "a client that reads no answers: the server's memory stays bounded, and every request is answered once it reads",
@@ -63,33 +62,17 @@ test.skipIf(process.platform !== "linux")(
 
     const { server, answers: held } = startServerIntoFifo(root.path, root.path); // read nothing until the server is quiet
     try {
-      const lines = [
-        {
-          jsonrpc: "2.0",
-          id: 0,
-          method: "initialize",
-          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "lazy", version: "0" } },
-        },
-        { jsonrpc: "2.0", method: "notifications/initialized" },
-        ...Array.from({ length: REQUESTS }, (_, i) => ({
-          jsonrpc: "2.0",
-          id: i + 1,
-          method: "tools/call",
-          params: { name: "derun_read_output", arguments: { session_id: "big", max_bytes: MiB } },
-        })),
-      ];
-      server.stdin.write(lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
-      await server.stdin.end(); // closed right after the requests, before any answer is taken
+      // Closed right after the requests, before any answer is taken.
+      await sendAndClose(
+        server,
+        readCalls(REQUESTS, () => ({ session_id: "big", max_bytes: MiB })),
+      );
 
       await quiescent(server.pid, 2000);
       const peakWhileUnread = statusKb(server.pid, "VmHWM") * 1024;
 
       // Now read: every request gets its one answer, and the server ends by itself.
-      const raw = await readToEnd(held);
-      const answers = raw
-        .split("\n")
-        .filter(Boolean)
-        .map((line) => JSON.parse(line));
+      const answers = await answersToEnd(held);
       expect(await server.exited).toBe(0);
       const ids = answers.map((a) => a.id).sort((a, b) => a - b);
       expect(ids).toEqual(Array.from({ length: REQUESTS + 1 }, (_, i) => i));
@@ -117,30 +100,14 @@ test.skipIf(process.platform !== "linux")(
 
     const { server, answers: held } = startServerIntoFifo(root.path, root.path);
     try {
-      const lines = [
-        {
-          jsonrpc: "2.0",
-          id: 0,
-          method: "initialize",
-          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "lazy", version: "0" } },
-        },
-        { jsonrpc: "2.0", method: "notifications/initialized" },
-        ...Array.from({ length: pages }, (_, i) => ({
-          jsonrpc: "2.0",
-          id: i + 1,
-          method: "tools/call",
-          params: { name: "derun_read_output", arguments: { session_id: "pages", cursor: String(i * 65536), encoding: "base64" } },
-        })),
-      ];
-      server.stdin.write(lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
-      await server.stdin.end();
+      await sendAndClose(
+        server,
+        readCalls(pages, (i) => ({ session_id: "pages", cursor: String(i * 65536), encoding: "base64" })),
+      );
       // The pipe holds 1 MiB, the server 8 MiB of unsent answers more: it stops with pages unwritten.
       await quiescent(server.pid, 2000);
 
-      const answers = (await readToEnd(held))
-        .split("\n")
-        .filter(Boolean)
-        .map((line) => JSON.parse(line));
+      const answers = await answersToEnd(held);
       expect(await server.exited).toBe(0);
       const read = answers.filter((a) => a.id > 0);
       expect(read.length).toBe(pages);

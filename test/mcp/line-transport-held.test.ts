@@ -7,7 +7,8 @@
 import { expect, test } from "bun:test";
 import { PassThrough } from "node:stream";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { LineTransport, MAX_IN_FLIGHT } from "../../src/mcp/line-transport.ts";
+import { LineTransport } from "../../src/mcp/line-transport.ts";
+import { MAX_IN_FLIGHT } from "../../src/mcp/requests-out.ts";
 
 const call = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "x", arguments: {} } });
 const cancel = (id: number) => JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } });

@@ -9,7 +9,7 @@ import { expect, test } from "bun:test";
 import * as fs from "node:fs";
 import { tempDir } from "../helpers/cli.ts";
 import { MODERN_ENVELOPE } from "../helpers/fuzz-messages.ts";
-import { startServerIntoFifo } from "./_raw-server.ts";
+import { sendAndClose, startServerIntoFifo } from "./_raw-server.ts";
 
 /** Each tools/list answer is about 6 KB: far more than a pipe's 64 KiB. */
 const LISTS = 60;
@@ -30,8 +30,7 @@ test.skipIf(process.platform !== "linux")(
         },
         ...Array.from({ length: LISTS }, (_, i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/list", params })),
       ];
-      server.stdin.write(lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
-      await server.stdin.end();
+      await sendAndClose(server, lines);
       // The grace for answers nobody takes is under a second, twice (the answers, then the close);
       // 20 s leaves room for a loaded machine and still tells "ends" from "never ends".
       const outcome = await Promise.race([server.exited.then(() => "exited"), Bun.sleep(20_000).then(() => "still running")]);

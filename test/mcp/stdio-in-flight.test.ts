@@ -9,7 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { tempDir } from "../helpers/cli.ts";
 import { startRawServer, type RawServer } from "./_raw-server.ts";
 
-/** The calls other than waits that `derun mcp` runs at once (src/mcp/line-transport.ts MAX_IN_FLIGHT); waits are not held behind them. */
+/** The calls other than waits that `derun mcp` runs at once (src/mcp/requests-out.ts MAX_IN_FLIGHT); waits are not held behind them. */
 const AT_ONCE = 16;
 const TIMEOUT = 60_000;
 

@@ -13,7 +13,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { derunArgv, derunEnv, tempDir } from "../helpers/cli.ts";
 import { onlySession } from "../helpers/session.ts";
-import { hasTmux, openShellPane } from "../helpers/tmux.ts";
+import { hasTmux, openShellPane, type ShellPane } from "../helpers/tmux.ts";
 import { until } from "../helpers/until.ts";
 
 const TIMEOUT = 60_000;
@@ -56,22 +56,56 @@ const groupOf = (pid: number) =>
       .split(" ")[2],
   );
 
+/** The counter running in a user's bash in tmux, through derun or bare, and the process its signals go to. */
+interface Counter extends AsyncDisposable {
+  readonly pane: ShellPane;
+  /** The file the counter writes. */
+  readonly counts: string;
+  /** The counter's own pid. */
+  readonly command: number;
+  /** The process a user's or an agent's signals go to: derun, or the bare command. */
+  readonly target: number;
+  /** derun's log, under the state root. */
+  readonly log: string;
+}
+
+/** Starts the counter (`&`: in the background), once it says it is ready; removed with its files when disposed. */
+async function startCounter(viaDerun: boolean, background: boolean): Promise<Counter> {
+  await using stack = new AsyncDisposableStack();
+  const state = stack.use(tempDir());
+  const dir = stack.use(tempDir(background ? "derun-pipe-bg-" : "derun-pipe-fg-"));
+  const counter = join(dir.path, "counter.py");
+  const counts = join(dir.path, "counts");
+  writeFileSync(counter, COUNTER);
+  const pane = stack.use(await openShellPane(dir.path, derunEnv(state.path), derunArgv()));
+  pane.run(`${viaDerun ? "derun run -- " : ""}python3 ${counter} ${counts} | cat${background ? " &" : ""}`);
+  const screen = await pane.settled((s) => /ready \d+$/m.test(s), "ready");
+  const command = Number(/ready (\d+)$/m.exec(screen)![1]);
+  const target = viaDerun ? await until("derun's pid", () => Number(onlySession(state.path).meta.derun_pid) || undefined) : command;
+  const log = join(state.path, "logs", "derun.jsonl");
+  const owned = stack.move();
+  return { pane, counts, command, target, log, [Symbol.asyncDispose]: () => owned.disposeAsync() };
+}
+
+/** derun tells who sent a signal from a moment just after the command started (it says so in its log). */
+const watchingOrigins = (log: string) =>
+  until("derun watching who sends signals", () =>
+    existsSync(log) && readFileSync(log, "utf8").includes('"signal_origins_watched"') ? true : undefined,
+  );
+
+/** SIGUSR1 to `target` (forwarded after any SIGINT derun forwarded): the counter's total of SIGINTs. */
+async function totalAfterUsr1({ target, counts }: Counter): Promise<number> {
+  process.kill(target, "SIGUSR1");
+  return Number(await until("the total", () => /^total (\d+)$/m.exec(readFileSync(counts, "utf8"))?.[1]));
+}
+
 describe.skipIf(!hasTmux || process.platform !== "linux")("pipe mode: a terminal's signals and derun's foreground (tmux)", () => {
   for (const viaDerun of [true, false]) {
     test(
       `started with & | cat, then fg: one Ctrl-C arrives once (${viaDerun ? "through derun" : "bare"})`,
       async () => {
-        using state = tempDir();
-        using dir = tempDir("derun-pipe-fg-");
-        const counter = join(dir.path, "counter.py");
-        const counts = join(dir.path, "counts");
-        writeFileSync(counter, COUNTER);
-        await using pane = await openShellPane(dir.path, derunEnv(state.path), derunArgv());
-        pane.run(`${viaDerun ? "derun run -- " : ""}python3 ${counter} ${counts} | cat &`);
-        const screen = await pane.settled((s) => /ready \d+$/m.test(s), "ready");
-        const command = Number(/ready (\d+)$/m.exec(screen)![1]);
-        // The process the user's signals go to: derun, or the bare command.
-        const target = viaDerun ? await until("derun's pid", () => Number(onlySession(state.path).meta.derun_pid) || undefined) : command;
+        await using counter = await startCounter(viaDerun, true);
+        const { pane, counts, command } = counter;
         pane.run("fg");
         await until("the job in the terminal's foreground", () => (foregroundGroupOf(command) === groupOf(command) ? true : undefined));
         pane.keys("C-c");
@@ -80,9 +114,7 @@ describe.skipIf(!hasTmux || process.platform !== "linux")("pipe mode: a terminal
         );
         // The terminal made SIGINT pending for derun as for the command, before this: derun handles
         // (and forwards) its signals in order, so a SIGINT it forwards reaches the command first.
-        process.kill(target, "SIGUSR1");
-        const total = await until("the total", () => /^total (\d+)$/m.exec(readFileSync(counts, "utf8"))?.[1]);
-        expect(Number(total)).toBe(1);
+        expect(await totalAfterUsr1(counter)).toBe(1);
         await pane.prompt();
       },
       TIMEOUT,
@@ -93,22 +125,9 @@ describe.skipIf(!hasTmux || process.platform !== "linux")("pipe mode: a terminal
     test(
       `in the foreground, kill -INT to the process, then Ctrl-C: each arrives once (${viaDerun ? "through derun" : "bare"})`,
       async () => {
-        using state = tempDir();
-        using dir = tempDir("derun-pipe-fg-");
-        const counter = join(dir.path, "counter.py");
-        const counts = join(dir.path, "counts");
-        writeFileSync(counter, COUNTER);
-        await using pane = await openShellPane(dir.path, derunEnv(state.path), derunArgv());
-        pane.run(`${viaDerun ? "derun run -- " : ""}python3 ${counter} ${counts} | cat`);
-        const screen = await pane.settled((s) => /ready \d+$/m.test(s), "ready");
-        const command = Number(/ready (\d+)$/m.exec(screen)![1]);
-        const target = viaDerun ? await until("derun's pid", () => Number(onlySession(state.path).meta.derun_pid) || undefined) : command;
-        // derun tells who sent a signal from a moment just after the command started (it says so in its log).
-        const log = join(state.path, "logs", "derun.jsonl");
-        if (viaDerun)
-          await until("derun watching who sends signals", () =>
-            existsSync(log) && readFileSync(log, "utf8").includes('"signal_origins_watched"') ? true : undefined,
-          );
+        await using counter = await startCounter(viaDerun, false);
+        const { pane, counts, target } = counter;
+        if (viaDerun) await watchingOrigins(counter.log);
         const ints = () =>
           existsSync(counts)
             ? readFileSync(counts, "utf8")
@@ -121,9 +140,7 @@ describe.skipIf(!hasTmux || process.platform !== "linux")("pipe mode: a terminal
         await until("the kill's SIGINT", () => (ints() >= 1 ? true : undefined));
         pane.keys("C-c");
         await until("the Ctrl-C's SIGINT", () => (ints() >= 2 ? true : undefined));
-        process.kill(target, "SIGUSR1");
-        const total = await until("the total", () => /^total (\d+)$/m.exec(readFileSync(counts, "utf8"))?.[1]);
-        expect(Number(total)).toBe(2);
+        expect(await totalAfterUsr1(counter)).toBe(2);
         await pane.prompt();
       },
       TIMEOUT,
@@ -134,28 +151,14 @@ describe.skipIf(!hasTmux || process.platform !== "linux")("pipe mode: a terminal
     test(
       `in the background, kill -INT to the job's process group: arrives once (${viaDerun ? "through derun" : "bare"})`,
       async () => {
-        using state = tempDir();
-        using dir = tempDir("derun-pipe-bg-");
-        const counter = join(dir.path, "counter.py");
-        const counts = join(dir.path, "counts");
-        writeFileSync(counter, COUNTER);
-        await using pane = await openShellPane(dir.path, derunEnv(state.path), derunArgv());
-        pane.run(`${viaDerun ? "derun run -- " : ""}python3 ${counter} ${counts} | cat &`);
-        const screen = await pane.settled((s) => /ready \d+$/m.test(s), "ready");
-        const command = Number(/ready (\d+)$/m.exec(screen)![1]);
-        const target = viaDerun ? await until("derun's pid", () => Number(onlySession(state.path).meta.derun_pid) || undefined) : command;
-        const log = join(state.path, "logs", "derun.jsonl");
-        if (viaDerun)
-          await until("derun watching who sends signals", () =>
-            existsSync(log) && readFileSync(log, "utf8").includes('"signal_origins_watched"') ? true : undefined,
-          );
+        await using counter = await startCounter(viaDerun, true);
+        const { counts, command, log } = counter;
+        if (viaDerun) await watchingOrigins(log);
         // The job's group (the pipeline's): the command is in it, through derun as bare.
         process.kill(-groupOf(command), "SIGINT");
         await until("the SIGINT", () => (existsSync(counts) && readFileSync(counts, "utf8").includes("INT") ? true : undefined));
         // Forwarded after any SIGINT derun forwarded: the total counts them all.
-        process.kill(target, "SIGUSR1");
-        const total = await until("the total", () => /^total (\d+)$/m.exec(readFileSync(counts, "utf8"))?.[1]);
-        expect(Number(total)).toBe(1);
+        expect(await totalAfterUsr1(counter)).toBe(1);
         // Two SIGINTs a few ms apart can still merge into one in the kernel (a loaded machine may not
         // run the counter between them), so derun's log says too whether it forwarded one.
         if (viaDerun)

@@ -6,23 +6,17 @@
  * session, every session is searched, newest first. grep's reflex flags work: -n (line numbers are
  * always shown), -c, -l, -v, -w, -o, --color.
  */
-import { SCHEMA_VERSION } from "../../core/enums.ts";
 import {
   MemoryBound,
   keepMaskMaps,
-  compilePattern,
-  matchesIn,
   searchAllSessions,
   searchTranscript,
   sessionsSearchedText,
-  type Found,
   openTranscript,
   type SearchPattern,
   type SessionsSearched,
 } from "../../transcript/index.ts";
 import { describeError } from "../../core/errors.ts";
-import type { SearchOutputResult } from "../../tools/search-output.ts";
-import { paint } from "../paint.ts";
 import { exitWith, type CommandData, type ExitRequest } from "../command.ts";
 import { parseFlags, positiveInteger, type FlagDefs } from "../flags.ts";
 import { colourOn } from "../paint.ts";
@@ -31,9 +25,10 @@ import { STATE_ROOT_FLAG } from "../state-root.ts";
 import { NO_REDACT_FLAG } from "../redact-flag.ts";
 import { ui } from "../ui.ts";
 import { shown, usageError } from "../usage.ts";
-import { GrepPrinter } from "./_grep-lines.ts";
+import { GrepOutput, jsonAnswer } from "./_grep-output.ts";
+import { compilePatterns } from "./_grep-pattern.ts";
 import { COMMAND_FLAG, commandSelector, SESSION_ARG } from "./_session-arg.ts";
-import { LineOut, refuseOneStream } from "./_views.ts";
+import { refuseOneStream } from "./_views.ts";
 
 const DEFAULT_MAX = 1000;
 const MAX_CONTEXT = 100;
@@ -112,10 +107,6 @@ export const examples = [
   "derun grep --max 5 --json TODO last       # for scripts: the MCP answer's fields",
 ];
 
-const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-
-type GrepValues = ReturnType<typeof parseFlags<typeof args>>["values"];
-
 /** The patterns, the sessions and the numbers the flags ask for, each checked (usage errors throw). */
 function readRequest(flags: readonly string[], data: CommandData) {
   const { values, positionals: before } = parseFlags(flags, args);
@@ -138,84 +129,6 @@ function readRequest(flags: readonly string[], data: CommandData) {
   if (command !== undefined && refs.length === 0)
     throw usageError('--command needs the session it belongs to: derun grep <pattern> <id> --command N|"last"');
   return { values, patterns, refs, context, max, command };
-}
-
-/** The patterns as one search pattern; a bad one throws, named as typed. */
-function compilePatterns(patterns: readonly string[], values: GrepValues): SearchPattern {
-  const literal = values["fixed-strings"] === true;
-  const ignoreCase = values["ignore-case"];
-  // One regular expression for several, each pattern a choice of its own: each is judged alone
-  // first (a bad one is named as typed, and `a)(b` cannot pass as part of `(?:a)(b)`), and groups
-  // are numbered across all of them, so a back-reference would point into another pattern.
-  if (patterns.length > 1) {
-    for (const p of patterns) compilePattern(p, { literal, ignoreCase });
-    if (!literal && patterns.some((p) => /\\(?:[1-9]|k<)/.test(p)))
-      throw usageError("a back-reference (\\1, \\k<name>) works in a pattern given alone, not among several -e");
-  }
-  const source = patterns.map((p) => (literal ? escapeRegex(p) : patterns.length > 1 ? `(?:${p})` : p)).join("|");
-  const compiled = patterns.length === 1 ? compilePattern(patterns[0]!, { literal, ignoreCase }) : compilePattern(source, { ignoreCase });
-  // -w: between word boundaries, as grep -w is for a pattern that starts and ends with a word character.
-  return values["word-regexp"] ? compilePattern(`\\b(?:${source})\\b`, { ignoreCase }) : compiled;
-}
-
-/** Prints each session's finds as the flags ask (lines, counts, ids, parts, or kept for --json), and counts them. */
-class GrepOutput {
-  readonly out = new LineOut();
-  readonly results: Found[] = [];
-  matchCount = 0;
-  remaining: number;
-  readonly #values: GrepValues;
-  readonly #named: boolean;
-  readonly #prefixIds: boolean;
-  readonly #colour: boolean;
-  readonly #compiled: SearchPattern;
-  readonly #printer: GrepPrinter;
-
-  constructor(
-    values: GrepValues,
-    options: { named: boolean; prefixIds: boolean; colour: boolean; compiled: SearchPattern; context: number; max: number },
-  ) {
-    this.#values = values;
-    this.#named = options.named;
-    this.#prefixIds = options.prefixIds;
-    this.#colour = options.colour;
-    this.#compiled = options.compiled;
-    this.remaining = options.max;
-    const highlight = values["invert-match"] === true ? undefined : options.compiled;
-    this.#printer = new GrepPrinter(this.out, {
-      prefixIds: options.prefixIds,
-      context: options.context,
-      colour: options.colour,
-      highlight,
-    });
-  }
-
-  readonly show = (found: Found): void => {
-    this.matchCount += found.match_count;
-    this.remaining = Math.max(0, this.remaining - found.matches.length);
-    const values = this.#values;
-    if (values.json) {
-      if (found.match_count > 0 || this.#named) this.results.push(found);
-    } else if (values["files-with-matches"]) {
-      if (found.match_count > 0) this.out.lines([paint(this.#colour, "magenta", found.session_id)]);
-    } else if (values.count) {
-      if (found.match_count > 0 || this.#named) this.out.lines([`${this.#idPrefix(found)}${found.match_count}`]);
-    } else if (values["only-matching"]) this.#parts(found);
-    else this.#printer.print(found);
-  };
-
-  #idPrefix(found: Found): string {
-    return this.#prefixIds ? `${paint(this.#colour, "magenta", found.session_id)}${paint(this.#colour, "cyan", ":")}` : "";
-  }
-
-  #parts(found: Found): void {
-    const colour = this.#colour;
-    for (const m of found.matches) {
-      const head = `${this.#idPrefix(found)}${paint(colour, "green", String(m.line))}${paint(colour, "cyan", ":")}`;
-      const parts = matchesIn(this.#compiled, m.text);
-      this.out.lines(parts.map((part) => head + paint(colour, "red", paint(colour, "bold", m.text.slice(part.index, part.end)))));
-    }
-  }
 }
 
 export async function run(flags: readonly string[], data: CommandData = {}): Promise<ExitRequest> {
@@ -280,25 +193,4 @@ export async function run(flags: readonly string[], data: CommandData = {}): Pro
     if (across && across.sessions_skipped > 0) ui.info(sessionsSearchedText(across));
   }
   return exitWith(errors > 0 ? 2 : output.matchCount > 0 ? 0 : 1);
-}
-
-/**
- * derun_search_output's answer. As grep: several patterns, a line that matches any (the answer lists
- * them one per line, as grep -f reads them).
- */
-function jsonAnswer(pattern: string, searched: number, across: SessionsSearched | undefined, output: GrepOutput, shownCount: number) {
-  return {
-    schema_version: SCHEMA_VERSION,
-    pattern,
-    sessions_searched: searched,
-    ...(across
-      ? {
-          sessions_total: across.sessions_total,
-          ...(across.sessions_skipped > 0 ? { sessions_skipped: across.sessions_skipped, skipped: across.skipped } : {}),
-        }
-      : {}),
-    match_count: output.matchCount,
-    truncated: output.matchCount > shownCount,
-    results: output.results,
-  } satisfies SearchOutputResult;
 }
