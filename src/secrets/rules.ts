@@ -192,7 +192,8 @@ export const RULES: readonly RedactRule[] = [
     keywords: [],
     // 16 base-64 characters in a row that end their line (after `==` and blanks): both branches below
     // hold them (s 16 or more, s2 40 or more) right before their `$`. A log line with a path in it
-    // (`/api/v1/items/1234`) has the run, not at its end: the pattern is not run over its page.
+    // (`/api/v1/items/1234`) has the run, not at its end: the pattern is not run over its page. A
+    // regular expression (native from a server's first page on), not a loop of derun's own.
     prefilter: "[A-Za-z0-9+/]{16}={0,2}[ \\t\\r]*$",
     pattern:
       "^[ \\t]*(?<s>(?=[A-Za-z0-9+/=]*[A-Z])(?=[A-Za-z0-9+/=]*[a-z])(?=[A-Za-z0-9+/=]*[0-9])[A-Za-z0-9+/]{16,}={0,2})[ \\t\\r]*$" +
