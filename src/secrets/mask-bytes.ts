@@ -43,16 +43,29 @@ function visibleOf(bytes: Uint8Array, withMap: boolean, silent = false): { text:
   const codes = new Uint8Array(n);
   const map = withMap ? new Int32Array(n) : undefined;
   let k = 0;
-  const put = (code: number, from: number) => {
-    codes[k] = code;
-    if (map) map[k] = from;
-    k++;
-  };
   for (let i = 0; i < n; ) {
     const b = bytes[i]!;
     if (b !== ESC) {
-      if (!silent || SILENT[b] === 0) put(b, i);
-      i++;
+      if (silent) {
+        if (SILENT[b] === 0) {
+          codes[k] = b;
+          if (map) map[k] = i;
+          k++;
+        }
+        i++;
+        continue;
+      }
+      // The bytes up to the next ESC in a loop of their own (no call, no test of `silent`, a byte).
+      let j = i;
+      if (map)
+        do {
+          codes[k] = bytes[j]!;
+          map[k++] = j++;
+        } while (j < n && bytes[j] !== ESC);
+      else
+        do codes[k++] = bytes[j++]!;
+        while (j < n && bytes[j] !== ESC);
+      i = j;
       continue;
     }
     const next = bytes[i + 1];
@@ -63,11 +76,17 @@ function visibleOf(bytes: Uint8Array, withMap: boolean, silent = false): { text:
       i = j + 1;
     } else if (next === 0x5d || next === 0x50 || next === 0x5f || next === 0x5e || next === 0x58) {
       // OSC, DCS, APC, PM, SOS: a string up to BEL or ST, looked at as a line of its own.
-      put(LF, -1);
+      if (map) map[k] = -1;
+      codes[k++] = LF;
       let j = i + 2;
       for (; j < n && bytes[j] !== 0x07 && !(bytes[j] === ESC && bytes[j + 1] === 0x5c); j++)
-        if (!silent || SILENT[bytes[j]!] === 0) put(bytes[j]!, j);
-      put(LF, -1);
+        if (!silent || SILENT[bytes[j]!] === 0) {
+          codes[k] = bytes[j]!;
+          if (map) map[k] = j;
+          k++;
+        }
+      if (map) map[k] = -1;
+      codes[k++] = LF;
       i = j >= n ? n : bytes[j] === 0x07 ? j + 1 : j + 2;
     } else {
       // ESC, intermediates, one final byte.
