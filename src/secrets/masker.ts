@@ -170,6 +170,16 @@ export class Masker {
     return new Set(this.keywords.filter((k) => lower.includes(k)));
   }
 
+  /**
+   * {@link keywordsIn}, and whether `text` holds a character below 128 that `flags` (128 entries)
+   * marks: one pass over the text for both where the scanner takes the keywords.
+   */
+  keywordsAndFlagIn(text: string, flags: Uint8Array, flagged: RegExp): { present: ReadonlySet<string>; flagged: boolean } {
+    const scan = (this.#keywordScan ??= LiteralSet.of(this.keywords, { unicodeLower: true }) ?? null);
+    if (scan) return scan.presentAndFlagged(text, flags);
+    return { present: this.keywordsIn(text), flagged: flagged.test(text) };
+  }
+
   /** `text` with its secrets masked, and how many there were. */
   maskLine(text: string, state?: LineState, present?: ReadonlySet<string>): { text: string; count: number } {
     const ranges = this.find(text, state, present);

@@ -26,8 +26,9 @@ export interface RedactRule {
    */
   readonly generic?: boolean;
   /**
-   * A cheap regular expression that part of every secret of the rule matches: a text it finds
-   * nothing in is not given to `pattern` (a rule without keywords runs over every byte of a read).
+   * A cheap regular expression (tested with the `m` flag) that matches wherever `pattern` does: a
+   * text it finds nothing in is not given to `pattern` (a rule without keywords runs over every byte
+   * of a read).
    */
   readonly prefilter?: string;
 }
@@ -189,8 +190,11 @@ export const RULES: readonly RedactRule[] = [
     id: "private-key-body",
     description: "A line of a PEM private key's body (base-64 only, mixed case and digits), inside its BEGIN/END lines or on its own",
     keywords: [],
-    // 16 base-64 characters in a row: both branches below hold them (s 16 or more, s2 40 or more).
-    prefilter: "[A-Za-z0-9+/]{16}",
+    // 16 base-64 characters in a row that end their line (after `==` and blanks): both branches below
+    // hold them (s 16 or more, s2 40 or more) right before their `$`. A log line with a path in it
+    // (`/api/v1/items/1234`) has the run, not at its end: the pattern is not run over its page. A
+    // regular expression (native from a server's first page on), not a loop of derun's own.
+    prefilter: "[A-Za-z0-9+/]{16}={0,2}[ \\t\\r]*$",
     pattern:
       "^[ \\t]*(?<s>(?=[A-Za-z0-9+/=]*[A-Z])(?=[A-Za-z0-9+/=]*[a-z])(?=[A-Za-z0-9+/=]*[0-9])[A-Za-z0-9+/]{16,}={0,2})[ \\t\\r]*$" +
       // Behind a prefix (`cat -n`'s number, `grep -A`'s `file-`, a log's time and level): a whole

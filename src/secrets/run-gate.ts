@@ -4,7 +4,7 @@
  * tested by looking at every n-th character only: a run of n holds one of them, and only around a
  * character of the class is the run measured. A regular expression tries each position in turn
  * (about 1.1-1.8 ms a MiB of a full-screen program's text, against 0.15 this way). Any other
- * prefilter is its regular expression.
+ * prefilter is its regular expression, with the `m` flag (a `$` in it is the end of a line).
  */
 
 export interface Gate {
@@ -18,7 +18,7 @@ export function gateOf(prefilter: string): Gate {
   const m = RUN.exec(prefilter);
   const member = m ? classOf(m[1]!) : undefined;
   const n = m ? Number(m[2]) : 0;
-  if (!member || n < 1) return new RegExp(prefilter);
+  if (!member || n < 1) return new RegExp(prefilter, "m");
   return { test: (text) => hasRun(text, member, n) };
 }
 

@@ -74,8 +74,6 @@ function inPath(bytes: Uint8Array, start: number): boolean {
   return first === 0x2f || first === 0x7e || first === 0x2e;
 }
 
-/** Runs of PIECE or more of a token's characters (KIND): found natively, most output has none. */
-const RUN = new RegExp(`[A-Za-z0-9+]{${PIECE},}`, "g");
 /** ESC and the byte that opens a string the terminal does not draw (OSC, DCS, SOS, PM, APC). */
 const STRING_OPENERS = ["\x1b]", "\x1bP", "\x1bX", "\x1b^", "\x1b_"];
 
@@ -91,6 +89,27 @@ function inString(text: string, at: number): boolean {
 }
 
 /**
+ * Calls `visit` with each run of PIECE or more of a token's characters (KIND) in `bytes`, whole and
+ * in order (as the regular expression `[A-Za-z0-9+]{12,}` finds them), until it returns true. Looks
+ * at every PIECE-th byte only (each such run holds one) and measures the run around it: the regular
+ * expression tried every position of a plain log's short words, 112 us a 64 KiB page, most of what
+ * masking a page of such a log cost.
+ */
+export function tokenRuns(bytes: Uint8Array, visit: (start: number, end: number) => boolean): void {
+  const n = bytes.length;
+  for (let i = PIECE - 1; i < n; i += PIECE) {
+    if (KIND[bytes[i]!] === 0) continue;
+    let start = i;
+    while (start > 0 && KIND[bytes[start - 1]!] !== 0) start--;
+    let end = i + 1;
+    while (end < n && KIND[bytes[end]!] !== 0) end++;
+    // The next run begins past `end` (not of a run): it holds end - 1 + PIECE or a later one looked at.
+    i = end - 1;
+    if (end - start >= PIECE && visit(start, end)) return;
+  }
+}
+
+/**
  * The first run in `bytes` that may be a piece of a token (`loose`: mayBePiece, else looksLikePiece),
  * outside the strings a terminal does not draw (a window title, a shell's `ESC]633;P;Cwd=…` mark:
  * what they carry is never assembled with what is drawn), and for which `ok(start, end)` holds.
@@ -100,12 +119,15 @@ export function firstPiece(
   ok: (start: number, end: number) => boolean,
   loose = false,
 ): { start: number; end: number } | undefined {
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+  let text: string | undefined;
   const looks = loose ? mayBePiece : looksLikePiece;
-  RUN.lastIndex = 0;
-  for (let m = RUN.exec(text); m !== null; m = RUN.exec(text)) {
-    const [start, end] = [m.index, m.index + m[0].length];
-    if (looks(bytes, start, end) && !inPath(bytes, start) && !inString(text, start) && ok(start, end)) return { start, end };
-  }
-  return undefined;
+  let found: { start: number; end: number } | undefined;
+  tokenRuns(bytes, (start, end) => {
+    if (!looks(bytes, start, end) || inPath(bytes, start)) return false;
+    text ??= Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+    if (inString(text, start) || !ok(start, end)) return false;
+    found = { start, end };
+    return true;
+  });
+  return found;
 }

@@ -16,6 +16,7 @@ const KELVIN = 0x212a;
 const DOTTED_I = 0x130;
 /** ASCII with upper case folded to lower. */
 const FOLD = Uint8Array.from({ length: ALPHABET }, (_, c) => (c >= 0x41 && c <= 0x5a ? c | 0x20 : c));
+const NO_FLAGS = new Uint8Array(ALPHABET);
 
 export class LiteralSet {
   readonly literals: readonly string[];
@@ -81,13 +82,15 @@ export class LiteralSet {
 
   /**
    * Calls `found` with the index of each literal `text` holds (ignoring ASCII case) where it ends,
-   * until `found` returns true.
+   * until `found` returns true. Returns whether it met an ASCII code `flags` marks (one load and an
+   * OR a character beside the automaton's chain of loads: free where it is asked).
    */
-  #scan(text: string, found: (literal: number) => boolean): void {
+  #scan(text: string, found: (literal: number) => boolean, flags: Uint8Array = NO_FLAGS): boolean {
     const next = this.#next;
     const ending = this.#ending;
     const unicodeLower = this.#unicodeLower;
     let s = 0;
+    let flagged = 0;
     for (let i = 0, n = text.length; i < n; i++) {
       let c = text.charCodeAt(i);
       let last = false;
@@ -99,11 +102,15 @@ export class LiteralSet {
         // toLowerCase gives U+0130 as "i" and a combining dot: nothing goes on after that "i".
         last = c === DOTTED_I;
         c = last ? 0x69 : 0x6b;
-      } else c = FOLD[c]!;
+      } else {
+        flagged |= flags[c]!;
+        c = FOLD[c]!;
+      }
       s = next[s + c]!;
-      if (ending[s >> 7] !== 0) for (const k of this.#ends[s >> 7]!) if (found(k)) return;
+      if (ending[s >> 7] !== 0) for (const k of this.#ends[s >> 7]!) if (found(k)) return flagged !== 0;
       if (last) s = 0;
     }
+    return flagged !== 0;
   }
 
   /**
@@ -122,6 +129,25 @@ export class LiteralSet {
     const all = this.literals.length;
     this.#scan(text, (k) => out.add(this.literals[k]!).size === all);
     return out;
+  }
+
+  /**
+   * {@link presentIn}, and whether `text` holds a character whose code is below 128 and marked 1 in
+   * `flags` (128 entries): the raw masking's question whether a window holds a control drawn as
+   * nothing (../secrets/mask-bytes.ts) answered in the same pass, not by a second scan of the text.
+   */
+  presentAndFlagged(text: string, flags: Uint8Array): { present: Set<string>; flagged: boolean } {
+    const present = new Set<string>();
+    // Never stopped early: the flag needs every character.
+    const flagged = this.#scan(
+      text,
+      (k) => {
+        present.add(this.literals[k]!);
+        return false;
+      },
+      flags,
+    );
+    return { present, flagged };
   }
 
   /** Whether `text` holds any of the literals. */

@@ -60,6 +60,32 @@ describe("LiteralSet", () => {
     expect([...set.presentIn("AUTH\u0130ORIZATION")]).toEqual(["auth"]);
   });
 
+  test("presentAndFlagged: the same literals, and whether a flagged character is there, as a regular expression says", () => {
+    const set = LiteralSet.of(KEYWORDS, { unicodeLower: true })!;
+    // The raw masking's flags: the controls a terminal draws nothing for (../../src/secrets/mask-bytes.ts).
+    const flags = new Uint8Array(256);
+    for (const [from, to] of [
+      [0x00, 0x07],
+      [0x0e, 0x1a],
+      [0x1c, 0x1f],
+      [0x7f, 0x7f],
+    ] as const)
+      flags.fill(1, from, to + 1);
+    const flaggedRe = /[\x00-\x07\x0e-\x1a\x1c-\x1f\x7f]/;
+    const alphabet = "aAkKeEyYsS-_:/ pPrRtThH.\x00\x07\x08\x0a\x0d\x0e\x1b\x1f\x7f\x80\x87\xff\u212a\u0130é";
+    let flagged = 0;
+    for (const text of texts(alphabet, KEYWORDS, 20000, 30)) {
+      const got = set.presentAndFlagged(text, flags);
+      expect([...got.present].sort()).toEqual([...set.presentIn(text)].sort());
+      expect(got.flagged).toBe(flaggedRe.test(text));
+      if (got.flagged) flagged++;
+    }
+    expect(flagged).toBeGreaterThan(2000);
+    expect(flagged).toBeLessThan(19000);
+    // Every literal present, then a flagged character: the scan does not stop at the literals.
+    expect(set.presentAndFlagged(`${KEYWORDS.join(" ")} \x00`, flags)).toEqual({ present: new Set(KEYWORDS), flagged: true });
+  });
+
   test("refuses literals it cannot take (empty, upper case, outside ASCII)", () => {
     expect(LiteralSet.of([""], { unicodeLower: true })).toBeUndefined();
     expect(LiteralSet.of(["Key"], { unicodeLower: true })).toBeUndefined();

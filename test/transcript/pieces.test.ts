@@ -1,0 +1,63 @@
+/**
+ * The runs a piece of a token is looked for in are found by looking at every PIECE-th byte and
+ * measuring the run around it (src/transcript/pieces.ts, tokenRuns): exactly the runs the regular
+ * expression it replaced (`[A-Za-z0-9+]{12,}` over the bytes as Latin-1) gave, in the same order,
+ * over random bytes made of runs of every length about PIECE and what ends them; and a visit that
+ * returns true stops there.
+ */
+import { expect, test } from "bun:test";
+import { firstPiece, PIECE, tokenRuns } from "../../src/transcript/pieces.ts";
+import { seededRandom } from "../helpers/seeded-random.ts";
+
+/** The code before: the runs of the regular expression. */
+function runsBefore(bytes: Uint8Array): number[][] {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+  const run = new RegExp(`[A-Za-z0-9+]{${PIECE},}`, "g");
+  const out: number[][] = [];
+  for (let m = run.exec(text); m !== null; m = run.exec(text)) out.push([m.index, m.index + m[0].length]);
+  return out;
+}
+
+test("tokenRuns: the regular expression's runs, in order, over random bytes", () => {
+  const rand = seededRandom(38);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
+  const word = (n: number) => Array.from({ length: n }, () => pick([..."aZ09bQx+yK7mN"])).join("");
+  const parts = [" ", "\n", "/", "-", "_", "=", ".", "é", "\x1b[31m", "\x1b]0;", "\x07", "\x00", "\r", "\x9b", "\xff"];
+  let withRuns = 0;
+  for (let round = 0; round < 20000; round++) {
+    let text = "";
+    const count = 1 + Math.floor(rand() * 14);
+    for (let i = 0; i < count; i++) text += rand() < 0.5 ? word(Math.floor(rand() * 3 * PIECE)) : pick(parts);
+    // At some offset into a larger buffer, as the store's slices are.
+    const inside = new Uint8Array(text.length + 7);
+    inside.set(Buffer.from(text, "latin1"), 3);
+    const bytes = inside.subarray(3, 3 + text.length);
+    const got: number[][] = [];
+    tokenRuns(bytes, (start, end) => {
+      got.push([start, end]);
+      return false;
+    });
+    const want = runsBefore(bytes);
+    expect({ text, got }).toEqual({ text, got: want });
+    if (want.length > 0) withRuns++;
+    // Stopped by the visit: only the runs up to it.
+    if (want.length > 1) {
+      const upTo: number[][] = [];
+      tokenRuns(bytes, (start, end) => upTo.push([start, end]) === 2);
+      expect(upTo).toEqual(want.slice(0, 2));
+    }
+  }
+  expect(withRuns).toBeGreaterThan(10000);
+});
+
+test("firstPiece: a random run is a piece, a path's segment, hex or a word of one case is not", () => {
+  const at = (text: string) => firstPiece(Buffer.from(text, "latin1"), () => true);
+  const token = "aB3dE5fG7hJ9kL";
+  expect(at(`token ${token} end`)).toEqual({ start: 6, end: 6 + token.length });
+  expect(at("cd /home/me/aB3dE5fG7hJ9kL")).toBeUndefined();
+  expect(at("commit 0123456789abcdef01")).toBeUndefined();
+  expect(at("ReferenceErrors here")).toBeUndefined();
+  // Inside a window title: not drawn, not a piece; the same drawn after it is.
+  const titled = `\x1b]0;${token}\x07 then ${token}2`;
+  expect(at(titled)).toEqual({ start: titled.lastIndexOf(token), end: titled.length });
+});
