@@ -11,6 +11,7 @@
  * all of it after a few native scans: plain and coloured output cost next to nothing.
  */
 import { drawnCells, mayAssemble } from "../views/drawn-by.ts";
+import { drawsInOrder } from "../views/rows-in-order.ts";
 import { applyMask } from "../secrets/masker.ts";
 import type { MaskRange, Redactor } from "../secrets/redactor.ts";
 
@@ -50,6 +51,9 @@ export interface AssembledResult {
 export function maskAssembled(redactor: Redactor, input: AssembledInput): AssembledResult {
   const { bytes, window } = input;
   if (!redactor.enabled || !mayAssemble(bytes)) return { bytes: input.masked, count: 0, at: [] };
+  // Rows that stay their bytes in order (a line cleared before each redraw, redraws never shorter):
+  // the grid would look at none of them. Checked on what it would replay.
+  if (!input.slow && drawsInOrder(input.masked)) return { bytes: input.masked, count: 0, at: [] };
   let out: Uint8Array | undefined;
   let count = 0;
   const at: number[] = [];
