@@ -11,6 +11,7 @@
  * all of it after a few native scans: plain and coloured output cost next to nothing.
  */
 import { drawnCells, mayAssemble } from "../views/drawn-by.ts";
+import { lineRedrawLooks } from "../views/line-redraws.ts";
 import { drawsInOrder } from "../views/rows-in-order.ts";
 import { applyMask } from "../secrets/masker.ts";
 import type { MaskRange, Redactor } from "../secrets/redactor.ts";
@@ -85,8 +86,11 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): Assemb
   if (input.slow) drawnCells(input.masked, options, (text, from, to) => apply({ text, from, base: 0, to }, redactor.text(text)));
   else {
     const batch = new LookBatch(redactor, apply);
+    // A line redrawn in place (a progress bar's `\r ... ESC[K`): the grid's looks without the grid.
+    const looks = lineRedrawLooks(input.masked);
+    if (looks) for (const look of looks) batch.add(look.text, look.from, undefined);
     // An ASCII window's cells are each drawn by one byte: the look needs which one only (no `to`).
-    drawnCells(input.masked, options, (text, from, to) => batch.add(text, from, to));
+    else drawnCells(input.masked, options, (text, from, to) => batch.add(text, from, to));
     batch.flush();
   }
   return { bytes: out ?? input.masked, count, at };
