@@ -2,9 +2,9 @@
  * What the text views' assembled pass (src/transcript/assembled-text.ts) adds to the text view: the
  * view over 1 MiB windows of a log, as the text readers read them, alone and after the pass (with
  * 4 KiB of context before each window and after it, and on to the end of the window's last line, as
- * the pass reads them from the store: see afterEnd), interleaved rep by rep. Both in MB/s, and the ratio of the times within each rep. The shapes of views.ts (a
- * plain pipe log, a PTY build log, a colour test run, a progress bar, a full-screen program) and the
- * spinner's `ESC[2K\r` lines of assembled-mask.ts. The readers' line masking, the same before and
+ * the pass reads them from the store: see afterEnd), interleaved rep by rep. Both in MB/s, and the
+ * ratio of the times within each rep. The shapes of views.ts (a plain pipe log, a PTY build log, a
+ * colour test run, a progress bar, a full-screen program) and the spinner's `ESC[2K\r` lines of assembled-mask.ts. The readers' line masking, the same before and
  * after, is left out: this is the pass against the view alone, its worst case.
  *
  * `bun bench/text-assembled.ts [--quick]` runs it alone; `textAssembled` is a figure for bench/index.ts.
@@ -106,7 +106,9 @@ export async function textAssembled(ctx: Pick<BenchContext, "quick" | "progress"
         derun: withPass,
         anchor: { name: "text view alone", samples: alone },
         maxRatio: 1.2,
-        notes: `${size / MiB} MiB in 1 MiB windows, 4 KiB before, 4 KiB and on to the line's end after; median ${mbps(withPass)} MB/s with, ${mbps(alone)} MB/s alone`,
+        notes:
+          `${size / MiB} MiB in 1 MiB windows, 4 KiB before, 4 KiB and on to the line's end after; ` +
+          `median ${mbps(withPass)} MB/s with, ${mbps(alone)} MB/s alone`,
       }),
     );
   }

@@ -1,12 +1,13 @@
 /**
  * drawsInOrder (src/views/rows-in-order.ts) lets the assembled masking skip the grid: it must say
  * true only for bytes the grid would look at no row of; lineRedrawLooks (src/views/line-redraws.ts)
- * stands in for the grid on a line redrawn in place: it must give the grid's looks, in its order. Held to the grid itself, which is the code
- * before the skip (drawnCells, the fast replay and the slow reference, fresh or not, a screen of 2
- * rows that scrolls at every other LF and one of 24), over random byte strings made mostly of the
- * language the check takes (printable runs, CR, LF, SGR, EL 0 and 2) with what it must refuse
- * mixed in (EL 1, EL with other parameters, private CSIs, moves, BS, TAB, a byte >= 0x80, a CSI cut
- * at the end); and maskAssembled with the skip held to its slow reference, which never skips.
+ * stands in for the grid on a line redrawn in place: it must give the grid's looks, in its order.
+ * Both held to the grid itself, the code before them (drawnCells, the fast replay and the slow
+ * reference, fresh or not, a screen of 2 rows that scrolls at every other LF and one of 24), over
+ * random byte strings made mostly of the language they take (printable runs, CR, LF, SGR, EL 0 and
+ * 2) with what they must refuse mixed in (EL 1, EL with other parameters, private CSIs, moves, BS,
+ * TAB, a byte >= 0x80, a CSI cut at the end), and progress lines with a token's pieces; and
+ * maskAssembled with both held to its slow reference, which uses neither.
  */
 import { expect, test } from "bun:test";
 import type { SessionMeta } from "../../src/core/store.ts";
