@@ -4,8 +4,9 @@
  * 4 KiB of context before each window and after it, and on to the end of the window's last line, as
  * the pass reads them from the store: see afterEnd), interleaved rep by rep. Both in MB/s, and the
  * ratio of the times within each rep. The shapes of views.ts (a plain pipe log, a PTY build log, a
- * colour test run, a progress bar, a full-screen program) and the spinner's `ESC[2K\r` lines of assembled-mask.ts. The readers' line masking, the same before and
- * after, is left out: this is the pass against the view alone, its worst case.
+ * colour test run, a progress bar, a full-screen program) and the spinner's `ESC[2K\r` lines of
+ * assembled-mask.ts. The readers' line masking, the same before and after, is left out: this is the
+ * pass against the view alone, its worst case.
  *
  * `bun bench/text-assembled.ts [--quick]` runs it alone; `textAssembled` is a figure for bench/index.ts.
  */
