@@ -88,7 +88,7 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): Assemb
     const batch = new LookBatch(redactor, apply);
     // A line redrawn in place (a progress bar's `\r ... ESC[K`): the grid's looks without the grid.
     const looks = lineRedrawLooks(input.masked);
-    if (looks) for (const look of looks) batch.add(look.text, look.from, undefined);
+    if (looks) for (const look of looks) batch.keep(look.text, look.from);
     // An ASCII window's cells are each drawn by one byte: the look needs which one only (no `to`).
     else drawnCells(input.masked, options, (text, from, to) => batch.add(text, from, to));
     batch.flush();
@@ -124,6 +124,13 @@ class LookBatch {
     private readonly redactor: Redactor,
     private readonly apply: (look: Look, masked: { text: string; count: number }) => void,
   ) {}
+
+  /** A look whose cells' bytes are an array of its own (../views/line-redraws.ts): kept, not copied. */
+  keep(text: string, from: Int32Array): void {
+    this.#looks.push({ text, from, base: 0 });
+    this.#cells += text.length;
+    if (this.#cells >= BATCH_CELLS) this.flush();
+  }
 
   /** A look at a row: its text and its cells' bytes (the row's own: copied, see CellLook). */
   add(text: string, from: Int32Array, to: Int32Array | undefined): void {
