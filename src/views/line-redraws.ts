@@ -101,6 +101,12 @@ class SegmentRow {
       // Text after the row's end, or a redraw from column 0 at least as long: no old cell stays among the new.
       if (col === 0) this.#truncate(0);
       this.#push(col, j - i, i);
+    } else if (col === 0 && this.col0.length === 1) {
+      // A shorter redraw over a row of one run (a progress bar's): the new run, then the old one's rest.
+      const old = this.byte0[0]!;
+      this.len[0] = j - i;
+      this.byte0[0] = i;
+      this.#push(end, this.length - end, old + end);
     } else {
       // The segments `[k, m)` lie within the new cells, once the ones across `col` and `end` are split there.
       this.#cutAt(col);
