@@ -14,8 +14,10 @@
  * (the grid shows it when it scrolls off, among later rows' looks), a row of MAX_COLS cells.
  */
 import { isAscii } from "node:buffer";
+import { onlySequences } from "./drawn-grid.ts";
 import { printableEnds } from "./drawn-replay.ts";
 import { MAX_COLS } from "./drawn-row.ts";
+import { sgrOrEl } from "./rows-in-order.ts";
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -51,7 +53,7 @@ export function lineRedrawLooks(bytes: Uint8Array): LineLook[] | undefined {
       row.clear();
       i++;
     } else if (b === ESC) {
-      const end = elOrSgr(bytes, i);
+      const end = sgrOrEl(bytes, i);
       if (end < 0) return undefined;
       if (bytes[end - 1] === 0x4b) row.erase(bytes[end - 2] === 0x32);
       i = end;
@@ -213,38 +215,4 @@ function sameCells(a: Int32Array | undefined, b: Int32Array): boolean {
   if (a === undefined || a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-/** `bytes[a, b)` is only CSIs and two-byte ESC sequences (as drawn-grid.ts reads them between linked cells). */
-function onlySequences(bytes: Uint8Array, a: number, b: number): boolean {
-  let j = a;
-  while (j < b) {
-    if (bytes[j] !== ESC || bytes[j + 1] === 0x5d || bytes[j + 1] === 0x50) return false;
-    if (bytes[j + 1] !== 0x5b) j += 2;
-    else {
-      j += 2;
-      while (j < b && bytes[j]! >= 0x20 && bytes[j]! <= 0x3f) j++;
-      j++;
-    }
-  }
-  return j === b;
-}
-
-/** Just past the SGR or EL (0 or 2) at `bytes[i]` (an ESC), or -1 (./rows-in-order.ts's sgrOrEl). */
-function elOrSgr(bytes: Uint8Array, i: number): number {
-  if (bytes[i + 1] !== 0x5b) return -1;
-  let j = i + 2;
-  const n = bytes.length;
-  while (j < n) {
-    const c = bytes[j]!;
-    if ((c >= 0x30 && c <= 0x39) || c === 0x3b || c === 0x3a) j++;
-    else break;
-  }
-  if (j >= n) return -1;
-  const final = bytes[j]!;
-  if (final === 0x6d) return j + 1;
-  if (final !== 0x4b) return -1;
-  const params = j - (i + 2);
-  if (params === 0 || (params === 1 && (bytes[j - 1] === 0x30 || bytes[j - 1] === 0x32))) return j + 1;
-  return -1;
 }

@@ -74,7 +74,7 @@ export function drawsInOrder(bytes: Uint8Array): boolean {
  * sequence or one cut at the end: the grid's parser reads other parameters, private markers,
  * intermediates and controls inside differently, and this check takes none of them.
  */
-function sgrOrEl(bytes: Uint8Array, i: number): number {
+export function sgrOrEl(bytes: Uint8Array, i: number): number {
   if (bytes[i + 1] !== 0x5b) return -1;
   let j = i + 2;
   const n = bytes.length;
