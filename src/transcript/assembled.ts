@@ -11,6 +11,8 @@
  * all of it after a few native scans: plain and coloured output cost next to nothing.
  */
 import { drawnCells, mayAssemble } from "../views/drawn-by.ts";
+import { lineRedrawLooks } from "../views/line-redraws.ts";
+import { drawsInOrder } from "../views/rows-in-order.ts";
 import { applyMask } from "../secrets/masker.ts";
 import type { MaskRange, Redactor } from "../secrets/redactor.ts";
 
@@ -50,6 +52,9 @@ export interface AssembledResult {
 export function maskAssembled(redactor: Redactor, input: AssembledInput): AssembledResult {
   const { bytes, window } = input;
   if (!redactor.enabled || !mayAssemble(bytes)) return { bytes: input.masked, count: 0, at: [] };
+  // Rows that stay their bytes in order (a line cleared before each redraw, redraws never shorter):
+  // the grid would look at none of them. Checked on what it would replay.
+  if (!input.slow && drawsInOrder(input.masked)) return { bytes: input.masked, count: 0, at: [] };
   let out: Uint8Array | undefined;
   let count = 0;
   const at: number[] = [];
@@ -81,8 +86,11 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): Assemb
   if (input.slow) drawnCells(input.masked, options, (text, from, to) => apply({ text, from, base: 0, to }, redactor.text(text)));
   else {
     const batch = new LookBatch(redactor, apply);
+    // A line redrawn in place (a progress bar's `\r ... ESC[K`): the grid's looks without the grid.
+    const looks = lineRedrawLooks(input.masked);
+    if (looks) for (const look of looks) batch.keep(look.text, look.from);
     // An ASCII window's cells are each drawn by one byte: the look needs which one only (no `to`).
-    drawnCells(input.masked, options, (text, from, to) => batch.add(text, from, to));
+    else drawnCells(input.masked, options, (text, from, to) => batch.add(text, from, to));
     batch.flush();
   }
   return { bytes: out ?? input.masked, count, at };
@@ -116,6 +124,13 @@ class LookBatch {
     private readonly redactor: Redactor,
     private readonly apply: (look: Look, masked: { text: string; count: number }) => void,
   ) {}
+
+  /** A look whose cells' bytes are an array of its own (../views/line-redraws.ts): kept, not copied. */
+  keep(text: string, from: Int32Array): void {
+    this.#looks.push({ text, from, base: 0 });
+    this.#cells += text.length;
+    if (this.#cells >= BATCH_CELLS) this.flush();
+  }
 
   /** A look at a row: its text and its cells' bytes (the row's own: copied, see CellLook). */
   add(text: string, from: Int32Array, to: Int32Array | undefined): void {

@@ -326,7 +326,7 @@ function cellEnd(row: Row, i: number, ascii: boolean): number {
 }
 
 /** `bytes[a, b)` is only CSIs and two-byte ESC sequences: raw masking reads past them (an OSC it does not). */
-function onlySequences(bytes: Uint8Array, a: number, b: number): boolean {
+export function onlySequences(bytes: Uint8Array, a: number, b: number): boolean {
   let j = a;
   while (j < b) {
     if (bytes[j] !== 0x1b || bytes[j + 1] === 0x5d || bytes[j + 1] === 0x50) return false;

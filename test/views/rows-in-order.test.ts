@@ -1,0 +1,169 @@
+/**
+ * drawsInOrder (src/views/rows-in-order.ts) lets the assembled masking skip the grid: it must say
+ * true only for bytes the grid would look at no row of; lineRedrawLooks (src/views/line-redraws.ts)
+ * stands in for the grid on a line redrawn in place: it must give the grid's looks, in its order.
+ * Both held to the grid itself, the code before them (drawnCells, the fast replay and the slow
+ * reference, fresh or not, a screen of 2 rows that scrolls at every other LF and one of 24), over
+ * random byte strings made mostly of the language they take (printable runs, CR, LF, SGR, EL 0 and
+ * 2) with what they must refuse mixed in (EL 1, EL with other parameters, private CSIs, moves, BS,
+ * TAB, a byte >= 0x80, a CSI cut at the end), and progress lines with a token's pieces; and
+ * maskAssembled with both held to its slow reference, which uses neither.
+ */
+import { expect, test } from "bun:test";
+import type { SessionMeta } from "../../src/core/store.ts";
+import { maskAssembled } from "../../src/transcript/assembled.ts";
+import { redactorFor } from "../../src/transcript/masking.ts";
+import { drawnCells } from "../../src/views/drawn-by.ts";
+import { lineRedrawLooks } from "../../src/views/line-redraws.ts";
+import { drawsInOrder } from "../../src/views/rows-in-order.ts";
+import { seededRandom } from "../helpers/seeded-random.ts";
+
+const TOKEN = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+
+/** What the check takes, weighted so that about half the strings are in its language. */
+const TAKEN: ReadonlyArray<string | ((r: () => number) => string)> = [
+  "\r",
+  "\r",
+  "\n",
+  "\r\n",
+  "\x1b[K",
+  "\x1b[0K",
+  "\x1b[2K",
+  "\x1b[2K\r",
+  "\x1b[m",
+  "\x1b[1;31m",
+  "\x1b[38:5:2m",
+  (r) => "abcdefghijklmnopqrstuvwxyz0123456789 -=#[]".slice(0, 1 + Math.floor(r() * 42)),
+  (r) => "x".repeat(1 + Math.floor(r() * 6)),
+  TOKEN,
+  (r) => TOKEN.slice(0, Math.floor(r() * TOKEN.length)),
+  (r) => TOKEN.slice(Math.floor(r() * TOKEN.length)),
+];
+const REFUSED: readonly string[] = [
+  "\x1b[1K",
+  "\x1b[5K",
+  "\x1b[0;2K",
+  "\x1b[?25l",
+  "\x1b[3D",
+  "\x1b[2;5H",
+  "\x1b7",
+  "\b",
+  "\t",
+  "\xe9",
+  "\x1b[",
+  "\x1b[2",
+];
+
+const pick = <T>(r: () => number, list: readonly T[]): T => list[Math.floor(r() * list.length)]!;
+
+/** TAKEN without LF: a line redrawn to the end of the bytes, which the grid looks at most. */
+const ONE_LINE = TAKEN.filter((p) => typeof p !== "string" || !p.includes("\n"));
+
+/** A random string of the pieces above as bytes (latin1), at a random offset of a larger buffer. */
+function bytesOf(r: () => number, taken = TAKEN): Uint8Array {
+  let s = "";
+  for (let k = 1 + Math.floor(r() * 16); k > 0; k--) {
+    const piece = r() < 0.03 ? pick(r, REFUSED) : pick(r, taken);
+    s += typeof piece === "string" ? piece : piece(r);
+  }
+  const at = Math.floor(r() * 4);
+  const buffer = new Uint8Array(s.length + at + 3);
+  buffer.set(Buffer.from(s, "latin1"), at);
+  return buffer.subarray(at, at + s.length);
+}
+
+/** A progress line: redraws after `\r` of random lengths, most erasing to the end, a token's pieces among them. */
+function redrawsOf(r: () => number): Uint8Array {
+  let s = "";
+  for (let k = 1 + Math.floor(r() * 8); k > 0; k--) {
+    const text = r() < 0.2 ? TOKEN.slice(Math.floor(r() * 20)) : "0123456789 abc[#####    ] MiB/s".slice(0, 1 + Math.floor(r() * 31));
+    s += `\r${r() < 0.2 ? "\x1b[1m" : ""}${text}${pick(r, ["\x1b[K", "\x1b[K", "", "\x1b[0K", "\x1b[m"])}`;
+  }
+  return Buffer.from(s + (r() < 0.3 ? "\r\n" : ""), "latin1");
+}
+
+const shown = (bytes: Uint8Array) => JSON.stringify(Buffer.from(bytes).toString("latin1"));
+
+/** How many rows the grid looks at replaying `bytes`. */
+function looks(bytes: Uint8Array, rows: number, fresh: boolean, slow: boolean): number {
+  let n = 0;
+  drawnCells(bytes, { rows, fresh, slow }, () => n++);
+  return n;
+}
+
+test("drawsInOrder says true only where the grid looks at no row", () => {
+  const r = seededRandom(3838);
+  let taken = 0;
+  let lookedAt = 0;
+  for (let k = 0; k < 20_000; k++) {
+    const bytes = bytesOf(r);
+    const inOrder = drawsInOrder(bytes);
+    let seen = 0;
+    for (const rows of [2, 24])
+      for (const fresh of [true, false]) for (const slow of [false, true]) seen += looks(bytes, rows, fresh, slow);
+    if (inOrder) {
+      taken++;
+      expect([shown(bytes), seen]).toEqual([shown(bytes), 0]);
+    } else if (seen > 0) lookedAt++;
+  }
+  // Not a check that says false to everything, nor inputs the grid never looks at.
+  expect(taken).toBeGreaterThan(4000);
+  expect(lookedAt).toBeGreaterThan(2000);
+});
+
+test("the shapes it is for: a line cleared before each redraw, redraws never shorter; not a redraw that stops short", () => {
+  const bytes = (s: string) => Buffer.from(s, "latin1");
+  expect(drawsInOrder(bytes("\x1b[2K\r   Compiling a v0.1\n\x1b[2K\r[===  ] 1/4: a\x1b[2K\r   Compiling b\n"))).toBe(true);
+  expect(drawsInOrder(bytes("\r10% [#   ]\x1b[K\r20% [##  ]\x1b[K\r100% [####]\x1b[K, done.\r\n"))).toBe(true);
+  expect(drawsInOrder(bytes("\r100% 9.9 MiB/s\x1b[K\r100% 10 MiB/s\x1b[K\r\n"))).toBe(false);
+  // EL 2 away from column 0 leaves the cursor past the row's end: text written there has blanks before it.
+  expect(drawsInOrder(bytes("abc\x1b[2Kdef\n"))).toBe(false);
+  expect(drawsInOrder(bytes(`abc\x1b[2K\r${TOKEN.slice(0, 10)}\x1b[1m${TOKEN.slice(10)}\n`))).toBe(true);
+});
+
+/** The grid's looks replaying `bytes`: each text with the byte of each cell. */
+function gridLooks(bytes: Uint8Array, rows: number, fresh: boolean, slow: boolean): string[] {
+  const out: string[] = [];
+  drawnCells(bytes, { rows, fresh, slow }, (text, from) => out.push(`${JSON.stringify(text)} ${from.subarray(0, text.length).join(",")}`));
+  return out;
+}
+
+test("lineRedrawLooks gives the grid's looks in its order, or nothing where it gives up", () => {
+  const r = seededRandom(3840);
+  let modelled = 0;
+  let withLooks = 0;
+  for (let k = 0; k < 20_000; k++) {
+    const bytes = k % 3 === 2 ? redrawsOf(r) : bytesOf(r, k % 3 === 0 ? TAKEN : ONE_LINE);
+    const looks = lineRedrawLooks(bytes);
+    if (looks === undefined) continue;
+    modelled++;
+    if (looks.length > 0) withLooks++;
+    const mine = looks.map((l) => `${JSON.stringify(l.text)} ${l.from.join(",")}`);
+    for (const rows of [2, 24])
+      for (const fresh of [true, false])
+        for (const slow of [false, true])
+          expect([shown(bytes), rows, fresh, slow, mine]).toEqual([shown(bytes), rows, fresh, slow, gridLooks(bytes, rows, fresh, slow)]);
+  }
+  expect(modelled).toBeGreaterThan(8000);
+  expect(withLooks).toBeGreaterThan(3000);
+});
+
+const redactor = redactorFor({ session_id: "t", started_at: "2026-01-01T00:00:00Z", rows: 24 } as unknown as SessionMeta);
+
+test("maskAssembled with the skip masks and counts as its slow reference, which never skips", () => {
+  const r = seededRandom(3839);
+  let masked = 0;
+  for (let k = 0; k < 6000; k++) {
+    const bytes = k % 2 === 0 ? redrawsOf(r) : bytesOf(r);
+    const window = { start: Math.floor(r() * bytes.length), end: bytes.length };
+    for (const fresh of [true, false]) {
+      const input = { bytes, masked: bytes, window, fresh };
+      const fast = maskAssembled(redactor, input);
+      const slow = maskAssembled(redactor, { ...input, slow: true });
+      expect([shown(bytes), fresh, shown(fast.bytes), fast.count]).toEqual([shown(bytes), fresh, shown(slow.bytes), slow.count]);
+      if (fast.count > 0) masked++;
+    }
+  }
+  // Tokens put together on the line and masked: the fast way is held to the reference where it matters.
+  expect(masked).toBeGreaterThan(100);
+});
