@@ -20,6 +20,9 @@ import { isIgnoredCommand, isIgnoredDir, readRecordRules, type RecordRules } fro
 import { exitWith, type ExitRequest } from "./command.ts";
 import { stateRootFrom } from "./state-root.ts";
 
+/** The scale of the run's tier-up thresholds (Bun.unsafe.setJITPolicy), as `derun mcp` has it. */
+const RUN_JIT_POLICY = 1000;
+
 export async function startRun(
   request: Omit<RunRequest, "cwd" | "env"> & {
     readonly env?: RunRequest["env"];
@@ -28,6 +31,11 @@ export async function startRun(
   },
 ): Promise<ExitRequest> {
   const { stateRoot, verbose, ...run } = request;
+  // As in `derun mcp`: most of a run's code runs once or a few times, and the runtime's higher
+  // tiers compiled it anyway, and then the recording loop again as it warmed up; what they compiled
+  // and the compilers' own pages stayed resident for the rest of the run (docs/performance.md,
+  // "Issue 37, item 6: `derun run`'s start and growth").
+  Bun.unsafe.setJITPolicy(RUN_JIT_POLICY);
   // Before anything is written: a settings file that cannot be used is a usage error (exit 2).
   const storage = readStoragePolicy();
   const root = stateRootFrom(stateRoot);
