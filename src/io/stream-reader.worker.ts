@@ -42,9 +42,17 @@ const SHOWN_PAUSE_MS = 2;
 const PUBLISH_BYTES = 512 * 1024;
 /** A write to the screen that took longer waited for the terminal (as io/terminal-pace.ts judges the main thread's). */
 const SLOW_SHOW_MS = 5;
+/**
+ * The tier-up thresholds' scale on a thread that hosts no key relay (Bun.unsafe.setJITPolicy, per
+ * VM): its loop still reaches the higher tiers within the first megabytes, and what they and their
+ * compilers kept resident is less (1 GiB through pipes peaked 1.5-2 MB lower, docs/performance.md).
+ * A thread that relays keys keeps the normal policy: a key's echo must not wait in the interpreter.
+ */
+const UNKEYED_JIT_POLICY = 1000;
 
 self.onmessage = (event: MessageEvent<StreamReaderInit>) => {
   const { fds, wakeFd, showFds, keys } = event.data;
+  if (keys === undefined) Bun.unsafe.setJITPolicy(UNKEYED_JIT_POLICY);
   const ring = new RingProducer(event.data.ring);
   // The streams, the wake pipe, then the key relay's wake pipe and stdin (watched while it is on).
   const [relayWakeTag, keysTag] = [fds.length + 1, fds.length + 2];
