@@ -31,10 +31,9 @@ export async function startRun(
   },
 ): Promise<ExitRequest> {
   const { stateRoot, verbose, ...run } = request;
-  // As in `derun mcp`: most of a run's code runs once or a few times, and the runtime's higher
-  // tiers compiled it anyway, and then the recording loop again as it warmed up; what they compiled
-  // and the compilers' own pages stayed resident for the rest of the run (docs/performance.md,
-  // "Issue 37, item 6: `derun run`'s start and growth").
+  // As in `derun mcp`: most of a run's start runs once, and the runtime's higher tiers compiled it
+  // anyway; what they compiled and the compilers' own pages stayed resident for the whole run
+  // (docs/performance.md, "Issue 37, item 6: `derun run`'s start and growth").
   Bun.unsafe.setJITPolicy(RUN_JIT_POLICY);
   // Before anything is written: a settings file that cannot be used is a usage error (exit 2).
   const storage = readStoragePolicy();
@@ -54,7 +53,12 @@ export async function startRun(
       transports: { choose: chooseTransport, load: (spec) => loadTransport(spec), fallback: "pipe" },
       // One line when the recording is incomplete, after the command ended (never inside its output).
       notice: (line) => process.stderr.write(`derun: ${visible(line)}\n`),
-      onStarted: () => sweep.start((signal) => sweepAtStart(store, log, request.retentionSeconds, { signal })),
+      onStarted: (capabilities) => {
+        // A terminal's output comes in reads of at most 4 KiB: kept interpreted, the recording
+        // loop cost a quarter more CPU per MB there (through pipes, 64 KiB reads, nothing measurable).
+        if (capabilities.tty) Bun.unsafe.setJITPolicy(1);
+        sweep.start((signal) => sweepAtStart(store, log, request.retentionSeconds, { signal }));
+      },
     },
   );
   await sweep.finish();
