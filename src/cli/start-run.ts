@@ -44,19 +44,21 @@ export async function startRun(
   // The sweep reads every session directory (at most once a minute): started once the command runs,
   // it never delays the command's start, nor its exit (SweepBesideRun).
   const sweep = new SweepBesideRun(root, request.retentionSeconds);
+  const probe = probeTerminal();
   const result = await runSession(
     { ...run, ...rules, cwd: process.cwd(), env: run.env ?? process.env },
     {
       store,
       log,
-      probe: probeTerminal(),
+      probe,
       transports: { choose: chooseTransport, load: (spec) => loadTransport(spec), fallback: "pipe" },
       // One line when the recording is incomplete, after the command ended (never inside its output).
       notice: (line) => process.stderr.write(`derun: ${visible(line)}\n`),
-      onStarted: (capabilities) => {
-        // A terminal's output comes in reads of at most 4 KiB: kept interpreted, the recording
-        // loop cost a quarter more CPU per MB there (through pipes, 64 KiB reads, nothing measurable).
-        if (capabilities.tty) Bun.unsafe.setJITPolicy(1);
+      onStarted: () => {
+        // Output for a terminal comes from one (the child's PTY, or a stream PTY) in reads of at
+        // most 4 KiB: kept interpreted, the recording loop cost a quarter more CPU per MB there
+        // (through pipes, reads of up to 64 KiB, nothing measurable). Past the start, the normal policy.
+        if (probe.stdoutIsTty || probe.stderrIsTty) Bun.unsafe.setJITPolicy(1);
         sweep.start((signal) => sweepAtStart(store, log, request.retentionSeconds, { signal }));
       },
     },

@@ -8,14 +8,7 @@ import { describeError } from "../core/errors.ts";
 import { secretEnvFingerprints } from "../secrets/env-fingerprints.ts";
 import type { Logger } from "../core/log.ts";
 import type { SessionWriter, Store } from "../core/store.ts";
-import {
-  SpawnError,
-  type ChildExit,
-  type RunningChild,
-  type TerminalProbe,
-  type Transport,
-  type TransportCapabilities,
-} from "../core/transport.ts";
+import { SpawnError, type ChildExit, type RunningChild, type TerminalProbe, type Transport } from "../core/transport.ts";
 import { closeInheritedFds, inheritedFds } from "./inherited-fds.ts";
 import { openChild, type OpenedChild, type TransportSource } from "./open-child.ts";
 import { OutputPath } from "./output-path.ts";
@@ -56,11 +49,8 @@ export interface RunDeps {
    * incomplete (a full disk): one line for derun's stderr, the only line derun adds there.
    */
   readonly notice?: (line: string) => void;
-  /**
-   * Told once the command runs: work that must not delay its start (the retention sweep), and what
-   * the transport that runs it can do (a terminal's output comes in small reads).
-   */
-  readonly onStarted?: (capabilities: TransportCapabilities) => void;
+  /** Told once the command runs: work that must not delay its start (the retention sweep). */
+  readonly onStarted?: () => void;
 }
 
 /** derun could not run the command: what to say, and the exit status (127/126 as a shell, else 1). */
@@ -173,7 +163,7 @@ async function runRecorded(
     output.attach(child);
     if (!opened.transport.capabilities.tty) terminal.restore();
     const startedFailure = await recordStart(writer, child, opened, probe, log);
-    onStarted?.(opened.transport.capabilities);
+    onStarted?.();
     const exit = await superviseChild(child, opened.transport, { relay, output, terminal, log, writer, probe });
 
     output.gate.finish();
