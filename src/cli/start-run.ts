@@ -20,6 +20,9 @@ import { isIgnoredCommand, isIgnoredDir, readRecordRules, type RecordRules } fro
 import { exitWith, type ExitRequest } from "./command.ts";
 import { stateRootFrom } from "./state-root.ts";
 
+/** The scale of the run's tier-up thresholds (Bun.unsafe.setJITPolicy), as `derun mcp` has it. */
+const RUN_JIT_POLICY = 1000;
+
 export async function startRun(
   request: Omit<RunRequest, "cwd" | "env"> & {
     readonly env?: RunRequest["env"];
@@ -28,6 +31,10 @@ export async function startRun(
   },
 ): Promise<ExitRequest> {
   const { stateRoot, verbose, ...run } = request;
+  // As in `derun mcp`: most of a run's start runs once, and the runtime's higher tiers compiled it
+  // anyway; what they compiled and the compilers' own pages stayed resident for the whole run
+  // (docs/performance.md, "Issue 37, item 6: `derun run`'s start and growth").
+  Bun.unsafe.setJITPolicy(RUN_JIT_POLICY);
   // Before anything is written: a settings file that cannot be used is a usage error (exit 2).
   const storage = readStoragePolicy();
   const root = stateRootFrom(stateRoot);
@@ -37,16 +44,23 @@ export async function startRun(
   // The sweep reads every session directory (at most once a minute): started once the command runs,
   // it never delays the command's start, nor its exit (SweepBesideRun).
   const sweep = new SweepBesideRun(root, request.retentionSeconds);
+  const probe = probeTerminal();
   const result = await runSession(
     { ...run, ...rules, cwd: process.cwd(), env: run.env ?? process.env },
     {
       store,
       log,
-      probe: probeTerminal(),
+      probe,
       transports: { choose: chooseTransport, load: (spec) => loadTransport(spec), fallback: "pipe" },
       // One line when the recording is incomplete, after the command ended (never inside its output).
       notice: (line) => process.stderr.write(`derun: ${visible(line)}\n`),
-      onStarted: () => sweep.start((signal) => sweepAtStart(store, log, request.retentionSeconds, { signal })),
+      onStarted: () => {
+        // Output for a terminal comes from one (the child's PTY, or a stream PTY) in reads of at
+        // most 4 KiB: kept interpreted, the recording loop cost a quarter more CPU per MB there
+        // (through pipes, reads of up to 64 KiB, nothing measurable). Past the start, the normal policy.
+        if (probe.stdoutIsTty || probe.stderrIsTty) Bun.unsafe.setJITPolicy(1);
+        sweep.start((signal) => sweepAtStart(store, log, request.retentionSeconds, { signal }));
+      },
     },
   );
   await sweep.finish();

@@ -21,7 +21,7 @@
  * thread then calls it through its wake pipe), and it goes on serving the relay after the streams
  * ended until the main thread closes it.
  */
-import { closeSync, readSync } from "node:fs";
+import { closeSync, fstatSync, readSync } from "node:fs";
 import { nonBlockingTerminal, writeWhatGoes } from "./write-what-goes.ts";
 import { CONSUMED, RingProducer, SHOW_SWITCH } from "./record-ring.ts";
 import { openReadiness, type Readiness } from "./readiness.ts";
@@ -42,9 +42,18 @@ const SHOWN_PAUSE_MS = 2;
 const PUBLISH_BYTES = 512 * 1024;
 /** A write to the screen that took longer waited for the terminal (as io/terminal-pace.ts judges the main thread's). */
 const SLOW_SHOW_MS = 5;
+/**
+ * The tier-up thresholds' scale on a thread that reads only pipes (Bun.unsafe.setJITPolicy, per VM):
+ * reads of up to 64 KiB, so its loop runs few times per MB and the higher tiers' code and their
+ * compilers' pages are not worth what they keep resident (1 GiB through pipes peaked 1-2 MB lower,
+ * docs/performance.md). A terminal gives at most 4 KiB a read, and a thread that relays keys must
+ * not keep an echo waiting in the interpreter: those keep the normal policy.
+ */
+const PIPES_JIT_POLICY = 1000;
 
 self.onmessage = (event: MessageEvent<StreamReaderInit>) => {
   const { fds, wakeFd, showFds, keys } = event.data;
+  if (keys === undefined && fds.every(isPipe)) Bun.unsafe.setJITPolicy(PIPES_JIT_POLICY);
   const ring = new RingProducer(event.data.ring);
   // The streams, the wake pipe, then the key relay's wake pipe and stdin (watched while it is on).
   const [relayWakeTag, keysTag] = [fds.length + 1, fds.length + 2];
@@ -68,6 +77,14 @@ self.onmessage = (event: MessageEvent<StreamReaderInit>) => {
     ring.close(); // wakes the main thread for anything unpublished too
   }
 };
+
+function isPipe(fd: number): boolean {
+  try {
+    return fstatSync(fd).isFIFO();
+  } catch {
+    return false; // the reading that follows meets the same error, and says so
+  }
+}
 
 /** The thread's reading: each readable stream straight into the ring, until every stream has ended. */
 class StreamsIntoRing {
