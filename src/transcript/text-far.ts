@@ -66,9 +66,10 @@ export async function textContext(
   rows: number | undefined,
   read: TextEdges,
 ): Promise<{ before: readonly Piece[]; after: readonly Piece[] }> {
-  const window = read.pieces.map(asSlice);
+  // Only the bytes near the edges are looked at: a window of a million one-byte records is not copied.
+  const window = read.pieces;
   const lo = window[0]!.start;
-  const hi = endOf(window, lo);
+  const hi = pieceEnd(window.at(-1)!);
   const before = read.before.map(asSlice);
   const after = read.after.map(asSlice);
   let farBefore: Promise<OutputSlice[]> | undefined;
@@ -76,8 +77,8 @@ export async function textContext(
   const readBefore = (): Promise<OutputSlice[]> =>
     (farBefore ??= (async () => {
       const from = Math.max(0, lo - FAR_CONTEXT);
-      const kept = (read.kept ?? []).map(asSlice);
-      if (kept.length > 0 && kept[0]!.start <= from) return clipSlices(kept, from, lo);
+      const kept = read.kept ?? [];
+      if (kept.length > 0 && kept[0]!.start <= from) return span(kept, from, lo);
       return from < lo ? (await store.read(sessionId, from, lo - from)).slices.filter((s) => s.end <= lo) : [];
     })());
   let farAfter: Promise<OutputSlice[]> | undefined;
@@ -92,11 +93,13 @@ export async function textContext(
   // The window's last FAR_CONTEXT bytes, and the bytes after it that may move back onto their rows.
   if (afterEnd - hi >= CONTEXT && afterEnd - hi < FAR_CONTEXT && (read.end === undefined || afterEnd < read.end)) {
     const from = Math.max(lo, hi - FAR_CONTEXT);
-    const all = async () => [...(from - FAR_CONTEXT < lo ? await readBefore() : []), ...window];
     const edge: Edge = {
-      slices: clipSlices(window, from, hi),
-      near: { before: from > lo ? clipSlices(window, from - CONTEXT, from) : before, after },
-      farBefore: async () => clipSlices(await all(), from - FAR_CONTEXT, from),
+      slices: span(window, from, hi),
+      near: { before: from > lo ? span(window, from - CONTEXT, from) : before, after },
+      farBefore: async () => [
+        ...(from - FAR_CONTEXT < lo ? span(await readBefore(), from - FAR_CONTEXT, lo) : []),
+        ...span(window, from - FAR_CONTEXT, from),
+      ],
       farAfter: readAfter,
       more: { before: from - CONTEXT > 0, after: true },
     };
@@ -106,15 +109,30 @@ export async function textContext(
   // The window's first FAR_CONTEXT bytes, and the bytes before it they may be drawn next to.
   if (lo - CONTEXT > 0) {
     const to = Math.min(hi, lo + FAR_CONTEXT);
-    const rest = [...window, ...grownAfter.map(asSlice)];
+    const rest = (a: number, b: number) => [...span(window, a, b), ...span(grownAfter, a, b)];
     const edge: Edge = {
-      slices: clipSlices(window, lo, to),
-      near: { before, after: clipSlices(rest, to, to + CONTEXT) },
+      slices: span(window, lo, to),
+      near: { before, after: rest(to, to + CONTEXT) },
       farBefore: readBefore,
-      farAfter: async () => clipSlices(rest, to, to + FAR_CONTEXT),
-      more: { before: true, after: endOf(rest, to) > to + CONTEXT },
+      farAfter: async () => rest(to, to + FAR_CONTEXT),
+      more: { before: true, after: (grownAfter.length > 0 ? pieceEnd(grownAfter.at(-1)!) : hi) > to + CONTEXT },
     };
     if (await farNeeded(edge, rows)) grownBefore = (await readBefore()).map(asPiece);
   }
   return { before: grownBefore, after: grownAfter };
+}
+
+const pieceEnd = (p: Piece): number => p.start + p.bytes.length;
+
+/** The bytes of `list` (consecutive, in file order) in `[from, to)`, as slices: found by a binary search, the rest not looked at. */
+function span(list: readonly Piece[], from: number, to: number): OutputSlice[] {
+  let [lo, hi] = [0, list.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (pieceEnd(list[mid]!) <= from) lo = mid + 1;
+    else hi = mid;
+  }
+  const out: OutputSlice[] = [];
+  for (let k = lo; k < list.length && list[k]!.start < to; k++) out.push(asSlice(list[k]!));
+  return clipSlices(out, from, to);
 }
