@@ -26,6 +26,8 @@ import { CONTEXT, redactorFor, sliceWith, type LineMasking, type Redactor } from
 import { redrawsAny } from "./moves-across-records.ts";
 import type { Transcript } from "./transcript.ts";
 import { overwrittenMasks } from "./written-over.ts";
+import { FAR_CONTEXT } from "./far-context.ts";
+import { textContext } from "./text-far.ts";
 
 /** Bytes of one channel at `start` of output.bin: a store's slice, or a piece of a window. */
 export interface Piece {
@@ -97,6 +99,17 @@ export function assembledBetween(
 }
 
 const NONE: ReadonlySet<number> = new Set();
+
+/** The bytes of `list` (consecutive) from `from` on: a piece across it keeps its part, not copied. */
+function piecesFrom(list: readonly Piece[], from: number): Piece[] {
+  const out: Piece[] = [];
+  for (const p of list) {
+    const cut = from - p.start;
+    if (cut >= p.bytes.length) continue;
+    out.push(cut > 0 ? { channel: p.channel, start: from, bytes: p.bytes.subarray(cut) } : p);
+  }
+  return out;
+}
 
 /** The output.bin offset of each index of `list`'s bytes joined (one channel's pieces, in file order). */
 function offsetsIn(list: readonly Piece[]): (k: number) => number {
@@ -176,16 +189,19 @@ export class AssembledText {
     // What the window before masked and left unfinished goes on here, when it is the window before.
     const carried = this.#kept?.end === lo ? this.#carry : undefined;
     const open = after.cut !== undefined && (await this.#writtenOverPast(after.cut));
-    const masked = assembledBetween(this.redactor, before, pieces, after.pieces, carried, open);
+    // A piece at either edge whose rest lies farther than CONTEXT away: that side read on to FAR_CONTEXT (./text-far.ts).
+    const read = { before, pieces, after: after.pieces, ...(this.#kept?.end === lo ? { kept: this.#kept.pieces } : {}), end: this.end };
+    const context = await textContext(this.store, this.sessionId, this.redactor.rows, read);
+    const masked = assembledBetween(this.redactor, context.before, pieces, context.after, carried, open);
     this.masking.noteAssembled(masked.at);
-    this.#keep([...before, ...pieces], hi);
+    this.#keep([...(this.#kept?.end === lo ? this.#kept.pieces : context.before), ...pieces], hi);
     this.#carry = masked.carry;
     return masked.bytes;
   }
 
   async #before(lo: number): Promise<readonly Piece[]> {
     const from = Math.max(0, lo - CONTEXT);
-    if (this.#kept?.end === lo) return this.#kept.pieces.filter((p) => p.start + p.bytes.length > from);
+    if (this.#kept?.end === lo) return piecesFrom(this.#kept.pieces, from);
     if (from >= lo) return [];
     return (await this.store.read(this.sessionId, from, lo - from)).slices.filter((s) => s.end <= lo);
   }
@@ -242,9 +258,9 @@ export class AssembledText {
     return lastEdit >= 0 || more;
   }
 
-  /** The last CONTEXT bytes before `hi` of `list` (consecutive), copied: the next window's context before. */
+  /** The last FAR_CONTEXT bytes before `hi` of `list` (consecutive), copied: the next window's context before (./text-far.ts). */
   #keep(list: readonly Piece[], hi: number): void {
-    const from = hi - CONTEXT;
+    const from = hi - FAR_CONTEXT;
     const pieces: Piece[] = [];
     for (const p of list) {
       const end = p.start + p.bytes.length;

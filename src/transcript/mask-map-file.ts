@@ -3,7 +3,7 @@
  * (docs/format.md), so that `derun grep` pays the pass over every byte once, not on every run.
  * Binary, little-endian: a 96-byte header, then each range as two LEB128 numbers, its distance from
  * the end of the range before (from 0 for the first) and its length: 2 to 6 bytes a range for
- * outputs under 2 MiB between secrets, at most 16.
+ * outputs under 2 MiB between secrets, at most 16. A map holds them so in memory too (./mask-ranges.ts).
  *
  *   0  "DRNMASK\n"          8  format version (u32)   12 flags (u32; 1: more ranges than kept)
  *   16 key (32 bytes)       48 bytes covered (f64)    56 ranges (u32)     60 zero (u32)
@@ -24,28 +24,28 @@ const FORMAT = 1;
  * Bumped when the masking changes what it masks without a rule changing (a new pass, a fix in one):
  * maps made before are then made again. derun's version is in the key as well.
  */
-export const MASKING = 11;
+export const MASKING = 12;
 /**
  * The digest of the code that decides the masks (src/secrets, the passes src/transcript/masking.ts
  * and mask-map.ts run, as Bun transpiles them), in the key as well. It cannot be forgotten:
  * test/secrets/masking-digest.test.ts fails, saying the new one, when that code changes and this
  * does not ("masking changed: bump MASKING and record the new digest").
  */
-export const MASKING_SOURCE = "06ed7791cb0caa404b33d1bf68638bdb2e4f16676b366957c624a641623f1a0b";
+export const MASKING_SOURCE = "a84efecd235d8e3a6cfaca03c88a4e6130233c78720e8cddd3649e4e5b521151";
 const HEADER = 96;
 const FULL = 1;
 
-/** What a map holds: `[starts[k], ends[k])` in order, apart, all below `covered`. */
+/** What a map holds: its ranges as the file holds them (two LEB128 numbers each, checked), how many, and how far it got. */
 export interface MaskMapParts {
-  readonly starts: readonly number[];
-  readonly ends: readonly number[];
+  readonly ranges: Uint8Array;
+  readonly count: number;
   readonly covered: number;
   /** More ranges than a map keeps: searched without one. */
   readonly full: boolean;
 }
 
-/** The largest file worth reading for a map of at most `maxRanges` ranges. */
-export const maxFileBytes = (maxRanges: number): number => HEADER + maxRanges * 16;
+/** The largest file worth reading for a map of at most `maxBytes` bytes of ranges. */
+export const maxFileBytes = (maxBytes: number): number => HEADER + maxBytes + 32;
 
 /** The key of a map of `sessionId` (started at `startedAt`) made with a redactor of key `redactorKey`. */
 export function mapKey(redactorKey: string, sessionId: string, startedAt: string): Uint8Array {
@@ -58,27 +58,16 @@ const checksum = (file: Uint8Array): Uint8Array =>
 
 /** The file's bytes for `parts` under `key`. */
 export function encodeMaskMap(parts: MaskMapParts, key: Uint8Array): Uint8Array {
-  const count = parts.full ? 0 : parts.starts.length;
-  const out = new Uint8Array(HEADER + count * 16);
-  let at = HEADER;
-  const put = (n: number) => {
-    for (; n >= 0x80; n = Math.floor(n / 0x80)) out[at++] = (n % 0x80) | 0x80;
-    out[at++] = n;
-  };
-  let end = 0;
-  for (let k = 0; k < count; k++) {
-    put(parts.starts[k]! - end);
-    put(parts.ends[k]! - parts.starts[k]!);
-    end = parts.ends[k]!;
-  }
-  const file = out.subarray(0, at);
+  const ranges = parts.full ? new Uint8Array(0) : parts.ranges;
+  const file = new Uint8Array(HEADER + ranges.length);
+  file.set(ranges, HEADER);
   const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
   file.set(MAGIC, 0);
   view.setUint32(8, FORMAT, true);
   view.setUint32(12, parts.full ? FULL : 0, true);
   file.set(key, 16);
   view.setFloat64(48, parts.covered, true);
-  view.setUint32(56, count, true);
+  view.setUint32(56, parts.full ? 0 : parts.count, true);
   file.set(checksum(file), 64);
   return file;
 }
@@ -87,20 +76,21 @@ const same = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length &&
 
 /**
  * The map in `file`, when it is one made under `key` for no more than `outputBytes` bytes of
- * output with at most `maxRanges` ranges; undefined for anything else (see the module comment).
+ * output with at most `maxBytes` bytes of ranges; undefined for anything else (see the module comment).
  */
-export function decodeMaskMap(file: Uint8Array, key: Uint8Array, outputBytes: number, maxRanges: number): MaskMapParts | undefined {
+export function decodeMaskMap(file: Uint8Array, key: Uint8Array, outputBytes: number, maxBytes: number): MaskMapParts | undefined {
   if (file.length < HEADER || !same(file.subarray(0, 8), MAGIC)) return undefined;
   const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
   const flags = view.getUint32(12, true);
   const covered = view.getFloat64(48, true);
   const count = view.getUint32(56, true);
   if (view.getUint32(8, true) !== FORMAT || (flags & ~FULL) !== 0 || view.getUint32(60, true) !== 0) return undefined;
-  if (!Number.isSafeInteger(covered) || covered < 0 || covered > outputBytes || count > maxRanges) return undefined;
+  if (!Number.isSafeInteger(covered) || covered < 0 || covered > outputBytes || file.length - HEADER > maxBytes) return undefined;
   if (!same(file.subarray(16, 48), key) || !same(file.subarray(64, HEADER), checksum(file))) return undefined;
-  if ((flags & FULL) !== 0) return count === 0 && file.length === HEADER ? { starts: [], ends: [], covered, full: true } : undefined;
-  const starts: number[] = [];
-  const ends: number[] = [];
+  if ((flags & FULL) !== 0)
+    return count === 0 && file.length === HEADER ? { ranges: new Uint8Array(0), count: 0, covered, full: true } : undefined;
+  // Each range at least two bytes: a count the file cannot hold is not read range by range.
+  if (count > (file.length - HEADER) / 2) return undefined;
   const number = { at: HEADER };
   let end = 0;
   for (let k = 0; k < count; k++) {
@@ -111,11 +101,10 @@ export function decodeMaskMap(file: Uint8Array, key: Uint8Array, outputBytes: nu
     const length = l !== undefined && l < 0x80 ? (number.at++, l) : readNumber(file, number);
     // Apart (a gap of at least one byte after the first), not empty, inside what is covered.
     if (!(gap >= (k === 0 ? 0 : 1)) || !(length >= 1) || end + gap + length > covered) return undefined;
-    starts.push(end + gap);
-    ends.push((end += gap + length));
+    end += gap + length;
   }
-  const at = number.at;
-  return at === file.length ? { starts, ends, covered, full: false } : undefined;
+  // The ranges are taken as they are (./mask-ranges.ts reads them again, trusting what was checked here).
+  return number.at === file.length ? { ranges: file.subarray(HEADER), count, covered, full: false } : undefined;
 }
 
 /** The LEB128 number at `cursor.at` (moved past it); NaN when it runs past the file or past 2^53. */

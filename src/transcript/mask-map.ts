@@ -18,14 +18,18 @@
 import { isLiveState, type OutputSlice, type Store } from "../core/store.ts";
 import { decodeMaskMap, encodeMaskMap, mapKey, maxFileBytes, type MaskMapParts } from "./mask-map-file.ts";
 import { CONTEXT, maskSlices, type Redactor } from "./masking.ts";
+import { MaskRanges } from "./mask-ranges.ts";
 import { giveTurn } from "./pace.ts";
 import { StoreCache } from "./store-cache.ts";
 import type { Transcript } from "./transcript.ts";
 
 /** Bytes masked at once while building. */
 const STEP = 1 << 20;
-/** Ranges kept at most per session (16 bytes each in memory, 2-16 on disk); a session with more is searched as before. */
-const MAX_RANGES = 1 << 20;
+/**
+ * Bytes of encoded ranges a map holds at most (2 to 6 a range: 5 to 16 million ranges), in memory
+ * and in its file (./mask-ranges.ts); a session with more is searched with every line masked first.
+ */
+const MAX_BYTES = 1 << 25;
 const MASK_BYTE = 0x2a;
 /** Output a live session's map must have grown by before it is written again. */
 const SAVE_STEP = 1 << 20;
@@ -39,18 +43,16 @@ export function keepMaskMaps(on: boolean): void {
 
 /** The masked byte ranges of one session's output, from offset 0 to `covered`, in order. */
 export class MaskMap {
-  #starts: number[] = [];
-  #ends: number[] = [];
+  #ranges: MaskRanges;
   #covered = 0;
   #busy: Promise<boolean> = Promise.resolve(true);
   #full = false;
 
-  /** A map that goes on from `parts` (just read from disk: its arrays become the map's), or an empty one. */
+  /** A map that goes on from `parts` (just read from disk: its bytes become the map's), or an empty one. */
   constructor(parts?: MaskMapParts) {
+    // Taken, not copied: the parts were read for this map alone.
+    this.#ranges = new MaskRanges(parts && !parts.full ? parts.ranges : undefined, parts?.count ?? 0);
     if (!parts) return;
-    // Taken, not copied: the parts were read for this map alone (up to a million ranges).
-    this.#starts = parts.starts as number[];
-    this.#ends = parts.ends as number[];
     this.#covered = parts.covered;
     this.#full = parts.full;
   }
@@ -59,7 +61,7 @@ export class MaskMap {
     return this.#covered;
   }
 
-  /** It holds more ranges than a map keeps: the session is searched without one. */
+  /** It holds more ranges than a map keeps: the session is searched with every line masked first. */
   get full(): boolean {
     return this.#full;
   }
@@ -71,7 +73,8 @@ export class MaskMap {
 
   /** What it holds, to be kept (./mask-map-file.ts). */
   parts(): MaskMapParts {
-    return { starts: this.#starts, ends: this.#ends, covered: this.#covered, full: this.#full };
+    const { bytes, count } = this.#full ? { bytes: new Uint8Array(0), count: 0 } : this.#ranges.encoded();
+    return { ranges: bytes, count, covered: this.#covered, full: this.#full };
   }
 
   /** Extends the map to `to` (one build at a time); false when it could not (too many ranges, out of time). */
@@ -85,7 +88,7 @@ export class MaskMap {
     if (to <= this.#covered) return true;
     // The last CONTEXT bytes may hold a secret's start whose rest was not written then: looked at again.
     const from = Math.max(0, this.#covered - CONTEXT);
-    this.#cut(from);
+    this.#ranges.cut(from);
     for (let at = from; at < to; ) {
       if (performance.now() > until || signal?.aborted) return false;
       const read = await store.read(sessionId, at, Math.min(STEP, to - at));
@@ -99,8 +102,9 @@ export class MaskMap {
       }
       const masked = await maskSlices(store, sessionId, redactor, read.slices);
       masked.slices.forEach((slice, i) => this.#note(read.slices[i]!, slice));
-      if (this.#starts.length > MAX_RANGES) {
+      if (this.#ranges.size > MAX_BYTES) {
         this.#full = true;
+        this.#ranges.clear();
         return false;
       }
       at = read.next_cursor;
@@ -109,16 +113,6 @@ export class MaskMap {
     }
     this.#covered = Math.max(this.#covered, to);
     return true;
-  }
-
-  /** Forget what lies at or past `from` (ranges there are found again). */
-  #cut(from: number): void {
-    while (this.#starts.length > 0 && this.#starts[this.#starts.length - 1]! >= from) {
-      this.#starts.pop();
-      this.#ends.pop();
-    }
-    const last = this.#ends.length - 1;
-    if (last >= 0 && this.#ends[last]! > from) this.#ends[last] = from;
   }
 
   /** The ranges where `masked` differs from `recorded` (the same slice), added in order. */
@@ -130,55 +124,32 @@ export class MaskMap {
       if (a[i] === b[i]) continue;
       let j = i + 1;
       while (j < a.length && a[j] !== b[j]) j++;
-      this.#add(recorded.start + i, recorded.start + j);
+      this.#ranges.add(recorded.start + i, recorded.start + j);
       i = j;
-    }
-  }
-
-  #add(start: number, end: number): void {
-    const last = this.#ends.length - 1;
-    if (last >= 0 && this.#ends[last]! >= start) this.#ends[last] = Math.max(this.#ends[last]!, end);
-    else {
-      this.#starts.push(start);
-      this.#ends.push(end);
     }
   }
 
   /** How many masked ranges overlap `[start, end)` of output.bin. */
   countIn(start: number, end: number): number {
     let n = 0;
-    for (let k = this.#first(start); k < this.#starts.length && this.#starts[k]! < end; k++) n++;
+    this.#ranges.forEach(start, end, () => n++);
     return n;
   }
 
   /** The masked ranges that overlap `[start, end)` of output.bin, in order. */
   rangesIn(start: number, end: number): Array<readonly [number, number]> {
     const ranges: Array<readonly [number, number]> = [];
-    for (let k = this.#first(start); k < this.#starts.length && this.#starts[k]! < end; k++)
-      ranges.push([this.#starts[k]!, this.#ends[k]!]);
+    this.#ranges.forEach(start, end, (s, e) => ranges.push([s, e]));
     return ranges;
-  }
-
-  /** The first range that ends after `offset`. */
-  #first(offset: number): number {
-    let lo = 0;
-    let hi = this.#ends.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.#ends[mid]! > offset) hi = mid;
-      else lo = mid + 1;
-    }
-    return lo;
   }
 
   /** `bytes` (at `offset` of output.bin) with every masked byte written `*`: in place when `own`, else a copy when any is. */
   apply(offset: number, bytes: Uint8Array, own: boolean): Uint8Array {
-    const end = offset + bytes.length;
     let out = bytes;
-    for (let k = this.#first(offset); k < this.#starts.length && this.#starts[k]! < end; k++) {
+    this.#ranges.forEach(offset, offset + bytes.length, (start, end) => {
       if (out === bytes && !own) out = Uint8Array.from(bytes);
-      out.fill(MASK_BYTE, Math.max(0, this.#starts[k]! - offset), Math.min(bytes.length, this.#ends[k]! - offset));
-    }
+      out.fill(MASK_BYTE, Math.max(0, start - offset), Math.min(bytes.length, end - offset));
+    });
     return out;
   }
 }
@@ -198,8 +169,8 @@ const maps = new StoreCache<Kept>(64);
 async function loadMap(t: Transcript, redactor: Redactor): Promise<Kept> {
   const key = mapKey(redactor.key ?? "", t.sessionId, t.info.meta.started_at);
   // A session removed meanwhile (or any other trouble): no file, and the search says what it finds.
-  const file = await t.store.readDerived?.(t.sessionId, "mask-map.bin", maxFileBytes(MAX_RANGES)).catch(() => undefined);
-  const parts = file && decodeMaskMap(file, key, t.info.output_bytes, MAX_RANGES);
+  const file = await t.store.readDerived?.(t.sessionId, "mask-map.bin", maxFileBytes(MAX_BYTES)).catch(() => undefined);
+  const parts = file && decodeMaskMap(file, key, t.info.output_bytes, MAX_BYTES);
   const map = new MaskMap(parts);
   return { map, key, saved: parts ? map.progress : t.store.writeDerived ? -1 : undefined };
 }
@@ -230,7 +201,7 @@ export async function maskMapOf(
   redactor: Redactor,
   until: number,
   signal?: AbortSignal,
-): Promise<MaskMap | "out of time" | undefined> {
+): Promise<MaskMap | "out of time" | "full" | undefined> {
   if (!kept || !redactor.enabled) return undefined;
   const id = `${t.sessionId}\0${t.info.meta.started_at}`;
   let entry = maps.get(t.store, id);
@@ -240,9 +211,10 @@ export async function maskMapOf(
   // What was built is kept, also when out of time: the next run goes on from there.
   await saveMap(t, entry);
   if (whole) return map;
-  // Too many ranges: searched as without a map, the assembled pass included. A full map read from
+  // Too many ranges: searched without a map, every line masked before it is tested (the assembled
+  // pass included), so the work is still the same whatever the pattern. A full map read from
   // mask-map.bin holds no ranges at all, though it says how far it got: used for a range it
   // covers (one command's output), it would mask nothing, and search would skip that pass.
-  if (map.full) return undefined;
+  if (map.full) return "full";
   return map.covered >= t.hi ? map : performance.now() > until || signal?.aborted ? "out of time" : undefined;
 }

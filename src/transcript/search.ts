@@ -86,12 +86,14 @@ export async function searchTranscript(t: Transcript, options: SearchTranscriptO
   const redactor = redactorFor(t.info.meta);
   // In derun mcp, the bytes a mask covers are read as `*` before anything is looked for: a guess
   // inside a secret costs what a miss costs (./mask-map.ts).
-  const masks = await maskMapOf(t, redactor, options.deadline, options.signal);
-  if (masks === "out of time") return notSearched(t, options);
+  const map = await maskMapOf(t, redactor, options.deadline, options.signal);
+  if (map === "out of time") return notSearched(t, options);
+  // A session with more masked ranges than a map holds: every line masked before it is tested.
+  const masks = map === "full" ? undefined : map;
   const masking = new LineMasking(redactor);
   // grep -v selects the lines that do not match: that must be decided on the masked line too (a line
   // whose secret matched as recorded is selected once masked), so every line is masked first.
-  const maskFirst = redactor.enabled && (options.invert === true || canMatchMask(options.pattern));
+  const maskFirst = redactor.enabled && (map === "full" || options.invert === true || canMatchMask(options.pattern));
   const search = new TextSearch({
     ...options,
     ...(redactor.enabled && !maskFirst ? { shown: (line: TextLine) => masking.line(line) } : {}),
