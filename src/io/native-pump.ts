@@ -6,9 +6,8 @@
  * (docs/performance.md, issue 37's native pump).
  *
  * Only where it is safe: Linux on x86-64 (its shared words are changed with x86's locked
- * instructions; TinyCC has no portable atomics), TinyCC able to compile it, and switched on
- * (`DERUN_NATIVE_PUMP=1`; off by default for now, see nativePumpUnavailable). Anywhere else the
- * Worker reads, as before.
+ * instructions; TinyCC has no portable atomics), TinyCC able to compile it, and not switched off
+ * (`DERUN_NATIVE_PUMP=0`, a way out and a way to compare). Anywhere else the Worker reads.
  */
 import { ptr } from "bun:ffi";
 import { closeSync } from "node:fs";
@@ -20,7 +19,7 @@ import { openFifoPipe, type FifoPipe } from "./fifo-pipe.ts";
 import { nonBlockingTerminal } from "./write-what-goes.ts";
 import type { KeyRelayInit, KeyRelayMessage } from "./key-relay.ts";
 
-/** The environment switch: `1` runs the pump where it can; anything else keeps the reader Worker. */
+/** The environment switch: `0` keeps the reader Worker; unset or anything else runs the pump where it can. */
 export const NATIVE_PUMP_ENV = "DERUN_NATIVE_PUMP";
 /** The pump thread's name (set in its C source; tests and `top -H` find it by it). */
 export const NATIVE_PUMP_THREAD = "derun-pump";
@@ -43,13 +42,12 @@ const compile = () =>
   });
 
 /**
- * Why the pump does not run here, or undefined when it does. Off unless switched on
- * (`DERUN_NATIVE_PUMP=1`): back to back it lost a run's last bytes about once in 600 runs, a race
- * since fixed in ./stream-reader.ts; the reader Worker stays the default until the pump has had a
- * soak of its own (docs/known-gaps.md).
+ * Why the pump does not run here, or undefined when it does. On by default since its soak (the
+ * race that lost a run's last bytes was the delivery loop's, fixed in ./stream-reader.ts;
+ * docs/performance.md); `DERUN_NATIVE_PUMP=0` keeps the reader Worker.
  */
 export function nativePumpUnavailable(): string | undefined {
-  if (process.env[NATIVE_PUMP_ENV] !== "1") return `${NATIVE_PUMP_ENV} not 1`;
+  if (process.env[NATIVE_PUMP_ENV] === "0") return `${NATIVE_PUMP_ENV}=0`;
   return nativePumpUnsupported();
 }
 

@@ -28,11 +28,12 @@ export function tempDir(prefix = "derun-test-"): { path: string } & Disposable {
 }
 
 /**
- * The native pump for every derun under test unless a test says otherwise: CI's soak lane sets
- * DERUN_TEST_NATIVE_PUMP=1 while the pump is not yet the default (docs/known-gaps.md).
+ * The reader Worker for every derun under test unless a test says otherwise: CI's second lane of the
+ * terminal's tests sets DERUN_TEST_READER_WORKER=1, so that the Worker (the reader wherever the
+ * native pump cannot run) stays tested on a machine where the pump is the default.
  */
-export const forcedNativePump = (): Record<string, string> =>
-  process.env.DERUN_TEST_NATIVE_PUMP === "1" ? { DERUN_NATIVE_PUMP: "1" } : {};
+export const forcedReaderWorker = (): Record<string, string> =>
+  process.env.DERUN_TEST_READER_WORKER === "1" ? { DERUN_NATIVE_PUMP: "0" } : {};
 
 /** Environment for a derun under test: a private state root, no colour, nothing inherited that steers derun. */
 export function derunEnv(stateRoot: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -40,7 +41,7 @@ export function derunEnv(stateRoot: string, extra: Record<string, string> = {}):
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !key.startsWith("DERUN_")) env[key] = value;
   }
-  return { ...env, NO_COLOR: "1", DERUN_STATE_ROOT: stateRoot, ...forcedNativePump(), ...extra };
+  return { ...env, NO_COLOR: "1", DERUN_STATE_ROOT: stateRoot, ...forcedReaderWorker(), ...extra };
 }
 
 export interface Completed {

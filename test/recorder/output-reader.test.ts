@@ -6,24 +6,27 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { derunArgv, derunEnv, forcedNativePump, randomBytes, sha256, tempDir } from "../helpers/cli.ts";
+import { derunArgv, derunEnv, forcedReaderWorker, randomBytes, sha256, tempDir } from "../helpers/cli.ts";
 import { onlySession } from "../helpers/session.ts";
 import { spawnInPty } from "../helpers/pty.ts";
 import { NATIVE_PUMP_ENV, nativePumpUnsupported } from "../../src/io/native-pump.ts";
 
-/** What the log says with the pump switched on: it, or why it cannot run on this machine. */
+/** What the log says with the pump switched off. */
+const WORKER = `worker (${NATIVE_PUMP_ENV}=0)`;
+
+/** What the log says with the pump not switched off: it, or why it cannot run on this machine. */
 const pumpOrWhyNot = (): string => {
   const why = nativePumpUnsupported();
   return why === undefined ? "native-pump" : `worker (${why})`;
 };
 
 const CASES = [
-  { name: "the pump switched off", env: { [NATIVE_PUMP_ENV]: "0" } as Record<string, string>, reader: `worker (${NATIVE_PUMP_ENV} not 1)` },
+  { name: "the pump switched off", env: { [NATIVE_PUMP_ENV]: "0" } as Record<string, string>, reader: WORKER },
   {
     name: "by default",
     env: {},
-    // CI's soak lane switches the pump on for every derun under test (helpers/cli.ts).
-    reader: forcedNativePump()[NATIVE_PUMP_ENV] === "1" ? pumpOrWhyNot() : `worker (${NATIVE_PUMP_ENV} not 1)`,
+    // CI's reader-Worker lane switches the pump off for every derun under test (helpers/cli.ts).
+    reader: forcedReaderWorker()[NATIVE_PUMP_ENV] === "0" ? WORKER : pumpOrWhyNot(),
   },
   {
     name: "the pump switched on",
