@@ -198,6 +198,28 @@ test("both at the grid's last column (MAX_COLS): a row as long, longer, or just 
   expect(modelled).toBeGreaterThan(10);
 });
 
+/** `\r` and `width` cells each in a colour of its own (a gradient bar), `redraws` times, each a little shorter. */
+function gradient(width: number, redraws: number): Uint8Array {
+  let s = "";
+  for (let k = 0; k < redraws; k++) {
+    s += "\r";
+    for (let c = 0; c < width - k; c++) s += `\x1b[38;2;${c % 256};${k};100m${c < k ? "#" : "-"}`;
+  }
+  return Buffer.from(`${s}\x1b[m`, "latin1");
+}
+
+test("a line coloured cell by cell and redrawn shorter is left to the grid: each cell a segment, spliced at each write", () => {
+  // 16,000 cells redrawn 3 times: 48,000 segments spliced one at a time took 1.5 s where the grid takes
+  // 20 ms (and a row left by LF out of order threw that work away). A few colours a row are still modelled.
+  expect(lineRedrawLooks(gradient(16_000, 3))).toBeUndefined();
+  expect(lineRedrawLooks(gradient(60, 3))).toBeDefined();
+  for (const bytes of [gradient(60, 3), gradient(600, 3)])
+    for (const rows of [1, 24]) {
+      const mine = lineRedrawLooks(bytes)?.map((l) => `${JSON.stringify(l.text)} ${l.from.join(",")}`);
+      if (mine) expect(mine).toEqual(gridLooks(bytes, rows, false, false));
+    }
+});
+
 const redactor = redactorFor({ session_id: "t", started_at: "2026-01-01T00:00:00Z", rows: 24 } as unknown as SessionMeta);
 
 test("maskAssembled with the skip masks and counts as its slow reference, which never skips", () => {
