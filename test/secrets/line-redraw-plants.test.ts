@@ -1,7 +1,7 @@
 /**
  * A token's halves put together on one line by the terminal, planted through a real `derun run` on a
- * real PTY (80x24) and read by `derun cat --view raw`, `derun show` and derun_read_output (the SDK's
- * client over stdio): the shapes the assembled pass's fast ways take (src/views/line-redraws.ts: a
+ * real PTY (80x24) and read by `derun cat` (raw, text, screen), `derun show` and derun_read_output
+ * (the SDK's client over stdio): the shapes the assembled pass's fast ways take (src/views/line-redraws.ts: a
  * shorter redraw over a row of one run; SGR and `ESC[0K` after it) and one they give back to the grid
  * (a TAB before the second half). Each read must hold no 12-character slice of the token's random
  * part, and its bytes replayed on a terminal of the session's size (@xterm/headless) must not show
@@ -129,8 +129,17 @@ describe.each(PLANTS)("a token put together on its line by the terminal: $id", (
     if (p.staysShown) expect((await screensOf(raw)).split("\n").some((l) => l.startsWith("*".repeat(40)))).toBe(true);
   });
 
-  test("derun show holds none of it", async () => {
+  test("derun show (the command line: the halves came from files), the text and screen views hold none of it", async () => {
     expect(leakedPieces(await derun("show", p.id), secret)).toEqual([]);
+    // A token put together and its second half erased at once (`ESC[0K`) leaves `ghp_` and A on the
+    // line the text and screen views show: not masked there (docs/known-gaps.md), only in raw reads.
+    if (!p.staysShown) return;
+    for (const view of ["text", "screen"]) {
+      const shown = await derun("cat", p.id, "--view", view);
+      expect({ view, leaks: leakedPieces(shown, secret) }).toEqual({ view, leaks: [] });
+      // The text view keeps a TAB as one cell, so ghp_A covers it and 14 of B's: its line is 26 stars and ` done`.
+      expect(shown).toContain("*".repeat(p.id === "tab" && view === "text" ? 26 : 40));
+    }
   });
 
   test("derun_read_output, whole and in pages of 37 bytes, holds none of it", async () => {
