@@ -3,11 +3,12 @@
  * true only for bytes the grid would look at no row of; lineRedrawLooks (src/views/line-redraws.ts)
  * stands in for the grid on a line redrawn in place: it must give the grid's looks, in its order.
  * Both held to the grid itself, the code before them (drawnCells, the fast replay and the slow
- * reference, fresh or not, a screen of 2 rows that scrolls at every other LF and one of 24), over
+ * reference, fresh or not, a screen of 1 row, of 2 that scrolls at every other LF, and of 24), over
  * random byte strings made mostly of the language they take (printable runs, CR, LF, SGR, EL 0 and
  * 2) with what they must refuse mixed in (EL 1, EL with other parameters, private CSIs, moves, BS,
- * TAB, a byte >= 0x80, a CSI cut at the end), and progress lines with a token's pieces; and
- * maskAssembled with both held to its slow reference, which uses neither.
+ * TAB, a byte >= 0x80, C1 CSI, CAN and SUB inside a CSI, a CSI cut at the end), and progress
+ * lines with a token's pieces; rows at the grid's last column; and maskAssembled with both held to
+ * its slow reference, which uses neither.
  */
 import { expect, test } from "bun:test";
 import type { SessionMeta } from "../../src/core/store.ts";
@@ -15,6 +16,7 @@ import { maskAssembled } from "../../src/transcript/assembled.ts";
 import { redactorFor } from "../../src/transcript/masking.ts";
 import { drawnCells } from "../../src/views/drawn-by.ts";
 import { lineRedrawLooks } from "../../src/views/line-redraws.ts";
+import { MAX_COLS } from "../../src/views/drawn-row.ts";
 import { drawsInOrder } from "../../src/views/rows-in-order.ts";
 import { seededRandom } from "../helpers/seeded-random.ts";
 
@@ -33,6 +35,9 @@ const TAKEN: ReadonlyArray<string | ((r: () => number) => string)> = [
   "\x1b[m",
   "\x1b[1;31m",
   "\x1b[38:5:2m",
+  "\x1b[;m",
+  // More parameters than the controls' parser keeps (32 characters): still a colour to both.
+  `\x1b[${"1;".repeat(40)}m`,
   (r) => "abcdefghijklmnopqrstuvwxyz0123456789 -=#[]".slice(0, 1 + Math.floor(r() * 42)),
   (r) => "x".repeat(1 + Math.floor(r() * 6)),
   TOKEN,
@@ -52,6 +57,26 @@ const REFUSED: readonly string[] = [
   "\xe9",
   "\x1b[",
   "\x1b[2",
+  // What looks like EL 0 or 2 and is not, or is to the grid's parser only.
+  "\x1b[20K",
+  "\x1b[02K",
+  "\x1b[;K",
+  "\x1b[2;K",
+  "\x1b[2:K",
+  "\x1b[?2K",
+  "\x1b[2 K",
+  `\x1b[${"0".repeat(40)}K`,
+  // CAN and SUB cancel a sequence; a control inside one is run.
+  "\x1b[2\x18K",
+  "\x1b[\x1aK",
+  "\x1b[2\rK",
+  // C1 CSI, as a byte and as UTF-8; DEL, NUL; a wide character; ESC at the end.
+  "\x9b2K",
+  "\xc2\x9b2K",
+  "\x7f",
+  "\x00",
+  "\xe4\xb8\xad",
+  "\x1b",
 ];
 
 const pick = <T>(r: () => number, list: readonly T[]): T => list[Math.floor(r() * list.length)]!;
@@ -99,7 +124,7 @@ test("drawsInOrder says true only where the grid looks at no row", () => {
     const bytes = bytesOf(r);
     const inOrder = drawsInOrder(bytes);
     let seen = 0;
-    for (const rows of [2, 24])
+    for (const rows of [1, 2, 24])
       for (const fresh of [true, false]) for (const slow of [false, true]) seen += looks(bytes, rows, fresh, slow);
     if (inOrder) {
       taken++;
@@ -139,13 +164,60 @@ test("lineRedrawLooks gives the grid's looks in its order, or nothing where it g
     modelled++;
     if (looks.length > 0) withLooks++;
     const mine = looks.map((l) => `${JSON.stringify(l.text)} ${l.from.join(",")}`);
-    for (const rows of [2, 24])
+    for (const rows of [1, 2, 24])
       for (const fresh of [true, false])
         for (const slow of [false, true])
           expect([shown(bytes), rows, fresh, slow, mine]).toEqual([shown(bytes), rows, fresh, slow, gridLooks(bytes, rows, fresh, slow)]);
   }
   expect(modelled).toBeGreaterThan(8000);
   expect(withLooks).toBeGreaterThan(3000);
+});
+
+test("both at the grid's last column (MAX_COLS): a row as long, longer, or just short of it", () => {
+  const rows: string[] = [];
+  for (const d of [-41, -40, -21, -20, -2, -1, 0, 1, 2]) {
+    const n = MAX_COLS + d;
+    rows.push(`${"y".repeat(n)}${TOKEN.slice(20)}\r${"z".repeat(n - 20)}${TOKEN.slice(0, 20)}\x1b[K\r\n`);
+    rows.push(`${"y".repeat(n)}\rab\x1b[mcd\r\n`, `${"y".repeat(n)}\rab\x1b[K`);
+    rows.push(`${"y".repeat(20)}${TOKEN.slice(20)}\r${TOKEN.slice(0, 20)}${"y".repeat(n)}`);
+  }
+  let modelled = 0;
+  for (const row of rows) {
+    const bytes = Buffer.from(row, "latin1");
+    const inOrder = drawsInOrder(bytes);
+    const mine = lineRedrawLooks(bytes)?.map((l) => `${JSON.stringify(l.text)} ${l.from.join(",")}`);
+    if (mine) modelled++;
+    for (const rows of [1, 24])
+      for (const fresh of [true, false])
+        for (const slow of [false, true]) {
+          const grid = gridLooks(bytes, rows, fresh, slow);
+          if (inOrder) expect([bytes.length, grid.length]).toEqual([bytes.length, 0]);
+          if (mine) expect([bytes.length, rows, fresh, slow, mine]).toEqual([bytes.length, rows, fresh, slow, grid]);
+        }
+  }
+  expect(modelled).toBeGreaterThan(10);
+});
+
+/** `\r` and `width` cells each in a colour of its own (a gradient bar), `redraws` times, each a little shorter. */
+function gradient(width: number, redraws: number): Uint8Array {
+  let s = "";
+  for (let k = 0; k < redraws; k++) {
+    s += "\r";
+    for (let c = 0; c < width - k; c++) s += `\x1b[38;2;${c % 256};${k};100m${c < k ? "#" : "-"}`;
+  }
+  return Buffer.from(`${s}\x1b[m`, "latin1");
+}
+
+test("a line coloured cell by cell and redrawn shorter is left to the grid: each cell a segment, spliced at each write", () => {
+  // 16,000 cells redrawn 3 times: 48,000 segments spliced one at a time took 1.5 s where the grid takes
+  // 20 ms (and a row left by LF out of order threw that work away). A few colours a row are still modelled.
+  expect(lineRedrawLooks(gradient(16_000, 3))).toBeUndefined();
+  expect(lineRedrawLooks(gradient(60, 3))).toBeDefined();
+  for (const bytes of [gradient(60, 3), gradient(600, 3)])
+    for (const rows of [1, 24]) {
+      const mine = lineRedrawLooks(bytes)?.map((l) => `${JSON.stringify(l.text)} ${l.from.join(",")}`);
+      if (mine) expect(mine).toEqual(gridLooks(bytes, rows, false, false));
+    }
 });
 
 const redactor = redactorFor({ session_id: "t", started_at: "2026-01-01T00:00:00Z", rows: 24 } as unknown as SessionMeta);
