@@ -52,6 +52,11 @@ export class MaskRanges {
     return this.#length;
   }
 
+  /** Bytes its buffer holds in memory (room to grow, and a file's header when read from one, included). */
+  get held(): number {
+    return this.#bytes.buffer.byteLength;
+  }
+
   /** `[start, end)` added after the last range (joined to it when they touch or overlap). */
   add(start: number, end: number): void {
     const open = this.#open;
