@@ -24,14 +24,14 @@ const FORMAT = 1;
  * Bumped when the masking changes what it masks without a rule changing (a new pass, a fix in one):
  * maps made before are then made again. derun's version is in the key as well.
  */
-export const MASKING = 13;
+export const MASKING = 14;
 /**
  * The digest of the code that decides the masks (src/secrets, the passes src/transcript/masking.ts
  * and mask-map.ts run, as Bun transpiles them), in the key as well. It cannot be forgotten:
  * test/secrets/masking-digest.test.ts fails, saying the new one, when that code changes and this
  * does not ("masking changed: bump MASKING and record the new digest").
  */
-export const MASKING_SOURCE = "fc60e83101da3d39c140b304c927e3689d7beda9597021276091116b60fbabfb";
+export const MASKING_SOURCE = "377d723c4e9d6e6866f01115238440ed08af0d767b1180ee2faba647ad1fc90e";
 const HEADER = 96;
 const FULL = 1;
 
@@ -44,8 +44,14 @@ export interface MaskMapParts {
   readonly full: boolean;
 }
 
+/**
+ * Bytes a file's ranges may take past a map's `maxBytes`: a map is full when its encoded ranges
+ * pass that, but its file holds its last range too (./mask-ranges.ts keeps it open, at most 16 bytes).
+ */
+const OPEN_RANGE = 32;
+
 /** The largest file worth reading for a map of at most `maxBytes` bytes of ranges. */
-export const maxFileBytes = (maxBytes: number): number => HEADER + maxBytes + 32;
+export const maxFileBytes = (maxBytes: number): number => HEADER + maxBytes + OPEN_RANGE;
 
 /** The key of a map of `sessionId` (started at `startedAt`) made with a redactor of key `redactorKey`. */
 export function mapKey(redactorKey: string, sessionId: string, startedAt: string): Uint8Array {
@@ -85,7 +91,7 @@ export function decodeMaskMap(file: Uint8Array, key: Uint8Array, outputBytes: nu
   const covered = view.getFloat64(48, true);
   const count = view.getUint32(56, true);
   if (view.getUint32(8, true) !== FORMAT || (flags & ~FULL) !== 0 || view.getUint32(60, true) !== 0) return undefined;
-  if (!Number.isSafeInteger(covered) || covered < 0 || covered > outputBytes || file.length - HEADER > maxBytes) return undefined;
+  if (!Number.isSafeInteger(covered) || covered < 0 || covered > outputBytes || file.length > maxFileBytes(maxBytes)) return undefined;
   if (!same(file.subarray(16, 48), key) || !same(file.subarray(64, HEADER), checksum(file))) return undefined;
   if ((flags & FULL) !== 0)
     return count === 0 && file.length === HEADER ? { ranges: new Uint8Array(0), count: 0, covered, full: true } : undefined;

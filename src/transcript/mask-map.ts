@@ -66,6 +66,11 @@ export class MaskMap {
     return this.#full;
   }
 
+  /** Bytes it holds in memory (its ranges' buffer). */
+  get held(): number {
+    return this.#ranges.held;
+  }
+
   /** How far it has got: the bytes covered, or Infinity once it holds more ranges than it keeps (it is done). */
   get progress(): number {
     return this.#full ? Number.POSITIVE_INFINITY : this.#covered;
@@ -163,7 +168,24 @@ interface Kept {
   saved: number | undefined;
 }
 
-const maps = new StoreCache<Kept>(64);
+/**
+ * Bytes of ranges the maps kept in this process hold at most (issue 37 item 6: `derun mcp` under
+ * 100 MB after reading 1 GiB). A map may hold up to MAX_BYTES of ranges in a buffer up to twice
+ * that, and 64 of them were kept: past this budget the least recently searched are dropped (the
+ * newest is kept whatever it holds), read again from mask-map.bin when searched again.
+ */
+const MAPS_BUDGET = 1 << 25;
+const maps = new StoreCache<Kept>(64, (kept) => kept.map.held, MAPS_BUDGET);
+
+/** Bytes the maps kept for `store` hold (tests: the budget holds). */
+export const maskMapsHeld = (store: Store): number => maps.weight(store);
+
+/** Sets the budget (tests: maps of a few MiB pass a smaller one); returns the one it replaced. */
+export function maskMapsBudget(bytes: number): number {
+  const was = maps.budget;
+  maps.budget = bytes;
+  return was;
+}
 
 /** The session's map as the file in its directory holds it, when that file is one to trust (else an empty map). */
 async function loadMap(t: Transcript, redactor: Redactor): Promise<Kept> {
@@ -208,6 +230,8 @@ export async function maskMapOf(
   if (!entry) maps.set(t.store, id, (entry = await loadMap(t, redactor)));
   const map = entry.map;
   const whole = await map.extend(t.store, t.sessionId, redactor, t.hi, until, signal);
+  // Weighed again now that it grew (the others may be dropped to make room), and kept as the newest.
+  maps.set(t.store, id, entry);
   // What was built is kept, also when out of time: the next run goes on from there.
   await saveMap(t, entry);
   if (whole) return map;

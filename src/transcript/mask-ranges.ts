@@ -52,6 +52,11 @@ export class MaskRanges {
     return this.#length;
   }
 
+  /** Bytes it holds in memory: its buffer (room to grow, and a file's header when read from one) and its checkpoints. */
+  get held(): number {
+    return this.#bytes.buffer.byteLength + this.#checkAt.length * 16;
+  }
+
   /** `[start, end)` added after the last range (joined to it when they touch or overlap). */
   add(start: number, end: number): void {
     const open = this.#open;

@@ -5,7 +5,8 @@
  * either side reached neither half from the other). Each plant writes a megabyte of plain lines so
  * that the edge falls between its halves, then the halves: at `ESC[row;colH` with a status row
  * redrawn between them (with and without a line feed after each redraw: the context after a window
- * stops at its line's end), or on one line with a spinner in column 0 and `\r`. Recorded by a real
+ * stops at its line's end), or on one line with a spinner in column 0 and `\r`; and with the edge
+ * inside a two-byte character or between a CR and its LF. Recorded by a real
  * `derun run` through pipes and on a PTY (`stty -onlcr`, so the offsets are the pipes'), read back
  * through every text reader of the CLI and of `derun mcp` (and the screen beside them; the raw
  * readers' far look is the matrix's), counting 12-character slices of each token.
@@ -25,6 +26,14 @@ const FILLER = "yes 'filler line of the build, nothing here' | head -c $N";
 const positioned = (lf: boolean) =>
   `${FILLER}; printf '\\033[2J\\033[5;26H%s' "$B"; i=0; while [ $i -lt 300 ]; do ` +
   `printf '\\033[20;1Hprogress %05d of 300${lf ? "\\n" : ""}' $i; i=$((i+1)); done; printf '\\033[5;10Hghp_%s\\033[22;1H\\n' "$A"; exit 3`;
+/**
+ * As `positioned(false)`, the status row drawn as `line` (a printf format of its number): a row with
+ * a two-byte character, or ending in CR LF, so that a window's edge can fall inside the character
+ * or between the CR and the LF (each redraw is 22 or 23 bytes: the edge falls in the 200th).
+ */
+const redrawn = (line: string) =>
+  `${FILLER}; printf '\\033[2J\\033[5;26H%s' "$B"; i=0; while [ $i -lt 300 ]; do ` +
+  `printf '\\033[20;1H${line}' $i; i=$((i+1)); done; printf '\\033[5;10Hghp_%s\\033[22;1H\\n' "$A"; exit 3`;
 /** The second half at column 16, a spinner in column 0 (2,500 redraws), then `\r` and the first half. */
 const SPINNER =
   `${FILLER}; printf '\\n%16s%s' "" "$B"; i=0; while [ $i -lt 2500 ]; do printf '\\r%s' $((i % 10)); i=$((i+1)); done; ` +
@@ -46,6 +55,9 @@ const PLANTS: readonly EdgePlant[] = [
   { id: "edge-positioned-lf-5k", script: positioned(true), before: 5000, halves: half() },
   { id: "edge-positioned-lf-8k", script: positioned(true), before: 8500, halves: half() },
   { id: "edge-spinner", script: SPINNER, before: 4600, halves: half() },
+  // B (24 bytes) and 35 bytes before the 200th redraw: its 14th byte (è's second) or 23rd (the LF).
+  { id: "edge-in-utf8", script: redrawn("progr\u00e8ss %05d"), before: 35 + 13 + 22 * 200, halves: half() },
+  { id: "edge-in-crlf", script: redrawn("progress %05d\\r\\n"), before: 35 + 22 + 23 * 200, halves: half() },
   { id: "edge-positioned-pty", script: positioned(false), before: 5000, pty: true, halves: half() },
   { id: "edge-positioned-lf-pty", script: positioned(true), before: 8500, pty: true, halves: half() },
 ];
@@ -109,7 +121,11 @@ async function answers(id: string): Promise<Array<[string, string]>> {
 describe("a token whose halves lie on either side of a text window's edge", () => {
   test("the recordings hold each half where the plant put it (so a clean table means masking)", async () => {
     for (const p of PLANTS) {
-      const raw = text((await runDerun(["cat", p.id, "--view", "raw", "--no-redact"], { stateRoot: root })).stdout);
+      const bytes = (await runDerun(["cat", p.id, "--view", "raw", "--no-redact"], { stateRoot: root })).stdout;
+      // The edge inside è (its second byte first after it), between CR and LF.
+      if (p.id === "edge-in-utf8") expect(Array.from(bytes.subarray(EDGE - 1, EDGE + 1))).toEqual([0xc3, 0xa8]);
+      if (p.id === "edge-in-crlf") expect(Array.from(bytes.subarray(EDGE - 1, EDGE + 1))).toEqual([0x0d, 0x0a]);
+      const raw = text(bytes);
       const at = raw.indexOf(p.halves[1]);
       expect({ id: p.id, second: at, first: raw.indexOf(`ghp_${p.halves[0]}`) > EDGE }).toEqual({
         id: p.id,
