@@ -61,3 +61,32 @@ test("firstPiece: a random run is a piece, a path's segment, hex or a word of on
   const titled = `\x1b]0;${token}\x07 then ${token}2`;
   expect(at(titled)).toEqual({ start: titled.lastIndexOf(token), end: titled.length });
 });
+
+test("tokenRuns: every placement of two runs of 0 to 30 bytes in 64, at the stride's every edge", () => {
+  // Exhaustive where the random test samples: each start and length about PIECE, 2 * PIECE and the
+  // buffer's ends, the second run after gaps of 1 to PIECE + 1 bytes (what ends a run: a blank, `/`, `_`).
+  const size = 64;
+  let [cases, withRuns] = [0, 0];
+  for (let first = 0; first < size; first++)
+    for (let a = 0; a <= 30 && first + a <= size; a++)
+      for (const gap of [1, 2, PIECE - 1, PIECE, PIECE + 1])
+        for (const b of [0, 1, PIECE - 1, PIECE, PIECE + 1, 2 * PIECE - 1, 2 * PIECE, 2 * PIECE + 1]) {
+          const second = first + a + gap;
+          if (second + b > size) continue;
+          const bytes = new Uint8Array(size).fill(0x20);
+          for (let i = first; i < first + a; i++) bytes[i] = "aZ9+".charCodeAt(i % 4);
+          bytes[first + a] = gap === 1 ? 0x2f : 0x5f;
+          for (let i = second; i < second + b; i++) bytes[i] = "Q7x".charCodeAt(i % 3);
+          const got: number[][] = [];
+          tokenRuns(bytes, (start, end) => {
+            got.push([start, end]);
+            return false;
+          });
+          const want = runsBefore(bytes);
+          if (JSON.stringify(got) !== JSON.stringify(want)) expect({ first, a, gap, b, got }).toEqual({ first, a, gap, b, got: want });
+          cases++;
+          if (want.length > 0) withRuns++;
+        }
+  expect(cases).toBeGreaterThan(5000);
+  expect(withRuns).toBeGreaterThan(cases / 2);
+});
