@@ -50,7 +50,8 @@ const body = (n: number): string => (n < 3 ? b64(n, B64) : `a7Q${b64(n - 3, B64)
 
 /** Both maskings of `bytes` cut at `cuts`, each carrying its state: per window, what each gives. */
 function both(bytes: Uint8Array, cuts: number[], inKey: boolean) {
-  const [now, was]: LineState[] = [{ inKey }, { inKey }];
+  const now: LineState = { inKey };
+  const was: LineState = { inKey };
   const got: unknown[] = [];
   const want: unknown[] = [];
   let from = 0;
