@@ -141,8 +141,17 @@ export class Masker {
     this.#env?.find(text, (start, end) => ranges.push({ start, end }));
     if (present.size > 0) {
       const starts = new Set<number>();
-      for (const k of present)
-        for (let i = lower.indexOf(k); i >= 0; i = lower.indexOf(k, i + k.length)) starts.add(text.lastIndexOf("\n", i) + 1);
+      for (const k of present) {
+        // Where the line of the last occurrence ends: one further on the same line adds nothing, and
+        // is not looked back from (a 1 MiB line of `key key …` took 1 s, a look back to its start each).
+        let end = -1;
+        for (let i = lower.indexOf(k); i >= 0; i = lower.indexOf(k, i + k.length)) {
+          if (i < end) continue;
+          starts.add(text.lastIndexOf("\n", i) + 1);
+          end = text.indexOf("\n", i);
+          if (end < 0) end = text.length;
+        }
+      }
       for (const start of starts) {
         let end = text.indexOf("\n", start);
         if (end < 0) end = text.length;

@@ -65,27 +65,68 @@ const PATH = new Uint8Array(256);
 for (let c = 0; c < 256; c++) if (KIND[c] !== 0) PATH[c] = 1;
 for (const c of "/._~-") PATH[c.charCodeAt(0)] = 1;
 
-/** Whether the run at `start` is a segment of a path (`/home/me/Projects2026`, `~/x`, `./x`): never a piece. */
-function inPath(bytes: Uint8Array, start: number): boolean {
-  if (bytes[start - 1] !== 0x2f) return false;
-  let j = start - 1;
-  while (j > 0 && PATH[bytes[j - 1]!] === 1) j--;
-  const first = bytes[j];
-  return first === 0x2f || first === 0x7e || first === 0x2e;
+/**
+ * Whether the run at `start` is a segment of a path (`/home/me/Projects2026`, `~/x`, `./x`): never a
+ * piece. Asked of runs in order (`start` never goes back): the stretch of path characters a run is
+ * in is measured back only to where the last run's was, so a page that is one long path of runs
+ * (`/aB3dE5fG7hJ9kL/aB3dE5fG7hJ9kL/…`) costs a pass over it, not one back to its start a run
+ * (2.4 s a 512 KiB window, quadratic).
+ */
+function pathCursor(bytes: Uint8Array): (start: number) => boolean {
+  // bytes[from, to) are path characters and `from` begins their stretch (-1: nothing known yet).
+  let [from, to] = [-1, -1];
+  return (start) => {
+    if (bytes[start - 1] !== 0x2f) return false;
+    let j = start - 1;
+    while (j > 0 && PATH[bytes[j - 1]!] === 1) {
+      if (j <= to && j > from) {
+        j = from;
+        break;
+      }
+      j--;
+    }
+    [from, to] = [j, start];
+    const first = bytes[j];
+    return first === 0x2f || first === 0x7e || first === 0x2e;
+  };
 }
 
-/** ESC and the byte that opens a string the terminal does not draw (OSC, DCS, SOS, PM, APC). */
-const STRING_OPENERS = ["\x1b]", "\x1bP", "\x1bX", "\x1b^", "\x1b_"];
+/** What follows ESC to open a string the terminal does not draw (OSC, DCS, SOS, PM, APC). */
+const STRING_OPENER = new Uint8Array(256);
+for (const c of "]PX^_") STRING_OPENER[c.charCodeAt(0)] = 1;
+const [ESC, BEL, BACKSLASH] = [0x1b, 0x07, 0x5c];
 
-/** Whether `at` lies inside such a string (opened before it, not ended by BEL or ESC \\ before it). */
-function inString(text: string, at: number): boolean {
+/**
+ * Whether `at` lies inside such a string: the last opener at or before it is not ended (by BEL or
+ * ESC \\ from the opener on) before it. Asked of runs in order (`at` never goes back): the opener and
+ * the end are looked for forward from where the last question left them, so a page opened by a
+ * string that never ends (`ESC]0;` and 1 MiB of runs) costs a pass over it, not two a run (100 s a
+ * 1 MiB window, quadratic).
+ */
+function stringCursor(bytes: Uint8Array): (at: number) => boolean {
+  const opener = (from: number) => {
+    for (let i = bytes.indexOf(ESC, from); i >= 0; i = bytes.indexOf(ESC, i + 1)) if (STRING_OPENER[bytes[i + 1] ?? 0] === 1) return i;
+    return -1;
+  };
+  const ender = (from: number) => {
+    for (let i = from; i < bytes.length; i++) if (bytes[i] === BEL || (bytes[i] === ESC && bytes[i + 1] === BACKSLASH)) return i;
+    return -1;
+  };
   let open = -1;
-  for (const opener of STRING_OPENERS) open = Math.max(open, text.lastIndexOf(opener, at));
-  if (open < 0) return false;
-  const bel = text.indexOf("\x07", open);
-  const st = text.indexOf("\x1b\\", open);
-  const end = bel < 0 ? st : st < 0 ? bel : Math.min(bel, st);
-  return end < 0 || end > at;
+  let next = opener(0);
+  // The first end at or after `open` (-1: none), once asked; an end found for an earlier opener is
+  // still the first for a later one that it is not before.
+  let end: number | undefined;
+  return (at) => {
+    while (next >= 0 && next <= at) {
+      open = next;
+      next = opener(open + 1);
+      if (end !== undefined && end >= 0 && end < open) end = undefined;
+    }
+    if (open < 0) return false;
+    end ??= ender(open);
+    return end < 0 || end > at;
+  };
 }
 
 /**
@@ -119,13 +160,11 @@ export function firstPiece(
   ok: (start: number, end: number) => boolean,
   loose = false,
 ): { start: number; end: number } | undefined {
-  let text: string | undefined;
   const looks = loose ? mayBePiece : looksLikePiece;
+  const [inPath, inString] = [pathCursor(bytes), stringCursor(bytes)];
   let found: { start: number; end: number } | undefined;
   tokenRuns(bytes, (start, end) => {
-    if (!looks(bytes, start, end) || inPath(bytes, start)) return false;
-    text ??= Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
-    if (inString(text, start) || !ok(start, end)) return false;
+    if (!looks(bytes, start, end) || inPath(start) || inString(start) || !ok(start, end)) return false;
     found = { start, end };
     return true;
   });
