@@ -11,7 +11,8 @@
  * `bun bench/text-assembled.ts [--quick]` runs it alone; `textAssembled` is a figure for bench/index.ts.
  */
 import type { SessionMeta } from "../src/core/store.ts";
-import { assembledBetween, type Piece } from "../src/transcript/assembled-text.ts";
+import { assembledBetween } from "../src/transcript/assembled-text.ts";
+import type { Piece } from "../src/transcript/text-far.ts";
 import { redactorFor } from "../src/transcript/masking.ts";
 import { TextView } from "../src/views/text.ts";
 import { assembledOutput } from "./assembled-mask.ts";

@@ -27,14 +27,7 @@ import { redrawsAny } from "./moves-across-records.ts";
 import type { Transcript } from "./transcript.ts";
 import { overwrittenMasks } from "./written-over.ts";
 import { FAR_CONTEXT } from "./far-context.ts";
-import { textContext } from "./text-far.ts";
-
-/** Bytes of one channel at `start` of output.bin: a store's slice, or a piece of a window. */
-export interface Piece {
-  readonly channel: DerunOutputChannel;
-  readonly start: number;
-  readonly bytes: Uint8Array;
-}
+import { type Piece, textContext } from "./text-far.ts";
 
 /**
  * For each of `pieces` (consecutive, in file order) its bytes with the bytes behind every secret the

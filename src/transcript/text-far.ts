@@ -9,11 +9,18 @@
  * of order, and the far bytes may reach their rows. A plain log's windows pay one quick look at
  * each edge (its LFs), a coloured one a scan of its edges for a piece.
  */
+import type { DerunOutputChannel } from "../core/enums.ts";
 import type { OutputSlice, Store } from "../core/store.ts";
-import type { Piece } from "./assembled-text.ts";
 import { clipSlices } from "./clip-slices.ts";
 import { drawOutOfOrder, FAR_CONTEXT, mayJoinFar, rowsStayNear } from "./far-context.ts";
 import { CONTEXT } from "./masking.ts";
+
+/** Bytes of one channel at `start` of output.bin: a store's slice, or a piece of a window. */
+export interface Piece {
+  readonly channel: DerunOutputChannel;
+  readonly start: number;
+  readonly bytes: Uint8Array;
+}
 
 /** A text window with the context its pass read around it, and the bytes before it a reader kept (up to FAR_CONTEXT). */
 export interface TextEdges {
