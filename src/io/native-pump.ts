@@ -48,12 +48,21 @@ const compile = () =>
  */
 export function nativePumpUnavailable(): string | undefined {
   if (process.env[NATIVE_PUMP_ENV] === "0") return `${NATIVE_PUMP_ENV}=0`;
-  return nativePumpUnsupported();
+  return noPumpFor();
 }
+
+/**
+ * The architectures the pump has fences for. Only that is known before the pump starts: TinyCC's
+ * compile (1-2.6 ms on the run's one thread) waits for the start, which comes THREAD_DELAY_MS after
+ * the streams open (./stream-reader.ts), so a command over by then never pays for it.
+ */
+const noPumpFor = (): string | undefined =>
+  process.platform === "linux" && process.arch === "x64" ? undefined : `no pump for ${process.platform}-${process.arch}`;
 
 /** Why the pump cannot run on this machine whatever the switch (its architecture, TinyCC), or undefined. */
 export function nativePumpUnsupported(): string | undefined {
-  if (process.platform !== "linux" || process.arch !== "x64") return `no pump for ${process.platform}-${process.arch}`;
+  const platform = noPumpFor();
+  if (platform !== undefined) return platform;
   if (symbols === undefined) {
     try {
       symbols = compile();

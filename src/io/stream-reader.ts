@@ -97,9 +97,9 @@ export interface StreamReaderOptions {
    */
   readonly keys?: KeyRelaySeat;
   /**
-   * One stream (a PTY's master): read by the native pump (./native-pump.ts) instead of a Worker, at
-   * once (it costs no VM). The caller checked `nativePumpUnavailable()`. It hosts the key relay as
-   * the Worker does. If it cannot start, Bun's streams read, as when the Worker cannot.
+   * One stream (a PTY's master): read by the native pump (./native-pump.ts) instead of a Worker,
+   * started when the Worker would be. The caller checked `nativePumpUnavailable()`. It hosts the key
+   * relay as the Worker does. If it cannot start, the Worker reads.
    */
   readonly nativePump?: boolean;
 }
@@ -107,23 +107,25 @@ export interface StreamReaderOptions {
 export function openStreamReader(streams: readonly OutputStream[], options: StreamReaderOptions = {}): StreamReader {
   const init = createRecordRing(options.ringBytes ?? RING_BYTES, RING_RECORDS);
   const [only] = streams;
-  if (options.nativePump && only && streams.length === 1) {
-    const keys = options.keys;
-    const startPump = (): ReaderThread | undefined => {
-      const relay = keys && { init: keys.init, heard: (message: KeyRelayMessage) => keys.heard(message) };
-      const pump = startNativePump(init, only.fd, only.show?.fd ?? -1, relay);
-      return pump && { native: pump, wake: pump.wake };
-    };
-    return new RingStreamReader(streams, init, startPump, { ...options, threadDelayMs: options.threadDelayMs ?? 0 });
-  }
-  const start = () =>
+  const startWorker = () =>
     startReaderThread(options.workerUrl ?? READER_WORKER_URL, {
       ring: init,
       fds: streams.map((stream) => stream.fd),
       showFds: streams.map((stream) => stream.show?.fd ?? -1),
       ...(options.keys ? { keys: options.keys.init } : {}),
     });
-  return new RingStreamReader(streams, init, start, options);
+  if (options.nativePump && only && streams.length === 1) {
+    const keys = options.keys;
+    // As late as the Worker would start, so a short command never compiles the pump; a pump that
+    // cannot start (TinyCC failed, no pipe, no thread) has read nothing: the Worker reads instead.
+    const startPump = (): ReaderThread | undefined => {
+      const relay = keys && { init: keys.init, heard: (message: KeyRelayMessage) => keys.heard(message) };
+      const pump = startNativePump(init, only.fd, only.show?.fd ?? -1, relay);
+      return pump ? { native: pump, wake: pump.wake } : startWorker();
+    };
+    return new RingStreamReader(streams, init, startPump, options);
+  }
+  return new RingStreamReader(streams, init, startWorker, options);
 }
 
 /** The streams read by the thread through the ring, or by Bun's streams once the thread cannot. */
