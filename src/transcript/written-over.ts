@@ -101,7 +101,7 @@ export function assembledOnLines(
 ): { bytes: Uint8Array; at: number[] } {
   let out: Uint8Array | undefined;
   const at: number[] = [];
-  for (const [a, b] of replayed(bytes, lines)) {
+  for (const [a, b] of replayed(bytes, masked, lines)) {
     const input = (out ?? masked).subarray(a, b);
     const clamp = (k: number) => Math.min(b - a, Math.max(0, k - a));
     const r = maskAssembled(redactor, {
@@ -159,16 +159,21 @@ export function maskLines(
  * The runs of `lines` the grid must see: all but the lines of printable ASCII redrawn after `\r`
  * only, each redraw but the last as long as the row (a curl-style meter): such a row is never
  * anything but its last redraw when an overwrite begins, which the raw masking saw whole, and its
- * last state is the line the view shows, which its masking sees.
+ * last state is the line the view shows, which its masking sees. Unless the raw masking masked some
+ * of the line (`masked` differs there): the view then draws stars where a piece was, and a token
+ * that piece finished with the last redraw (`ghp_` and 12 over a private key's body line) is no
+ * token to the line's masking; the grid sees the letters.
  */
-function* replayed(bytes: Uint8Array, lines: ReadonlyArray<readonly [number, number]>): Generator<[number, number]> {
+function* replayed(bytes: Uint8Array, masked: Uint8Array, lines: ReadonlyArray<readonly [number, number]>): Generator<[number, number]> {
+  const skipped = (start: number, end: number) =>
+    redrawnWhole(bytes, start, end) && (masked === bytes || equalBytes(masked.subarray(start, end), bytes.subarray(start, end)));
   for (const [a, b] of lines) {
     let from = -1;
     for (let start = a; start < b; ) {
       const lf = bytes.indexOf(LF, start);
       const end = lf < 0 || lf >= b ? b : lf + 1;
-      if (from < 0 && !redrawnWhole(bytes, start, end)) from = start;
-      else if (from >= 0 && redrawnWhole(bytes, start, end)) {
+      if (from < 0 && !skipped(start, end)) from = start;
+      else if (from >= 0 && skipped(start, end)) {
         yield [from, start];
         from = -1;
       }

@@ -23,7 +23,8 @@ const TAB = 0x09;
  * a character was drawn on it (since its start, or since the last `ESC[2K` erased it), it goes back
  * (a CR not before LF, a BS, a CSI D, G, H, f, `, u, Z, ESC 8) and the last such `\r` is not followed
  * by an erase to the line's end (`ESC[K`, `ESC[0K`) with no move back, and no move forward past
- * old text (a TAB, CSI C or a), before it. A control inside a CSI counts as a move back.
+ * old text (a TAB, CSI C or a), before it, and with the redraw before the erase at least as long as
+ * the row it was drawn over (in bytes). A control inside a CSI counts as a move back.
  */
 export const overwrittenLines = (bytes: Uint8Array): Array<[number, number]> => overwrittenScan(bytes).lines;
 
@@ -45,6 +46,10 @@ export function overwrittenScan(bytes: Uint8Array, goesBack = false): { lines: A
   let drawn = false;
   /** 0: nothing written over; 1: written over after a `\r` (an erase to the end undoes it); 2: by a move back. */
   let over = 0;
+  // The cursor's column since the last `\r` and how far the row's text reaches, in bytes drawn (a
+  // character of several bytes counts as many: for text after a redraw's UTF-8, a bound, not exact).
+  let col = 0;
+  let row = 0;
   // The bytes as words, from the first word boundary: a run of text is passed over 4 bytes at a time.
   const head = (4 - (bytes.byteOffset & 3)) & 3;
   const words = n >= head + 4 ? new Uint32Array(bytes.buffer, bytes.byteOffset + head, (n - head) >> 2) : NO_WORDS;
@@ -53,21 +58,30 @@ export function overwrittenScan(bytes: Uint8Array, goesBack = false): { lines: A
   for (let i = 0; i < n; i++) {
     const b = bytes[i]!;
     if (b >= 0x20) {
+      col++;
       if (b === 0x7f) continue;
       drawn = true;
       // Once drawn, text changes nothing until the next control: whole words of it are passed over.
-      if (i + 1 >= head && i + 8 < wordsEnd) i = beforeControl(bytes, words, head, i + 1) - 1;
+      if (i + 1 >= head && i + 8 < wordsEnd) {
+        const next = beforeControl(bytes, words, head, i + 1);
+        col += next - i - 1;
+        i = next - 1;
+      }
     } else if (b === LF) {
       if (over !== 0) addRange(ranges, start, i + 1);
       start = i + 1;
       drawn = false;
       over = 0;
+      [col, row] = [0, 0];
     } else if (b === CR) {
       if (bytes[i + 1] !== LF && drawn && over === 0) over = 1;
+      [col, row] = [0, Math.max(row, col)];
     } else if (b === BS) {
       if (drawn) over = 2;
+      col = Math.max(0, col - 1);
     } else if (b === TAB) {
       if (over === 1) over = 2; // past old text without drawing: an erase after it leaves that text
+      col = (col | 7) + 1;
     } else if (b === ESC) {
       const next = bytes[i + 1];
       if (next === 0x5b) {
@@ -85,8 +99,13 @@ export function overwrittenScan(bytes: Uint8Array, goesBack = false): { lines: A
             if (j === i + 3 && bytes[i + 2] === 0x32) {
               drawn = false; // ESC[2K: the whole line erased
               over = 0;
-            } else if ((j === i + 2 || (j === i + 3 && bytes[i + 2] === 0x30)) && over === 1) {
-              over = 0; // a redraw after `\r` that erases what it did not cover
+              row = 0;
+            } else if (j === i + 2 || (j === i + 3 && bytes[i + 2] === 0x30)) {
+              // A redraw after `\r` that erases what it did not cover, unless it was shorter than the
+              // row: then, before the erase, the row read the redraw and the old text after it, which
+              // may put a token together (`ghp_` and 12 over a line ending in 24 more) for a moment.
+              if (over === 1 && col >= row) over = 0;
+              row = col;
             }
           } else if (final !== undefined && BACK_FINAL[final] === 1) {
             if (drawn) over = 2;

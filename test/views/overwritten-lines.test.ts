@@ -23,6 +23,14 @@ describe("overwrittenLines", () => {
     expect(lines("\x1b[2K\r| working\x1b[2K\r/ working\x1b[2K\rdone\n")).toEqual([]);
   });
 
+  test("a redraw after \\r shorter than the row, then an erase: the row read it over the old text first", () => {
+    // 16 spaces and 24 letters, then `ghp_` and 12 over the spaces: the token for a moment, then the erase.
+    const line = `${" ".repeat(16)}${TOKEN.slice(16)} done\r\x1b[1m${TOKEN.slice(0, 16)}\x1b[0K ok\n`;
+    expect(lines(`ok\n${line}`)).toEqual([[3, 3 + line.length]]);
+    const done = "[=====] 100%\rdone\x1b[K\n";
+    expect(lines(done)).toEqual([[0, done.length]]);
+  });
+
   test("a token written over by a shorter line after \\r: its line, and only it", () => {
     const before = "ok\n";
     const line = `${TOKEN}\rdone, all ok: \n`;
@@ -101,25 +109,32 @@ function reference(bytes: Uint8Array): Array<[number, number]> {
   let drawn = false;
   /** 0: nothing written over; 1: written over after a `\r` (an erase to the end undoes it); 2: by a move back. */
   let over = 0;
+  /** The column since the last `\r` and how far the row's text reaches, in bytes drawn. */
+  let col = 0;
+  let row = 0;
   const endLine = (end: number) => {
     if (over !== 0) {
       const last = ranges[ranges.length - 1];
       if (last && last[1] === start) last[1] = end;
       else ranges.push([start, end]);
     }
-    [start, drawn, over] = [end, false, 0];
+    [start, drawn, over, col, row] = [end, false, 0, 0, 0];
   };
   for (let i = 0; i < n; i++) {
     const b = bytes[i]!;
     if (b >= 0x20) {
+      col++;
       if (b !== 0x7f) drawn = true;
     } else if (b === LF) endLine(i + 1);
     else if (b === CR) {
       if (bytes[i + 1] !== LF && drawn && over === 0) over = 1;
+      [col, row] = [0, Math.max(row, col)];
     } else if (b === BS) {
       if (drawn) over = 2;
+      col = Math.max(0, col - 1);
     } else if (b === TAB) {
       if (over === 1) over = 2; // past old text without drawing: an erase after it leaves that text
+      col = (col | 7) + 1;
     } else if (b === ESC) i = escape(bytes, i);
   }
   if (start < n) endLine(n);
@@ -142,9 +157,11 @@ function reference(bytes: Uint8Array): Array<[number, number]> {
       if (final === 0x4b) {
         const p = bytes.subarray(params, j);
         if (p.length === 1 && p[0] === 0x32)
-          [drawn, over] = [false, 0]; // ESC[2K: the whole line erased
+          [drawn, over, row] = [false, 0, 0]; // ESC[2K: the whole line erased
         else if (p.length === 0 || (p.length === 1 && p[0] === 0x30)) {
-          if (over === 1) over = 0; // a redraw after `\r` that erases what it did not cover
+          // A redraw after `\r` that erases what it did not cover, and was no shorter than the row.
+          if (over === 1 && col >= row) over = 0;
+          row = col;
         }
       } else if (BACK_FINAL_SET.has(final ?? 0) && drawn) over = 2;
       else if ((final === 0x43 || final === 0x61) && over === 1) over = 2; // CUF, HPR: past old text, as a TAB
