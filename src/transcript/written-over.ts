@@ -6,7 +6,7 @@
  * and then written over is whole in no run of bytes.
  */
 import type { MaskRange } from "../secrets/redactor.ts";
-import { overwrittenLines } from "../views/overwritten-lines.ts";
+import { joinRanges, overwrittenScan } from "../views/overwritten-lines.ts";
 import { maskAssembled } from "./assembled.ts";
 import type { Redactor } from "./masking.ts";
 
@@ -40,12 +40,17 @@ export function overwrittenMasks(
     readonly open?: boolean;
     /** The lines that may show such a rest, when the caller found them already (overwrittenScan). */
     readonly lines?: Array<[number, number]>;
+    /** With `lines`: the lines only replayed, a shorter redraw's rest erased (overwrittenScan's `erased`). */
+    readonly erased?: Array<[number, number]>;
   } = {},
 ): { bytes: Uint8Array; at: number[]; carry: number[] } {
-  const found = options.lines ?? overwrittenLines(bytes);
+  const found = options.lines ? { lines: options.lines, erased: options.erased ?? [] } : overwrittenScan(bytes);
   // Only lines the window shows: a line wholly in the context around it (a line cut at the context's
   // end, half of a progress bar's windows) is masked and replayed on its own, its masks not kept.
-  const lines = (options.open ? withOpenLine(bytes, found) : found).filter(([a, b]) => b > window.start && a < window.end);
+  const shown = ([a, b]: readonly [number, number]) => b > window.start && a < window.end;
+  const lines = (options.open ? withOpenLine(bytes, found.lines) : found.lines).filter(shown);
+  // Lines whose rest was erased show nothing written over: replayed only (not masked as raw bytes).
+  const erased = found.erased.filter((r) => shown(r) && !lines.some(([a, b]) => a < r[1] && r[0] < b));
   const raw = maskLines(redactor, bytes, lines, carried.size > 0 ? window.start : -1);
   const at = [...grid.at];
   const carry: number[] = [];
@@ -69,7 +74,7 @@ export function overwrittenMasks(
     counted.add(secret);
   }
   if (options.replayed) return { bytes: out ?? grid.bytes, at, carry };
-  const pieces = assembledOnLines(redactor, bytes, out ?? grid.bytes, lines, window);
+  const pieces = assembledOnLines(redactor, bytes, out ?? grid.bytes, erased.length > 0 ? joinRanges(lines, erased) : lines, window);
   return { bytes: pieces.bytes, at: [...at, ...pieces.at], carry };
 }
 

@@ -26,7 +26,10 @@ const TAB = 0x09;
  * old text (a TAB, CSI C or a), before it, and with the redraw before the erase at least as long as
  * the row it was drawn over (in bytes). A control inside a CSI counts as a move back.
  */
-export const overwrittenLines = (bytes: Uint8Array): Array<[number, number]> => overwrittenScan(bytes).lines;
+export const overwrittenLines = (bytes: Uint8Array): Array<[number, number]> => {
+  const scan = overwrittenScan(bytes);
+  return scan.erased.length === 0 ? scan.lines : joinRanges(scan.lines, scan.erased);
+};
 
 /**
  * {@link overwrittenLines}, and whether `bytes` may move to another row and back (../views/may-assemble.ts's
@@ -34,17 +37,22 @@ export const overwrittenLines = (bytes: Uint8Array): Array<[number, number]> => 
  * pass, which needs both, makes one pass over a window that goes back on its lines. `goesBack`: the
  * caller's own quick check found that they may (its native searches are not made again).
  */
-export function overwrittenScan(bytes: Uint8Array, goesBack = false): { lines: Array<[number, number]>; rows: boolean } {
+export function overwrittenScan(bytes: Uint8Array, goesBack = false): OverwrittenScan {
   const ranges: Array<[number, number]> = [];
+  const erased: Array<[number, number]> = [];
   // Nothing goes back over a line without one of these (a pipe's lines, CR LF ends and colours):
   // native searches and a look at each escape sequence tell it, unless the caller's did (`goesBack`).
-  if (!goesBack && redraws(bytes, GOES_BACK) === 0) return { lines: ranges, rows: redraws(bytes, MOVES_ROWS) !== 0 };
+  if (!goesBack && redraws(bytes, GOES_BACK) === 0) return { lines: ranges, erased, rows: redraws(bytes, MOVES_ROWS) !== 0 };
   // A C1 CSI is not looked at below: any is taken for a move.
   let rows = hasC1Csi(bytes);
   const n = bytes.length;
   let start = 0;
   let drawn = false;
-  /** 0: nothing written over; 1: written over after a `\r` (an erase to the end undoes it); 2: by a move back. */
+  /**
+   * 0: nothing written over; 1: written over after a `\r` (an erase to the end undoes it); 2: by a
+   * move back; 3: a redraw after `\r` shorter than the row, then erased to the end (nothing old is
+   * left on the row, but it read the redraw over the old text for a moment).
+   */
   let over = 0;
   // The cursor's column since the last `\r` and how far the row's text reaches, in bytes drawn (a
   // character of several bytes counts as many: for text after a redraw's UTF-8, a bound, not exact).
@@ -68,19 +76,19 @@ export function overwrittenScan(bytes: Uint8Array, goesBack = false): { lines: A
         i = next - 1;
       }
     } else if (b === LF) {
-      if (over !== 0) addRange(ranges, start, i + 1);
+      if (over !== 0) addRange(over === 3 ? erased : ranges, start, i + 1);
       start = i + 1;
       drawn = false;
       over = 0;
       [col, row] = [0, 0];
     } else if (b === CR) {
-      if (bytes[i + 1] !== LF && drawn && over === 0) over = 1;
+      if (bytes[i + 1] !== LF && drawn && (over === 0 || over === 3)) over = 1;
       [col, row] = [0, Math.max(row, col)];
     } else if (b === BS) {
       if (drawn) over = 2;
       col = Math.max(0, col - 1);
     } else if (b === TAB) {
-      if (over === 1) over = 2; // past old text without drawing: an erase after it leaves that text
+      if (over === 1 || over === 3) over = 2; // past old text without drawing: an erase after it leaves that text
       col = (col | 7) + 1;
     } else if (b === ESC) {
       const next = bytes[i + 1];
@@ -104,12 +112,12 @@ export function overwrittenScan(bytes: Uint8Array, goesBack = false): { lines: A
               // A redraw after `\r` that erases what it did not cover, unless it was shorter than the
               // row: then, before the erase, the row read the redraw and the old text after it, which
               // may put a token together (`ghp_` and 12 over a line ending in 24 more) for a moment.
-              if (over === 1 && col >= row) over = 0;
+              if (over === 1) over = col >= row ? 0 : 3;
               row = col;
             }
           } else if (final !== undefined && BACK_FINAL[final] === 1) {
             if (drawn) over = 2;
-          } else if ((final === 0x43 || final === 0x61) && over === 1) over = 2; // CUF, HPR: past old text, as a TAB
+          } else if ((final === 0x43 || final === 0x61) && (over === 1 || over === 3)) over = 2; // CUF, HPR: past old text, as a TAB
           i = j;
         }
       } else if (next === 0x38) {
@@ -134,8 +142,32 @@ export function overwrittenScan(bytes: Uint8Array, goesBack = false): { lines: A
       }
     }
   }
-  if (start < n && over !== 0) addRange(ranges, start, n);
-  return { lines: ranges, rows };
+  if (start < n && over !== 0) addRange(over === 3 ? erased : ranges, start, n);
+  return { lines: ranges, erased, rows };
+}
+
+export interface OverwrittenScan {
+  /** The lines that may show the rest of text written over (overwrittenLines but `erased`). */
+  readonly lines: Array<[number, number]>;
+  /**
+   * The lines whose last redraw after `\r` was shorter than the row and erased its rest: they show
+   * nothing written over (no raw masking needed), but the row read the redraw over the old text
+   * before the erase, which only a replay sees (`ghp_` and 12 over a line that ends in 24 more).
+   */
+  readonly erased: Array<[number, number]>;
+  /** The bytes may move to another row and back. */
+  readonly rows: boolean;
+}
+
+/** Two lists of ranges of whole lines (each in order, no line in both) as one, in order, touching ranges joined. */
+export function joinRanges(
+  a: ReadonlyArray<readonly [number, number]>,
+  b: ReadonlyArray<readonly [number, number]>,
+): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  const all = [...a, ...b].sort((x, y) => x[0] - y[0]);
+  for (const [s, e] of all) addRange(out, s, e);
+  return out;
 }
 
 /** Whether `bytes` hold a C1 CSI (C2 9B). */

@@ -5,7 +5,7 @@
  * after `\r`, backspaces and moves back are not.
  */
 import { describe, expect, test } from "bun:test";
-import { overwrittenLines } from "../../src/views/overwritten-lines.ts";
+import { overwrittenLines, overwrittenScan } from "../../src/views/overwritten-lines.ts";
 import { seededRandom } from "../helpers/seeded-random.ts";
 
 const lines = (text: string) => overwrittenLines(new TextEncoder().encode(text));
@@ -27,8 +27,14 @@ describe("overwrittenLines", () => {
     // 16 spaces and 24 letters, then `ghp_` and 12 over the spaces: the token for a moment, then the erase.
     const line = `${" ".repeat(16)}${TOKEN.slice(16)} done\r\x1b[1m${TOKEN.slice(0, 16)}\x1b[0K ok\n`;
     expect(lines(`ok\n${line}`)).toEqual([[3, 3 + line.length]]);
+    // Nothing old is left on the line (only a replay sees the moment): apart from the lines that show a rest.
+    const scan = overwrittenScan(new TextEncoder().encode(`ok\n${line}${TOKEN}\rx\n`));
+    expect([scan.lines, scan.erased]).toEqual([[[3 + line.length, 3 + line.length + TOKEN.length + 3]], [[3, 3 + line.length]]]);
     const done = "[=====] 100%\rdone\x1b[K\n";
     expect(lines(done)).toEqual([[0, done.length]]);
+    // A later erase on the same redraw does not undo it; a longer redraw after the next `\r` does.
+    expect(lines("[=====] 100%\rdone\x1b[K ok\x1b[K\n")).toEqual([[0, 27]]);
+    expect(lines("[=====] 100%\rdone\x1b[K\r[=====] 100%\x1b[K\n")).toEqual([]);
   });
 
   test("a token written over by a shorter line after \\r: its line, and only it", () => {
@@ -107,7 +113,7 @@ function reference(bytes: Uint8Array): Array<[number, number]> {
   const n = bytes.length;
   let start = 0;
   let drawn = false;
-  /** 0: nothing written over; 1: written over after a `\r` (an erase to the end undoes it); 2: by a move back. */
+  /** 0: nothing written over; 1: written over after a `\r` (an erase to the end undoes it); 2: by a move back; 3: see the pass. */
   let over = 0;
   /** The column since the last `\r` and how far the row's text reaches, in bytes drawn. */
   let col = 0;
@@ -127,13 +133,13 @@ function reference(bytes: Uint8Array): Array<[number, number]> {
       if (b !== 0x7f) drawn = true;
     } else if (b === LF) endLine(i + 1);
     else if (b === CR) {
-      if (bytes[i + 1] !== LF && drawn && over === 0) over = 1;
+      if (bytes[i + 1] !== LF && drawn && (over === 0 || over === 3)) over = 1;
       [col, row] = [0, Math.max(row, col)];
     } else if (b === BS) {
       if (drawn) over = 2;
       col = Math.max(0, col - 1);
     } else if (b === TAB) {
-      if (over === 1) over = 2; // past old text without drawing: an erase after it leaves that text
+      if (over === 1 || over === 3) over = 2; // past old text without drawing: an erase after it leaves that text
       col = (col | 7) + 1;
     } else if (b === ESC) i = escape(bytes, i);
   }
@@ -159,12 +165,13 @@ function reference(bytes: Uint8Array): Array<[number, number]> {
         if (p.length === 1 && p[0] === 0x32)
           [drawn, over, row] = [false, 0, 0]; // ESC[2K: the whole line erased
         else if (p.length === 0 || (p.length === 1 && p[0] === 0x30)) {
-          // A redraw after `\r` that erases what it did not cover, and was no shorter than the row.
-          if (over === 1 && col >= row) over = 0;
+          // A redraw after `\r` that erases what it did not cover: undone unless it was shorter than
+          // the row (3: the row read it over the old text for a moment, until the next `\r`).
+          if (over === 1) over = col >= row ? 0 : 3;
           row = col;
         }
       } else if (BACK_FINAL_SET.has(final ?? 0) && drawn) over = 2;
-      else if ((final === 0x43 || final === 0x61) && over === 1) over = 2; // CUF, HPR: past old text, as a TAB
+      else if ((final === 0x43 || final === 0x61) && (over === 1 || over === 3)) over = 2; // CUF, HPR: past old text, as a TAB
       return j;
     }
     if (next === 0x38) {
