@@ -28,8 +28,12 @@ const TAB = 0x09;
  */
 export const overwrittenLines = (bytes: Uint8Array): Array<[number, number]> => {
   const scan = overwrittenScan(bytes);
-  return scan.erased.length === 0 ? scan.lines : joinRanges(scan.lines, scan.erased);
+  return scan.erased.length === 0 ? scan.lines : joinRanges(scan.lines, wholeLines(bytes, scan.erased));
 };
+
+/** `ranges` (each ending a line, or the bytes) from the start of the line each begins in. */
+export const wholeLines = (bytes: Uint8Array, ranges: ReadonlyArray<readonly [number, number]>): Array<[number, number]> =>
+  ranges.map(([a, b]) => [a > 0 ? bytes.lastIndexOf(LF, a - 1) + 1 : 0, b]);
 
 /**
  * {@link overwrittenLines}, and whether `bytes` may move to another row and back (../views/may-assemble.ts's
@@ -58,6 +62,13 @@ export function overwrittenScan(bytes: Uint8Array, goesBack = false): Overwritte
   // character of several bytes counts as many: for text after a redraw's UTF-8, a bound, not exact).
   let col = 0;
   let row = 0;
+  // Where a replay from column 0 draws the row as it stands (the line's start, or the `\r` of a
+  // redraw that covered the row and erased the rest), the last `\r`, and rowFrom at the first
+  // shorter redraw erased (over 3): an erased line is replayed from there, not from its start (a
+  // progress bar's line of a hundred redraws, its last one shorter: two of them replayed).
+  let rowFrom = 0;
+  let lastCr = -1;
+  let erasedFrom = -1;
   // The bytes as words, from the first word boundary: a run of text is passed over 4 bytes at a time.
   const head = (4 - (bytes.byteOffset & 3)) & 3;
   const words = n >= head + 4 ? new Uint32Array(bytes.buffer, bytes.byteOffset + head, (n - head) >> 2) : NO_WORDS;
@@ -76,17 +87,24 @@ export function overwrittenScan(bytes: Uint8Array, goesBack = false): Overwritte
         i = next - 1;
       }
     } else if (b === LF) {
-      if (over !== 0) addRange(over === 3 ? erased : ranges, start, i + 1);
+      if (over === 3) addRange(erased, erasedFrom, i + 1);
+      else if (over !== 0) addRange(ranges, start, i + 1);
       start = i + 1;
+      rowFrom = start;
+      lastCr = -1;
+      erasedFrom = -1;
       drawn = false;
       over = 0;
-      [col, row] = [0, 0];
+      col = 0;
+      row = 0;
     } else if (b === CR) {
       if (bytes[i + 1] !== LF && drawn && (over === 0 || over === 3)) over = 1;
-      [col, row] = [0, Math.max(row, col)];
+      if (col > row) row = col;
+      col = 0;
+      lastCr = i;
     } else if (b === BS) {
       if (drawn) over = 2;
-      col = Math.max(0, col - 1);
+      if (col > 0) col--;
     } else if (b === TAB) {
       if (over === 1 || over === 3) over = 2; // past old text without drawing: an erase after it leaves that text
       col = (col | 7) + 1;
@@ -112,7 +130,14 @@ export function overwrittenScan(bytes: Uint8Array, goesBack = false): Overwritte
               // A redraw after `\r` that erases what it did not cover, unless it was shorter than the
               // row: then, before the erase, the row read the redraw and the old text after it, which
               // may put a token together (`ghp_` and 12 over a line ending in 24 more) for a moment.
-              if (over === 1) over = col >= row ? 0 : 3;
+              if (over === 1 && col < row) {
+                over = 3;
+                if (erasedFrom < 0) erasedFrom = rowFrom;
+              } else if (over === 1) {
+                over = 0; // a longer redraw covered the row: an earlier shorter one is shown nowhere
+                erasedFrom = -1;
+              }
+              if (col >= row && lastCr >= start && over !== 2) rowFrom = lastCr;
               row = col;
             }
           } else if (final !== undefined && BACK_FINAL[final] === 1) {
@@ -142,7 +167,8 @@ export function overwrittenScan(bytes: Uint8Array, goesBack = false): Overwritte
       }
     }
   }
-  if (start < n && over !== 0) addRange(over === 3 ? erased : ranges, start, n);
+  if (start < n && over === 3) addRange(erased, erasedFrom, n);
+  else if (start < n && over !== 0) addRange(ranges, start, n);
   return { lines: ranges, erased, rows };
 }
 
@@ -153,6 +179,8 @@ export interface OverwrittenScan {
    * The lines whose last redraw after `\r` was shorter than the row and erased its rest: they show
    * nothing written over (no raw masking needed), but the row read the redraw over the old text
    * before the erase, which only a replay sees (`ghp_` and 12 over a line that ends in 24 more).
+   * Each from where a replay at column 0 draws that row (the line's start, or a `\r` of it) to the
+   * line's end ({@link wholeLines}: from the line's start).
    */
   readonly erased: Array<[number, number]>;
   /** The bytes may move to another row and back. */

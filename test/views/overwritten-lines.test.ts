@@ -30,6 +30,14 @@ describe("overwrittenLines", () => {
     // Nothing old is left on the line (only a replay sees the moment): apart from the lines that show a rest.
     const scan = overwrittenScan(new TextEncoder().encode(`ok\n${line}${TOKEN}\rx\n`));
     expect([scan.lines, scan.erased]).toEqual([[[3 + line.length, 3 + line.length + TOKEN.length + 3]], [[3, 3 + line.length]]]);
+    // A progress line's last redraw shorter: replayed from the `\r` of the redraw before it, which covered the row.
+    const bar = "\r[##  ] 12.5 MiB/s\x1b[K\r[### ] 12.6 MiB/s\x1b[K\r[####] 12 MiB/s\x1b[K, done.\n";
+    const progress = overwrittenScan(new TextEncoder().encode(`ok\n${bar}`));
+    expect([progress.lines, progress.erased]).toEqual([[], [[3 + bar.indexOf("\r[###"), 3 + bar.length]]]);
+    // A shorter redraw earlier, covered by a longer one since: shown nowhere, the replay begins as before.
+    const early = `\r[#   ] 9.5 MiB/s\x1b[K\r[#   ] 9 MiB/s\x1b[K${bar}`;
+    const scan2 = overwrittenScan(new TextEncoder().encode(early));
+    expect([scan2.lines, scan2.erased]).toEqual([[], [[early.indexOf("\r[###"), early.length]]]);
     const done = "[=====] 100%\rdone\x1b[K\n";
     expect(lines(done)).toEqual([[0, done.length]]);
     // A later erase on the same redraw does not undo it; a longer redraw after the next `\r` does.
