@@ -63,7 +63,7 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): Assemb
     if (masked.count === 0) return;
     for (const [a, b] of newlyMasked(look.text, masked.text)) {
       const drawn = bytesOfCells(look, a, b);
-      if (!holdsWholePieces(bytes, input.masked, drawn)) continue;
+      if (!holdsWholePieces(bytes, input.masked, drawn, () => bytesOfCells(look, 0, look.text.length))) continue;
       let first = -1;
       for (const k of drawn) {
         out ??= Uint8Array.from(input.masked);
@@ -200,22 +200,29 @@ function bytesOfCells(look: Look, a: number, b: number): number[] {
 
 /**
  * Whether every run of bytes the raw masking masked (`masked` reads `*`, `bytes` do not) that `drawn`
- * touch lies wholly in `drawn`: a piece masked on its own and shown whole beside the rest of a token
- * (the token the terminal put together), not the rest of a secret written over in part (`\r` and a
- * status over a token), whose joining to the status is no secret the row shows.
+ * touch lies wholly in `drawn`, or wholly in what the row shows (`shown`, the bytes behind the look's
+ * cells): a piece masked on its own and shown whole beside the rest of a token (the token the terminal
+ * put together, even when the rule's match ends inside the piece: `ghp_` and 12 before a key's body
+ * line with a `/` in it), not the rest of a secret written over in part (`\r` and a status over a
+ * token), whose joining to the status is no secret the row shows.
  */
-function holdsWholePieces(bytes: Uint8Array, masked: Uint8Array, drawn: readonly number[]): boolean {
+function holdsWholePieces(bytes: Uint8Array, masked: Uint8Array, drawn: readonly number[], shown: () => number[]): boolean {
   const premasked = (k: number) => masked[k] === MASK_BYTE && bytes[k] !== MASK_BYTE;
   const mine = new Set(drawn);
+  let onRow: Set<number> | undefined;
   const seen = new Set<number>();
   for (const k of drawn) {
     if (seen.has(k) || !premasked(k)) continue;
+    const run: number[] = [];
     for (const step of [-1, 1]) {
       for (let j = k; j >= 0 && j < bytes.length && premasked(j); j += step) {
-        if (!mine.has(j)) return false;
+        if (!seen.has(j)) run.push(j);
         seen.add(j);
       }
     }
+    if (run.every((j) => mine.has(j))) continue;
+    onRow ??= new Set(shown());
+    if (!run.every((j) => onRow!.has(j))) return false;
   }
   return true;
 }

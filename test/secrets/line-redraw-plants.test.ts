@@ -52,6 +52,9 @@ const PLANTS: readonly Plant[] = [
   // B alone on its line (its end at the `\r`): a private key's body line to the rules, masked on its
   // own; the replay must still see ghp_A before B's letters, not before their stars (leak 1).
   { id: "masked-piece", script: 'printf \'%16s%s\\rghp_%s\\n\' "" "$B" "$A"', A: r(12), B: r(24), staysShown: true },
+  // The same with a `/` in B: the key's body line is masked whole, the token (ghp_A and B up to the
+  // `/`) takes in only its head; the token's own bytes (ghp_A) must still be starred.
+  { id: "masked-piece-head", script: 'printf \'%16s%s\\rghp_%s\\n\' "" "$B" "$A"', A: r(12), B: `${r(12)}/${r(11)}`, staysShown: true },
   // The whole token, then B erased at once (`ESC[0K` right after ghp_A, no colour): leak 2's shape.
   { id: "el0", script: 'printf \'%16s%s done\\r\\033[1mghp_%s\\033[0K ok\\n\' "" "$B" "$A"', A: r(12), B: r(24), staysShown: false },
 ];
