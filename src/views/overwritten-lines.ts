@@ -7,6 +7,7 @@
  * `\r ... ESC[K` and a spinner's `ESC[2K \r` (each erasing what it wrote over) cost a quick look.
  */
 
+import { isAscii } from "node:buffer";
 import { csiFinal } from "./csi-end.ts";
 import { byteTable, GOES_BACK, MOVES_ROWS, redraws } from "./may-assemble.ts";
 
@@ -58,8 +59,9 @@ export function overwrittenScan(bytes: Uint8Array, goesBack = false): Overwritte
    * left on the row, but it read the redraw over the old text for a moment).
    */
   let over = 0;
-  // The cursor's column since the last `\r` and how far the row's text reaches, in bytes drawn (a
-  // character of several bytes counts as many: for text after a redraw's UTF-8, a bound, not exact).
+  // The cursor's column since the last `\r` and how far the row's text reaches, in cells as the grid
+  // draws them (cellsOf: a character of several bytes is one cell, DEL none): counted in bytes, `€`s
+  // or DELs made a redraw shorter than its row look as long, and the token it put together unseen.
   let col = 0;
   let row = 0;
   // Where a replay from column 0 draws the row as it stands (the line's start, or the `\r` of a
@@ -77,15 +79,14 @@ export function overwrittenScan(bytes: Uint8Array, goesBack = false): Overwritte
   for (let i = 0; i < n; i++) {
     const b = bytes[i]!;
     if (b >= 0x20) {
-      col++;
-      if (b === 0x7f) continue;
+      if (b === 0x7f) continue; // DEL draws nothing (nor moves the cursor)
       drawn = true;
       // Once drawn, text changes nothing until the next control: whole words of it are passed over.
-      if (i + 1 >= head && i + 8 < wordsEnd) {
-        const next = beforeControl(bytes, words, head, i + 1);
-        col += next - i - 1;
-        i = next - 1;
-      }
+      let next = i + 1;
+      if (i + 1 >= head && i + 8 < wordsEnd) next = beforeControl(bytes, words, head, i + 1);
+      while (next < n && bytes[next]! >= 0x20) next++;
+      col += cellsOf(bytes, i, next);
+      i = next - 1;
     } else if (b === LF) {
       if (over === 3) addRange(erased, erasedFrom, i + 1);
       else if (over !== 0) addRange(ranges, start, i + 1);
@@ -202,6 +203,60 @@ export function joinRanges(
 function hasC1Csi(bytes: Uint8Array): boolean {
   for (let i = bytes.indexOf(0x9b); i >= 0; i = bytes.indexOf(0x9b, i + 1)) if (bytes[i - 1] === 0xc2) return true;
   return false;
+}
+
+/**
+ * The cells text bytes `[a, b)` (none below 0x20) draw on the grid (./drawn-replay.ts, ./utf8-units.ts):
+ * one a UTF-16 unit of their UTF-8 (a character of 4 bytes two), a maximal bad part one (U+FFFD),
+ * DEL and C1 controls (U+0080 to U+009F) none. A bound no redraw can stretch: a cell more than the
+ * grid draws would make a shorter redraw pass for one that covers its row.
+ */
+function cellsOf(bytes: Uint8Array, a: number, b: number): number {
+  const ascii = asciiCells(bytes, a, b);
+  if (ascii >= 0) return ascii;
+  let cells = 0;
+  // The continuation bytes the character begun still needs, the range its next one must be in, its lead.
+  let need = 0;
+  let lo = 0x80;
+  let hi = 0xbf;
+  let lead = 0;
+  for (let i = a; i < b; i++) {
+    const c = bytes[i]!;
+    if (need > 0) {
+      if (c >= lo && c <= hi) {
+        [need, lo, hi] = [need - 1, 0x80, 0xbf];
+        if (need === 0) cells += lead >= 0xf0 ? 2 : lead === 0xc2 && c <= 0x9f ? 0 : 1;
+        continue;
+      }
+      need = 0;
+      cells++; // the bad part before c: one U+FFFD, then c read anew
+    }
+    if (c < 0xc2 || c > 0xf4) cells += c === 0x7f ? 0 : 1;
+    else {
+      [lead, need] = [c, c < 0xe0 ? 1 : c < 0xf0 ? 2 : 3];
+      lo = c === 0xe0 ? 0xa0 : c === 0xf0 ? 0x90 : 0x80;
+      hi = c === 0xed ? 0x9f : c === 0xf4 ? 0x8f : 0xbf;
+    }
+  }
+  return need > 0 ? cells + 1 : cells;
+}
+
+/** The cells of `bytes[a, b)` when they are ASCII (each one but DEL), else -1: native searches on a long run. */
+function asciiCells(bytes: Uint8Array, a: number, b: number): number {
+  if (b - a <= 16) {
+    let dels = 0;
+    for (let i = a; i < b; i++) {
+      const c = bytes[i]!;
+      if (c >= 0x80) return -1;
+      if (c === 0x7f) dels++;
+    }
+    return b - a - dels;
+  }
+  const run = bytes.subarray(a, b);
+  if (!isAscii(run)) return -1;
+  let dels = 0;
+  for (let i = run.indexOf(0x7f); i >= 0; i = run.indexOf(0x7f, i + 1)) dels++;
+  return b - a - dels;
 }
 
 /**

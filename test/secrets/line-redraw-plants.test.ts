@@ -57,6 +57,24 @@ const PLANTS: readonly Plant[] = [
   { id: "masked-piece-head", script: 'printf \'%16s%s\\rghp_%s\\n\' "" "$B" "$A"', A: r(12), B: `${r(12)}/${r(11)}`, staysShown: true },
   // The whole token, then B erased at once (`ESC[0K` right after ghp_A, no colour): leak 2's shape.
   { id: "el0", script: 'printf \'%16s%s done\\r\\033[1mghp_%s\\033[0K ok\\n\' "" "$B" "$A"', A: r(12), B: r(24), staysShown: false },
+  // B at column 40, then 24 `€`s (72 bytes, 24 cells) and ghp_A over the blanks before it, erased at
+  // once: shorter than the row in cells, not in bytes. Counted in bytes, the redraw passed for one
+  // that covered the row, and nothing replayed the moment the row read the token.
+  {
+    id: "utf8-stretch",
+    script: `printf '%40s%s done\\r${"€".repeat(24)}ghp_%s\\033[K\\n' "" "$B" "$A"`,
+    A: r(12),
+    B: r(24),
+    staysShown: false,
+  },
+  // The same shape with DELs after ghp_A (drawn nowhere, counted as bytes they stretched the redraw).
+  {
+    id: "del-stretch",
+    script: `printf '%16s%s done\\rghp_%s${"\\177".repeat(40)}\\033[K\\n' "" "$B" "$A"`,
+    A: r(12),
+    B: r(24),
+    staysShown: false,
+  },
 ];
 
 beforeAll(async () => {

@@ -45,6 +45,34 @@ describe("overwrittenLines", () => {
     expect(lines("[=====] 100%\rdone\x1b[K\r[=====] 100%\x1b[K\n")).toEqual([]);
   });
 
+  test("a redraw's length is counted in the grid's cells: UTF-8, DEL and C1 controls cannot stretch a shorter one", () => {
+    // 40 blanks and 24 letters, then 24 cells of stretch and `ghp_` and 12 over the blanks: shorter
+    // than the row in cells, however many bytes the stretch has. Each is erased (replayed), not covered.
+    const old = `${" ".repeat(40)}${TOKEN.slice(16)} done\r`;
+    for (const stretch of [
+      "€".repeat(24),
+      "é".repeat(24),
+      "\u{1F600}".repeat(12),
+      `${"x".repeat(24)}${"\x7f".repeat(40)}`,
+      `${"x".repeat(24)}${"\u0085".repeat(30)}`,
+    ]) {
+      const line = `${old}${stretch}${TOKEN.slice(0, 16)}\x1b[K\n`;
+      const scan = overwrittenScan(new TextEncoder().encode(line));
+      expect({ stretch, lines: scan.lines, erased: scan.erased }).toEqual({
+        stretch,
+        lines: [],
+        erased: [[0, new TextEncoder().encode(line).length]],
+      });
+    }
+    // As long as the row in cells: covered, whatever its bytes (a Unicode progress bar redrawn in place).
+    const bar = `[${"█".repeat(20)}] 50%\r[${"█".repeat(20)}] 60%\x1b[K\n`;
+    expect(overwrittenScan(new TextEncoder().encode(bar))).toEqual({ lines: [], erased: [], rows: false });
+    // A bad part is one cell (U+FFFD), as the grid draws it: E0 80 is two of them (41 cells), not one character (21).
+    const bad = (redraw: number) => Uint8Array.from(`${"\xe0\x80".repeat(20)}x\r${"y".repeat(redraw)}\x1b[K\n`, (c) => c.charCodeAt(0));
+    expect(overwrittenScan(bad(40)).erased).toEqual([[0, bad(40).length]]);
+    expect(overwrittenScan(bad(41))).toEqual({ lines: [], erased: [], rows: false });
+  });
+
   test("a token written over by a shorter line after \\r: its line, and only it", () => {
     const before = "ok\n";
     const line = `${TOKEN}\rdone, all ok: \n`;
@@ -94,7 +122,23 @@ describe("overwrittenLines", () => {
 
   test("the same lines as the byte-by-byte pass it was, over random transcripts at every alignment", () => {
     const parts = ["text ", "a longer run of text between the controls, passed over a word at a time ", "é", "\n", "\r\n", "\r"];
-    parts.push("\b", "\t", "\x1b[K", "\x1b[2K", "\x1b[0K", "\x1b[H", "\x1b[3D", "\x1b[5C", "\x1b8", "\x1b]0;t\x07", "\x1b[1\r", "\x7f");
+    parts.push(
+      "\b",
+      "\t",
+      "\x1b[K",
+      "\x1b[2K",
+      "\x1b[0K",
+      "\x1b[H",
+      "\x1b[3D",
+      "\x1b[5C",
+      "\x1b8",
+      "\x1b]0;t\x07",
+      "\x1b[1\r",
+      "\x7f",
+      "€",
+      "\u0085",
+      "\u{1F600}",
+    );
     const random = seededRandom(37);
     let found = 0;
     for (let k = 0; k < 4000; k++) {
@@ -123,7 +167,7 @@ function reference(bytes: Uint8Array): Array<[number, number]> {
   let drawn = false;
   /** 0: nothing written over; 1: written over after a `\r` (an erase to the end undoes it); 2: by a move back; 3: see the pass. */
   let over = 0;
-  /** The column since the last `\r` and how far the row's text reaches, in bytes drawn. */
+  /** The column since the last `\r` and how far the row's text reaches, in cells. */
   let col = 0;
   let row = 0;
   const endLine = (end: number) => {
@@ -137,8 +181,12 @@ function reference(bytes: Uint8Array): Array<[number, number]> {
   for (let i = 0; i < n; i++) {
     const b = bytes[i]!;
     if (b >= 0x20) {
-      col++;
-      if (b !== 0x7f) drawn = true;
+      // The run of text to the next control, in the grid's cells: a UTF-16 unit of its decoding each, DEL and C1 none.
+      let j = i;
+      while (j < n && bytes[j]! >= 0x20) j++;
+      for (const unit of new TextDecoder().decode(bytes.subarray(i, j))) col += unit.length * (unit < "\x7f" || unit > "\x9f" ? 1 : 0);
+      if (bytes.subarray(i, j).some((c) => c !== 0x7f)) drawn = true;
+      i = j - 1;
     } else if (b === LF) endLine(i + 1);
     else if (b === CR) {
       if (bytes[i + 1] !== LF && drawn && (over === 0 || over === 3)) over = 1;
