@@ -82,8 +82,7 @@ export function overwrittenScan(bytes: Uint8Array, goesBack = false): Overwritte
       if (b === 0x7f) continue; // DEL draws nothing (nor moves the cursor)
       drawn = true;
       // Once drawn, text changes nothing until the next control: whole words of it are passed over.
-      let next = i + 1;
-      if (i + 1 >= head && i + 8 < wordsEnd) next = beforeControl(bytes, words, head, i + 1);
+      let next = i + 1 >= head && i + 8 < wordsEnd ? beforeControl(bytes, words, head, i + 1) : i + 1;
       while (next < n && bytes[next]! >= 0x20) next++;
       col += cellsOf(bytes, i, next);
       i = next - 1;
@@ -141,9 +140,11 @@ export function overwrittenScan(bytes: Uint8Array, goesBack = false): Overwritte
               if (col >= row && lastCr >= start && over !== 2) rowFrom = lastCr;
               row = col;
             }
-          } else if (final !== undefined && BACK_FINAL[final] === 1) {
-            if (drawn) over = 2;
-          } else if ((final === 0x43 || final === 0x61) && (over === 1 || over === 3)) over = 2; // CUF, HPR: past old text, as a TAB
+          } else if (final !== undefined && (BACK_FINAL[final] === 1 || final === 0x43 || final === 0x61)) {
+            // A move back over drawn text; CUF, HPR: past old text, as a TAB. Either moves the column.
+            if (BACK_FINAL[final] === 1 ? drawn : over === 1 || over === 3) over = 2;
+            col = movedTo(bytes, i + 2, j, col);
+          }
           i = j;
         }
       } else if (next === 0x38) {
@@ -204,6 +205,36 @@ function hasC1Csi(bytes: Uint8Array): boolean {
   for (let i = bytes.indexOf(0x9b); i >= 0; i = bytes.indexOf(0x9b, i + 1)) if (bytes[i - 1] === 0xc2) return true;
   return false;
 }
+
+/**
+ * The column a CSI `bytes[p, j)` (its parameters, its final at `j`) that moves along the line leaves the
+ * cursor at, from `col`: the row's reach takes in where text is drawn after a move forward or to a
+ * column (`ESC[18C` then 4 letters reach 22 cells, not 4: a redraw of 18 is shorter), and a move back
+ * makes the next redraw no longer than it is. A move to another row (H, f, u) keeps `col` (such bytes
+ * are the grid's, which replays them all).
+ */
+function movedTo(bytes: Uint8Array, p: number, j: number, col: number): number {
+  let count = 0;
+  for (let k = p; k < j && bytes[k]! >= 0x30 && bytes[k]! <= 0x39; k++) count = Math.min(MAX_MOVE, count * 10 + bytes[k]! - 0x30);
+  const n = Math.max(1, count);
+  switch (bytes[j]) {
+    case 0x43: // CUF
+    case 0x61: // HPR
+      return col + n;
+    case 0x44: // CUB
+      return Math.max(0, col - n);
+    case 0x47: // CHA
+    case 0x60: // HPA
+      return n - 1;
+    case 0x5a: // CBT: back n tab stops
+      return Math.max(0, ((col - 1) & ~7) - 8 * (n - 1));
+    default:
+      return col;
+  }
+}
+
+/** A bound on a move's count (a terminal stops at its last column; the row's reach needs no more). */
+const MAX_MOVE = 1 << 16;
 
 /**
  * The cells text bytes `[a, b)` (none below 0x20) draw on the grid (./drawn-replay.ts, ./utf8-units.ts):

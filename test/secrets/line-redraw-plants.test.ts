@@ -75,6 +75,10 @@ const PLANTS: readonly Plant[] = [
     B: r(24),
     staysShown: false,
   },
+  // B (4 letters) drawn after a move to column 18 (ESC[18C, or ESC[19G), then ghp_A (18 cells) over the
+  // blanks before it, erased at once: the row reached 22 cells, not the 4 of text it was drawn with.
+  { id: "cuf-reach", script: 'printf \'\\033[18C%s done\\rghp_%s\\033[K\\n\' "$B" "$A"', A: r(14), B: r(4), staysShown: false },
+  { id: "cha-reach", script: 'printf \'\\033[19G%s done\\rghp_%s\\033[K\\n\' "$B" "$A"', A: r(14), B: r(4), staysShown: false },
 ];
 
 beforeAll(async () => {

@@ -73,6 +73,14 @@ describe("overwrittenLines", () => {
     expect(overwrittenScan(bad(41))).toEqual({ lines: [], erased: [], rows: false });
   });
 
+  test("a move along the line counts in the row's reach: ESC[18C or ESC[19G, then 4 letters reach column 22", () => {
+    // `ghp_` and 14 after `\r` is 18 cells: shorter than the row, which read the token for a moment.
+    for (const move of ["\x1b[18C", "\x1b[19G", "\x1b[19`", "\x1b[18a"]) {
+      const line = `${move}Zw3N done\rghp_Qx7Rt2Lm9Kp4Hs\x1b[K\n`;
+      expect({ move, scan: overwrittenScan(new TextEncoder().encode(line)).erased }).toEqual({ move, scan: [[0, line.length]] });
+    }
+  });
+
   test("a token written over by a shorter line after \\r: its line, and only it", () => {
     const before = "ok\n";
     const line = `${TOKEN}\rdone, all ok: \n`;
@@ -228,6 +236,12 @@ function reference(bytes: Uint8Array): Array<[number, number]> {
         }
       } else if (BACK_FINAL_SET.has(final ?? 0) && drawn) over = 2;
       else if ((final === 0x43 || final === 0x61) && (over === 1 || over === 3)) over = 2; // CUF, HPR: past old text, as a TAB
+      // The column a move along the line leaves the cursor at (a move to another row keeps it).
+      const count = Math.max(1, Number.parseInt(new TextDecoder().decode(bytes.subarray(params, j)), 10) || 0);
+      if (final === 0x43 || final === 0x61) col += count;
+      else if (final === 0x44) col = Math.max(0, col - count);
+      else if (final === 0x47 || final === 0x60) col = count - 1;
+      else if (final === 0x5a) col = Math.max(0, ((col - 1) & ~7) - 8 * (count - 1));
       return j;
     }
     if (next === 0x38) {
