@@ -7,7 +7,6 @@
  * `\r ... ESC[K` and a spinner's `ESC[2K \r` (each erasing what it wrote over) cost a quick look.
  */
 
-import { isAscii } from "node:buffer";
 import { csiFinal } from "./csi-end.ts";
 import { byteTable, GOES_BACK, MOVES_ROWS, redraws } from "./may-assemble.ts";
 
@@ -74,7 +73,6 @@ export function overwrittenScan(bytes: Uint8Array, goesBack = false): Overwritte
   // The bytes as words, from the first word boundary: a run of text is passed over 4 bytes at a time.
   const head = (4 - (bytes.byteOffset & 3)) & 3;
   const words = n >= head + 4 ? new Uint32Array(bytes.buffer, bytes.byteOffset + head, (n - head) >> 2) : NO_WORDS;
-  const wordsEnd = head + words.length * 4;
   // One loop, its state in locals (no closure holds them: this runs over every byte of a redrawn window).
   for (let i = 0; i < n; i++) {
     const b = bytes[i]!;
@@ -82,9 +80,8 @@ export function overwrittenScan(bytes: Uint8Array, goesBack = false): Overwritte
       if (b === 0x7f) continue; // DEL draws nothing (nor moves the cursor)
       drawn = true;
       // Once drawn, text changes nothing until the next control: whole words of it are passed over.
-      let next = i + 1 >= head && i + 8 < wordsEnd ? beforeControl(bytes, words, head, i + 1) : i + 1;
-      while (next < n && bytes[next]! >= 0x20) next++;
-      col += cellsOf(bytes, i, next);
+      const next = b < 0x7f && !(bytes[i + 1]! >= 0x20) ? i + 1 : textEnd(bytes, words, head, i);
+      col += next === i + 1 && b < 0x7f ? 1 : highBytes ? cellsOf(bytes, i, next) : next - i;
       i = next - 1;
     } else if (b === LF) {
       if (over === 3) addRange(erased, erasedFrom, i + 1);
@@ -237,74 +234,57 @@ function movedTo(bytes: Uint8Array, p: number, j: number, col: number): number {
 const MAX_MOVE = 1 << 16;
 
 /**
- * The cells text bytes `[a, b)` (none below 0x20) draw on the grid (./drawn-replay.ts, ./utf8-units.ts):
- * one a UTF-16 unit of their UTF-8 (a character of 4 bytes two), a maximal bad part one (U+FFFD),
- * DEL and C1 controls (U+0080 to U+009F) none. A bound no redraw can stretch: a cell more than the
- * grid draws would make a shorter redraw pass for one that covers its row.
+ * Just past the run of text from `bytes[i]` (a byte from 0x20 on) to the next control, whole words of
+ * it passed over; `highBytes` then tells whether a byte of it was DEL or above (not one cell a byte).
  */
-function cellsOf(bytes: Uint8Array, a: number, b: number): number {
-  const ascii = asciiCells(bytes, a, b);
-  if (ascii >= 0) return ascii;
-  let cells = 0;
-  // The continuation bytes the character begun still needs, the range its next one must be in, its lead.
-  let need = 0;
-  let lo = 0x80;
-  let hi = 0xbf;
-  let lead = 0;
-  for (let i = a; i < b; i++) {
-    const c = bytes[i]!;
-    if (need > 0) {
-      if (c >= lo && c <= hi) {
-        [need, lo, hi] = [need - 1, 0x80, 0xbf];
-        if (need === 0) cells += lead >= 0xf0 ? 2 : lead === 0xc2 && c <= 0x9f ? 0 : 1;
-        continue;
-      }
-      need = 0;
-      cells++; // the bad part before c: one U+FFFD, then c read anew
-    }
-    if (c < 0xc2 || c > 0xf4) cells += c === 0x7f ? 0 : 1;
-    else {
-      [lead, need] = [c, c < 0xe0 ? 1 : c < 0xf0 ? 2 : 3];
-      lo = c === 0xe0 ? 0xa0 : c === 0xf0 ? 0x90 : 0x80;
-      hi = c === 0xed ? 0x9f : c === 0xf4 ? 0x8f : 0xbf;
-    }
-  }
-  return need > 0 ? cells + 1 : cells;
+function textEnd(bytes: Uint8Array, words: Uint32Array, head: number, i: number): number {
+  highBytes = bytes[i]! >= 0x7f;
+  const wordsEnd = head + words.length * 4;
+  let next = i + 1 >= head && i + 8 < wordsEnd ? beforeControl(bytes, words, head, i + 1) : i + 1;
+  for (const n = bytes.length; next < n && bytes[next]! >= 0x20; next++) if (bytes[next]! >= 0x7f) highBytes = true;
+  return next;
 }
 
-/** The cells of `bytes[a, b)` when they are ASCII (each one but DEL), else -1: native searches on a long run. */
-function asciiCells(bytes: Uint8Array, a: number, b: number): number {
-  if (b - a <= 16) {
-    let dels = 0;
-    for (let i = a; i < b; i++) {
-      const c = bytes[i]!;
-      if (c >= 0x80) return -1;
-      if (c === 0x7f) dels++;
-    }
-    return b - a - dels;
-  }
-  const run = bytes.subarray(a, b);
-  if (!isAscii(run)) return -1;
-  let dels = 0;
-  for (let i = run.indexOf(0x7f); i >= 0; i = run.indexOf(0x7f, i + 1)) dels++;
-  return b - a - dels;
+/** Set by {@link textEnd} (a module's variable: the scan's loop makes no object a run). */
+let highBytes = false;
+
+/**
+ * The cells text bytes `[a, b)` (none below 0x20) draw on the grid (./drawn-replay.ts, ./utf8-units.ts):
+ * one a UTF-16 unit of their UTF-8 (a character of 4 bytes two; a maximal bad part one, U+FFFD, as
+ * the decoder makes it), DEL and C1 controls (U+0080 to U+009F) none. A bound no redraw can stretch:
+ * a cell more than the grid draws would make a shorter redraw pass for one that covers its row.
+ */
+function cellsOf(bytes: Uint8Array, a: number, b: number): number {
+  const text = UTF8.decode(bytes.subarray(a, b));
+  return text.length - (text.match(NOT_DRAWN)?.length ?? 0);
 }
+
+const UTF8 = new TextDecoder("utf-8", { ignoreBOM: true });
+const NOT_DRAWN = /[\x7f-\x9f]/g;
 
 /**
  * Just before the first byte below 0x20 from `from` on, or the end of `words` (`bytes` from `head`
- * on as words): the bytes up to the first word boundary one by one, then a word at a time.
+ * on as words): the bytes up to the first word boundary one by one, then a word at a time. Sets
+ * `highBytes` when a byte passed is 0x7f or above.
  */
 function beforeControl(bytes: Uint8Array, words: Uint32Array, head: number, from: number): number {
   let i = from;
-  for (; (i - head) & 3; i++) if (bytes[i]! < 0x20) return i;
+  for (; (i - head) & 3; i++) {
+    if (bytes[i]! < 0x20) return i;
+    if (bytes[i]! >= 0x7f) highBytes = true;
+  }
   let k = (i - head) >> 2;
   const count = words.length;
-  // A word holds a byte below 0x20 when this is not 0 (exact for any bound up to 0x80).
+  // A word holds a byte below 0x20 when this is not 0 (exact for any bound up to 0x80); one of 0x7f
+  // or above when `x | (x + 0x01010101)` has a high bit (a carry out of 0xff only adds false alarms).
+  let high = 0;
   while (k < count) {
     const x = words[k]!;
     if (((x - 0x20202020) & ~x & 0x80808080) !== 0) break;
+    high |= x | (x + 0x01010101);
     k++;
   }
+  if ((high & 0x80808080) !== 0) highBytes = true;
   return head + k * 4;
 }
 
