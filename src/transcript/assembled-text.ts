@@ -73,10 +73,12 @@ export function assembledBetween(
     // line's masking, which counts it.
     // When the context is this channel's alone, its quick check was of these bytes: not made again.
     const scan =
-      (flags & GOES_BACK) !== 0 ? overwrittenScan(bytes, all.length === context.length) : { lines: [], rows: (flags & MOVES_ROWS) !== 0 };
+      (flags & GOES_BACK) !== 0
+        ? overwrittenScan(bytes, all.length === context.length)
+        : { lines: [], erased: [], rows: (flags & MOVES_ROWS) !== 0 };
     const window = { start: wStart, end: wEnd };
     const grid = scan.rows ? maskAssembled(redactor, { bytes, masked: bytes, window, fresh }) : { bytes, at: [] };
-    const options = { replayed: scan.rows, open, lines: scan.lines };
+    const options = { replayed: scan.rows, open, lines: scan.lines, erased: scan.erased };
     const masked = overwrittenMasks(redactor, bytes, grid, window, offsetsIn(all), carried, options);
     for (const k of masked.carry) carry.add(k);
     if (masked.bytes === bytes) continue;

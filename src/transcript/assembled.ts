@@ -22,9 +22,9 @@ const MASK_BYTE = 0x2a;
 const MASK_CHAR = "*";
 
 export interface AssembledInput {
-  /** One channel's bytes as recorded (the window with the context read around it). */
+  /** One channel's bytes as recorded (the window with the context read around it): what is replayed. */
   readonly bytes: Uint8Array;
-  /** The same bytes after the raw masking: what is replayed, and added to (never changed: a copy is returned). */
+  /** The same bytes after the raw masking: what the replay's masks are added to (never changed: a copy is returned). */
   readonly masked: Uint8Array;
   /** The window's part of `bytes`, `[start, end)`: only its newly masked secrets are counted. */
   readonly window: { readonly start: number; readonly end: number };
@@ -54,43 +54,42 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): Assemb
   if (!redactor.enabled || !mayAssemble(bytes)) return { bytes: input.masked, count: 0, at: [] };
   // Rows that stay their bytes in order (a line cleared before each redraw, redraws never shorter):
   // the grid would look at none of them. Checked on what it would replay.
-  if (!input.slow && drawsInOrder(input.masked)) return { bytes: input.masked, count: 0, at: [] };
+  if (!input.slow && drawsInOrder(bytes)) return { bytes: input.masked, count: 0, at: [] };
   let out: Uint8Array | undefined;
   let count = 0;
   const at: number[] = [];
   /** The bytes behind the cells a look's masking turned into `*`, in the order of the looks. */
   const apply = (look: Look, masked: { text: string; count: number }): void => {
     if (masked.count === 0) return;
-    const { text, from, base, to } = look;
-    for (const [a, b] of newlyMasked(text, masked.text)) {
+    for (const [a, b] of newlyMasked(look.text, masked.text)) {
+      const drawn = bytesOfCells(look, a, b);
+      if (!holdsWholePieces(bytes, input.masked, drawn, () => bytesOfCells(look, 0, look.text.length))) continue;
       let first = -1;
-      for (let cell = a; cell < b; cell++) {
-        // Without `to`, the bytes are ASCII: each cell drawn by one byte.
-        const end = to ? to[cell]! : from[base + cell]! + 1;
-        for (let k = from[base + cell]!; k >= 0 && k < end; k++) {
-          out ??= Uint8Array.from(input.masked);
-          if (out[k] === MASK_BYTE) continue;
-          out[k] = MASK_BYTE;
-          if (k >= window.start && k < window.end && (first < 0 || k < first)) first = k;
-        }
+      for (const k of drawn) {
+        out ??= Uint8Array.from(input.masked);
+        if (out[k] === MASK_BYTE) continue;
+        out[k] = MASK_BYTE;
+        if (k >= window.start && k < window.end && (first < 0 || k < first)) first = k;
       }
       if (first < 0) continue;
       count++;
       at.push(first);
     }
   };
-  // The replay is of the bytes as the raw masking left them: what a replay of the raw read would
-  // draw. A secret found there already reads `*` (never counted twice), and what overwrites one in
-  // passing (`\r` and a status over a token) does not join it into a longer mask.
+  // The replay is of the bytes as recorded, its masks then put on the bytes as the raw masking left
+  // them: a piece a rule masks on its own (a private key's body line) is still letters on the row, so
+  // `ghp_` and a piece drawn before it read as the token they are, not as `ghp_` and stars. A secret
+  // the raw masking found already reads `*` there (never counted twice), and what overwrites one in
+  // passing (`\r` and a status over a token) does not join it into a longer mask (holdsWholePieces).
   const options = { rows: redactor.rows ?? DEFAULT_ROWS, fresh: input.fresh, slow: input.slow === true };
-  if (input.slow) drawnCells(input.masked, options, (text, from, to) => apply({ text, from, base: 0, to }, redactor.text(text)));
+  if (input.slow) drawnCells(bytes, options, (text, from, to) => apply({ text, from, base: 0, to }, redactor.text(text)));
   else {
     const batch = new LookBatch(redactor, apply);
     // A line redrawn in place (a progress bar's `\r ... ESC[K`): the grid's looks without the grid.
-    const looks = lineRedrawLooks(input.masked);
+    const looks = lineRedrawLooks(bytes);
     if (looks) for (const look of looks) batch.keep(look.text, look.from);
     // An ASCII window's cells are each drawn by one byte: the look needs which one only (no `to`).
-    else drawnCells(input.masked, options, (text, from, to) => batch.add(text, from, to));
+    else drawnCells(bytes, options, (text, from, to) => batch.add(text, from, to));
     batch.flush();
   }
   return { bytes: out ?? input.masked, count, at };
@@ -185,6 +184,47 @@ class LookBatch {
     byLook.forEach((rs, i) => this.apply(looks[i]!, { text: applyMask(looks[i]!.text, rs), count: rs.length }));
     return true;
   }
+}
+
+/** The indexes of the bytes that drew cells `[a, b)` of `look`. */
+function bytesOfCells(look: Look, a: number, b: number): number[] {
+  const { from, base, to } = look;
+  const drawn: number[] = [];
+  for (let cell = a; cell < b; cell++) {
+    // Without `to`, the bytes are ASCII: each cell drawn by one byte.
+    const end = to ? to[cell]! : from[base + cell]! + 1;
+    for (let k = from[base + cell]!; k >= 0 && k < end; k++) drawn.push(k);
+  }
+  return drawn;
+}
+
+/**
+ * Whether every run of bytes the raw masking masked (`masked` reads `*`, `bytes` do not) that `drawn`
+ * touch lies wholly in `drawn`, or wholly in what the row shows (`shown`, the bytes behind the look's
+ * cells): a piece masked on its own and shown whole beside the rest of a token (the token the terminal
+ * put together, even when the rule's match ends inside the piece: `ghp_` and 12 before a key's body
+ * line with a `/` in it), not the rest of a secret written over in part (`\r` and a status over a
+ * token), whose joining to the status is no secret the row shows.
+ */
+function holdsWholePieces(bytes: Uint8Array, masked: Uint8Array, drawn: readonly number[], shown: () => number[]): boolean {
+  const premasked = (k: number) => masked[k] === MASK_BYTE && bytes[k] !== MASK_BYTE;
+  const mine = new Set(drawn);
+  let onRow: Set<number> | undefined;
+  const seen = new Set<number>();
+  for (const k of drawn) {
+    if (seen.has(k) || !premasked(k)) continue;
+    const run: number[] = [];
+    for (const step of [-1, 1]) {
+      for (let j = k; j >= 0 && j < bytes.length && premasked(j); j += step) {
+        if (!seen.has(j)) run.push(j);
+        seen.add(j);
+      }
+    }
+    if (run.every((j) => mine.has(j))) continue;
+    onRow ??= new Set(shown());
+    if (!run.every((j) => onRow!.has(j))) return false;
+  }
+  return true;
 }
 
 /** The runs `[a, b)` of cells that masking turned into `*` (a mask keeps the text's length). */

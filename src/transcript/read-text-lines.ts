@@ -7,7 +7,7 @@ import type { DerunOutputChannel } from "../core/enums.ts";
 import { selectLines, type LineRange } from "../views/lines.ts";
 import { selectText } from "./text-select.ts";
 import type { Transcript } from "./transcript.ts";
-import { overwrittenLines } from "../views/overwritten-lines.ts";
+import { joinRanges, overwrittenScan } from "../views/overwritten-lines.ts";
 import { maskAssembled } from "./assembled.ts";
 import { mayMoveRows } from "../views/may-assemble.ts";
 import { assembledOnLines, maskLines } from "./written-over.ts";
@@ -76,12 +76,12 @@ export async function screenLines(t: Transcript, range: LineRange, maxChars: num
   let hidden = 0;
   const render = await renderTranscript(t, (bytes, offset) => {
     if (!redactor.enabled) return bytes;
-    const lines = overwrittenLines(bytes);
-    const raw = maskLines(redactor, bytes, lines, -1);
+    const scan = overwrittenScan(bytes);
+    const raw = maskLines(redactor, bytes, scan.lines, -1);
     const window = { start: 0, end: bytes.length };
     const grid = mayMoveRows(bytes)
       ? maskAssembled(redactor, { bytes, masked: raw.bytes, window, fresh: offset === 0 })
-      : assembledOnLines(redactor, bytes, raw.bytes, lines, window);
+      : assembledOnLines(redactor, bytes, raw.bytes, joinRanges(scan.lines, scan.erased), window);
     hidden = raw.ranges.length + grid.at.length;
     return grid.bytes;
   });

@@ -6,7 +6,7 @@
  * and then written over is whole in no run of bytes.
  */
 import type { MaskRange } from "../secrets/redactor.ts";
-import { overwrittenLines } from "../views/overwritten-lines.ts";
+import { joinRanges, overwrittenScan } from "../views/overwritten-lines.ts";
 import { maskAssembled } from "./assembled.ts";
 import type { Redactor } from "./masking.ts";
 
@@ -40,12 +40,17 @@ export function overwrittenMasks(
     readonly open?: boolean;
     /** The lines that may show such a rest, when the caller found them already (overwrittenScan). */
     readonly lines?: Array<[number, number]>;
+    /** With `lines`: the lines only replayed, a shorter redraw's rest erased (overwrittenScan's `erased`). */
+    readonly erased?: Array<[number, number]>;
   } = {},
 ): { bytes: Uint8Array; at: number[]; carry: number[] } {
-  const found = options.lines ?? overwrittenLines(bytes);
+  const found = options.lines ? { lines: options.lines, erased: options.erased ?? [] } : overwrittenScan(bytes);
   // Only lines the window shows: a line wholly in the context around it (a line cut at the context's
   // end, half of a progress bar's windows) is masked and replayed on its own, its masks not kept.
-  const lines = (options.open ? withOpenLine(bytes, found) : found).filter(([a, b]) => b > window.start && a < window.end);
+  const shown = ([a, b]: readonly [number, number]) => b > window.start && a < window.end;
+  const lines = (options.open ? withOpenLine(bytes, found.lines) : found.lines).filter(shown);
+  // Lines whose rest was erased show nothing written over: replayed only (not masked as raw bytes).
+  const erased = found.erased.filter((r) => shown(r) && !lines.some(([a, b]) => a < r[1] && r[0] < b));
   const raw = maskLines(redactor, bytes, lines, carried.size > 0 ? window.start : -1);
   const at = [...grid.at];
   const carry: number[] = [];
@@ -69,7 +74,7 @@ export function overwrittenMasks(
     counted.add(secret);
   }
   if (options.replayed) return { bytes: out ?? grid.bytes, at, carry };
-  const pieces = assembledOnLines(redactor, bytes, out ?? grid.bytes, lines, window);
+  const pieces = assembledOnLines(redactor, bytes, out ?? grid.bytes, erased.length > 0 ? joinRanges(lines, erased) : lines, window);
   return { bytes: pieces.bytes, at: [...at, ...pieces.at], carry };
 }
 
@@ -101,7 +106,7 @@ export function assembledOnLines(
 ): { bytes: Uint8Array; at: number[] } {
   let out: Uint8Array | undefined;
   const at: number[] = [];
-  for (const [a, b] of replayed(bytes, lines)) {
+  for (const [a, b] of replayed(bytes, masked, lines)) {
     const input = (out ?? masked).subarray(a, b);
     const clamp = (k: number) => Math.min(b - a, Math.max(0, k - a));
     const r = maskAssembled(redactor, {
@@ -159,16 +164,21 @@ export function maskLines(
  * The runs of `lines` the grid must see: all but the lines of printable ASCII redrawn after `\r`
  * only, each redraw but the last as long as the row (a curl-style meter): such a row is never
  * anything but its last redraw when an overwrite begins, which the raw masking saw whole, and its
- * last state is the line the view shows, which its masking sees.
+ * last state is the line the view shows, which its masking sees. Unless the raw masking masked some
+ * of the line (`masked` differs there): the view then draws stars where a piece was, and a token
+ * that piece finished with the last redraw (`ghp_` and 12 over a private key's body line) is no
+ * token to the line's masking; the grid sees the letters.
  */
-function* replayed(bytes: Uint8Array, lines: ReadonlyArray<readonly [number, number]>): Generator<[number, number]> {
+function* replayed(bytes: Uint8Array, masked: Uint8Array, lines: ReadonlyArray<readonly [number, number]>): Generator<[number, number]> {
+  const skipped = (start: number, end: number) =>
+    redrawnWhole(bytes, start, end) && (masked === bytes || equalBytes(masked.subarray(start, end), bytes.subarray(start, end)));
   for (const [a, b] of lines) {
     let from = -1;
     for (let start = a; start < b; ) {
       const lf = bytes.indexOf(LF, start);
       const end = lf < 0 || lf >= b ? b : lf + 1;
-      if (from < 0 && !redrawnWhole(bytes, start, end)) from = start;
-      else if (from >= 0 && redrawnWhole(bytes, start, end)) {
+      if (from < 0 && !skipped(start, end)) from = start;
+      else if (from >= 0 && skipped(start, end)) {
         yield [from, start];
         from = -1;
       }

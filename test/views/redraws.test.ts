@@ -9,7 +9,7 @@
 import { describe, expect, test } from "bun:test";
 import { redrawsAny } from "../../src/transcript/moves-across-records.ts";
 import { GOES_BACK, MOVES_ROWS, redraws } from "../../src/views/may-assemble.ts";
-import { overwrittenLines, overwrittenScan } from "../../src/views/overwritten-lines.ts";
+import { joinRanges, overwrittenLines, overwrittenScan, wholeLines } from "../../src/views/overwritten-lines.ts";
 import { seededRandom } from "../helpers/seeded-random.ts";
 
 const FRAGMENTS = [
@@ -107,7 +107,10 @@ describe("redraws", () => {
       if (written) expect([k, flags & GOES_BACK]).toEqual([k, GOES_BACK]);
       // The written-over lines' pass tells moves too (the text readers' pass asks it alone once something goes back).
       const scan = overwrittenScan(bytes);
-      expect([k, scan.lines]).toEqual([k, overwrittenLines(bytes)]);
+      // Its lines and those a shorter redraw erased (replayed only) are overwrittenLines.
+      expect([k, joinRanges(scan.lines, wholeLines(bytes, scan.erased))]).toEqual([k, overwrittenLines(bytes)]);
+      // An erased line's replay begins at its start or at a `\r` of it.
+      for (const [a] of scan.erased) expect([k, a === 0 || bytes[a] === 0x0d || bytes[a - 1] === 0x0a]).toEqual([k, true]);
       if (flags & MOVES_ROWS) expect([k, scan.rows]).toEqual([k, true]);
       rows += flags & MOVES_ROWS ? 1 : 0;
       back += flags & GOES_BACK ? 1 : 0;
