@@ -130,3 +130,22 @@ describe("a U+FEFF before an assembled secret", () => {
     });
   }
 });
+
+describe("a long piece masked on its own under many looks at its row", () => {
+  // Each look whose new mask touched a piece the raw masking had masked walked the whole piece to
+  // see whether the row shows it whole: a 600 KB masked line whose row is looked at after each of
+  // 20,000 redraws took minutes for one read. The check is bounded by the look now.
+  const run = "aB3dE5fG7hJ9kLmN".repeat(600_000 / 16);
+  for (const [name, tail] of [
+    ["a redraw a line", `\n${"\x1b[A\rghp_ABCDEFGHIJKL\n".repeat(20_000)}`],
+    ["moves along the row", `\r${"ghp_ABCDEFGHIJKL\x1b[1D\x1b[2C\r".repeat(20_000)}\n`],
+  ] as const) {
+    test(`${name}: linear work (seconds, not minutes)`, () => {
+      const bytes = new TextEncoder().encode(`${" ".repeat(16)}${run}${tail}`);
+      const started = performance.now();
+      maskBetween(redactor, [], [{ channel: "pty", start: 0, end: bytes.length, timestamp: "", bytes }], []);
+      // Linear: 3-9 s on a loaded 2-core machine; walking the piece at each look took over 120.
+      expect(performance.now() - started).toBeLessThan(40_000);
+    }, 120_000);
+  }
+});
