@@ -17,7 +17,7 @@ const LF = 0x0a;
  * FS to US, DEL (BS, HT, LF, VT, FF and CR move it; ESC starts a sequence). A terminal replaying
  * `ghp_AB<NUL>CD` shows `ghp_ABCD`, and the text views drop them too.
  */
-const SILENT = new Uint8Array(256);
+export const SILENT = new Uint8Array(256);
 for (const [from, to] of [
   [0x00, 0x07],
   [0x0e, 0x1a],

@@ -14,6 +14,7 @@ import { drawnCells, mayAssemble } from "../views/drawn-by.ts";
 import { lineRedrawLooks } from "../views/line-redraws.ts";
 import { drawsInOrder } from "../views/rows-in-order.ts";
 import { applyMask } from "../secrets/masker.ts";
+import { bytesOfCells, type CellBytes, holdsWholePieces, PremaskedRuns } from "./premasked-pieces.ts";
 import type { MaskRange, Redactor } from "../secrets/redactor.ts";
 
 /** The size asciinema assumes when a session does not say. */
@@ -64,7 +65,7 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): Assemb
     if (masked.count === 0) return;
     for (const [a, b] of newlyMasked(look.text, masked.text)) {
       const drawn = bytesOfCells(look, a, b);
-      if (!holdsWholePieces(runs, look, a, b, drawn)) continue;
+      if (!holdsWholePieces(runs, look, look.text.length, a, b, drawn)) continue;
       let first = -1;
       for (const k of drawn) {
         out ??= Uint8Array.from(input.masked);
@@ -96,13 +97,9 @@ export function maskAssembled(redactor: Redactor, input: AssembledInput): Assemb
   return { bytes: out ?? input.masked, count, at };
 }
 
-interface Look {
+/** A row as the grid showed it: its text, and the bytes behind its cells. */
+interface Look extends CellBytes {
   readonly text: string;
-  /** Cell i drawn from byte `from[base + i]` (a batch's looks share one array). */
-  readonly from: Int32Array;
-  readonly base: number;
-  /** Undefined when every cell is drawn by one byte (`from` + 1). */
-  readonly to?: Int32Array | undefined;
 }
 
 /** Cells a batch of looks holds at most before it is masked (a bound on the copies it keeps). */
@@ -184,106 +181,6 @@ class LookBatch {
     }
     byLook.forEach((rs, i) => this.apply(looks[i]!, { text: applyMask(looks[i]!.text, rs), count: rs.length }));
     return true;
-  }
-}
-
-/** The indexes of the bytes that drew cells `[a, b)` of `look`. */
-function bytesOfCells(look: Look, a: number, b: number): number[] {
-  const { from, base, to } = look;
-  const drawn: number[] = [];
-  for (let cell = a; cell < b; cell++) {
-    // Without `to`, the bytes are ASCII: each cell drawn by one byte.
-    const end = to ? to[cell]! : from[base + cell]! + 1;
-    for (let k = from[base + cell]!; k >= 0 && k < end; k++) drawn.push(k);
-  }
-  return drawn;
-}
-
-/**
- * Whether every run of bytes the raw masking masked (`masked` reads `*`, `bytes` do not) that `drawn`
- * touch lies wholly in `drawn`, or wholly in what the row shows (`shown`, the bytes behind the look's
- * cells): a piece masked on its own and shown whole beside the rest of a token (the token the terminal
- * put together, even when the rule's match ends inside the piece: `ghp_` and 12 before a key's body
- * line with a `/` in it), not the rest of a secret written over in part (`\r` and a status over a
- * token), whose joining to the status is no secret the row shows. The work is bounded by `drawn` and
- * the row, never by a run's length: a run longer than either is in neither (a recorded program's
- * 600 KB masked line under 20,000 redraws of its row made each look walk it: minutes for one read).
- */
-function holdsWholePieces(runs: PremaskedRuns, look: Look, a: number, b: number, drawn: readonly number[]): boolean {
-  let checked: Set<number> | undefined;
-  for (const k of drawn) {
-    const run = runs.around(k);
-    if (run === undefined) continue;
-    const [start, end] = run;
-    checked ??= new Set();
-    if (checked.has(start)) continue;
-    checked.add(start);
-    if (!covers(look, a, b, start, end) && !covers(look, 0, look.text.length, start, end)) return false;
-  }
-  return true;
-}
-
-/** Whether the bytes behind cells `[a, b)` of `look` include every byte of `[start, end)`. */
-function covers(look: Look, a: number, b: number, start: number, end: number): boolean {
-  const { from, base, to } = look;
-  const cellEnd = (cell: number) => (to ? to[cell]! : from[base + cell]! + 1);
-  let inside = 0;
-  for (let cell = a; cell < b; cell++) {
-    const lo = Math.max(from[base + cell]!, start);
-    const hi = Math.min(cellEnd(cell), end);
-    if (hi > lo) inside += hi - lo;
-  }
-  if (inside < end - start) return false; // cannot hold the run (no array as long as the run is made)
-  // A byte may draw more than one cell (a wide character): count each once.
-  const seen = new Uint8Array(end - start);
-  let covered = 0;
-  for (let cell = a; cell < b; cell++) {
-    const hi = Math.min(cellEnd(cell), end);
-    for (let j = Math.max(from[base + cell]!, start); j < hi; j++) {
-      if (seen[j - start] === 0) covered++;
-      seen[j - start] = 1;
-    }
-  }
-  return covered === end - start;
-}
-
-/**
- * The runs of bytes the raw masking masked on its own (`masked` reads `*` where `bytes` do not),
- * found in one pass over the window the first time a look touches one (most windows never do).
- */
-class PremaskedRuns {
-  #starts: number[] | undefined;
-  #ends: number[] = [];
-
-  constructor(
-    private readonly bytes: Uint8Array,
-    private readonly masked: Uint8Array,
-  ) {}
-
-  /** The run `[start, end)` byte `k` is in, or undefined when the raw masking did not mask it. */
-  around(k: number): readonly [number, number] | undefined {
-    if (!(this.masked[k] === MASK_BYTE && this.bytes[k] !== MASK_BYTE)) return undefined;
-    const starts = (this.#starts ??= this.#find());
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= k) lo = mid;
-      else hi = mid - 1;
-    }
-    return [starts[lo]!, this.#ends[lo]!];
-  }
-
-  #find(): number[] {
-    const { bytes, masked } = this;
-    const starts: number[] = [];
-    for (let k = 0; k < bytes.length; k++) {
-      if (!(masked[k] === MASK_BYTE && bytes[k] !== MASK_BYTE)) continue;
-      starts.push(k);
-      while (k < bytes.length && masked[k] === MASK_BYTE && bytes[k] !== MASK_BYTE) k++;
-      this.#ends.push(k);
-    }
-    return starts;
   }
 }
 

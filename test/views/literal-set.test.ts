@@ -5,6 +5,7 @@
  * many random texts made of the literals' own characters and their troublesome neighbours.
  */
 import { describe, expect, test } from "bun:test";
+import { SILENT } from "../../src/secrets/mask-bytes.ts";
 import { LiteralSet } from "../../src/views/literal-set.ts";
 import { ANY_RULE, FAILURE_RULES, failureRuleOf, NOT_FAILURE_LINES } from "../../src/views/failure-rules.ts";
 
@@ -62,15 +63,8 @@ describe("LiteralSet", () => {
 
   test("presentAndFlagged: the same literals, and whether a flagged character is there, as a regular expression says", () => {
     const set = LiteralSet.of(KEYWORDS, { unicodeLower: true })!;
-    // The raw masking's flags: the controls a terminal draws nothing for (../../src/secrets/mask-bytes.ts).
-    const flags = new Uint8Array(256);
-    for (const [from, to] of [
-      [0x00, 0x07],
-      [0x0e, 0x1a],
-      [0x1c, 0x1f],
-      [0x7f, 0x7f],
-    ] as const)
-      flags.fill(1, from, to + 1);
+    // The raw masking's flags: the controls a terminal draws nothing for.
+    const flags = SILENT;
     const flaggedRe = /[\x00-\x07\x0e-\x1a\x1c-\x1f\x7f]/;
     const alphabet = "aAkKeEyYsS-_:/ pPrRtThH.\x00\x07\x08\x0a\x0d\x0e\x1b\x1f\x7f\x80\x87\xff\u212a\u0130é";
     let flagged = 0;
